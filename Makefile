@@ -1,0 +1,34 @@
+# Carom scoreboard: the two set-up commands are `make sim` and `make test`.
+# Each creates .venv and installs what it needs by itself.
+
+VENV := .venv
+PY := $(VENV)/bin/python
+MPY := $(VENV)/bin/micropython
+
+.PHONY: sim test test-cpython test-micropython bench venv clean
+
+venv: $(VENV)/.stamp
+
+$(VENV)/.stamp: pyproject.toml tools/venv.sh
+	sh tools/venv.sh
+
+# The main job. Until the simulator page exists this runs the scripted demo.
+sim: venv
+	$(VENV)/bin/carom sim --headless --script examples/three_cushion_equalizing.txt --pretty
+
+test: venv
+	$(MAKE) --no-print-directory test-micropython
+	$(MAKE) --no-print-directory test-cpython
+
+test-cpython: venv
+	$(PY) -m pytest
+
+# The firmware's own tests on the real MicroPython unix port.
+test-micropython: venv
+	$(MPY) tests/mp_runner.py tests/fw
+
+bench: venv
+	$(PY) -m host_tools.bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,18 @@
+"""Host tools for the carom scoreboard: one command, `carom`, with subcommands."""
+
+import os
+
+__version__ = "0.1.0"
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIRMWARE_DIR = os.environ.get("CAROM_FIRMWARE") or os.path.join(ROOT, "firmware")
+BOARDS_DIR = os.environ.get("CAROM_BOARDS") or os.path.join(ROOT, "boards")
+
+
+def firmware_path():
+    """Make the firmware modules importable on CPython and return their folder."""
+    import sys
+
+    if FIRMWARE_DIR not in sys.path:
+        sys.path.insert(0, FIRMWARE_DIR)
+    return FIRMWARE_DIR

@@ -1,0 +1,228 @@
+"""The referee's words as text: one event a line, applied to a match.
+
+Used by the scripted mode (`carom sim --headless`), by the serial console
+and by tests.  Parsing builds strings, so it is not on the button path.
+Time is virtual: `wait <seconds>` moves this referee's clock forward.
+
+    point [A|B]    miss [A|B]    foul [A|B] <kind>    undo
+    new game=<id> target=<n> [breaker=A|B] [innings_limit=<n>]
+        [equalizing=on|off] [draw=on|off] [shot_clock=<s>] [timeouts=<n>]
+        [break_s=<s>] [breaker_ball=spot|white] [name_A=..] [club_A=..] ...
+    lag A|B    lag_collision [A|B]    lag_fault A|B <kind>
+    choose A|B break|give    break_request A|B    resume    left A|B
+    extend <n>    call entre|dedans|a_cheval    timeout [A|B]
+    tiebreak A|B    wait <seconds>    close
+"""
+
+import rules
+
+_PLAYERS = {"A": rules.A, "B": rules.B}
+_ON_OFF = {"on": True, "off": False}
+_INT_OPTIONS = ("target", "innings_limit", "shot_clock", "timeouts", "break_s")
+_TEXT_OPTIONS = ("name_A", "club_A", "name_B", "club_B")
+
+
+def split(line):
+    """Words of a line; "double quotes" keep spaces inside a value."""
+    words = []
+    word = ""
+    quoted = False
+    started = False
+    for ch in line:
+        if ch == '"':
+            quoted = not quoted
+            started = True
+        elif (ch == " " or ch == "\t") and not quoted:
+            if started:
+                words.append(word)
+            word = ""
+            started = False
+        else:
+            word += ch
+            started = True
+    if quoted:
+        raise ValueError("unclosed quote")
+    if started:
+        words.append(word)
+    return words
+
+
+def _int(text, what):
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError("%s must be a whole number, not %r" % (what, text))
+
+
+def _player(text):
+    if text not in _PLAYERS:
+        raise ValueError("player must be A or B, not %r" % text)
+    return _PLAYERS[text]
+
+
+def _kind(text, kinds, what):
+    if text not in kinds:
+        raise ValueError("unknown %s %r; one of: %s" % (what, text, " ".join(kinds)))
+    return kinds.index(text)
+
+
+def _optional_player(args, name):
+    if not args:
+        return rules.NOBODY
+    if len(args) > 1:
+        raise ValueError("%s takes at most a player" % name)
+    return _player(args[0])
+
+
+def _new_options(args):
+    options = {}
+    for arg in args:
+        key, eq, value = arg.partition("=")
+        if not eq:
+            raise ValueError("new takes key=value options, not %r" % arg)
+        if key in options:
+            raise ValueError("%s given twice" % key)
+        if key == "game":
+            options[key] = value
+        elif key in _INT_OPTIONS:
+            options[key] = _int(value, key)
+        elif key in ("equalizing", "draw"):
+            if value not in _ON_OFF:
+                raise ValueError("%s must be on or off, not %r" % (key, value))
+            options[key] = _ON_OFF[value]
+        elif key == "breaker":
+            options[key] = _player(value)
+        elif key == "breaker_ball":
+            options[key] = value
+        elif key in _TEXT_OPTIONS:
+            options[key] = value
+        else:
+            raise ValueError("unknown option %r for new" % key)
+    if "game" not in options or "target" not in options:
+        raise ValueError("new needs game=<id> and target=<n>")
+    return options
+
+
+class Referee:
+    """Applies text events to a match, on a virtual clock in milliseconds."""
+
+    def __init__(self, match=None, now=0):
+        self.match = match or rules.Match()
+        self.now = now
+
+    def line(self, text):
+        """Apply one line. Returns None, or why it was refused (nothing changed then)."""
+        try:
+            words = split(text)
+        except ValueError as e:
+            return str(e)
+        if not words:
+            return "empty line"
+        try:
+            return self._apply(words[0], words[1:])
+        except ValueError as e:
+            return str(e)
+
+    def _need(self, args, n, usage):
+        if len(args) != n:
+            raise ValueError("usage: " + usage)
+
+    def _apply(self, name, args):
+        m = self.match
+        now = self.now
+        if name == "point":
+            return m.point(_optional_player(args, name), now)
+        if name == "miss":
+            return m.miss(_optional_player(args, name), now)
+        if name == "foul":
+            if not args or len(args) > 2:
+                raise ValueError("usage: foul [A|B] <kind>")
+            p = _player(args[0]) if len(args) == 2 else rules.NOBODY
+            return m.foul(p, _kind(args[-1], rules.FOULS, "foul"), now)
+        if name == "undo":
+            self._need(args, 0, "undo")
+            return m.undo(now)
+        if name == "wait":
+            self._need(args, 1, "wait <seconds>")
+            try:
+                seconds = float(args[0])
+            except ValueError:
+                raise ValueError("wait needs seconds, not %r" % args[0])
+            if not 0 <= seconds <= 86400:
+                raise ValueError("wait takes 0..86400 seconds")
+            self.now = now + int(seconds * 1000 + 0.5)
+            m.tick(self.now)
+            return None
+        if name == "new":
+            return m.new(now, **_new_options(args))
+        if name == "lag":
+            self._need(args, 1, "lag A|B")
+            return m.lag(_player(args[0]), now)
+        if name == "lag_collision":
+            return m.lag_collision(_optional_player(args, name), now)
+        if name == "lag_fault":
+            self._need(args, 2, "lag_fault A|B <kind>")
+            return m.lag_fault(_player(args[0]), _kind(args[1], rules.LAG_FAULTS, "lag fault"), now)
+        if name == "choose":
+            self._need(args, 2, "choose A|B break|give")
+            if args[1] not in ("break", "give"):
+                raise ValueError("choose A|B break|give, not %r" % args[1])
+            return m.choose(_player(args[0]), args[1] == "give", now)
+        if name == "break_request":
+            self._need(args, 1, "break_request A|B")
+            return m.break_request(_player(args[0]), now)
+        if name == "resume":
+            self._need(args, 0, "resume")
+            return m.resume(now)
+        if name == "left":
+            self._need(args, 1, "left A|B")
+            return m.left(_player(args[0]), now)
+        if name == "extend":
+            self._need(args, 1, "extend <n>")
+            return m.extend(_int(args[0], "extend"), now)
+        if name == "call":
+            self._need(args, 1, "call entre|dedans|a_cheval")
+            return m.call(_kind(args[0], rules.CALLS, "call"), now)
+        if name == "timeout":
+            return m.timeout(_optional_player(args, name), now)
+        if name == "tiebreak":
+            self._need(args, 1, "tiebreak A|B")
+            return m.tiebreak(_player(args[0]), now)
+        if name == "close":
+            self._need(args, 0, "close")
+            return m.close(now)
+        raise ValueError("unknown event %r" % name)
+
+
+def run(lines, write, referee=None):
+    """The scripted mode: for each line, write the state document as one JSON line.
+
+    Blank lines and lines starting with # are skipped and print nothing.
+    """
+    import json
+    import matchdoc
+
+    ref = referee or Referee()
+    for text in lines:
+        text = text.strip()
+        if not text or text[0] == "#":
+            continue
+        reason = ref.line(text)
+        d = matchdoc.doc(ref.match, ref.now)
+        d["refused"] = reason
+        write(json.dumps(d) + "\n")
+    return ref
+
+
+def main():
+    """Entry point on MicroPython: `micropython -c "import referee; referee.main()" < script`."""
+    import sys
+
+    def lines():
+        while True:
+            text = sys.stdin.readline()
+            if not text:
+                return
+            yield text
+
+    run(lines(), sys.stdout.write)

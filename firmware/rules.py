@@ -1,0 +1,702 @@
+"""The carom rules core: one match, kept as a log of events and a state.
+
+Pure: no machine, no clock reads, no I/O. Time comes in as `now`, a
+millisecond counter that may wrap like MicroPython's ticks_ms (period 2**30).
+Every event method returns None when accepted, or a short constant string
+(the reason) when refused; a refused event changes nothing.
+
+Rule numbers refer to shared/rules/rules.md (the Hungarian federation's
+"A karambol szabalyai").  Steady-state scoring events allocate nothing:
+state lives in small ints, lists of two ints and preallocated arrays.
+
+Undo works by replay: the log is truncated and the match rebuilt from its
+start.  The log keeps its own time ("match time"); an undo rewinds match
+time to the moment of the newest remaining entry, so every clock (break,
+shot clock) is exactly what it was just after that entry.
+"""
+
+from array import array
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+A = const(0)
+B = const(1)
+NOBODY = const(-1)
+
+GAMES = ("straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2", "one_cushion", "three_cushion")
+_ONE_CUSHION = const(4)
+_THREE_CUSHION = const(5)
+
+# Phases, as the state document names them.
+PHASES = ("lag", "running", "break", "equalizing", "finished", "tiebreak")
+LAG = const(0)
+RUNNING = const(1)
+BREAK = const(2)
+EQUALIZING = const(3)
+FINISHED = const(4)
+TIEBREAK = const(5)
+
+# Results.
+RESULTS = (None, "A", "B", "draw", "tiebreak")
+R_NONE = const(0)
+R_A = const(1)
+R_B = const(2)
+R_DRAW = const(3)
+R_TIEBREAK = const(4)
+
+# How a match ended.
+ENDINGS = (None, "target", "innings_limit", "left", "tiebreak")
+END_TARGET = const(1)
+END_INNINGS = const(2)
+END_LEFT = const(3)
+END_TIEBREAK = const(4)
+
+# Foul kinds (I.9.2); "miss" is the empty inning, not counted as a foul.
+FOULS = ("miss", "jumped", "moving_balls", "touched", "push", "foot", "marked_cushion", "wrong_ball", "zone", "time")
+F_MISS = const(0)
+F_JUMPED = const(1)
+F_ZONE = const(8)
+F_TIME = const(9)
+
+CALLS = ("entre", "dedans", "a_cheval")  # III.4.3b, straight rail and balkline
+LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1
+
+# Where the balls go after a foul (II.3.4).
+RESPOTS = (None, "start", "three_cushion")
+_RESPOT_START = const(1)
+_RESPOT_3C = const(2)
+
+# Log entry codes.
+E_LAG = const(1)
+E_LAG_COLLISION = const(2)
+E_LAG_FAULT = const(3)
+E_CHOOSE = const(4)
+E_POINT = const(5)
+E_MISS = const(6)
+E_FOUL = const(7)
+E_BREAK = const(8)
+E_RESUME = const(9)
+E_LEFT = const(10)
+E_EXTEND = const(11)
+E_CALL = const(12)
+E_TIMEOUT = const(13)
+E_BREAK_END = const(14)
+E_TIEBREAK = const(15)
+ENTRY_NAMES = (None, "lag", "lag_collision", "lag_fault", "choose", "point", "miss", "foul", "break_request",
+               "resume", "left", "extend", "call", "timeout", "break_end", "tiebreak")
+AUTOMATIC = (E_TIMEOUT, E_BREAK_END)  # E_FOUL with F_TIME may be automatic too
+
+MAX_TARGET = const(9999)
+MAX_INNINGS_LIMIT = const(999)
+
+_PERIOD = const(1 << 30)
+_HALF = const(1 << 29)
+
+# Reasons for refusing an event.  Constants: refusing allocates nothing.
+CLOSED = "match closed"
+NOTHING_TO_UNDO = "nothing to undo"
+NOT_AT_TABLE = "that player is not at the table"
+NOT_PLAYING = "no inning is being played"
+IN_LAG = "the lag decides who breaks first"
+LAG_DONE = "the lag is over"
+LAG_DECIDED = "the lag is decided: the winner chooses"
+NOT_CHOOSER = "that player does not have the choice"
+NO_CHOICE_YET = "nobody has won the lag yet"
+BAD_PLAYER = "player must be A or B"
+BAD_KIND = "unknown kind"
+NOT_FINISHED = "the match is not finished"
+FINISHED_ALREADY = "the match is finished"
+CUSHION_GAME = "not in cushion games"
+BREAK_NOT_HALF = "the break is only at half of the match"
+BREAK_TAKEN = "the break was taken already"
+BREAK_IN_RUN = "no break during a run"
+BREAK_OFF = "no break in this match"
+BREAK_NOT_ASKER = "only the player about to shoot may ask for the break"
+NOT_IN_BREAK = "there is no break to end"
+NO_SHOT_CLOCK = "no shot clock in this match"
+NO_TIMEOUTS = "no time-outs left"
+TIMEOUT_USED = "one time-out per shot"
+NOT_DRAWN = "only a drawn match can be extended"
+EXTEND_LOW = "the extension target must be above the target"
+EXTEND_INNINGS = "a draw on the innings limit is not extended"
+NO_TIEBREAK = "no tie-break is pending"
+TIEBREAK_PENDING = "the tie-break winner is not recorded"
+BAD_GAME = "unknown game"
+BAD_TARGET = "target must be 1..9999"
+BAD_INNINGS_LIMIT = "innings_limit must be 0..999"
+BAD_SHOT_CLOCK = "shot_clock must be 0 (off) or 10..300 s"
+BAD_TIMEOUTS = "timeouts must be 0..9"
+BAD_BREAK = "break_s must be 0..3600"
+BAD_BALL = "breaker_ball must be spot or white"
+
+
+def ticks_diff(a, b):
+    """a - b for ms counters that wrap at 2**30, like time.ticks_diff."""
+    d = a - b
+    if d >= _HALF:
+        d -= _PERIOD
+    elif d < -_HALF:
+        d += _PERIOD
+    return d
+
+
+def ticks_add(a, d):
+    return (a + d) % _PERIOD
+
+
+def _zeros(typecode, n):
+    return array(typecode, bytes(n * (2 if typecode == "H" else 4)))
+
+
+class Match:
+    """One match: options, the log of accepted events, and the state they give."""
+
+    def __init__(self, capacity=512, **options):
+        self._cap = 0
+        self._codes = bytearray(0)
+        self._args = _zeros("H", 0)
+        self._times = _zeros("i", 0)
+        self.runs = [_zeros("H", 0), _zeros("H", 0)]
+        self._grow(capacity)
+        self.score = [0, 0]
+        self.innings = [0, 0]
+        self.high_run = [0, 0]
+        self.fouls = [0, 0]
+        self.timeouts = [0, 0]
+        self.names = ["", ""]
+        self.clubs = ["", ""]
+        options.setdefault("game", "three_cushion")
+        options.setdefault("target", 30)
+        reason = self.new(0, **options)
+        if reason:
+            raise ValueError(reason)
+
+    # ---- setting up ------------------------------------------------------
+
+    def new(self, now, game="three_cushion", target=30, breaker=None, innings_limit=0, equalizing=True,
+            draw=True, shot_clock=0, timeouts=None, break_s=180, breaker_ball="spot",
+            name_A="", club_A="", name_B="", club_B=""):
+        """Start a new match; on a bad option the current match stays as it is."""
+        if game not in GAMES:
+            return BAD_GAME
+        if not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
+            return BAD_TARGET
+        if not isinstance(innings_limit, int) or not 0 <= innings_limit <= MAX_INNINGS_LIMIT:
+            return BAD_INNINGS_LIMIT
+        if not isinstance(shot_clock, int) or not (shot_clock == 0 or 10 <= shot_clock <= 300):
+            return BAD_SHOT_CLOCK
+        if timeouts is None:
+            timeouts = (3 if target < 40 else 4) if shot_clock else 0
+        if not isinstance(timeouts, int) or not 0 <= timeouts <= 9:
+            return BAD_TIMEOUTS
+        if not isinstance(break_s, int) or not 0 <= break_s <= 3600:
+            return BAD_BREAK
+        if breaker_ball not in ("spot", "white"):
+            return BAD_BALL
+        if breaker is not None and breaker not in (A, B):
+            return BAD_PLAYER
+        self.game = GAMES.index(game)
+        self.target0 = target
+        self.innings_limit = innings_limit
+        self.equalizing = bool(equalizing)
+        self.draw_allowed = bool(draw)
+        self.shot_ms = shot_clock * 1000
+        self.timeouts0 = timeouts
+        self.break_ms = break_s * 1000
+        self.white_breaker = breaker_ball == "white"
+        self.breaker0 = NOBODY if breaker is None else breaker
+        self.names[A] = name_A
+        self.names[B] = name_B
+        self.clubs[A] = club_A
+        self.clubs[B] = club_B
+        self.window = 3 if self.game == _THREE_CUSHION else 5
+        self.closed = False
+        self.n = 0
+        self._base = now
+        self._reset()
+        return None
+
+    def _reset(self):
+        """The state at the start of the match, before any entry."""
+        self.target = self.target0
+        for p in (A, B):
+            self.score[p] = 0
+            self.innings[p] = 0
+            self.high_run[p] = 0
+            self.fouls[p] = 0
+            self.timeouts[p] = self.timeouts0
+        self.phase = LAG
+        self.turn = NOBODY
+        self.breaker = NOBODY
+        self.chooser = NOBODY
+        self.collisions = 0
+        self.result = R_NONE
+        self.ended_by = 0
+        self.run = 0
+        self.last_foul = -1
+        self.last_call = -1
+        self.respot = 0
+        self.break_taken = False
+        self.break_start = 0
+        self.shot_anchor = 0
+        self.shot_limit = self.shot_ms
+        self.timeout_this_shot = False
+        if self.breaker0 != NOBODY:
+            self._begin(self.breaker0, 0)
+
+    # ---- the log ---------------------------------------------------------
+
+    def _grow(self, cap):
+        """Make room for `cap` entries and innings (allocates; rare)."""
+        old = self._cap
+        codes = bytearray(cap)
+        args = _zeros("H", cap)
+        times = _zeros("i", cap)
+        for i in range(old):
+            codes[i] = self._codes[i]
+            args[i] = self._args[i]
+            times[i] = self._times[i]
+        self._codes, self._args, self._times = codes, args, times
+        for p in (A, B):
+            runs = _zeros("H", cap)
+            for i in range(old):
+                runs[i] = self.runs[p][i]
+            self.runs[p] = runs
+        self._cap = cap
+
+    def entry(self, i):
+        """(code, arg, match time in ms) of log entry i."""
+        return self._codes[i], self._args[i], self._times[i]
+
+    def _time(self, now):
+        """Match time for `now`; never before the newest entry."""
+        t = ticks_diff(now, self._base)
+        if self.n and t < self._times[self.n - 1]:
+            t = self._times[self.n - 1]
+        return t
+
+    def _log(self, code, arg, t):
+        if self.n >= self._cap:
+            self._grow(self._cap * 2)
+        self._codes[self.n] = code
+        self._args[self.n] = arg
+        self._times[self.n] = t
+        self.n += 1
+        self._do(code, arg, t)
+
+    def _event(self, code, arg, now):
+        if self.closed:
+            return CLOSED
+        t = self._time(now)
+        self._advance(t)
+        reason = self._check(code, arg)
+        if reason is None:
+            self._log(code, arg, t)
+        return reason
+
+    # ---- events (the referee's words) -----------------------------------
+
+    def lag(self, p, now):
+        """p won the lag (I.1) and chooses to break or to give the break."""
+        return self._event(E_LAG, p, now)
+
+    def lag_collision(self, p, now):
+        """The lag balls collided; p (or NOBODY) at fault. Second collision: p loses the choice."""
+        return self._event(E_LAG_COLLISION, p + 1, now)
+
+    def lag_fault(self, p, kind, now):
+        """p's lag was faulty (kind indexes LAG_FAULTS): the opponent has the choice."""
+        if not 0 <= kind < len(LAG_FAULTS):
+            return BAD_KIND
+        if p != A and p != B:
+            return BAD_PLAYER
+        return self._event(E_LAG_FAULT, p * 16 + kind, now)
+
+    def choose(self, p, give, now):
+        """The lag winner p breaks (give=False) or gives the break (give=True)."""
+        if p != A and p != B:
+            return BAD_PLAYER
+        return self._event(E_CHOOSE, p * 2 + (1 if give else 0), now)
+
+    def point(self, p, now):
+        """A carom for the player at the table (p = NOBODY, or who it must be)."""
+        return self._event(E_POINT, p + 1, now)
+
+    def miss(self, p, now):
+        """An empty stroke: the inning ends."""
+        return self._event(E_MISS, p + 1, now)
+
+    def foul(self, p, kind, now):
+        """A foul (kind indexes FOULS): the stroke scores nothing, the inning ends."""
+        if not 0 <= kind < len(FOULS):
+            return BAD_KIND
+        if kind == F_MISS:
+            return self.miss(p, now)
+        return self._event(E_FOUL, (p + 1) * 16 + kind, now)
+
+    def break_request(self, p, now):
+        """The player about to shoot asks for the half-time break (I.4)."""
+        return self._event(E_BREAK, p, now)
+
+    def resume(self, now):
+        """Play resumes before the break's time is over."""
+        return self._event(E_RESUME, 0, now)
+
+    def left(self, p, now):
+        """p left his place or abandoned the match: he loses it (I.4.3, I.8.2)."""
+        return self._event(E_LEFT, p, now)
+
+    def extend(self, target, now):
+        """A drawn match goes on to an agreed total (I.8.4)."""
+        if not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
+            return BAD_TARGET
+        return self._event(E_EXTEND, target, now)
+
+    def call(self, kind, now):
+        """A position call: entre, dedans, a cheval (III.4.3b); no score changes."""
+        if not 0 <= kind < len(CALLS):
+            return BAD_KIND
+        return self._event(E_CALL, kind, now)
+
+    def timeout(self, p, now):
+        """The player at the table takes a time-out now (the clock takes one by itself at zero)."""
+        return self._event(E_TIMEOUT, p + 1, now)
+
+    def tiebreak(self, p, now):
+        """Record the winner of the tie-break after a draw that may not stand."""
+        return self._event(E_TIEBREAK, p, now)
+
+    def undo(self, now):
+        """Take back the newest entry; the state is exactly as it was just after the one before."""
+        if self.closed:
+            return CLOSED
+        if self.n == 0:
+            return NOTHING_TO_UNDO
+        self.n -= 1
+        self._replay()
+        t = self._times[self.n - 1] if self.n else 0
+        self._base = ticks_add(now, -t)
+        return None
+
+    def close(self, now):
+        """The report is signed: no more changes, no more undo."""
+        if self.closed:
+            return CLOSED
+        self._advance(self._time(now))
+        if self.phase == TIEBREAK:
+            return TIEBREAK_PENDING
+        if self.phase != FINISHED:
+            return NOT_FINISHED
+        self.closed = True
+        return None
+
+    def tick(self, now):
+        """Let time pass: end a break, take a time-out, call a time foul. Returns entries added."""
+        if self.closed:
+            return 0
+        return self._advance(self._time(now))
+
+    def _replay(self):
+        self._reset()
+        for i in range(self.n):
+            self._do(self._codes[i], self._args[i], self._times[i])
+
+    # ---- clocks ------------------------------------------------------------
+
+    def _shot_running(self):
+        return self.shot_ms and (self.phase == RUNNING or self.phase == EQUALIZING)
+
+    def _advance(self, t):
+        added = 0
+        while True:
+            if self.phase == BREAK:
+                end = self.break_start + self.break_ms
+                if t >= end:
+                    self._log(E_BREAK_END, 0, end)
+                    added += 1
+                    continue
+            elif self._shot_running():
+                end = self.shot_anchor + self.shot_limit
+                if t >= end:
+                    if not self.timeout_this_shot and self.timeouts[self.turn] > 0:
+                        self._log(E_TIMEOUT, 0, end)
+                    else:
+                        self._log(E_FOUL, F_TIME, end)
+                    added += 1
+                    continue
+            return added
+
+    def shot_left_ms(self, now):
+        """Milliseconds left for this shot, or -1 when no shot clock runs."""
+        if not self._shot_running():
+            return -1
+        left = self.shot_anchor + self.shot_limit - self._time(now)
+        return left if left > 0 else 0
+
+    def break_left_ms(self, now):
+        """Milliseconds left of the break, or -1 when there is no break."""
+        if self.phase != BREAK:
+            return -1
+        left = self.break_start + self.break_ms - self._time(now)
+        return left if left > 0 else 0
+
+    # ---- derived values ------------------------------------------------------
+
+    def countdown(self):
+        """Points the player at the table still needs, inside the last 5 (3); else -1."""
+        if self.turn == NOBODY:
+            return -1
+        need = self.target - self.score[self.turn]
+        return need if need <= self.window else -1
+
+    def average_x1000(self, p):
+        """GD x 1000, rounded down, without floats (they allocate on the ESP32)."""
+        n = self.innings[p]
+        return self.score[p] * 1000 // n if n else 0
+
+    def spot_ball(self):
+        """Who plays the spot (yellow) ball: the breaker, or his opponent with breaker_ball=white."""
+        if self.breaker == NOBODY:
+            return NOBODY
+        return 1 - self.breaker if self.white_breaker else self.breaker
+
+    def cushion_game(self):
+        return self.game >= _ONE_CUSHION
+
+    def is_half(self):
+        """Either player has at least half of the target (I.4)."""
+        half = (self.target + 1) // 2
+        return self.score[A] >= half or self.score[B] >= half
+
+    # ---- checking an event ---------------------------------------------------
+
+    def _check(self, code, arg):
+        phase = self.phase
+        if code == E_POINT or code == E_MISS or code == E_FOUL or code == E_TIMEOUT:
+            p = (arg >> 4 if code == E_FOUL else arg) - 1
+            if phase == LAG:
+                return IN_LAG
+            if phase == FINISHED or phase == TIEBREAK:
+                return FINISHED_ALREADY
+            if p != NOBODY and p != self.turn:
+                return NOT_AT_TABLE
+            if code == E_FOUL and arg & 15 == F_ZONE and self.cushion_game():
+                return CUSHION_GAME
+            if code == E_TIMEOUT:
+                if not self.shot_ms:
+                    return NO_SHOT_CLOCK
+                if phase == BREAK:
+                    return NOT_PLAYING
+                if self.timeout_this_shot:
+                    return TIMEOUT_USED
+                if self.timeouts[self.turn] <= 0:
+                    return NO_TIMEOUTS
+            return None
+        if code == E_LAG or code == E_LAG_COLLISION or code == E_LAG_FAULT:
+            if phase != LAG:
+                return LAG_DONE
+            if self.chooser != NOBODY:
+                return LAG_DECIDED
+            p = arg - 1 if code == E_LAG_COLLISION else (arg >> 4 if code == E_LAG_FAULT else arg)
+            if code == E_LAG_COLLISION and p == NOBODY:
+                return None
+            if p != A and p != B:
+                return BAD_PLAYER
+            return None
+        if code == E_CHOOSE:
+            if phase != LAG:
+                return LAG_DONE
+            if self.chooser == NOBODY:
+                return NO_CHOICE_YET
+            if arg >> 1 != self.chooser:
+                return NOT_CHOOSER
+            return None
+        if code == E_BREAK:
+            if arg != A and arg != B:
+                return BAD_PLAYER
+            if phase != RUNNING:
+                if phase == BREAK:
+                    return BREAK_TAKEN
+                if phase == LAG:
+                    return IN_LAG
+                if phase == EQUALIZING:
+                    return BREAK_NOT_HALF
+                return FINISHED_ALREADY
+            if not self.break_ms:
+                return BREAK_OFF
+            if self.break_taken:
+                return BREAK_TAKEN
+            if arg != self.turn:
+                return BREAK_NOT_ASKER
+            if self.run:
+                return BREAK_IN_RUN
+            if not self.is_half():
+                return BREAK_NOT_HALF
+            return None
+        if code == E_RESUME:
+            return None if phase == BREAK else NOT_IN_BREAK
+        if code == E_LEFT:
+            if arg != A and arg != B:
+                return BAD_PLAYER
+            if phase == FINISHED:
+                return FINISHED_ALREADY
+            return None
+        if code == E_EXTEND:
+            if not ((phase == FINISHED and self.result == R_DRAW) or phase == TIEBREAK):
+                return NOT_DRAWN
+            if self.ended_by == END_INNINGS:
+                return EXTEND_INNINGS
+            if arg <= self.target:
+                return EXTEND_LOW
+            return None
+        if code == E_CALL:
+            if self.cushion_game():
+                return CUSHION_GAME
+            if phase == LAG:
+                return IN_LAG
+            if phase == FINISHED or phase == TIEBREAK:
+                return FINISHED_ALREADY
+            return None
+        if code == E_TIEBREAK:
+            if phase != TIEBREAK:
+                return NO_TIEBREAK
+            if arg != A and arg != B:
+                return BAD_PLAYER
+            return None
+        return BAD_KIND
+
+    # ---- doing an event (also used by replay; assumes it was checked) -------
+
+    def _do(self, code, arg, t):
+        if code == E_POINT or code == E_MISS or code == E_FOUL:
+            if self.phase == BREAK:
+                self._end_break(t)
+            self.last_call = -1
+            self.last_foul = -1
+            self.respot = 0
+            if code == E_POINT:
+                self._point(t)
+            else:
+                if code == E_FOUL:
+                    kind = arg & 15
+                    self.last_foul = kind
+                    self.fouls[self.turn] += 1
+                    if kind == F_JUMPED:
+                        self.respot = _RESPOT_3C if self.game == _THREE_CUSHION else _RESPOT_START
+                self._end_inning(t)
+        elif code == E_TIMEOUT:
+            self.timeouts[self.turn] -= 1
+            self.timeout_this_shot = True
+            self.shot_limit = 2 * self.shot_ms
+        elif code == E_BREAK:
+            self.phase = BREAK
+            self.break_taken = True
+            self.break_start = t
+        elif code == E_RESUME or code == E_BREAK_END:
+            self._end_break(t)
+        elif code == E_LAG:
+            self.chooser = arg
+        elif code == E_LAG_COLLISION:
+            self.collisions += 1
+            if arg and self.collisions >= 2:
+                self.chooser = 1 - (arg - 1)
+        elif code == E_LAG_FAULT:
+            self.chooser = 1 - (arg >> 4)
+        elif code == E_CHOOSE:
+            p = arg >> 1
+            self.breaker = 1 - p if arg & 1 else p
+            self._begin(self.breaker, t)
+        elif code == E_LEFT:
+            self._finish(R_B if arg == A else R_A, END_LEFT)
+        elif code == E_EXTEND:
+            self.target = arg
+            self.result = R_NONE
+            self.ended_by = 0
+            self.phase = RUNNING
+            self.respot = _RESPOT_START
+            self._start_inning(self.breaker, t)
+        elif code == E_CALL:
+            self.last_call = arg
+        elif code == E_TIEBREAK:
+            self._finish(R_A if arg == A else R_B, END_TIEBREAK)
+
+    def _begin(self, breaker, t):
+        self.breaker = breaker
+        self.chooser = NOBODY
+        self.phase = RUNNING
+        self._start_inning(breaker, t)
+
+    def _start_inning(self, p, t):
+        i = self.innings[p]
+        if i >= self._cap:
+            self._grow(self._cap * 2)
+        self.runs[p][i] = 0
+        self.innings[p] = i + 1
+        self.turn = p
+        self.run = 0
+        self._restart_shot(t)
+
+    def _restart_shot(self, t):
+        self.shot_anchor = t
+        self.shot_limit = self.shot_ms
+        self.timeout_this_shot = False
+
+    def _end_break(self, t):
+        self.phase = RUNNING
+        self._restart_shot(t)
+
+    def _point(self, t):
+        p = self.turn
+        self.score[p] += 1
+        self.run += 1
+        self.runs[p][self.innings[p] - 1] = self.run
+        if self.run > self.high_run[p]:
+            self.high_run[p] = self.run
+        if self.score[p] >= self.target:
+            self._reached_target(p, t)
+        else:
+            self._restart_shot(t)
+
+    def _reached_target(self, p, t):
+        """Reaching the target ends the inning at once (I.8.3, I.8.4)."""
+        if self.phase == EQUALIZING:
+            self._draw(END_TARGET)
+        elif self.equalizing and p == self.breaker:
+            self.phase = EQUALIZING
+            self.respot = _RESPOT_START
+            self._start_inning(1 - p, t)
+        else:
+            self._finish(R_A if p == A else R_B, END_TARGET)
+
+    def _end_inning(self, t):
+        """A miss or a foul ends the inning; the opponent plays, or the match ends."""
+        p = self.turn
+        if self.phase == EQUALIZING:
+            self._finish(R_B if p == A else R_A, END_TARGET)
+        elif self.innings_limit and p != self.breaker and self.innings[p] >= self.innings_limit:
+            a, b = self.score[A], self.score[B]
+            if a == b:
+                self._draw(END_INNINGS)
+            else:
+                self._finish(R_A if a > b else R_B, END_INNINGS)
+        else:
+            self._start_inning(1 - p, t)
+
+    def _draw(self, how):
+        if self.draw_allowed:
+            self._finish(R_DRAW, how)
+        else:
+            self._finish(R_TIEBREAK, how)
+            self.phase = TIEBREAK
+
+    def _finish(self, result, how):
+        self.phase = FINISHED
+        self.result = result
+        self.ended_by = how
+        self.turn = NOBODY

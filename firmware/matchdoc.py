@@ -9,6 +9,14 @@ import rules
 
 VERSION = 1
 
+# Names of the rules core's small-int codes, as the document writes them.
+PHASES = ("lag", "running", "break", "equalizing", "finished", "tiebreak")
+RESULTS = (None, "A", "B", "draw", "tiebreak")
+ENDINGS = (None, "target", "innings_limit", "left", "tiebreak")
+RESPOTS = (None, "start", "three_cushion")
+ENTRY_NAMES = (None, "lag", "lag_collision", "lag_fault", "choose", "point", "miss", "foul", "break_request",
+               "resume", "left", "extend", "call", "timeout", "break_end", "tiebreak")
+
 
 def _who(p):
     return None if p == rules.NOBODY else ("A", "B")[p]
@@ -45,18 +53,18 @@ def doc(m, now):
         "game": rules.GAMES[m.game],
         "target": m.target,
         "innings_limit": m.innings_limit or None,
-        "phase": rules.PHASES[m.phase],
+        "phase": PHASES[m.phase],
         "turn": _who(m.turn),
         "breaker": _who(m.breaker),
         "spot_ball": _who(m.spot_ball()),
         "current_run": m.run,
         "countdown": None if countdown < 0 else countdown,
         "equalizing_inning": m.phase == rules.EQUALIZING,
-        "result": rules.RESULTS[m.result],
-        "ended_by": rules.ENDINGS[m.ended_by],
+        "result": RESULTS[m.result],
+        "ended_by": ENDINGS[m.ended_by],
         "last_foul": None if m.last_foul < 0 else rules.FOULS[m.last_foul],
         "last_call": None if m.last_call < 0 else rules.CALLS[m.last_call],
-        "respot": rules.RESPOTS[m.respot],
+        "respot": RESPOTS[m.respot],
         "lag": {"chooser": _who(m.chooser), "collisions": m.collisions} if in_lag else None,
         "break_taken": m.break_taken,
         "break_left_s": _seconds(m.break_left_ms(now)),

@@ -33,8 +33,7 @@ GAMES = ("straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2", "on
 _ONE_CUSHION = const(4)
 _THREE_CUSHION = const(5)
 
-# Phases, as the state document names them.
-PHASES = ("lag", "running", "break", "equalizing", "finished", "tiebreak")
+# Phases (matchdoc.PHASES names them).
 LAG = const(0)
 RUNNING = const(1)
 BREAK = const(2)
@@ -42,16 +41,14 @@ EQUALIZING = const(3)
 FINISHED = const(4)
 TIEBREAK = const(5)
 
-# Results.
-RESULTS = (None, "A", "B", "draw", "tiebreak")
+# Results (matchdoc.RESULTS).
 R_NONE = const(0)
 R_A = const(1)
 R_B = const(2)
 R_DRAW = const(3)
 R_TIEBREAK = const(4)
 
-# How a match ended.
-ENDINGS = (None, "target", "innings_limit", "left", "tiebreak")
+# How a match ended (matchdoc.ENDINGS).
 END_TARGET = const(1)
 END_INNINGS = const(2)
 END_LEFT = const(3)
@@ -67,12 +64,11 @@ F_TIME = const(9)
 CALLS = ("entre", "dedans", "a_cheval")  # III.4.3b, straight rail and balkline
 LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1
 
-# Where the balls go after a foul (II.3.4).
-RESPOTS = (None, "start", "three_cushion")
+# Where the balls go after a foul (II.3.4; matchdoc.RESPOTS).
 _RESPOT_START = const(1)
 _RESPOT_3C = const(2)
 
-# Log entry codes.
+# Log entry codes (matchdoc.ENTRY_NAMES).
 E_LAG = const(1)
 E_LAG_COLLISION = const(2)
 E_LAG_FAULT = const(3)
@@ -88,9 +84,6 @@ E_CALL = const(12)
 E_TIMEOUT = const(13)
 E_BREAK_END = const(14)
 E_TIEBREAK = const(15)
-ENTRY_NAMES = (None, "lag", "lag_collision", "lag_fault", "choose", "point", "miss", "foul", "break_request",
-               "resume", "left", "extend", "call", "timeout", "break_end", "tiebreak")
-AUTOMATIC = (E_TIMEOUT, E_BREAK_END)  # E_FOUL with F_TIME may be automatic too
 
 MAX_TARGET = const(9999)
 MAX_INNINGS_LIMIT = const(999)

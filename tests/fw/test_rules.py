@@ -687,3 +687,41 @@ def test_ticks_wrap():
     assert m.shot_left_ms(rules.ticks_add(start, 20000)) == 10000
     assert m.point(rules.NOBODY, rules.ticks_add(start, 25000)) is None
     assert m.shot_left_ms(rules.ticks_add(start, 26000)) == 29000
+
+
+def test_new_refusal_reasons():
+    r = Referee()
+    assert refused(r, "new game=snooker target=15") == rules.BAD_GAME
+    assert refused(r, "new game=three_cushion target=0") == rules.BAD_TARGET
+    assert refused(r, "new game=three_cushion target=15 innings_limit=1000") == rules.BAD_INNINGS_LIMIT
+    assert refused(r, "new game=three_cushion target=15 shot_clock=301") == rules.BAD_SHOT_CLOCK
+    assert refused(r, "new game=three_cushion target=15 timeouts=10") == rules.BAD_TIMEOUTS
+    assert refused(r, "new game=three_cushion target=15 break_s=3601") == rules.BAD_BREAK
+    assert refused(r, "new game=three_cushion target=15 breaker_ball=red") == rules.BAD_BALL
+
+
+def test_api_refuses_bad_players_and_kinds():
+    """What is tried: out-of-range player and kind numbers straight at the API."""
+    m = rules.Match(game="straight_rail", target=50, breaker=rules.A)
+    before = (m.n, list(m.score), m.turn)
+    assert m.foul(rules.NOBODY, 99, 0) == rules.BAD_KIND
+    assert m.foul(rules.NOBODY, -1, 0) == rules.BAD_KIND
+    assert m.call(7, 0) == rules.BAD_KIND
+    assert m.lag_fault(rules.A, 9, 0) == rules.BAD_KIND
+    assert m.break_request(5, 0) == rules.BAD_PLAYER
+    assert m.left(-1, 0) == rules.BAD_PLAYER
+    assert m.choose(2, False, 0) == rules.BAD_PLAYER
+    assert m.point(3, 0) == rules.NOT_AT_TABLE
+    assert m.extend(0, 0) == rules.BAD_TARGET
+    assert m.extend(10000, 0) == rules.BAD_TARGET
+    assert m.new(0, game="straight_rail", target=50, breaker=2) == rules.BAD_PLAYER
+    assert (m.n, list(m.score), m.turn) == before
+    m = rules.Match(game="straight_rail", target=50)
+    assert m.lag_fault(7, 0, 0) == rules.BAD_PLAYER
+    assert m.lag(7, 0) == rules.BAD_PLAYER
+    assert m.n == 0
+
+
+def test_no_timeout_during_break():
+    r = play("new game=three_cushion target=4 breaker=A shot_clock=30\npoint\npoint\nmiss\nbreak_request B")
+    assert refused(r, "timeout") == rules.NOT_PLAYING

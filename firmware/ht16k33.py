@@ -1,0 +1,351 @@
+"""HT16K33 LED backpacks: 4-digit 7-segment (Seg7x4) and 14-segment (Seg14x4).
+
+One object per chip, handed its bus. Setters change a 17-byte frame (byte 0 = RAM
+address 0x00); show() alone uses the bus: one writeto() when the frame differs from
+what the chip last accepted. Bytes and text rules equal Adafruit's print() on a
+cleared display. Setters and show() do not allocate (except to raise). On a bus error
+show() raises the OSError and redoes the full init at the next show(), so a replugged
+chip comes back by itself.
+"""
+
+try:
+    from micropython import const
+except ImportError:
+    const = lambda x: x  # noqa: E731  (CPython)
+
+_RAM = const(0x00)  # first display RAM address; byte 0 of every frame
+_OSC_ON = const(0x21)
+_DISPLAY_ON = const(0x81)  # | blink rate << 1
+_BRIGHTNESS = const(0xE0)  # | level 0..15
+_FRAME_LEN = const(17)
+
+_NEED_INIT = const(1)
+_NEED_BRIGHTNESS = const(2)
+_NEED_BLINK = const(4)
+
+_DOT = const(0x2E)
+_COLON = const(0x3A)
+_SEMICOLON = const(0x3B)
+_MINUS = const(0x2D)
+_ZERO = const(0x30)
+_EIO = const(5)
+
+_COLON_BYTE = const(5)  # RAM 0x04 of the 7-segment backpacks
+_COLON_BIT = const(0x02)
+
+# 7-segment glyphs for ASCII 32..127, bit 0 = segment a ... bit 6 = g (bit 7 is the
+# point). Adafruit's set: digits, '-', letters a..y in either case (k, m, w, x are
+# shown as '-'); every other character is blank.
+_GLYPHS7 = (
+    b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00"  #  !"#$%&'()*+,-./
+    b"\x3f\x06\x5b\x4f\x66\x6d\x7d\x07\x7f\x6f\x00\x00\x00\x00\x00\x00"  # 0123456789:;<=>?
+    b"\x00\x77\x7c\x39\x5e\x79\x71\x3d\x76\x30\x1e\x40\x38\x40\x54\x5c"  # @ABCDEFGHIJKLMNO
+    b"\x73\x67\x50\x6d\x78\x3e\x1c\x40\x40\x6e\x00\x00\x00\x00\x00\x00"  # PQRSTUVWXYZ[\]^_
+    b"\x00\x77\x7c\x39\x5e\x79\x71\x3d\x76\x30\x1e\x40\x38\x40\x54\x5c"  # `abcdefghijklmno
+    b"\x73\x67\x50\x6d\x78\x3e\x1c\x40\x40\x6e\x00\x00\x00\x00\x00\x00"  # pqrstuvwxyz{|}~DEL
+)
+
+# 14-segment glyphs for ASCII 32..127, two bytes each (low, high) as they sit in RAM:
+# bits 0..13 = A B C D E F G1 G2 H J K L M N, bit 14 = point. Same data as Adafruit's
+# table; note '!' and '?' use the point bit themselves.
+_GLYPHS14 = (
+    b"\x00\x00\x06\x40\x20\x02\xce\x12\xed\x12\x24\x0c\x5d\x23\x00\x04"  #  !"#$%&'
+    b"\x00\x24\x00\x09\xc0\x3f\xc0\x12\x00\x08\xc0\x00\x00\x00\x00\x0c"  # ()*+,-./
+    b"\x3f\x0c\x06\x00\xdb\x00\x8f\x00\xe6\x00\x69\x20\xfd\x00\x07\x00"  # 01234567
+    b"\xff\x00\xef\x00\x00\x12\x00\x0a\x40\x24\xc8\x00\x80\x09\xa3\x60"  # 89:;<=>?
+    b"\xbb\x02\xf7\x00\x8f\x12\x39\x00\x0f\x12\xf9\x00\x71\x00\xbd\x00"  # @ABCDEFG
+    b"\xf6\x00\x00\x12\x1e\x00\x70\x24\x38\x00\x36\x05\x36\x21\x3f\x00"  # HIJKLMNO
+    b"\xf3\x00\x3f\x20\xf3\x20\xed\x00\x01\x12\x3e\x00\x30\x0c\x36\x28"  # PQRSTUVW
+    b"\x00\x2d\x00\x15\x09\x0c\x39\x00\x00\x21\x0f\x00\x03\x0c\x08\x00"  # XYZ[\]^_
+    b"\x00\x01\x58\x10\x78\x20\xd8\x00\x8e\x08\x58\x08\x71\x00\x8e\x04"  # `abcdefg
+    b"\x70\x10\x00\x10\x0e\x00\x00\x36\x30\x00\xd4\x10\x50\x10\xdc\x00"  # hijklmno
+    b"\x70\x01\x86\x04\x50\x00\x88\x20\x78\x00\x1c\x00\x04\x20\x14\x28"  # pqrstuvw
+    b"\xc0\x28\x0c\x20\x48\x08\x49\x09\x00\x12\x89\x24\x20\x05\xff\x3f"  # xyz{|}~DEL
+)
+
+
+class _Backpack:
+    """Frame, shadow and bus handling shared by Seg7x4 and Seg14x4."""
+
+    BLINK_OFF = 0
+    BLINK_2HZ = 1
+    BLINK_1HZ = 2
+    BLINK_HALF_HZ = 3
+    DP = 0  # point bit of a cell, set by the subclass
+    MASK = 0  # all bits of a cell
+    HAS_COLON = False
+
+    def __init__(self, i2c, addr=0x70, brightness=15, blink=0):
+        if not isinstance(addr, int) or not 0x70 <= addr <= 0x77:
+            shown = hex(addr) if isinstance(addr, int) else repr(addr)
+            raise ValueError("HT16K33 address %s not in 0x70..0x77" % shown)
+        self._i2c = i2c
+        self.addr = addr
+        self._frame = bytearray(_FRAME_LEN)
+        self._frame[0] = _RAM
+        self._shadow = bytearray(_FRAME_LEN)
+        self._cmd = bytearray(1)
+        self._brightness = 15
+        self._blink = 0
+        self._pending = _NEED_INIT  # nothing has reached the chip yet
+        self.set_brightness(brightness)
+        self.set_blink(blink)
+
+    # ---- bus ----------------------------------------------------------------------
+
+    def show(self):
+        """Send what changed since the last successful show(); return True if it wrote.
+
+        Normally that is one 17-byte writeto(), or nothing. The first show() and the
+        first one after a failure send the whole init sequence instead: frame, 0x21,
+        0xE0|brightness, 0x81|blink<<1. An OSError from the bus (ENODEV, ETIMEDOUT,
+        EIO; also EIO for a write that was not fully acknowledged) propagates after the
+        chip is marked for that full init, so nothing is lost by retrying later.
+        """
+        pending = self._pending
+        try:
+            if pending & _NEED_INIT:
+                self._send_frame()
+                self._send_cmd(_OSC_ON)
+                self._send_cmd(_BRIGHTNESS | self._brightness)
+                self._send_cmd(_DISPLAY_ON | self._blink << 1)
+                self._pending = 0
+                return True
+            wrote = False
+            if pending & _NEED_BRIGHTNESS:
+                self._send_cmd(_BRIGHTNESS | self._brightness)
+                self._pending &= ~_NEED_BRIGHTNESS
+                wrote = True
+            if pending & _NEED_BLINK:
+                self._send_cmd(_DISPLAY_ON | self._blink << 1)
+                self._pending &= ~_NEED_BLINK
+                wrote = True
+            if self._frame != self._shadow:
+                self._send_frame()
+                wrote = True
+            return wrote
+        except OSError:
+            self._pending = _NEED_INIT
+            raise
+
+    def reinit(self):
+        """Send the full init sequence now (after the chip lost power); True or OSError."""
+        self._pending = _NEED_INIT
+        return self.show()
+
+    def _write(self, buf):
+        acks = self._i2c.writeto(self.addr, buf)
+        # machine.I2C returns the number of acknowledged bytes; SoftI2C does not raise
+        # when the chip stops acknowledging halfway.
+        if acks is not None and acks < len(buf):
+            raise OSError(_EIO)
+
+    def _send_cmd(self, byte):
+        self._cmd[0] = byte
+        self._write(self._cmd)
+
+    def _send_frame(self):
+        frame = self._frame
+        self._write(frame)
+        shadow = self._shadow
+        for i in range(_FRAME_LEN):
+            shadow[i] = frame[i]
+
+    # ---- settings, sent by the next show() -----------------------------------------
+
+    def set_brightness(self, level):
+        """Set the brightness, 0 (dimmest, still on) .. 15; ValueError otherwise."""
+        if not isinstance(level, int) or not 0 <= level <= 15:
+            raise ValueError("brightness %r not in 0..15" % (level,))
+        if level != self._brightness:
+            self._brightness = level
+            self._pending |= _NEED_BRIGHTNESS
+
+    def set_blink(self, rate):
+        """Blink the whole display: BLINK_OFF, BLINK_2HZ, BLINK_1HZ or BLINK_HALF_HZ (0..3)."""
+        if not isinstance(rate, int) or not 0 <= rate <= 3:
+            raise ValueError("blink rate %r not in 0..3" % (rate,))
+        if rate != self._blink:
+            self._blink = rate
+            self._pending |= _NEED_BLINK
+
+    # ---- frame --------------------------------------------------------------------
+
+    def clear(self):
+        """Blank every cell, point and the colon."""
+        frame = self._frame
+        for i in range(1, _FRAME_LEN):
+            frame[i] = 0
+
+    def set_text(self, text):
+        """Show text (str, bytes or bytearray), replacing every cell, point and the colon.
+
+        Adafruit's print() on a cleared display, without allocating: the characters fill
+        the cells from the right, so short text is right-aligned (pad with spaces to move
+        it left). A '.' lights the point of the character before it; it takes a blank cell
+        of its own when there is no such character, when that character is itself a '.'
+        or already uses the point (14-segment '!' and '?'). On Seg7x4 ':' turns the colon
+        on and ';' turns it off, the last one wins and neither takes a cell. Characters
+        without a glyph show blank. Longer text keeps its LAST four cells, which is what
+        Adafruit's print() leaves on the display after scrolling through it.
+        """
+        is_str = isinstance(text, str)
+        dp = self.DP
+        cell = 3
+        i = len(text) - 1
+        while cell >= 0 and i >= 0:
+            c = ord(text[i]) if is_str else text[i]
+            if self.HAS_COLON and (c == _COLON or c == _SEMICOLON):
+                i -= 1
+                continue
+            if c == _DOT:
+                bits = dp
+                j = self._previous(text, i, is_str)
+                if j >= 0:
+                    p = ord(text[j]) if is_str else text[j]
+                    if p != _DOT:
+                        glyph = self._glyph(p)
+                        if not glyph & dp:
+                            bits |= glyph
+                            i = j
+            else:
+                bits = self._glyph(c)
+            self._put(cell, bits)
+            cell -= 1
+            i -= 1
+        while cell >= 0:
+            self._put(cell, 0)
+            cell -= 1
+        if self.HAS_COLON:
+            on = False
+            i = len(text) - 1
+            while i >= 0:
+                c = ord(text[i]) if is_str else text[i]
+                if c == _COLON or c == _SEMICOLON:
+                    on = c == _COLON
+                    break
+                i -= 1
+            self.set_colon(on)
+
+    def _previous(self, text, i, is_str):
+        # Index of the character before text[i] that takes a cell, or -1.
+        i -= 1
+        if self.HAS_COLON:
+            while i >= 0:
+                c = ord(text[i]) if is_str else text[i]
+                if c != _COLON and c != _SEMICOLON:
+                    break
+                i -= 1
+        return i
+
+    def set_number(self, n, width=4, blank_zero=False, decimals=0, min_digits=1):
+        """Show the int n right-aligned in the last `width` cells, without a string.
+
+        decimals=d lights the point d digits from the right and adds zeros so a digit
+        stands before it (125, decimals=2 shows 1.25; 5 shows 0.05); min_digits adds
+        leading zeros (5, min_digits=3 shows 005). A minus sign takes a cell.
+        blank_zero=True leaves the field blank for 0. Points inside the field are
+        rewritten; cells left of it and the colon are not touched. ValueError, with the
+        frame unchanged, if n needs more than `width` cells.
+        """
+        if not isinstance(n, int):
+            raise TypeError("set_number needs an int")
+        if not 1 <= width <= 4 or decimals < 0 or min_digits < 1:
+            raise ValueError("bad width, decimals or min_digits")
+        mag = -n if n < 0 else n
+        digits = 1
+        rest = mag
+        while rest >= 10:
+            rest //= 10
+            digits += 1
+        if digits <= decimals:
+            digits = decimals + 1
+        if digits < min_digits:
+            digits = min_digits
+        if (digits + 1 if n < 0 else digits) > width:
+            raise ValueError("%d does not fit in %d cells" % (n, width))
+        cell = 3
+        if n or not blank_zero:
+            dp = self.DP
+            for k in range(digits):
+                bits = self._glyph(_ZERO + mag % 10)
+                if decimals and k == decimals:
+                    bits |= dp
+                self._put(cell, bits)
+                mag //= 10
+                cell -= 1
+            if n < 0:
+                self._put(cell, self._glyph(_MINUS))
+                cell -= 1
+        first = 4 - width
+        while cell >= first:
+            self._put(cell, 0)
+            cell -= 1
+
+    def set_dp(self, cell, on=True):
+        """Light (or put out) the point of cell 0..3, counted from the left."""
+        bits = self.get_segments(cell)
+        self._put(cell, bits | self.DP if on else bits & ~self.DP)
+
+    def set_segments(self, cell, bits):
+        """Set the raw segment bits of cell 0..3 (point bit included)."""
+        self._check(cell)
+        self._put(cell, bits & self.MASK)
+
+    def get_segments(self, cell):
+        """The raw segment bits of cell 0..3 as they will be sent."""
+        self._check(cell)
+        return self._get(cell)
+
+    def _check(self, cell):
+        if not 0 <= cell <= 3:
+            raise ValueError("cell %r not in 0..3" % (cell,))
+
+
+class Seg7x4(_Backpack):
+    """4-digit 7-segment backpack (Adafruit 0.56" and 1.2"): digits at RAM 0, 2, 6, 8,
+    colon at RAM 4 bit 1, point = bit 7 of each digit."""
+
+    DP = 0x80
+    MASK = 0xFF
+    HAS_COLON = True
+
+    def set_colon(self, on=True):
+        """Turn the middle colon on or off (other bits of RAM 4 are kept)."""
+        frame = self._frame
+        if on:
+            frame[_COLON_BYTE] |= _COLON_BIT
+        else:
+            frame[_COLON_BYTE] &= ~_COLON_BIT
+
+    def _glyph(self, c):
+        return _GLYPHS7[c - 32] if 32 <= c < 128 else 0
+
+    def _put(self, cell, bits):
+        self._frame[1 + 2 * cell + (cell & 2)] = bits  # RAM 0, 2, 6, 8
+
+    def _get(self, cell):
+        return self._frame[1 + 2 * cell + (cell & 2)]
+
+
+class Seg14x4(_Backpack):
+    """4-character 14-segment alphanumeric backpack: character k at RAM 2k (low byte)
+    and 2k+1 (high byte), point = bit 14."""
+
+    DP = 0x4000
+    MASK = 0xFFFF
+
+    def _glyph(self, c):
+        if 32 <= c < 128:
+            i = 2 * (c - 32)
+            return _GLYPHS14[i] | _GLYPHS14[i + 1] << 8
+        return 0
+
+    def _put(self, cell, bits):
+        frame = self._frame
+        frame[1 + 2 * cell] = bits & 0xFF
+        frame[2 + 2 * cell] = bits >> 8
+
+    def _get(self, cell):
+        frame = self._frame
+        return frame[1 + 2 * cell] | frame[2 + 2 * cell] << 8

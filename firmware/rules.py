@@ -54,12 +54,15 @@ END_INNINGS = const(2)
 END_LEFT = const(3)
 END_TIEBREAK = const(4)
 
-# Foul kinds (I.9.2); "miss" is the empty inning, not counted as a foul.
-FOULS = ("miss", "jumped", "moving_balls", "touched", "push", "foot", "marked_cushion", "wrong_ball", "zone", "time")
+# Foul kinds (I.9.2); "miss" is the empty inning, not counted as a foul;
+# "other" is a foul whose kind the board was not told (a wall board's foul button).
+FOULS = ("miss", "jumped", "moving_balls", "touched", "push", "foot", "marked_cushion", "wrong_ball", "zone", "time",
+         "other")
 F_MISS = const(0)
 F_JUMPED = const(1)
 F_ZONE = const(8)
 F_TIME = const(9)
+F_OTHER = const(10)
 
 CALLS = ("entre", "dedans", "a_cheval")  # III.4.3b, straight rail and balkline
 LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1

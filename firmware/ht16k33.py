@@ -238,7 +238,7 @@ class _Backpack:
                 i -= 1
         return i
 
-    def set_number(self, n, width=4, blank_zero=False, decimals=0, min_digits=1):
+    def set_number(self, n, width=4, blank_zero=False, decimals=0, min_digits=1, end=3):
         """Show the int n right-aligned in the last `width` cells, without a string.
 
         decimals=d lights the point d digits from the right and adds zeros so a digit
@@ -246,12 +246,13 @@ class _Backpack:
         leading zeros (5, min_digits=3 shows 005). A minus sign takes a cell.
         blank_zero=True leaves the field blank for 0. Points inside the field are
         rewritten; cells left of it and the colon are not touched. ValueError, with the
-        frame unchanged, if n needs more than `width` cells.
+        frame unchanged, if n needs more than `width` cells. `end` is the field's last
+        cell (3, the rightmost, by default): end=1, width=2 writes cells 0 and 1.
         """
         if not isinstance(n, int):
             raise TypeError("set_number needs an int")
-        if not 1 <= width <= 4 or decimals < 0 or min_digits < 1:
-            raise ValueError("bad width, decimals or min_digits")
+        if not 1 <= width <= end + 1 or end > 3 or decimals < 0 or min_digits < 1:
+            raise ValueError("bad width, end, decimals or min_digits")
         mag = -n if n < 0 else n
         digits = 1
         rest = mag
@@ -264,7 +265,7 @@ class _Backpack:
             digits = min_digits
         if (digits + 1 if n < 0 else digits) > width:
             raise ValueError("%d does not fit in %d cells" % (n, width))
-        cell = 3
+        cell = end
         if n or not blank_zero:
             dp = self.DP
             for k in range(digits):
@@ -277,10 +278,22 @@ class _Backpack:
             if n < 0:
                 self._put(cell, self._glyph(_MINUS))
                 cell -= 1
-        first = 4 - width
+        first = end + 1 - width
         while cell >= first:
             self._put(cell, 0)
             cell -= 1
+
+    def set_window(self, text, start):
+        """Show text[start:start + 4] in the four cells, blank outside the text, without
+        slicing (a marquee moves `start`); points off, the colon untouched."""
+        n = len(text)
+        is_str = isinstance(text, str)
+        for cell in range(4):
+            i = start + cell
+            if 0 <= i < n:
+                self._put(cell, self._glyph(ord(text[i]) if is_str else text[i]))
+            else:
+                self._put(cell, 0)
 
     def set_dp(self, cell, on=True):
         """Light (or put out) the point of cell 0..3, counted from the left."""

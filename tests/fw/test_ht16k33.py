@@ -353,3 +353,30 @@ def test_no_allocation_on_set_and_show():
         micropython.heap_unlock()
     assert bus.count > before + 20, bus.count - before
     assert bus.last[0] == 0x83  # the blink command was the last write
+
+
+def test_set_number_in_a_left_field():
+    """Two fields on one chip: innings in cells 0-1, the run in cells 2-3."""
+    bus, d = ready()
+    d.set_number(7, width=2, end=1)
+    d.set_number(12, width=2)
+    assert bytes(d._frame) == frame7(0, 0x07, 0, 0x06, 0x5B)
+    d.set_number(23, width=2, end=1)
+    assert bytes(d._frame) == frame7(0x5B, 0x4F, 0, 0x06, 0x5B)
+    raises(ValueError, d.set_number, 123, 2, False, 0, 1, 1)  # does not fit
+    raises(ValueError, d.set_number, 1, 3, False, 0, 1, 1)  # field leaves the chip
+    assert bytes(d._frame) == frame7(0x5B, 0x4F, 0, 0x06, 0x5B)
+
+
+def test_set_window_scrolls_without_slicing():
+    bus, d = ready(Seg14x4, 0x71)
+    ref = Seg14x4(FakeI2C(), 0x71)
+    text = "KIM HO"
+    for start in (-4, -1, 0, 2, 5, 6):
+        d.set_window(text, start)
+        shown = ""
+        for k in range(4):
+            i = start + k
+            shown += text[i] if 0 <= i < len(text) else " "
+        ref.set_text(shown)
+        assert bytes(d._frame) == bytes(ref._frame), start

@@ -229,6 +229,7 @@ class Match:
             self.timeouts[p] = self.timeouts0
         self.phase = LAG
         self.turn = NOBODY
+        self.shooter = NOBODY  # who plays the inning, or played the last one
         self.breaker = NOBODY
         self.chooser = NOBODY
         self.collisions = 0
@@ -635,6 +636,7 @@ class Match:
         self.runs[p][i] = 0
         self.innings[p] = i + 1
         self.turn = p
+        self.shooter = p
         self.run = 0
         self._restart_shot(t)
 

@@ -1,0 +1,222 @@
+"""Buttons -> rules -> display and sound, through the real button group; both interpreters."""
+
+import boarddef
+import buttons
+import controller
+import rules
+import sound
+import view
+from fwtest import SkipTest
+from ht16k33 import Seg7x4, Seg14x4
+
+
+class NullI2C:
+    def __init__(self):
+        self.writes = 0
+
+    def writeto(self, addr, buf):
+        self.writes += 1
+        return len(buf)
+
+
+class Level:
+    """A button pin whose level the test sets."""
+
+    def __init__(self, level=1):
+        self.level = level
+
+    def __call__(self):
+        return self.level
+
+
+class PWM:
+    def freq(self, f):
+        pass
+
+    def duty_u16(self, d):
+        pass
+
+
+class Rig:
+    def __init__(self, board="wall", **options):
+        self.board = boarddef.load("boards/%s.json" % board)
+        self.bus = NullI2C()
+        chips = []
+        for d in self.board["displays"]:
+            chips.append((Seg14x4 if d["kind"] == "seg14" else Seg7x4)(self.bus, d["addr"]))
+        self.chips = chips
+        options.setdefault("game", "three_cushion")
+        options.setdefault("target", 15)
+        self.options = options
+        self.m = rules.Match(**options)
+        self.v = view.View(self.board, chips, {}, self.m)
+        self.buzzer = sound.Buzzer(PWM())
+        self.pins = {}
+        self.group = buttons.ButtonGroup.from_board(self.board, self._pin)
+        self.c = controller.Controller(self.m, self.v, self.buzzer, self.group, options)
+        self.now = 0
+        self.advance(100)  # the buttons are seen released before anyone presses
+
+    def _pin(self, num, pull):
+        p = Level(1)  # active low: released
+        self.pins[num] = p
+        return p
+
+    def cues(self):
+        out = []
+        while self.buzzer.pending():
+            kind = self.buzzer._kinds[self.buzzer._head] if self.buzzer._len else None
+            count = self.buzzer._counts[self.buzzer._head] if self.buzzer._len else None
+            out.append((sound.NAMES[kind], count))
+            self.buzzer._head = (self.buzzer._head + 1) % 8
+            self.buzzer._len -= 1
+        return out
+
+    def advance(self, ms):
+        end = self.now + ms
+        while self.now < end:
+            self.now += 10
+            self.group.poll(self.now)
+            while self.group.pending():
+                e = self.group.get()
+                self.c.press(e >> 8, e & 0xFF, self.now)
+            self.c.tick(self.now)
+
+    def hold(self, name, ms):
+        spec = [b for b in self.board["buttons"] if b["name"] == name][0]
+        self.pins[spec["pin"]].level = 0
+        self.advance(ms)
+        self.pins[spec["pin"]].level = 1
+        self.advance(100)
+
+    def press(self, name):
+        self.hold(name, 100)
+        self.advance(500)  # past the lock-out
+
+
+def test_actions_match_board_definitions():
+    assert controller.ACTIONS == boarddef.ACTIONS
+
+
+def test_point_and_end_buttons_play_a_match():
+    r = Rig(breaker=rules.A, target=3)
+    r.press("A.point")
+    r.press("A.point")
+    assert r.m.score == [2, 0] and r.cues() == [("count", 2), ("count", 1)]  # a target of 3: from the start
+    r.press("A.end")
+    assert r.m.turn == rules.B and r.cues() == [("count", 3)]  # B needs 3: "last 3"
+    r.press("A.point")  # A is not at the table
+    assert r.c.last_reason == rules.NOT_AT_TABLE and r.cues() == [("refuse", 1)]
+    r.press("B.point")
+    r.press("B.point")
+    r.press("B.point")
+    assert r.m.phase == rules.FINISHED and r.m.result == rules.R_B
+    assert r.cues()[-1] == ("end", 1)
+
+
+def test_long_press_on_point_undoes():
+    r = Rig(breaker=rules.A)
+    r.press("A.point")
+    r.press("A.point")
+    r.hold("A.point", 1200)
+    assert r.m.score[rules.A] == 1  # a long press is an undo, not a point
+
+
+def test_first_press_in_the_lag_names_the_breaker():
+    r = Rig()
+    assert r.m.phase == rules.LAG
+    r.press("foul")
+    assert r.c.last_reason == rules.IN_LAG
+    r.press("B.point")
+    assert r.m.breaker == rules.B and r.m.phase == rules.RUNNING and r.m.score == [0, 0]
+
+
+def test_equalizing_cue_and_break_button():
+    r = Rig(breaker=rules.A, target=2)
+    r.press("A.point")
+    r.cues()
+    r.press("A.point")
+    assert r.m.phase == rules.EQUALIZING and r.cues() == [("equalizing", 1)]
+    r = Rig(breaker=rules.A, target=2)
+    r.press("A.point")
+    r.press("A.end")
+    r.press("break")
+    assert r.m.phase == rules.BREAK
+    r.press("break")
+    assert r.m.phase == rules.RUNNING
+
+
+def test_lockout_after_the_turn_passes():
+    """A late press of the generic point button just after the turn passed is not given to B."""
+    r = Rig("mini", breaker=rules.A)
+    r.press("point")
+    r.hold("end", 100)  # end of inning: B's turn, lock-out starts at the release
+    r.hold("point", 100)  # pressed 100 ms later: ignored
+    assert r.m.score == [1, 0] and r.m.turn == rules.B
+    r.advance(500)
+    r.press("point")
+    assert r.m.score == [1, 1]
+
+
+def test_stuck_button_is_ignored_and_reported():
+    r = Rig(breaker=rules.A)
+    foul = r.group.index("foul")
+    pin = r.pins[r.board["buttons"][foul]["pin"]]
+    pin.level = 0  # pressed, and it stays down
+    r.advance(6000)
+    # Its press counted once (the foul); held past stuck_ms it is reported, not repeated.
+    assert r.m.n == 1 and r.m.turn == rules.B
+    assert r.cues() == [("accept", 1), ("error", 1)]
+    assert r.v.error == controller.ERROR_STUCK + foul
+    r.v.render(r.now)
+    msg = r.chips[[d["show"][0]["field"] for d in r.board["displays"]].index("message")]
+    ref = Seg14x4(NullI2C(), 0x77)
+    ref.set_text("E 15")
+    assert bytes(msg._frame) == bytes(ref._frame)
+    r.advance(20000)
+    assert r.m.n == 1
+    pin.level = 1  # released: the error goes, the button works again
+    r.advance(200)
+    assert r.v.error == 0
+    r.press("foul")
+    assert r.m.n == 2
+
+
+def test_shot_clock_beeps_in_its_last_ten_seconds():
+    r = Rig(breaker=rules.A, target=25, shot_clock=30)
+    r.advance(19000)
+    assert r.cues() == []
+    r.advance(2000)  # 11 s left -> 9 s left: two beeps
+    assert r.cues() == [("clock", 1), ("clock", 1)]
+    r.advance(9500)  # the clock runs out: an automatic time-out
+    assert r.m.timeouts[rules.A] == 2
+
+
+def test_new_match_button_uses_the_options():
+    r = Rig(breaker=rules.A, target=7)
+    r.press("A.point")
+    r.hold("new", 3200)
+    assert r.m.n == 0 and r.m.score == [0, 0] and r.m.target == 7
+
+
+def test_press_path_does_not_allocate():
+    try:
+        import micropython
+
+        micropython.heap_lock
+    except (ImportError, AttributeError):
+        raise SkipTest("needs micropython.heap_lock")
+    r = Rig(breaker=rules.A, target=50)
+    r.press("A.point")
+    c = r.c
+    press = lambda: c.press(0, 1, 5000)  # noqa: E731  button 0 is A.end: short = A.miss
+    i = r.group.index("A.point")
+    point = lambda: c.press(i, 1, 5000)  # noqa: E731
+    micropython.heap_lock()
+    try:
+        point()
+        point()
+        press()
+    finally:
+        micropython.heap_unlock()
+    assert r.m.score[rules.A] == 3 and r.m.turn == rules.B

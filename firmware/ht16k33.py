@@ -133,6 +133,11 @@ class _Backpack:
         self._pending = _NEED_INIT
         return self.show()
 
+    def set_bus(self, i2c):
+        """Use a new bus object (the old one was re-created); the next show() re-inits."""
+        self._i2c = i2c
+        self._pending = _NEED_INIT
+
     def _write(self, buf):
         acks = self._i2c.writeto(self.addr, buf)
         # machine.I2C returns the number of acknowledged bytes; SoftI2C does not raise

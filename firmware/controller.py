@@ -92,9 +92,10 @@ class Controller:
         countdown = m.countdown()
         if action == _NEW:
             reason = self.new_match(now)
-        elif m.phase == rules.LAG and _A_POINT <= action <= _B_MISS:
-            # The board has no lag buttons: a player's first press says he breaks.
-            p = (action - _A_POINT) >> 1
+        elif m.phase == rules.LAG and action <= _B_MISS:
+            # The board has no lag buttons: a player's first press says he breaks;
+            # the generic buttons: point = A breaks, end of inning = B breaks.
+            p = action if action < _A_POINT else (action - _A_POINT) >> 1
             reason = m.lag(p, now)
             if reason is None:
                 reason = m.choose(p, False, now)

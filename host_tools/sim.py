@@ -127,6 +127,9 @@ def add_sim(p):
         "--cpython", action="store_true", help="run the rules core in this Python, not on MicroPython"
     )
     p.add_argument("--pretty", action="store_true", help="print a short human-readable line per event")
+    p.add_argument("--board", metavar="NAME",
+                   help="run the firmware on a virtual board (boards/NAME.json) driven by press/hold/wait lines")
+    p.add_argument("--flash", metavar="DIR", help="the virtual board's flash folder (kept; default: a temporary one)")
     p.set_defaults(run=run_sim)
 
 
@@ -156,17 +159,40 @@ def summary(doc):
     return "  ".join(parts)
 
 
+def read_lines(args):
+    if not args.script:
+        return sys.stdin
+    try:
+        with open(args.script, encoding="utf-8") as f:
+            return f.readlines()
+    except OSError as e:
+        raise CommandError("cannot read the script %s: %s" % (args.script, e.strerror or e))
+
+
+def run_board(args):
+    from .boardsim import load_board, run_script
+    from .vboard import BoardError
+
+    load_board(args.board)  # a bad name or definition is a clear error before anything starts
+    lines = read_lines(args)
+
+    def write(text):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    try:
+        run_script(args.board, lines, write, args.flash)
+    except BoardError as e:
+        raise CommandError("the virtual board failed: %s" % e)
+    return 0
+
+
 def run_sim(args):
     if not args.headless:
         raise CommandError("the simulator page is not built yet; use --headless (see README.md)")
-    if args.script:
-        try:
-            with open(args.script, encoding="utf-8") as f:
-                lines = f.readlines()
-        except OSError as e:
-            raise CommandError("cannot read the script %s: %s" % (args.script, e.strerror or e))
-    else:
-        lines = sys.stdin
+    if args.board:
+        return run_board(args)
+    lines = read_lines(args)
     for text, doc in scripted_docs(lines, "cpython" if args.cpython else "micropython"):
         if args.pretty:
             print("%-28s %s" % (text[:28], summary(doc)))

@@ -131,6 +131,16 @@ def test_first_press_in_the_lag_names_the_breaker():
     assert r.m.breaker == rules.B and r.m.phase == rules.RUNNING and r.m.score == [0, 0]
 
 
+def test_generic_buttons_in_the_lag():
+    """Boards without player buttons: point = A breaks, end of inning = B breaks."""
+    r = Rig("mini")
+    r.press("end")
+    assert r.m.breaker == rules.B and r.m.turn == rules.B
+    r = Rig("mini")
+    r.press("point")
+    assert r.m.breaker == rules.A and r.m.score == [0, 0]
+
+
 def test_equalizing_cue_and_break_button():
     r = Rig(breaker=rules.A, target=2)
     r.press("A.point")

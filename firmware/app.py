@@ -1,0 +1,339 @@
+"""The wall board's app: the hardware from the board definition, and the tasks.
+
+This module (with main.py) is the only one that touches `machine`.  It reads
+config.json and boards/<board>.json, builds the I2C buses, chips, LEDs,
+buzzer and buttons, and runs four asyncio tasks:
+
+- buttons: polls every button every POLL_MS, hands events to the controller;
+- clock: lets the match clocks run (break, shot clock, automatic entries);
+- display: redraws the clocks and marquees and retries dead chips;
+- watchdog: feeds machine.WDT only while the three tasks above are alive.
+
+Safe boot: the board's safe_boot_button held at power-on, or three crash
+resets in a row (counted in RTC memory), starts no app and no watchdog and
+shows an error code on every display; the REPL stays free.
+"""
+
+import asyncio
+import gc
+import json
+import sys
+import time
+
+import machine
+
+BOARDS_DIR = "boards"
+CONFIG_FILE = "config.json"
+DEFAULT_CONFIG = {"board": "wall", "brightness": 8, "volume": 50,
+                  "match": {"game": "three_cushion", "target": 30}}
+
+POLL_MS = 10
+CLOCK_MS = 100
+DISPLAY_MS = 100
+WDT_MS = 5000
+FEED_MS = 1000
+HEALTHY_MS = 30000  # running this long clears the crash count
+CRASHES_FOR_SAFE_BOOT = 3
+
+# Error codes shown as "E nn".
+ERROR_CONFIG = 20  # config.json unreadable or invalid: defaults used
+ERROR_BOARD = 21  # the board definition is missing or invalid
+ERROR_SAFE_BUTTON = 30  # safe boot: button held at power-on
+ERROR_CRASH_LOOP = 31  # safe boot: crashed three times in a row
+
+_RTC_MAGIC = b"CR"
+
+
+# ---- configuration and board -----------------------------------------------------
+
+def load_config(path=CONFIG_FILE):
+    """(config, error): the file merged over the defaults; bad file -> defaults, ERROR_CONFIG."""
+    config = {}
+    for k in DEFAULT_CONFIG:
+        config[k] = DEFAULT_CONFIG[k]
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except OSError:
+        return config, 0  # no file yet: the defaults
+    except ValueError as e:
+        print("config:", path, "is not valid JSON:", e)
+        return config, ERROR_CONFIG
+    if not isinstance(data, dict):
+        print("config:", path, "is not a JSON object")
+        return config, ERROR_CONFIG
+    for k in data:
+        config[k] = data[k]
+    return config, 0
+
+
+def load_board(name):
+    """The normalized board definition; boarddef is dropped afterwards to free its RAM."""
+    import boarddef
+
+    try:
+        return boarddef.load("%s/%s.json" % (BOARDS_DIR, name))
+    finally:
+        del sys.modules["boarddef"]
+        gc.collect()
+
+
+# ---- crash counting and safe boot ---------------------------------------------------
+
+def crash_count(cause=None):
+    """Count this boot if it follows a crash (watchdog, or our exception handler)."""
+    rtc = machine.RTC()
+    mem = rtc.memory()
+    count = 0
+    crashed = False
+    if len(mem) >= 4 and mem[:2] == _RTC_MAGIC:
+        count = mem[2]
+        crashed = mem[3] == 1
+    if cause is None:
+        cause = machine.reset_cause()
+    if cause == machine.WDT_RESET or crashed:
+        count += 1
+    else:
+        count = 0
+    rtc.memory(_RTC_MAGIC + bytes((min(count, 255), 0)))
+    return count
+
+
+def _set_crash_flag():
+    rtc = machine.RTC()
+    mem = rtc.memory()
+    count = mem[2] if len(mem) >= 4 and mem[:2] == _RTC_MAGIC else 0
+    rtc.memory(_RTC_MAGIC + bytes((count, 1)))
+
+
+def _clear_crash_count():
+    machine.RTC().memory(_RTC_MAGIC + b"\x00\x00")
+
+
+def safe_button_held(board):
+    """The safe-boot button pressed on every one of 5 samples over 40 ms."""
+    name = board.get("safe_boot_button")
+    if not name:
+        return False
+    for spec in board["buttons"]:
+        if spec["name"] == name:
+            pin = make_pin(spec["pin"], spec["pull"])
+            for _ in range(5):
+                if not (pin() ^ (1 if spec["active_low"] else 0)):
+                    return False
+                time.sleep_ms(10)
+            return True
+    return False
+
+
+# ---- hardware ------------------------------------------------------------------------
+
+def make_pin(num, pull):
+    p = machine.Pin.PULL_UP if pull == "up" else (machine.Pin.PULL_DOWN if pull == "down" else None)
+    return machine.Pin(num, machine.Pin.IN, p)
+
+
+def make_bus(spec):
+    return machine.I2C(spec["bus"], scl=machine.Pin(spec["scl"]), sda=machine.Pin(spec["sda"]), freq=spec["freq"])
+
+
+def make_chips(board, buses, brightness):
+    import ht16k33
+
+    chips = []
+    for d in board["displays"]:
+        cls = ht16k33.Seg14x4 if d["kind"] == "seg14" else ht16k33.Seg7x4
+        level = d["brightness"] if brightness is None else brightness
+        chips.append(cls(buses[d["bus"]], d["addr"], level))
+    return chips
+
+
+def make_leds(board):
+    leds = {}
+    for name, spec in (board.get("leds") or {}).items():
+        leds[name] = machine.Pin(spec["pin"], machine.Pin.OUT)
+    return leds
+
+
+def make_buzzer(board, volume):
+    import sound
+
+    pwm = None
+    if board.get("buzzer") is not None:
+        pwm = machine.PWM(machine.Pin(board["buzzer"]), freq=2000, duty_u16=0)
+    return sound.Buzzer(pwm, volume)
+
+
+def show_code(chips, code):
+    """Show "E nn" on every chip that answers (safe boot, fatal errors)."""
+    for chip in chips:
+        try:
+            chip.set_window("E   ", 0)
+            chip.set_number(code, 3)
+            chip.set_blink(2)
+            chip.show()
+        except OSError:
+            pass
+
+
+# ---- the running board ------------------------------------------------------------------
+
+class Board:
+    """Everything the tasks share."""
+
+    def __init__(self, board, config, error=0):
+        import buttons
+        import controller
+        import rules
+        import view
+
+        self.board = board
+        self.config = config
+        self.buses = {}
+        for spec in board["i2c"]:
+            self.buses[spec["bus"]] = make_bus(spec)
+        self.chips = make_chips(board, self.buses, config.get("brightness"))
+        self.leds = make_leds(board)
+        self.buzzer = make_buzzer(board, config.get("volume", 50))
+        options = config.get("match") or {}
+        try:
+            self.match = rules.Match(**options)
+        except (TypeError, ValueError) as e:
+            print("config: match options refused:", e)
+            options = DEFAULT_CONFIG["match"]
+            self.match = rules.Match(**options)
+            error = error or ERROR_CONFIG
+        self.view = view.View(board, self.chips, self.leds, self.match)
+        self.view.error = error
+        self.group = buttons.ButtonGroup.from_board(board, make_pin)
+        self.ctrl = controller.Controller(self.match, self.view, self.buzzer, self.group, options)
+        self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
+        self.wdt = None
+
+    async def buttons_task(self):
+        group = self.group
+        ctrl = self.ctrl
+        ticks_ms = time.ticks_ms
+        beats = self.beats
+        while True:
+            now = ticks_ms()
+            group.poll(now)
+            while group.pending():
+                e = group.get()
+                ctrl.press(e >> 8, e & 0xFF, now)
+            beats[0] = (beats[0] + 1) & 0xFF
+            await asyncio.sleep_ms(POLL_MS)
+
+    async def clock_task(self):
+        ctrl = self.ctrl
+        beats = self.beats
+        while True:
+            ctrl.tick(time.ticks_ms())
+            beats[1] = (beats[1] + 1) & 0xFF
+            await asyncio.sleep_ms(CLOCK_MS)
+
+    async def display_task(self):
+        v = self.view
+        beats = self.beats
+        failures = 0
+        while True:
+            v.render(time.ticks_ms())
+            # A bus whose chips all stop answering is built anew (a stuck SDA line).
+            failures = failures + 1 if v.first_failed() >= 0 else 0
+            if failures == 50:
+                self.reinit_buses()
+                failures = 0
+            beats[2] = (beats[2] + 1) & 0xFF
+            await asyncio.sleep_ms(DISPLAY_MS)
+
+    def reinit_buses(self):
+        for spec in self.board["i2c"]:
+            bus = make_bus(spec)
+            self.buses[spec["bus"]] = bus
+            for k, d in enumerate(self.board["displays"]):
+                if d["bus"] == spec["bus"] and self.view.failed[k]:
+                    self.chips[k].set_bus(bus)
+
+    async def watchdog_task(self):
+        seen = bytearray(3)
+        start = time.ticks_ms()
+        healthy = False
+        while True:
+            await asyncio.sleep_ms(FEED_MS)
+            alive = True
+            for i in range(3):
+                if self.beats[i] == seen[i]:
+                    alive = False
+                seen[i] = self.beats[i]
+            if alive:
+                self.wdt.feed()
+                if not healthy and time.ticks_diff(time.ticks_ms(), start) > HEALTHY_MS:
+                    healthy = True
+                    _clear_crash_count()
+            else:
+                print("watchdog: a task stopped; not feeding")
+
+    async def run(self):
+        # Armed before any task runs, so a driver that hangs at its first call is caught too.
+        self.wdt = machine.WDT(timeout=WDT_MS)
+        asyncio.get_event_loop().set_exception_handler(_exception_handler)
+        self.view.render(time.ticks_ms())
+        tasks = [
+            asyncio.create_task(self.buttons_task()),
+            asyncio.create_task(self.clock_task()),
+            asyncio.create_task(self.display_task()),
+            asyncio.create_task(self.buzzer.run()),
+            asyncio.create_task(self.watchdog_task()),
+        ]
+        print("carom: running on board", self.board["name"])
+        await asyncio.gather(*tasks)
+
+    def keep_feeding(self):
+        """After Ctrl-C (mpremote, the REPL) the watchdog cannot be stopped: feed it from a timer."""
+        if self.wdt is not None:
+            wdt = self.wdt
+            machine.Timer(0).init(period=FEED_MS, callback=lambda t: wdt.feed())
+
+
+def _exception_handler(loop, context):
+    print("carom: task failed:", context.get("message"))
+    exc = context.get("exception")
+    if exc is not None:
+        sys.print_exception(exc)
+    _set_crash_flag()
+    machine.reset()
+
+
+def main():
+    """Start the board: safe boot, or the app. Returns only to the REPL."""
+    config, error = load_config()
+    try:
+        board = load_board(config.get("board", "wall"))
+    except (OSError, ValueError) as e:
+        print("carom: board %r: %s" % (config.get("board"), e))
+        if config.get("board") == "wall":
+            return
+        board = load_board("wall")
+        error = ERROR_BOARD
+    crashes = crash_count()
+    safe = 0
+    if safe_button_held(board):
+        safe = ERROR_SAFE_BUTTON
+    elif crashes >= CRASHES_FOR_SAFE_BOOT:
+        safe = ERROR_CRASH_LOOP
+    if safe:
+        print("carom: safe boot (E %d): no app, no watchdog" % safe)
+        buses = {}
+        for spec in board["i2c"]:
+            buses[spec["bus"]] = make_bus(spec)
+        show_code(make_chips(board, buses, 15), safe)
+        return
+    b = Board(board, config, error)
+    gc.collect()
+    try:
+        asyncio.run(b.run())
+    except KeyboardInterrupt:
+        print("carom: stopped (Ctrl-C); the watchdog is fed by a timer")
+        b.keep_feeding()
+    finally:
+        asyncio.new_event_loop()

@@ -1,0 +1,4 @@
+# The board runs the scoreboard app for the board named in config.json.
+import app
+
+app.main()

@@ -1,0 +1,238 @@
+"""The virtual board driven by a script: `carom sim --headless --board NAME`.
+
+The real firmware (firmware/*.py, main.py included) is copied into a flash
+folder and started on the MicroPython unix port with emulated hardware
+(host_tools/vboard).  Lines in:
+
+    press <button>            down 0.1 s, then released (and 0.5 s to settle)
+    hold <button> <seconds>   down that long, then released
+    wait <seconds>            let virtual time pass
+    power off | power on      cut the power / switch it on again
+    unplug <addr> | plug <addr>   a display chip, e.g. 0x71, or 1:0x71 on bus 1
+
+After each line one JSON object: what every chip shows, decoded from the
+segments the firmware wrote ({"displays": {"0x70": "  12", ...}}), the same
+per board field ("fields"), blinking chips ("blink"), LEDs, the sound cues
+heard since the previous line, and what the firmware printed.
+"""
+
+import json
+import os
+import shutil
+import tempfile
+
+from . import BOARDS_DIR, FIRMWARE_DIR, firmware_path
+from .errors import CommandError
+from .segments import decode
+
+SETTLE_S = 0.5  # after a release: debounce, lock-out, the cue and the display
+BLINK = (None, "2Hz", "1Hz", "0.5Hz")
+
+
+def load_board(name):
+    """The normalized board definition (firmware/boarddef.py) of boards/<name>.json."""
+    firmware_path()
+    import boarddef
+
+    path = os.path.join(BOARDS_DIR, name + ".json")
+    if not os.path.exists(path):
+        names = sorted(n[:-5] for n in os.listdir(BOARDS_DIR) if n.endswith(".json"))
+        raise CommandError("no board %r; boards: %s" % (name, ", ".join(names)))
+    try:
+        return boarddef.load(path)
+    except ValueError as e:
+        raise CommandError(str(e))
+
+
+def deploy_source(flash_dir, board_name, config=None):
+    """Copy the firmware as source, the board definitions, and a config if none exists."""
+    os.makedirs(os.path.join(flash_dir, "boards"), exist_ok=True)
+    for name in sorted(os.listdir(FIRMWARE_DIR)):
+        if name.endswith(".py") and name != "manifest.py":
+            shutil.copyfile(os.path.join(FIRMWARE_DIR, name), os.path.join(flash_dir, name))
+    for name in sorted(os.listdir(BOARDS_DIR)):
+        if name.endswith(".json"):
+            shutil.copyfile(os.path.join(BOARDS_DIR, name), os.path.join(flash_dir, "boards", name))
+    cfg = os.path.join(flash_dir, "config.json")
+    if config is not None or not os.path.exists(cfg):
+        with open(cfg, "w") as f:
+            json.dump(config or {"board": board_name}, f)
+
+
+def cue_names():
+    """First note of each cue -> its name, from the firmware's own table."""
+    firmware_path()
+    import sound
+
+    return {notes[0]: sound.NAMES[k] for k, notes in enumerate(sound._NOTES) if notes}
+
+
+def chip_key(bus, addr):
+    return "0x%02x" % addr if bus == 0 else "%d:0x%02x" % (bus, addr)
+
+
+def parse_chip(text):
+    bus, _, addr = text.rpartition(":")
+    try:
+        return int(bus or "0"), int(addr, 16)
+    except ValueError:
+        raise ValueError("a chip is 0x70..0x77, or bus:0x70 (e.g. 1:0x71), not %r" % text)
+
+
+class ScriptedBoard:
+    """A virtual board and the state of its displays, LEDs and buzzer as text."""
+
+    def __init__(self, board_name, flash_dir=None, config=None, micropython=None):
+        from .vboard import VirtualBoard
+
+        self.board = load_board(board_name)
+        self._tmp = None
+        if flash_dir is None:
+            self._tmp = tempfile.mkdtemp(prefix="carom-flash-")
+            flash_dir = self._tmp
+        self.flash_dir = flash_dir
+        deploy_source(flash_dir, board_name, config)
+        kw = {"micropython": micropython} if micropython else {}
+        with open(os.path.join(BOARDS_DIR, board_name + ".json")) as f:
+            raw = json.load(f)  # the virtual board reads the file's own form
+        self.vb = VirtualBoard(flash_dir, board=raw, **kw)
+        self._cues = cue_names()
+        self._tones_seen = 0
+        self._out_seen = 0
+        self.vb.power_on()
+
+    def close(self):
+        self.vb.close()
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- commands ----------------------------------------------------------------
+
+    def line(self, text):
+        """Apply one script line; returns None or the reason it was refused."""
+        words = text.split()
+        if not words:
+            return "empty line"
+        verb, args = words[0], words[1:]
+        vb = self.vb
+        try:
+            if verb == "press" and len(args) == 1:
+                self._button(args[0])
+                vb.press(args[0])
+                vb.advance(0.1)
+                vb.release(args[0])
+                vb.advance(SETTLE_S)
+            elif verb == "hold" and len(args) == 2:
+                self._button(args[0])
+                seconds = self._seconds(args[1])
+                vb.press(args[0])
+                vb.advance(seconds)
+                vb.release(args[0])
+                vb.advance(SETTLE_S)
+            elif verb == "wait" and len(args) == 1:
+                vb.advance(self._seconds(args[0]))
+            elif verb == "power" and args == ["off"]:
+                if vb.powered:
+                    vb.power_off()
+            elif verb == "power" and args == ["on"]:
+                if not vb.powered:
+                    vb.power_on()
+                    vb.advance(SETTLE_S)
+            elif verb in ("unplug", "plug") and len(args) == 1:
+                bus, addr = parse_chip(args[0])
+                if (bus, addr) not in vb.chips():
+                    raise ValueError("the board has no chip %s" % args[0])
+                (vb.unplug if verb == "unplug" else vb.plug)(addr, bus=bus)
+                vb.advance(SETTLE_S)
+            else:
+                return ("unknown or malformed line %r; use press <button>, hold <button> <s>, wait <s>, "
+                        "power off|on, unplug|plug <addr>" % text.strip())
+        except ValueError as e:
+            return str(e)
+        return None
+
+    def _button(self, name):
+        names = [b["name"] for b in self.board["buttons"]]
+        if name not in names:
+            raise ValueError("no button %r on board %s; buttons: %s" % (name, self.board["name"], " ".join(names)))
+
+    def _seconds(self, text):
+        try:
+            s = float(text)
+        except ValueError:
+            raise ValueError("seconds must be a number, not %r" % text)
+        if not 0 <= s <= 86400:
+            raise ValueError("seconds must be 0..86400")
+        return s
+
+    # ---- what the board shows ---------------------------------------------------------
+
+    def state(self):
+        vb = self.vb
+        displays, fields, blink, readings = {}, {}, {}, {}
+        chips = vb.chips() if vb.powered else {}
+        for d in self.board["displays"]:
+            key = chip_key(d["bus"], d["addr"])
+            chip = chips.get((d["bus"], d["addr"]))
+            if chip is None or not chip.lit:
+                displays[key] = None if chip is None or not chip.present else "    "
+                reading = None
+            else:
+                reading = decode(chip.ram, d["kind"])
+                displays[key] = reading.text
+                if chip.blink:
+                    blink[key] = BLINK[chip.blink]
+            readings[key] = reading
+            for part in d["show"]:
+                if reading is None:
+                    fields[part["field"]] = None
+                    continue
+                text = ""
+                for cell in reading.cells[part["at"]:part["at"] + part["width"]]:
+                    text += cell.char + ("." if cell.dp else "")
+                fields[part["field"]] = text
+        leds = {}
+        for name in self.board.get("leds") or {}:
+            level = vb.pin_level(name) if vb.powered else None
+            if level is not None and self.board["leds"][name]["active_low"]:
+                level ^= 1
+            leds[name] = level
+        tones = vb.tones()
+        sound = []
+        for tone in tones[self._tones_seen:]:
+            if tone.end_ms is None:
+                break
+            self._tones_seen += 1
+            if tone.freq in self._cues:
+                sound.append(self._cues[tone.freq])
+        out = vb.stdout
+        printed = out[self._out_seen:].splitlines()
+        self._out_seen = len(out)
+        return {
+            "t": round(vb.now, 3),
+            "powered": vb.powered,
+            "displays": displays,
+            "fields": fields,
+            "blink": blink,
+            "leds": leds,
+            "sound": sound,
+            "printed": printed,
+        }
+
+
+def run_script(board_name, lines, write, flash_dir=None):
+    """The scripted mode: one JSON line per script line (blank lines and # comments skipped)."""
+    with ScriptedBoard(board_name, flash_dir) as sb:
+        write(json.dumps(dict(sb.state(), line=None, refused=None)) + "\n")
+        for text in lines:
+            text = text.strip()
+            if not text or text.startswith("#"):
+                continue
+            reason = sb.line(text)
+            write(json.dumps(dict(sb.state(), line=text, refused=reason)) + "\n")

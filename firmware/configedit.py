@@ -1,0 +1,97 @@
+"""Editing the configuration by dotted paths (host tools, the REPL).
+
+Split from config.py so the board does not load it at boot; config.set_path
+and config.get_path import it when called.
+
+    d = configedit.set_path(d, "match.target", "25")   # a new dict
+    configedit.get_path(d, "players.A.name")
+"""
+
+import config
+
+
+def _entry(path, source):
+    """The schema entry at a dotted path like "players.A.name"."""
+    schema = config.SCHEMA
+    e = None
+    done = ""
+    for key in path.split("."):
+        if schema is None:
+            _err2(source, path, "%s is not a section" % done)
+        for e in schema:
+            if e[0] == key:
+                break
+        else:
+            _err2(source, config._key(done + "." if done else "", key),
+                  "unknown key (expected %s)" % ", ".join([x[0] for x in schema]))
+        done = done + "." + key if done else key
+        schema = e[6] if e[1] == config.T_OBJ else None
+    return e
+
+
+def _err2(source, path, msg):
+    if source:
+        path = source + ": " + path
+    config._err(path, msg)
+
+
+def get_path(d, path, source=config.FILE):
+    """The value at a dotted path in the normalized d (defaults filled in)."""
+    _entry(path, source)
+    v = config.normalize(d, source)
+    for key in path.split("."):
+        v = v[key]
+    return v
+
+
+def set_path(d, path, text, source=config.FILE):
+    """A NEW dict: d with the key at `path` set from `text`, a string as typed
+    on a command line ("25", "on", "null", "point,miss"), parsed by the key's
+    type; a non-string is taken as it is.  The whole result is checked; raises
+    ValueError naming the field.  d itself is not changed."""
+    e = _entry(path, source)
+    if e[1] == config.T_OBJ:
+        _err2(source, path, "a section, not a value: set one of its keys (%s)" % ", ".join([x[0] for x in e[6]]))
+    value = _from_text(text, e, path, source) if type(text) is str else text
+    new = config._copy(d) if d is not None else {}
+    if type(new) is not dict:
+        _err2(source, "config", "expected an object, got %s" % config._show(new, 0))
+    keys = path.split(".")
+    t = new
+    for i, key in enumerate(keys[:-1]):
+        if t.get(key) is None:
+            t[key] = {}
+        t = t[key]
+        if type(t) is not dict:
+            _err2(source, ".".join(keys[:i + 1]), "expected an object, got %s" % config._show(t, 0))
+    t[keys[-1]] = value
+    config.normalize(new, source)
+    return new
+
+
+def _from_text(s, e, path, source):
+    kind, flags = e[1], e[5]
+    low = s.strip().lower()
+    if flags & config.F_NULL and low == "null":
+        return None
+    if kind == config.T_INT:
+        digits = low[1:] if low[:1] == "-" else low
+        for c in digits:
+            if c not in "0123456789":  # not isdigit(): "\u00b9" is a digit to it
+                return s  # the check names it: "abc" is not an integer
+        if digits:
+            return int(low)
+        return s
+    if kind == config.T_BOOL:
+        if low in ("on", "true"):
+            return True
+        if low in ("off", "false"):
+            return False
+        _err2(source, path, "%s is not on, off, true or false" % config._show(s, 0))
+    if kind == config.T_ACTIONS:
+        if low == "all":
+            return "all"
+        if low in ("", "none"):
+            return []
+        return [a.strip() for a in s.split(",")]
+    return s

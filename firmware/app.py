@@ -330,6 +330,7 @@ def main():
         return
     b = Board(board, config, error)
     gc.collect()
+    print("carom: heap in use %d bytes, free %d" % (gc.mem_alloc(), gc.mem_free()))
     try:
         asyncio.run(b.run())
     except KeyboardInterrupt:

@@ -273,15 +273,18 @@ class ButtonGroup:
 
     def poll(self, now):
         """Sample every button once at `now` (ms ticks)."""
-        buttons = self.buttons
-        n = len(buttons)
         i = 0
-        while i < n:
-            b = buttons[i]
-            event = b.update(now, b.pin())
-            if event:
-                self._emit(i, event)
+        while i < len(self.buttons):
+            self._poll_one(i, now)
             i += 1
+
+    # Small methods: MicroPython keeps small call frames (11 words) off the heap.
+
+    def _poll_one(self, i, now):
+        b = self.buttons[i]
+        event = b.update(now, b.pin())
+        if event:
+            self._emit(i, event)
 
     def _emit(self, i, event):
         cb = self.callback
@@ -320,10 +323,14 @@ class ButtonGroup:
         if ms is None:
             ms = self.lockout_ms
         i = 0
-        for b in self.buttons:
-            if (b.lockout if mask is None else (mask >> i) & 1):
-                b.lock(now, ms)
+        while i < len(self.buttons):
+            self._lock_one(i, now, ms, mask)
             i += 1
+
+    def _lock_one(self, i, now, ms, mask):
+        b = self.buttons[i]
+        if b.lockout if mask is None else (mask >> i) & 1:
+            b.lock(now, ms)
 
     def unlock(self):
         for b in self.buttons:

@@ -64,6 +64,7 @@ class Controller:
         self.accepted = 0
         self.refused = 0
         self._shot_s = -1  # the shot clock's last whole second, for its beeps
+        self._turn = self._phase = self._countdown = 0  # before the action being done
 
     def press(self, i, event, now):
         """A button event from the group; returns the refusal reason or None."""
@@ -87,44 +88,56 @@ class Controller:
     def act(self, action, now):
         """Do one board action (an index into ACTIONS) at `now`."""
         m = self.m
-        turn = m.turn
-        phase = m.phase
-        countdown = m.countdown()
-        if action == _NEW:
-            reason = self.new_match(now)
-        elif m.phase == rules.LAG and action <= _B_MISS:
-            # The board has no lag buttons: a player's first press says he breaks;
-            # the generic buttons: point = A breaks, end of inning = B breaks.
-            p = action if action < _A_POINT else (action - _A_POINT) >> 1
-            reason = m.lag(p, now)
-            if reason is None:
-                reason = m.choose(p, False, now)
-                if reason is not None:
-                    m.undo(now)
-        elif action <= _B_MISS:
-            p = rules.NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
-            if action & 1:
-                reason = m.miss(p, now)
-            else:
-                reason = m.point(p, now)
-        elif action <= _FOUL_TIME:
-            reason = m.foul(rules.NOBODY, _FOUL_KINDS[action - _FOUL], now)
-        elif action == _UNDO:
-            reason = m.undo(now)
-        elif action == _BREAK:
-            reason = m.resume(now) if m.phase == rules.BREAK else m.break_request(m.turn, now)
-        else:
-            reason = m.timeout(rules.NOBODY, now)
+        self._turn = m.turn
+        self._phase = m.phase
+        self._countdown = m.countdown()
+        reason = self._do(action, now)
         self.last_reason = reason
         if reason is not None:
             self.refused += 1
             self.buzzer.cue(sound.REFUSE)
         else:
             self.accepted += 1
-            self._cue(phase, countdown)
-            if m.turn != turn and self.group is not None:
+            self._cue(self._phase, self._countdown)
+            if m.turn != self._turn and self.group is not None:
                 self.group.lock(now)
         self.view.render(now)
+        return reason
+
+    # Small methods: MicroPython keeps small call frames (11 words) off the heap.
+
+    def _do(self, action, now):
+        if action == _NEW:
+            return self.new_match(now)
+        if action <= _B_MISS:
+            if self.m.phase == rules.LAG:
+                return self._lag(action, now)
+            return self._stroke(action, now)
+        if action <= _FOUL_TIME:
+            return self.m.foul(rules.NOBODY, _FOUL_KINDS[action - _FOUL], now)
+        if action == _UNDO:
+            return self.m.undo(now)
+        if action == _BREAK:
+            if self.m.phase == rules.BREAK:
+                return self.m.resume(now)
+            return self.m.break_request(self.m.turn, now)
+        return self.m.timeout(rules.NOBODY, now)
+
+    def _stroke(self, action, now):
+        p = rules.NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
+        if action & 1:
+            return self.m.miss(p, now)
+        return self.m.point(p, now)
+
+    def _lag(self, action, now):
+        """The board has no lag buttons: a player's first press says he breaks;
+        the generic buttons: point = A breaks, end of inning = B breaks."""
+        p = action if action < _A_POINT else (action - _A_POINT) >> 1
+        reason = self.m.lag(p, now)
+        if reason is None:
+            reason = self.m.choose(p, False, now)
+            if reason is not None:
+                self.m.undo(now)
         return reason
 
     def _cue(self, phase, countdown):

@@ -85,6 +85,7 @@ class _Backpack:
         self._frame[0] = _RAM
         self._shadow = bytearray(_FRAME_LEN)
         self._cmd = bytearray(1)
+        self._width = self._decimals = self._min_digits = self._end = 0  # set_number's field
         self._brightness = 15
         self._blink = 0
         self._pending = _NEED_INIT  # nothing has reached the chip yet
@@ -102,31 +103,40 @@ class _Backpack:
         EIO; also EIO for a write that was not fully acknowledged) propagates after the
         chip is marked for that full init, so nothing is lost by retrying later.
         """
-        pending = self._pending
         try:
-            if pending & _NEED_INIT:
-                self._send_frame()
-                self._send_cmd(_OSC_ON)
-                self._send_cmd(_BRIGHTNESS | self._brightness)
-                self._send_cmd(_DISPLAY_ON | self._blink << 1)
-                self._pending = 0
-                return True
-            wrote = False
-            if pending & _NEED_BRIGHTNESS:
-                self._send_cmd(_BRIGHTNESS | self._brightness)
-                self._pending &= ~_NEED_BRIGHTNESS
-                wrote = True
-            if pending & _NEED_BLINK:
-                self._send_cmd(_DISPLAY_ON | self._blink << 1)
-                self._pending &= ~_NEED_BLINK
-                wrote = True
-            if self._frame != self._shadow:
-                self._send_frame()
-                wrote = True
-            return wrote
+            return self._flush()
         except OSError:
             self._pending = _NEED_INIT
             raise
+
+    # The hot path is split into small methods: MicroPython keeps a call's frame on
+    # the C stack only while it is small (11 words); larger ones go to the heap.
+
+    def _flush(self):
+        if self._pending:
+            return self._flush_pending()
+        if self._frame != self._shadow:
+            self._send_frame()
+            return True
+        return False
+
+    def _flush_pending(self):
+        if self._pending & _NEED_INIT:
+            self._send_frame()
+            self._send_cmd(_OSC_ON)
+            self._send_cmd(_BRIGHTNESS | self._brightness)
+            self._send_cmd(_DISPLAY_ON | self._blink << 1)
+            self._pending = 0
+            return True
+        if self._pending & _NEED_BRIGHTNESS:
+            self._send_cmd(_BRIGHTNESS | self._brightness)
+            self._pending &= ~_NEED_BRIGHTNESS
+        if self._pending & _NEED_BLINK:
+            self._send_cmd(_DISPLAY_ON | self._blink << 1)
+            self._pending &= ~_NEED_BLINK
+        if self._frame != self._shadow:
+            self._send_frame()
+        return True
 
     def reinit(self):
         """Send the full init sequence now (after the chip lost power); True or OSError."""
@@ -254,36 +264,69 @@ class _Backpack:
         frame unchanged, if n needs more than `width` cells. `end` is the field's last
         cell (3, the rightmost, by default): end=1, width=2 writes cells 0 and 1.
         """
+        self._width = width
+        self._decimals = decimals
+        self._min_digits = min_digits
+        self._end = end
+        self._number(n, blank_zero)
+
+    def set_number_at(self, n, end, width, decimals=0, min_digits=1):
+        """set_number for a field ending at cell `end`, with a smaller call frame."""
+        self._width = width
+        self._decimals = decimals
+        self._min_digits = min_digits
+        self._end = end
+        self._number(n, False)
+
+    def _number(self, n, blank_zero):
         if not isinstance(n, int):
             raise TypeError("set_number needs an int")
-        if not 1 <= width <= end + 1 or end > 3 or decimals < 0 or min_digits < 1:
-            raise ValueError("bad width, end, decimals or min_digits")
-        mag = -n if n < 0 else n
-        digits = 1
-        rest = mag
-        while rest >= 10:
-            rest //= 10
-            digits += 1
-        if digits <= decimals:
-            digits = decimals + 1
-        if digits < min_digits:
-            digits = min_digits
-        if (digits + 1 if n < 0 else digits) > width:
-            raise ValueError("%d does not fit in %d cells" % (n, width))
-        cell = end
+        self._check_field()
+        digits = self._digits(-n if n < 0 else n)
+        if (digits + 1 if n < 0 else digits) > self._width:
+            self._too_big(n)
+        cell = self._end
         if n or not blank_zero:
-            dp = self.DP
-            for k in range(digits):
-                bits = self._glyph(_ZERO + mag % 10)
-                if decimals and k == decimals:
-                    bits |= dp
-                self._put(cell, bits)
-                mag //= 10
-                cell -= 1
+            cell = self._put_digits(-n if n < 0 else n, digits, cell)
             if n < 0:
                 self._put(cell, self._glyph(_MINUS))
                 cell -= 1
-        first = end + 1 - width
+        self._blank(cell, self._end + 1 - self._width)
+
+    def _check_field(self):
+        if not 1 <= self._width <= self._end + 1 or self._end > 3:
+            raise ValueError("bad width or end")
+        if self._decimals < 0 or self._min_digits < 1:
+            raise ValueError("bad decimals or min_digits")
+
+    def _digits(self, mag):
+        digits = 1
+        while mag >= 10:
+            mag //= 10
+            digits += 1
+        if digits <= self._decimals:
+            digits = self._decimals + 1
+        return self._min_digits if digits < self._min_digits else digits
+
+    def _too_big(self, n):
+        raise ValueError("%d does not fit in %d cells" % (n, self._width))
+
+    def _put_digits(self, mag, digits, cell):
+        """The digits of mag from `cell` leftwards; returns the next free cell."""
+        k = 0
+        while k < digits:
+            bits = self._digit(mag, k)
+            self._put(cell, bits)
+            mag //= 10
+            cell -= 1
+            k += 1
+        return cell
+
+    def _digit(self, mag, k):
+        bits = self._glyph(_ZERO + mag % 10)
+        return bits | self.DP if k and k == self._decimals else bits
+
+    def _blank(self, cell, first):
         while cell >= first:
             self._put(cell, 0)
             cell -= 1
@@ -291,14 +334,16 @@ class _Backpack:
     def set_window(self, text, start):
         """Show text[start:start + 4] in the four cells, blank outside the text, without
         slicing (a marquee moves `start`); points off, the colon untouched."""
-        n = len(text)
-        is_str = isinstance(text, str)
-        for cell in range(4):
-            i = start + cell
-            if 0 <= i < n:
-                self._put(cell, self._glyph(ord(text[i]) if is_str else text[i]))
-            else:
-                self._put(cell, 0)
+        cell = 0
+        while cell < 4:
+            bits = self._char_at(text, start + cell)
+            self._put(cell, bits)
+            cell += 1
+
+    def _char_at(self, text, i):
+        if 0 <= i < len(text):
+            return self._glyph(ord(text[i]) if isinstance(text, str) else text[i])
+        return 0
 
     def set_dp(self, cell, on=True):
         """Light (or put out) the point of cell 0..3, counted from the left."""

@@ -49,15 +49,43 @@ WARN_S = 10  # the shot clock blinks in its last seconds
 _POW10 = (1, 10, 100, 1000, 10000)
 
 # Messages for the 14-segment message chip (constants: nothing is built per frame).
-_LAST = ("", "LAST 1", "LAST 2", "LAST 3", "LAST 4", "LAST 5")
-_WINS = ("A WINS", "B WINS")
-MSG_LAG = "LAG"
-MSG_BREAK = "BREAK"
-MSG_EQUALIZING = "EQUALIZING INNING"
-MSG_DRAW = "DRAW"
-MSG_TIEBREAK = "TIE-BREAK"
-MSG_FOUL = "FOUL"
-MSG_TIME = "TIME"
+# Bytes, not str: indexing a str makes a 1-character string (an allocation the first
+# time each character is seen); indexing bytes gives an int.
+_MESSAGES = (b"", b"LAG", b"BREAK", b"EQUALIZING INNING", b"DRAW", b"TIE-BREAK", b"FOUL", b"TIME", b"A WINS",
+             b"B WINS", b"LAST 1", b"LAST 2", b"LAST 3", b"LAST 4", b"LAST 5")
+_ERROR = b"E   "
+# Letters with accents shown as their base letter (names are ASCII on the displays).
+_PLAIN = {}
+for _up, _low, _base in (("ÁÀÂÄÅÃ", "áàâäåã", "A"), ("Ç", "ç", "C"), ("ÉÈÊË", "éèêë", "E"),
+                         ("ÍÌÎÏ", "íìîï", "I"), ("Ñ", "ñ", "N"), ("ÓÒÔÖŐÕØ", "óòôöőõø", "O"),
+                         ("ÚÙÛÜŰ", "úùûüű", "U"), ("Ý", "ý", "Y")):
+    for _ch in _up + _low:  # both cases: MicroPython's upper() knows only ASCII
+        _PLAIN[_ch] = _base
+_PLAIN["ß"] = "SS"
+_MSG_NONE = const(0)
+_MSG_LAG = const(1)
+_MSG_BREAK = const(2)
+_MSG_EQUALIZING = const(3)
+_MSG_DRAW = const(4)
+_MSG_TIEBREAK = const(5)
+_MSG_FOUL = const(6)
+_MSG_TIME = const(7)
+_MSG_WINS = const(8)
+_MSG_LAST = const(10)
+_STEPS = const(100)  # a message's value: its id * _STEPS + its marquee step
+
+_BREAK_CLOCK = const(1000000)  # a clock value at or above: the break's seconds
+_STALE = const(-2)  # a slot value no content has: draw it
+
+
+def display_text(text):
+    """Upper-case ASCII bytes for the 14-segment displays; accents dropped (allocates)."""
+    out = bytearray()
+    for ch in text.upper():
+        ch = _PLAIN.get(ch, ch)
+        for c in ch:
+            out.append(ord(c) if 32 <= ord(c) < 127 else 63)  # "?" for what has no glyph
+    return bytes(out)
 
 
 class View:
@@ -86,7 +114,13 @@ class View:
         self._code = bytearray(len(displays))  # error code of a dead chip: 70..77, 80..87 on bus 1
         for k, d in enumerate(displays):
             self._code[k] = 70 + 10 * d.get("bus", 0) + (d["addr"] & 7)
+        self._end = bytearray(n)  # last cell of each slot
+        for i in range(n):
+            self._end[i] = self._at[i] + self._width[i] - 1
+        self._nslots = n
         self._blink = bytearray(len(displays))
+        self._last = array("i", [_STALE] * n)  # each slot's value when it was last drawn
+        self._error_shown = 0
         self.failed = bytearray(len(displays))
         self._retry_at = array("i", [0] * len(displays))
         self._leds = [leds.get(name) for name in LEDS]
@@ -115,7 +149,9 @@ class View:
             text = m.names[p] or ("PLAYER A", "PLAYER B")[p]
             if m.clubs[p]:
                 text = text + " - " + m.clubs[p]
-            self.names[p] = text.upper()
+            self.names[p] = display_text(text)
+        if hasattr(self, "_last"):
+            self.invalidate()
 
     def set_brightness(self, level):
         for chip in self.chips:
@@ -123,170 +159,305 @@ class View:
                 chip.set_brightness(level)
 
     # ---- drawing ----------------------------------------------------------------
+    #
+    # Each slot's content is reduced to one int (its "value"); a slot is drawn
+    # only when its value changed, so a press redraws a few fields, not all.
+
+    def invalidate(self):
+        """Draw every slot again at the next render (new match, error cleared)."""
+        last = self._last
+        for s in range(len(last)):
+            last[s] = _STALE
 
     def render(self, now):
         """Draw the match as it is at `now` and send what changed. Returns chips written."""
-        m = self.m
-        for k in range(len(self._blink)):
-            self._blink[k] = 0
-        for s in range(len(self._disp)):
-            k = self._disp[s]
-            chip = self.chips[k]
-            if chip is None:
-                continue
-            field = self._field[s]
-            at = self._at[s]
-            width = self._width[s]
-            end = at + width - 1
-            if field < _TARGET:
-                self._player_field(chip, k, field // 6, field % 6, at, width, end, now)
-            elif field == _TARGET:
-                self._number(chip, m.target, at, width, end)
-            elif field == _COUNTDOWN:
-                cd = m.countdown()
-                if cd >= 0:
-                    self._number(chip, cd, at, width, end)
-                    self._blink[k] = _BLINK_1HZ
-                else:
-                    self._blank(chip, at, width)
-            elif field == _CLOCK:
-                self._clock(chip, k, at, width, end, now)
-            else:
-                self._message(chip, k, now)
-        error = self.error
-        if not error:
-            dead = self.first_failed()
-            if dead >= 0:
-                error = self._code[dead]
-        if error and self.message_chip >= 0 and not self.failed[self.message_chip]:
-            chip = self.chips[self.message_chip]
-            if chip is not None:
-                chip.set_window("E   ", 0)
-                chip.set_number(error % 1000, 3)
-                self._blink[self.message_chip] = 0
+        self._clear_blink()
+        self._update_error()
+        s = 0
+        while s < self._nslots:
+            self._slot(s, now)
+            s += 1
         self._show_leds()
+        return self._send(now)
+
+    # Small methods on purpose: MicroPython keeps a call's frame on the C stack only
+    # while it is small (11 words); larger frames would be heap allocations.
+
+    def _clear_blink(self):
+        blink = self._blink
+        k = 0
+        while k < len(blink):
+            blink[k] = 0
+            k += 1
+
+    def _update_error(self):
+        error = self._error_code()
+        if error != self._error_shown:
+            self._error_shown = error
+            if error:
+                chip = self.chips[self.message_chip]
+                chip.set_window(_ERROR, 0)
+                chip.set_number_at(error % 1000, 3, 3)
+            self._restale(self.message_chip)
+        if error:
+            self._blink[self.message_chip] = 0
+
+    def _slot(self, s, now):
+        k = self._disp[s]
+        if self.chips[k] is None or (self._error_shown and k == self.message_chip):
+            return
+        v = self._value(s, now)
+        if v != self._last[s]:
+            self._last[s] = v
+            self._draw(s, v)
+
+    def _send(self, now):
         written = 0
-        for k in range(len(self.chips)):
-            chip = self.chips[k]
-            if chip is None:
-                continue
-            chip.set_blink(self._blink[k])
-            if self.failed[k] and rules.ticks_diff(now, self._retry_at[k]) < 0:
-                continue
-            try:
-                if chip.show():
-                    written += 1
-                self.failed[k] = 0
-            except OSError:
-                self.failed[k] = 1
-                self._retry_at[k] = rules.ticks_add(now, RETRY_MS)
+        k = 0
+        while k < len(self.chips):
+            if self.chips[k] is not None and self._send_chip(k, now):
+                written += 1
+            k += 1
         return written
+
+    def _send_chip(self, k, now):
+        self.chips[k].set_blink(self._blink[k])
+        if self.failed[k] and rules.ticks_diff(now, self._retry_at[k]) < 0:
+            return False  # dead: tried again after RETRY_MS
+        return self._show(k, now)
+
+    def _show(self, k, now):
+        wrote = self._try_show(self.chips[k])
+        if wrote < 0:
+            return self._dead(k, now)
+        self.failed[k] = 0
+        return wrote > 0
+
+    def _try_show(self, chip):
+        """1: written, 0: nothing to write, -1: the chip does not answer."""
+        try:
+            return 1 if chip.show() else 0
+        except OSError:
+            return -1
+
+    def _dead(self, k, now):
+        self.failed[k] = 1
+        self._retry_at[k] = rules.ticks_add(now, RETRY_MS)
+        return False
+
+    def _error_code(self):
+        """The code to show: the app's, else the first dead chip's; 0 when there is nowhere."""
+        if self.message_chip < 0 or self.chips[self.message_chip] is None:
+            return 0
+        if self.error:
+            return self.error
+        dead = self.first_failed()
+        if dead < 0 or dead == self.message_chip:
+            return 0
+        return self._code[dead]
+
+    def _restale(self, k):
+        last = self._last
+        s = 0
+        while s < len(last):
+            if self._disp[s] == k:
+                last[s] = _STALE
+            s += 1
 
     def first_failed(self):
         """Index of the first chip that does not answer, or -1."""
-        for k in range(len(self.failed)):
+        k = 0
+        while k < len(self.failed):
             if self.failed[k]:
                 return k
+            k += 1
         return -1
 
-    def _player_field(self, chip, k, p, kind, at, width, end, now):
+    # ---- each slot's value: its content as one int ----------------------------------
+
+    def _value(self, s, now):
+        field = self._field[s]
+        if field < _TARGET:
+            return self._player_value(s, field, now)
+        if field == _TARGET:
+            return self.m.target
+        if field == _COUNTDOWN:
+            return self._countdown_value(s)
+        if field == _CLOCK:
+            return self._clock_value(s, now)
+        return self._message_value(s, now)
+
+    def _player_value(self, s, field, now):
+        p = field // 6
+        field %= 6
+        if field == _SCORE:
+            return self._score_value(s, p)
+        if field == _INNINGS:
+            return self.m.innings[p]
+        if field == _RUN:
+            return self.m.run if self.m.shooter == p else -1
+        if field == _HIGH_RUN:
+            return self.m.high_run[p]
+        if field == _AVERAGE:
+            return self.m.average_x1000(p)
+        n = len(self.names[p])
+        return self._step(n, now)
+
+    def _score_value(self, s, p):
         m = self.m
-        if kind == _SCORE:
-            self._number(chip, m.score[p], at, width, end)
-            if self._turn_dp and m.turn == p:
-                chip.set_dp(end)
-            if m.phase == rules.FINISHED:
-                if m.result == rules.R_DRAW:
-                    self._blink[k] = _BLINK_HALF_HZ
-                elif m.result == p + 1:  # R_A == 1, R_B == 2
-                    self._blink[k] = _BLINK_1HZ
-        elif kind == _INNINGS:
-            self._number(chip, m.innings[p], at, width, end)
-        elif kind == _RUN:
-            if m.shooter == p:
-                self._number(chip, m.run, at, width, end)
-            else:
-                self._blank(chip, at, width)
-        elif kind == _HIGH_RUN:
-            self._number(chip, m.high_run[p], at, width, end)
-        elif kind == _AVERAGE:
-            avg = m.average_x1000(p)  # GD with three decimals as many as fit
-            digits = 1
-            whole = avg // 1000
-            while whole >= 10:
-                whole //= 10
-                digits += 1
-            decimals = width - digits
-            if decimals > 3:
-                decimals = 3
-            if decimals < 0:
-                decimals = 0
-            self._number(chip, avg // _POW10[3 - decimals], at, width, end, decimals)
-        else:
-            self._marquee(chip, self.names[p], now)
+        if m.phase == rules.FINISHED:
+            if m.result == rules.R_DRAW:
+                self._blink[self._disp[s]] = _BLINK_HALF_HZ
+            elif m.result == p + 1:  # R_A == 1, R_B == 2: the winner blinks
+                self._blink[self._disp[s]] = _BLINK_1HZ
+        if self._turn_dp and m.turn == p:
+            return m.score[p] * 2 + 1  # the point shows whose turn it is
+        return m.score[p] * 2
 
-    def _number(self, chip, n, at, width, end, decimals=0):
-        """n right-aligned in cells at..end; too big for the field: its last digits."""
-        if n >= _POW10[width]:
-            n %= _POW10[width]
-        chip.set_number(n, width, False, decimals, 1, end)
+    def _countdown_value(self, s):
+        cd = self.m.countdown()
+        if cd >= 0:
+            self._blink[self._disp[s]] = _BLINK_1HZ
+        return cd
 
-    def _blank(self, chip, at, width):
-        for cell in range(at, at + width):
-            chip.set_segments(cell, 0)
-
-    def _clock(self, chip, k, at, width, end, now):
-        """The break as m:ss with the colon, else the shot clock in seconds, else blank."""
-        m = self.m
-        ms = m.break_left_ms(now)
+    def _clock_value(self, s, now):
+        ms = self.m.break_left_ms(now)
         if ms >= 0:
-            s = (ms + 999) // 1000
-            v = (s // 60) * 100 + s % 60
-            chip.set_number(v % _POW10[width], width, False, 0, 3 if width >= 3 else 1, end)
-        else:
-            ms = m.shot_left_ms(now)
-            if ms >= 0:
-                s = (ms + 999) // 1000
-                self._number(chip, s, at, width, end)
-                if s <= WARN_S:
-                    self._blink[k] = _BLINK_2HZ
-            else:
-                self._blank(chip, at, width)
-        if chip.HAS_COLON:
-            chip.set_colon(ms >= 0 and m.phase == rules.BREAK)
+            return _BREAK_CLOCK + (ms + 999) // 1000
+        ms = self.m.shot_left_ms(now)
+        if ms < 0:
+            return -1
+        ms = (ms + 999) // 1000
+        if ms <= WARN_S:
+            self._blink[self._disp[s]] = _BLINK_2HZ
+        return ms
 
-    def _message(self, chip, k, now):
+    def _message_value(self, s, now):
+        msg = self._message_id()
+        if msg >= _MSG_LAST:
+            self._blink[self._disp[s]] = _BLINK_1HZ
+        n = len(_MESSAGES[msg])
+        return msg * _STEPS + self._step(n, now)
+
+    def _message_id(self):
         m = self.m
-        cd = m.countdown()
         if m.phase == rules.LAG:
-            text = MSG_LAG
-        elif m.phase == rules.FINISHED:
-            text = _WINS[m.result - 1] if m.result == rules.R_A or m.result == rules.R_B else MSG_DRAW
-        elif m.phase == rules.TIEBREAK:
-            text = MSG_TIEBREAK
-        elif m.phase == rules.BREAK:
-            text = MSG_BREAK
-        elif cd > 0:
-            text = _LAST[cd]
-            self._blink[k] = _BLINK_1HZ
-        elif m.phase == rules.EQUALIZING:
-            text = MSG_EQUALIZING
-        elif m.last_foul == rules.F_TIME:
-            text = MSG_TIME
-        elif m.last_foul >= 0:
-            text = MSG_FOUL
-        else:
-            text = ""
-        self._marquee(chip, text, now)
+            return _MSG_LAG
+        if m.phase == rules.FINISHED:
+            if m.result == rules.R_A or m.result == rules.R_B:
+                return _MSG_WINS + m.result - 1
+            return _MSG_DRAW
+        if m.phase == rules.TIEBREAK:
+            return _MSG_TIEBREAK
+        if m.phase == rules.BREAK:
+            return _MSG_BREAK
+        cd = m.countdown()
+        if cd > 0:
+            return _MSG_LAST + cd - 1
+        if m.phase == rules.EQUALIZING:
+            return _MSG_EQUALIZING
+        if m.last_foul == rules.F_TIME:
+            return _MSG_TIME
+        if m.last_foul >= 0:
+            return _MSG_FOUL
+        return _MSG_NONE
 
-    def _marquee(self, chip, text, now):
-        """Text of up to 4 characters stands still; longer text runs right to left."""
-        n = len(text)
+    def _step(self, n, now):
+        """Where a marquee of n characters stands: 0 for text that fits."""
         if n <= 4:
-            chip.set_window(text, 0)
-            return
-        step = (now // SCROLL_MS) % (n + 4)
-        chip.set_window(text, step - 4)
+            return 0
+        return (now // SCROLL_MS) % (n + 4)
+
+    # ---- drawing a slot from its value ------------------------------------------------
+
+    def _draw(self, s, v):
+        field = self._field[s]
+        if field == _MESSAGE:
+            self._draw_message(s, v)
+        elif field < _TARGET and field % 6 == _NAME:
+            self._draw_name(s, v)
+        elif v < 0:
+            self._draw_blank(s)
+        elif field == _CLOCK:
+            self._draw_clock(s, v)
+        elif field < _TARGET and field % 6 == _SCORE:
+            self._draw_score(s, v)
+        elif field < _TARGET and field % 6 == _AVERAGE:
+            self._draw_average(s, v)
+        else:
+            self._draw_number(s, v, 0)
+
+    def _chip(self, s):
+        return self.chips[self._disp[s]]
+
+    def _draw_number(self, s, n, decimals):
+        """n right-aligned in the slot; too big for it: its last digits."""
+        if n >= _POW10[self._width[s]]:
+            n %= _POW10[self._width[s]]
+        chip = self._chip(s)
+        chip.set_number_at(n, self._end[s], self._width[s], decimals)
+
+    def _draw_blank(self, s):
+        chip = self._chip(s)
+        cell = self._end[s] + 1 - self._width[s]
+        while cell <= self._end[s]:
+            chip.set_segments(cell, 0)
+            cell += 1
+        if self._field[s] == _CLOCK and chip.HAS_COLON:
+            chip.set_colon(False)
+
+    def _draw_score(self, s, v):
+        self._draw_number(s, v >> 1, 0)
+        if v & 1:
+            self._chip(s).set_dp(self._end[s])
+
+    def _draw_average(self, s, v):
+        """GD with as many of its three decimals as fit."""
+        decimals = self._width[s] - self._whole_digits(v // 1000)
+        if decimals > 3:
+            decimals = 3
+        if decimals < 0:
+            decimals = 0
+        self._draw_number(s, v // _POW10[3 - decimals], decimals)
+
+    def _whole_digits(self, n):
+        digits = 1
+        while n >= 10:
+            n //= 10
+            digits += 1
+        return digits
+
+    def _draw_clock(self, s, v):
+        if v >= _BREAK_CLOCK and self._width[s] >= 3:
+            self._draw_break(s, v - _BREAK_CLOCK)
+            colon = True
+        else:
+            self._draw_number(s, v % _BREAK_CLOCK, 0)
+            colon = False
+        if self._chip(s).HAS_COLON:
+            self._chip(s).set_colon(colon)
+
+    def _draw_break(self, s, v):
+        """The break's seconds as m:ss (the colon is set by the caller)."""
+        v = ((v // 60) * 100 + v % 60) % _POW10[self._width[s]]
+        chip = self._chip(s)
+        chip.set_number_at(v, self._end[s], self._width[s], 0, 3)
+
+    def _draw_name(self, s, step):
+        text = self.names[self._field[s] // 6]
+        self._marquee(s, text, step)
+
+    def _draw_message(self, s, v):
+        text = _MESSAGES[v // _STEPS]
+        self._marquee(s, text, v % _STEPS)
+
+    def _marquee(self, s, text, step):
+        """Text of up to 4 characters stands still; longer text runs right to left."""
+        if len(text) > 4:
+            step -= 4
+        else:
+            step = 0
+        self._chip(s).set_window(text, step)
 
     # ---- LEDs ---------------------------------------------------------------------
 

@@ -61,7 +61,60 @@ def mpy_section():
     return sizes
 
 
-SECTIONS = [rules_section, mpy_section]
+def board_section():
+    """The firmware on the virtual board (wall): heap after boot, I2C per point, press path."""
+    import re
+    import shutil
+
+    from .boardsim import deploy_source, load_board
+    from .vboard import VirtualBoard
+
+    config = {"board": "wall", "match": {"game": "straight_rail", "target": 9999}}
+    raw = json.load(open(os.path.join(ROOT, "boards", "wall.json")))
+    out = {}
+    with tempfile.TemporaryDirectory() as flash:
+        deploy_source(flash, "wall", config)
+        with VirtualBoard(flash, board=raw) as vb:  # powered on by `with`
+            vb.advance(1)
+            m = re.search(r"heap in use (\d+) bytes", vb.stdout)
+            out["heap_after_boot"] = int(m.group(1)) if m else None
+            vb.tap("A.point", 0.1, 0.6)  # the lag: A breaks
+            before = {k: len(vb.chip_writes(*k[::-1])) for k in vb.chips()}
+            points = 20
+            for _ in range(points):
+                vb.tap("A.point", 0.1, 0.6)
+            nbytes = writes = 0
+            changed = set()
+            for (bus, addr) in vb.chips():
+                new = vb.chip_writes(addr, bus)[before[(bus, addr)]:]
+                writes += len(new)
+                nbytes += sum(len(data) + 1 for _, data in new)  # + the address byte
+                if new:
+                    changed.add((bus, addr))
+            out["i2c_bytes_per_point"] = nbytes / points
+            out["i2c_writes_per_point"] = writes / points
+            out["chips_written"] = len(changed)
+            out["chips"] = len(vb.chips())
+        shutil.copyfile(os.path.join(ROOT, "tests", "bench", "board_bench_main.py"), os.path.join(flash, "main.py"))
+        with VirtualBoard(flash, board=raw) as vb:
+            vb.advance(0.5)
+            line = [l for l in vb.lines() if l.startswith("BENCH ")]
+            if not line:
+                raise RuntimeError("the board benchmark printed nothing: %s" % vb.stderr[-2000:])
+            inner = json.loads(line[-1][6:])
+    out.update(alloc_per_press=inner["alloc_per_press"], press_us=inner["press_us"], rules_us=inner["rules_us"])
+    print("## Wall board on the virtual board (MicroPython unix port, emulated hardware)")
+    print("heap in use after boot (gc.mem_alloc)     %7d bytes  (goal < 32768)" % out["heap_after_boot"])
+    print("bytes allocated per press, to last I2C    %7.1f        (goal 0)" % out["alloc_per_press"])
+    print("I2C bytes per point (20 presses)          %7.1f        in %.1f writes; %d of %d chips ever written"
+          % (out["i2c_bytes_per_point"], out["i2c_writes_per_point"], out["chips_written"], out["chips"]))
+    print("press -> last I2C write / rules event     %7.1f x      (%.1f us / %.1f us on this machine)"
+          % (out["press_us"] / out["rules_us"], out["press_us"], out["rules_us"]))
+    print()
+    return out
+
+
+SECTIONS = [rules_section, board_section, mpy_section]
 
 
 def main():

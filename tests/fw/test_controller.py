@@ -230,3 +230,34 @@ def test_press_path_does_not_allocate():
     finally:
         micropython.heap_unlock()
     assert r.m.score[rules.A] == 3 and r.m.turn == rules.B
+
+
+def test_press_path_allocates_not_even_transient_frames():
+    """mem_total counts every allocation, even call frames MicroPython puts on the heap
+    when it can (frames over 11 words) and frees on return: the press path has none."""
+    try:
+        from micropython import mem_total
+    except ImportError:
+        raise SkipTest("needs micropython.mem_total")
+    import gc
+
+    r = Rig(breaker=rules.A, target=8, shot_clock=30)
+    for chip in r.chips:
+        chip._i2c = NullI2C()
+    c = r.c
+    idx = r.group.index
+    presses = [(idx("A.point"), 1), (idx("A.point"), 1), (idx("A.end"), 1), (idx("B.point"), 1),
+               (idx("foul"), 1), (idx("A.point"), 2), (idx("break"), 1), (idx("B.end"), 1)]
+    presses += [(idx("A.point"), 1)] * 6  # long press = undo; break refused; A reaches 8
+    now = 1000
+    gc.collect()
+    before = mem_total()
+    for i, ev in presses:
+        now += 700
+        c.press(i, ev, now)
+        c.tick(now + 300)
+        r.v.render(now + 350)
+        r.group.poll(now + 400)
+    allocated = mem_total() - before
+    assert r.m.n > 8 and r.m.phase == rules.EQUALIZING, (r.m.n, r.m.phase)
+    assert allocated == 0, allocated

@@ -264,3 +264,10 @@ def test_render_does_not_allocate():
     finally:
         micropython.heap_unlock()
     assert m.score[rules.A] == 4
+
+
+def test_names_shown_in_plain_capitals():
+    assert view.display_text("Kovács Ödön") == b"KOVACS ODON"
+    assert view.display_text("Győző Szűcs - BC Pécs") == b"GYOZO SZUCS - BC PECS"
+    assert view.display_text("Straße") == b"STRASSE"
+    assert view.display_text("Ωmega") == b"?MEGA"

@@ -1,7 +1,7 @@
 """The wall board's app: the hardware from the board definition, and the tasks.
 
 This module (with main.py) is the only one that touches `machine`.  It reads
-config.json and boards/<board>.json, builds the I2C buses, chips, LEDs,
+config.json (config.py: the schema) and boards/<board>.json, builds the I2C buses, chips, LEDs,
 buzzer and buttons, and runs four asyncio tasks:
 
 - buttons: polls every button every POLL_MS, hands events to the controller;
@@ -23,9 +23,6 @@ import time
 import machine
 
 BOARDS_DIR = "boards"
-CONFIG_FILE = "config.json"
-DEFAULT_CONFIG = {"board": "wall", "brightness": 8, "volume": 50,
-                  "match": {"game": "three_cushion", "target": 30}}
 
 POLL_MS = 10
 CLOCK_MS = 100
@@ -35,9 +32,9 @@ FEED_MS = 1000
 HEALTHY_MS = 30000  # running this long clears the crash count
 CRASHES_FOR_SAFE_BOOT = 3
 
-# Error codes shown as "E nn".
-ERROR_CONFIG = 20  # config.json unreadable or invalid: defaults used
-ERROR_BOARD = 21  # the board definition is missing or invalid
+# Error codes shown as "E nn" (config.py: 20 invalid config, last good one runs;
+# 22 invalid config and no good copy, defaults run).
+ERROR_BOARD = 21  # the board definition is missing or invalid: the wall board runs
 ERROR_SAFE_BUTTON = 30  # safe boot: button held at power-on
 ERROR_CRASH_LOOP = 31  # safe boot: crashed three times in a row
 
@@ -46,36 +43,36 @@ _RTC_MAGIC = b"CR"
 
 # ---- configuration and board -----------------------------------------------------
 
-def load_config(path=CONFIG_FILE):
-    """(config, error): the file merged over the defaults; bad file -> defaults, ERROR_CONFIG."""
-    config = {}
-    for k in DEFAULT_CONFIG:
-        config[k] = DEFAULT_CONFIG[k]
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except OSError:
-        return config, 0  # no file yet: the defaults
-    except ValueError as e:
-        print("config:", path, "is not valid JSON:", e)
-        return config, ERROR_CONFIG
-    if not isinstance(data, dict):
-        print("config:", path, "is not a JSON object")
-        return config, ERROR_CONFIG
-    for k in data:
-        config[k] = data[k]
-    return config, 0
+def load_config():
+    """(config, error code): config.json, else the last good one, else the defaults."""
+    import config
+
+    cfg, code, msg = config.load()
+    if code:
+        print("config:", msg)
+    del sys.modules["config"]
+    gc.collect()
+    return cfg, code
 
 
-def load_board(name):
-    """The normalized board definition; boarddef is dropped afterwards to free its RAM."""
+def load_board(name, timings=None):
+    """The normalized board definition; boarddef is dropped afterwards to free its RAM.
+    `timings` (the configuration's button timings) override the board's where set."""
     import boarddef
 
     try:
-        return boarddef.load("%s/%s.json" % (BOARDS_DIR, name))
+        board = boarddef.load("%s/%s.json" % (BOARDS_DIR, name))
     finally:
         del sys.modules["boarddef"]
         gc.collect()
+    for key, value in (timings or {}).items():
+        if value is None:
+            continue
+        board["timings"][key] = value
+        for spec in board["buttons"]:
+            if key in spec:
+                spec[key] = value
+    return board
 
 
 # ---- crash counting and safe boot ---------------------------------------------------
@@ -192,17 +189,11 @@ class Board:
         self.buses = {}
         for spec in board["i2c"]:
             self.buses[spec["bus"]] = make_bus(spec)
-        self.chips = make_chips(board, self.buses, config.get("brightness"))
+        self.chips = make_chips(board, self.buses, config["display"]["brightness"])
         self.leds = make_leds(board)
-        self.buzzer = make_buzzer(board, config.get("volume", 50))
-        options = config.get("match") or {}
-        try:
-            self.match = rules.Match(**options)
-        except (TypeError, ValueError) as e:
-            print("config: match options refused:", e)
-            options = DEFAULT_CONFIG["match"]
-            self.match = rules.Match(**options)
-            error = error or ERROR_CONFIG
+        self.buzzer = make_buzzer(board, config["sound"]["volume"])
+        options = match_options(config)
+        self.match = rules.Match(**options)
         self.view = view.View(board, self.chips, self.leds, self.match)
         self.view.error = error
         self.group = buttons.ButtonGroup.from_board(board, make_pin)
@@ -295,6 +286,18 @@ class Board:
             machine.Timer(0).init(period=FEED_MS, callback=lambda t: wdt.feed())
 
 
+def match_options(cfg):
+    """rules.Match keyword arguments from the configuration (config.match_options, inlined
+    so the board does not keep config.py in RAM)."""
+    options = {}
+    for key, value in cfg["match"].items():
+        options[key] = value
+    for p in ("A", "B"):
+        options["name_" + p] = cfg["players"][p]["name"]
+        options["club_" + p] = cfg["players"][p]["club"]
+    return options
+
+
 def _exception_handler(loop, context):
     print("carom: task failed:", context.get("message"))
     exc = context.get("exception")
@@ -304,16 +307,16 @@ def _exception_handler(loop, context):
     machine.reset()
 
 
-def main():
+def main(heap_at_start=0):
     """Start the board: safe boot, or the app. Returns only to the REPL."""
     config, error = load_config()
     try:
-        board = load_board(config.get("board", "wall"))
+        board = load_board(config["board"], config["buttons"])
     except (OSError, ValueError) as e:
-        print("carom: board %r: %s" % (config.get("board"), e))
-        if config.get("board") == "wall":
+        print("carom: board %r: %s" % (config["board"], e))
+        if config["board"] == "wall":
             return
-        board = load_board("wall")
+        board = load_board("wall", config["buttons"])
         error = ERROR_BOARD
     crashes = crash_count()
     safe = 0
@@ -330,7 +333,8 @@ def main():
         return
     b = Board(board, config, error)
     gc.collect()
-    print("carom: heap in use %d bytes, free %d" % (gc.mem_alloc(), gc.mem_free()))
+    used = gc.mem_alloc()
+    print("carom: heap in use %d bytes, %d of them the app's; free %d" % (used, used - heap_at_start, gc.mem_free()))
     try:
         asyncio.run(b.run())
     except KeyboardInterrupt:

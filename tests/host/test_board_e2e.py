@@ -174,3 +174,26 @@ def test_headless_cli_on_the_mini_board():
     out = subprocess.run([sys.executable, "-m", "host_tools", "sim", "--headless", "--board", "nope"],
                          input="", capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.returncode == 1 and out.stderr.startswith("carom: no board 'nope'")
+
+
+def test_configuration_brightness_volume_and_a_bad_file(tmp_path):
+    good = {"board": "wall", "display": {"brightness": 3}, "sound": {"volume": 0},
+            "players": {"A": {"name": "Anna"}}, "match": {"game": "one_cushion", "target": 4}}
+    with ScriptedBoard("wall", str(tmp_path / "flash"), config=good) as sb:
+        s = step(sb, "press A.point")
+        assert all(sb.vb.chip(a, b).brightness == 3 for (b, a) in sb.vb.chips())
+        assert s["fields"]["target"] == "   4" and s["fields"]["A.name"] == "ANNA"
+        assert s["sound"] == []  # volume 0: silent
+        # A bad value: the last good configuration keeps running, E 20 shows why.
+        with open(sb.flash_dir + "/config.json", "w") as f:
+            json.dump(dict(good, match={"game": "one_cushion", "target": 0}), f)
+        sb.vb.hard_reset()
+        s = step(sb, "wait 1")
+        assert s["fields"]["message"] == "E 20" and s["fields"]["target"] == "   4"
+        assert any("match.target" in line for line in s["printed"])
+        # Not JSON at all: the same.
+        with open(sb.flash_dir + "/config.json", "w") as f:
+            f.write('{"board": "wall", "match": {')
+        sb.vb.hard_reset()
+        s = step(sb, "wait 1")
+        assert s["fields"]["message"] == "E 20" and s["fields"]["target"] == "   4"

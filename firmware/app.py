@@ -184,8 +184,10 @@ class Board:
         import rules
         import view
 
-        self.board = board
-        self.config = config
+        # Keep only what the running board needs (the whole definition is ~5 KB of RAM).
+        self.name = board["name"]
+        self.i2c_specs = board["i2c"]
+        self.chip_bus = [d["bus"] for d in board["displays"]]
         self.buses = {}
         for spec in board["i2c"]:
             self.buses[spec["bus"]] = make_bus(spec)
@@ -238,11 +240,11 @@ class Board:
             await asyncio.sleep_ms(DISPLAY_MS)
 
     def reinit_buses(self):
-        for spec in self.board["i2c"]:
+        for spec in self.i2c_specs:
             bus = make_bus(spec)
             self.buses[spec["bus"]] = bus
-            for k, d in enumerate(self.board["displays"]):
-                if d["bus"] == spec["bus"] and self.view.failed[k]:
+            for k in range(len(self.chips)):
+                if self.chip_bus[k] == spec["bus"] and self.view.failed[k]:
                     self.chips[k].set_bus(bus)
 
     async def watchdog_task(self):
@@ -276,7 +278,7 @@ class Board:
             asyncio.create_task(self.buzzer.run()),
             asyncio.create_task(self.watchdog_task()),
         ]
-        print("carom: running on board", self.board["name"])
+        print("carom: running on board", self.name)
         await asyncio.gather(*tasks)
 
     def keep_feeding(self):
@@ -332,6 +334,7 @@ def main(heap_at_start=0):
         show_code(make_chips(board, buses, 15), safe)
         return
     b = Board(board, config, error)
+    del board, config
     gc.collect()
     used = gc.mem_alloc()
     print("carom: heap in use %d bytes, %d of them the app's; free %d" % (used, used - heap_at_start, gc.mem_free()))

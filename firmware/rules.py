@@ -153,7 +153,7 @@ def _zeros(typecode, n):
 class Match:
     """One match: options, the log of accepted events, and the state they give."""
 
-    def __init__(self, capacity=512, **options):
+    def __init__(self, capacity=256, **options):
         self._cap = 0
         self._codes = bytearray(0)
         self._args = _zeros("H", 0)

@@ -44,15 +44,11 @@ def load_board(name):
         raise CommandError(str(e))
 
 
-def deploy_source(flash_dir, board_name, config=None):
-    """Copy the firmware as source, the board definitions, and a config if none exists."""
-    os.makedirs(os.path.join(flash_dir, "boards"), exist_ok=True)
-    for name in sorted(os.listdir(FIRMWARE_DIR)):
-        if name.endswith(".py") and name != "manifest.py":
-            shutil.copyfile(os.path.join(FIRMWARE_DIR, name), os.path.join(flash_dir, name))
-    for name in sorted(os.listdir(BOARDS_DIR)):
-        if name.endswith(".json"):
-            shutil.copyfile(os.path.join(BOARDS_DIR, name), os.path.join(flash_dir, "boards", name))
+def deploy_source(flash_dir, board_name, config=None, source=True):
+    """Lay out the firmware in the flash folder (source, or .mpy), and a config if none exists."""
+    from .build import build
+
+    build(flash_dir, source=source)
     cfg = os.path.join(flash_dir, "config.json")
     if config is not None or not os.path.exists(cfg):
         with open(cfg, "w") as f:

@@ -103,13 +103,17 @@ def board_section():
             if not line:
                 raise RuntimeError("the board benchmark printed nothing: %s" % vb.stderr[-2000:])
             inner = json.loads(line[-1][6:])
-    out.update(alloc_per_press=inner["alloc_per_press"], press_us=inner["press_us"], rules_us=inner["rules_us"])
+    out.update(alloc_per_press=inner["alloc_per_press"], press_us=inner["press_us"], rules_us=inner["rules_us"],
+               press_i2c_bytes=inner["i2c_bytes_per_point"], press_i2c_writes=inner["i2c_writes_per_point"])
     print("## Wall board on the virtual board (MicroPython unix port, emulated hardware)")
     print("heap in use after boot by the app         %7d bytes  (goal < 32768; 64-bit unix port, .mpy;"
           " %d with the interpreter and emulation)" % (out["heap_after_boot"], out["heap_total"]))
     print("bytes allocated per press, to last I2C    %7.1f        (goal 0)" % out["alloc_per_press"])
-    print("I2C bytes per point (20 presses)          %7.1f        in %.1f writes; %d of %d chips ever written"
-          % (out["i2c_bytes_per_point"], out["i2c_writes_per_point"], out["chips_written"], out["chips"]))
+    print("I2C bytes per point, press path           %7.1f        in %.1f writes (one 17-byte frame + address"
+          " per changed chip)" % (out["press_i2c_bytes"], out["press_i2c_writes"]))
+    print("I2C bytes per point on the running board  %7.1f        in %.1f writes, 0.7 s a point with the name"
+          " marquees running; %d of %d chips written" % (out["i2c_bytes_per_point"], out["i2c_writes_per_point"],
+                                                        out["chips_written"], out["chips"]))
     print("press -> last I2C write / rules event     %7.1f x      (%.1f us / %.1f us on this machine)"
           % (out["press_us"] / out["rules_us"], out["press_us"], out["rules_us"]))
     print()

@@ -1,0 +1,83 @@
+"""The match report: every inning from the log, with runs, fouls and times."""
+
+import json
+
+import report
+import rules
+from referee import Referee
+
+
+def play(script):
+    r = Referee()
+    for line in script.strip().split("\n"):
+        assert r.line(line.strip()) is None, line
+    return r
+
+
+def test_innings_runs_fouls_and_times():
+    r = play("""
+        new game=three_cushion target=3 breaker=A name_A=Anna club_A="BC Szeged"
+        wait 10
+        point
+        wait 20
+        miss
+        wait 5
+        point
+        foul push
+        wait 30
+        point
+        point
+        wait 15
+        miss
+    """)
+    rep = report.build(r.match, r.now, started_at=1764489600, table="Table 3", board="wall")
+    inns = rep["report"]["innings"]
+    assert [(i["player"], i["inning"], i["run"]) for i in inns] == [
+        ("A", 1, 1), ("B", 1, 1), ("A", 2, 2), ("B", 2, 0)]
+    assert inns[1]["fouls"] == ["push"] and inns[0]["fouls"] == []
+    assert inns[0]["start_ms"] == 0 and inns[0]["end_ms"] == 30000
+    assert inns[1]["start_ms"] == 30000 and inns[1]["end_ms"] == 35000
+    assert inns[2]["start_ms"] == 35000 and inns[2]["end_ms"] == 65000
+    assert inns[3]["equalizing"] and not inns[2]["equalizing"]
+    assert inns[3]["end_ms"] == 80000 and inns[3]["end"] == 1764489600 + 80
+    assert inns[0]["start"] == 1764489600
+    assert rep["result"] == "A" and rep["players"]["A"]["club"] == "BC Szeged"
+    assert rep["report"]["table"] == "Table 3" and rep["report"]["duration_s"] == 80
+    assert rep["report"]["fouls"] == {"A": 0, "B": 1}
+    # The runs in the report agree with the state document's.
+    for p in ("A", "B"):
+        assert [i["run"] for i in inns if i["player"] == p] == rep["players"][p]["runs"]
+    json.dumps(rep)  # all of it is JSON
+
+
+def test_report_after_lag_extension_and_break():
+    r = play("""
+        new game=straight_rail target=2
+        lag B
+        choose B break
+        point
+        miss
+        miss
+        break_request B
+        wait 60
+        point
+        point
+        point
+        extend 4
+        point
+        point
+        miss
+    """)
+    inns = report.innings(r.match)
+    assert [(i["player"], i["inning"], i["run"]) for i in inns] == [
+        ("B", 1, 1), ("A", 1, 0), ("B", 2, 1), ("A", 2, 2), ("B", 3, 2), ("A", 3, 0)]
+    assert inns[2]["break"] and inns[3]["equalizing"]
+    assert inns[-1]["end_ms"] is not None  # the match is over: the last inning is closed
+    assert report.build(r.match, r.now)["report"]["started_at"] is None
+
+
+def test_report_of_a_match_in_progress():
+    r = play("new game=three_cushion target=15 breaker=A\npoint\npoint")
+    inns = report.innings(r.match)
+    assert inns == [{"player": "A", "inning": 1, "run": 2, "fouls": [], "break": False, "equalizing": False,
+                     "start_ms": 0, "end_ms": None, "start": None, "end": None}]

@@ -22,7 +22,10 @@ import time
 
 import machine
 
+import rules
+
 BOARDS_DIR = "boards"
+STORE_DIR = "/data"  # the match journal and the history (not "/store": a folder would shadow store.py)
 
 POLL_MS = 10
 CLOCK_MS = 100
@@ -35,6 +38,8 @@ CRASHES_FOR_SAFE_BOOT = 3
 # Error codes shown as "E nn" (config.py: 20 invalid config, last good one runs;
 # 22 invalid config and no good copy, defaults run).
 ERROR_BOARD = 21  # the board definition is missing or invalid: the wall board runs
+ERROR_STORE = 23  # the saved match was damaged: what could be read was restored (shown 10 s)
+STORE_ERROR_MS = 10000
 ERROR_SAFE_BUTTON = 30  # safe boot: button held at power-on
 ERROR_CRASH_LOOP = 31  # safe boot: crashed three times in a row
 
@@ -200,8 +205,62 @@ class Board:
         self.view.error = error
         self.group = buttons.ButtonGroup.from_board(board, make_pin)
         self.ctrl = controller.Controller(self.match, self.view, self.buzzer, self.group, options)
+        self.table = config["name"]
+        self.restore()
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
         self.wdt = None
+
+    # ---- never lose a match ----------------------------------------------------------
+    #
+    # The display is written first, the flash right after, in the same step of the
+    # task: the press-to-display path stays allocation-free and fast, and a power
+    # cut can lose at most the last press, which the board then visibly lacks.
+
+    def restore(self):
+        import store
+
+        now = time.ticks_ms()
+        self.store = store.MatchStore(STORE_DIR)
+        if self.store.restore(self.match, now):
+            print("carom: match restored,", self.match.n, "entries")
+            self.view.new_match()
+            self.started_at = _wall_clock(-self.match.entry(self.match.n - 1)[2] // 1000 if self.match.n else 0)
+        else:
+            self.store.begin(self.match)
+            self.started_at = _wall_clock(0)
+        if self.store.errors:
+            print("carom: the saved match was damaged (errors %d); what could be read is back" % self.store.errors)
+            self.view.error = ERROR_STORE
+            self._error_until = time.ticks_add(now, STORE_ERROR_MS)
+        else:
+            self._error_until = None
+        self._matches = self.ctrl.matches
+        self._reported = self.match.phase == rules.FINISHED
+
+    def persist(self):
+        """Save what changed since the last call (cheap when nothing did)."""
+        m = self.match
+        if self.ctrl.matches != self._matches:
+            self._matches = self.ctrl.matches
+            self.store.begin(m)
+            self.started_at = _wall_clock(0)
+            self._reported = False
+        elif self.store.count != m.n or m.closed != self.store.closed:
+            self.store.sync(m)
+        else:
+            return
+        finished = m.phase == rules.FINISHED
+        if finished and not self._reported:
+            self.save_report()
+        self._reported = finished
+
+    def save_report(self):
+        import report
+
+        now = time.ticks_ms()
+        doc = report.build(self.match, now, self.started_at, _wall_clock(0), self.table, self.name)
+        self.store.save_report(json.dumps(doc))
+        del sys.modules["report"]
 
     async def buttons_task(self):
         group = self.group
@@ -211,17 +270,23 @@ class Board:
         while True:
             now = ticks_ms()
             group.poll(now)
-            while group.pending():
-                e = group.get()
-                ctrl.press(e >> 8, e & 0xFF, now)
+            if group.pending():
+                while group.pending():
+                    e = group.get()
+                    ctrl.press(e >> 8, e & 0xFF, now)
+                self.persist()
             beats[0] = (beats[0] + 1) & 0xFF
             await asyncio.sleep_ms(POLL_MS)
 
     async def clock_task(self):
         ctrl = self.ctrl
         beats = self.beats
+        store = self.store
+        match = self.match
         while True:
             ctrl.tick(time.ticks_ms())
+            if store.count != match.n:  # the clock added entries (a time-out, a time foul)
+                self.persist()
             beats[1] = (beats[1] + 1) & 0xFF
             await asyncio.sleep_ms(CLOCK_MS)
 
@@ -230,7 +295,12 @@ class Board:
         beats = self.beats
         failures = 0
         while True:
-            v.render(time.ticks_ms())
+            now = time.ticks_ms()
+            if self._error_until is not None and time.ticks_diff(now, self._error_until) >= 0:
+                self._error_until = None
+                if v.error == ERROR_STORE:
+                    v.error = 0
+            v.render(now)
             # A bus whose chips all stop answering is built anew (a stuck SDA line).
             failures = failures + 1 if v.first_failed() >= 0 else 0
             if failures == 50:
@@ -286,6 +356,12 @@ class Board:
         if self.wdt is not None:
             wdt = self.wdt
             machine.Timer(0).init(period=FEED_MS, callback=lambda t: wdt.feed())
+
+
+def _wall_clock(offset_s):
+    """Seconds since 1970 plus offset_s, or None while the board's clock is not set."""
+    t = time.time()
+    return t + offset_s if t > 1600000000 else None
 
 
 def match_options(cfg):

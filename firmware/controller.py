@@ -59,6 +59,7 @@ class Controller:
             short, long = group.actions[i]
             self._short[i] = _NONE if short is None else ACTIONS.index(short)
             self._long[i] = _NONE if long is None else ACTIONS.index(long)
+        self.matches = 0  # new matches started (the app saves each one's snapshot)
         self.stuck = -1  # index of a stuck button, or -1
         self.last_reason = None  # why the latest press was refused
         self.accepted = 0
@@ -171,6 +172,7 @@ class Controller:
         """Start a new match with the configured options (allocates)."""
         reason = self.m.new(now, **self.options)
         if reason is None:
+            self.matches += 1
             self.view.new_match()
             self.view.error = 0
         return reason

@@ -377,9 +377,18 @@ class Match:
             return NOTHING_TO_UNDO
         self.n -= 1
         self._replay()
+        self.resume_at(now)
+        return None
+
+    def apply(self, code, arg, t):
+        """Append an entry that was checked when it was played (a journal's), unchecked."""
+        self._log(code, arg, t)
+
+    def resume_at(self, now):
+        """Match time goes on at `now` from the newest entry's time: the clocks show what
+        they showed just after it (after an undo, or a restore after a power cut)."""
         t = self._times[self.n - 1] if self.n else 0
         self._base = ticks_add(now, -t)
-        return None
 
     def close(self, now):
         """The report is signed: no more changes, no more undo."""

@@ -418,8 +418,8 @@ class MatchStore:
         """Put the saved match into `match` (via match.new and a replay); True if there was one.
 
         The entries were checked when they were played, so they are replayed
-        unchecked through Match._log, as Match's own undo replay does; match
-        time then resumes at the newest entry's time, as after an undo.
+        unchecked (Match.apply), as Match's own undo replay does; match time
+        then resumes at the newest entry's time (Match.resume_at), as after an undo.
         """
         saved = self.load()
         if saved is None:
@@ -432,16 +432,15 @@ class MatchStore:
         done = 0
         try:
             for code, arg, t in entries:
-                match._log(code, arg, t)
+                match.apply(code, arg, t)
                 done += 1
         except Exception:  # an entry that does not replay: keep the ones before it
             self.errors |= ERR_RESTORE
             match.new(now, **options)
             for i in range(done):
                 code, arg, t = entries[i]
-                match._log(code, arg, t)
-        t = entries[done - 1][2] if done else 0
-        match._base = rules.ticks_add(now, -t)
+                match.apply(code, arg, t)
+        match.resume_at(now)
         if self.closed and done == len(entries):
             match.close(now)
         return True

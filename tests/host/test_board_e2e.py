@@ -134,9 +134,10 @@ def test_watchdog_resets_a_hung_board_then_safe_boot(wall):
     vb.advance(30)
     assert len(vb.boots) == n  # no app, no watchdog: it stays up
     os.remove(vb.flash_path("/hang"))
-    vb.hard_reset()  # the reset button: a normal boot again
+    vb.hard_reset()  # the reset button: a normal boot again, the match where it was
     vb.advance(1)
-    assert wall.state()["fields"]["message"] == "LAG "
+    s = wall.state()
+    assert s["leds"]["A.turn"] == 1 and s["fields"]["A.score"] == "   0" and s["fields"]["countdown"] == "   3"
 
 
 def test_safe_boot_button_at_power_on(wall):
@@ -154,11 +155,22 @@ def test_safe_boot_button_at_power_on(wall):
 
 
 def test_power_cut_and_back(wall):
+    """The match comes back after a power cut, and undo still works."""
+    step(wall, "press A.point")  # A breaks
     step(wall, "press A.point")
+    step(wall, "press A.end")
+    s = step(wall, "press B.point")
+    before = {k: s["fields"][k] for k in ("A.score", "B.score", "A.innings", "B.innings", "B.run", "countdown")}
     s = step(wall, "power off")
     assert s["powered"] is False and all(v is None or v == "    " for v in s["displays"].values())
     s = step(wall, "power on")
-    assert s["powered"] and s["fields"]["message"] == "LAG "
+    assert s["powered"] and {k: s["fields"][k] for k in before} == before
+    assert s["leds"]["B.turn"] == 1
+    assert any("match restored" in line for line in s["printed"])
+    s = step(wall, "hold B.point 1.5")  # undo after the reboot: B's point goes
+    assert s["fields"]["B.score"] == "   0" and s["fields"]["B.run"] == " 0"
+    s = step(wall, "hold B.point 1.5")  # and A's end of inning
+    assert s["leds"]["A.turn"] == 1 and s["fields"]["A.run"] == " 1"
 
 
 def test_headless_cli_on_the_mini_board():
@@ -197,3 +209,30 @@ def test_configuration_brightness_volume_and_a_bad_file(tmp_path):
         sb.vb.hard_reset()
         s = step(sb, "wait 1")
         assert s["fields"]["message"] == "E 20" and s["fields"]["target"] == "   4"
+
+
+def test_finished_match_goes_to_the_history(tmp_path):
+    config = {"board": "wall", "name": "Table 3", "players": {"A": {"name": "Anna", "club": "BC"}},
+              "match": {"game": "three_cushion", "target": 2}}
+    with ScriptedBoard("wall", str(tmp_path / "flash"), config=config) as sb:
+        for line in ("press A.point", "press A.point", "press A.end", "press B.point", "press B.point"):
+            assert sb.line(line) is None
+        history = tmp_path / "flash" / "data" / "history"
+        assert sb.state()["blink"]["1:0x70"] == "1Hz"  # B's score blinks: the winner
+        files = sorted(os.listdir(history))
+        assert len(files) == 1
+        rep = json.loads((history / files[0]).read_text())
+        assert rep["result"] == "B" and rep["players"]["A"]["name"] == "Anna"
+        assert rep["report"]["table"] == "Table 3" and rep["report"]["board"] == "wall"
+        assert [(i["player"], i["run"]) for i in rep["report"]["innings"]] == [("A", 1), ("B", 2)]
+        # Undo and finish again: the same match's report is replaced, not added.
+        assert sb.line("hold B.point 1.5") is None
+        assert sb.line("press B.point") is None
+        assert sorted(os.listdir(history)) == files
+        # A new match: the next one gets its own report.
+        assert sb.line("hold new 3.5") is None
+        for line in ("press A.point", "press A.point", "press A.point", "press B.end"):
+            assert sb.line(line) is None  # A breaks, reaches 2; B misses his equalizing inning
+        files = sorted(os.listdir(history))
+        assert len(files) == 2
+        assert json.loads((history / files[1]).read_text())["result"] == "A"

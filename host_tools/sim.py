@@ -110,9 +110,13 @@ def scripted_docs(lines, interpreter="micropython"):
         rules.close()
 
 
-@command("sim", "simulate a scoreboard (now: the scripted mode, --headless)")
+@command("sim", "simulate a scoreboard: the simulator page, or the scripted mode (--headless)")
 def add_sim(p):
     """Simulate a scoreboard on this computer.
+
+    Without --headless, run the real firmware on virtual boards (--board NAME,
+    default wall; --boards N of them) and serve the simulator page at
+    --listen HOST:PORT (default http://127.0.0.1:8080) until Ctrl-C.
 
     With --headless, read referee events one per line (from --script FILE or
     stdin) and print the match state document after each line as one JSON
@@ -130,6 +134,10 @@ def add_sim(p):
     p.add_argument("--board", metavar="NAME",
                    help="run the firmware on a virtual board (boards/NAME.json) driven by press/hold/wait lines")
     p.add_argument("--flash", metavar="DIR", help="the virtual board's flash folder (kept; default: a temporary one)")
+    p.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:8080",
+                   help="where the simulator page is served (default 127.0.0.1:8080; port 0: any free port)")
+    p.add_argument("--boards", metavar="N", type=int, default=1,
+                   help="run N boards side by side on the page, each with its own flash (FLASH/board1..N)")
     p.set_defaults(run=run_sim)
 
 
@@ -187,9 +195,33 @@ def run_board(args):
     return 0
 
 
+def run_page(args):
+    """The simulator page: boards on the virtual board, served until Ctrl-C."""
+    from .boardsim import load_board
+    from .vboard import BoardError
+    from .web import ListenError, run
+
+    board = args.board or "wall"
+    load_board(board)  # a bad name or definition is a clear error before anything starts
+    if not 1 <= args.boards <= 16:
+        raise CommandError("--boards must be 1..16")
+    if args.script or args.pretty or args.cpython:
+        raise CommandError("--script, --pretty and --cpython go with --headless")
+
+    def out(text):
+        print(text, flush=True)
+
+    try:
+        return run(board, args.listen, count=args.boards, flash=args.flash, out=out)
+    except (ValueError, ListenError) as e:
+        raise CommandError(str(e))
+    except BoardError as e:
+        raise CommandError("the virtual board failed: %s" % e)
+
+
 def run_sim(args):
     if not args.headless:
-        raise CommandError("the simulator page is not built yet; use --headless (see README.md)")
+        return run_page(args)
     if args.board:
         return run_board(args)
     lines = read_lines(args)

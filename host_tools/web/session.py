@@ -1,0 +1,460 @@
+"""One virtual board behind the simulator page: its time, its buttons, what it shows.
+
+    session = BoardSession(0, "wall", flash_dir=None, publish=callback)
+    session.start()                     # boots the firmware, then time flows with real time
+    session.act({"do": "tap", "button": "A.point"})
+    session.snapshot()                  # what the chips, LEDs and buttons show now
+    session.close()                     # stops the clock thread and the MicroPython process
+
+Time.  The virtual board's clock only moves when the host grants time, so a
+`Pacer` thread grants it in step with the wall clock: every TICK_S it advances
+the board by the real time that passed (at most MAX_STEP_S, so a slow machine
+slows the board down rather than making it jump).  Button presses, releases
+and the other actions run under the same lock, between two steps; a release
+scheduled at a virtual instant (the end of a tap) is made at exactly that
+instant.  When the virtual board gets a real-time mode of its own, only
+`Pacer` changes: `step()` then lets the board run on by itself and the
+scheduled releases become timers.
+
+`publish(kind, board_index, payload)` is called from the pacer thread (and
+from whichever thread called `act`) with "state" (a snapshot that changed),
+"log" (one line) and "sound" (PWM events of the buzzer); the server turns
+them into server-sent events.
+"""
+
+import heapq
+import itertools
+import threading
+import time
+
+from ..boardsim import SETTLE_S, ScriptedBoard, chip_key
+from ..segments import decode
+
+TICK_S = 0.02  # virtual time is granted in steps of about this much real time
+MAX_STEP_S = 0.25  # a late tick grants at most this much (the board slows down instead of jumping)
+TAP_S = 0.1  # a click: down this long, then released
+MIN_DOWN_S = 0.1  # a press shorter than this (a quick click) is held this long
+GAP_S = 0.1  # a button is left up at least this long between two presses
+LONG_EXTRA_S = 0.5  # a long press lasts the button's long_ms plus this (1.5 s for 1000 ms)
+JUMPS = (10, 60, 300)  # "move the clock forward" buttons, seconds
+LOG_KEEP = 500  # log lines a newly connected page is sent
+BLINK_HZ = (0, 2, 1, 0.5)
+
+# Where a display, button or LED goes on the page: player A's column, B's, or the middle.
+PLAYER_ORDER = ("name", "score", "innings", "run", "high_run", "average")
+SHARED_ORDER = ("message", "target", "countdown", "clock")
+LABELS = {"high_run": "HIGH RUN", "average": "AVERAGE", "name": "PLAYER"}
+KEYS = {"A.point": "a", "A.end": "z", "B.point": "l", "B.end": "m", "foul": "f", "break": "b", "new": "n",
+        "point": "a", "end": "z"}
+
+
+def column_of(name):
+    """'A' for A.score / A.turn / A.point, 'B' likewise, else 'mid'."""
+    if name.startswith("A."):
+        return "A"
+    if name.startswith("B."):
+        return "B"
+    return "mid"
+
+
+def label_of(field):
+    """The label printed above a display: A.score -> SCORE, A.high_run -> HIGH RUN."""
+    short = field.split(".", 1)[-1]
+    return LABELS.get(short, short.replace("_", " ").upper())
+
+
+def _order(field):
+    short = field.split(".", 1)[-1]
+    table = PLAYER_ORDER if "." in field else SHARED_ORDER
+    return table.index(short) if short in table else len(table)
+
+
+def layout(board, index):
+    """What the page needs to draw a board: displays, buttons and LEDs, placed by column."""
+    displays = []
+    for pos, d in enumerate(board["displays"]):
+        fields = [p["field"] for p in d["show"]]
+        columns = {column_of(f) for f in fields}
+        column = columns.pop() if len(columns) == 1 else "mid"
+        displays.append({
+            "key": chip_key(d["bus"], d["addr"]),
+            "bus": d["bus"],
+            "addr": "0x%02x" % d["addr"],
+            "kind": d["kind"],
+            "digits": d.get("digits", 4),
+            "column": column,
+            "order": (min(_order(f) for f in fields) if fields else 99, pos),
+            "role": "name" if any(f.endswith(".name") for f in fields) else (
+                "score" if any(f.endswith(".score") for f in fields) else "stat"),
+            "show": [{"field": p["field"], "at": p["at"], "width": p["width"], "label": label_of(p["field"])}
+                     for p in d["show"]],
+        })
+    displays.sort(key=lambda d: (d["column"], d["order"]))
+    for d in displays:
+        del d["order"]
+    buttons = []
+    used = set()
+    for b in board["buttons"]:
+        key = KEYS.get(b["name"])
+        if key is None or key in used:
+            key = next((c for c in b["name"].lower() if c.isalpha() and c not in used), None)
+        used.add(key)
+        long_s = round(b["long_ms"] / 1000 + LONG_EXTRA_S, 3)
+        buttons.append({
+            "name": b["name"],
+            "label": b["name"].split(".", 1)[-1].upper(),
+            "column": column_of(b["name"]),
+            "key": key,
+            "action": b["action"],
+            "long_action": b["long_action"],
+            "long_s": long_s,
+        })
+    order = {n: i for i, n in enumerate(KEYS)}
+    buttons.sort(key=lambda b: (order.get(b["name"], 99), b["name"]))
+    leds = [{"name": n, "column": column_of(n), "label": n.split(".", 1)[-1].upper()}
+            for n in (board.get("leds") or {})]
+    return {
+        "index": index,
+        "board": board["name"],
+        "description": board.get("description", ""),
+        "displays": displays,
+        "buttons": buttons,
+        "leds": leds,
+        "jumps": list(JUMPS),
+    }
+
+
+class Pacer:
+    """Virtual time in step with real time: grants the board the real time that passed.
+
+    Also keeps the actions scheduled at virtual instants (a tap's release) and
+    makes each at its exact instant.  Replace this class when the virtual board
+    runs in real time by itself.
+    """
+
+    def __init__(self, vb):
+        self.vb = vb
+        self._queue = []  # (virtual s, seq, fn)
+        self._seq = itertools.count()
+        self._last = time.monotonic()
+
+    def at(self, t, fn):
+        """Call fn() when virtual time reaches t (seconds)."""
+        heapq.heappush(self._queue, (t, next(self._seq), fn))
+
+    def step(self):
+        """Grant the real time since the previous step (capped at MAX_STEP_S)."""
+        now = time.monotonic()
+        dt = min(now - self._last, MAX_STEP_S)
+        self._last = now
+        if dt > 0:
+            self.advance_to(self.vb.now + dt)
+
+    def advance_to(self, goal):
+        """Let virtual time reach `goal`, making every scheduled action on the way."""
+        while self._queue and self._queue[0][0] <= goal:
+            t, _, fn = heapq.heappop(self._queue)
+            if t > self.vb.now:
+                self.vb.advance(t - self.vb.now)
+            fn()
+        if goal > self.vb.now:
+            self.vb.advance(goal - self.vb.now)
+
+    def jump(self, seconds):
+        """Move the clock forward at once; real-time pacing goes on from here."""
+        self.advance_to(self.vb.now + seconds)
+        self._last = time.monotonic()
+
+
+class BoardSession:
+    """A virtual board the page shows and drives; thread-safe."""
+
+    def __init__(self, index, board_name, flash_dir=None, publish=None, config=None):
+        self.index = index
+        self.board_name = board_name
+        self.flash_dir = flash_dir
+        self.config = config
+        self.publish = publish or (lambda kind, index, payload: None)
+        self.lock = threading.RLock()
+        self.sb = None
+        self.vb = None
+        self.pacer = None
+        self.layout = None
+        self.log = []  # the latest LOG_KEEP lines
+        self._stop = threading.Event()
+        self._thread = None
+        self._last_state = None
+        self._decoded = {}  # (bus, addr) -> (ram, Reading)
+        self._out_seen = {"stdout": 0, "stderr": 0}
+        self._partial = {"stdout": "", "stderr": ""}
+        self._sounds_seen = 0
+        self._boots_seen = 0
+        self._buttons = {}  # name -> {"down_at": virtual s or None, "free_at": virtual s}
+        self._pressed = set()  # buttons whose pin is driven now
+        self.failed = None  # the error that stopped the board's process, if any
+
+    # ---- life ------------------------------------------------------------------------
+
+    def start(self):
+        """Deploy the firmware, power the board on and start the clock thread."""
+        self.sb = ScriptedBoard(self.board_name, self.flash_dir, config=self.config)
+        self.vb = self.sb.vb
+        self.flash_dir = self.sb.flash_dir
+        self.layout = layout(self.sb.board, self.index)
+        self.layout["flash"] = self.flash_dir
+        self.buzzer_pin = self.vb.named_pins.get("buzzer")
+        self.pacer = Pacer(self.vb)
+        for b in self.sb.board["buttons"]:
+            self._buttons[b["name"]] = {"down_at": None, "free_at": 0.0}
+        with self.lock:
+            self._collect()
+        self._thread = threading.Thread(target=self._run, name="board-%d" % self.index, daemon=True)
+        self._thread.start()
+
+    def close(self):
+        """Stop the clock and end the MicroPython process (and remove a temporary flash)."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=10)
+        with self.lock:
+            if self.sb is not None:
+                self.sb.close()
+
+    @property
+    def pid(self):
+        return self.vb.pid if self.vb is not None else None
+
+    def _run(self):
+        while not self._stop.wait(TICK_S):
+            with self.lock:
+                if self._stop.is_set():
+                    break
+                self._guard(self.pacer.step)
+                self._collect()
+
+    def _guard(self, fn, *args):
+        """Run a board call; a board whose process died is shown off, with the reason logged."""
+        from ..vboard import BoardError
+
+        try:
+            fn(*args)
+            return True
+        except BoardError as e:
+            if self._stop.is_set():
+                return False
+            self.failed = str(e)
+            self._log("error", str(e).splitlines()[0])
+            for line in str(e).splitlines()[1:]:
+                self._log("stderr", line)
+            if self.vb.powered:
+                self.vb.power_off()
+            return False
+
+    # ---- actions from the page ----------------------------------------------------------
+
+    def act(self, action):
+        """Do what the page asked: {"do": "tap"|"down"|"up"|"long", "button": name},
+        {"do": "power", "on": bool}, {"do": "plug", "chip": "1:0x71", "plugged": bool},
+        {"do": "advance", "seconds": n}.  Returns None, or why it was refused."""
+        do = action.get("do")
+        with self.lock:
+            if self._stop.is_set():
+                return "the simulator is stopping"
+            if do in ("tap", "down", "up", "long"):
+                name = action.get("button")
+                if name not in self._buttons:
+                    return "no button %r on this board" % (name,)
+                reason = getattr(self, "_" + do)(name)
+            elif do == "power":
+                reason = self._power(bool(action.get("on")))
+            elif do == "plug":
+                reason = self._plug(action.get("chip"), bool(action.get("plugged")))
+            elif do == "advance":
+                reason = self._advance(action.get("seconds"))
+            else:
+                reason = "unknown action %r" % (do,)
+            self._collect()
+            return reason
+
+    def _press_at(self, name, t):
+        def press():
+            self._pressed.add(name)
+            self.vb.press(name)
+        self._schedule(t, press)
+
+    def _release_at(self, name, t):
+        def release():
+            self._pressed.discard(name)
+            self.vb.release(name)
+        self._schedule(t, release)
+
+    def _schedule(self, t, fn):
+        if t <= self.vb.now:
+            self._guard(fn)
+        else:
+            self.pacer.at(t, lambda: self._guard(fn))
+
+    def _down(self, name):
+        b = self._buttons[name]
+        if b["down_at"] is not None:
+            return None  # already held
+        t = max(self.vb.now, b["free_at"])
+        b["down_at"] = t
+        b["free_at"] = float("inf")
+        self._press_at(name, t)
+        return None
+
+    def _up(self, name, held=MIN_DOWN_S, quiet=False):
+        b = self._buttons[name]
+        if b["down_at"] is None:
+            return None
+        t = max(self.vb.now, b["down_at"] + held)
+        if not quiet:
+            self._log("press", "%s pressed %.2f s" % (name, t - b["down_at"]))
+        b["down_at"] = None
+        b["free_at"] = t + GAP_S
+        self._release_at(name, t)
+        return None
+
+    def _tap(self, name, seconds=TAP_S, what="pressed"):
+        b = self._buttons[name]
+        if b["down_at"] is not None:
+            return "%s is held down" % name
+        t = max(self.vb.now, b["free_at"])
+        b["down_at"] = t
+        self._log("press", "%s %s %.2f s" % (name, what, seconds))
+        self._press_at(name, t)
+        return self._up(name, held=seconds, quiet=True)
+
+    def _long(self, name):
+        spec = next(b for b in self.layout["buttons"] if b["name"] == name)
+        return self._tap(name, spec["long_s"], "long press")
+
+    def _power(self, on):
+        vb = self.vb
+        if on and not vb.powered:
+            self.failed = None
+            self._log("power", "power on")
+            self._guard(vb.power_on)
+        elif not on and vb.powered:
+            self._log("power", "power cut")
+            self._guard(vb.power_off)
+        return None
+
+    def _plug(self, chip, plugged):
+        keys = {d["key"]: (d["bus"], int(d["addr"], 16)) for d in self.layout["displays"]}
+        if chip not in keys:
+            return "no display %r on this board" % (chip,)
+        bus, addr = keys[chip]
+        present = self.vb.chip(addr, bus=bus).present
+        if present != plugged:
+            self._log("plug", "display %s %s" % (chip, "plugged in" if plugged else "unplugged"))
+            self._guard(self.vb.plug if plugged else self.vb.unplug, addr, bus)
+        return None
+
+    def _advance(self, seconds):
+        try:
+            seconds = float(seconds)
+        except (TypeError, ValueError):
+            return "seconds must be a number"
+        if not 0 < seconds <= 3600:
+            return "seconds must be in 0..3600"
+        self._log("time", "clock moved forward %g s" % seconds)
+        self._guard(self.pacer.jump, seconds)
+        return None
+
+    # ---- what the board shows -------------------------------------------------------------
+
+    def _log(self, kind, text):
+        entry = {"board": self.index, "t": round(self.vb.now, 3) if self.vb else 0.0, "kind": kind, "text": text}
+        self.log.append(entry)
+        del self.log[:-LOG_KEEP]
+        self.publish("log", self.index, entry)
+
+    def _collect(self):
+        """Publish what changed since last time: printed lines, resets, sounds, the state."""
+        vb = self.vb
+        for boot in vb.boots[self._boots_seen:]:
+            self._log("reset", "boot at %.3f s: %s (%s)" % (boot.t_ms / 1000, boot.cause_name, boot.kind))
+        self._boots_seen = len(vb.boots)
+        for stream in ("stdout", "stderr"):
+            text = vb.stdout if stream == "stdout" else vb.stderr
+            new = text[self._out_seen[stream]:]
+            if new:
+                self._out_seen[stream] = len(text)
+                lines = (self._partial[stream] + new).split("\n")
+                self._partial[stream] = lines.pop()
+                for line in lines:
+                    self._log(stream, line.rstrip("\r"))
+        sounds = vb.sounds[self._sounds_seen:]
+        self._sounds_seen = len(vb.sounds)
+        if sounds:
+            now_ms = vb.now_ms
+            events = [{"t_ms": round(ev.t_ms, 3), "age_ms": round(now_ms - ev.t_ms, 3),
+                       "freq": ev.freq, "duty": ev.duty_u16}
+                      for ev in sounds if self.buzzer_pin is None or ev.pin == self.buzzer_pin]
+            if events:
+                self.publish("sound", self.index, {"board": self.index, "events": events})
+        state = self.snapshot()
+        comparable = dict(state, t=None)
+        if comparable != self._last_state:
+            self._last_state = comparable
+            self.publish("state", self.index, state)
+
+    def _reading(self, chip):
+        key = (chip.bus, chip.address)
+        cached = self._decoded.get(key)
+        if cached is not None and cached[0] == chip.ram:
+            return cached[1]
+        kind = next(d["kind"] for d in self.layout["displays"]
+                    if d["bus"] == chip.bus and int(d["addr"], 16) == chip.address)
+        reading = decode(chip.ram, kind)
+        self._decoded[key] = (chip.ram, reading)
+        return reading
+
+    def snapshot(self):
+        """The board as the page draws it: every chip's segments, the LEDs, the buttons."""
+        with self.lock:
+            vb = self.vb
+            powered = vb.powered
+            chips = vb.chips()
+            out = []
+            for d in self.layout["displays"]:
+                chip = chips[(d["bus"], int(d["addr"], 16))]
+                lit = powered and chip.lit
+                entry = {
+                    "key": d["key"],
+                    "bus": d["bus"],
+                    "addr": d["addr"],
+                    "kind": d["kind"],
+                    "present": chip.present,
+                    "lit": lit,
+                    "brightness": chip.brightness,
+                    "blink": BLINK_HZ[chip.blink] if lit else 0,
+                    "colon": False,
+                    "text": None,
+                    "cells": [],
+                }
+                if lit:
+                    reading = self._reading(chip)
+                    entry["colon"] = reading.colon
+                    entry["text"] = reading.text
+                    entry["cells"] = [{"char": c.char, "dp": c.dp, "segments": list(c.names)}
+                                      for c in reading.cells]
+                out.append(entry)
+            leds = {}
+            for name, spec in (self.sb.board.get("leds") or {}).items():
+                level = vb.pin_level(name) if powered else None
+                if level is not None and spec.get("active_low"):
+                    level ^= 1
+                leds[name] = level
+            return {
+                "board": self.index,
+                "t": round(vb.now, 3),
+                "powered": powered,
+                "failed": self.failed,
+                "boots": len(vb.boots),
+                "chips": out,
+                "leds": leds,
+                "buttons": {name: name in self._pressed for name in self._buttons},
+            }

@@ -1,0 +1,428 @@
+"""The simulator page in a real browser (Debian's Chromium, driven by Playwright).
+
+`carom sim --listen 127.0.0.1:<port>` runs as a subprocess, as a person starts it;
+the tests click the page's buttons and read back the segments the PAGE drew (the
+lit SVG polygons of each digit), decoded here into text.  Nothing is read from the
+match state: what is checked is what the firmware wrote to the emulated HT16K33
+chips, as the page shows it.
+
+Set CAROM_SCREENSHOT=docs/simulator.png to also save the README's screenshot.
+"""
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from host_tools import ROOT
+from host_tools.segments import SEG14_NAMES, decode_seg14
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+CAROM = os.path.join(os.path.dirname(sys.executable), "carom")
+
+# The seven-segment digits, written out here independently of the firmware and the page.
+SEG7_DIGITS = {
+    "": " ", "abcdef": "0", "bc": "1", "abdeg": "2", "abcdg": "3", "bcfg": "4", "acdfg": "5",
+    "acdefg": "6", "abc": "7", "abcdefg": "8", "abcdfg": "9", "g": "-",
+}
+
+
+def chromium_or_skip():
+    if not os.path.exists(CHROMIUM):
+        subprocess.run(["sh", os.path.join(ROOT, "tools", "deps.sh")], check=False)
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed and tools/deps.sh could not install it "
+                    "(it needs apt-get and root or sudo)")
+
+
+def children_of(pid):
+    """Pids of the processes whose parent is `pid` (the boards' MicroPython processes)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+class Sim:
+    """`carom sim` (or `make sim`) as a subprocess: its URL, its output, a clean stop."""
+
+    def __init__(self, cmd, cwd=ROOT, env=None, timeout=60):
+        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, start_new_session=True)
+        self.lines = []
+        self._q = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.url = self.wait_line(r"the simulator is at (http://\S+)", timeout).group(1)
+        self.flash = [m.group(1) for m in (re.search(r"flash (\S+)$", x) for x in self.lines) if m]
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self._q.put(line.rstrip("\n"))
+        self._q.put(None)
+
+    def wait_line(self, pattern, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._q.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                line = ""
+            if line is None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError("no %r from %s; output:\n%s" % (pattern, self.proc.args, "\n".join(self.lines)))
+            self.lines.append(line)
+            m = re.search(pattern, line)
+            if m:
+                return m
+
+    def get(self, path):
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            return json.loads(r.read())
+
+    def post(self, board, action):
+        req = urllib.request.Request(self.url + "/api/boards/%d/action" % board, json.dumps(action).encode(),
+                                     {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return json.loads(r.read())
+
+    def stop(self):
+        """Ctrl-C, as in a terminal: to the whole process group. Returns the exit status."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGINT)
+        try:
+            code = self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+            raise AssertionError("did not stop within 30 s of Ctrl-C:\n%s" % "\n".join(self.lines))
+        self._reader.join(timeout=5)
+        while not self._q.empty():
+            line = self._q.get()
+            if line is not None:
+                self.lines.append(line)
+        return code
+
+
+def wait_for(fn, expected, timeout=10.0, what=""):
+    """Poll fn() until it returns `expected` (or expected(value) is true when callable)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        ok = expected(value) if callable(expected) else value == expected
+        if ok:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("%s: expected %r, still %r after %.0f s" % (what or fn, expected, value, timeout))
+        time.sleep(0.05)
+
+
+# ---- reading what the page drew ------------------------------------------------------------
+
+READ_JS = """(key) => {
+  const f = document.querySelector('.board[data-board="0"] figure[data-chip="' + key + '"]');
+  const cells = [...f.querySelectorAll('g.cell')].map(
+      g => [...g.querySelectorAll('polygon.on')].map(p => p.dataset.seg));
+  const colon = f.querySelectorAll('g.colon polygon.on').length > 0;
+  return {cells, colon, lit: f.dataset.lit, present: f.dataset.present, blink: f.dataset.blink,
+          brightness: f.dataset.brightness};
+}"""
+
+
+class Page:
+    """One browser tab on the simulator, read through what it drew."""
+
+    def __init__(self, page, layout):
+        self.page = page
+        self.fields = {}  # field -> (chip key, kind, at, width)
+        for d in layout["displays"]:
+            for part in d["show"]:
+                self.fields[part["field"]] = (d["key"], d["kind"], part["at"], part["width"])
+
+    def chip(self, key):
+        return self.page.evaluate(READ_JS, key)
+
+    def text(self, field):
+        """The field as the page's lit segments read: '   5', '5.000', ' 3:00', 'LAG '."""
+        key, kind, at, width = self.fields[field]
+        chip = self.chip(key)
+        out = ""
+        for i, names in enumerate(chip["cells"][at:at + width], start=at):
+            if kind == "seg7":
+                digit = "".join(sorted(n for n in names if n != "dp"))
+                out += SEG7_DIGITS.get(digit, "?") + ("." if "dp" in names else "")
+            else:  # back to RAM bits, then host_tools/segments.py reads the 14-segment glyph
+                bits = sum(1 << SEG14_NAMES.index(n) for n in names)
+                cell = decode_seg14(bytes([bits & 0xFF, bits >> 8] + [0] * 14)).cells[0]
+                out += cell.char + ("." if cell.dp else "")
+            if kind == "seg7" and i == 1 and chip["colon"]:
+                out += ":"
+        return out
+
+    def led(self, name):
+        return self.page.get_attribute('.board[data-board="0"] [data-led="%s"]' % name, "data-on")
+
+    def button(self, name):
+        return self.page.locator('.board[data-board="0"] button[data-button="%s"]' % name)
+
+    def wait_text(self, field, expected, timeout=10.0):
+        return wait_for(lambda: self.text(field), expected, timeout, "the page's %s" % field)
+
+    def lit_polygons(self):
+        return self.page.locator('.board[data-board="0"] .face polygon.on').count()
+
+    def log_lines(self):
+        return self.page.locator('.board[data-board="0"] .log li').all_inner_texts()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def open_page(browser, sim):
+    context = browser.new_context(viewport={"width": 1500, "height": 950})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(sim.url)
+    page.wait_for_selector("body[data-ready=true]")
+    page.wait_for_selector('#link[data-state="live"]')
+    view = Page(page, sim.get("/api/boards")["boards"][0])
+    view.errors = errors
+    return view
+
+
+def stop_and_check(sim):
+    """Ctrl-C stops the server and its boards: exit 0, no MicroPython left, temporary flash removed."""
+    boards = children_of(sim.proc.pid)
+    assert boards, "no MicroPython process under carom sim"
+    assert sim.stop() == 0, "\n".join(sim.lines)
+    assert "carom sim: stopping" in sim.lines
+    for pid in boards:
+        assert not alive(pid), "MicroPython %d still runs after Ctrl-C" % pid
+    return boards
+
+
+# ---- the page as a newcomer uses it: default board, default configuration -----------------------
+
+
+def test_points_undo_power_cycle(browser, tmp_path):
+    sim = Sim([CAROM, "sim", "--listen", "127.0.0.1:%d" % free_port()])
+    try:
+        p = open_page(browser, sim)
+        page = p.page
+        assert p.text("A.score") == "   0" and p.text("B.score") == "   0"
+        assert p.text("message") == "LAG "
+        assert p.chip("0x70")["brightness"] == "8"  # boards/wall.json: brightness 8
+        # In the lag the first press of a player's button says he breaks; then five points.
+        t0 = time.monotonic()
+        p.button("A.point").click()
+        wait_for(lambda: p.led("A.turn"), "1", what="A's turn LED")
+        press_s = time.monotonic() - t0
+        time.sleep(0.5)  # the turn passed to A: the lock-out (400 ms) ignores presses meanwhile
+        for _ in range(5):
+            p.button("A.point").click()  # quick clicks: the server holds each 100 ms, then the next
+        p.wait_text("A.score", "   5")
+        assert p.text("A.run") == " 5" and p.text("A.innings") == " 1"
+        assert p.text("A.high_run") == "   5"
+        assert p.text("A.average") == "5.000"  # the decimal point is a lit segment too
+        assert p.led("A.spot") == "1" and p.led("B.turn") == "0"
+        # Press and hold with the mouse for 1.5 s: a long press on a point button undoes.
+        box = p.button("A.point").bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        wait_for(lambda: p.button("A.point").get_attribute("data-down"), "true", what="A.point held")
+        time.sleep(1.5)
+        page.mouse.up()
+        p.wait_text("A.score", "   4")
+        assert p.text("A.run") == " 4"
+        wait_for(lambda: any(re.search(r"A\.point pressed 1\.[5-9]", x) for x in p.log_lines()), True,
+                 what="the long press in the log")
+        # A misses; B scores three.
+        p.button("A.end").click()
+        wait_for(lambda: p.led("B.turn"), "1", what="B's turn LED")
+        time.sleep(0.5)  # the lock-out after the turn passes (400 ms)
+        for _ in range(3):
+            p.button("B.point").click()
+        p.wait_text("B.score", "   3")
+        assert p.text("A.score") == "   4" and p.text("B.innings") == " 1"
+        page.screenshot(path=str(tmp_path / "simulator.png"))
+        assert (tmp_path / "simulator.png").stat().st_size > 10000
+        # Power cut: every display and LED goes dark.
+        page.click('.board[data-board="0"] [data-action="power-off"]')
+        wait_for(p.lit_polygons, 0, what="lit segments after the power cut")
+        assert p.chip("0x70")["lit"] == "false" and p.led("A.turn") == "0"
+        assert page.is_enabled('[data-action="power-on"]') and not page.is_enabled('[data-action="power-off"]')
+        # Power on: the app starts again and restores the match from its journal on the flash.
+        page.click('.board[data-board="0"] [data-action="power-on"]')
+        p.wait_text("A.score", "   4")
+        assert p.text("B.score") == "   3" and p.text("A.high_run") == "   4"  # undo took it back too
+        wait_for(lambda: p.led("B.turn"), "1", what="B's turn LED after the restore")
+        assert page.get_attribute('.board[data-board="0"]', "data-boots") == "2"
+        wait_for(lambda: sum("PWRON_RESET" in x for x in p.log_lines()), 2, what="two power-on boots in the log")
+        assert any("power cut" in x for x in p.log_lines())
+        assert any("carom: match restored" in x for x in p.log_lines())  # what the firmware printed
+        assert any("carom: running on board wall" in x for x in p.log_lines())
+        assert p.errors == []
+        print("first press to A's turn LED: %.0f ms" % (press_s * 1000))
+        assert press_s < 2.0
+    finally:
+        stop_and_check(sim)
+    for folder in sim.flash:
+        assert not os.path.exists(folder), "the temporary flash %s was left behind" % folder
+
+
+# ---- a configured board: names, blinking, brightness, colon, plug/unplug, clock, keys, two pages ----
+
+CONFIG = {"board": "wall", "players": {"A": {"name": "ANNA"}, "B": {"name": "BELA"}},
+          "match": {"game": "three_cushion", "target": 3}}
+
+
+@pytest.fixture(scope="module")
+def configured():
+    import tempfile
+
+    flash = tempfile.mkdtemp(prefix="carom-web-test-")
+    with open(os.path.join(flash, "config.json"), "w") as f:
+        json.dump(CONFIG, f)
+    sim = Sim([CAROM, "sim", "--listen", "127.0.0.1:%d" % free_port(), "--flash", flash])
+    yield sim
+    stop_and_check(sim)
+    assert os.path.exists(os.path.join(flash, "main.py"))  # a flash given with --flash is kept
+    import shutil
+
+    shutil.rmtree(flash, ignore_errors=True)
+
+
+def test_blink_brightness_colon_plug_clock_keys_two_pages(browser, configured, tmp_path):
+    sim = configured
+    p = open_page(browser, sim)
+    other = open_page(browser, sim)  # a second browser watching the same board
+    page = p.page
+    p.wait_text("A.name", "ANNA")
+    assert p.text("B.name") == "BELA" and p.text("message") == "LAG " and p.text("target") == "   3"
+    # Keyboard: 'a' is A.point (held while the key is down).
+    events0 = int(page.get_attribute("#sound", "data-events"))
+    page.keyboard.press("a")
+    wait_for(lambda: p.led("A.turn"), "1", what="A's turn LED after the 'a' key")
+    wait_for(lambda: other.led("A.turn"), "1", what="A's turn LED on the second page")
+    # A target of 3 in three-cushion: the countdown shows from the start, blinking at 1 Hz.
+    p.wait_text("countdown", "   3")
+    chip = p.chip("1:0x74")
+    assert chip["blink"] == "1" and chip["brightness"] == "8"
+    anim = page.evaluate("""() => { const s = document.querySelector(
+        '.board[data-board="0"] figure[data-chip="1:0x74"] polygon.on');
+        const cs = getComputedStyle(s); return [cs.animationName, cs.animationDuration, cs.opacity]; }""")
+    assert anim[0] == "blink" and anim[1] == "1s", anim
+    assert p.chip("0x70")["blink"] == "0"
+    # The accepted press chirped: the buzzer's PWM events reached the page (sound is off until turned on).
+    wait_for(lambda: int(page.get_attribute("#sound", "data-events")) > events0, True, what="sound events")
+    assert page.get_attribute("#sound", "aria-pressed") == "false"
+    page.click("#sound")
+    assert page.get_attribute("#sound", "aria-pressed") == "true"
+    # Unplug A's innings/run display from the panel; a point on the other page; E 71 shows.
+    page.uncheck('.board[data-board="0"] input[data-chip="0x71"]')
+    wait_for(lambda: p.chip("0x71")["present"], "false", what="0x71 unplugged")
+    time.sleep(0.5)  # the lock-out after the turn passed to A
+    other.button("A.point").click()
+    p.wait_text("A.score", "   1")
+    p.wait_text("message", "E 71", timeout=5)
+    assert p.chip("0x71")["lit"] == "false"
+    page.check('.board[data-board="0"] input[data-chip="0x71"]')
+    p.wait_text("A.run", " 1", timeout=6)  # retried, set up again, up to date
+    p.wait_text("message", lambda m: m != "E 71", timeout=5)
+    # A scores once more (2 of 3: the half), misses; B asks for the break: 3:00 with the colon lit.
+    p.button("A.point").click()
+    p.wait_text("A.score", "   2")
+    page.keyboard.press("z")
+    wait_for(lambda: p.led("B.turn"), "1", what="B's turn LED after the 'z' key")
+    time.sleep(0.5)  # the lock-out after the turn passes
+    page.keyboard.press("b")
+    clock = p.wait_text("clock", lambda t: re.fullmatch(r" [23]:[0-5]\d", t) is not None)
+    assert p.chip("0x75")["colon"] is True
+    p.wait_text("message", "BREA")  # the start of the marquee
+    if os.environ.get("CAROM_SCREENSHOT"):
+        page.screenshot(path=os.environ["CAROM_SCREENSHOT"])
+    # Move the clock forward one minute from the panel.
+    t_before = float(page.get_attribute('.board[data-board="0"]', "data-t"))
+    page.click('.board[data-board="0"] [data-action="advance"][data-seconds="60"]')
+    p.wait_text("clock", lambda t: re.fullmatch(r" [12]:[0-5]\d", t) is not None and t <= " 2:00")
+    assert float(page.get_attribute('.board[data-board="0"]', "data-t")) >= t_before + 60
+    # Shift+A: a long press (1.5 s) of A.point, which undoes the newest entry: the break request.
+    page.keyboard.press("Shift+A")
+    p.wait_text("clock", "    ", timeout=6)
+    assert p.led("B.turn") == "1" and p.text("A.score") == "   2"
+    assert any("A.point long press 1.50 s" in x for x in p.log_lines())
+    assert clock and p.errors == [] and other.errors == []
+    page.screenshot(path=str(tmp_path / "break.png"))
+
+
+def test_api_refusals(configured):
+    sim = configured
+    with pytest.raises(urllib.error.HTTPError) as e:
+        sim.post(0, {"do": "tap", "button": "nope"})
+    assert e.value.code == 400 and "no button" in json.loads(e.value.read())["error"]
+    req = urllib.request.Request(sim.url + "/api/boards/0/action", b'{"do": "tap", "button": "foul"}',
+                                 {"Content-Type": "text/plain"})  # what a cross-site form could send
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=10)
+    assert e.value.code == 415
+    with pytest.raises(urllib.error.HTTPError) as e:
+        sim.get("/static/../server.py")
+    assert e.value.code == 404
+    state = sim.get("/api/state")[0]
+    assert {c["key"] for c in state["chips"]} >= {"0x70", "1:0x70"} and state["powered"] is True
+
+
+def test_busy_port_is_a_clear_error():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        r = subprocess.run([CAROM, "sim", "--listen", "127.0.0.1:%d" % port], capture_output=True, text=True,
+                           timeout=60)
+    assert r.returncode == 1
+    assert "cannot serve on 127.0.0.1:%d" % port in r.stderr and "--listen" in r.stderr
+
+
+def free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -9,6 +9,7 @@
                                       state  {board, chips, leds, buttons, powered, t, ...}
                                       log    {board, t, kind, text} button presses, power, resets, printed lines
                                       sound  {board, events: [{t_ms, age_ms, freq, duty}]}  buzzer PWM changes
+                                      tick   {board, t}                  virtual time, when nothing else changed
     POST /api/boards/<n>/action     {"do": "tap"|"down"|"up"|"long", "button": "A.point"}
                                     {"do": "power", "on": true|false}
                                     {"do": "plug", "chip": "1:0x71", "plugged": true|false}

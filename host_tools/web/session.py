@@ -18,7 +18,8 @@ scheduled releases become timers.
 
 `publish(kind, board_index, payload)` is called from the pacer thread (and
 from whichever thread called `act`) with "state" (a snapshot that changed),
-"log" (one line) and "sound" (PWM events of the buzzer); the server turns
+"log" (one line), "sound" (PWM events of the buzzer) and "tick" (the virtual
+time, when nothing else changed); the server turns
 them into server-sent events.
 """
 
@@ -36,6 +37,7 @@ TAP_S = 0.1  # a click: down this long, then released
 MIN_DOWN_S = 0.1  # a press shorter than this (a quick click) is held this long
 GAP_S = 0.1  # a button is left up at least this long between two presses
 LONG_EXTRA_S = 0.5  # a long press lasts the button's long_ms plus this (1.5 s for 1000 ms)
+CLOCK_EVERY_S = 0.1  # when nothing else changes, the virtual time is sent this often
 JUMPS = (10, 60, 300)  # "move the clock forward" buttons, seconds
 LOG_KEEP = 500  # log lines a newly connected page is sent
 BLINK_HZ = (0, 2, 1, 0.5)
@@ -129,7 +131,9 @@ class Pacer:
 
     Also keeps the actions scheduled at virtual instants (a tap's release) and
     makes each at its exact instant.  Replace this class when the virtual board
-    runs in real time by itself.
+    runs in real time by itself (vb.run_realtime()): start() then turns that on,
+    step() only makes the scheduled actions whose instant vb.now has reached,
+    and jump() stays vb.advance().
     """
 
     def __init__(self, vb):
@@ -184,6 +188,7 @@ class BoardSession:
         self._stop = threading.Event()
         self._thread = None
         self._last_state = None
+        self._last_t = 0.0
         self._decoded = {}  # (bus, addr) -> (ram, Reading)
         self._out_seen = {"stdout": 0, "stderr": 0}
         self._partial = {"stdout": "", "stderr": ""}
@@ -399,7 +404,11 @@ class BoardSession:
         comparable = dict(state, t=None)
         if comparable != self._last_state:
             self._last_state = comparable
+            self._last_t = state["t"]
             self.publish("state", self.index, state)
+        elif abs(state["t"] - self._last_t) >= CLOCK_EVERY_S:  # only the clock moved
+            self._last_t = state["t"]
+            self.publish("tick", self.index, {"board": self.index, "t": state["t"]})
 
     def _reading(self, chip):
         key = (chip.bus, chip.address)

@@ -312,13 +312,19 @@ function applyState(s) {
     if (btn) btn.dataset.down = down;
   }
   b.section.dataset.powered = s.powered;
-  b.section.dataset.t = s.t;
   b.section.dataset.boots = s.boots;
-  b.clock.textContent = fmtTime(s.t);
+  applyTime(s);
   b.power.dataset.powered = s.powered;
   b.power.textContent = s.failed ? "stopped: " + s.failed.split("\n")[0] : (s.powered ? "" : "power off");
   b.powerCut.disabled = !s.powered;
   b.powerOn.disabled = s.powered;
+}
+
+function applyTime(s) {
+  const b = boards[s.board];
+  if (!b) return;
+  b.section.dataset.t = s.t;
+  b.clock.textContent = fmtTime(s.t);
 }
 
 const LOG_MAX = 400;
@@ -375,7 +381,7 @@ window.addEventListener("blur", () => {
 // ---- sound: the buzzer's PWM events, played by Web Audio once the user turns it on --------
 
 const LATENCY_S = 0.08;
-const sound = {ctx: null, osc: null, gain: null, on: false, events: 0};
+const sound = {ctx: null, osc: null, gain: null, on: false, events: 0, played: 0};
 const soundBtn = document.getElementById("sound");
 
 function soundOn() {
@@ -418,7 +424,9 @@ function playSound(msg) {
     if (audible) sound.osc.frequency.setValueAtTime(ev.freq, when);
     // duty_u16 32768 (50 %) is the loudest a piezo gets
     sound.gain.gain.setValueAtTime(audible ? 0.12 * Math.min(ev.duty, 32768) / 32768 : 0, when);
+    sound.played += 1;
   }
+  soundBtn.dataset.played = sound.played;
 }
 
 // ---- connection -----------------------------------------------------------------------------
@@ -443,6 +451,7 @@ async function start() {
     for (const b of boards) if (b) b.log.replaceChildren();
   });
   es.addEventListener("state", e => applyState(JSON.parse(e.data)));
+  es.addEventListener("tick", e => applyTime(JSON.parse(e.data)));
   es.addEventListener("log", e => { const m = JSON.parse(e.data); addLog(m.board, m); });
   es.addEventListener("sound", e => playSound(JSON.parse(e.data)));
   document.body.dataset.ready = "true";

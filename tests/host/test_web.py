@@ -352,10 +352,15 @@ def test_blink_brightness_colon_plug_clock_keys_two_pages(browser, configured, t
     p.wait_text("countdown", "   3")
     chip = p.chip("1:0x74")
     assert chip["blink"] == "1" and chip["brightness"] == "8"
-    anim = page.evaluate("""() => { const s = document.querySelector(
-        '.board[data-board="0"] figure[data-chip="1:0x74"] polygon.on');
-        const cs = getComputedStyle(s); return [cs.animationName, cs.animationDuration, cs.opacity]; }""")
-    assert anim[0] == "blink" and anim[1] == "1s", anim
+    # All its lit segments go dark together and light up together (as one chip blinks).
+    opacities = """() => Array.from(document.querySelectorAll(
+        '.board[data-board="0"] figure[data-chip="1:0x74"] polygon.on')).map(s => getComputedStyle(s).opacity)"""
+    for dark in (True, False, True):
+        page.wait_for_function("""(dark) => document.querySelector(
+            '.board[data-board="0"] figure[data-chip="1:0x74"]').dataset.dark === (dark ? "true" : "false")""",
+                               arg=dark, timeout=3000)
+        seen = page.evaluate(opacities)
+        assert len(seen) == 5 and all((float(o) == 0) == dark for o in seen), (dark, seen)  # "3": 5 segments
     assert p.chip("0x70")["blink"] == "0"
     # The accepted press chirped: the buzzer's PWM events reached the page (sound is off until turned on).
     wait_for(lambda: int(page.get_attribute("#sound", "data-events")) > events0, True, what="sound events")

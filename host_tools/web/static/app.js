@@ -461,3 +461,14 @@ start().catch(e => {
   link.dataset.state = "lost";
   link.textContent = "cannot reach the simulator: " + e;
 });
+
+// The chips' blinking, one clock for all of them: a real HT16K33 blinks all its lit
+// segments together, dark for the second half of each period.
+setInterval(() => {
+  const now = performance.now() / 1000;
+  document.querySelectorAll(".display").forEach((f) => {
+    const hz = parseFloat(f.dataset.blink || "0");
+    const dark = hz > 0 && (now * hz) % 1 >= 0.5;
+    if ((f.dataset.dark === "true") !== dark) f.dataset.dark = dark ? "true" : "false";
+  });
+}, 50);

@@ -17,6 +17,7 @@ shows an error code on every display; the REPL stays free.
 import asyncio
 import gc
 import json
+import os
 import sys
 import time
 
@@ -25,6 +26,7 @@ import machine
 import rules
 
 BOARDS_DIR = "boards"
+RADIO_FILE = "radio.last"  # the newest accepted remote command's (boot, counter)
 STORE_DIR = "/data"  # the match journal and the history (not "/store": a folder would shadow store.py)
 
 POLL_MS = 10
@@ -207,6 +209,10 @@ class Board:
         self.ctrl = controller.Controller(self.match, self.view, self.buzzer, self.group, options)
         self.table = config["name"]
         self.restore()
+        self.rx = None
+        radio_cfg = config["radio"]
+        if radio_cfg["peer"] and radio_cfg["key"]:
+            self.setup_radio(radio_cfg)
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
         self.wdt = None
 
@@ -261,6 +267,49 @@ class Board:
         doc = report.build(self.match, now, self.started_at, _wall_clock(0), self.table, self.name)
         self.store.save_report(json.dumps(doc))
         del sys.modules["report"]
+
+    # ---- the referee remote -------------------------------------------------------------
+
+    def setup_radio(self, radio_cfg):
+        import espnow
+        import network
+
+        import radio
+
+        sta = network.WLAN(network.STA_IF)
+        sta.active(True)
+        self.peer = radio.mac_bytes(radio_cfg["peer"])
+        self.espnow = espnow.ESPNow()
+        self.espnow.active(True)
+        self.espnow.add_peer(self.peer)
+        key = bytes(int(radio_cfg["key"][i:i + 2], 16) for i in range(0, 64, 2))
+        self.rx = radio.Receiver(key, self.peer, sta.config("mac"), _read_last())
+        if radio_cfg["wall_buttons"] != "all":
+            self.ctrl.limit(radio_cfg["wall_buttons"])
+        print("carom: paired with the remote", radio_cfg["peer"])
+
+    async def radio_task(self):
+        """Commands from the paired remote: acted on once, acknowledged every time."""
+        e = self.espnow
+        rx = self.rx
+        while True:
+            while e.any():
+                mac, msg = e.irecv(0)
+                if msg is None:
+                    break
+                got = rx.receive(msg)
+                if got is None:
+                    continue
+                command, arg, seq, new = got
+                if new:
+                    self.ctrl.remote(command, arg, time.ticks_ms())
+                    self.persist()
+                    _write_last(seq)
+                try:
+                    e.send(self.peer, rx.ack(seq, command, arg, self.ctrl.summary()), False)
+                except OSError:
+                    pass  # the remote sends again; it gets the next acknowledgement
+            await asyncio.sleep_ms(POLL_MS)
 
     async def buttons_task(self):
         group = self.group
@@ -348,6 +397,8 @@ class Board:
             asyncio.create_task(self.buzzer.run()),
             asyncio.create_task(self.watchdog_task()),
         ]
+        if self.rx is not None:
+            tasks.append(asyncio.create_task(self.radio_task()))
         print("carom: running on board", self.name)
         await asyncio.gather(*tasks)
 
@@ -376,6 +427,25 @@ def match_options(cfg):
     return options
 
 
+def _read_last():
+    try:
+        with open(RADIO_FILE) as f:
+            boot, counter = f.read().split()
+        return int(boot), int(counter)
+    except (OSError, ValueError):
+        return (0, 0)
+
+
+def _write_last(seq):
+    """Kept so that a frame replayed after the wall board restarts is still refused."""
+    try:
+        with open(RADIO_FILE + ".tmp", "w") as f:
+            f.write("%d %d" % seq)
+        os.rename(RADIO_FILE + ".tmp", RADIO_FILE)
+    except OSError:
+        pass
+
+
 def _exception_handler(loop, context):
     print("carom: task failed:", context.get("message"))
     exc = context.get("exception")
@@ -396,6 +466,14 @@ def main(heap_at_start=0):
             return
         board = load_board("wall", config["buttons"])
         error = ERROR_BOARD
+    if board["role"] == "remote":
+        import app_remote
+
+        buses = {}
+        for spec in board["i2c"]:
+            buses[spec["bus"]] = make_bus(spec)
+        app_remote.run(board, config, make_pin, make_chips(board, buses, config["display"]["brightness"]))
+        return
     crashes = crash_count()
     safe = 0
     if safe_button_held(board):

@@ -30,8 +30,8 @@ _BREAK = const(12)
 _TIMEOUT = const(13)
 _NEW = const(14)
 _NONE = const(255)
-# Foul kind of each foul action.
-_FOUL_KINDS = (rules.FOULS.index("other"), rules.FOULS.index("touched"), rules.FOULS.index("push"),
+# Foul kind of each foul action (foul, foul.touch, foul.push, foul.jump, foul.time).
+FOUL_KINDS = _FOUL_KINDS = (rules.FOULS.index("other"), rules.FOULS.index("touched"), rules.FOULS.index("push"),
                rules.FOULS.index("jumped"), rules.FOULS.index("time"))
 
 # Button events (buttons.py).
@@ -60,6 +60,8 @@ class Controller:
             self._short[i] = _NONE if short is None else ACTIONS.index(short)
             self._long[i] = _NONE if long is None else ACTIONS.index(long)
         self.matches = 0  # new matches started (the app saves each one's snapshot)
+        self.allowed = (1 << len(ACTIONS)) - 1  # actions the board's own buttons may do (bit per action)
+        self._kind = -1  # the foul kind a remote named, for the action being done
         self.stuck = -1  # index of a stuck button, or -1
         self.last_reason = None  # why the latest press was refused
         self.accepted = 0
@@ -82,9 +84,28 @@ class Controller:
                 self.view.render(now)
             return None
         action = self._short[i] if event == _SHORT else (self._long[i] if event == _LONG else _NONE)
-        if action == _NONE:
+        if action == _NONE or not (self.allowed >> action) & 1:
             return None
         return self.act(action, now)
+
+    def limit(self, names):
+        """Let the board's own buttons do only these actions (a referee remote does the rest)."""
+        self.allowed = 0
+        for name in names:
+            self.allowed |= 1 << ACTIONS.index(name)
+
+    def remote(self, command, arg, now):
+        """A command from the referee remote: an action, with the foul kind for a foul."""
+        self._kind = arg if command == _FOUL else -1
+        reason = self.act(command, now)
+        self._kind = -1
+        return reason
+
+    def summary(self):
+        """(score A, score B, turn, phase, countdown, result) for the remote's acknowledgement."""
+        m = self.m
+        cd = m.countdown()
+        return (m.score[0], m.score[1], 255 if m.turn < 0 else m.turn, m.phase, 255 if cd < 0 else cd, m.result)
 
     def act(self, action, now):
         """Do one board action (an index into ACTIONS) at `now`."""
@@ -115,6 +136,8 @@ class Controller:
                 return self._lag(action, now)
             return self._stroke(action, now)
         if action <= _FOUL_TIME:
+            if self._kind >= 0:
+                return self.m.foul(rules.NOBODY, self._kind, now)
             return self.m.foul(rules.NOBODY, _FOUL_KINDS[action - _FOUL], now)
         if action == _UNDO:
             return self.m.undo(now)

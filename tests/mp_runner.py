@@ -7,6 +7,7 @@ SkipTest (defined in tests/fw/fwtest.py) counts as skipped.  The last line
 is "N passed, N failed, N skipped", which CI reads.
 """
 
+import gc
 import os
 import sys
 
@@ -39,6 +40,7 @@ def main():
             fn = getattr(mod, attr)
             if not callable(fn):
                 continue
+            gc.collect()
             try:
                 fn()
             except Exception as e:

@@ -261,3 +261,24 @@ def test_press_path_allocates_not_even_transient_frames():
     allocated = mem_total() - before
     assert r.m.n > 8 and r.m.phase == rules.EQUALIZING, (r.m.n, r.m.phase)
     assert allocated == 0, allocated
+
+
+def test_wall_buttons_limited_while_a_remote_is_paired():
+    r = Rig(breaker=rules.A)
+    r.c.limit(["A.point", "B.point", "A.miss", "B.miss"])
+    r.press("A.point")
+    r.press("foul")  # not allowed from the wall: nothing happens, not even a refusal
+    r.hold("A.point", 1200)  # undo: not allowed either
+    assert r.m.score == [1, 0] and r.m.n == 1 and r.c.refused == 0
+
+
+def test_remote_commands_with_foul_kinds_and_summary():
+    r = Rig(breaker=rules.A, target=3)
+    assert r.c.remote(controller.ACTIONS.index("point"), 0, 100) is None
+    assert r.c.summary() == (1, 0, 0, rules.RUNNING, 2, rules.R_NONE)
+    assert r.c.remote(controller.ACTIONS.index("foul"), rules.FOULS.index("push"), 200) is None
+    assert r.m.last_foul == rules.FOULS.index("push") and r.m.turn == rules.B
+    assert r.c.remote(controller.ACTIONS.index("foul"), 0, 300) is None  # kind 0 = miss: the inning ends
+    assert r.m.turn == rules.A and r.m.fouls == [1, 0]
+    assert r.c.remote(controller.ACTIONS.index("undo"), 0, 400) is None
+    assert r.m.turn == rules.B

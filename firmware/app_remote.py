@@ -1,0 +1,198 @@
+"""The referee remote's app: a button press, a command over ESP-NOW, deep sleep.
+
+Touches `machine`, `network`, `espnow` and `esp32`. A press wakes the box from
+deep sleep (EXT1, any button high: the remote's buttons are active high); the
+button that woke it is read from the EXT1 status register, because a quick
+tap is over before MicroPython runs. The command goes to the paired wall
+board, again every 50 ms until acknowledged (10 tries); the acknowledgement's
+summary (scores, whose turn) shows on the box's display and LEDs; after
+AWAKE_MS without a press the box sleeps again.
+
+Sequence numbers never repeat: the boot counter (flash, remote.boot) moves
+on at every start that is not a wake from deep sleep, and the counter lives
+in RTC memory, which deep sleep keeps.
+"""
+
+import os
+import struct
+import time
+
+import machine
+
+import radio
+import remote
+
+BOOT_FILE = "remote.boot"
+AWAKE_MS = 5000
+POLL_MS = 5
+
+ERROR_NO_ACK = 40  # the wall board did not answer
+ERROR_NOT_PAIRED = 41  # no radio.peer / radio.key in config.json
+ERROR_BOOT_COUNTER = 42  # the boot counter could not be saved: commands would be refused
+
+# ESP32: RTC_CNTL_EXT_WAKEUP1_STATUS_REG, bit n = RTC GPIO n; and RTC GPIO n -> GPIO.
+_EXT1_STATUS = 0x3FF480D0
+_RTC_GPIO = (36, 37, 38, 39, 34, 35, 25, 26, 33, 32, 4, 0, 2, 15, 13, 12, 14, 27)
+
+
+def woken_by():
+    """GPIO numbers whose level woke the chip (EXT1), or ()."""
+    if machine.reset_cause() != machine.DEEPSLEEP_RESET:
+        return ()
+    try:
+        mask = machine.mem32[_EXT1_STATUS] & 0x3FFFF
+    except (AttributeError, OSError):
+        return ()
+    return tuple(_RTC_GPIO[n] for n in range(18) if mask >> n & 1)
+
+
+def boot_counter():
+    """(boot, counter): kept through deep sleep; after any other start the boot counter moves on."""
+    rtc = machine.RTC()
+    kept = remote.read_rtc(rtc.memory())
+    if kept is not None and machine.reset_cause() == machine.DEEPSLEEP_RESET:
+        return kept[0], kept[1], 0
+    try:
+        with open(BOOT_FILE) as f:
+            text = f.read()
+    except OSError:
+        text = ""
+    boot = remote.next_boot(text)
+    error = 0
+    try:
+        with open(BOOT_FILE + ".tmp", "w") as f:
+            f.write(str(boot))
+        os.rename(BOOT_FILE + ".tmp", BOOT_FILE)
+    except OSError:
+        error = ERROR_BOOT_COUNTER
+    rtc.memory(remote.rtc_record(boot, 0))
+    return boot, 0, error
+
+
+class Remote:
+    def __init__(self, board, config, make_pin, chips):
+        import buttons
+        import controller
+
+        self.board = board
+        self.chips = chips
+        self.leds = {}
+        for name, spec in (board.get("leds") or {}).items():
+            self.leds[name] = machine.Pin(spec["pin"], machine.Pin.OUT)
+        self.group = buttons.ButtonGroup.from_board(board, make_pin)
+        self.actions = controller.ACTIONS
+        self.kinds = controller.FOUL_KINDS
+        radio_cfg = config["radio"]
+        self.paired = bool(radio_cfg["peer"] and radio_cfg["key"])
+        self.error = 0
+        self.link = None
+        if self.paired:
+            import espnow
+            import network
+
+            self.sta = network.WLAN(network.STA_IF)
+            self.sta.active(True)
+            own = self.sta.config("mac")
+            self.peer = radio.mac_bytes(radio_cfg["peer"])
+            self.espnow = espnow.ESPNow()
+            self.espnow.active(True)
+            self.espnow.add_peer(self.peer)
+            boot, counter, self.error = boot_counter()
+            key = bytes(int(radio_cfg["key"][i:i + 2], 16) for i in range(0, 64, 2))
+            self.link = remote.Link(radio.Sender(key, self.peer, own, boot, counter))
+        else:
+            self.error = ERROR_NOT_PAIRED
+
+    def show(self):
+        chip = self.chips[0] if self.chips else None
+        s = self.link.summary if self.link else None
+        if chip is not None:
+            if self.error:
+                chip.set_window(b"E   ", 0)
+                chip.set_number(self.error, 3)
+                chip.set_colon(False)
+            elif self.link is not None and self.link.busy():
+                chip.set_window(b"----", 0)
+                chip.set_colon(False)
+            elif s is not None:
+                chip.set_number((s[0] % 100) * 100 + s[1] % 100, 4, False, 0, 4)
+                chip.set_colon(True)
+            else:
+                chip.set_window(b"    ", 0)
+            try:
+                chip.show()
+            except OSError:
+                pass
+        for name, pin in self.leds.items():
+            on = s is not None and ((name == "A.turn" and s[2] == 0) or (name == "B.turn" and s[2] == 1))
+            pin.value(1 if on else 0)
+
+    def send(self, action, now):
+        if self.link is None:
+            return
+        # A foul from the box's own foul button has no kind: "other" (the foul.* buttons name theirs).
+        arg = self.kinds[0] if self.actions[action] == "foul" else 0
+        frame = self.link.start(action, arg, now)
+        machine.RTC().memory(remote.rtc_record(self.link.sender.boot, self.link.sender.counter))
+        self.espnow.send(self.peer, frame, False)
+        self.error = 0
+        self.show()
+
+    def step(self, now):
+        """Poll the buttons and the radio once; True while something happens."""
+        self.group.poll(now)
+        busy = False
+        while self.group.pending():
+            e = self.group.get()
+            action = self.group.action(e >> 8, e & 0xFF)
+            if action is not None:
+                self.send(self.actions.index(action), now)
+                busy = True
+        if self.link is not None:
+            while self.espnow.any():
+                mac, msg = self.espnow.irecv(0)
+                if msg and self.link.received(msg) is not None:
+                    self.show()
+            frame = self.link.due(now)
+            if frame is not None:
+                self.espnow.send(self.peer, frame, False)
+            if self.link.failed:
+                self.link.failed = False
+                self.error = ERROR_NO_ACK
+                self.show()
+            busy = busy or self.link.busy()
+        return busy
+
+    def press_woken(self, pins, now):
+        """The button that woke the box: its press, even if it is already released."""
+        for spec in self.board["buttons"]:
+            if spec["pin"] in pins and spec["action"] is not None:
+                self.send(self.actions.index(spec["action"]), now)
+                return
+
+    def sleep(self):
+        import esp32
+
+        pins = [machine.Pin(spec["pin"], machine.Pin.IN) for spec in self.board["buttons"]]
+        esp32.wake_on_ext1(pins=pins, level=esp32.WAKEUP_ANY_HIGH)
+        machine.deepsleep()
+
+
+def run(board, config, make_pin, chips):
+    """The remote's loop: answer the press that woke it, then stay awake AWAKE_MS after the last one."""
+    r = Remote(board, config, make_pin, chips)
+    now = time.ticks_ms()
+    r.group.poll(now)  # a button already down is not a new press (buttons.py)
+    r.press_woken(woken_by(), now)
+    r.show()
+    last = now
+    while True:
+        now = time.ticks_ms()
+        if r.step(now):
+            last = now
+        if not r.paired:  # nothing to sleep for: stay awake for the serial port (pairing)
+            time.sleep_ms(POLL_MS)
+            continue
+        if time.ticks_diff(now, last) > AWAKE_MS:
+            r.sleep()
+        time.sleep_ms(POLL_MS)

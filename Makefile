@@ -29,7 +29,7 @@ test-cpython: venv
 
 # The firmware's own tests on the real MicroPython unix port.
 test-micropython: venv
-	$(MPY) tests/mp_runner.py tests/fw
+	$(MPY) -X heapsize=8M tests/mp_runner.py tests/fw
 
 bench: venv
 	$(PY) -m host_tools.bench

@@ -1,0 +1,257 @@
+"""A small MQTT 3.1.1 client for asyncio that never holds up the scoring.
+
+    c = Client("table3", "192.168.1.10", will=("carom/table3/status", b"offline", True, 1))
+    asyncio.create_task(c.run())
+    c.state("carom/table3/state", payload)     # the newest state: older unsent ones are dropped
+    c.publish("carom/table3/report", data, qos=1, on_ack=callback)
+
+Connects with a keepalive and a last will, publishes QoS 0 and 1, retained or
+not, and reconnects with backoff (1, 2, 4 ... 60 s) while the broker or the
+network is down, for as long as it takes. Nothing here blocks: publishing
+only queues; the task sends. QoS 1 messages wait until their PUBACK and are
+sent again (DUP) after a reconnect. micropython-lib's umqtt.robust blocks
+while it reconnects, which a scoreboard cannot afford.
+
+Give the broker as an IP address: a host name is looked up with
+socket.getaddrinfo, which blocks on MicroPython (and for long when the DNS
+server is unreachable).
+"""
+
+import asyncio
+import struct
+
+try:
+    from time import ticks_diff, ticks_ms
+except ImportError:  # CPython (tests of the packet functions)
+    from time import monotonic
+
+    def ticks_ms():
+        return int(monotonic() * 1000)
+
+    def ticks_diff(a, b):
+        return a - b
+
+
+CONNECT = 0x10
+CONNACK = 0x20
+PUBLISH = 0x30
+PUBACK = 0x40
+PINGREQ = 0xC0
+PINGRESP = 0xD0
+DISCONNECT = 0xE0
+
+BACKOFF_MAX_S = 60
+TIMEOUT_S = 10  # an answer that takes longer: the connection is dead
+
+
+class MQTTException(Exception):
+    pass
+
+
+# ---- packets ----------------------------------------------------------------------
+
+def _length(n):
+    """The remaining-length field: 7 bits a byte, high bit = more."""
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        out.append(byte | 0x80 if n else byte)
+        if not n:
+            return bytes(out)
+
+
+def _str(s):
+    b = s if isinstance(s, (bytes, bytearray)) else s.encode()
+    return struct.pack("!H", len(b)) + b
+
+
+def connect_packet(client_id, keepalive=30, will=None, user=None, password=None, clean=True):
+    flags = 0x02 if clean else 0
+    payload = _str(client_id)
+    if will is not None:
+        topic, message, retain, qos = will
+        flags |= 0x04 | (qos << 3) | (0x20 if retain else 0)
+        payload += _str(topic) + _str(message)
+    if user:
+        flags |= 0x80
+        payload += _str(user)
+        if password:
+            flags |= 0x40
+            payload += _str(password)
+    body = _str("MQTT") + bytes((4, flags)) + struct.pack("!H", keepalive) + payload
+    return bytes((CONNECT,)) + _length(len(body)) + body
+
+
+def publish_packet(topic, payload, qos=0, retain=False, pid=0, dup=False):
+    header = PUBLISH | (0x08 if dup else 0) | (qos << 1) | (1 if retain else 0)
+    body = _str(topic) + (struct.pack("!H", pid) if qos else b"") + payload
+    return bytes((header,)) + _length(len(body)) + body
+
+
+def puback_packet(pid):
+    return bytes((PUBACK, 2)) + struct.pack("!H", pid)
+
+
+PINGREQ_PACKET = bytes((PINGREQ, 0))
+DISCONNECT_PACKET = bytes((DISCONNECT, 0))
+
+
+async def read_packet(reader):
+    """(type byte, body bytes) of the next packet from an asyncio stream."""
+    head = await reader.readexactly(1)
+    n = 0
+    shift = 0
+    while True:
+        b = (await reader.readexactly(1))[0]
+        n |= (b & 0x7F) << shift
+        if not b & 0x80:
+            break
+        shift += 7
+        if shift > 21:
+            raise MQTTException("bad remaining length")
+    body = await reader.readexactly(n) if n else b""
+    return head[0], body
+
+
+# ---- the client ---------------------------------------------------------------------
+
+class Client:
+    def __init__(self, client_id, host, port=1883, user=None, password=None, keepalive=30, will=None,
+                 birth=None):
+        """will: (topic, message, retain, qos) the broker publishes if we vanish;
+        birth: (topic, message, retain, qos) published at every connect (e.g. "online")."""
+        self.client_id = client_id
+        self.host = host
+        self.port = port
+        self.user = user
+        self.password = password
+        self.keepalive = keepalive
+        self.will = will
+        self.birth = birth
+        self.connected = False
+        self.connects = 0  # successful connections so far
+        self.failures = 0  # failed attempts since the last success
+        self._state = {}  # topic -> (payload, retain): only the newest is kept
+        self._queue = []  # (topic, payload, qos, retain, on_ack) in order
+        self._inflight = {}  # pid -> (topic, payload, retain, on_ack) awaiting PUBACK
+        self._pid = 0
+        self._wake = asyncio.Event()
+        self._writer = None
+
+    # Publishing only queues: the task sends.
+
+    def state(self, topic, payload, retain=True):
+        """The newest value of a topic (QoS 0); an unsent older one is replaced."""
+        self._state[topic] = (payload, retain)
+        self._wake.set()
+
+    def publish(self, topic, payload, qos=0, retain=False, on_ack=None):
+        """Queue a message; with qos=1 on_ack(topic) is called when the broker has it."""
+        self._queue.append((topic, payload, qos, retain, on_ack))
+        self._wake.set()
+
+    def pending(self):
+        return len(self._state) + len(self._queue) + len(self._inflight)
+
+    async def run(self):
+        """Connect, send, keep alive; on any failure wait (backoff) and connect again. Forever."""
+        delay = 1
+        while True:
+            try:
+                await self._session()
+            except (OSError, MQTTException, EOFError, asyncio.TimeoutError) as e:
+                self._note("mqtt: %s" % (e,))
+            self._close()
+            if self.connected:
+                self.connected = False
+                delay = 1
+            self.failures += 1
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BACKOFF_MAX_S)
+
+    def _note(self, text):
+        print(text)
+
+    def _close(self):
+        w = self._writer
+        self._writer = None
+        if w is not None:
+            try:
+                w.close()
+            except OSError:
+                pass
+
+    async def _session(self):
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), TIMEOUT_S)
+        self._writer = writer
+        writer.write(connect_packet(self.client_id, self.keepalive, self.will, self.user, self.password))
+        await writer.drain()
+        kind, body = await asyncio.wait_for(read_packet(reader), TIMEOUT_S)
+        if kind != CONNACK or len(body) != 2 or body[1] != 0:
+            raise MQTTException("connection refused (%s)" % (body[1] if len(body) == 2 else "no CONNACK"))
+        self.connected = True
+        self.connects += 1
+        self.failures = 0
+        if self.birth is not None:
+            topic, message, retain, qos = self.birth
+            writer.write(publish_packet(topic, message, 0, retain))
+        # Messages that were waiting for a PUBACK when the connection died go again (DUP).
+        for pid in sorted(self._inflight):
+            topic, payload, retain, on_ack = self._inflight[pid]
+            writer.write(publish_packet(topic, payload, 1, retain, pid, dup=True))
+        await writer.drain()
+        reading = asyncio.create_task(self._reader(reader))
+        try:
+            await self._sender(writer, reading)
+        finally:
+            reading.cancel()
+
+    async def _sender(self, writer, reading):
+        last = ticks_ms()
+        while True:
+            if reading.done():
+                raise MQTTException("the connection closed")
+            sent = False
+            while self._state:
+                topic = next(iter(self._state))
+                payload, retain = self._state.pop(topic)
+                writer.write(publish_packet(topic, payload, 0, retain))
+                sent = True
+            while self._queue:
+                topic, payload, qos, retain, on_ack = self._queue.pop(0)
+                pid = 0
+                if qos:
+                    self._pid = self._pid % 65535 + 1
+                    pid = self._pid
+                    self._inflight[pid] = (topic, payload, retain, on_ack)
+                writer.write(publish_packet(topic, payload, qos, retain, pid))
+                sent = True
+            if not sent and ticks_diff(ticks_ms(), last) >= self.keepalive * 500:
+                writer.write(PINGREQ_PACKET)
+                sent = True
+            if sent:
+                await asyncio.wait_for(writer.drain(), TIMEOUT_S)
+                last = ticks_ms()
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), 1)
+            except asyncio.TimeoutError:
+                pass
+
+    async def _reader(self, reader):
+        # Ends (never raises: the app resets the board on a task's exception) when the
+        # connection does; the sender sees it done and the session starts again.
+        try:
+            while True:
+                kind, body = await read_packet(reader)
+                kind &= 0xF0
+                if kind == PUBACK and len(body) == 2:
+                    pid = struct.unpack("!H", body)[0]
+                    done = self._inflight.pop(pid, None)
+                    if done is not None and done[3] is not None:
+                        done[3](done[0])
+        except (OSError, EOFError, MQTTException):
+            pass
+        finally:
+            self._wake.set()

@@ -1,0 +1,57 @@
+"""A real mosquitto broker on a free loopback port, started and stopped by the tests."""
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+EXE = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Mosquitto:
+    def __init__(self, port=None):
+        self.port = port or free_port()
+        self.dir = tempfile.mkdtemp(prefix="carom-mosquitto-")
+        self.conf = os.path.join(self.dir, "mosquitto.conf")
+        with open(self.conf, "w") as f:
+            f.write("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n" % self.port)
+        self.proc = None
+
+    def start(self, timeout=10):
+        self.proc = subprocess.Popen([EXE, "-c", self.conf], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return self
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError("mosquitto did not start: %s" % self.proc.stderr.read().decode())
+                time.sleep(0.05)
+        raise RuntimeError("mosquitto is not listening on %d" % self.port)
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def close(self):
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def available():
+    return os.path.exists(EXE)

@@ -213,6 +213,9 @@ class Board:
         radio_cfg = config["radio"]
         if radio_cfg["peer"] and radio_cfg["key"]:
             self.setup_radio(radio_cfg)
+        self.mqtt = None
+        if config["wifi"]["ssid"] and config["mqtt"]["host"]:
+            self.setup_mqtt(config)
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
         self.wdt = None
 
@@ -265,8 +268,74 @@ class Board:
 
         now = time.ticks_ms()
         doc = report.build(self.match, now, self.started_at, _wall_clock(0), self.table, self.name)
-        self.store.save_report(json.dumps(doc))
+        text = json.dumps(doc)
+        self.store.save_report(text)
         del sys.modules["report"]
+        if self.mqtt is not None:
+            self.send_report(self.store.report_name(), text)
+
+    # ---- the hall: Wi-Fi and MQTT -------------------------------------------------------
+    #
+    # <prefix>/<table>/state   the state document, retained, on every change
+    # <prefix>/<table>/status  "online", or "offline" (the last will)
+    # <prefix>/<table>/report  each finished match, QoS 1; kept on flash until the
+    #                          broker has it, sent again after a power cut if it had not
+
+    def setup_mqtt(self, config):
+        import mqtt
+
+        m = config["mqtt"]
+        self.wifi = config["wifi"]
+        table = m["table"] or self.name
+        self.topic = m["prefix"] + "/" + table + "/"
+        status = self.topic + "status"
+        self.mqtt = mqtt.Client("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None,
+                                keepalive=30, will=(status, b"offline", True, 1), birth=(status, b"online", True, 1))
+        self._published = None
+        print("carom: publishing to", m["host"], "as", self.topic + "*")
+
+    def send_report(self, name, text):
+        self.mqtt.publish(self.topic + "report", text.encode(), qos=1, on_ack=lambda topic: _write_sent(name))
+
+    def resend_reports(self):
+        """Reports finished while the broker was away (or unacknowledged at a power cut)."""
+        sent = _read_sent()
+        for name in self.store.reports():
+            if sent is None or name > sent:
+                try:
+                    text = self.store.read_report(name)
+                except (OSError, ValueError):
+                    continue
+                self.send_report(name, text if isinstance(text, str) else text.decode())
+
+    async def wifi_task(self):
+        import network
+
+        sta = network.WLAN(network.STA_IF)
+        sta.active(True)
+        while True:
+            if not sta.isconnected():
+                try:
+                    sta.connect(self.wifi["ssid"], self.wifi["password"])
+                except OSError as e:
+                    print("wifi:", e)
+                for _ in range(100):  # up to 10 s, without blocking the loop
+                    if sta.isconnected():
+                        break
+                    await asyncio.sleep_ms(100)
+            await asyncio.sleep_ms(2000)
+
+    async def publish_task(self):
+        """The state document after every change (off the button path: this allocates)."""
+        import matchdoc
+
+        m = self.match
+        while True:
+            key = (self.ctrl.matches, m.n, m.closed)
+            if key != self._published:
+                self._published = key
+                self.mqtt.state(self.topic + "state", json.dumps(matchdoc.doc(m, time.ticks_ms())).encode())
+            await asyncio.sleep_ms(200)
 
     # ---- the referee remote -------------------------------------------------------------
 
@@ -399,6 +468,11 @@ class Board:
         ]
         if self.rx is not None:
             tasks.append(asyncio.create_task(self.radio_task()))
+        if self.mqtt is not None:
+            self.resend_reports()
+            tasks.append(asyncio.create_task(self.wifi_task()))
+            tasks.append(asyncio.create_task(self.mqtt.run()))
+            tasks.append(asyncio.create_task(self.publish_task()))
         print("carom: running on board", self.name)
         await asyncio.gather(*tasks)
 
@@ -425,6 +499,28 @@ def match_options(cfg):
         options["name_" + p] = cfg["players"][p]["name"]
         options["club_" + p] = cfg["players"][p]["club"]
     return options
+
+
+SENT_FILE = "mqtt.sent"  # the newest report the broker acknowledged
+
+
+def _read_sent():
+    try:
+        with open(SENT_FILE) as f:
+            return f.read().strip() or None
+    except OSError:
+        return None
+
+
+def _write_sent(name):
+    if (_read_sent() or "") >= name:
+        return
+    try:
+        with open(SENT_FILE + ".tmp", "w") as f:
+            f.write(name)
+        os.rename(SENT_FILE + ".tmp", SENT_FILE)
+    except OSError:
+        pass
 
 
 def _read_last():

@@ -19,6 +19,7 @@ from .board import (
     WDT_RESET,
 )
 from .chip import ChipState, HT16K33Model
+from .serialport import SerialPort
 
 __all__ = [
     "Boot",
@@ -28,6 +29,7 @@ __all__ = [
     "ChipState",
     "HT16K33Model",
     "PinChange",
+    "SerialPort",
     "SoundEvent",
     "Step",
     "Tone",

@@ -22,19 +22,29 @@ How it works (details in mp/_vb_core.py):
   pin outputs, PWM changes, RTC memory, resets); the host keeps the physical
   world (pins driven by buttons, plugged chips, chip state, RTC memory) and
   hands it to each new process after a reset.
+- The UART (open_serial(): a pty, a TCP server) is the host's too: a thread
+  ("vboard-runner") passes received bytes to the board as "rx" commands and
+  its console output back; the REPL (mp/_vb_repl.py) runs after main.py. With
+  run_realtime() the same thread grants the real time elapsed every 10 ms.
 """
 
+import codecs
+import functools
 import json
 import os
+import platform
+import select
 import selectors
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
 from .chip import ChipState, HT16K33Model
+from .serialport import SerialPort
 
 PWRON_RESET = 1
 HARD_RESET = 2
@@ -117,6 +127,29 @@ class Step:
     real_s: float
 
 
+def _locked(method):
+    """Run a method with the board's lock held (a background thread may drive
+    the board: the serial port, real-time mode)."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+_RX_CHUNK = 512  # bytes per "rx" command
+# read()'s number in /proc/<pid>/syscall: how the host sees a board blocked on its stdin.
+_READ_SYSCALL = {"x86_64": 0, "amd64": 0, "aarch64": 63, "arm64": 63, "riscv64": 63,
+                 "i386": 3, "i686": 3, "armv7l": 3, "armv6l": 3}.get(platform.machine())
+_BLOCKED_CHECK_S = 0.02  # how long the board may be silent before the host looks whether it is blocked
+
+
+class _RunnerQuit(Exception):
+    """The runner thread was asked to stop in the middle of a command."""
+
+
 def default_micropython():
     """The unix port next to this interpreter (the venv's), else the one on PATH."""
     env = os.environ.get("CAROM_MICROPYTHON")
@@ -184,6 +217,10 @@ class VirtualBoard:
         do, and any other undriven input without an internal pull reads 0.
     ticks_start_ms: where ticks_ms() starts after each reset (test wrap-around
         with e.g. 2**30 - 5000; an ESP32 starts at 0).
+    serial: open the board's UART on a pseudo-terminal at once (see open_serial());
+        its path is `serial_path`.
+    tcp: also (or only) serve the UART on TCP: True or 0 for a free port, or a
+        port number; its pyserial URL is `serial_url`.
     """
 
     def __init__(
@@ -203,6 +240,8 @@ class VirtualBoard:
         ticks_start_ms=0,
         strict_pulls=False,
         flash_size=0x200000,
+        serial=False,
+        tcp=None,
     ):
         self.flash_dir = os.path.abspath(flash_dir)
         os.makedirs(self.flash_dir, exist_ok=True)
@@ -269,6 +308,24 @@ class VirtualBoard:
         self.errors = []  # "err" lines from the board's emulation
         self.wdt_starts = []  # (t_ms, timeout_ms)
 
+        self._lock = threading.RLock()  # the board is driven from the caller and the runner thread
+        self._decoders = {}
+        self._serial = None  # SerialPort
+        self._console = False  # the REPL runs on the UART after main.py
+        self._repl_mode = "friendly"
+        self._realtime = False
+        self._rt_last = 0.0
+        self._rt_tick = 0.01
+        self._rt_max_step = 0.25
+        self._runner = None
+        self._runner_quit = False
+        self._rx_direct = None  # write end of the board's stdin: for a board blocked reading it
+        self._inflight_rx = None  # (seq, bytes) of an "rx" the board has not reported taken
+        self._wake = None  # (r, w) pipe that wakes the runner
+        self.runner_error = None  # what stopped real-time mode, if anything did
+        if serial or (tcp is not None and tcp is not False):
+            self.open_serial(pty=bool(serial), tcp=tcp)
+
     # ------------------------------------------------------------ set-up
 
     def _add_button(self, name, spec):
@@ -324,6 +381,7 @@ class VirtualBoard:
 
     # ------------------------------------------------------------ power
 
+    @_locked
     def power_on(self):
         """Switch the power on: chips start blank, RTC memory is empty. Returns the Boot."""
         if self._state != "off":
@@ -332,10 +390,12 @@ class VirtualBoard:
             chip.power_on()
         self._rtc_memory = b""
         self._wall_base_us = self.rtc_epoch * 1_000_000 - self._now_us
+        self._repl_mode = "friendly"
         self._start(PWRON_RESET, "power", self._now_us)
         self._pump(0, self._now_us)
         return self.boots[-1]
 
+    @_locked
     def power_off(self):
         """Cut the power: the process is killed, RTC memory and chip state are lost."""
         self._stop_process()
@@ -349,20 +409,29 @@ class VirtualBoard:
 
     cut_power = power_off
 
+    @_locked
     def hard_reset(self):
         """Pull the reset line: HARD_RESET; RTC memory and the chips keep their state."""
         if self._state == "off":
             raise BoardError("the board is off")
         self._stop_process()
         self._hardware_reset_outputs()
+        self._repl_mode = "friendly"
         self._start(HARD_RESET, "hard", self._now_us)
         self._pump(0, self._now_us)
         return self.boots[-1]
 
     def close(self):
-        """End the MicroPython process (if any) and release the pipes."""
-        self._stop_process()
-        self._state = "off"
+        """End the MicroPython process (if any), real-time mode and the serial
+        port, and release the pipes."""
+        self._stop_runner()
+        with self._lock:
+            self._realtime = False
+            self._stop_process()
+            self._state = "off"
+            if self._serial is not None:
+                self._serial.close()
+                self._serial = None
 
     def __enter__(self):
         if self._state == "off":
@@ -375,6 +444,8 @@ class VirtualBoard:
     def __del__(self):
         try:
             self._stop_process()
+            if self._serial is not None:
+                self._serial.close()
         except Exception:
             pass
 
@@ -394,6 +465,7 @@ class VirtualBoard:
         """What time.ticks_ms() returns on the board now (wraps at 2**30)."""
         return (self.ticks_start_ms + (self._now_us - self._origin_us) // 1000) & 0x3FFFFFFF
 
+    @_locked
     def advance(self, seconds):
         """Let `seconds` of virtual time pass; returns Step(virtual_s, real_s)."""
         if seconds < 0:
@@ -415,19 +487,31 @@ class VirtualBoard:
             waited += step
         return waited
 
+    @_locked
     def sync(self):
         """Let everything that is ready now run, without moving the clock."""
         self._command("sync")
 
+    @_locked
     def send_serial(self, data):
-        """Type into the board's console (its sys.stdin), then let it react."""
+        """Bytes received on the board's UART (what sys.stdin and the REPL read;
+        Ctrl-C interrupts a running program); returns once the board reacted."""
         if self._state != "on":
             raise BoardError("the board is not running")
         if isinstance(data, str):
             data = data.encode()
-        self._proc.stdin.write(data)
-        self._proc.stdin.flush()
-        self.sync()
+        self._send_rx(data)
+
+    def _send_rx(self, data):
+        if self._state != "on":
+            return  # a UART receives nothing while the chip is off or asleep
+        for i in range(0, len(data), _RX_CHUNK):
+            chunk = data[i : i + _RX_CHUNK]
+            self._inflight_rx = (self._seq + 1, chunk)
+            try:
+                self._command("rx", chunk.hex())
+            finally:
+                self._inflight_rx = None
 
     def _run_until(self, goal):
         if self._state == "on":
@@ -439,6 +523,175 @@ class VirtualBoard:
             self._pump(0, goal)
         else:
             self._now_us = max(self._now_us, goal)
+
+    # ------------------------------------------------------------ serial port, real time
+
+    def open_serial(self, pty=True, tcp=None):
+        """Open the board's UART to the host: a pseudo-terminal (mpremote
+        connect <path>) and/or, with tcp (True/0: a free port, or a number), a
+        TCP server (mpremote connect socket://127.0.0.1:PORT). The REPL then
+        runs on it after main.py. Returns the pty's path (the URL without a pty).
+
+        A background thread forwards the bytes both ways, whether or not time
+        runs; mpremote also needs time to pass (`time.sleep_ms` before
+        `machine.reset()`): use run_realtime(). Opening twice returns the port
+        already open."""
+        with self._lock:
+            if self._serial is None:
+                self._serial = SerialPort(pty=pty, tcp=tcp)
+                if not self._console:
+                    self._console = True
+                    if self._state == "on":
+                        self._command("repl", 1)
+        self._ensure_runner()
+        return self.serial_path or self.serial_url
+
+    def close_serial(self):
+        """Close the pty and the TCP server; boots from now on have no REPL."""
+        self._stop_runner()
+        with self._lock:
+            if self._serial is not None:
+                self._serial.close()
+                self._serial = None
+            self._console = False
+        self._ensure_runner()
+
+    @property
+    def serial_path(self):
+        """The pty the user opens ("/dev/pts/7"), None if none is open."""
+        return self._serial.path if self._serial is not None else None
+
+    @property
+    def serial_url(self):
+        """pyserial URL of the TCP side ("socket://127.0.0.1:PORT"), None if none."""
+        return self._serial.url if self._serial is not None else None
+
+    @property
+    def repl_mode(self):
+        """"friendly" or "raw": the mode the REPL is in (and boots into after a soft reset)."""
+        return self._repl_mode
+
+    def run_realtime(self, tick=0.01, max_step=0.25):
+        """Let virtual time follow real time: a background thread grants the
+        real time elapsed every `tick` seconds (at most `max_step` at once, so
+        a board slower than real time falls behind instead of jumping). The
+        other methods may still be called (they wait for the thread's current
+        step); advance() moves the clock ahead of real time."""
+        with self._lock:
+            self._realtime = True
+            self._rt_tick = tick
+            self._rt_max_step = max_step
+            self._rt_last = time.monotonic()
+            self.runner_error = None
+        self._ensure_runner()
+
+    def stop_realtime(self):
+        """Stop real-time mode; raises what stopped it if the board failed meanwhile."""
+        with self._lock:
+            self._realtime = False
+            error, self.runner_error = self.runner_error, None
+        if self._serial is None:
+            self._stop_runner()
+        if error is not None:
+            raise error
+
+    @property
+    def realtime(self):
+        return self._realtime
+
+    @property
+    def blocked_on_stdin(self):
+        """The firmware sits in a blocking read of sys.stdin (no time passes for it
+        until the bytes it waits for arrive: send_serial() or the serial port)."""
+        return self._stdin_blocked()
+
+    def wait_for(self, predicate, timeout=10.0, interval=0.005):
+        """Wait in real time (with real-time mode or the serial port running)
+        until predicate(board) is true; BoardTimeout after `timeout` s. Raises
+        at once what stopped real-time mode, if anything did."""
+        deadline = time.monotonic() + timeout
+        while True:
+            # The runner may hold the lock for long (a board blocked reading its stdin).
+            if self._lock.acquire(timeout=0.05):
+                try:
+                    if self.runner_error is not None:
+                        raise self.runner_error
+                    if predicate(self):
+                        return
+                finally:
+                    self._lock.release()
+            if time.monotonic() > deadline:
+                raise BoardTimeout("condition not met within %.1f real s\n%s" % (timeout, self._tail()))
+            time.sleep(interval)
+
+    def _ensure_runner(self):
+        with self._lock:
+            if self._runner is not None or (self._serial is None and not self._realtime):
+                return
+            self._runner_quit = False
+            self._wake = os.pipe()
+            self._runner = threading.Thread(target=self._runner_main, name="vboard-runner", daemon=True)
+            self._runner.start()
+
+    def _stop_runner(self):
+        """End the runner thread. Never called with the lock held (the thread may wait for it)."""
+        runner = self._runner
+        if runner is None:
+            return
+        self._runner_quit = True
+        try:
+            os.write(self._wake[1], b"x")
+        except OSError:
+            pass
+        runner.join()
+        for fd in self._wake:
+            os.close(fd)
+        self._wake = None
+        self._runner = None
+
+    def _runner_main(self):
+        """Forward UART bytes between the serial port and the board; in
+        real-time mode, grant the board the real time elapsed."""
+        wake = self._wake[0]
+        while not self._runner_quit:
+            port = self._serial
+            readers, writers = [wake], []
+            if port is not None:
+                r, w = port.select_sets()
+                readers += r
+                writers += w
+            timeout = self._rt_tick if self._realtime else 0.02
+            try:
+                ready, _, _ = select.select(readers, writers, [], timeout)
+            except (OSError, ValueError):
+                ready = []
+            if wake in ready:
+                os.read(wake, 512)
+            with self._lock:
+                if self._runner_quit:
+                    return
+                try:
+                    if port is not None and port is self._serial:
+                        port.flush()
+                        data = port.read_input()
+                        if data:
+                            self._send_rx(data)
+                    if self._realtime:
+                        now = time.monotonic()
+                        step = min(now - self._rt_last, self._rt_max_step)
+                        self._rt_last = now
+                        # Blocked in a read of its stdin, the board cannot take time.
+                        if step > 0 and not self._stdin_blocked():
+                            self._run_until(self._now_us + round(step * 1_000_000))
+                except _RunnerQuit:
+                    return
+                except BoardError as e:  # the board hung or crashed: time stops, the port stays
+                    self.runner_error = e
+                    self._realtime = False
+                except Exception as e:  # a bug here: reported by wait_for() / stop_realtime()
+                    self.runner_error = e
+                    self._realtime = False
+                    return
 
     # ------------------------------------------------------------ buttons and pins
 
@@ -471,6 +724,7 @@ class VirtualBoard:
         self.press(button, hold=down)
         self.advance(up)
 
+    @_locked
     def drive_pin(self, pin, level):
         """Drive an input pin to 0/1 from outside, or stop driving it (None)."""
         if level is None:
@@ -503,6 +757,7 @@ class VirtualBoard:
 
     # ------------------------------------------------------------ chips
 
+    @_locked
     def unplug(self, address, bus=0):
         """Unplug a chip: writes now fail with OSError(19); it loses its state."""
         chip = self._chip_model(address, bus)
@@ -511,6 +766,7 @@ class VirtualBoard:
         if self._state == "on":
             self._command("unplug", bus, address)
 
+    @_locked
     def plug(self, address, bus=0):
         """Plug a chip back: it starts in its power-on state (oscillator off, display off)."""
         chip = self._chip_model(address, bus)
@@ -604,6 +860,7 @@ class VirtualBoard:
         self._origin_us = origin_us
         board_in, host_out = os.pipe()
         host_in, board_out = os.pipe()
+        rx_read, rx_write = os.pipe()  # the board's stdin; only the board writes to it ("rx")
         idle_levels = {
             str(pin): (1 if low else 0)
             for pin, low in self._buttons.values()
@@ -626,6 +883,9 @@ class VirtualBoard:
             "input_only": list(_INPUT_ONLY_PINS),
             "unique_id": self.unique_id.hex(),
             "ticks_start_ms": self.ticks_start_ms,
+            "rx_fd": rx_write,
+            "repl": self._console,
+            "repl_mode": self._repl_mode,
         }
         cmd = [self.micropython]
         if self.heapsize:
@@ -636,20 +896,24 @@ class VirtualBoard:
         try:
             self._proc = subprocess.Popen(
                 cmd,
-                stdin=subprocess.PIPE,
+                stdin=rx_read,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                pass_fds=(board_in, board_out),
+                pass_fds=(board_in, board_out, rx_write),
                 env=env,
                 cwd=self.flash_dir,
             )
         finally:
-            os.close(board_in)
-            os.close(board_out)
+            for fd in (board_in, board_out, rx_read):
+                os.close(fd)
+        os.set_blocking(rx_write, False)
+        self._rx_direct = rx_write
+        self._inflight_rx = None
         self._to_board = host_out
         self._from_board = host_in
         os.write(host_out, json.dumps(config).encode() + b"\n")
         self._ctl_buffer = b""
+        self._decoders = {name: codecs.getincrementaldecoder("utf-8")("replace") for name in ("stdout", "stderr")}
         self._selector = selectors.DefaultSelector()
         for fd, name in (
             (host_in, "ctl"),
@@ -679,14 +943,14 @@ class VirtualBoard:
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
-        for fd in (self._to_board, self._from_board):
+        for fd in (self._to_board, self._from_board, self._rx_direct):
             if fd is not None:
                 os.close(fd)
-        self._to_board = self._from_board = None
+        self._to_board = self._from_board = self._rx_direct = None
 
     def _drain(self, proc):
         """Read whatever the board printed and is already in the pipes."""
-        for stream, sink in ((proc.stdout, self._stdout), (proc.stderr, self._stderr)):
+        for stream, name in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
             if stream is None or stream.closed:
                 continue
             while True:
@@ -696,7 +960,15 @@ class VirtualBoard:
                     break
                 if not chunk:
                     break
-                sink.append(chunk.decode("utf-8", "replace"))
+                self._console_output(name, chunk)
+
+    def _console_output(self, name, chunk):
+        """Bytes the board printed: kept as text, and sent out on the UART."""
+        sink = self._stdout if name == "stdout" else self._stderr
+        decoder = self._decoders.get(name)
+        sink.append(decoder.decode(chunk) if decoder else chunk.decode("utf-8", "replace"))
+        if self._serial is not None:
+            self._serial.write_output(chunk)
 
     def _hardware_reset_outputs(self):
         """A chip reset turns every GPIO back into an input and stops PWM."""
@@ -728,12 +1000,36 @@ class VirtualBoard:
         """
         last_life = time.monotonic()
         resets = 0
+        in_runner = threading.current_thread() is self._runner
         while True:
             if self._state != "on":
                 self._now_us = max(self._now_us, goal)
                 return
-            events = self._selector.select(timeout=0.2)
-            if not events:
+            if in_runner and self._runner_quit:
+                raise _RunnerQuit()
+            events = self._selector.select(timeout=_BLOCKED_CHECK_S)
+            if events:
+                last_life = time.monotonic()
+                outcome = self._read_events(events, expected, goal)
+            elif self._stdin_blocked():
+                outcome, fed = self._feed_blocked_read(expected, goal)
+                if fed:
+                    last_life = time.monotonic()
+                elif outcome is None:
+                    # It waits for input and has all there is. A command that needs no
+                    # time is done (its "ok" comes once the read returns); the runner
+                    # lets go (it grants no time meanwhile); a wait for time times out.
+                    if goal <= self._now_us or in_runner:
+                        self._drain(self._proc)
+                        return
+                    if time.monotonic() - last_life > self.timeout:
+                        self._drain(self._proc)
+                        raise BoardTimeout(
+                            "the board has been blocked reading sys.stdin for %.1f s at t=%.3f s "
+                            "(a blocking read that waits for bytes nobody sent: no time passes "
+                            "meanwhile)\n%s" % (self.timeout, self.now, self._tail())
+                        )
+            else:
                 if time.monotonic() - last_life > self.timeout:
                     self._drain(self._proc)
                     raise BoardTimeout(
@@ -742,8 +1038,6 @@ class VirtualBoard:
                         % (self.timeout, self.now, self._tail())
                     )
                 continue
-            last_life = time.monotonic()
-            outcome = self._read_events(events, expected, goal)
             if outcome == "done":
                 self._drain(self._proc)
                 return
@@ -756,6 +1050,62 @@ class VirtualBoard:
                     raise BoardError("reset loop: 50 resets within one command\n%s" % self._tail())
                 expected = 0
 
+    def _stdin_blocked(self):
+        """The board process sits in read() on its stdin (a blocking read of
+        sys.stdin, outside idle(): it cannot see the control pipe)."""
+        if _READ_SYSCALL is None or self._proc is None:
+            return False
+        try:
+            with open("/proc/%d/syscall" % self._proc.pid) as f:
+                fields = f.read().split()
+        except OSError:
+            return False
+        return len(fields) > 1 and fields[0] == str(_READ_SYSCALL) and fields[1] == "0x0"
+
+    def _catches_sigint(self):
+        try:
+            with open("/proc/%d/status" % self._proc.pid) as f:
+                for line in f:
+                    if line.startswith("SigCgt:"):
+                        return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+        except (OSError, ValueError):
+            pass
+        return False
+
+    def _feed_blocked_read(self, expected, goal):
+        """The board is blocked reading its stdin: write the UART bytes there
+        ourselves, as the UART's interrupt would have. Returns (the pump's
+        outcome, whether bytes were written)."""
+        # What the board said before it blocked, its "rxd" (rx taken) among it.
+        events = self._selector.select(timeout=0)
+        while events:
+            outcome = self._read_events(events, expected, goal)
+            if outcome is not None:
+                return outcome, False
+            events = self._selector.select(timeout=0)
+        if not self._stdin_blocked():
+            return None, True  # it went on by itself: as good as fed
+        data = b""
+        if self._inflight_rx is not None:
+            seq, data = self._inflight_rx
+            self._inflight_rx = None
+            os.write(self._to_board, b"rxskip %d\n" % seq)  # read with the "rx" line, which it cancels
+        if self._serial is not None:
+            data += self._serial.read_input()
+        if not data:
+            return None, False
+        if b"\x03" in data and self._catches_sigint():
+            # Ctrl-C: KeyboardInterrupt out of the read, as mp_sched_keyboard_interrupt()
+            # makes the ESP32's mp_hal_stdin_rx_chr() raise. The unix port maps SIGINT to
+            # it while Ctrl-C is enabled; after micropython.kbd_intr(-1) it is a plain byte.
+            data = data.replace(b"\x03", b"")
+            self._proc.send_signal(signal.SIGINT)
+        try:
+            os.write(self._rx_direct, data)
+        except BlockingIOError:
+            pass  # the receive buffer is full: dropped, like a UART's overflow
+        return None, True
+
     def _read_events(self, events, expected, goal):
         for key, _ in events:
             try:
@@ -764,8 +1114,7 @@ class VirtualBoard:
                 continue
             if key.data != "ctl":
                 if chunk:
-                    sink = self._stdout if key.data == "stdout" else self._stderr
-                    sink.append(chunk.decode("utf-8", "replace"))
+                    self._console_output(key.data, chunk)
                 else:
                     self._selector.unregister(key.fd)
                 continue
@@ -834,6 +1183,8 @@ class VirtualBoard:
         elif kind == "reset":
             t, cause, how = int(parts[1]), int(parts[2]), parts[3]
             self._now_us = t
+            if how != "vm":
+                self._repl_mode = "friendly"  # the chip restarts: pyexec_mode_kind is in RAM
             self._stop_process()
             self._hardware_reset_outputs()
             origin = self._origin_us if how == "vm" else t
@@ -842,6 +1193,7 @@ class VirtualBoard:
         elif kind == "sleep":
             t, ms = int(parts[1]), int(parts[2])
             self._now_us = t
+            self._repl_mode = "friendly"
             self._stop_process()
             self._hardware_reset_outputs()
             self._state = "asleep"
@@ -852,6 +1204,11 @@ class VirtualBoard:
                 self._start(DEEPSLEEP_RESET, "deepsleep", self._now_us, target=goal)
                 return "restarted"
             return "stopped"
+        elif kind == "mode":
+            self._repl_mode = parts[1]
+        elif kind == "rxd":
+            if self._inflight_rx is not None and self._inflight_rx[0] == int(parts[1]):
+                self._inflight_rx = None
         elif kind == "err":
             self.errors.append(line[4:])
         return None

@@ -17,9 +17,26 @@
 # Board -> host lines:  ok <seq> <t> | t <t> | w <t> <bus> <addr> <hex> |
 #   r <t> <bus> <addr> <n> (answered by "R <hex>") | o <t> <pin> <0|1> |
 #   pwm <t> <pin> <freq> <duty_u16> | rtc <hex> | wall <base_us> |
-#   wdt <t> <timeout_ms> | reset <t> <cause> <chip|vm> | sleep <t> <ms> | err <text>
+#   wdt <t> <timeout_ms> | reset <t> <cause> <chip|vm> | sleep <t> <ms> |
+#   mode <friendly|raw> (the REPL changed mode) | rxd <seq> (rx taken) | err <text>
 # Host -> board lines: run <seq> <t> | pin <seq> <n> <0|1|-> |
-#   plug <seq> <bus> <addr> | unplug <seq> <bus> <addr> | sync <seq>
+#   plug <seq> <bus> <addr> | unplug <seq> <bus> <addr> | sync <seq> |
+#   rx <seq> <hex> (bytes received on the UART) | repl <seq> <0|1> (console attached) |
+#   rxskip <seq> (not a command: see below)
+#
+# The UART's receive side: "rx" bytes go into a pipe that is this process's
+# own stdin (fd 0), so sys.stdin, select on it and the REPL all read the one
+# receive buffer, as on the ESP32. While a program runs (interrupt_char is 3),
+# a received Ctrl-C is not buffered: like the UART IRQ's
+# mp_sched_keyboard_interrupt(), it makes the next wait (idle()) raise
+# KeyboardInterrupt.
+#
+# A blocking read on sys.stdin (outside idle()) cannot see "rx" lines. The
+# host notices (the process sits in read(0, ...)), writes the bytes straight
+# into our stdin and sends "rxskip <seq>" for the "rx" line still queued here;
+# handle() reads the lines already waiting before taking an "rx", and drops
+# one that has its "rxskip". Taken "rx" lines are reported ("rxd <seq>"), so
+# the host knows which ones it must still deliver itself.
 
 import sys
 import select as _real_select
@@ -53,8 +70,19 @@ present = set()  # (bus id, address) of plugged chips
 inputs = {}  # pin -> level driven by the host (buttons)
 input_listener = None  # machine.py: called with (pin) after the host changes a pin
 host_gone = False
+interrupt_char = -1  # 3 while boot.py, main.py or REPL code runs (mp_hal_set_interrupt_char)
+kbd_pending = False  # a Ctrl-C arrived while interrupt_char was set
+repl_enabled = False  # a console is attached: the REPL runs after main.py
+repl_mode = "friendly"  # or "raw"; survives a soft reset, as pyexec_mode_kind does
 
 _ctl_poller = None
+_rx_out = None  # write end of our own stdin pipe: the UART receive buffer
+_rx_writable = None
+_rx_backlog = b""  # received bytes the pipe could not take yet
+_RX_BACKLOG_MAX = const(4096)
+_stdin_ready = None
+_stdin_poller = None
+_lookahead = []  # control lines read before their turn (see "rxskip")
 _idle_count = 0
 _spin = 0
 
@@ -81,7 +109,23 @@ def setup(fd_in, fd_out):
     for k, v in cfg["inputs"].items():
         inputs[int(k)] = v
     _ctl_poller = new_real_poller()
+    _setup_console(cfg)
     return cfg
+
+
+def _setup_console(cfg):
+    global repl_enabled, repl_mode, _rx_out, _rx_writable, _stdin_ready, _stdin_poller
+    repl_enabled = bool(cfg.get("repl"))
+    repl_mode = cfg.get("repl_mode", "friendly")
+    fd = cfg.get("rx_fd")
+    if fd is not None:
+        _rx_out = open(fd, "wb")
+        _rx_writable = _real_select.poll()
+        _rx_writable.register(_rx_out, _real_select.POLLOUT)
+    _stdin_ready = _real_select.poll()
+    _stdin_ready.register(sys.stdin, _real_select.POLLIN)
+    _stdin_poller = new_real_poller()
+    _stdin_poller.register(sys.stdin, _real_select.POLLIN)
 
 
 def new_real_poller():
@@ -133,6 +177,10 @@ def idle(deadline, poller=None):
         send("t %d" % now_us)
     p = poller if poller is not None else _ctl_poller
     while True:
+        if kbd_pending:
+            _raise_interrupt()
+        if _rx_backlog:
+            _flush_rx()
         if poller is not None:
             ev = user_events(poller)
             if ev:
@@ -164,11 +212,14 @@ def idle(deadline, poller=None):
             pending = None
         got_command = False
         ready = []
-        for obj, ev in p.poll(-1):
-            if obj is ctl_in:
-                got_command = True
-            else:
-                ready.append((obj, ev))
+        if _lookahead:
+            handle(_lookahead.pop(0))
+        else:
+            for obj, ev in p.poll(-1):
+                if obj is ctl_in:
+                    got_command = True
+                else:
+                    ready.append((obj, ev))
         if got_command:
             line = ctl_in.readline()
             if not line:
@@ -182,12 +233,14 @@ def idle(deadline, poller=None):
 
 
 def handle(line):
-    global pending, target_us
+    global pending, target_us, repl_enabled
     parts = line.split()
     if len(parts) < 2:
         send("err bad command %r" % line)
         return
     verb = parts[0]
+    if verb == "rxskip":
+        return  # its "rx" was taken already
     pending = int(parts[1])
     if verb == "run":
         t = int(parts[2])
@@ -207,8 +260,97 @@ def handle(line):
         present.discard((int(parts[2]), int(parts[3])))
     elif verb == "sync":
         pass
+    elif verb == "rx":
+        if not _skipped(parts[1]):
+            send("rxd " + parts[1])
+            receive(bytes.fromhex(parts[2]) if len(parts) > 2 else b"")
+    elif verb == "repl":
+        repl_enabled = parts[2] == "1"
+        kick()
     else:
         send("err unknown command %r" % line)
+
+
+def _skipped(seq):
+    """True if the host already wrote this "rx" line's bytes into our stdin."""
+    while _ctl_poller.poll(0):
+        line = ctl_in.readline()
+        if not line:
+            _host_is_gone()
+        _lookahead.append(line.decode())
+    mark = "rxskip " + seq
+    for i in range(len(_lookahead)):
+        if _lookahead[i].strip() == mark:
+            del _lookahead[i]
+            return True
+    return False
+
+
+def receive(data):
+    """Bytes arriving on the UART: Ctrl-C interrupts a running program,
+    everything else goes into the receive buffer (our stdin)."""
+    global kbd_pending, _rx_backlog
+    if interrupt_char >= 0 and interrupt_char in data:
+        kept = bytearray()
+        for c in data:
+            if c == interrupt_char:
+                kbd_pending = True
+            else:
+                kept.append(c)
+        data = bytes(kept)
+    if not data or _rx_out is None:
+        return
+    room = _RX_BACKLOG_MAX - len(_rx_backlog)
+    if room < len(data):  # the buffer is full: like a UART's ring buffer, drop what does not fit
+        data = data[:room]
+    _rx_backlog += data
+    _flush_rx()
+
+
+def _flush_rx():
+    global _rx_backlog
+    # POLLOUT on a pipe: a free page, so a write of up to 4096 bytes cannot block.
+    while _rx_backlog and _rx_writable.poll(0):
+        chunk = _rx_backlog[:4096]
+        _rx_out.write(chunk)
+        _rx_backlog = _rx_backlog[len(chunk):]
+
+
+def _raise_interrupt():
+    global kbd_pending
+    kbd_pending = False
+    raise KeyboardInterrupt
+
+
+def set_interrupt_char(c):
+    """micropython.kbd_intr / mp_hal_set_interrupt_char: -1 disables Ctrl-C."""
+    global interrupt_char, kbd_pending
+    interrupt_char = c
+    if c < 0:
+        kbd_pending = False
+
+
+def console_read():
+    """One byte from the UART receive buffer (sys.stdin), waiting on the
+    virtual clock (timers keep firing) until one arrives."""
+    while True:
+        if _stdin_ready.poll(0):
+            b = sys.stdin.buffer.read(1)
+            if b:
+                return b[0]
+        idle(None, _stdin_poller)
+
+
+def console_write(data):
+    """Raw bytes to the UART (the host turns a lone \\n into \\r\\n, as the
+    ESP32 port's cooked output does; \\r\\n is sent as is)."""
+    sys.stdout.buffer.write(data)
+
+
+def set_repl_mode(mode):
+    global repl_mode
+    repl_mode = mode
+    send("mode %s" % mode)
 
 
 def spin(units):
@@ -284,6 +426,28 @@ def wait_for_end():
     while True:
         if not ctl_in.readline():
             _host_is_gone()
+
+
+_EMULATION_DIR = __file__.rsplit("/", 1)[0] + "/" if "/" in __file__ else ""
+
+
+def print_exception(exc, file=None):
+    """sys.print_exception without the emulation's own frames (the boot shim,
+    the REPL, idle()...): what the ESP32 would print. file None: the console."""
+    import io
+
+    buf = io.StringIO()
+    sys.print_exception(exc, buf)
+    out = []
+    for line in buf.getvalue().split("\n"):
+        if _EMULATION_DIR and line.startswith('  File "' + _EMULATION_DIR):
+            continue
+        out.append(line)
+    text = "\n".join(out)
+    if file is None:
+        console_write(text.encode())
+    else:
+        file.write(text)
 
 
 def stderr(msg):

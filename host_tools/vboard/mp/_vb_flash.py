@@ -45,7 +45,12 @@ class FlashVfs:
         return self._posix.open(self._host(path), mode)
 
     def ilistdir(self, path):
-        return self._posix.ilistdir(self._host(path))
+        # LittleFS on the ESP32 yields (name, type, 0, size); VfsPosix leaves out the size.
+        folder = self._host(path)
+        for entry in self._posix.ilistdir(folder):
+            name, kind = entry[0], entry[1]
+            size = 0 if kind == 0x4000 else self._posix.stat(folder + "/" + name)[6]
+            yield (name, kind, 0, size)
 
     def chdir(self, path):
         norm = self._norm(path)

@@ -25,6 +25,7 @@ def command(name, help):
 def _load_commands():
     # Each module registers its subcommands with @command when imported.
     from . import sim  # noqa: F401
+    from . import flash  # noqa: F401
 
 
 def build_parser():

@@ -84,34 +84,51 @@ def load_board(name, timings=None):
 
 # ---- crash counting and safe boot ---------------------------------------------------
 
+# RTC memory (kept through soft and watchdog resets, lost at power-off):
+# b"CR", crash count, crashed flag (our exception handler), watchdog armed flag (boot.py).
+
+def _rtc_state():
+    mem = machine.RTC().memory()
+    if len(mem) >= 5 and mem[:2] == _RTC_MAGIC:
+        return mem[2], mem[3], mem[4]
+    return 0, 0, 0
+
+
+def _rtc_write(count, crashed, armed):
+    machine.RTC().memory(_RTC_MAGIC + bytes((min(count, 255), crashed, armed)))
+
+
 def crash_count(cause=None):
     """Count this boot if it follows a crash (watchdog, or our exception handler)."""
-    rtc = machine.RTC()
-    mem = rtc.memory()
-    count = 0
-    crashed = False
-    if len(mem) >= 4 and mem[:2] == _RTC_MAGIC:
-        count = mem[2]
-        crashed = mem[3] == 1
+    count, crashed, armed = _rtc_state()
     if cause is None:
         cause = machine.reset_cause()
     if cause == machine.WDT_RESET or crashed:
         count += 1
     else:
         count = 0
-    rtc.memory(_RTC_MAGIC + bytes((min(count, 255), 0)))
+    _rtc_write(count, 0, armed)
     return count
 
 
 def _set_crash_flag():
-    rtc = machine.RTC()
-    mem = rtc.memory()
-    count = mem[2] if len(mem) >= 4 and mem[:2] == _RTC_MAGIC else 0
-    rtc.memory(_RTC_MAGIC + bytes((count, 1)))
+    count, crashed, armed = _rtc_state()
+    _rtc_write(count, 1, armed)
 
 
 def _clear_crash_count():
-    machine.RTC().memory(_RTC_MAGIC + b"\x00\x00")
+    count, crashed, armed = _rtc_state()
+    _rtc_write(0, crashed, armed)
+
+
+def _arm_watchdog():
+    """Arm machine.WDT; boot.py feeds it from a timer after a soft reset (see boot.py)."""
+    import boot_watchdog
+
+    boot_watchdog.stop()  # boot.py's feeding timer, if it runs: the tasks feed it now
+    count, crashed, armed = _rtc_state()
+    _rtc_write(count, crashed, 1)
+    return machine.WDT(timeout=WDT_MS)
 
 
 def safe_button_held(board):
@@ -456,7 +473,7 @@ class Board:
 
     async def run(self):
         # Armed before any task runs, so a driver that hangs at its first call is caught too.
-        self.wdt = machine.WDT(timeout=WDT_MS)
+        self.wdt = _arm_watchdog()
         asyncio.get_event_loop().set_exception_handler(_exception_handler)
         self.view.render(time.ticks_ms())
         tasks = [
@@ -479,8 +496,9 @@ class Board:
     def keep_feeding(self):
         """After Ctrl-C (mpremote, the REPL) the watchdog cannot be stopped: feed it from a timer."""
         if self.wdt is not None:
-            wdt = self.wdt
-            machine.Timer(0).init(period=FEED_MS, callback=lambda t: wdt.feed())
+            import boot_watchdog
+
+            boot_watchdog.start(self.wdt, FEED_MS)
 
 
 def _wall_clock(offset_s):

@@ -23,9 +23,18 @@ def command(name, help):
 
 
 def _load_commands():
-    # Each module registers its subcommands with @command when imported.
-    from . import sim  # noqa: F401
-    from . import flash  # noqa: F401
+    """Import every module of this package that registers a subcommand with @command."""
+    import importlib
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in sorted(os.listdir(here)):
+        if not name.endswith(".py") or name.startswith("_") or name == "cli.py":
+            continue
+        with open(os.path.join(here, name), encoding="utf-8") as f:
+            if "\n@command(" not in f.read():
+                continue
+        importlib.import_module("." + name[:-3], __package__)
 
 
 def build_parser():

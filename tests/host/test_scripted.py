@@ -77,7 +77,7 @@ def test_cli_errors_are_one_line_on_stderr():
     out = run_carom("sim", "--headless", "--script", "/no/such/file")
     assert out.returncode == 1 and out.stdout == ""
     assert out.stderr.startswith("carom: cannot read the script /no/such/file")
-    out = run_carom("sim")
+    out = run_carom("sim", "--board", "nope", "--listen", "127.0.0.1:0")
     assert out.returncode == 1 and out.stderr.startswith("carom: ")
     out = run_carom("--help")
     assert out.returncode == 0 and "sim" in out.stdout

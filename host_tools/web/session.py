@@ -204,6 +204,7 @@ class BoardSession:
         """Deploy the firmware, power the board on and start the clock thread."""
         self.sb = ScriptedBoard(self.board_name, self.flash_dir, config=self.config)
         self.vb = self.sb.vb
+        self.vb.open_serial()  # the REPL on a pty: mpremote works against the board while the page runs
         self.flash_dir = self.sb.flash_dir
         self.layout = layout(self.sb.board, self.index)
         self.layout["flash"] = self.flash_dir

@@ -522,42 +522,44 @@ def match_options(cfg):
 SENT_FILE = "mqtt.sent"  # the newest report the broker acknowledged
 
 
-def _read_sent():
+def _read_text(path):
     try:
-        with open(SENT_FILE) as f:
-            return f.read().strip() or None
+        with open(path) as f:
+            return f.read().strip()
     except OSError:
-        return None
+        return ""
 
 
-def _write_sent(name):
-    if (_read_sent() or "") >= name:
-        return
+def _write_text(path, text):
+    """Write a small file atomically (temporary file, then rename); a flash error is ignored."""
     try:
-        with open(SENT_FILE + ".tmp", "w") as f:
-            f.write(name)
-        os.rename(SENT_FILE + ".tmp", SENT_FILE)
+        with open(path + ".tmp", "w") as f:
+            f.write(text)
+        os.rename(path + ".tmp", path)
     except OSError:
         pass
 
 
+def _read_sent():
+    return _read_text(SENT_FILE) or None
+
+
+def _write_sent(name):
+    if (_read_sent() or "") < name:
+        _write_text(SENT_FILE, name)
+
+
 def _read_last():
     try:
-        with open(RADIO_FILE) as f:
-            boot, counter = f.read().split()
+        boot, counter = _read_text(RADIO_FILE).split()
         return int(boot), int(counter)
-    except (OSError, ValueError):
+    except ValueError:
         return (0, 0)
 
 
 def _write_last(seq):
     """Kept so that a frame replayed after the wall board restarts is still refused."""
-    try:
-        with open(RADIO_FILE + ".tmp", "w") as f:
-            f.write("%d %d" % seq)
-        os.rename(RADIO_FILE + ".tmp", RADIO_FILE)
-    except OSError:
-        pass
+    _write_text(RADIO_FILE, "%d %d" % seq)
 
 
 def _exception_handler(loop, context):

@@ -14,7 +14,6 @@ in RTC memory, which deep sleep keeps.
 """
 
 import os
-import struct
 import time
 
 import machine

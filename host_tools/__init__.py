@@ -16,3 +16,12 @@ def firmware_path():
     if FIRMWARE_DIR not in sys.path:
         sys.path.insert(0, FIRMWARE_DIR)
     return FIRMWARE_DIR
+
+
+def venv_exe(name):
+    """A command installed beside this Python (the venv's bin), else on PATH, else None."""
+    import shutil
+    import sys
+
+    here = os.path.join(os.path.dirname(sys.executable), name)
+    return here if os.path.exists(here) else shutil.which(name)

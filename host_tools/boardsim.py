@@ -21,7 +21,7 @@ import os
 import shutil
 import tempfile
 
-from . import BOARDS_DIR, FIRMWARE_DIR, firmware_path
+from . import BOARDS_DIR, firmware_path
 from .errors import CommandError
 from .segments import decode
 

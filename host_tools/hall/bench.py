@@ -1,0 +1,182 @@
+"""The hall's load benchmark: simulated tables publishing, the delay to the dashboard measured.
+
+    measure(url, boards, tables, interval_s, ...)   one load phase against a running `carom hall`
+    hall_section()                                  the `make bench` section: runs tests/bench/bench_hall.py
+                                                    (mosquitto, `carom hall`, 64 boards, Chromium) and prints
+
+Every state document published carries `t_pub` (the publisher's time.time() just before the
+publish) and `seq` (per table); the dashboard passes documents through untouched.  Three delays
+per update, all on one machine's clock, loopback only:
+
+    broker -> hall   t_pub to the hall's receipt (the table's `updated`, stamped on paho's thread)
+    -> SSE client    t_pub to the arrival of the `table` event at an event-stream client on loopback
+                     (the moment the server's event leaves it, plus a loopback hop)
+    -> page          t_pub to when the page drew it in Chromium (its "hall:applied" event); the page
+                     draws once a frame per table, so a burst to one table draws only the newest: a sample
+
+Counts are checked (every update reached the event stream); times are only reported.
+"""
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+from .. import ROOT
+
+COLLECT_JS = """() => {
+  window.__applied = [];
+  if (window.__collecting) return;
+  window.__collecting = true;
+  document.addEventListener("hall:applied", e => {
+    const s = e.detail.state;
+    if (s && s.t_pub !== undefined) window.__applied.push([e.detail.table, s.seq, s.t_pub, e.detail.at]);
+  });
+}"""
+
+
+def stats_ms(delays):
+    """count, median, p90, p99, max of delays given in seconds, as milliseconds."""
+    if not delays:
+        return {"count": 0}
+    d = sorted(delays)
+
+    def pct(p):
+        return d[min(len(d) - 1, int(round(p / 100 * (len(d) - 1))))] * 1000
+
+    return {"count": len(d), "median_ms": statistics.median(d) * 1000, "p90_ms": pct(90), "p99_ms": pct(99),
+            "max_ms": d[-1] * 1000}
+
+
+class Arrivals:
+    """What the event stream delivered: (table, seq) -> (arrival time, hall receipt time)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.seen = {}
+        self.names = {}
+        self.events = 0
+        self.repeats = 0  # the same update again with nothing new (a rename by a report is something new)
+
+    def __call__(self, kind, data, arrived):
+        if kind != "table":
+            return
+        t = json.loads(data)
+        s = t.get("state") or {}
+        if "seq" in s:
+            key = (t["table"], s["seq"])
+            with self.lock:
+                self.events += 1
+                if key in self.seen and self.names[key] == t["name"]:
+                    self.repeats += 1
+                    return
+                if key not in self.seen:
+                    self.seen[key] = (arrived, t["updated"], s["t_pub"])
+                self.names[key] = t["name"]
+
+
+def measure(url, boards, sims, interval_s, duration_s=None, updates=None, page=None, seed=1, settle_s=30):
+    """One phase: each table publishes a state change every `interval_s` on average (exponential
+    gaps), until `duration_s` has passed or `updates` were published; then waits (at most
+    settle_s) for every update to reach the event stream.  Returns counts and delays."""
+    from .loadgen import SSEClient
+
+    rng = random.Random(seed)
+    arrivals = Arrivals()
+    client = SSEClient(url, arrivals)
+    if page is not None:
+        page.evaluate(COLLECT_JS)
+    seqs = [0] * len(sims)
+    sent = {}
+    reports = 0
+    start = time.time()
+    due = [(start + rng.expovariate(1 / interval_s), i) for i in range(len(sims))]
+    try:
+        while True:
+            when, i = min(due)
+            if duration_s is not None and when - start > duration_s:
+                break
+            if updates is not None and len(sent) >= updates:
+                break
+            wait = when - time.time()
+            if wait > 0:
+                time.sleep(wait)
+            doc, report = sims[i].step()
+            seqs[i] += 1
+            doc["seq"] = seqs[i]
+            doc["t_pub"] = t_pub = time.time()
+            boards[i].state(doc)
+            sent[(sims[i].table, seqs[i])] = t_pub
+            if report is not None:
+                boards[i].report(report)
+                reports += 1
+            due[i] = (when + rng.expovariate(1 / interval_s), i)
+        publish_s = time.time() - start
+        deadline = time.time() + settle_s
+        while time.time() < deadline:
+            with arrivals.lock:
+                if all(k in arrivals.seen for k in sent):
+                    break
+            time.sleep(0.05)
+        time.sleep(0.3)  # the page draws on its next frame
+        applied = page.evaluate("() => window.__applied") if page is not None else []
+    finally:
+        client.close()
+    with arrivals.lock:
+        seen = dict(arrivals.seen)
+    got = [k for k in sent if k in seen]
+    out = {
+        "tables": len(sims), "interval_s": interval_s, "published": len(sent), "reports": reports,
+        "publish_s": publish_s, "rate_per_s": len(sent) / publish_s if publish_s else 0.0,
+        "arrived": len(got), "missing": len(sent) - len(got),
+        "sse_events": arrivals.events, "sse_repeats": arrivals.repeats,
+        "broker_to_hall": stats_ms([seen[k][1] - sent[k] for k in got]),
+        "to_sse_client": stats_ms([seen[k][0] - sent[k] for k in got]),
+    }
+    if page is not None:
+        drawn = [(at / 1000 - t_pub) for table, seq, t_pub, at in applied if (table, seq) in sent]
+        out["to_page"] = stats_ms(drawn)
+        out["page_drawn_fraction"] = len(drawn) / len(sent) if sent else 0.0
+    return out
+
+
+def hall_section():
+    """`make bench`: the hall dashboard under load (64 tables; realistic rate and 100 times it)."""
+    script = os.path.join(ROOT, "tests", "bench", "bench_hall.py")
+    print("## Hall dashboard under load (64 simulated boards -> mosquitto -> carom hall -> SSE / Chromium, loopback)")
+    proc = subprocess.run([sys.executable, script], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        print("(not measured: %s)" % (proc.stderr.strip().splitlines() or ["no output"])[-1])
+        print()
+        return {"skipped": proc.stderr[-2000:]}
+    r = json.loads(lines[-1])
+    if r.get("skipped"):
+        print("(not measured: %s)" % r["skipped"])
+        print()
+        return r
+    print("%-24s %8s %7s %8s %8s  %-13s %-13s %-13s" % ("phase", "updates", "per s", "arrived", "reports",
+                                                        "broker->hall", "-> SSE", "-> page"))
+    print("%-24s %8s %7s %8s %8s  %-13s %-13s %-13s" % ("", "", "", "", "", "med/p99 ms", "med/p99 ms",
+                                                        "med/p99 ms"))
+    for ph in r["phases"]:
+        def cell(s):
+            return "%.1f/%.1f" % (s["median_ms"], s["p99_ms"]) if s.get("count") else "-"
+
+        print("%-24s %8d %7.1f %8d %8d  %-13s %-13s %-13s" % (
+            ph["name"], ph["published"], ph["rate_per_s"], ph["arrived"], ph["reports"], cell(ph["broker_to_hall"]),
+            cell(ph["to_sse_client"]), cell(ph.get("to_page", {}))))
+    for ph in r["phases"]:
+        if "to_page" in ph:
+            print("%s: the page drew %.0f%% of the updates (an update overtaken by the next one to its table"
+                  " within a frame is not drawn); max delays: hall %.1f ms, SSE %.1f ms, page %.1f ms" % (
+                      ph["name"], 100 * ph["page_drawn_fraction"], ph["broker_to_hall"].get("max_ms", 0),
+                      ph["to_sse_client"].get("max_ms", 0), ph["to_page"].get("max_ms", 0)))
+    print("hall process: %.1f s CPU for the whole run; results list %d (reports published %d)"
+          % (r["hall_cpu_s"], r["results"], sum(ph["reports"] for ph in r["phases"])))
+    print()
+    return r

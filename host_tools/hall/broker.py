@@ -1,0 +1,85 @@
+"""The hall's MQTT connection: paho-mqtt on its own network thread.
+
+Subscribes to <prefix>/+/state, /status and /report (QoS 1) at every connect, and
+reconnects by itself, waiting 1, 2, 4, then 5 s between attempts, for as long as it
+takes (also when the broker is not there at the start).  The session is persistent
+(clean_session false, a stable client id), so reports published while the hall was away
+from a running broker are kept for it by the broker and delivered when it comes back.
+
+Messages and link changes are handed to the caller's functions on paho's thread;
+the server passes them to its event loop.
+"""
+
+import paho.mqtt.client as paho
+
+KEEPALIVE_S = 15
+RECONNECT_MIN_S = 1
+RECONNECT_MAX_S = 5
+DEFAULT_PORT = 1883
+
+
+def parse_broker(text):
+    """'host', 'host:1884', '[::1]:1883' -> (host, port)."""
+    text = text.strip()
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else ""
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    else:
+        host, port = text, ""
+    if not host or (port and (not port.isdigit() or not 0 < int(port) < 65536)):
+        raise ValueError("--broker wants HOST[:PORT], e.g. 192.168.1.10 or broker.local:1883, not %r" % text)
+    return host, int(port) if port else DEFAULT_PORT
+
+
+class Subscriber:
+    """Receives every table's topics; calls on_message(topic, payload, retained) and on_link(connected, detail)."""
+
+    def __init__(self, host, port, prefix, client_id, on_message, on_link):
+        self.host = host
+        self.port = port
+        self.prefix = prefix.rstrip("/")
+        self.on_message = on_message
+        self.on_link = on_link
+        self.connects = 0
+        c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
+                        protocol=paho.MQTTv311)
+        c.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)
+        c.on_connect = self._connected
+        c.on_connect_fail = self._failed
+        c.on_disconnect = self._disconnected
+        c.on_message = self._message
+        self.client = c
+
+    def topics(self):
+        return [("%s/+/%s" % (self.prefix, kind), 1) for kind in ("state", "status", "report")]
+
+    def start(self):
+        self.client.connect_async(self.host, self.port, KEEPALIVE_S)
+        self.client.loop_start()
+
+    def stop(self):
+        try:
+            self.client.disconnect()
+        finally:
+            self.client.loop_stop()
+
+    # ---- paho's callbacks (its network thread) ------------------------------------------------
+
+    def _connected(self, client, userdata, flags, reason, properties):
+        if reason.is_failure:
+            self.on_link(False, "the broker refused the connection: %s" % reason)
+            return
+        client.subscribe(self.topics())
+        self.connects += 1
+        self.on_link(True, "session kept" if flags.session_present else "new session")
+
+    def _failed(self, client, userdata):
+        self.on_link(False, "cannot reach the broker at %s:%d" % (self.host, self.port))
+
+    def _disconnected(self, client, userdata, flags, reason, properties):
+        self.on_link(False, "connection lost" if reason.is_failure else "disconnected")
+
+    def _message(self, client, userdata, msg):
+        self.on_message(msg.topic, msg.payload, msg.retain)

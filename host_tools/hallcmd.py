@@ -1,0 +1,43 @@
+"""`carom hall`: the hall dashboard, every table's match on one page (host_tools/hall)."""
+
+from .cli import command
+from .errors import CommandError
+
+
+@command("hall", "the hall dashboard: every table's match, live, from the MQTT broker")
+def add_hall(p):
+    """Show every table of the hall on one web page, live.
+
+    Subscribes to <prefix>/+/state, /status and /report on the MQTT broker the
+    boards publish to, and serves a page with a tile per table (names, scores,
+    innings, run, countdown, equalizing inning, result, online/offline) and the
+    results list of finished matches (/results.csv, /results.json) at
+    --listen HOST:PORT (default http://127.0.0.1:8090) until Ctrl-C.  The broker
+    connection comes back by itself when the broker goes away and returns.
+    """
+    p.add_argument("--broker", metavar="HOST[:PORT]", required=True, help="the MQTT broker (port 1883 by default)")
+    p.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:8090",
+                   help="where the dashboard is served (default 127.0.0.1:8090; 0.0.0.0:8090 for a TV on the"
+                        " network; port 0: any free port)")
+    p.add_argument("--prefix", default="carom", help="the boards' topic prefix (default carom)")
+    p.add_argument("--results", metavar="FILE",
+                   help="keep the results list in FILE (JSON lines): read at start, each finished match appended")
+    p.add_argument("--client-id", metavar="ID",
+                   help="the MQTT client id (default carom-hall-<host>-<port>; the broker keeps its session)")
+    p.set_defaults(run=run_hall)
+
+
+def run_hall(args):
+    from .hall import ListenError, run
+
+    prefix = args.prefix.strip("/")
+    if not prefix or any(c in prefix for c in "+#"):
+        raise CommandError("--prefix must be a topic prefix without + or #, e.g. carom or club/hall1")
+
+    def out(text):
+        print(text, flush=True)
+
+    try:
+        return run(args.broker, args.listen, prefix, args.client_id, args.results, out=out)
+    except (ValueError, ListenError) as e:
+        raise CommandError(str(e))

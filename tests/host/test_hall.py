@@ -1,0 +1,475 @@
+"""The hall dashboard (`carom hall`): a real mosquitto, boards simulated with paho, the page in Chromium.
+
+The boards publish real state documents, made by the firmware's own modules on CPython
+(referee lines played on rules.Match, matchdoc.doc, report.build; host_tools/hall/loadgen.py),
+on the topics and with the flags the wall board uses (firmware/app.py).  `carom hall` runs as
+a subprocess, as a person starts it; the page is read back from what it drew (the tiles'
+text and data attributes), the exports from /results.csv and /results.json.
+
+The model's rules (topics, the dedup rule, CSV cells) are tested first, without a broker.
+"""
+
+import csv
+import io
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from host_tools import ROOT
+from host_tools.hall.broker import parse_broker
+from host_tools.hall.model import Hall, fingerprint
+from host_tools.hall.server import parse_listen
+from mosquitto import Mosquitto, available
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+CAROM = os.path.join(os.path.dirname(sys.executable), "carom")
+
+need_broker = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
+
+
+def sim_table(table, lines=(), name=None, target=3):
+    """A table whose match is played with the firmware's rules core: `lines` are referee events."""
+    from host_tools.hall.loadgen import SimTable
+
+    t = SimTable(table, target=target, name=name, names=("Anna Kovacs", "Bela Nagy"))
+    for line in lines:
+        assert t.line(line) is None, line
+    return t
+
+
+def state_bytes(t):
+    return json.dumps(t.doc()).encode()
+
+
+# ---- the model, without a broker ---------------------------------------------------------------
+
+def test_topics_and_states():
+    hall = Hall("club/hall1")
+    t = sim_table("t1", ["point"])
+    assert hall.split("club/hall1/t1/state") == ("t1", "state")
+    assert hall.split("club/hall1/t1/x/state") is None and hall.split("carom/t1/state") is None
+    assert hall.handle("club/hall1/t1/state", state_bytes(t), 100.0) == [("table", hall.tables["t1"].to_json())]
+    got = hall.tables["t1"].to_json()
+    assert got["state"]["players"]["A"]["score"] == 1 and got["updates"] == 1 and got["updated"] == 100.0
+    assert hall.handle("club/hall1/t1/status", b"offline", 101.0)[0][1]["status"] == "offline"
+    # Garbage is counted and changes nothing.
+    for topic, payload in (("club/hall1/t1/state", b"{not json"), ("club/hall1/t1/state", b"[1, 2]"),
+                           ("club/hall1/t1/state", b'{"players": 3}'), ("club/hall1/t1/status", b"maybe"),
+                           ("club/hall1/t1/report", state_bytes(t)), ("club/hall1/t1/other", b"x")):
+        assert hall.handle(topic, payload, 102.0) == []
+    assert hall.counts["rejected"] == 6 and hall.tables["t1"].status == "offline"
+    assert hall.tables["t1"].state["players"]["A"]["score"] == 1
+    # Both retained topics cleared (empty payloads): the table goes.
+    hall.handle("club/hall1/t1/state", b"", 103.0)
+    assert hall.handle("club/hall1/t1/status", b"", 104.0) == [("gone", {"table": "t1"})]
+    assert hall.tables == {}
+    for n in ("t10", "t2", "t1"):
+        hall.handle("club/hall1/%s/status" % n, b"online", 1)
+    assert [x["table"] for x in hall.table_list()] == ["t1", "t2", "t10"]
+
+
+def finished(table="t1", name="Table 1"):
+    """A three-cushion match to 3: A runs 3, B misses his equalizing inning."""
+    return sim_table(table, ["point", "point", "point", "miss"], name=name)
+
+
+def test_report_dedup_rule():
+    hall = Hall()
+    t = finished()
+    report = t.report_doc()
+    text = json.dumps(report)
+    # The same report again, its keys in another order (as another dict order would write it): one result.
+    shuffled = json.dumps(dict(reversed(list(report.items()))))
+    assert fingerprint(json.loads(text)) == fingerprint(json.loads(shuffled))
+    first = hall.handle("carom/t1/report", text.encode(), 10.0)
+    assert [k for k, _ in first] == ["table", "result"]  # the table's name came with the report
+    assert hall.tables["t1"].name == "Table 1"
+    assert hall.handle("carom/t1/report", text.encode(), 11.0) == []
+    assert hall.handle("carom/t1/report", shuffled.encode(), 12.0) == []
+    assert len(hall.results) == 1 and hall.counts["duplicates"] == 2
+    # The same report from another table is another match.
+    assert hall.handle("carom/t2/report", text.encode(), 13.0)[-1][0] == "result"
+    assert len(hall.results) == 2
+    # The board finishes the same match again after an undo: same started_at, the new report replaces it.
+    for line in ("undo", "point", "point", "point"):  # B equalizes in his inning: a draw
+        assert t.line(line) is None, line
+    again = t.report_doc()
+    assert again["report"]["started_at"] == report["report"]["started_at"] and again["result"] == "draw"
+    kind, data = hall.handle("carom/t1/report", json.dumps(again).encode(), 14.0)[-1]
+    assert kind == "result" and data["replaces"] == first[-1][1]["result"]["id"]
+    assert [r.doc["result"] for r in hall.results] == ["draw", "A"]  # in the old one's place
+    # The first report delivered late once more: seen before, dropped.
+    assert hall.handle("carom/t1/report", text.encode(), 15.0) == []
+    assert len(hall.results) == 2
+    # Without a wall clock (started_at null) only identical reports merge.
+    t3 = finished("t3")
+    t3.started_at = None
+    hall.handle("carom/t3/report", json.dumps(t3.report_doc()).encode(), 16.0)
+    t3.line("undo")
+    t3.line("point")
+    hall.handle("carom/t3/report", json.dumps(t3.report_doc()).encode(), 17.0)
+    assert [r.table for r in hall.results] == ["t1", "t2", "t3", "t3"]
+
+
+def test_csv_cells():
+    hall = Hall()
+    t = sim_table("t1", ["point", "point", "point", "miss"])
+    doc = t.report_doc()
+    doc["players"]["A"]["name"] = "=HYPERLINK(1)"
+    hall.handle("carom/t1/report", json.dumps(doc).encode(), 1764489600.0)
+    rows = list(csv.DictReader(io.StringIO(hall.results_csv(lambda e: "" if e is None else "T%d" % e))))
+    assert len(rows) == 1
+    r = rows[0]
+    assert r["name_A"] == "'=HYPERLINK(1)" and r["name_B"] == "Bela Nagy"
+    assert (r["score_A"], r["score_B"], r["result"], r["winner"], r["game"]) == ("3", "0", "A", "'=HYPERLINK(1)",
+                                                                                 "three_cushion")
+    assert r["received_at"] == "T1764489600" and r["table"] == "t1" and r["innings_A"] == "1"
+
+
+def test_addresses():
+    assert parse_broker("10.0.0.5") == ("10.0.0.5", 1883)
+    assert parse_broker("broker.local:1884") == ("broker.local", 1884)
+    assert parse_broker("[::1]:1885") == ("::1", 1885) and parse_broker("::1") == ("::1", 1883)
+    for bad in ("", "host:x", "host:0", "host:70000"):
+        with pytest.raises(ValueError):
+            parse_broker(bad)
+    assert parse_listen(":0") == ("127.0.0.1", 0)
+
+
+# ---- `carom hall` against a real mosquitto --------------------------------------------------------
+
+class HallProc:
+    """`carom hall` as a subprocess: its URL, its output, Ctrl-C."""
+
+    def __init__(self, broker_port, *extra, timeout=30):
+        cmd = [CAROM, "hall", "--broker", "127.0.0.1:%d" % broker_port, "--listen", "127.0.0.1:0", *extra]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     start_new_session=True)
+        self.lines = []
+        self._q = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.url = self.wait_line(r"the dashboard is at (http://\S+)", timeout).group(1)
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self._q.put(line.rstrip("\n"))
+        self._q.put(None)
+
+    def wait_line(self, pattern, timeout=20):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._q.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                line = ""
+            if line is None or time.monotonic() > deadline:
+                raise AssertionError("no %r from carom hall; output:\n%s" % (pattern, "\n".join(self.lines)))
+            self.lines.append(line)
+            m = re.search(pattern, line)
+            if m:
+                return m
+
+    def get(self, path, raw=False):
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            data = r.read()
+            return (data, r.headers) if raw else json.loads(data)
+
+    def table(self, table):
+        return {t["table"]: t for t in self.get("/api/tables")["tables"]}.get(table)
+
+    def stop(self):
+        """Ctrl-C, as in a terminal. Returns the exit status."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGINT)
+        try:
+            code = self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+            raise AssertionError("carom hall did not stop within 20 s of Ctrl-C:\n%s" % "\n".join(self.lines))
+        while not self._q.empty():
+            line = self._q.get()
+            if line is not None:
+                self.lines.append(line)
+        return code
+
+
+def wait_for(fn, expected, timeout=15.0, what=""):
+    """Poll fn() until it returns `expected` (or expected(value) is true when callable)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if expected(value) if callable(expected) else value == expected:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("%s: expected %r, still %r after %.0f s" % (what or fn, expected, value, timeout))
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def broker():
+    if not available():
+        pytest.skip("mosquitto is not installed (tools/deps.sh installs it)")
+    m = Mosquitto().start()
+    yield m
+    m.close()
+
+
+@pytest.fixture(scope="module")
+def hall(broker):
+    h = HallProc(broker.port)
+    h.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
+    yield h
+    assert h.stop() == 0, "\n".join(h.lines)
+    assert "carom hall: stopping" in h.lines
+
+
+@pytest.fixture
+def boards(broker):
+    """Simulated boards: boards("t1") connects one (status online, its will offline)."""
+    from host_tools.hall.loadgen import Board
+
+    made = []
+
+    def make(table, port=None):
+        b = Board("127.0.0.1", port or broker.port, table).wait()
+        made.append(b)
+        return b
+
+    yield make
+    for b in made:
+        try:
+            b.close()
+        except Exception:
+            pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        subprocess.run(["sh", os.path.join(ROOT, "tools", "deps.sh")], check=False)
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed and tools/deps.sh could not install it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+TILE_JS = """(id) => {
+  const t = document.querySelector('.tile[data-table="' + CSS.escape(id) + '"]');
+  if (!t) return null;
+  const q = s => t.querySelector(s).textContent;
+  const player = p => ({name: q('[data-player=' + p + '] .p-name'), score: q('[data-player=' + p + '] .p-score'),
+                        innings: q('[data-player=' + p + '] .p-inn'),
+                        at_table: t.querySelector('[data-player=' + p + ']').dataset.atTable});
+  return {name: q('.t-name'), status: t.dataset.status, label: q('.t-status'), game: q('.t-game'),
+          A: player('A'), B: player('B'), run: q('.f-run'), countdown: q('.f-countdown'), eq: q('.f-eq'),
+          phase: q('.f-phase'), result: q('.f-result')};
+}"""
+
+
+class Page:
+    def __init__(self, browser, url, width=1920, height=1080):
+        self.context = browser.new_context(viewport={"width": width, "height": height})
+        self.page = self.context.new_page()
+        self.errors = []
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.goto(url)
+        self.page.wait_for_selector("body[data-ready=true]")
+
+    def tile(self, table):
+        return self.page.evaluate(TILE_JS, table)
+
+    def wait_tile(self, table, check, what, timeout=15):
+        return wait_for(lambda: self.tile(table), lambda t: t is not None and check(t), timeout, what)
+
+    def results(self):
+        return self.page.evaluate("""() => [...document.querySelectorAll('#result-rows tr')].map(
+            tr => [...tr.children].map(td => td.textContent))""")
+
+    def close(self):
+        assert not self.errors, self.errors
+        self.context.close()
+
+
+def test_tiles_show_each_tables_match(hall, boards, browser):
+    page = Page(browser, hall.url)
+    t1 = sim_table("t1", name="Table 1")
+    t2 = sim_table("t2", ["point", "miss", "point", "point"], target=30)  # B: a run of 2 in his first inning
+    b1, b2 = boards("t1"), boards("t2")
+    b1.state(t1.doc())
+    b2.state(t2.doc())
+    tile = page.wait_tile("t2", lambda t: t["B"]["score"] == "2", "t2 after B's run of 2")
+    assert tile["A"] == {"name": "Anna Kovacs", "score": "1", "innings": "1", "at_table": "false"}
+    assert tile["B"] == {"name": "Bela Nagy", "score": "2", "innings": "1", "at_table": "true"}
+    assert tile["run"] == "Run 2" and tile["countdown"] == "" and tile["status"] == "online"
+    assert tile["game"] == "Three-cushion · 30" and tile["label"] == "online"
+    # Table 1 plays on: three points for A reach the target of 3; B gets his equalizing inning.
+    for expect_countdown in ("Last 2", "Last 1"):
+        t1.line("point")
+        b1.state(t1.doc())
+        page.wait_tile("t1", lambda t: t["countdown"] == expect_countdown, "t1 countdown " + expect_countdown)
+    t1.line("point")
+    b1.state(t1.doc())
+    tile = page.wait_tile("t1", lambda t: t["eq"] == "Equalizing inning", "t1 in the equalizing inning")
+    assert tile["A"]["score"] == "3" and tile["B"]["at_table"] == "true" and tile["result"] == ""
+    t1.line("miss")
+    b1.state(t1.doc())
+    tile = page.wait_tile("t1", lambda t: t["result"] == "Anna Kovacs wins", "t1's result")
+    assert tile["eq"] == "" and tile["run"] == "" and tile["countdown"] == ""
+    # The API says the same, with the documents as published.
+    api = hall.table("t1")
+    assert api["state"] == json.loads(json.dumps(t1.doc())) and api["status"] == "online"
+    assert api["updates"] == 5
+    page.close()
+
+
+def test_power_cut_shows_offline(hall, boards, browser):
+    page = Page(browser, hall.url)
+    b = boards("t3")
+    t = sim_table("t3", ["point"])
+    b.state(t.doc())
+    page.wait_tile("t3", lambda x: x["status"] == "online" and x["A"]["score"] == "1", "t3 online")
+    b.power_cut()  # no DISCONNECT: the broker publishes the board's will
+    tile = page.wait_tile("t3", lambda x: x["status"] == "offline", "t3 offline after its will")
+    assert tile["label"] == "OFFLINE" and tile["A"]["score"] == "1"  # the last known match stays
+    assert hall.table("t3")["status"] == "offline"
+    # A page opened now gets it from the snapshot.
+    other = Page(browser, hall.url)
+    assert other.tile("t3")["status"] == "offline"
+    # Power back: the board connects again ("online"), the same match.
+    b2 = boards("t3")
+    b2.state(t.doc())
+    page.wait_tile("t3", lambda x: x["status"] == "online", "t3 online again")
+    page.close()
+    other.close()
+
+
+def test_reports_twice_appear_once(hall, boards, browser):
+    page = Page(browser, hall.url)
+    b = boards("t4")
+    t = sim_table("t4", ["point", "point", "point", "miss"], name="Table 4")
+    text = json.dumps(t.report_doc())
+    b.state(t.doc())
+    for _ in range(2):  # QoS 1 may deliver it twice; a board resends after a power cut
+        b.report(text).wait_for_publish(5)
+    b.report(json.dumps(dict(reversed(list(json.loads(text).items()))))).wait_for_publish(5)  # other key order
+    other = boards("t5")
+    t5 = sim_table("t5", ["point", "miss", "miss", "point", "point", "point", "miss"], name="Table 5")
+    other.report(t5.report_doc()).wait_for_publish(5)  # a sentinel: everything before it has arrived
+    wait_for(lambda: len(page.results()), 2, what="rows in the results list")
+    wait_for(lambda: hall.get("/api/tables")["counts"]["duplicates"], 2, what="duplicates counted")
+    rows = page.results()
+    assert [r[1] for r in rows] == ["Table 5", "Table 4"]  # newest first
+    assert rows[1][3:6] == ["Anna Kovacs", "3 – 0", "Bela Nagy"] and rows[1][-1] == "Anna Kovacs wins"
+    assert page.page.text_content("#result-count") == "2"
+    assert page.page.get_attribute("#csv", "href") == "/results.csv"
+    assert page.page.get_attribute("#json", "href") == "/results.json"
+    data, headers = hall.get("/results.csv", raw=True)
+    assert headers["Content-Type"] == "text/csv; charset=utf-8" and "attachment" in headers["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
+    assert [(r["table"], r["name"], r["score_A"], r["score_B"], r["winner"]) for r in rows] == [
+        ("t4", "Table 4", "3", "0", "Anna Kovacs"), ("t5", "Table 5", "3", "1", "Anna Kovacs")]
+    exported = hall.get("/results.json")
+    assert [e["hall"]["table"] for e in exported] == ["t4", "t5"]
+    assert {k: v for k, v in exported[0].items() if k != "hall"} == json.loads(text)  # the report as sent
+    # The board finishes the same match again after an undo: its new report takes the old one's place.
+    for line in ("undo", "point", "point", "point"):
+        assert t.line(line) is None
+    b.report(t.report_doc()).wait_for_publish(5)
+    wait_for(lambda: page.results()[1][-1], "Draw", what="the replaced row")
+    assert len(page.results()) == 2 and [e["result"] for e in hall.get("/results.json")] == ["draw", "A"]
+    page.close()
+
+
+def test_results_file_and_reports_while_away(broker, boards, tmp_path):
+    """--results keeps the list across restarts; a report published while the hall was away arrives later."""
+    path = str(tmp_path / "results.jsonl")
+    args = ("--results", path, "--client-id", "carom-hall-test-away")
+    h = HallProc(broker.port, *args)
+    h.wait_line(r"connected")
+    b = boards("t6")
+    first = sim_table("t6", ["point", "point", "point", "miss"], name="Table 6").report_doc()
+    b.report(first).wait_for_publish(5)
+    wait_for(lambda: len(h.get("/results.json")), 1, what="the first report")
+    assert h.stop() == 0
+    second = sim_table("t6", ["miss", "point", "point", "point"], name="Table 6")
+    second.started_at += 3600
+    b.report(second.report_doc()).wait_for_publish(5)  # the hall is away: the broker keeps it for its session
+    b.report(first).wait_for_publish(5)  # and a late duplicate of the first
+    h = HallProc(broker.port, *args)
+    assert any("1 results read from" in line for line in h.lines)
+    wait_for(lambda: [e["result"] for e in h.get("/results.json")], ["A", "B"], what="both reports, once each")
+    time.sleep(0.5)
+    assert len(h.get("/results.json")) == 2 and h.get("/api/tables")["counts"]["duplicates"] == 1
+    assert h.stop() == 0
+    with open(path) as f:
+        assert len(f.readlines()) == 2
+
+
+def test_broker_restart(boards, browser):
+    """The broker stops and comes back on the same port: the dashboard reconnects and goes on updating."""
+    if not available():
+        pytest.skip("mosquitto is not installed")
+    m = Mosquitto().start()
+    h = HallProc(m.port)
+    try:
+        h.wait_line(r"connected")
+        page = Page(browser, h.url)
+        b = boards("t7", m.port)
+        t = sim_table("t7")
+        t.line("point")
+        b.state(t.doc())
+        page.wait_tile("t7", lambda x: x["A"]["score"] == "1", "t7 before the restart")
+        m.stop()
+        wait_for(lambda: page.page.get_attribute("body", "data-broker"), "down",
+                 what="the page says the broker is lost")
+        assert "not connected" in page.page.text_content("#banner")
+        assert page.tile("t7")["A"]["score"] == "1"  # the last known state stays on the tile
+        assert h.get("/api/tables")["broker"]["connected"] is False
+        m.start()
+        wait_for(lambda: page.page.get_attribute("body", "data-broker"), "up", timeout=20,
+                 what="the page says the broker is back")
+        assert page.page.text_content("#banner") == ""
+        b.wait(20)  # the board's own client reconnects too
+        t.line("point")
+        b.state(t.doc())
+        page.wait_tile("t7", lambda x: x["A"]["score"] == "2", "t7 after the restart")
+        assert h.get("/api/tables")["broker"]["connects"] == 2
+        page.close()
+    finally:
+        h.stop()
+        m.close()
+
+
+def test_cli_errors(broker):
+    out = subprocess.run([CAROM, "hall", "--broker", "host:x"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 1 and "carom: --broker wants HOST[:PORT]" in out.stderr
+    h = HallProc(broker.port)
+    try:
+        port = h.url.rsplit(":", 1)[1]
+        out = subprocess.run([CAROM, "hall", "--broker", "127.0.0.1:%d" % broker.port, "--listen",
+                              "127.0.0.1:" + port], capture_output=True, text=True, timeout=30)
+        assert out.returncode == 1 and "cannot serve on 127.0.0.1:%s" % port in out.stderr
+        data, headers = h.get("/", raw=True)
+        assert b"Carom hall" in data and headers["Content-Type"] == "text/html; charset=utf-8"
+        req = urllib.request.Request(h.url + "/api/tables", data=b"{}", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=10)
+        assert e.value.code == 405
+    finally:
+        assert h.stop() == 0

@@ -13,6 +13,7 @@ import tempfile
 
 from . import FIRMWARE_DIR, ROOT
 from .build import mpy_cross_exe
+from .hall.bench import hall_section
 from .sim import micropython_exe
 
 
@@ -201,7 +202,7 @@ def restart_section():
     return out
 
 
-SECTIONS = [rules_section, board_section, store_section, restart_section, mpy_section]
+SECTIONS = [rules_section, board_section, store_section, restart_section, hall_section, mpy_section]
 
 
 def main():

@@ -1,0 +1,326 @@
+"""`carom doctor`: is this board fit to keep score?  A checklist, through mpremote.
+
+    carom doctor --device DEV
+
+Checks, in order (each line `ok`, `warn` or `FAIL`):
+
+    the board answers      a MicroPython REPL on DEV (mpremote's raw REPL)
+    MicroPython            version (os.uname()), and that it loads the .mpy
+                           files this mpy-cross makes (sys.implementation._mpy)
+    flash, RAM             os.statvfs('/') free space; gc.mem_free() with the app stopped
+    firmware               main.py there; the files /deploy.json lists, by hash
+                           (a deploy cut short while switching is a FAIL)
+    configuration          config.json checked with firmware/config.py's schema
+    board definition       boards/<board>.json on the board, checked with
+                           firmware/boarddef.py
+    I2C                    machine.I2C(...).scan() on every bus of the board
+                           definition: every display must answer
+    clock                  set or not (reports carry times only when it is)
+    the app starts         reset, and the boot watched for
+                           "carom: running on board NAME" (not with --no-reset)
+
+Exit status 0 when nothing FAILed, 1 otherwise (`carom: N problems: ...`).
+"""
+
+import json
+import re
+import subprocess
+import sys
+
+from . import firmware_path
+from .board_io import BoardIO, LinkLost, add_device_argument, boot_problems
+from .cli import command
+from .errors import CommandError
+
+FLASH_FAIL = 32 * 1024
+FLASH_WARN = 128 * 1024
+RAM_FAIL = 32 * 1024
+RAM_WARN = 64 * 1024
+CLOCK_SET = 1600000000  # the app's test for a set clock (firmware/app.py)
+
+
+class Checklist:
+    def __init__(self, out=None):
+        self.out = out or sys.stdout
+        self.problems = []
+        self.warnings = []
+
+    def line(self, mark, text):
+        self.out.write("  %-5s %s\n" % (mark, text))
+        self.out.flush()
+
+    def ok(self, text):
+        self.line("ok", text)
+
+    def warn(self, text):
+        self.warnings.append(text)
+        self.line("warn", text)
+
+    def fail(self, text):
+        self.problems.append(text)
+        self.line("FAIL", text)
+
+
+def local_mpy_version():
+    """The .mpy version this mpy-cross writes (6 for MicroPython 1.19+), or None."""
+    from .build import mpy_cross_exe
+
+    try:
+        out = subprocess.run([mpy_cross_exe(), "--version"], capture_output=True, text=True, timeout=20)
+    except (CommandError, OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"mpy v(\d+)", out.stdout + out.stderr)
+    return int(m.group(1)) if m else None
+
+
+def kb(n):
+    from .deploy import kb as _kb
+
+    return _kb(n)
+
+
+def display_label(d):
+    fields = [s["field"] for s in d.get("show", [])]
+    return "%s, %s" % (", ".join(fields) or "?", d.get("kind", "?"))
+
+
+I2C_SCAN = """\
+import machine
+for _b in %r:
+    try:
+        _i = machine.I2C(_b[0], scl=machine.Pin(_b[1]), sda=machine.Pin(_b[2]), freq=_b[3])
+        print(repr((_b[0], _i.scan())))
+    except Exception as _e:
+        print(repr((_b[0], str(_e) or type(_e).__name__)))
+"""
+
+
+def check_firmware(board, c):
+    from .deploy import GUARD_SHA, MANIFEST, STAGE, read_manifest
+
+    manifest = read_manifest(board)
+    files = sorted((manifest or {}).get("files", {}))
+    hashes = board.hashes(sorted(set(files) | {"/main.py", STAGE + "/plan.json"}))
+    if hashes["/main.py"] is None:
+        c.fail("firmware: no main.py on the board: the app never starts (carom deploy)")
+        return manifest
+    if hashes["/main.py"] == GUARD_SHA:
+        c.fail("firmware: a deploy was cut short while switching files: power the board off and on (it finishes "
+               "the deploy at boot) or run carom deploy again")
+        return manifest
+    if manifest is None:
+        c.warn("firmware: no %s: not deployed by carom deploy, its files cannot be checked" % MANIFEST)
+        return None
+    missing = [p[1:] for p in files if hashes.get(p) is None]
+    changed = [p[1:] for p in files if hashes.get(p) is not None and hashes[p] != manifest["files"][p]]
+    what = "firmware %s%s (%s)" % (manifest.get("firmware", "?"),
+                                   ", " + manifest["version"] if manifest.get("version") else "",
+                                   "sources" if manifest.get("source") else ".mpy")
+    if missing:
+        c.fail("%s: %d file%s missing: %s (carom deploy puts them back)" % (
+            what, len(missing), "s"[:len(missing) != 1], ", ".join(missing)))
+    elif changed:
+        c.warn("%s: %d file%s changed since the deploy: %s" % (what, len(changed), "s"[:len(changed) != 1],
+                                                             ", ".join(changed)))
+    else:
+        c.ok("%s: all %d files as deployed" % (what, len(files)))
+    if hashes.get(STAGE + "/plan.json") is not None:
+        c.warn("firmware: copies left in %s by a deploy cut short before it switched (the next deploy uses or "
+               "removes them)" % STAGE)
+    return manifest
+
+
+def check_config(board, c):
+    """The board's configuration; returns the board name it runs (or None)."""
+    firmware_path()
+    import config
+
+    raw = board.read_file("/config.json")
+    if raw is None:
+        c.warn("config.json: none on the board: the defaults run (board wall); carom config set board=NAME")
+        return "wall"
+    try:
+        d = json.loads(raw.decode("utf-8"))
+    except ValueError as e:
+        c.fail("config.json: not valid JSON (%s): the board runs its last good configuration and shows E 20; "
+               "fix it with carom config import FILE" % e)
+        return _good_board(board)
+    try:
+        cfg = config.normalize(d, "config.json")
+    except ValueError as e:
+        c.fail("%s: the board runs its last good configuration and shows E 20; fix it with carom config set" % e)
+        named = d.get("board") if isinstance(d, dict) and isinstance(d.get("board"), str) else None
+        return _good_board(board) or named
+    extra = []
+    if cfg["name"]:
+        extra.append("table %s" % json.dumps(cfg["name"], ensure_ascii=False))
+    m = cfg["match"]
+    extra.append("%s to %d" % (m["game"], m["target"]))
+    c.ok("config.json: valid (board %s, %s)" % (cfg["board"], ", ".join(extra)))
+    return cfg["board"]
+
+
+def _good_board(board):
+    raw = board.read_file("/config.good.json")
+    try:
+        d = json.loads(raw.decode("utf-8")) if raw else None
+        return d.get("board", "wall") if isinstance(d, dict) else None
+    except ValueError:
+        return None
+
+
+def check_board_def(board, name, c):
+    firmware_path()
+    import boarddef
+
+    path = "/boards/%s.json" % name
+    raw = board.read_file(path)
+    if raw is None:
+        c.fail("board definition: no %s on the board (carom deploy --board %s)" % (path[1:], name))
+        return None
+    try:
+        d = json.loads(raw.decode("utf-8"))
+        bd = boarddef.validate(d, path[1:])
+    except ValueError as e:
+        c.fail("board definition: %s" % e)
+        return None
+    c.ok("board definition %s: valid, %d display%s on %d I2C bus%s, %d buttons" % (
+        path[1:], len(bd["displays"]), "s"[:len(bd["displays"]) != 1], len(bd["i2c"]),
+        "es"[:2 * (len(bd["i2c"]) != 1)], len(bd["buttons"])))
+    return bd
+
+
+def check_i2c(board, bd, c):
+    buses = [(b["bus"], b["scl"], b["sda"], b["freq"]) for b in bd["i2c"]]
+    if not buses:
+        c.ok("I2C: the board definition has no I2C bus")
+        return
+    out = board.exec(I2C_SCAN % (buses,), "scanning the I2C buses")
+    found = {}
+    import ast
+
+    for line in out.splitlines():
+        if line.strip():
+            bus, result = ast.literal_eval(line.strip())
+            found[bus] = result
+    for bus, scl, sda, _ in buses:
+        result = found.get(bus)
+        expected = [d for d in bd["displays"] if d["bus"] == bus]
+        where = "I2C bus %d (SDA %d, SCL %d)" % (bus, sda, scl)
+        if not isinstance(result, list):
+            c.fail("%s: cannot scan: %s" % (where, result))
+            continue
+        missing = [d for d in expected if d["addr"] not in result]
+        for d in missing:
+            c.fail("%s: the display at 0x%02x (%s) does not answer: unplugged, loose wire or wrong address" % (
+                where, d["addr"], display_label(d)))
+        unknown = [a for a in result if a not in [d["addr"] for d in expected]]
+        if unknown:
+            c.warn("%s: %s answer%s but %s not in the board definition" % (
+                where, ", ".join("0x%02x" % a for a in unknown), "s"[:len(unknown) == 1],
+                "is" if len(unknown) == 1 else "are"))
+        if not missing:
+            c.ok("%s: all %d display%s answer (%s)" % (where, len(expected), "s"[:len(expected) != 1],
+                                                     " ".join("0x%02x" % d["addr"] for d in expected)))
+
+
+def check_clock_and_history(board, c):
+    t = board.eval("__import__('time').time()", "reading the board's clock")
+    if t < CLOCK_SET:
+        c.warn("clock: not set: match reports will have no start and end times (mpremote rtc --set)")
+    else:
+        import time
+
+        c.ok("clock: %s (the board's time)" % time.strftime("%Y-%m-%d %H:%M", time.gmtime(t)))
+    from .reportcmd import HISTORY, generation
+
+    entries = board.listdir(HISTORY) or []
+    n = len([e for e in entries if generation(e[0]) is not None])
+    c.ok("history: %d finished match%s in %s (carom report)" % (n, "es"[:2 * (n != 1)], HISTORY))
+
+
+@command("doctor", "check a board: REPL, MicroPython, flash, RAM, firmware, config, I2C displays, app start")
+def add_doctor(p):
+    """Check the board on DEV and print a checklist: it answers, its MicroPython
+    version (and .mpy compatibility), free flash and RAM, the deployed firmware,
+    the configuration, the board definition, the I2C displays against the board
+    definition, the clock, and that the app starts. Exit status 1 when something
+    is wrong."""
+    add_device_argument(p)
+    p.add_argument("--no-reset", dest="reset", action="store_false",
+                   help="do not reset the board at the end to watch the app start (it stays at the REPL)")
+    p.add_argument("--wait", type=float, default=10.0, metavar="S",
+                   help="seconds to wait for the app to start after the reset (default 10)")
+    p.set_defaults(run=run_doctor)
+
+
+def run_doctor(args):
+    c = Checklist()
+    print("carom doctor: %s" % args.device)
+    try:
+        board = BoardIO(args.device, reset_on_close=args.reset)
+        board.connect()
+    except CommandError as e:
+        c.fail("the board answers: %s" % e)
+        raise CommandError("the board on %s does not answer" % args.device)
+    try:
+        c.ok("the board answers: a MicroPython REPL on %s" % args.device)
+        run_checks(board, c, args)
+    except LinkLost as e:
+        c.fail(str(e))
+    finally:
+        board.close()
+    if c.problems:
+        raise CommandError("%d problem%s: %s" % (len(c.problems), "s"[:len(c.problems) != 1], "; ".join(c.problems)))
+    print("all good%s" % (" (%d warning%s)" % (len(c.warnings), "s"[:len(c.warnings) != 1]) if c.warnings else ""))
+    return 0
+
+
+def run_checks(board, c, args):
+    info = board.info()
+    local = local_mpy_version()
+    mpy = info["mpy"]
+    what = "MicroPython %s on %s" % (info["release"] or info["version"], info["machine"])
+    if mpy is not None and local is not None and mpy != local:
+        c.fail("%s: it loads .mpy version %d, carom deploy's mpy-cross makes %d: flash a newer MicroPython "
+               "(carom flash) or deploy with --source" % (what, mpy, local))
+    else:
+        c.ok("%s%s" % (what, " (.mpy v%d, as carom deploy makes)" % mpy if mpy is not None else ""))
+    free, total = info["flash_free"], info["flash_total"]
+    text = "flash: %s free of %s" % (kb(free), kb(total))
+    if free < FLASH_FAIL:
+        c.fail(text + ": too little for the match journal and history")
+    elif free < FLASH_WARN:
+        c.warn(text + ": a deploy needs room for copies of the changed files")
+    else:
+        c.ok(text)
+    ram = info["mem_free"]
+    text = "RAM: %s free with the app stopped" % kb(ram)
+    if ram < RAM_FAIL:
+        c.fail(text + ": too little for the app")
+    elif ram < RAM_WARN:
+        c.warn(text + ": tight for the app")
+    else:
+        c.ok(text)
+    check_firmware(board, c)
+    name = check_config(board, c)
+    bd = check_board_def(board, name, c) if name else None
+    if bd is not None:
+        check_i2c(board, bd, c)
+    check_clock_and_history(board, c)
+    if not args.reset:
+        return
+    board.restart()
+    if bd is not None and bd["role"] != "wall":
+        c.ok("reset (a %s board: its start is not watched)" % bd["role"])
+        return
+    ok, lines = board.watch_boot(args.wait, "carom: running on board")
+    problems = boot_problems(lines)
+    if ok and not problems:
+        c.ok("the app starts: %s" % next(ln for ln in lines if "carom: running" in ln))
+    elif ok:
+        c.warn("the app starts, but said: %s" % "; ".join(problems))
+    elif problems:
+        c.fail("the app does not start cleanly: %s" % "; ".join(problems))
+    else:
+        c.fail("the app did not say it runs within %.0f s after a reset" % args.wait)

@@ -1,0 +1,516 @@
+"""`carom report`: the finished matches of a board as match reports (III.3.1).
+
+    carom report -d DEV [--format json|csv|html|pdf ...] [--out DIR] [--match N]
+
+Pulls /data/history/<generation>.json (firmware/store.py: one report per
+finished match, firmware/report.py: the match state document plus every
+inning) through mpremote and writes, in DIR (default: the current folder):
+
+    json   match-<generation>.json   the board's report as it is, indented
+    csv    matches.csv               one row per match: names, clubs, game, target,
+                                     breaker, balls, score, innings, GD, HR, fouls,
+                                     result, start and end
+           innings.csv               one row per inning: match, player, inning, run,
+                                     running total, fouls, break, equalizing, times
+    html   match-<generation>.html   a federation-style score sheet: the match data
+                                     in the header, a row per inning with both
+                                     players' runs and running totals, the totals,
+                                     the result, signature lines for the referee and
+                                     both players
+    pdf    match-<generation>.pdf    the same sheet printed by a headless Chromium
+                                     (chromium --headless --print-to-pdf); a clear
+                                     error when none is installed
+
+Times are the board's clock (set it with `mpremote rtc --set`, which sets local
+time); a board whose clock was never set has no wall-clock times, only the
+match time of each inning.
+"""
+
+import csv
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from .board_io import BoardIO, Progress, add_device_argument, add_reset_argument
+from .cli import command
+from .errors import CommandError
+
+HISTORY = "/data/history"
+FORMATS = ("json", "csv", "html", "pdf")
+GAMES = {
+    "straight_rail": "Straight rail",
+    "balkline_47_2": "Balkline 47/2",
+    "balkline_47_1": "Balkline 47/1",
+    "balkline_71_2": "Balkline 71/2",
+    "one_cushion": "One-cushion",
+    "three_cushion": "Three-cushion",
+}
+ENDED_BY = {"target": "target reached", "innings_limit": "innings limit", "left": "a player left",
+            "tiebreak": "tie-break"}
+CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "microsoft-edge")
+
+MATCH_COLUMNS = (
+    "match", "table", "board", "game", "target", "innings_limit", "breaker",
+    "A_name", "A_club", "A_ball", "A_score", "A_innings", "A_average", "A_high_run", "A_fouls",
+    "B_name", "B_club", "B_ball", "B_score", "B_innings", "B_average", "B_high_run", "B_fouls",
+    "result", "winner", "ended_by", "break_taken", "started_at", "ended_at", "duration_s",
+)
+INNING_COLUMNS = ("match", "player", "name", "inning", "run", "total", "fouls", "break", "equalizing",
+                  "start", "end", "start_ms", "end_ms")
+
+
+# ---- reading a report -------------------------------------------------------------------------
+
+
+def generation(name):
+    m = re.fullmatch(r"(\d+)\.json", name)
+    return int(m.group(1)) if m else None
+
+
+def when(epoch, fmt="%Y-%m-%d %H:%M"):
+    """The board's clock as it reads (it keeps local time, so no zone is applied)."""
+    if epoch is None:
+        return ""
+    return time.strftime(fmt, time.gmtime(epoch))
+
+
+def match_time(ms):
+    if ms is None:
+        return ""
+    s = int(ms) // 1000
+    return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
+
+
+def ball_of(doc, p):
+    """Which ball player p plays: the one with the spot, or the plain white."""
+    spot = doc.get("spot_ball")
+    if spot not in ("A", "B"):
+        return ""
+    return "spot" if spot == p else "white"
+
+
+class Match:
+    """One report as the sheets need it."""
+
+    def __init__(self, gen, doc):
+        self.gen = gen
+        self.doc = doc
+        self.report = doc.get("report") or {}
+        self.players = doc.get("players") or {}
+        self.innings = self.report.get("innings") or []
+
+    def player(self, p):
+        return self.players.get(p) or {}
+
+    def name(self, p):
+        return self.player(p).get("name") or "Player %s" % p
+
+    def runs(self, p):
+        return list(self.player(p).get("runs") or [])
+
+    def inning(self, p, number):
+        for i in self.innings:
+            if i.get("player") == p and i.get("inning") == number:
+                return i
+        return {}
+
+    def rows(self):
+        """One row per inning number: for A and B (run, total, marks) or None."""
+        runs = {p: self.runs(p) for p in "AB"}
+        totals = {"A": 0, "B": 0}
+        out = []
+        for n in range(1, max(len(runs["A"]), len(runs["B"])) + 1):
+            row = {"inning": n}
+            for p in "AB":
+                if n <= len(runs[p]):
+                    totals[p] += runs[p][n - 1]
+                    info = self.inning(p, n)
+                    marks = "F" * len(info.get("fouls") or []) + ("B" if info.get("break") else "") + \
+                        ("E" if info.get("equalizing") else "")
+                    row[p] = (runs[p][n - 1], totals[p], marks)
+                else:
+                    row[p] = None
+            out.append(row)
+        return out
+
+    @property
+    def result(self):
+        return self.doc.get("result")
+
+    def result_text(self):
+        r = self.result
+        how = ENDED_BY.get(self.doc.get("ended_by"), self.doc.get("ended_by") or "")
+        how = " (%s)" % how if how else ""
+        if r in ("A", "B"):
+            return "%s wins%s" % (self.name(r), how)
+        if r == "draw":
+            return "Draw%s" % how
+        if r == "tiebreak":
+            return "Draw: decided by a tie-break"
+        return "Not finished"
+
+    def game(self):
+        g = self.doc.get("game") or ""
+        return GAMES.get(g, g)
+
+    def started(self):
+        return self.report.get("started_at")
+
+    def ended(self):
+        return self.report.get("ended_at")
+
+    def summary_row(self):
+        d, r = self.doc, self.report
+        row = {
+            "match": self.gen, "table": r.get("table", ""), "board": r.get("board", ""),
+            "game": d.get("game", ""), "target": d.get("target"), "innings_limit": d.get("innings_limit") or "",
+            "breaker": d.get("breaker") or "",
+            "result": d.get("result") or "", "ended_by": d.get("ended_by") or "",
+            "winner": self.name(d["result"]) if d.get("result") in ("A", "B") else "",
+            "break_taken": bool(d.get("break_taken")),
+            "started_at": when(self.started(), "%Y-%m-%d %H:%M:%S"),
+            "ended_at": when(self.ended(), "%Y-%m-%d %H:%M:%S"),
+            "duration_s": r.get("duration_s", ""),
+        }
+        for p in "AB":
+            pl = self.player(p)
+            row.update({
+                p + "_name": pl.get("name", ""), p + "_club": pl.get("club", ""), p + "_ball": ball_of(d, p),
+                p + "_score": pl.get("score", ""), p + "_innings": pl.get("innings", ""),
+                p + "_average": "%.3f" % pl["average"] if isinstance(pl.get("average"), (int, float)) else "",
+                p + "_high_run": pl.get("high_run", ""), p + "_fouls": pl.get("fouls", ""),
+            })
+        return row
+
+    def inning_rows(self):
+        out = []
+        totals = {"A": 0, "B": 0}
+        for i in self.innings:
+            p = i.get("player")
+            if p not in totals:
+                continue
+            totals[p] += i.get("run") or 0
+            out.append({
+                "match": self.gen, "player": p, "name": self.player(p).get("name", ""), "inning": i.get("inning"),
+                "run": i.get("run"), "total": totals[p], "fouls": " ".join(i.get("fouls") or []),
+                "break": bool(i.get("break")), "equalizing": bool(i.get("equalizing")),
+                "start": when(i.get("start"), "%Y-%m-%d %H:%M:%S"), "end": when(i.get("end"), "%Y-%m-%d %H:%M:%S"),
+                "start_ms": i.get("start_ms"), "end_ms": i.get("end_ms"),
+            })
+        return out
+
+
+# ---- writing the sheets ---------------------------------------------------------------------------
+
+
+def write_json(m, path):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(m.doc, f, indent=2, ensure_ascii=False, sort_keys=True)
+        f.write("\n")
+
+
+def write_csv(matches, out_dir):
+    paths = []
+    for name, columns, rows in (("matches.csv", MATCH_COLUMNS, [m.summary_row() for m in matches]),
+                                ("innings.csv", INNING_COLUMNS, [r for m in matches for r in m.inning_rows()])):
+        path = os.path.join(out_dir, name)
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=columns)
+            w.writeheader()
+            w.writerows(rows)
+        paths.append(path)
+    return paths
+
+
+CSS = """
+@page { size: A4; margin: 14mm 14mm 16mm 14mm; }
+* { box-sizing: border-box; }
+body { font-family: "DejaVu Sans", Arial, Helvetica, sans-serif; font-size: 10pt; color: #000; margin: 0; }
+h1 { font-size: 16pt; margin: 0 0 2mm 0; letter-spacing: 0.04em; text-transform: uppercase; }
+.sub { font-size: 11pt; margin-bottom: 4mm; }
+table { border-collapse: collapse; width: 100%; }
+th, td { border: 1px solid #000; padding: 1.2mm 2mm; }
+th { background: #e6e6e6; font-weight: bold; }
+.meta { margin-bottom: 4mm; }
+.meta th { width: 18%; text-align: left; }
+.meta td { width: 32%; }
+.players { margin-bottom: 4mm; }
+.players th:first-child { width: 18%; text-align: left; }
+.players td { width: 41%; font-size: 11pt; }
+.innings { margin-bottom: 4mm; }
+.innings thead { display: table-header-group; }
+.innings td { text-align: right; font-variant-numeric: tabular-nums; }
+.innings td.n { text-align: center; background: #f3f3f3; }
+.innings td.mark { text-align: left; font-size: 8pt; }
+.innings tbody tr:nth-child(5n) td { border-bottom-width: 2px; }
+.innings tfoot th { text-align: left; }
+.innings tfoot td { font-weight: bold; }
+.result { font-size: 12pt; font-weight: bold; margin: 3mm 0; }
+.notes { font-size: 8pt; color: #333; }
+.signatures { display: flex; gap: 8mm; margin-top: 14mm; page-break-inside: avoid; }
+.signatures div { flex: 1; }
+.signatures .line { border-bottom: 1px solid #000; height: 14mm; font-family: cursive; font-size: 12pt;
+                    display: flex; align-items: flex-end; padding-bottom: 1mm; }
+.signatures .who { font-size: 9pt; margin-top: 1mm; }
+"""
+
+
+def render_html(m):
+    e = html.escape
+    d, r = m.doc, m.report
+    a, b = m.player("A"), m.player("B")
+    title = "%s vs %s" % (m.name("A"), m.name("B"))
+    breaker = d.get("breaker")
+    meta = [
+        ("Game", m.game()), ("Target", "%s points" % d.get("target", "")),
+        ("Table", r.get("table") or ""), ("Innings limit", d.get("innings_limit") or "none"),
+        ("Date", when(m.started(), "%Y-%m-%d") or "board clock not set"), ("Match no.", str(m.gen)),
+        ("Start", when(m.started(), "%H:%M") or ""), ("End", when(m.ended(), "%H:%M") or ""),
+        ("Breaker", m.name(breaker) if breaker in ("A", "B") else ""),
+        ("Duration", match_time((r.get("duration_s") or 0) * 1000)),
+    ]
+    meta_rows = "".join("<tr><th>%s</th><td>%s</td><th>%s</th><td>%s</td></tr>" % (
+        e(meta[i][0]), e(str(meta[i][1])), e(meta[i + 1][0]), e(str(meta[i + 1][1]))) for i in range(0, len(meta), 2))
+    row3 = "<tr><th>%s</th><td>%s</td><td>%s</td></tr>"
+    players = "".join(row3 % (e(label), e(str(va)), e(str(vb))) for label, va, vb in (
+        ("Name", a.get("name", ""), b.get("name", "")),
+        ("Club", a.get("club", ""), b.get("club", "")),
+        ("Ball", ball_of(d, "A"), ball_of(d, "B")),
+        ("Breaks", "yes" if breaker == "A" else "", "yes" if breaker == "B" else ""),
+    ))
+    body = []
+    for row in m.rows():
+        cells = ['<td class="n">%d</td>' % row["inning"]]
+        for p in "AB":
+            if row[p] is None:
+                cells.append("<td></td><td></td><td class=\"mark\"></td>")
+            else:
+                run, total, marks = row[p]
+                cells.append("<td>%d</td><td>%d</td><td class=\"mark\">%s</td>" % (run, total, e(marks)))
+        body.append("<tr>%s</tr>" % "".join(cells))
+
+    def avg(pl):
+        return "%.3f" % pl["average"] if isinstance(pl.get("average"), (int, float)) else ""
+
+    foot = "".join("<tr><th>%s</th><td colspan=\"3\">%s</td><td colspan=\"3\">%s</td></tr>" % (
+        e(label), e(str(va)), e(str(vb))) for label, va, vb in (
+        ("Score", a.get("score", ""), b.get("score", "")),
+        ("Innings", a.get("innings", ""), b.get("innings", "")),
+        ("GD", avg(a), avg(b)),
+        ("HR", a.get("high_run", ""), b.get("high_run", "")),
+        ("Fouls", a.get("fouls", ""), b.get("fouls", "")),
+    ))
+    sigs = r.get("signatures") or {}
+    sign = "".join('<div><div class="line">%s</div><div class="who">%s</div></div>' % (e(sigs.get(k) or ""), e(label))
+                   for k, label in (("referee", "Referee"), ("A", "Player A: %s" % m.name("A")),
+                                    ("B", "Player B: %s" % m.name("B"))))
+    notes = ("GD: general average (points / innings); HR: high run. Notes: F a foul in that inning, "
+             "B the half-time break was taken, E the equalizing inning.")
+    if d.get("break_taken"):
+        notes += " The half-time break was held."
+    if m.started() is None:
+        notes += " The board's clock was not set: no wall-clock times."
+    return """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Match report %(gen)s: %(title)s</title>
+<style>%(css)s</style>
+</head>
+<body>
+<header>
+<h1>Match report</h1>
+<div class="sub">%(game)s to %(target)s points &middot; %(title)s</div>
+<table class="meta">%(meta)s</table>
+</header>
+<table class="players"><thead><tr><th></th><th>Player A</th><th>Player B</th></tr></thead>
+<tbody>%(players)s</tbody></table>
+<table class="innings">
+<colgroup><col style="width:12%%"><col style="width:16%%"><col style="width:16%%"><col style="width:10%%">
+<col style="width:16%%"><col style="width:16%%"><col style="width:10%%"></colgroup>
+<thead>
+<tr><th rowspan="2">Inning</th><th colspan="3">A: %(nameA)s</th><th colspan="3">B: %(nameB)s</th></tr>
+<tr><th>Run</th><th>Total</th><th>Note</th><th>Run</th><th>Total</th><th>Note</th></tr>
+</thead>
+<tbody>
+%(body)s
+</tbody>
+<tfoot>%(foot)s</tfoot>
+</table>
+<p class="result">Result: %(result)s</p>
+<p class="notes">%(notes)s</p>
+<footer class="signatures">%(sign)s</footer>
+</body>
+</html>
+""" % {"gen": m.gen, "title": e(title), "css": CSS, "game": e(m.game()), "target": e(str(d.get("target", ""))),
+       "meta": meta_rows, "players": players, "nameA": e(m.name("A")), "nameB": e(m.name("B")),
+       "body": "\n".join(body), "foot": foot, "result": e(m.result_text()), "notes": e(notes), "sign": sign}
+
+
+def find_chromium():
+    """A browser that prints HTML to PDF headless, or None."""
+    env = os.environ.get("CAROM_CHROMIUM")
+    if env:
+        return env if os.path.exists(env) or shutil.which(env) else None
+    for name in CHROMIUMS:
+        path = shutil.which(name)
+        if path:
+            return path
+    return "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None
+
+
+def html_to_pdf(chromium, html_path, pdf_path, timeout=90):
+    profile = tempfile.mkdtemp(prefix="carom-pdf-")
+    cmd = [chromium, "--headless", "--disable-gpu", "--no-first-run", "--disable-extensions",
+           "--user-data-dir=" + profile, "--no-pdf-header-footer", "--print-to-pdf-no-header",
+           "--print-to-pdf=" + os.path.abspath(pdf_path), "file://" + os.path.abspath(html_path)]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.insert(1, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
+    try:
+        if os.path.exists(pdf_path):
+            os.remove(pdf_path)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CommandError("%s did not print %s to PDF within %d s" % (chromium, html_path, timeout))
+    except OSError as e:
+        raise CommandError("cannot run %s: %s" % (chromium, e))
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    try:
+        with open(pdf_path, "rb") as f:
+            ok = f.read(5) == b"%PDF-"
+    except OSError:
+        ok = False
+    if not ok:
+        tail = " ".join((out.stderr or "").strip().splitlines()[-2:])
+        raise CommandError("%s did not make %s (exit %d): %s" % (chromium, pdf_path, out.returncode, tail))
+
+
+# ---- the command -------------------------------------------------------------------------------------
+
+
+def pull(board, wanted=None):
+    """[(generation, doc)] of the board's finished matches, oldest first."""
+    entries = board.listdir(HISTORY)
+    if entries is None:
+        return []
+    names = [name for name, is_dir, _ in sorted(entries)
+             if not is_dir and generation(name) is not None and (not wanted or generation(name) in wanted)]
+    sizes = {name: size for name, _, size in entries}
+    total = sum(sizes[n] for n in names)
+    bar = Progress(sys.stderr, "Reading %d report%s" % (len(names), "s"[:len(names) != 1]), total)
+    done = 0
+    out = []
+    for name in names:
+        gen = generation(name)
+        bar.update(done)
+        raw = board.read_file(HISTORY + "/" + name)
+        done += sizes[name]
+        bar.update(done)
+        if raw is None:
+            continue
+        try:
+            doc = json.loads(raw.decode("utf-8"))
+        except ValueError as e:
+            sys.stderr.write("warning: %s/%s is not valid JSON (%s); skipped\n" % (HISTORY, name, e))
+            continue
+        if not isinstance(doc, dict):
+            continue
+        out.append((gen, doc))
+    out.sort()
+    return out
+
+
+def write_reports(matches, formats, out_dir):
+    """Write the sheets; returns the paths written."""
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    chromium = find_chromium() if "pdf" in formats else None
+    for m in matches:
+        base = os.path.join(out_dir, "match-%06d" % m.gen)
+        if "json" in formats:
+            write_json(m, base + ".json")
+            written.append(base + ".json")
+        if "html" in formats or "pdf" in formats:
+            page = render_html(m)
+            html_path = base + ".html"
+            tmp = None
+            if "html" not in formats:
+                fd, tmp = tempfile.mkstemp(suffix=".html", prefix="carom-report-")
+                os.close(fd)
+                html_path = tmp
+            try:
+                with open(html_path, "w", encoding="utf-8") as f:
+                    f.write(page)
+                if "html" in formats:
+                    written.append(html_path)
+                if "pdf" in formats:
+                    html_to_pdf(chromium, html_path, base + ".pdf")
+                    written.append(base + ".pdf")
+            finally:
+                if tmp:
+                    os.remove(tmp)
+    if "csv" in formats:
+        written += write_csv(matches, out_dir)
+    return written
+
+
+def parse_formats(values):
+    formats = []
+    for v in values or ["json"]:
+        for f in v.split(","):
+            f = f.strip().lower()
+            if not f:
+                continue
+            if f == "all":
+                formats += list(FORMATS)
+            elif f not in FORMATS:
+                raise CommandError("unknown report format %r (json, csv, html, pdf, or all)" % f)
+            else:
+                formats.append(f)
+    return [f for f in FORMATS if f in formats]
+
+
+@command("report", "pull the finished matches from a board as JSON, CSV, HTML or PDF match reports")
+def add_report(p):
+    """Pull the finished matches from the board's /data/history/ through mpremote and
+    write match reports: JSON (the board's report), CSV (matches.csv and innings.csv),
+    HTML and PDF score sheets (header with the match data, a row per inning with
+    both players' runs and running totals, totals, result and signature lines).
+    """
+    add_device_argument(p)
+    p.add_argument("--format", "-f", action="append", metavar="FMT",
+                   help="json, csv, html, pdf or all; repeat or separate with commas (default json)")
+    p.add_argument("--out", "-o", default=".", metavar="DIR", help="folder for the reports (default: here)")
+    p.add_argument("--match", "-m", action="append", type=int, metavar="N",
+                   help="only the match with this number (its history file's); may be repeated")
+    add_reset_argument(p)
+    p.set_defaults(run=run_report)
+
+
+def run_report(args):
+    formats = parse_formats(args.format)
+    if "pdf" in formats and find_chromium() is None:
+        raise CommandError("PDF needs Chromium to print the HTML sheet and none was found (Debian: apt-get install "
+                           "chromium; or set CAROM_CHROMIUM to a Chrome/Chromium); --format html makes sheets any "
+                           "browser prints to PDF")
+    with BoardIO(args.device, reset_on_close=args.reset) as board:
+        pulled = pull(board, set(args.match or ()))
+    if not pulled:
+        print("no finished matches on %s%s" % (args.device, " with those numbers" if args.match else ""))
+        return 0
+    matches = [Match(gen, doc) for gen, doc in pulled]
+    written = write_reports(matches, formats, args.out)
+    for m in matches:
+        a, b = m.player("A"), m.player("B")
+        print("match %d: %s %s - %s %s, %s" % (m.gen, m.name("A"), a.get("score", "?"), b.get("score", "?"),
+                                              m.name("B"), m.result_text()))
+    for path in written:
+        print("wrote %s" % path)
+    return 0

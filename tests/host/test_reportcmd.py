@@ -1,0 +1,165 @@
+"""`carom report`: a match played with the virtual wall board's buttons, pulled as reports.
+
+The real firmware keeps the finished match in /data/history/ (the board's clock
+is set, so the report has times); `carom report` pulls it through mpremote and
+writes JSON, CSV, HTML and PDF.  (Not tests/fw/test_report.py: that one tests
+firmware/report.py itself.)
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from host_tools import ROOT
+from host_tools.build import build
+from host_tools.reportcmd import Match, find_chromium, render_html
+from host_tools.vboard import VirtualBoard
+
+MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
+RUNNING = "carom: running on board wall"
+CLOCK = 1764497400  # 2025-11-30 10:10:00 on the board's clock
+
+pytestmark = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
+
+CONFIG = {
+    "board": "wall", "name": "Table 7",
+    "players": {"A": {"name": "Kim", "club": "Seoul"}, "B": {"name": "Zanetti", "club": "Roma"}},
+    "match": {"game": "three_cushion", "target": 2},
+}
+
+
+def board_def(name):
+    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
+        return json.load(f)
+
+
+def carom(*args, env=None, timeout=120):
+    return subprocess.run([sys.executable, "-m", "host_tools", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=dict(os.environ, **(env or {})))
+
+
+def start(tmp_path, config):
+    flash = tmp_path / "flash"
+    build(str(flash))
+    with open(flash / "config.json", "w") as f:
+        json.dump(config, f)
+    vb = VirtualBoard(flash, board=board_def("wall"), serial=True, rtc_epoch=CLOCK)
+    vb.power_on()
+    vb.advance(1)
+    assert RUNNING in vb.stdout
+    return vb
+
+
+def press(vb, button):
+    vb.tap(button)  # 100 ms down, 100 ms up
+    vb.advance(0.5)  # past the 400 ms lock-out after the turn passes
+
+
+@pytest.fixture
+def played(tmp_path):
+    """A three-cushion match to 2, played with the buttons: Kim breaks, Zanetti wins 2-1."""
+    vb = start(tmp_path, CONFIG)
+    for button in ("A.point",  # in the lag: Kim breaks
+                   "A.point",  # Kim 1
+                   "A.end",  # Kim misses
+                   "B.point", "B.end",  # Zanetti 1, misses
+                   "foul",  # Kim fouls: his second inning ends with 0
+                   "B.point"):  # Zanetti 2: the target, and he is not the breaker: he wins
+        press(vb, button)
+    history = vb.flash_path("/data/history")
+    assert os.listdir(history) == ["000001.json"]
+    vb.run_realtime()
+    yield vb
+    vb.close()
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def test_report_of_a_match_played_with_the_buttons(played, tmp_path):
+    vb = played
+    out_dir = tmp_path / "reports"
+    formats = ["json", "csv", "html"] + (["pdf"] if find_chromium() else [])
+    got = carom("report", "--device", vb.serial_path, "--format", ",".join(formats), "--out", str(out_dir))
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "match 1: Kim 1 - 2 Zanetti, Zanetti wins (target reached)" in got.stdout
+
+    # JSON: the board's report, whole
+    with open(vb.flash_path("/data/history/000001.json")) as f:
+        on_board = json.load(f)
+    with open(out_dir / "match-000001.json") as f:
+        doc = json.load(f)
+    assert doc == on_board
+    assert doc["report"]["table"] == "Table 7" and doc["report"]["started_at"] >= CLOCK
+    assert doc["players"]["A"]["runs"] == [1, 0] and doc["players"]["B"]["runs"] == [1, 1]
+
+    # CSV: one row per match, one per inning
+    (m,) = read_csv(out_dir / "matches.csv")
+    assert {k: m[k] for k in ("match", "table", "game", "target", "breaker", "result", "winner", "ended_by")} == {
+        "match": "1", "table": "Table 7", "game": "three_cushion", "target": "2", "breaker": "A",
+        "result": "B", "winner": "Zanetti", "ended_by": "target"}
+    assert [m["A_" + k] for k in ("name", "club", "ball", "score", "innings", "average", "high_run", "fouls")] == [
+        "Kim", "Seoul", "spot", "1", "2", "0.500", "1", "1"]
+    assert [m["B_" + k] for k in ("name", "club", "ball", "score", "innings", "average", "high_run", "fouls")] == [
+        "Zanetti", "Roma", "white", "2", "2", "1.000", "1", "0"]
+    assert m["started_at"].startswith("2025-11-30 10:1") and m["ended_at"] >= m["started_at"]
+    rows = read_csv(out_dir / "innings.csv")
+    assert [(r["player"], r["inning"], r["run"], r["total"], r["fouls"]) for r in rows] == [
+        ("A", "1", "1", "1", ""), ("B", "1", "1", "1", ""), ("A", "2", "0", "1", "other"), ("B", "2", "1", "2", "")]
+    assert all(r["start"].startswith("2025-11-30") and r["end"] for r in rows)
+    assert [r["start"] for r in rows] == sorted(r["start"] for r in rows)
+
+    # HTML: the score sheet
+    page = (out_dir / "match-000001.html").read_text()
+    for text in ("Match report", "Three-cushion", "Table 7", "Kim", "Zanetti", "Seoul", "Roma", "Zanetti wins",
+                 "Referee", "Player A: Kim", "Player B: Zanetti", "<th>GD</th>", "0.500", "2025-11-30"):
+        assert text in page, text
+    body = page.split("<tbody>\n")[1].split("</tbody>")[0]
+    assert body.count("<tr>") == 2  # two innings rows
+    assert '<td class="n">2</td><td>0</td><td>1</td><td class="mark">F</td><td>1</td><td>2</td>' in body
+    if "pdf" in formats:
+        data = (out_dir / "match-000001.pdf").read_bytes()
+        assert data.startswith(b"%PDF-") and len(data) > 2000
+    # The board was reset at the end: the app runs again, the finished match restored.
+    vb.wait_for(lambda b: b.stdout.count(RUNNING) >= 2)
+
+
+def test_no_matches_yet_and_no_pdf_converter(tmp_path):
+    vb = start(tmp_path, {"board": "wall"})
+    try:
+        vb.run_realtime()
+        got = carom("report", "--device", vb.serial_path, "--out", str(tmp_path / "out"), "--format", "all")
+        assert got.returncode == 0, got.stderr
+        assert "no finished matches on" in got.stdout and not os.path.exists(tmp_path / "out")
+    finally:
+        vb.close()
+    got = carom("report", "--device", "/dev/null", "--format", "pdf", env={"CAROM_CHROMIUM": "/nonexistent/chrome"})
+    assert got.returncode == 1 and got.stderr.startswith("carom: PDF needs Chromium")
+    got = carom("report", "--device", "/dev/null", "--format", "docx")
+    assert got.returncode == 1 and "unknown report format 'docx'" in got.stderr
+
+
+def test_score_sheet_running_totals_and_marks():
+    doc = {
+        "game": "balkline_47_2", "target": 50, "breaker": "B", "spot_ball": "B", "result": "draw", "ended_by": "target",
+        "players": {"A": {"name": "Ann", "score": 8, "innings": 3, "runs": [3, 0, 5], "average": 2.667, "high_run": 5,
+                          "fouls": 0},
+                    "B": {"name": "Bo <b>", "score": 8, "innings": 3, "runs": [1, 2, 5], "average": 2.667,
+                          "high_run": 5,
+                          "fouls": 1}},
+        "report": {"innings": [{"player": "B", "inning": 2, "fouls": ["touched"], "break": True},
+                               {"player": "A", "inning": 3, "equalizing": True}],
+                   "started_at": None, "signatures": {"referee": "", "A": "", "B": ""}},
+    }
+    m = Match(4, doc)
+    assert [(r["inning"], r["A"], r["B"]) for r in m.rows()] == [
+        (1, (3, 3, ""), (1, 1, "")), (2, (0, 3, ""), (2, 3, "FB")), (3, (5, 8, "E"), (5, 8, ""))]
+    page = render_html(m)
+    assert "Bo &lt;b&gt;" in page and "<b>" not in page.split("<body>")[1]
+    assert "Balkline 47/2" in page and "Draw (target reached)" in page and "board clock not set" in page

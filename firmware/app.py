@@ -247,11 +247,15 @@ class Board:
 
         now = time.ticks_ms()
         self.store = store.MatchStore(STORE_DIR)
-        if self.store.restore(self.match, now):
+        if self.store.restore(self.match, now) and self.match.n:
             print("carom: match restored,", self.match.n, "entries")
             self.view.new_match()
-            self.started_at = _wall_clock(-self.match.entry(self.match.n - 1)[2] // 1000 if self.match.n else 0)
+            self.started_at = _wall_clock(-self.match.entry(self.match.n - 1)[2] // 1000)
         else:
+            # Nothing saved, or a match nothing happened in yet: the configuration's
+            # options and names (`carom config set` applies at the next start).
+            self.match.new(now, **self.ctrl.options)
+            self.view.new_match()
             self.store.begin(self.match)
             self.started_at = _wall_clock(0)
         if self.store.errors:

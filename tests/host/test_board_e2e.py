@@ -236,3 +236,20 @@ def test_finished_match_goes_to_the_history(tmp_path):
         files = sorted(os.listdir(history))
         assert len(files) == 2
         assert json.loads((history / files[1]).read_text())["result"] == "A"
+
+
+def test_new_names_apply_to_a_match_nothing_happened_in(tmp_path):
+    """A restored match with no events takes the configuration's options and names at boot."""
+    with ScriptedBoard("wall", str(tmp_path / "flash"), config=CONFIG) as sb:
+        cfg = dict(CONFIG, players={"A": {"name": "Kim"}}, match={"game": "one_cushion", "target": 7})
+        with open(sb.flash_dir + "/config.json", "w") as f:
+            json.dump(cfg, f)
+        sb.vb.hard_reset()
+        s = step(sb, "wait 0.5")
+        assert s["fields"]["A.name"] == "KIM " and s["fields"]["target"] == "   7"
+        step(sb, "press A.point")  # A breaks: now the match has an entry and is kept
+        with open(sb.flash_dir + "/config.json", "w") as f:
+            json.dump(dict(cfg, players={"A": {"name": "Bo"}}), f)
+        sb.vb.hard_reset()
+        s = step(sb, "wait 0.5")
+        assert s["fields"]["A.name"] == "KIM " and s["leds"]["A.turn"] == 1

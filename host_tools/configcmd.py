@@ -273,8 +273,8 @@ def run_config(args):
             size = write_config(board, new)
             print("wrote config.json (%d bytes) on %s" % (size, args.device))
             if any(line.startswith(("players.", "match.")) for line in diff):
-                print("note: names, clubs and match options apply from the next new match (the saved match keeps "
-                      "its own): hold `new` 3 s on the wall board")
+                print("note: names, clubs and match options apply now if the saved match has not started, else "
+                      "from the next new match (hold `new` 3 s on the wall board)")
         restart(board, new, args)
     return 0
 

@@ -178,7 +178,7 @@ class Client:
         self._writer = None
         if w is not None:
             try:
-                w.close()
+                w.s.close()  # MicroPython's Stream.close() does nothing: its socket closes in wait_closed()
             except OSError:
                 pass
 

@@ -1,5 +1,6 @@
 """Virtual board: the real firmware on the MicroPython unix port, emulated hardware,
-virtual time. See board.py for the design and the control protocol."""
+virtual time, Wi-Fi, sockets and an ESP-NOW radio hub. See board.py for the design
+and the control protocol, radio.py for the hub, wifi.py for the access point."""
 
 from .board import (
     Boot,
@@ -13,15 +14,23 @@ from .board import (
     VirtualBoard,
     i2c_buses,
     DEEPSLEEP_RESET,
+    EXT0_WAKE,
+    EXT1_WAKE,
     HARD_RESET,
     PWRON_RESET,
+    RTC_GPIO,
     SOFT_RESET,
+    TIMER_WAKE,
     WDT_RESET,
 )
 from .chip import ChipState, HT16K33Model
+from .radio import BROADCAST, RadioFrame, RadioHub, mac_bytes, mac_text
 from .serialport import SerialPort
+from .wifi import AccessPoint
 
 __all__ = [
+    "AccessPoint",
+    "BROADCAST",
     "Boot",
     "BoardCrashed",
     "BoardError",
@@ -29,15 +38,23 @@ __all__ = [
     "ChipState",
     "HT16K33Model",
     "PinChange",
+    "RadioFrame",
+    "RadioHub",
     "SerialPort",
     "SoundEvent",
     "Step",
     "Tone",
     "VirtualBoard",
     "i2c_buses",
+    "mac_bytes",
+    "mac_text",
     "DEEPSLEEP_RESET",
+    "EXT0_WAKE",
+    "EXT1_WAKE",
     "HARD_RESET",
     "PWRON_RESET",
+    "RTC_GPIO",
     "SOFT_RESET",
+    "TIMER_WAKE",
     "WDT_RESET",
 ]

@@ -26,9 +26,14 @@ How it works (details in mp/_vb_core.py):
   ("vboard-runner") passes received bytes to the board as "rx" commands and
   its console output back; the REPL (mp/_vb_repl.py) runs after main.py. With
   run_realtime() the same thread grants the real time elapsed every 10 ms.
+- The radio: Wi-Fi to the host's access point (wifi.py; mp/_vb_network.py),
+  real sockets while connected (mp/_vb_socket.py), ESP-NOW frames through a
+  RadioHub shared with other boards (radio.py; mp/_vb_espnow.py), deep sleep
+  woken by a pin (mp/_vb_esp32.py).
 """
 
 import codecs
+import collections
 import functools
 import json
 import os
@@ -41,10 +46,12 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 
 from .chip import ChipState, HT16K33Model
 from .serialport import SerialPort
+from .wifi import AccessPoint
 
 PWRON_RESET = 1
 HARD_RESET = 2
@@ -64,6 +71,15 @@ BOOT_SCRIPT = os.path.join(MP_DIR, "vb_boot.py")
 
 _RTC_EPOCH_2000 = 946684800  # an ESP32 without NTP starts its clock at 2000-01-01
 _INPUT_ONLY_PINS = (34, 35, 36, 37, 38, 39)
+
+EXT0_WAKE = 2
+EXT1_WAKE = 3
+TIMER_WAKE = 4
+# RTC GPIO n -> GPIO: bit n of RTC_CNTL_EXT_WAKEUP1_STATUS (machine.mem32[0x3FF480D0]).
+RTC_GPIO = (36, 37, 38, 39, 34, 35, 25, 26, 33, 32, 4, 0, 2, 15, 13, 12, 14, 27)
+
+_MAC_PREFIX = b"\x24\x0a\xc4\x00\x00"  # an Espressif OUI
+_live_boards = weakref.WeakSet()  # open boards: their default MACs differ
 
 
 class BoardError(Exception):
@@ -221,6 +237,19 @@ class VirtualBoard:
         its path is `serial_path`.
     tcp: also (or only) serve the UART on TCP: True or 0 for a free port, or a
         port number; its pyserial URL is `serial_url`.
+    unique_id: the base MAC (machine.unique_id(), the Wi-Fi station's MAC;
+        the soft AP's is one more). Default: 24:0a:c4:00:00:01, or the next
+        free one in steps of 4 (an ESP32 uses 4 MACs) among open boards.
+    wifi: the access point the board can join: an AccessPoint (shared by
+        boards), a dict of its arguments ({"ssid": ..., "password": ...,
+        "channel": 6}), or None (no network: connect() never succeeds).
+    radio: a RadioHub that carries this board's ESP-NOW frames (also
+        hub.add(board)); without one, frames go nowhere.
+    name: the board's name on the hub ("wall", "remote"...).
+    net_pacing: while the firmware waits on a network socket, virtual time
+        does not run ahead of real time (so a real server's answer comes in
+        time); False lets advance() jump as usual (answers then arrive late
+        in virtual time).
     """
 
     def __init__(
@@ -235,14 +264,19 @@ class VirtualBoard:
         micropython=None,
         heapsize=None,
         timeout=30.0,
-        unique_id=b"\x24\x0a\xc4\x00\x00\x01",
+        unique_id=None,
         rtc_epoch=_RTC_EPOCH_2000,
         ticks_start_ms=0,
         strict_pulls=False,
         flash_size=0x200000,
         serial=False,
         tcp=None,
+        wifi=None,
+        radio=None,
+        name=None,
+        net_pacing=True,
     ):
+        self.name = name  # (the loops below reuse the name `name`)
         self.flash_dir = os.path.abspath(flash_dir)
         os.makedirs(self.flash_dir, exist_ok=True)
         self.main = main.lstrip("/")
@@ -276,7 +310,11 @@ class VirtualBoard:
         self.micropython = micropython or default_micropython()
         self.heapsize = heapsize
         self.timeout = timeout
-        self.unique_id = bytes(unique_id)
+        self.unique_id = self._free_mac() if unique_id is None else bytes(unique_id)
+        if len(self.unique_id) != 6:
+            raise BoardError("unique_id: 6 bytes")
+        _live_boards.add(self)
+        self.net_pacing = net_pacing
         self.rtc_epoch = rtc_epoch
         self.ticks_start_ms = ticks_start_ms
         self.strict_pulls = strict_pulls
@@ -323,10 +361,41 @@ class VirtualBoard:
         self._inflight_rx = None  # (seq, bytes) of an "rx" the board has not reported taken
         self._wake = None  # (r, w) pipe that wakes the runner
         self.runner_error = None  # what stopped real-time mode, if anything did
+
+        self._proc_start_us = 0
+        self._radio = None  # the radio's state as the firmware set it (None: no process)
+        self._radio_inbox = collections.deque()  # (t_us, src, dst, rssi, lmk, data, RadioFrame) to deliver
+        self._hub = None
+        self.radio_sent = []  # (t_ms, dst, data, acked) of every ESP-NOW frame this board sent
+        self._link = (False, None)  # (connected, ip)
+        self._net_waiting = False
+        self._next_us = None  # when the firmware runs next by itself (None: never, or unknown)
+        self.open_sockets = 0
+        self._sleep_wake = None  # wake-up sources told with "sleep"
+        self._wake_info = None  # (wake_reason, ext1_status) for the next boot
+        self.wakes = []  # (t_ms, reason, ext1 mask) of each wake-up from deep sleep
+        self._ap = AccessPoint.of(wifi)
+        if self._ap is not None:
+            self._ap._attach(self)
+        if radio is not None:
+            radio.add(self)
         if serial or (tcp is not None and tcp is not False):
             self.open_serial(pty=bool(serial), tcp=tcp)
 
     # ------------------------------------------------------------ set-up
+
+    @staticmethod
+    def _free_mac():
+        used = set()
+        for b in list(_live_boards):
+            used.add(b.unique_id)
+        n = 1
+        while n < 256:
+            mac = _MAC_PREFIX + bytes((n,))
+            if mac not in used:
+                return mac
+            n += 4
+        raise BoardError("no free default MAC: give unique_id")
 
     def _add_button(self, name, spec):
         if isinstance(spec, dict):
@@ -403,6 +472,7 @@ class VirtualBoard:
             self._hardware_reset_outputs()
         self._state = "off"
         self._wake_us = None
+        self._sleep_wake = None
         self._rtc_memory = b""
         for chip in self._chips.values():
             chip.power_on()
@@ -432,6 +502,11 @@ class VirtualBoard:
             if self._serial is not None:
                 self._serial.close()
                 self._serial = None
+        _live_boards.discard(self)
+        if self._ap is not None:
+            self._ap._detach(self)
+        if self._hub is not None:
+            self._hub.remove(self)
 
     def __enter__(self):
         if self._state == "off":
@@ -513,13 +588,16 @@ class VirtualBoard:
             finally:
                 self._inflight_rx = None
 
-    def _run_until(self, goal):
+    def _run_until(self, goal, realtime=False):
         if self._state == "on":
-            self._command("run", goal, goal=goal)
+            if realtime:  # the grant follows real time: the board need not pace its socket waits
+                self._command("run", goal, "r", goal=goal)
+            else:
+                self._command("run", goal, goal=goal)
         elif self._state == "asleep" and self._wake_us is not None and self._wake_us <= goal:
             self._now_us = self._wake_us
             self._wake_us = None
-            self._start(DEEPSLEEP_RESET, "deepsleep", self._now_us, target=goal)
+            self._wake_up(TIMER_WAKE, 0, target=goal)
             self._pump(0, goal)
         else:
             self._now_us = max(self._now_us, goal)
@@ -682,7 +760,7 @@ class VirtualBoard:
                         self._rt_last = now
                         # Blocked in a read of its stdin, the board cannot take time.
                         if step > 0 and not self._stdin_blocked():
-                            self._run_until(self._now_us + round(step * 1_000_000))
+                            self._run_until(self._now_us + round(step * 1_000_000), realtime=True)
                 except _RunnerQuit:
                     return
                 except BoardError as e:  # the board hung or crashed: time stops, the port stays
@@ -726,13 +804,52 @@ class VirtualBoard:
 
     @_locked
     def drive_pin(self, pin, level):
-        """Drive an input pin to 0/1 from outside, or stop driving it (None)."""
+        """Drive an input pin to 0/1 from outside, or stop driving it (None).
+        In deep sleep, a pin set up as a wake-up source (esp32.wake_on_ext0/1)
+        reaching its wake level wakes the board."""
         if level is None:
             self._inputs.pop(pin, None)
         else:
             self._inputs[pin] = 1 if level else 0
         if self._state == "on":
             self._command("pin", pin, "-" if level is None else self._inputs[pin])
+        elif self._state == "asleep":
+            woken = self._pin_wake()
+            if woken is not None:
+                self._wake_us = None
+                self._wake_up(*woken)
+                self._pump(0, self._now_us)
+
+    def _sleep_level(self, pin, undriven):
+        if pin in self._inputs:
+            return self._inputs[pin]
+        return 0 if undriven is None else undriven
+
+    def _pin_wake(self):
+        """(wake reason, EXT1 status) if a wake-up pin is at its wake level, else None."""
+        wake = self._sleep_wake or {}
+        ext0 = wake.get("ext0")
+        if ext0 is not None:
+            pin, level, undriven = ext0
+            if self._sleep_level(pin, undriven) == level:
+                return EXT0_WAKE, 0
+        ext1 = wake.get("ext1")
+        if ext1 is not None:
+            any_high, pins = ext1
+            levels = {pin: self._sleep_level(pin, u) for pin, u in pins}
+            if any_high:
+                high = [p for p, v in levels.items() if v == 1]
+                if high:
+                    return EXT1_WAKE, _ext1_mask(high)
+            elif levels and all(v == 0 for v in levels.values()):
+                return EXT1_WAKE, _ext1_mask(levels)
+        return None
+
+    def _wake_up(self, reason, ext1_status, target=None):
+        """Wake from deep sleep now (self._now_us)."""
+        self._wake_info = (reason, ext1_status)
+        self.wakes.append((self._now_us / 1000, reason, ext1_status))
+        self._start(DEEPSLEEP_RESET, "deepsleep", self._now_us, target=target)
 
     def pin_level(self, pin):
         """Level the firmware drives on an output pin (number or name), None if not an output."""
@@ -886,7 +1003,14 @@ class VirtualBoard:
             "rx_fd": rx_write,
             "repl": self._console,
             "repl_mode": self._repl_mode,
+            "wifi": self._ap.config() if self._ap is not None else None,
+            "pacing": bool(self.net_pacing),
         }
+        if self._wake_info is not None:
+            config["wake_reason"], config["ext1_status"] = self._wake_info
+            self._wake_info = None
+        self._sleep_wake = None
+        self._proc_start_us = self._now_us
         cmd = [self.micropython]
         if self.heapsize:
             cmd += ["-X", "heapsize=%s" % self.heapsize]
@@ -930,6 +1054,12 @@ class VirtualBoard:
         if proc is None:
             return
         self._proc = None
+        self._radio = None  # the radio goes off with the chip (frames on the way are lost)
+        self._net_waiting = False
+        self._next_us = None
+        self.open_sockets = 0  # the OS closed them (an ESP32 would just go silent)
+        if self._link[0]:
+            self._link = (False, None)
         if proc.poll() is None:
             try:
                 proc.send_signal(signal.SIGKILL)
@@ -986,6 +1116,8 @@ class VirtualBoard:
             raise BoardError("the board is not running")
         self._seq += 1
         line = " ".join([verb, str(self._seq)] + [str(a) for a in args]) + "\n"
+        if self._radio_inbox:
+            line = self._radio_lines() + line
         try:
             os.write(self._to_board, line.encode())
         except BrokenPipeError:
@@ -1153,7 +1285,34 @@ class VirtualBoard:
         if kind == "ok":
             seq, t = int(parts[1]), int(parts[2])
             self._now_us = t
+            self._net_waiting = False
+            self._next_us = None
+            for flag in parts[3:]:
+                if flag == "n":
+                    self._net_waiting = True
+                elif flag[0] == "d":
+                    self._next_us = int(flag[1:])
             return "done" if seq == expected else None
+        if kind == "nt":
+            acked = self._radio_send(parts)
+            os.write(self._to_board, b"NT 1\n" if acked else b"NT 0\n")
+            return None
+        if kind == "radio":
+            self._radio = {
+                "sta": parts[1] == "1",
+                "ap": parts[2] == "1",
+                "channel": int(parts[3]),
+                "espnow": parts[4] == "1",
+                "sta_mac": bytes.fromhex(parts[5]),
+                "ap_mac": bytes.fromhex(parts[6]),
+            }
+            return None
+        if kind == "link":
+            self._link = (parts[2] == "1", parts[3] if parts[3] != "-" else None)
+            return None
+        if kind == "sock":
+            self.open_sockets = int(parts[1])
+            return None
         if kind == "t":
             self._now_us = int(parts[1])
         elif kind == "w":
@@ -1197,11 +1356,17 @@ class VirtualBoard:
             self._stop_process()
             self._hardware_reset_outputs()
             self._state = "asleep"
+            self._sleep_wake = _parse_wake(parts[3:])
             self._wake_us = t + ms * 1000 if ms >= 0 else None
+            woken = self._pin_wake()  # a wake-up pin already at its level: up again at once
+            if woken is not None:
+                self._wake_us = None
+                self._wake_up(*woken, target=goal)
+                return "restarted"
             if self._wake_us is not None and self._wake_us <= goal:
                 self._now_us = self._wake_us
                 self._wake_us = None
-                self._start(DEEPSLEEP_RESET, "deepsleep", self._now_us, target=goal)
+                self._wake_up(TIMER_WAKE, 0, target=goal)
                 return "restarted"
             return "stopped"
         elif kind == "mode":
@@ -1212,3 +1377,139 @@ class VirtualBoard:
         elif kind == "err":
             self.errors.append(line[4:])
         return None
+
+    # ------------------------------------------------------------ radio and network
+
+    def _radio_send(self, parts):
+        """An ESP-NOW frame from the firmware ("nt"); returns the radio's ack."""
+        t, src, dst = int(parts[1]), bytes.fromhex(parts[3]), bytes.fromhex(parts[4])
+        lmk = None if parts[5] == "-" else parts[5]
+        data = b"" if parts[6] == "-" else bytes.fromhex(parts[6])
+        hub = self._hub
+        acked = hub._transmit(self, t, src, dst, lmk, data) if hub is not None else bool(dst[0] & 1)
+        self.radio_sent.append((t / 1000, dst, data, acked))
+        return acked
+
+    def _radio_lines(self):
+        """The frames waiting for this board, as "nrx" lines to send before a command."""
+        out = []
+        inbox = self._radio_inbox
+        while inbox:
+            at, src, dst, rssi, lmk, data, frame = inbox.popleft()
+            if at < self._proc_start_us - 1000 and frame.kind == "sent":
+                frame.lost.append(self.name)  # sent before this process started: the chip was off
+                continue
+            t = max(at, self._now_us)
+            frame.deliveries.append((self.name, t / 1000))
+            out.append("nrx %d %s %s %d %s %s\n" % (t, src.hex(), dst.hex(), rssi, lmk or "-", data.hex() or "-"))
+        return "".join(out)
+
+    def _drop_inbox(self):
+        while self._radio_inbox:
+            frame = self._radio_inbox.popleft()[6]
+            frame.lost.append(self.name)
+
+    @_locked
+    def _advance_to(self, t_us):
+        """Run until virtual time t_us (the hub's slices)."""
+        if t_us > self._now_us:
+            self._run_until(t_us)
+        if self._state != "on":
+            self._drop_inbox()
+
+    @property
+    def mac(self):
+        """The Wi-Fi station's MAC (= unique_id, the base MAC), as the firmware
+        reports it (config(mac=...) may change it)."""
+        r = self._radio
+        return r["sta_mac"] if r is not None else self.unique_id
+
+    @property
+    def ap_mac(self):
+        r = self._radio
+        return r["ap_mac"] if r is not None else self.unique_id[:5] + bytes(((self.unique_id[5] + 1) & 0xFF,))
+
+    @property
+    def mac_text(self):
+        """"24:0a:c4:00:00:01": the form config.json's radio.peer takes."""
+        return ":".join("%02x" % b for b in self.mac)
+
+    @property
+    def radio_state(self):
+        """{"sta", "ap": interface active, "channel", "espnow": active, "sta_mac", "ap_mac"},
+        None while no firmware runs."""
+        return self._radio
+
+    @property
+    def hub(self):
+        return self._hub
+
+    @property
+    def access_point(self):
+        return self._ap
+
+    @property
+    def wifi_connected(self):
+        """The station has an IP (what sta.isconnected() says)."""
+        return self._link[0]
+
+    @property
+    def ip(self):
+        return self._link[1]
+
+    @property
+    def waiting_on_network(self):
+        """At the last stop of its clock the firmware was waiting on a network
+        socket (run_realtime() keeps such a board in step with real time)."""
+        return self._net_waiting
+
+    def set_wifi(self, wifi):
+        """Another access point (AccessPoint, dict, or None: no network)."""
+        with self._lock:
+            if self._ap is not None:
+                self._ap._detach(self)
+            self._ap = AccessPoint.of(wifi)
+            if self._ap is not None:
+                self._ap._attach(self)
+        self._wifi_changed()
+
+    def wifi_down(self):
+        """Take the access point down (every board on it loses its link)."""
+        if self._ap is None:
+            raise BoardError("the board has no access point (VirtualBoard(..., wifi=...))")
+        self._ap.down()
+
+    def wifi_up(self):
+        if self._ap is None:
+            raise BoardError("the board has no access point (VirtualBoard(..., wifi=...))")
+        self._ap.up()
+
+    @_locked
+    def _wifi_changed(self):
+        if self._state == "on":
+            cfg = self._ap.config() if self._ap is not None else None
+            self._command("wifi", json.dumps(cfg).encode().hex() if cfg is not None else "-")
+
+
+def _ext1_mask(pins):
+    mask = 0
+    for p in pins:
+        mask |= 1 << RTC_GPIO.index(p)
+    return mask
+
+
+def _parse_wake(tokens):
+    """The wake-up sources of a "sleep" line: e0:<pin>:<level>:<undriven>,
+    e1:<level>:<pin>/<undriven>,..."""
+    wake = {}
+    for tok in tokens:
+        f = tok.split(":")
+        if f[0] == "e0":
+            wake["ext0"] = (int(f[1]), int(f[2]), None if f[3] == "-" else int(f[3]))
+        elif f[0] == "e1":
+            pins = []
+            for item in f[2].split(","):
+                pin, u = item.split("/")
+                pins.append((int(pin), None if u == "-" else int(u)))
+            wake["ext1"] = (f[1] == "1", pins)
+    return wake

@@ -18,11 +18,32 @@
 #   r <t> <bus> <addr> <n> (answered by "R <hex>") | o <t> <pin> <0|1> |
 #   pwm <t> <pin> <freq> <duty_u16> | rtc <hex> | wall <base_us> |
 #   wdt <t> <timeout_ms> | reset <t> <cause> <chip|vm> | sleep <t> <ms> |
-#   mode <friendly|raw> (the REPL changed mode) | rxd <seq> (rx taken) | err <text>
+#   mode <friendly|raw> (the REPL changed mode) | rxd <seq> (rx taken) | err <text> |
+#   radio <sta 0|1> <ap 0|1> <channel> <espnow 0|1> <sta mac> <ap mac> (the radio's state) |
+#   link <t> <0|1> <ip> (Wi-Fi got / lost its IP) | sock <n> (open sockets) |
+#   nt <t> <ifidx> <src mac> <dst mac> <lmk|-> <hex|-> (an ESP-NOW frame; answered "NT 0|1", the ack)
+# "ok" may carry "n" (the board stopped waiting on a network socket) and
+# "d<t>" (the next instant it runs by itself: a sleep's end, a timer, the
+# watchdog; none: only something from outside wakes it).
+# "sleep" may carry wake-up sources: e0:<pin>:<level>:<undriven> e1:<level>:<pin>/<undriven>,...
 # Host -> board lines: run <seq> <t> | pin <seq> <n> <0|1|-> |
 #   plug <seq> <bus> <addr> | unplug <seq> <bus> <addr> | sync <seq> |
 #   rx <seq> <hex> (bytes received on the UART) | repl <seq> <0|1> (console attached) |
-#   rxskip <seq> (not a command: see below)
+#   wifi <seq> <hex of the access point's JSON | -> |
+#   rxskip <seq> (not a command: see below) |
+#   nrx <t> <src> <dst> <rssi> <lmk|-> <hex|-> (not a command: an ESP-NOW frame that arrives at t)
+#
+# Requests (I2C reads, ESP-NOW sends) wait for their answer ("R ...", "NT ...");
+# host lines read meanwhile are kept for idle() (_lookahead), in order.
+#
+# Network sockets are real (mp/_vb_socket.py). While the board waits on one
+# (a poller holds a socket with events asked for), virtual time does not run
+# ahead of real time ("pacing"): idle() waits for the socket in real time, up
+# to the next deadline, and counts the real time that passed. A peer's answer
+# thus takes as long in virtual time as it took in real time. A grant that
+# already follows real time (the host's real-time mode: "run <seq> <t> r") is
+# not paced: the sockets are polled at each step, and the host's next grant
+# (every 10 ms) comes in step with real time anyway.
 #
 # The UART's receive side: "rx" bytes go into a pipe that is this process's
 # own stdin (fd 0), so sys.stdin, select on it and the REPL all read the one
@@ -40,6 +61,7 @@
 
 import sys
 import select as _real_select
+import time as _real_time
 from micropython import const
 
 PWRON_RESET = const(1)
@@ -82,9 +104,16 @@ _rx_backlog = b""  # received bytes the pipe could not take yet
 _RX_BACKLOG_MAX = const(4096)
 _stdin_ready = None
 _stdin_poller = None
-_lookahead = []  # control lines read before their turn (see "rxskip")
+_lookahead = []  # control lines read before their turn (see "rxskip", request())
 _idle_count = 0
 _spin = 0
+pacing = True  # virtual time does not outrun real time while a socket is awaited
+_pace_grant = True  # False for a grant that already follows real time ("run <seq> <t> r")
+net_listener = None  # network module: called with the access point's config ("wifi")
+radio_listener = None  # espnow module: called with each arriving frame ("nrx")
+net_waiting = False  # the last stop of the clock was while waiting on a socket
+_PACE_MAX_MS = const(250)  # longest real wait at once (then a heartbeat)
+_last_sign_ms = 0
 
 
 def setup(fd_in, fd_out):
@@ -108,6 +137,8 @@ def setup(fd_in, fd_out):
         present.add((bus, addr))
     for k, v in cfg["inputs"].items():
         inputs[int(k)] = v
+    global pacing
+    pacing = cfg.get("pacing", True)
     _ctl_poller = new_real_poller()
     _setup_console(cfg)
     return cfg
@@ -124,8 +155,17 @@ def _setup_console(cfg):
         _rx_writable.register(_rx_out, _real_select.POLLOUT)
     _stdin_ready = _real_select.poll()
     _stdin_ready.register(sys.stdin, _real_select.POLLIN)
-    _stdin_poller = new_real_poller()
-    _stdin_poller.register(sys.stdin, _real_select.POLLIN)
+    _stdin_poller = _StdinWaiter()
+
+
+class _StdinWaiter:
+    """What the REPL waits on: the UART's receive buffer (our stdin)."""
+
+    def ready(self):
+        return [(sys.stdin, _real_select.POLLIN)] if _stdin_ready.poll(0) else []
+
+    def awaits_net(self):
+        return False
 
 
 def new_real_poller():
@@ -144,17 +184,24 @@ def _host_is_gone():
     raise SystemExit(0)
 
 
-def request(line):
-    """Send a line that the host answers at once; return the answer's text."""
+def request(line, answer="R"):
+    """Send a line that the host answers at once; return the answer's text.
+    Host lines that come first (queued before the host read our request) are
+    kept, in order, for idle()."""
     send(line)
-    reply = ctl_in.readline()
-    if not reply:
-        _host_is_gone()
-    return reply.decode().strip()
+    while True:
+        reply = ctl_in.readline()
+        if not reply:
+            _host_is_gone()
+        text = reply.decode().strip()
+        head = text.split(" ", 1)[0]
+        if head == answer or head == answer + "-":
+            return text
+        _lookahead.append(text)
 
 
 def user_events(poller):
-    """Events from objects the firmware registered, without waiting."""
+    """Events from objects the firmware registered, without waiting (a real poll object)."""
     out = []
     for obj, ev in poller.poll(0):
         if obj is not ctl_in:
@@ -162,27 +209,55 @@ def user_events(poller):
     return out
 
 
+def _sign_of_life():
+    global _last_sign_ms
+    t = _real_time.ticks_ms()
+    if _real_time.ticks_diff(t, _last_sign_ms) >= 1000:
+        _last_sign_ms = t
+        send("t %d" % now_us)
+
+
+def _paced_wait(poller, stop):
+    """Wait in real time for the awaited sockets, at most until virtual `stop`;
+    the clock moves by the real time that passed."""
+    global now_us
+    span = stop - now_us
+    ms = (span + 999) // 1000
+    if ms > _PACE_MAX_MS:
+        ms = _PACE_MAX_MS
+    t0 = _real_time.ticks_us()
+    got = poller.net_wait(ms)
+    took = _real_time.ticks_diff(_real_time.ticks_us(), t0)
+    if not got and took < ms * 1000:
+        took = ms * 1000
+    now_us += took if took > 0 else 0
+    if now_us > stop:
+        now_us = stop
+    _sign_of_life()
+
+
 def idle(deadline, poller=None):
     """Let virtual time pass until `deadline` (us; None: no deadline).
 
     Returns early, with a list of (obj, event), when an object registered in
-    `poller` (a real poll object that also watches ctl_in) becomes ready, and
-    with [] after a soft interrupt (pin irq or timer callback) ran.
+    `poller` becomes ready (a waiter: ready() gives the events now,
+    awaits_net() whether a network socket is awaited, net_wait(ms) waits for
+    one in real time), and with [] after a soft interrupt (pin irq, timer
+    callback, a radio frame) ran.
     """
-    global now_us, pending, kicked, _idle_count, _spin
+    global now_us, pending, kicked, _idle_count, _spin, net_waiting
     _spin = 0
     _idle_count += 1
     if _idle_count >= _HEARTBEAT_EVERY:
         _idle_count = 0
         send("t %d" % now_us)
-    p = poller if poller is not None else _ctl_poller
     while True:
         if kbd_pending:
             _raise_interrupt()
         if _rx_backlog:
             _flush_rx()
         if poller is not None:
-            ev = user_events(poller)
+            ev = poller.ready()
             if ev:
                 return ev
         stop = target_us
@@ -192,8 +267,16 @@ def idle(deadline, poller=None):
         if wdt_deadline is not None and wdt_deadline <= stop:
             if timer_due is None or wdt_deadline < timer_due:
                 if wdt_deadline > now_us:
+                    if pacing and _pace_grant and poller is not None and poller.awaits_net():
+                        _paced_wait(poller, wdt_deadline)
+                        continue
                     now_us = wdt_deadline
                 reset(WDT_RESET)
+        if timer_due is not None and timer_due < stop:
+            stop = timer_due
+        if stop > now_us and pacing and _pace_grant and poller is not None and poller.awaits_net():
+            _paced_wait(poller, stop)
+            continue
         if timer_due is not None and timer_due <= stop:
             if timer_due > now_us:
                 now_us = timer_due
@@ -204,29 +287,29 @@ def idle(deadline, poller=None):
                 now_us = deadline
             return []
         # Nothing left to do inside the grant: stop the clock there, report
-        # to the host and wait for its next command.
+        # to the host and wait for its next command (on the control pipe only:
+        # a socket that becomes ready meanwhile is seen at the next grant).
         if target_us > now_us:
             now_us = target_us
         if pending is not None:
-            send("ok %d %d" % (pending, now_us))
+            net_waiting = poller is not None and poller.awaits_net()
+            # The next instant anything here runs by itself (nothing: no "d").
+            nxt = deadline
+            if timer_due is not None and (nxt is None or timer_due < nxt):
+                nxt = timer_due
+            if wdt_deadline is not None and (nxt is None or wdt_deadline < nxt):
+                nxt = wdt_deadline
+            send("ok %d %d%s%s" % (pending, now_us, " n" if net_waiting else "",
+                                   "" if nxt is None else " d%d" % nxt))
             pending = None
-        got_command = False
-        ready = []
         if _lookahead:
             handle(_lookahead.pop(0))
         else:
-            for obj, ev in p.poll(-1):
-                if obj is ctl_in:
-                    got_command = True
-                else:
-                    ready.append((obj, ev))
-        if got_command:
+            _ctl_poller.poll(-1)
             line = ctl_in.readline()
             if not line:
                 _host_is_gone()
             handle(line.decode())
-        if ready:
-            return ready
         if kicked:
             kicked = False
             return []
@@ -241,11 +324,16 @@ def handle(line):
     verb = parts[0]
     if verb == "rxskip":
         return  # its "rx" was taken already
+    if verb == "nrx":
+        _radio_frame(parts)
+        return
     pending = int(parts[1])
     if verb == "run":
+        global _pace_grant
         t = int(parts[2])
         if t > target_us:
             target_us = t
+        _pace_grant = len(parts) < 4
     elif verb == "pin":
         pin = int(parts[2])
         if parts[3] == "-":
@@ -267,8 +355,33 @@ def handle(line):
     elif verb == "repl":
         repl_enabled = parts[2] == "1"
         kick()
+    elif verb == "wifi":
+        if net_listener is not None:
+            net_listener(None if parts[2] == "-" else parts[2])
     else:
         send("err unknown command %r" % line)
+
+
+class _Arrival:
+    """An ESP-NOW frame on its way: a timer that hands it to the espnow module."""
+
+    def __init__(self, t, args):
+        self.deadline = t
+        self.args = args
+
+    def fire(self):
+        timers.remove(self)
+        if radio_listener is not None:
+            radio_listener(*self.args)
+
+
+def _radio_frame(parts):
+    # nrx <t> <src> <dst> <rssi> <lmk|-> <hex|->
+    t = int(parts[1])
+    data = b"" if parts[6] == "-" else bytes.fromhex(parts[6])
+    args = (bytes.fromhex(parts[2]), bytes.fromhex(parts[3]), int(parts[4]),
+            None if parts[5] == "-" else parts[5], data)
+    timers.append(_Arrival(t if t > now_us else now_us, args))
 
 
 def _skipped(seq):
@@ -416,8 +529,8 @@ def reset(cause, kind="chip"):
     wait_for_end()
 
 
-def deep_sleep(ms):
-    send("sleep %d %d" % (now_us, ms))
+def deep_sleep(ms, wake=""):
+    send(("sleep %d %d %s" % (now_us, ms, wake)).strip())
     wait_for_end()
 
 

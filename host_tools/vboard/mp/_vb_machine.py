@@ -17,7 +17,21 @@ _ENODEV = const(19)
 _RTC_MEMORY_MAX = const(2048)
 _VALID_FREQS = (20000000, 40000000, 80000000, 160000000, 240000000)
 
+PIN_WAKE = const(2)
+EXT0_WAKE = const(2)
+EXT1_WAKE = const(3)
+TIMER_WAKE = const(4)
+TOUCHPAD_WAKE = const(5)
+ULP_WAKE = const(6)
+
+_EXT1_STATUS = const(0x3FF480D0)  # RTC_CNTL_EXT_WAKEUP1_STATUS_REG: bit n = RTC GPIO n
+
 _reset_cause = PWRON_RESET
+_wake_reason = 0
+_ext1_status = 0
+_ext0 = None  # (pin, level) set by esp32.wake_on_ext0
+_ext1 = None  # ((pins...), any_high) set by esp32.wake_on_ext1
+_wake_on_touch = False
 _unique_id = b"\x24\x0a\xc4\x00\x00\x01"
 _freq = 160000000
 _rtc_memory = b""
@@ -27,8 +41,10 @@ _input_only = ()
 
 
 def setup(cfg):
-    global _reset_cause, _unique_id, _rtc_memory, _input_only
+    global _reset_cause, _unique_id, _rtc_memory, _input_only, _wake_reason, _ext1_status
     _reset_cause = cfg["cause"]
+    _wake_reason = cfg.get("wake_reason", TIMER_WAKE if _reset_cause == DEEPSLEEP_RESET else 0)
+    _ext1_status = cfg.get("ext1_status", 0)
     _unique_id = bytes.fromhex(cfg["unique_id"])
     _rtc_memory = bytes.fromhex(cfg["rtc"])
     for k, v in cfg.get("idle_levels", {}).items():
@@ -440,8 +456,27 @@ def soft_reset():
     raise SystemExit
 
 
+def _undriven(n):
+    """What pin n reads in deep sleep when no button drives it: its pull, else
+    the level the host gives a released button, else "-" (floating)."""
+    state = _pins.get(n)
+    if state is not None and n not in _input_only:
+        if state.pull == Pin.PULL_DOWN:
+            return "0"
+        if state.pull == Pin.PULL_UP:
+            return "1"
+    level = _idle_levels.get(n)
+    return "-" if level is None else str(level)
+
+
 def deepsleep(time_ms=-1):
-    core.deep_sleep(time_ms if time_ms else -1)
+    wake = []
+    if _ext0 is not None:
+        wake.append("e0:%d:%d:%s" % (_ext0[0], _ext0[1], _undriven(_ext0[0])))
+    if _ext1 is not None:
+        pins = ",".join("%d/%s" % (n, _undriven(n)) for n in _ext1[0])
+        wake.append("e1:%d:%s" % (1 if _ext1[1] else 0, pins))
+    core.deep_sleep(time_ms if time_ms else -1, " ".join(wake))
 
 
 def lightsleep(time_ms=None):
@@ -481,4 +516,27 @@ def enable_irq(state=0):
 
 
 def wake_reason():
-    return 4 if _reset_cause == DEEPSLEEP_RESET else 0
+    return _wake_reason if _reset_cause == DEEPSLEEP_RESET else 0
+
+
+class _Mem:
+    """machine.mem8/mem16/mem32: only the registers the emulation knows
+    (mem32[0x3FF480D0], the EXT1 wake-up status) can be read; any other
+    address, and any write, raises ValueError: a real ESP32 would read a
+    register or crash, the emulation cannot tell which."""
+
+    def __init__(self, width):
+        self._width = width
+
+    def __getitem__(self, addr):
+        if self._width == 32 and addr == _EXT1_STATUS:
+            return _ext1_status
+        raise ValueError("vboard: mem%d[0x%08X] is not emulated" % (self._width, addr))
+
+    def __setitem__(self, addr, value):
+        raise ValueError("vboard: mem%d[0x%08X] = ... is not emulated" % (self._width, addr))
+
+
+mem8 = _Mem(8)
+mem16 = _Mem(16)
+mem32 = _Mem(32)

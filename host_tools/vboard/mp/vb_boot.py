@@ -8,7 +8,8 @@
 #    install them in sys.modules under the names the firmware imports:
 #    machine, time, select and _asyncio (the frozen asyncio then runs on the
 #    virtual clock, see _vb_asyncio.py), micropython (kbd_intr sets the
-#    emulated UART's interrupt character).
+#    emulated UART's interrupt character), network, socket, espnow,
+#    aioespnow and esp32 (Wi-Fi, real sockets, the radio hub, deep-sleep wake-up).
 # 2. Mount the flash folder as "/", make sys.path what an ESP32 has.
 # 3. Run /boot.py and /main.py like the ESP32 port does (main.py only when
 #    the REPL is in friendly mode: after a soft reset from the raw REPL the
@@ -32,6 +33,14 @@ import _vb_machine
 
 _vb_machine.setup(config)
 
+import _vb_network
+
+_vb_network.setup(config, _vb_machine._unique_id)
+
+import _vb_socket  # before "select" is replaced: it holds the real one
+import _vb_espnow
+import _vb_aioespnow
+import _vb_esp32
 import _vb_flash
 import _vb_micropython
 import _vb_repl  # before sys.path becomes the ESP32's: only the flash is reachable then
@@ -45,6 +54,12 @@ for name, module in (
     ("uselect", _vb_select),
     ("_asyncio", _vb_asyncio),
     ("micropython", _vb_micropython),
+    ("network", _vb_network),
+    ("socket", _vb_socket),
+    ("usocket", _vb_socket),
+    ("espnow", _vb_espnow),
+    ("aioespnow", _vb_aioespnow),
+    ("esp32", _vb_esp32),
 ):
     sys.modules[name] = module
 

@@ -91,6 +91,8 @@ class Remote:
 
             self.sta = network.WLAN(network.STA_IF)
             self.sta.active(True)
+            if radio_cfg["channel"]:  # ESP-NOW hears only its own channel: the wall's Wi-Fi channel
+                self.sta.config(channel=radio_cfg["channel"])
             own = self.sta.config("mac")
             self.peer = radio.mac_bytes(radio_cfg["peer"])
             self.espnow = espnow.ESPNow()
@@ -169,6 +171,13 @@ class Remote:
                 self.send(self.actions.index(spec["action"]), now)
                 return
 
+    def any_down(self):
+        """A button is held: no sleeping (a held button would wake the box at once, again and again)."""
+        for b in self.group.buttons:
+            if b.pin() ^ (1 if b.active_low else 0):
+                return True
+        return False
+
     def sleep(self):
         import esp32
 
@@ -192,6 +201,8 @@ def run(board, config, make_pin, chips):
         if not r.paired:  # nothing to sleep for: stay awake for the serial port (pairing)
             time.sleep_ms(POLL_MS)
             continue
-        if time.ticks_diff(now, last) > AWAKE_MS:
+        if r.any_down():
+            last = now
+        elif time.ticks_diff(now, last) > AWAKE_MS:
             r.sleep()
         time.sleep_ms(POLL_MS)

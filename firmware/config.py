@@ -169,6 +169,7 @@ SCHEMA = (
         ("peer", T_MAC, None, 0, 0, F_NULL, None),
         ("key", T_HEX, None, 32, 32, F_NULL | F_SECRET, None),
         ("wall_buttons", T_ACTIONS, "all", 0, 0, 0, None),
+        ("channel", T_INT, None, 1, 14, F_NULL, None),
     )),
     ("wifi", T_OBJ, None, 0, 0, 0, (
         ("ssid", T_TEXT, "", 0, 32, F_BYTES, None),

@@ -132,7 +132,9 @@ class Client:
         self.connected = False
         self.connects = 0  # successful connections so far
         self.failures = 0  # failed attempts since the last success
-        self._state = {}  # topic -> (payload, retain): only the newest is kept
+        self._state = {}  # topic -> (payload, retain): only the newest is kept, waiting to be sent
+        self._latest = {}  # topic -> (payload, retain): the newest ever, sent again after each connect
+        self._heard = 0  # ticks_ms when the broker last sent anything
         self._queue = []  # (topic, payload, qos, retain, on_ack) in order
         self._inflight = {}  # pid -> (topic, payload, retain, on_ack) awaiting PUBACK
         self._pid = 0
@@ -142,8 +144,9 @@ class Client:
     # Publishing only queues: the task sends.
 
     def state(self, topic, payload, retain=True):
-        """The newest value of a topic (QoS 0); an unsent older one is replaced."""
-        self._state[topic] = (payload, retain)
+        """The newest value of a topic (QoS 0); an unsent older one is replaced, and after every
+        (re)connect the newest is sent again: one written into a silently dead connection is not lost."""
+        self._state[topic] = self._latest[topic] = (payload, retain)
         self._wake.set()
 
     def publish(self, topic, payload, qos=0, retain=False, on_ack=None):
@@ -193,6 +196,9 @@ class Client:
         self.connected = True
         self.connects += 1
         self.failures = 0
+        self._heard = ticks_ms()
+        for topic in self._latest:
+            self._state[topic] = self._latest[topic]
         if self.birth is not None:
             topic, message, retain, qos = self.birth
             writer.write(publish_packet(topic, message, 0, retain))
@@ -230,6 +236,8 @@ class Client:
             if not sent and ticks_diff(ticks_ms(), last) >= self.keepalive * 500:
                 writer.write(PINGREQ_PACKET)
                 sent = True
+            if ticks_diff(ticks_ms(), self._heard) > self.keepalive * 1500:
+                raise MQTTException("no answer from the broker for %d s" % (self.keepalive * 3 // 2))
             if sent:
                 await asyncio.wait_for(writer.drain(), TIMEOUT_S)
                 last = ticks_ms()
@@ -245,6 +253,7 @@ class Client:
         try:
             while True:
                 kind, body = await read_packet(reader)
+                self._heard = ticks_ms()
                 kind &= 0xF0
                 if kind == PUBACK and len(body) == 2:
                     pid = struct.unpack("!H", body)[0]

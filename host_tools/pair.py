@@ -5,7 +5,8 @@
 
 Through mpremote (host_tools/board_io.py): each board's MAC address is read on
 the board, a fresh 32-byte key is made on the host (secrets.token_bytes), and
-both boards' config.json get radio.peer and radio.key, checked with the
+both boards' config.json get radio.peer and radio.key (and the remote the
+wall's Wi-Fi channel: ESP-NOW hears only its own channel), checked with the
 firmware's schema and written atomically; then both are reset. The key is
 never printed or logged; `carom config show` shows it as ***.
 """
@@ -17,25 +18,33 @@ from .cli import command
 from .configcmd import FILE, _config, config_bytes, parse_board_config, write_config
 from .errors import CommandError
 
-MAC_CODE = "import network; w = network.WLAN(network.STA_IF); w.active(True); print(w.config('mac').hex())"
+MAC_CODE = ("import network; w = network.WLAN(network.STA_IF); w.active(True); "
+            "print(w.config('mac').hex(), w.config('channel'))")
 
 
-def mac_of(board):
+def radio_of(board):
+    """(MAC as aa:bb:.., Wi-Fi channel) of a board."""
     text = board.exec(MAC_CODE, "reading the MAC address").strip().splitlines()
-    mac = text[-1].strip() if text else ""
-    if len(mac) != 12:
-        raise CommandError("the board did not give its MAC address (%r)" % mac)
-    return ":".join(mac[i:i + 2] for i in range(0, 12, 2))
+    words = text[-1].split() if text else []
+    if len(words) != 2 or len(words[0]) != 12:
+        raise CommandError("the board did not give its MAC address and channel (%r)" % (text[-1:],))
+    mac = words[0]
+    try:
+        channel = int(words[1])
+    except ValueError:
+        channel = None
+    return ":".join(mac[i:i + 2] for i in range(0, 12, 2)), channel
 
 
-def set_radio(board, peer, key, device):
-    """Put radio.peer and radio.key into the board's config.json (checked first)."""
+def set_radio(board, peer, key, device, channel=None):
+    """Put radio.peer and radio.key (and the channel) into the board's config.json (checked first)."""
     config, _ = _config()
     current = parse_board_config(board.read_file(FILE))
     new = dict(current)
     radio = dict(new.get("radio") or {})
     radio["peer"] = peer
     radio["key"] = key
+    radio["channel"] = channel
     new["radio"] = radio
     try:
         config.normalize(new, "config.json on %s" % device)
@@ -75,10 +84,11 @@ def run_pair(args):
     if args.wall == args.remote:
         raise CommandError("the wall board and the remote must be two boards")
     with BoardIO(args.wall) as wall, BoardIO(args.remote) as remote:
-        wall_mac = mac_of(wall)
-        remote_mac = mac_of(remote)
+        wall_mac, channel = radio_of(wall)
+        remote_mac, _ = radio_of(remote)
         key = secrets.token_bytes(32).hex()
-        set_radio(remote, wall_mac, key, args.remote)
+        # The remote must use the wall's channel (the wall's Wi-Fi access point decides it).
+        set_radio(remote, wall_mac, key, args.remote, channel if channel and 1 <= channel <= 14 else None)
         set_radio(wall, remote_mac, key, args.wall)
         wall.restart()
         remote.restart()

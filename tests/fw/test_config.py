@@ -131,7 +131,7 @@ def test_defaults():
     assert d["display"] == {"brightness": None}  # None: each display's own brightness
     assert d["sound"] == {"volume": 50}
     assert d["buttons"] == {"debounce_ms": None, "long_ms": None, "stuck_ms": None, "lockout_ms": None}
-    assert d["radio"] == {"peer": None, "key": None, "wall_buttons": "all"}
+    assert d["radio"] == {"peer": None, "key": None, "wall_buttons": "all", "channel": None}
     assert d["wifi"] == {"ssid": "", "password": ""}
     assert d["mqtt"] == {"host": "", "port": 1883, "user": "", "password": "", "table": "", "prefix": "carom"}
 

@@ -438,9 +438,6 @@ asyncio.run(main())
 
 
 @needs_mosquitto
-@pytest.mark.xfail(reason="firmware/mqtt.py: a state published while the connection is silently dead (Wi-Fi "
-                          "lost: no PINGRESP check) is written into it and lost; after the reconnect the broker "
-                          "keeps the older retained state until the next change")
 def test_after_a_wifi_outage_the_broker_has_the_newest_state(tmp_path, broker):
     m, listener = broker
     b = board(tmp_path, r"""

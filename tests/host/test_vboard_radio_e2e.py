@@ -233,9 +233,6 @@ def test_a_wall_on_wifi_channel_6_does_not_hear_a_remote_on_channel_1(make_pair)
     assert remote_shows(remote) == "E 40"  # ERROR_NO_ACK
 
 
-@pytest.mark.xfail(reason="firmware/app_remote.py: a button still held when the remote goes to sleep wakes it at "
-                          "once (EXT1, any high), and press_woken() sends its action again at every wake-up: a "
-                          "stuck button scores a point every AWAKE_MS (and keeps the radio on)")
 def test_a_button_held_on_the_sleeping_remote_scores_once(pair):
     hub, wall, remote = pair
     press(hub, remote, "point")  # A breaks

@@ -1,0 +1,226 @@
+"""The real wall firmware on virtual boards, through a real mosquitto, to `carom hall` and Chromium.
+
+Three wall boards (boards/wall.json) run the built firmware (`host_tools.build.build`: .mpy
+files, main.py) on the MicroPython unix port, each with its own flash folder and config.json:
+Wi-Fi (an emulated access point), MQTT (mosquitto on a free loopback port, tables t1..t3,
+prefix carom), names, a match to 3.  The boards follow real time (`run_realtime()`), their
+sockets are real; matches are played by pressing the boards' buttons, and what the boards show
+is decoded from the segments their firmware lit.  `carom hall` runs as a subprocess, its page in
+Debian's Chromium (test_hall.py's helpers).
+
+Every wait is bounded: on the boards' virtual clocks (which follow real time) or on something
+observable (a display, the API, the page), never a bare sleep.
+"""
+
+import json
+import os
+import shutil
+import time
+
+import pytest
+
+from host_tools import BOARDS_DIR
+from host_tools.boardsim import ScriptedBoard, cue_names, load_board
+from host_tools.build import build
+from host_tools.vboard import AccessPoint, VirtualBoard
+from mosquitto import Mosquitto, available
+from test_hall import CHROMIUM, CHROMIUM_ARGS, HallProc, Page, wait_for
+
+WIFI_PASSWORD = "wifi-Secr3t-hall"
+MQTT_USER = "carom-board"
+MQTT_PASSWORD = "mqtt-Secr3t-pw"
+SECRETS = (WIFI_PASSWORD, MQTT_PASSWORD)
+NAMES = {"t1": ("ANNA", "BELA"), "t2": ("CSABA", "DORA"), "t3": ("EMIL", "FANNI")}
+
+pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
+
+
+class WallBoard(ScriptedBoard):
+    """A wall board on Wi-Fi publishing to the broker; displays read from its chips."""
+
+    def __init__(self, flash_dir, firmware, table, broker_port, ap):
+        self.board = load_board("wall")
+        self._tmp = None
+        self.flash_dir = flash_dir
+        self.table = table
+        shutil.copytree(firmware, flash_dir)
+        a, b = NAMES[table]
+        config = {
+            "board": "wall",
+            "name": "Table " + table[1:],
+            "players": {"A": {"name": a}, "B": {"name": b}},
+            "match": {"game": "three_cushion", "target": 3},
+            "wifi": {"ssid": ap.ssid, "password": WIFI_PASSWORD},
+            "mqtt": {"host": "127.0.0.1", "port": broker_port, "table": table, "prefix": "carom",
+                     "user": MQTT_USER, "password": MQTT_PASSWORD},
+        }
+        with open(os.path.join(flash_dir, "config.json"), "w") as f:
+            json.dump(config, f)
+        with open(os.path.join(BOARDS_DIR, "wall.json")) as f:
+            raw = json.load(f)
+        # The wall clock set (as NTP would): reports carry real start and end times.
+        self.vb = VirtualBoard(flash_dir, board=raw, wifi=ap, name=table, rtc_epoch=int(time.time()))
+        self._cues = cue_names()
+        self._tones_seen = 0
+        self._out_seen = 0
+
+    def start(self):
+        self.vb.power_on()
+        self.vb.run_realtime()
+
+    def pause(self, s):
+        """Let s seconds of the board's clock pass (it follows real time): a bounded wait."""
+        end = self.vb.now + s
+        self.vb.wait_for(lambda b: b.now >= end, timeout=s * 4 + 5)
+
+    def press(self, button, down=0.1, settle=0.6):
+        self.vb.press(button)
+        self.pause(down)
+        self.vb.release(button)
+        self.pause(settle)
+
+    def fields(self):
+        return self.state()["fields"]
+
+    def shown(self):
+        """(A score, B score, A innings, B innings) as the displays show them."""
+        f = self.fields()
+        return tuple(int(f[k].strip() or 0) for k in ("A.score", "B.score", "A.innings", "B.innings"))
+
+    def printed(self):
+        return self.vb.stdout + self.vb.stderr
+
+
+@pytest.fixture(scope="module")
+def firmware(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("build") / "flash")
+    build(out)
+    return out
+
+
+@pytest.fixture
+def broker():
+    m = Mosquitto().start()
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def hall(broker):
+    h = HallProc(broker.port)
+    h.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
+    yield h
+    h.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed (tools/deps.sh installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def walls(tmp_path, firmware, broker):
+    """walls("t1", "t2") -> WallBoards, powered, following real time, each on its own access point."""
+    made = []
+
+    def make(*tables):
+        out = []
+        for table in tables:
+            ap = AccessPoint("hall-" + table, WIFI_PASSWORD, channel=6, connect_s=0.5)
+            w = WallBoard(str(tmp_path / table), firmware, table, broker.port, ap)
+            made.append(w)
+            w.start()
+            out.append(w)
+        return out
+
+    yield make
+    try:
+        for w in made:  # 4: nothing the boards printed holds a secret
+            for secret in SECRETS:
+                assert secret not in w.printed(), (w.table, w.printed())
+    finally:
+        for w in made:
+            w.close()
+
+
+def api_tables(hall):
+    return {t["table"]: t for t in hall.get("/api/tables")["tables"]}
+
+
+def agrees(hall, w):
+    """The dashboard's state of w's table is what w's displays show."""
+    t = api_tables(hall).get(w.table)
+    if t is None or t["state"] is None:
+        return False
+    p = t["state"]["players"]
+    return (p["A"]["score"], p["B"]["score"], p["A"]["innings"], p["B"]["innings"]) == w.shown()
+
+
+def wait_agrees(hall, w, timeout=20):
+    wait_for(lambda: agrees(hall, w), True, timeout, "the dashboard agrees with %s's displays %r" % (w.table, w.shown()))
+
+
+def tile_agrees(page, w, status="online"):
+    a, b, ia, ib = w.shown()
+    na, nb = NAMES[w.table]
+
+    def check(t):
+        return (t["status"] == status and t["A"]["score"] == str(a) and t["B"]["score"] == str(b)
+                and t["A"]["innings"] == str(ia) and t["B"]["innings"] == str(ib)
+                and t["A"]["name"].upper() == na and t["B"]["name"].upper() == nb)
+
+    return page.wait_tile(w.table, check, "%s's tile shows %r, %s" % (w.table, (a, b, ia, ib), status), timeout=20)
+
+
+def play_win(w):
+    """A breaks (his first press in the lag), runs 3 to the target of 3; B misses his equalizing inning."""
+    w.press("A.point")  # the lag: A breaks
+    for _ in range(3):
+        w.press("A.point")
+    w.press("B.end")
+
+
+def results(hall):
+    return hall.get("/results.json")
+
+
+# ---- 1. tables playing, on the dashboard ------------------------------------------------------
+
+def test_boards_scores_on_the_dashboard(hall, walls, browser):
+    boards = walls("t1", "t2", "t3")
+    page = Page(browser, hall.url)
+    for w in boards:
+        wait_for(lambda: api_tables(hall).get(w.table, {}).get("status"), "online", 20, w.table + " online")
+    t1, t2, t3 = boards
+    t1.press("A.point")  # the lag: A breaks
+    t1.press("A.point")
+    t2.press("B.point")  # B breaks
+    t2.press("B.point")
+    t2.press("B.point")
+    t2.press("B.end")  # a run of 2, then A at the table
+    t3.press("A.point")
+    t3.press("A.end")
+    t3.press("B.point")
+    assert t1.shown() == (1, 0, 1, 0) and t2.shown() == (0, 2, 1, 1) and t3.shown() == (0, 1, 1, 1)
+    for w in boards:
+        wait_agrees(hall, w)
+        tile_agrees(page, w)
+    # t1 finishes: A reaches 3, B misses his equalizing inning.
+    t1.press("A.point")
+    t1.press("A.point")
+    t1.press("B.end")
+    assert t1.shown() == (3, 0, 1, 1)
+    wait_agrees(hall, t1)
+    tile = tile_agrees(page, t1)
+    assert tile["result"] == "ANNA wins" or tile["result"].lower() == "anna wins", tile
+    assert api_tables(hall)["t1"]["state"]["phase"] == "finished"
+    got = wait_for(lambda: results(hall), lambda r: len(r) == 1, 20, "t1's report")
+    assert got[0]["hall"]["table"] == "t1" and got[0]["result"] == "A"
+    page.close()

@@ -374,3 +374,52 @@ def test_power_cut_offline_then_restored(hall, walls, browser):
     wait_agrees(hall, t1)
     tile_agrees(page, t1)
     page.close()
+
+
+def test_silent_link_loss_will_after_the_keepalive(hall, walls, browser):
+    """A board whose link goes silent (its access point gone: what the broker sees of a real board
+    losing power) shows offline once the broker's keepalive expires, 1.5 x the board's 30 s
+    (firmware/app.py, not configurable): this test waits up to 60 s real time."""
+    (t3,) = walls("t3")
+    page = Page(browser, hall.url)
+    t3.press("A.point")  # the lag: A breaks
+    t3.press("A.point")
+    wait_agrees(hall, t3)
+    tile_agrees(page, t3)
+    start = time.monotonic()
+    t3.vb.access_point.down()  # its own access point: no FIN, no DISCONNECT, just silence
+    t3.press("A.point")  # scoring goes on without the network
+    assert t3.shown() == (2, 0, 1, 0)
+    tile = page.wait_tile("t3", lambda t: t["status"] == "offline", "t3 offline after the keepalive", timeout=60)
+    waited = time.monotonic() - start
+    assert 30 <= waited <= 60, waited  # the broker waited for the keepalive (45 s), not less
+    assert tile["label"] == "OFFLINE" and tile["A"]["score"] == "1"  # the last state it got
+    t3.vb.access_point.up()  # the link is back: the board rejoins, reconnects, sends its newest state
+    wait_for(lambda: api_tables(hall)["t3"]["status"], "online", 40, "t3 online again")
+    wait_agrees(hall, t3)
+    tile_agrees(page, t3)
+    page.close()
+
+
+# ---- 4. secrets ------------------------------------------------------------------------------------
+
+def test_secrets_are_never_printed_nor_published(hall, walls):
+    (t1,) = walls("t1")
+    wait_for(lambda: api_tables(hall).get("t1", {}).get("status"), "online", 20, "t1 online")
+    play_win(t1)
+    wait_for(lambda: len(results(hall)), 1, 20, "t1's report")
+    wait_agrees(hall, t1)
+    # A Wi-Fi outage and a reconnect print what went wrong, never a password.
+    t1.vb.access_point.down()
+    t1.pause(3)
+    t1.vb.access_point.up()
+    wait_for(lambda: t1.vb.wifi_connected, True, 20, "t1 back on Wi-Fi")
+    published = json.dumps(hall.get("/results.json")) + json.dumps(hall.get("/api/tables"))
+    with open(os.path.join(t1.flash_dir, "config.json")) as f:
+        assert MQTT_PASSWORD in f.read()  # the secrets were there to leak
+    for secret in SECRETS:
+        assert secret not in t1.printed(), t1.printed()
+        assert secret not in published
+        for doc in saved_reports(t1):
+            assert secret not in json.dumps(doc)
+    assert "carom: publishing to 127.0.0.1 as carom/t1/*" in t1.vb.lines()

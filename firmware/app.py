@@ -392,9 +392,11 @@ class Board:
                     continue
                 command, arg, seq, new = got
                 if new:
+                    # The sequence number first: a power cut then loses at most this command
+                    # (its acknowledgement never went out), never counts it twice.
+                    _write_last(seq)
                     self.ctrl.remote(command, arg, time.ticks_ms())
                     self.persist()
-                    _write_last(seq)
                 try:
                     e.send(self.peer, rx.ack(seq, command, arg, self.ctrl.summary()), False)
                 except OSError:

@@ -181,6 +181,11 @@ class Remote:
     def sleep(self):
         import esp32
 
+        for chip in self.chips:  # a lit display would draw more than the sleeping ESP32
+            try:
+                chip.standby()
+            except OSError:
+                pass
         pins = [machine.Pin(spec["pin"], machine.Pin.IN) for spec in self.board["buttons"]]
         esp32.wake_on_ext1(pins=pins, level=esp32.WAKEUP_ANY_HIGH)
         machine.deepsleep()

@@ -143,6 +143,12 @@ class _Backpack:
         self._pending = _NEED_INIT
         return self.show()
 
+    def standby(self):
+        """Display off and oscillator off (the chip's lowest current); the next show() wakes it."""
+        self._send_cmd(_DISPLAY_ON & 0xFE)
+        self._send_cmd(_OSC_ON & 0xFE)
+        self._pending = _NEED_INIT
+
     def set_bus(self, i2c):
         """Use a new bus object (the old one was re-created); the next show() re-inits."""
         self._i2c = i2c

@@ -14,6 +14,7 @@ import tempfile
 from . import FIRMWARE_DIR, ROOT
 from .build import mpy_cross_exe
 from .hall.bench import hall_section
+from .radio_bench import radio_section
 from .sim import micropython_exe
 
 
@@ -202,7 +203,7 @@ def restart_section():
     return out
 
 
-SECTIONS = [rules_section, board_section, store_section, restart_section, hall_section, mpy_section]
+SECTIONS = [rules_section, board_section, store_section, restart_section, radio_section, hall_section, mpy_section]
 
 
 def main():

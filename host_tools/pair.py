@@ -89,6 +89,7 @@ def run_pair(args):
         key = secrets.token_bytes(32).hex()
         # The remote must use the wall's channel (the wall's Wi-Fi access point decides it).
         set_radio(remote, wall_mac, key, args.remote, channel if channel and 1 <= channel <= 14 else None)
+        remote.remove("/remote.boot")  # a new pairing: the remote's boot counter starts again at 1
         set_radio(wall, remote_mac, key, args.wall)
         wall.restart()
         remote.restart()

@@ -380,3 +380,15 @@ def test_set_window_scrolls_without_slicing():
             shown += text[i] if 0 <= i < len(text) else " "
         ref.set_text(shown)
         assert bytes(d._frame) == bytes(ref._frame), start
+
+
+def test_standby_then_wake():
+    bus, d = ready()
+    d.set_text("12")
+    d.show()
+    bus.take()
+    d.standby()
+    assert bus.take(0x70) == [b"\x80", b"\x20"]  # display off, oscillator off
+    assert d.show() is True  # the next show() sets the chip up again
+    w = bus.take(0x70)
+    assert w[1:] == [b"\x21", b"\xef", b"\x81"] and len(w[0]) == 17

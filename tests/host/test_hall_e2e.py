@@ -333,7 +333,6 @@ def test_broker_restart_scoring_goes_on_reports_once(tmp_path, firmware, browser
         for w in made:
             for secret in SECRETS:
                 assert secret not in w.printed()
-        print("duplicates dropped by the hall:", h.get("/api/tables")["counts"].get("duplicates"))
     finally:
         for w in made:
             w.close()

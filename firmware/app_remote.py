@@ -22,7 +22,7 @@ import radio
 import remote
 
 BOOT_FILE = "remote.boot"
-AWAKE_MS = 5000
+AWAKE_MS = 300  # after the last press or acknowledgement: the radio is the battery's main cost
 POLL_MS = 5
 
 ERROR_NO_ACK = 40  # the wall board did not answer

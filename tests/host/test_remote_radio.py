@@ -86,7 +86,7 @@ def make_pair(tmp_path, firmware):
         b.close()
 
 
-def press(hub, board, button, down=0.1, settle=0.6):
+def press(hub, board, button, down=0.1, settle=0.25):  # the remote is still awake (AWAKE_MS 0.3 s)
     board.vb.press(button)
     hub.advance(down)
     board.vb.release(button)
@@ -196,10 +196,12 @@ def test_a_match_played_from_the_remote(make_pair, tmp_path):
     remote.vb.press("new")
     hub.advance(3.5)
     remote.vb.release("new")
-    hub.advance(0.6)
+    hub.advance(0.2)  # the remote is awake AWAKE_MS (0.3 s) after the acknowledgement
+    assert remote_shows(remote) == "00:00" and remote_leds(remote) == (0, 0)
+    hub.advance(0.4)
     assert wall.state()["fields"]["message"] == "LAG "
     assert score_fields(wall)[0]["A.score"] == "   0"
-    assert remote_shows(remote) == "00:00" and remote_leds(remote) == (0, 0)
+    assert remote.vb.asleep
     assert len({seq(f) for f in commands(hub)}) == 13  # 13 presses, 13 sequence numbers
     assert [seq(f) for f in acks(hub)] == sorted({seq(f) for f in commands(hub)})  # each acknowledged once
     assert "Traceback" not in wall.vb.stderr + remote.vb.stderr

@@ -307,7 +307,12 @@ class Board:
 
         m = config["mqtt"]
         self.wifi = config["wifi"]
-        table = m["table"] or self.name
+        table = m["table"]
+        if not table:  # a name of its own: boards must never share topics or a client id
+            import network
+
+            mac = network.WLAN(network.STA_IF).config("mac")
+            table = "t" + "".join("%02x" % b for b in mac[3:])
         self.topic = m["prefix"] + "/" + table + "/"
         status = self.topic + "status"
         self.mqtt = mqtt.Client("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None,

@@ -135,6 +135,9 @@ def add_sim(p):
                    help="where the simulator page is served (default 127.0.0.1:8080; port 0: any free port)")
     p.add_argument("--boards", metavar="N", type=int, default=1,
                    help="run N boards side by side on the page, each with its own flash (FLASH/board1..N)")
+    p.add_argument("--remote", action="store_true",
+                   help="also run a referee remote (boards/referee.json) paired with the board over ESP-NOW, "
+                        "drawn beside it as the referee box (its flash: FLASH-remote)")
     p.set_defaults(run=run_sim)
 
 
@@ -209,7 +212,7 @@ def run_page(args):
         print(text, flush=True)
 
     try:
-        return run(board, args.listen, count=args.boards, flash=args.flash, out=out)
+        return run(board, args.listen, count=args.boards, flash=args.flash, out=out, remote=args.remote)
     except (ValueError, ListenError) as e:
         raise CommandError(str(e))
     except BoardError as e:

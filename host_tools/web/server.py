@@ -28,6 +28,7 @@ import asyncio
 import json
 import os
 import re
+import secrets
 
 from .. import httpd
 from ..httpd import ListenError  # noqa: F401 (host_tools.web's)
@@ -100,6 +101,39 @@ class Server(httpd.Server):
             writer.write(httpd.sse("state", await loop.run_in_executor(None, s.snapshot)))
 
 
+def _booted(session, out):
+    i = session.index
+    out("carom sim: board %d: %s, flash %s" % (i + 1, session.board_name, session.flash_dir))
+    # Hook for the virtual board's serial port (a pty for mpremote), once it has one.
+    serial = getattr(session.vb, "serial_path", None)
+    if serial:
+        out("carom sim: board %d: serial console %s (mpremote connect %s)" % (i + 1, serial, serial))
+
+
+async def _boot_pair(loop, board_name, flash, publish, out, sessions):
+    """The wall (board 0) and the referee remote (board 1) on one RadioHub, paired before they boot;
+    both boot before time flows, then the wall's clock thread advances the hub (both boards)."""
+    from ..vboard import RadioHub
+
+    hub = RadioHub(seed=secrets.randbits(32))
+    wall_cfg, remote_cfg = paired_configs(board_name, flash)
+    wall = BoardSession(0, board_name, flash, publish=publish, config=wall_cfg,
+                        radio={"hub": hub, "name": "wall", "mac": WALL_MAC})
+    sessions.append(wall)
+    await loop.run_in_executor(None, wall.boot)
+    remote = BoardSession(1, REMOTE_BOARD, flash.rstrip("/") + "-remote" if flash else None, publish=publish,
+                          config=remote_cfg, radio={"hub": hub, "name": "remote", "mac": REMOTE_MAC}, lead=wall)
+    sessions.append(remote)
+    await loop.run_in_executor(None, remote.boot)
+    wall.layout["paired"] = remote.layout["paired"] = True
+    remote.layout["remote"] = True
+    remote.layout["title"] = "Referee box"
+    wall.run()
+    remote.run()
+    _booted(wall, out)
+    _booted(remote, out)
+
+
 def flash_dirs(flash, count):
     """The flash folder of each board: FLASH itself for one board, FLASH/board1.. for several."""
     if flash is None:
@@ -109,24 +143,55 @@ def flash_dirs(flash, count):
     return [os.path.join(flash, "board%d" % (i + 1)) for i in range(count)]
 
 
-def run(board_name, listen, count=1, flash=None, out=print, ready=None, stop=None):
+REMOTE_BOARD = "referee"  # boards/referee.json: the referee's handheld
+WALL_MAC = bytes.fromhex("240ac4000011")
+REMOTE_MAC = bytes.fromhex("240ac4000021")
+
+
+def mac_text(mac):
+    return ":".join("%02x" % b for b in mac)
+
+
+def paired_configs(board_name, flash):
+    """config.json of the wall and of the remote, paired as `carom pair` pairs them: a fresh random
+    key, each one's MAC as the other's peer.  A config.json already in FLASH is kept, its radio set."""
+    key = secrets.token_hex(32)
+    wall = {"board": board_name}
+    if flash is not None:
+        try:
+            with open(os.path.join(flash, "config.json")) as f:
+                loaded = json.load(f)
+            if isinstance(loaded, dict):
+                wall = loaded
+        except (OSError, ValueError):
+            pass
+    wall = dict(wall, radio=dict(wall.get("radio") or {}, peer=mac_text(REMOTE_MAC), key=key))
+    remote = {"board": REMOTE_BOARD, "radio": {"peer": mac_text(WALL_MAC), "key": key}}
+    return wall, remote
+
+
+def run(board_name, listen, count=1, flash=None, out=print, ready=None, stop=None, remote=False):
     """Boot `count` boards, serve the page until Ctrl-C / SIGTERM (or `stop` is set), stop everything.
 
-    `ready(url, sessions)` is called once the page answers; `stop`, a threading.Event,
-    stops the server when set (for running it on a thread).
+    With `remote`, one wall board and a referee remote (boards/referee.json) paired over one
+    RadioHub, the wall's clock thread driving both; the remote is board 1 (its flash, when FLASH
+    is given, is FLASH-remote).  `ready(url, sessions)` is called once the page answers; `stop`,
+    a threading.Event, stops the server when set (for running it on a thread).
     """
+    if remote and count != 1:
+        raise ValueError("--remote goes with one board (no --boards)")
     sock = httpd.listen(listen, PORT)
     url = httpd.url_of(sock)
     sessions = []
     try:
-        return asyncio.run(_main(sock, url, board_name, count, flash, out, ready, stop, sessions))
+        return asyncio.run(_main(sock, url, board_name, count, flash, out, ready, stop, sessions, remote))
     finally:
         for s in sessions:
             s.close()
         sock.close()
 
 
-async def _main(sock, url, board_name, count, flash, out, ready, stop, sessions):
+async def _main(sock, url, board_name, count, flash, out, ready, stop, sessions, remote=False):
     loop = asyncio.get_running_loop()
     hub = httpd.Hub(CLIENT_QUEUE, loop)
     stopping = httpd.stop_signals(loop)
@@ -134,15 +199,13 @@ async def _main(sock, url, board_name, count, flash, out, ready, stop, sessions)
     def publish(kind, index, payload):  # from the board threads
         hub.publish(kind, payload)
 
-    for i, flash_dir in enumerate(flash_dirs(flash, count)):
+    if remote:
+        await _boot_pair(loop, board_name, flash, publish, out, sessions)
+    for i, flash_dir in enumerate(flash_dirs(flash, count) if not remote else ()):
         session = BoardSession(i, board_name, flash_dir, publish=publish)
         sessions.append(session)
         await loop.run_in_executor(None, session.start)
-        out("carom sim: board %d: %s, flash %s" % (i + 1, board_name, session.flash_dir))
-        # Hook for the virtual board's serial port (a pty for mpremote), once it has one.
-        serial = getattr(session.vb, "serial_path", None)
-        if serial:
-            out("carom sim: board %d: serial console %s (mpremote connect %s)" % (i + 1, serial, serial))
+        _booted(session, out)
     server = Server(sessions, hub)
     srv = await server.start(sock)
     out("carom sim: the simulator is at %s  (Ctrl-C stops it)" % url)

@@ -28,7 +28,7 @@ import itertools
 import threading
 import time
 
-from ..boardsim import SETTLE_S, ScriptedBoard, chip_key
+from ..boardsim import SETTLE_S, ScriptedBoard, chip_key, cue_names, deploy_source, load_board
 from ..segments import decode
 
 TICK_S = 0.02  # virtual time is granted in steps of about this much real time
@@ -41,6 +41,7 @@ CLOCK_EVERY_S = 0.1  # when nothing else changes, the virtual time is sent this 
 JUMPS = (10, 60, 300)  # "move the clock forward" buttons, seconds
 LOG_KEEP = 500  # log lines a newly connected page is sent
 BLINK_HZ = (0, 2, 1, 0.5)
+REMOTE_ORDER = ("point", "miss", "foul", "foul.time", "undo", "break", "timeout", "new")  # the referee box's keys
 
 # Where a display, button or LED goes on the page: player A's column, B's, or the middle.
 PLAYER_ORDER = ("name", "score", "innings", "run", "high_run", "average")
@@ -111,19 +112,53 @@ def layout(board, index):
             "long_action": b["long_action"],
             "long_s": long_s,
         })
-    order = {n: i for i, n in enumerate(KEYS)}
+    order = {n: i for i, n in enumerate(REMOTE_ORDER if board.get("role") == "remote" else KEYS)}
     buttons.sort(key=lambda b: (order.get(b["name"], 99), b["name"]))
     leds = [{"name": n, "column": column_of(n), "label": n.split(".", 1)[-1].upper()}
             for n in (board.get("leds") or {})]
     return {
         "index": index,
         "board": board["name"],
+        "role": board.get("role", "wall"),
         "description": board.get("description", ""),
         "displays": displays,
         "buttons": buttons,
         "leds": leds,
         "jumps": list(JUMPS),
     }
+
+
+class HubBoard(ScriptedBoard):
+    """A ScriptedBoard on a RadioHub (ESP-NOW to the other boards on it), with a given MAC."""
+
+    def __init__(self, board_name, flash_dir, config, hub, name, mac):
+        import json
+        import os
+        import shutil
+        import tempfile
+
+        from .. import BOARDS_DIR
+        from ..vboard import VirtualBoard
+
+        self.board = load_board(board_name)
+        self._tmp = None
+        if flash_dir is None:
+            self._tmp = tempfile.mkdtemp(prefix="carom-flash-")
+            flash_dir = self._tmp
+        self.flash_dir = flash_dir
+        try:
+            deploy_source(flash_dir, board_name, config)
+            with open(os.path.join(BOARDS_DIR, board_name + ".json")) as f:
+                raw = json.load(f)
+            self.vb = VirtualBoard(flash_dir, board=raw, radio=hub, name=name, unique_id=mac)
+        except BaseException:
+            if self._tmp:
+                shutil.rmtree(self._tmp, ignore_errors=True)
+            raise
+        self._cues = cue_names()
+        self._tones_seen = 0
+        self._out_seen = 0
+        self.vb.power_on()
 
 
 class Pacer:
@@ -136,8 +171,9 @@ class Pacer:
     and jump() stays vb.advance().
     """
 
-    def __init__(self, vb):
+    def __init__(self, vb, clock=None):
         self.vb = vb
+        self.clock = clock or vb  # a RadioHub: every board on it, in step (its .now, .advance)
         self._queue = []  # (virtual s, seq, fn)
         self._seq = itertools.count()
         self._last = time.monotonic()
@@ -152,34 +188,43 @@ class Pacer:
         dt = min(now - self._last, MAX_STEP_S)
         self._last = now
         if dt > 0:
-            self.advance_to(self.vb.now + dt)
+            self.advance_to(self.now + dt)
+
+    @property
+    def now(self):
+        return self.clock.now
 
     def advance_to(self, goal):
         """Let virtual time reach `goal`, making every scheduled action on the way."""
         while self._queue and self._queue[0][0] <= goal:
             t, _, fn = heapq.heappop(self._queue)
-            if t > self.vb.now:
-                self.vb.advance(t - self.vb.now)
+            if t > self.now:
+                self.clock.advance(t - self.now)
             fn()
-        if goal > self.vb.now:
-            self.vb.advance(goal - self.vb.now)
+        if goal > self.now:
+            self.clock.advance(goal - self.now)
 
     def jump(self, seconds):
         """Move the clock forward at once; real-time pacing goes on from here."""
-        self.advance_to(self.vb.now + seconds)
+        self.advance_to(self.now + seconds)
         self._last = time.monotonic()
 
 
 class BoardSession:
     """A virtual board the page shows and drives; thread-safe."""
 
-    def __init__(self, index, board_name, flash_dir=None, publish=None, config=None):
+    def __init__(self, index, board_name, flash_dir=None, publish=None, config=None, radio=None, lead=None):
+        """radio: {"hub": RadioHub, "name": its name on the hub, "mac": bytes}, for boards paired over
+        ESP-NOW.  lead: the session whose clock thread drives the hub (its lock and pacer are shared);
+        None for the one that drives it (or a board on its own)."""
         self.index = index
         self.board_name = board_name
         self.flash_dir = flash_dir
         self.config = config
+        self.radio = radio
+        self.lead = lead
         self.publish = publish or (lambda kind, index, payload: None)
-        self.lock = threading.RLock()
+        self.lock = lead.lock if lead is not None else threading.RLock()
         self.sb = None
         self.vb = None
         self.pacer = None
@@ -202,18 +247,35 @@ class BoardSession:
 
     def start(self):
         """Deploy the firmware, power the board on and start the clock thread."""
-        self.sb = ScriptedBoard(self.board_name, self.flash_dir, config=self.config)
+        self.boot()
+        self.run()
+
+    def boot(self):
+        """Deploy the firmware and power the board on (time does not flow yet)."""
+        with self.lock:
+            self._boot()
+
+    def _boot(self):
+        if self.radio is not None:
+            self.sb = HubBoard(self.board_name, self.flash_dir, self.config, **self.radio)
+        else:
+            self.sb = ScriptedBoard(self.board_name, self.flash_dir, config=self.config)
         self.vb = self.sb.vb
         self.vb.open_serial()  # the REPL on a pty: mpremote works against the board while the page runs
         self.flash_dir = self.sb.flash_dir
         self.layout = layout(self.sb.board, self.index)
         self.layout["flash"] = self.flash_dir
         self.buzzer_pin = self.vb.named_pins.get("buzzer")
-        self.pacer = Pacer(self.vb)
+        if self.lead is not None:
+            self.pacer = self.lead.pacer  # boot the lead first
+        else:
+            self.pacer = Pacer(self.vb, self.radio["hub"] if self.radio else None)
         for b in self.sb.board["buttons"]:
             self._buttons[b["name"]] = {"down_at": None, "free_at": 0.0}
-        with self.lock:
-            self._collect()
+        self._collect()
+
+    def run(self):
+        """Start the clock thread (a session with a lead only publishes what changed)."""
         self._thread = threading.Thread(target=self._run, name="board-%d" % self.index, daemon=True)
         self._thread.start()
 
@@ -235,7 +297,8 @@ class BoardSession:
             with self.lock:
                 if self._stop.is_set():
                     break
-                self._guard(self.pacer.step)
+                if self.lead is None:
+                    self._guard(self.pacer.step)
                 self._collect()
 
     def _guard(self, fn, *args):
@@ -295,7 +358,7 @@ class BoardSession:
         self._schedule(t, release)
 
     def _schedule(self, t, fn):
-        if t <= self.vb.now:
+        if t <= self.pacer.now:
             self._guard(fn)
         else:
             self.pacer.at(t, lambda: self._guard(fn))
@@ -304,7 +367,7 @@ class BoardSession:
         b = self._buttons[name]
         if b["down_at"] is not None:
             return None  # already held
-        t = max(self.vb.now, b["free_at"])
+        t = max(self.pacer.now, b["free_at"])
         b["down_at"] = t
         b["free_at"] = float("inf")
         self._press_at(name, t)
@@ -314,7 +377,7 @@ class BoardSession:
         b = self._buttons[name]
         if b["down_at"] is None:
             return None
-        t = max(self.vb.now, b["down_at"] + held)
+        t = max(self.pacer.now, b["down_at"] + held)
         if not quiet:
             self._log("press", "%s pressed %.2f s" % (name, t - b["down_at"]))
         b["down_at"] = None
@@ -326,7 +389,7 @@ class BoardSession:
         b = self._buttons[name]
         if b["down_at"] is not None:
             return "%s is held down" % name
-        t = max(self.vb.now, b["free_at"])
+        t = max(self.pacer.now, b["free_at"])
         b["down_at"] = t
         self._log("press", "%s %s %.2f s" % (name, what, seconds))
         self._press_at(name, t)
@@ -427,11 +490,13 @@ class BoardSession:
         with self.lock:
             vb = self.vb
             powered = vb.powered
+            asleep = vb.asleep  # deep sleep: the display in standby, the LED pins not driven
+            awake = powered and not asleep
             chips = vb.chips()
             out = []
             for d in self.layout["displays"]:
                 chip = chips[(d["bus"], int(d["addr"], 16))]
-                lit = powered and chip.lit
+                lit = awake and chip.lit
                 entry = {
                     "key": d["key"],
                     "bus": d["bus"],
@@ -454,7 +519,7 @@ class BoardSession:
                 out.append(entry)
             leds = {}
             for name, spec in (self.sb.board.get("leds") or {}).items():
-                level = vb.pin_level(name) if powered else None
+                level = vb.pin_level(name) if awake else None
                 if level is not None and spec.get("active_low"):
                     level ^= 1
                 leds[name] = level
@@ -462,6 +527,7 @@ class BoardSession:
                 "board": self.index,
                 "t": round(vb.now, 3),
                 "powered": powered,
+                "asleep": asleep,
                 "failed": self.failed,
                 "boots": len(vb.boots),
                 "chips": out,

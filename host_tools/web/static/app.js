@@ -158,14 +158,63 @@ async function send(index, action) {
   }
 }
 
+// The referee's handheld (boards/referee.json with --remote): a small box beside the wall board,
+// its one display, its two LEDs and its buttons; dark and marked "asleep" between presses.
+function buildRemote(layout, root) {
+  const b = {layout, views: {}, leds: {}, buttons: {}, plugs: {}, index: layout.index, remote: true};
+  const section = el("section", {class: "board remote", "data-board": layout.index, "data-role": "remote",
+                                 "data-asleep": "false"}, root);
+  b.section = section;
+  section.addEventListener("pointerdown", () => select(layout.index));
+  const face = el("div", {class: "face remote-face"}, section);
+  const head = el("div", {class: "face-head"}, face);
+  el("span", {class: "face-name"}, head, layout.title || "Referee box");
+  b.clock = el("span", {class: "face-clock", title: "virtual time since the first power-on"}, head, "0:00.0");
+  b.power = el("span", {class: "face-power", "data-powered": "true"}, head, "");
+  b.sleep = el("div", {class: "remote-sleep", "data-asleep": "false"}, face, "");
+  for (const d of layout.displays) b.views[d.key] = buildDisplay(d, face, "mid");
+  const row = el("div", {class: "leds"}, face);
+  for (const l of layout.leds) {
+    const wrap = el("span", {class: "led-wrap"}, row);
+    b.leds[l.name] = el("span", {class: "led led-" + l.label.toLowerCase(), "data-led": l.name, "data-on": "0"}, wrap);
+    el("span", {class: "led-label"}, wrap, l.name.replace(".turn", " TURN"));
+  }
+  const grid = el("div", {class: "buttons remote-buttons"}, face);
+  for (const spec of layout.buttons) {
+    const btn = el("button", {class: "press", type: "button", "data-button": spec.name, "data-down": "false",
+                              title: spec.name + ": " + (spec.action || "—") +
+                                     (spec.long_action ? "; hold: " + spec.long_action : "")}, grid);
+    el("span", {class: "press-label"}, btn, spec.label === "TIME" ? "FOUL TIME" : spec.label);
+    if (spec.key) el("kbd", {}, btn, spec.key.toUpperCase());
+    b.buttons[spec.name] = btn;
+    wireButton(btn, layout.index, spec.name);
+  }
+  const panel = el("aside", {class: "panel remote-panel"}, section);
+  const power = el("div", {class: "group"}, panel);
+  el("h3", {}, power, "Batteries");
+  b.powerCut = el("button", {class: "tool", type: "button", "data-action": "power-off"}, power, "Take out");
+  b.powerOn = el("button", {class: "tool", type: "button", "data-action": "power-on"}, power, "Put in");
+  b.powerCut.addEventListener("click", () => act(b.index, {do: "power", on: false}));
+  b.powerOn.addEventListener("click", () => act(b.index, {do: "power", on: true}));
+  const keys = el("p", {class: "hint"}, panel,
+                  "Click a button (or press 2, then its key). Hold NEW 3.5 s (Shift+N) for a new match.");
+  keys.title = layout.buttons.map(x => x.key + " " + x.name).join(", ");
+  const log = el("div", {class: "group log-group"}, panel);
+  el("h3", {}, log, "Log");
+  b.log = el("ol", {class: "log", "data-board": layout.index}, log);
+  boards[layout.index] = b;
+  return b;
+}
+
 function buildBoard(layout, root, count) {
+  if (layout.role === "remote") return buildRemote(layout, root);
   const b = {layout, views: {}, leds: {}, buttons: {}, index: layout.index};
   const section = el("section", {class: "board", "data-board": layout.index}, root);
   b.section = section;
   section.addEventListener("pointerdown", () => select(layout.index));
   const face = el("div", {class: "face"}, section);
   const head = el("div", {class: "face-head"}, face);
-  el("span", {class: "face-name"}, head, count > 1 ? "Board " + (layout.index + 1) + " · " + layout.board : layout.board);
+  el("span", {class: "face-name"}, head, count > 1 && !layout.paired ? "Board " + (layout.index + 1) + " · " + layout.board : layout.board);
   b.clock = el("span", {class: "face-clock", title: "virtual time since the first power-on"}, head, "0:00.0");
   b.power = el("span", {class: "face-power", "data-powered": "true"}, head, "");
   const cols = el("div", {class: "columns"}, face);
@@ -312,6 +361,12 @@ function applyState(s) {
     if (btn) btn.dataset.down = down;
   }
   b.section.dataset.powered = s.powered;
+  if (b.sleep) {
+    const asleep = !!(s.powered && s.asleep);
+    b.section.dataset.asleep = asleep;
+    b.sleep.dataset.asleep = asleep;
+    b.sleep.textContent = asleep ? "asleep" : (s.powered ? "awake" : "");
+  }
   b.section.dataset.boots = s.boots;
   applyTime(s);
   b.power.dataset.powered = s.powered;
@@ -440,6 +495,7 @@ async function start() {
   serverId = info.server;
   const root = document.getElementById("boards");
   root.dataset.count = info.boards.length;
+  if (info.boards.some(x => x.role === "remote")) root.dataset.paired = "true";
   for (const layout of info.boards) buildBoard(layout, root, info.boards.length);
   select(0);
   const es = new EventSource("/events");

@@ -37,11 +37,8 @@ Decisions (documented because the brief left them open):
 Times are ms ticks with MicroPython's ESP32 period of 2**30; `ticks_diff`
 and `ticks_add` below match time.ticks_diff/ticks_add there, on any port.
 
-Usage (app):
-    from machine import Pin
-    def make_pin(num, pull):
-        pull = Pin.PULL_UP if pull == "up" else Pin.PULL_DOWN if pull == "down" else None
-        return Pin(num, Pin.IN, pull)
+Usage (app.py, which alone builds pins: make_pin(num, pull) returns a
+machine.Pin set up as an input with that pull):
     group = ButtonGroup.from_board(board, make_pin, callback=on_button)
     asyncio.create_task(group.run())
     ...

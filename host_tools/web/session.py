@@ -46,7 +46,7 @@ REMOTE_ORDER = ("point", "miss", "foul", "foul.time", "undo", "break", "timeout"
 # Where a display, button or LED goes on the page: player A's column, B's, or the middle.
 PLAYER_ORDER = ("name", "score", "innings", "run", "high_run", "average")
 SHARED_ORDER = ("message", "target", "countdown", "clock")
-LABELS = {"high_run": "HIGH RUN", "average": "AVERAGE", "name": "PLAYER"}
+LABELS = {"high_run": "HIGH RUN", "average": "AVERAGE", "name": "PLAYER", "innings": "INN"}
 KEYS = {"A.point": "a", "A.end": "z", "B.point": "l", "B.end": "m", "foul": "f", "break": "b", "new": "n",
         "point": "a", "end": "z"}
 

@@ -78,7 +78,10 @@ def parse_chip(text):
 class ScriptedBoard:
     """A virtual board and the state of its displays, LEDs and buzzer as text."""
 
-    def __init__(self, board_name, flash_dir=None, config=None, micropython=None):
+    def __init__(self, board_name, flash_dir=None, config=None, firmware=None, power=True, **vb_options):
+        """firmware: a flash layout built beforehand (host_tools.build) to copy, instead of
+        building one; vb_options go to VirtualBoard (micropython, radio, name, unique_id, wifi...);
+        power=False leaves the board off (call self.vb.power_on())."""
         from .vboard import VirtualBoard
 
         self.board = load_board(board_name)
@@ -87,15 +90,25 @@ class ScriptedBoard:
             self._tmp = tempfile.mkdtemp(prefix="carom-flash-")
             flash_dir = self._tmp
         self.flash_dir = flash_dir
-        deploy_source(flash_dir, board_name, config)
-        kw = {"micropython": micropython} if micropython else {}
-        with open(os.path.join(BOARDS_DIR, board_name + ".json")) as f:
-            raw = json.load(f)  # the virtual board reads the file's own form
-        self.vb = VirtualBoard(flash_dir, board=raw, **kw)
+        try:
+            if firmware is None:
+                deploy_source(flash_dir, board_name, config)
+            else:
+                shutil.copytree(firmware, flash_dir, dirs_exist_ok=True)
+                with open(os.path.join(flash_dir, "config.json"), "w") as f:
+                    json.dump(config or {"board": board_name}, f)
+            with open(os.path.join(BOARDS_DIR, board_name + ".json")) as f:
+                raw = json.load(f)  # the virtual board reads the file's own form
+            self.vb = VirtualBoard(flash_dir, board=raw, **vb_options)
+        except BaseException:
+            if self._tmp:
+                shutil.rmtree(self._tmp, ignore_errors=True)
+            raise
         self._cues = cue_names()
         self._tones_seen = 0
         self._out_seen = 0
-        self.vb.power_on()
+        if power:
+            self.vb.power_on()
 
     def close(self):
         self.vb.close()

@@ -28,7 +28,7 @@ import itertools
 import threading
 import time
 
-from ..boardsim import SETTLE_S, ScriptedBoard, chip_key, cue_names, deploy_source, load_board
+from ..boardsim import ScriptedBoard, chip_key
 from ..segments import decode
 
 TICK_S = 0.02  # virtual time is granted in steps of about this much real time
@@ -132,33 +132,7 @@ class HubBoard(ScriptedBoard):
     """A ScriptedBoard on a RadioHub (ESP-NOW to the other boards on it), with a given MAC."""
 
     def __init__(self, board_name, flash_dir, config, hub, name, mac):
-        import json
-        import os
-        import shutil
-        import tempfile
-
-        from .. import BOARDS_DIR
-        from ..vboard import VirtualBoard
-
-        self.board = load_board(board_name)
-        self._tmp = None
-        if flash_dir is None:
-            self._tmp = tempfile.mkdtemp(prefix="carom-flash-")
-            flash_dir = self._tmp
-        self.flash_dir = flash_dir
-        try:
-            deploy_source(flash_dir, board_name, config)
-            with open(os.path.join(BOARDS_DIR, board_name + ".json")) as f:
-                raw = json.load(f)
-            self.vb = VirtualBoard(flash_dir, board=raw, radio=hub, name=name, unique_id=mac)
-        except BaseException:
-            if self._tmp:
-                shutil.rmtree(self._tmp, ignore_errors=True)
-            raise
-        self._cues = cue_names()
-        self._tones_seen = 0
-        self._out_seen = 0
-        self.vb.power_on()
+        super().__init__(board_name, flash_dir, config, radio=hub, name=name, unique_id=mac)
 
 
 class Pacer:

@@ -14,15 +14,13 @@ observable (a display, the API, the page), never a bare sleep.
 
 import json
 import os
-import shutil
 import time
 
 import pytest
 
-from host_tools import BOARDS_DIR
-from host_tools.boardsim import ScriptedBoard, cue_names, load_board
+from host_tools.boardsim import ScriptedBoard
 from host_tools.build import build
-from host_tools.vboard import AccessPoint, VirtualBoard
+from host_tools.vboard import AccessPoint
 from mosquitto import Mosquitto, available
 from test_hall import CHROMIUM, CHROMIUM_ARGS, HallProc, Page, wait_for
 
@@ -39,11 +37,7 @@ class WallBoard(ScriptedBoard):
     """A wall board on Wi-Fi publishing to the broker; displays read from its chips."""
 
     def __init__(self, flash_dir, firmware, table, broker_port, ap):
-        self.board = load_board("wall")
-        self._tmp = None
-        self.flash_dir = flash_dir
         self.table = table
-        shutil.copytree(firmware, flash_dir)
         a, b = NAMES[table]
         config = {
             "board": "wall",
@@ -54,15 +48,9 @@ class WallBoard(ScriptedBoard):
             "mqtt": {"host": "127.0.0.1", "port": broker_port, "table": table, "prefix": "carom",
                      "user": MQTT_USER, "password": MQTT_PASSWORD},
         }
-        with open(os.path.join(flash_dir, "config.json"), "w") as f:
-            json.dump(config, f)
-        with open(os.path.join(BOARDS_DIR, "wall.json")) as f:
-            raw = json.load(f)
         # The wall clock set (as NTP would): reports carry real start and end times.
-        self.vb = VirtualBoard(flash_dir, board=raw, wifi=ap, name=table, rtc_epoch=int(time.time()))
-        self._cues = cue_names()
-        self._tones_seen = 0
-        self._out_seen = 0
+        super().__init__("wall", flash_dir, config, firmware=firmware, power=False,
+                         wifi=ap, name=table, rtc_epoch=int(time.time()))
 
     def start(self):
         self.vb.power_on()

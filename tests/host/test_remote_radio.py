@@ -9,7 +9,6 @@ old frame). Every wait is a bounded advance of virtual time.
 """
 
 import hashlib
-import json
 import os
 import random
 import shutil
@@ -17,11 +16,11 @@ import struct
 
 import pytest
 
-from host_tools import BOARDS_DIR, firmware_path
-from host_tools.boardsim import ScriptedBoard, cue_names, load_board
+from host_tools import firmware_path
+from host_tools.boardsim import ScriptedBoard
 from host_tools.build import build
 from host_tools.segments import decode
-from host_tools.vboard import PWRON_RESET, RadioHub, VirtualBoard
+from host_tools.vboard import PWRON_RESET, RadioHub
 
 KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac4000011")
@@ -36,19 +35,8 @@ class HubBoard(ScriptedBoard):
     """A ScriptedBoard (displays read from the chips) on a radio hub, with a given MAC."""
 
     def __init__(self, board_name, flash_dir, firmware, config, hub, name, mac):
-        self.board = load_board(board_name)
-        self._tmp = None
-        self.flash_dir = flash_dir
-        shutil.copytree(firmware, flash_dir)
-        with open(os.path.join(flash_dir, "config.json"), "w") as f:
-            json.dump(config, f)
-        with open(os.path.join(BOARDS_DIR, board_name + ".json")) as f:
-            raw = json.load(f)
-        self.vb = VirtualBoard(flash_dir, board=raw, radio=hub, name=name, unique_id=mac)
-        self._cues = cue_names()
-        self._tones_seen = 0
-        self._out_seen = 0
-
+        super().__init__(board_name, flash_dir, config, firmware=firmware, power=False,
+                         radio=hub, name=name, unique_id=mac)
 
 @pytest.fixture(scope="module")
 def firmware(tmp_path_factory):

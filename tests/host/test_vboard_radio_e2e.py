@@ -11,18 +11,15 @@ also after the wall restarts), forged frames (refused). Everything read from
 the wall was decoded from the segments the firmware lit on its HT16K33 chips.
 """
 
-import json
 import os
-import shutil
 import struct
 
 import pytest
 
-from host_tools import BOARDS_DIR
-from host_tools.boardsim import ScriptedBoard, cue_names, load_board
+from host_tools.boardsim import ScriptedBoard
 from host_tools.build import build
 from host_tools.segments import decode
-from host_tools.vboard import DEEPSLEEP_RESET, EXT1_WAKE, PWRON_RESET, AccessPoint, RadioHub, VirtualBoard
+from host_tools.vboard import DEEPSLEEP_RESET, EXT1_WAKE, PWRON_RESET, AccessPoint, RadioHub
 
 KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac4000011")
@@ -38,19 +35,8 @@ class HubBoard(ScriptedBoard):
     """A ScriptedBoard (displays read from the chips) on a radio hub, with a given MAC."""
 
     def __init__(self, board_name, flash_dir, firmware, config, hub, name, mac, wifi=None):
-        self.board = load_board(board_name)
-        self._tmp = None
-        self.flash_dir = flash_dir
-        shutil.copytree(firmware, flash_dir)
-        with open(os.path.join(flash_dir, "config.json"), "w") as f:
-            json.dump(config, f)
-        with open(os.path.join(BOARDS_DIR, board_name + ".json")) as f:
-            raw = json.load(f)
-        self.vb = VirtualBoard(flash_dir, board=raw, radio=hub, name=name, unique_id=mac, wifi=wifi)
-        self._cues = cue_names()
-        self._tones_seen = 0
-        self._out_seen = 0
-
+        super().__init__(board_name, flash_dir, config, firmware=firmware, power=False,
+                         radio=hub, name=name, unique_id=mac, wifi=wifi)
 
 @pytest.fixture(scope="module")
 def firmware(tmp_path_factory):

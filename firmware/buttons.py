@@ -34,8 +34,7 @@ Decisions (documented because the brief left them open):
   with its SHORT/LONG still to come).  An event already reported stays.
   STUCK is still reported for a locked press.
 
-Times are ms ticks with MicroPython's ESP32 period of 2**30; `ticks_diff`
-and `ticks_add` below match time.ticks_diff/ticks_add there, on any port.
+Times are ms ticks with MicroPython's ESP32 period of 2**30 (ticks.py).
 
 Usage (app.py, which alone builds pins: make_pin(num, pull) returns a
 machine.Pin set up as an input with that pull):
@@ -62,6 +61,8 @@ except ImportError:  # CPython: a ms counter with the ESP32's 2**30 period
         return (time.monotonic_ns() // 1000000) & 0x3FFFFFFF
 
 
+from ticks import ticks_diff
+
 try:
     import asyncio
 except ImportError:  # a port built without asyncio: ButtonGroup.run is unusable
@@ -73,8 +74,6 @@ STUCK = const(3)
 CLEARED = const(4)
 EVENT_NAMES = ("", "short", "long", "stuck", "cleared")
 
-_TICKS_MASK = const(0x3FFFFFFF)  # period 2**30, as on the ESP32
-_TICKS_HALF = const(0x20000000)
 
 # Phases of a button between its press and its release.
 _IDLE = const(0)  # released
@@ -82,21 +81,6 @@ _DOWN = const(1)  # pressed, waiting for release (SHORT) or long_ms (LONG)
 _DONE = const(2)  # pressed, its event already reported
 _IGNORE = const(3)  # pressed, ignored: locked out, or held at the first poll
 _STUCK = const(4)  # pressed past stuck_ms, reported, ignored until released
-
-
-def ticks_diff(end, start):
-    """end - start in ms on a counter of period 2**30, like time.ticks_diff
-    on the ESP32: the result is in -2**29 .. 2**29 - 1.  Keeps every
-    intermediate a small int on a 31-bit port (no bignum, no allocation)."""
-    d = (end - start) & _TICKS_MASK
-    if d >= _TICKS_HALF:
-        d = d - _TICKS_HALF - _TICKS_HALF
-    return d
-
-
-def ticks_add(t, delta):
-    """t + delta on a counter of period 2**30 (time.ticks_add on the ESP32)."""
-    return (t + delta) & _TICKS_MASK
 
 
 class Button:

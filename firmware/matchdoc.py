@@ -29,7 +29,6 @@ def _seconds(ms):
 
 def player(m, p):
     n = m.innings[p]
-    runs = m.runs[p]
     return {
         "name": m.names[p],
         "club": m.clubs[p],
@@ -39,7 +38,7 @@ def player(m, p):
         "average": round(m.score[p] / n, 3) if n else 0.0,
         "timeouts_left": m.timeouts[p],
         "fouls": m.fouls[p],
-        "runs": [runs[i] for i in range(n)],
+        "runs": [m.run_of(p, i) for i in range(n)],
     }
 
 

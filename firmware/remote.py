@@ -15,12 +15,7 @@ only once (same sequence number) and acknowledges it again.
 
 import struct
 
-try:
-    from time import ticks_diff
-except ImportError:  # CPython
-
-    def ticks_diff(a, b):
-        return ((a - b + (1 << 29)) & ((1 << 30) - 1)) - (1 << 29)
+from ticks import ticks_diff
 
 
 RETRY_MS = 50

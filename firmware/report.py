@@ -18,9 +18,7 @@ def _epoch(started_at, t):
 
 def innings(m, started_at=None):
     """The innings of match m, in order, as dicts."""
-    shadow = rules.Match(capacity=4, game=rules.GAMES[m.game], target=m.target0)
-    _copy_options(m, shadow)
-    shadow._reset()
+    shadow = m.follower()
     out = []
     current = _follow(shadow, None, out, 0, started_at)  # a breaker set directly starts at once
     for i in range(m.n):
@@ -29,23 +27,17 @@ def innings(m, started_at=None):
             current["fouls"].append(rules.FOULS[arg & 15])
         if code == rules.E_BREAK and current is not None:
             current["break"] = True
-        shadow._do(code, arg, t)
+        shadow.follow(m, i)
         current = _follow(shadow, current, out, t, started_at)
     if current is not None and shadow.turn == rules.NOBODY:
         _close(current, shadow, None, started_at)
     return out
 
 
-def _copy_options(m, shadow):
-    for name in ("game", "target0", "innings_limit", "equalizing", "draw_allowed", "shot_ms", "timeouts0",
-                 "break_ms", "white_breaker", "breaker0", "window"):
-        setattr(shadow, name, getattr(m, name))
-
-
 def _follow(shadow, current, out, t, started_at):
     """Open or close innings where the shadow match changed turn or inning."""
     if current is not None:
-        current["run"] = shadow.runs[0 if current["player"] == "A" else 1][current["inning"] - 1]
+        current["run"] = shadow.run_of(0 if current["player"] == "A" else 1, current["inning"] - 1)
     p = shadow.shooter
     number = shadow.innings[p] if p != rules.NOBODY else 0
     if current is not None and (current["player"] != ("A", "B")[p] or current["inning"] != number):
@@ -56,7 +48,7 @@ def _follow(shadow, current, out, t, started_at):
                    "equalizing": shadow.phase == rules.EQUALIZING, "start_ms": t, "end_ms": None, "start": _epoch(started_at, t), "end": None}
         out.append(current)
     if current is not None:
-        current["run"] = shadow.runs[p][number - 1]
+        current["run"] = shadow.run_of(p, number - 1)
         if shadow.turn == rules.NOBODY and current["end_ms"] is None:
             _close(current, shadow, t, started_at)
     return current

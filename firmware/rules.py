@@ -9,13 +9,23 @@ Rule numbers refer to shared/rules/rules.md (the Hungarian federation's
 "A karambol szabalyai").  Steady-state scoring events allocate nothing:
 state lives in small ints, lists of two ints and preallocated arrays.
 
-Undo works by replay: the log is truncated and the match rebuilt from its
-start.  The log keeps its own time ("match time"); an undo rewinds match
-time to the moment of the newest remaining entry, so every clock (break,
-shot clock) is exactly what it was just after that entry.
+The log is kept in fixed chunks of CHUNK entries (a byte of code, a byte
+of argument and the match time of each), made one at a time as the match
+grows: no allocation grows with the match in one piece, and `reserve()`
+(called off the button path) makes the next chunk before it is needed, so
+an event itself allocates nothing.  An event that finds no room and no
+memory for it is refused (NO_MEMORY) and changes nothing.
+
+Undo works by replay from a checkpoint: each chunk keeps the state as it
+was before its first entry, so an undo replays at most CHUNK - 1 entries.
+The log keeps its own time ("match time"); an undo rewinds match time to
+the moment of the newest remaining entry, so every clock (break, shot
+clock) is exactly what it was just after that entry.
 """
 
 from array import array
+
+from ticks import ticks_add, ticks_diff
 
 try:
     from micropython import const
@@ -91,8 +101,11 @@ E_TIEBREAK = const(15)
 MAX_TARGET = const(9999)
 MAX_INNINGS_LIMIT = const(999)
 
-_PERIOD = const(1 << 30)
-_HALF = const(1 << 29)
+CHUNK = const(256)  # log entries (and innings of a player) per chunk
+_SHIFT = const(8)  # CHUNK == 1 << _SHIFT
+_LOW = const(255)  # CHUNK - 1
+_SPARE = const(16)  # reserve() makes the next chunk when fewer entries than this are left
+_N_STATE = const(30)  # ints in a checkpoint (_save)
 
 # Reasons for refusing an event.  Constants: refusing allocates nothing.
 CLOSED = "match closed"
@@ -130,36 +143,33 @@ BAD_SHOT_CLOCK = "shot_clock must be 0 (off) or 10..300 s"
 BAD_TIMEOUTS = "timeouts must be 0..9"
 BAD_BREAK = "break_s must be 0..3600"
 BAD_BALL = "breaker_ball must be spot or white"
-
-
-def ticks_diff(a, b):
-    """a - b for ms counters that wrap at 2**30, like time.ticks_diff."""
-    d = a - b
-    if d >= _HALF:
-        d -= _PERIOD
-    elif d < -_HALF:
-        d += _PERIOD
-    return d
-
-
-def ticks_add(a, d):
-    return (a + d) % _PERIOD
+NO_MEMORY = "no memory left for the match log"
 
 
 def _zeros(typecode, n):
     return array(typecode, bytes(n * (2 if typecode == "H" else 4)))
 
 
+class _Chunk:
+    """CHUNK log entries, and the match state before the first of them (the checkpoint)."""
+
+    def __init__(self):
+        self.codes = bytearray(CHUNK)
+        self.args = bytearray(CHUNK)  # an extension's target is in Match._targets, by number
+        self.times = _zeros("i", CHUNK)
+        self.state = _zeros("i", _N_STATE)
+
+
 class Match:
     """One match: options, the log of accepted events, and the state they give."""
 
-    def __init__(self, capacity=256, **options):
-        self._cap = 0
-        self._codes = bytearray(0)
-        self._args = _zeros("H", 0)
-        self._times = _zeros("i", 0)
-        self.runs = [_zeros("H", 0), _zeros("H", 0)]
-        self._grow(capacity)
+    def __init__(self, capacity=CHUNK, **options):
+        """capacity: entries to make room for now (in whole chunks); the log grows past it."""
+        self._chunks = [_Chunk()]
+        self._runs = [[_zeros("H", CHUNK)], [_zeros("H", CHUNK)]]  # per player: chunks of innings' runs
+        self._targets = []  # the target of each extension, by its number
+        self.low = 0  # the fewest entries the log had since the owner last set low = n (undo lowers it)
+        self.out_of_memory = 0  # events refused, or chunks not made, for want of memory
         self.score = [0, 0]
         self.innings = [0, 0]
         self.high_run = [0, 0]
@@ -172,6 +182,8 @@ class Match:
         reason = self.new(0, **options)
         if reason:
             raise ValueError(reason)
+        while self._cap() < capacity:
+            self._chunks.append(_Chunk())
 
     # ---- setting up ------------------------------------------------------
 
@@ -214,9 +226,44 @@ class Match:
         self.window = 3 if self.game == _THREE_CUSHION else 5
         self.closed = False
         self.n = 0
+        self.low = 0
         self._base = now
+        self._free()
         self._reset()
         return None
+
+    def options(self):
+        """This match's options, as new() takes them."""
+        return {
+            "game": GAMES[self.game], "target": self.target0, "breaker": None if self.breaker0 == NOBODY else self.breaker0,
+            "innings_limit": self.innings_limit, "equalizing": self.equalizing, "draw": self.draw_allowed,
+            "shot_clock": self.shot_ms // 1000, "timeouts": self.timeouts0, "break_s": self.break_ms // 1000,
+            "breaker_ball": "white" if self.white_breaker else "spot",
+            "name_A": self.names[A], "club_A": self.clubs[A], "name_B": self.names[B], "club_B": self.clubs[B],
+        }
+
+    def follower(self):
+        """A match with this one's options and none of its entries, to be stepped through
+        them with follow(): the state after each entry in turn (the report's innings)."""
+        f = Match(**self.options())
+        f._targets = self._targets
+        return f
+
+    def follow(self, source, i):
+        """Do entry i of `source` (whose follower this is) without logging it.
+        Allocates (runs of new innings); raises MemoryError when out of memory."""
+        if not (self._runs_room(0) and self._runs_room(1)) and not self._make_room():
+            raise MemoryError
+        c = source._chunks[i >> _SHIFT]
+        j = i & _LOW
+        self._do(c.codes[j], c.args[j], c.times[j])
+
+    def _free(self):
+        """A new match: keep one chunk of log and of runs, let the rest go."""
+        del self._chunks[1:]
+        for p in (0, 1):
+            del self._runs[p][1:]
+        del self._targets[:]
 
     def _reset(self):
         """The state at the start of the match, before any entry."""
@@ -244,48 +291,94 @@ class Match:
         self.shot_anchor = 0
         self.shot_limit = self.shot_ms
         self.timeout_this_shot = False
+        self.extensions = 0
         if self.breaker0 != NOBODY:
             self._begin(self.breaker0, 0)
 
     # ---- the log ---------------------------------------------------------
+    #
+    # Small methods: MicroPython keeps a call's frame on the C stack only while
+    # it is small (11 words, a try block counts); a larger one is a heap allocation.
 
-    def _grow(self, cap):
-        """Make room for `cap` entries and innings (allocates; rare)."""
-        old = self._cap
-        codes = bytearray(cap)
-        args = _zeros("H", cap)
-        times = _zeros("i", cap)
-        for i in range(old):
-            codes[i] = self._codes[i]
-            args[i] = self._args[i]
-            times[i] = self._times[i]
-        self._codes, self._args, self._times = codes, args, times
-        for p in (A, B):
-            runs = _zeros("H", cap)
-            for i in range(old):
-                runs[i] = self.runs[p][i]
-            self.runs[p] = runs
-        self._cap = cap
+    def _cap(self):
+        return len(self._chunks) << _SHIFT
+
+    def reserve(self):
+        """Make the next chunks before they are needed (allocates; call it off the button
+        path). True when there is room for the next _SPARE entries and innings."""
+        try:
+            while self.n + _SPARE > self._cap():
+                self._chunks.append(_Chunk())
+            for p in (0, 1):
+                while self.innings[p] + _SPARE > len(self._runs[p]) << _SHIFT:
+                    self._runs[p].append(_zeros("H", CHUNK))
+        except MemoryError:
+            self.out_of_memory += 1
+            return False
+        return True
+
+    def _room(self):
+        """Room for one more entry (and an inning for each player), made now if need be."""
+        if self.n < self._cap() and self._runs_room(0) and self._runs_room(1):
+            return True
+        return self._make_room()
+
+    def _make_room(self):
+        try:
+            if self.n >= self._cap():
+                self._chunks.append(_Chunk())
+            for p in (0, 1):
+                if not self._runs_room(p):
+                    self._runs[p].append(_zeros("H", CHUNK))
+        except MemoryError:
+            self.out_of_memory += 1
+            return False
+        return True
+
+    def _runs_room(self, p):
+        return self.innings[p] < len(self._runs[p]) << _SHIFT
 
     def entry(self, i):
-        """(code, arg, match time in ms) of log entry i."""
-        return self._codes[i], self._args[i], self._times[i]
+        """(code, arg, match time in ms) of log entry i (an extension's arg is its target)."""
+        c = self._chunks[i >> _SHIFT]
+        j = i & _LOW
+        code = c.codes[j]
+        arg = c.args[j]
+        if code == E_EXTEND:
+            arg = self._targets[arg]
+        return code, arg, c.times[j]
+
+    def run_of(self, p, i):
+        """The run of player p's inning i (0 = his first)."""
+        return self._runs[p][i >> _SHIFT][i & _LOW]
+
+    def _time_at(self, i):
+        return self._chunks[i >> _SHIFT].times[i & _LOW]
 
     def _time(self, now):
         """Match time for `now`; never before the newest entry."""
         t = ticks_diff(now, self._base)
-        if self.n and t < self._times[self.n - 1]:
-            t = self._times[self.n - 1]
+        if self.n and t < self._time_at(self.n - 1):
+            t = self._time_at(self.n - 1)
         return t
 
     def _log(self, code, arg, t):
-        if self.n >= self._cap:
-            self._grow(self._cap * 2)
-        self._codes[self.n] = code
-        self._args[self.n] = arg
-        self._times[self.n] = t
+        """Append an entry and do it; False (nothing changed) when there is no room for it."""
+        if not self._room():
+            return False
+        self._put(code, arg, t)
         self.n += 1
         self._do(code, arg, t)
+        return True
+
+    def _put(self, code, arg, t):
+        c = self._chunks[self.n >> _SHIFT]
+        j = self.n & _LOW
+        if self.n and not j:  # the first entry of a chunk: the state before it, for undo
+            self._save(c.state)
+        c.codes[j] = code
+        c.args[j] = arg
+        c.times[j] = t
 
     def _event(self, code, arg, now):
         if self.closed:
@@ -293,9 +386,24 @@ class Match:
         t = self._time(now)
         self._advance(t)
         reason = self._check(code, arg)
-        if reason is None:
-            self._log(code, arg, t)
+        if reason is None and code == E_EXTEND:
+            reason = self._extension(arg)
+            arg = self.extensions
+        if reason is None and not self._log(code, arg, t):
+            reason = NO_MEMORY
         return reason
+
+    def _extension(self, target):
+        """Keep an extension's target under its number (allocates: a rare event)."""
+        try:
+            if self.extensions < len(self._targets):
+                self._targets[self.extensions] = target
+            else:
+                self._targets.append(target)
+        except MemoryError:
+            self.out_of_memory += 1
+            return NO_MEMORY
+        return None
 
     # ---- events (the referee's words) -----------------------------------
 
@@ -376,18 +484,26 @@ class Match:
         if self.n == 0:
             return NOTHING_TO_UNDO
         self.n -= 1
+        if self.n < self.low:
+            self.low = self.n
         self._replay()
         self.resume_at(now)
         return None
 
     def apply(self, code, arg, t):
-        """Append an entry that was checked when it was played (a journal's), unchecked."""
-        self._log(code, arg, t)
+        """Append an entry that was checked when it was played (a journal's), unchecked.
+        Raises MemoryError when there is no memory for it (the match is as before)."""
+        if code == E_EXTEND:
+            if self._extension(arg):
+                raise MemoryError
+            arg = self.extensions
+        if not self._log(code, arg, t):
+            raise MemoryError
 
     def resume_at(self, now):
         """Match time goes on at `now` from the newest entry's time: the clocks show what
         they showed just after it (after an undo, or a restore after a power cut)."""
-        t = self._times[self.n - 1] if self.n else 0
+        t = self._time_at(self.n - 1) if self.n else 0
         self._base = ticks_add(now, -t)
 
     def close(self, now):
@@ -409,9 +525,85 @@ class Match:
         return self._advance(self._time(now))
 
     def _replay(self):
-        self._reset()
-        for i in range(self.n):
-            self._do(self._codes[i], self._args[i], self._times[i])
+        """The state after the first n entries: from the newest checkpoint, then its entries."""
+        k = self.n >> _SHIFT
+        if k:
+            self._load(self._chunks[k].state)
+        else:
+            self._reset()
+        c = self._chunks[k]
+        j = 0
+        while j < self.n & _LOW:
+            self._do(c.codes[j], c.args[j], c.times[j])
+            j += 1
+
+    # A checkpoint: every field _reset sets, as ints, and the run of the inning under
+    # way (later entries of that inning change it; earlier innings are final).
+
+    def _save(self, st):
+        st[0] = self.target
+        st[1] = self.score[A]
+        st[2] = self.score[B]
+        st[3] = self.innings[A]
+        st[4] = self.innings[B]
+        st[5] = self.high_run[A]
+        st[6] = self.high_run[B]
+        st[7] = self.fouls[A]
+        st[8] = self.fouls[B]
+        st[9] = self.timeouts[A]
+        st[10] = self.timeouts[B]
+        st[11] = self.phase
+        st[12] = self.turn
+        st[13] = self.shooter
+        st[14] = self.breaker
+        st[15] = self.chooser
+        st[16] = self.collisions
+        st[17] = self.result
+        st[18] = self.ended_by
+        st[19] = self.run
+        st[20] = self.last_foul
+        st[21] = self.last_call
+        st[22] = self.respot
+        st[23] = 1 if self.break_taken else 0
+        st[24] = self.break_start
+        st[25] = self.shot_anchor
+        st[26] = self.shot_limit
+        st[27] = 1 if self.timeout_this_shot else 0
+        st[28] = self.extensions
+        st[29] = 0
+
+    def _load(self, st):
+        self.target = st[0]
+        self.score[A] = st[1]
+        self.score[B] = st[2]
+        self.innings[A] = st[3]
+        self.innings[B] = st[4]
+        self.high_run[A] = st[5]
+        self.high_run[B] = st[6]
+        self.fouls[A] = st[7]
+        self.fouls[B] = st[8]
+        self.timeouts[A] = st[9]
+        self.timeouts[B] = st[10]
+        self.phase = st[11]
+        self.turn = st[12]
+        self.shooter = st[13]
+        self.breaker = st[14]
+        self.chooser = st[15]
+        self.collisions = st[16]
+        self.result = st[17]
+        self.ended_by = st[18]
+        self.run = st[19]
+        self.last_foul = st[20]
+        self.last_call = st[21]
+        self.respot = st[22]
+        self.break_taken = st[23] != 0
+        self.break_start = st[24]
+        self.shot_anchor = st[25]
+        self.shot_limit = st[26]
+        self.timeout_this_shot = st[27] != 0
+        self.extensions = st[28]
+        if self.shooter != NOBODY:
+            self._set_run(self.shooter, self.run)
 
     # ---- clocks ------------------------------------------------------------
 
@@ -424,19 +616,24 @@ class Match:
             if self.phase == BREAK:
                 end = self.break_start + self.break_ms
                 if t >= end:
-                    self._log(E_BREAK_END, 0, end)
+                    if not self._log(E_BREAK_END, 0, end):
+                        return added
                     added += 1
                     continue
             elif self._shot_running():
                 end = self.shot_anchor + self.shot_limit
                 if t >= end:
-                    if not self.timeout_this_shot and self.timeouts[self.turn] > 0:
-                        self._log(E_TIMEOUT, 0, end)
-                    else:
-                        self._log(E_FOUL, F_TIME, end)
+                    if not self._shot_over(end):
+                        return added
                     added += 1
                     continue
             return added
+
+    def _shot_over(self, end):
+        """The shot clock ran out: a time-out if one is left, else a time foul."""
+        if not self.timeout_this_shot and self.timeouts[self.turn] > 0:
+            return self._log(E_TIMEOUT, 0, end)
+        return self._log(E_FOUL, F_TIME, end)
 
     def shot_left_ms(self, now):
         """Milliseconds left for this shot, or -1 when no shot clock runs."""
@@ -621,7 +818,8 @@ class Match:
         elif code == E_LEFT:
             self._finish(R_B if arg == A else R_A, END_LEFT)
         elif code == E_EXTEND:
-            self.target = arg
+            self.target = self._targets[arg]
+            self.extensions = arg + 1
             self.result = R_NONE
             self.ended_by = 0
             self.phase = RUNNING
@@ -640,14 +838,16 @@ class Match:
 
     def _start_inning(self, p, t):
         i = self.innings[p]
-        if i >= self._cap:
-            self._grow(self._cap * 2)
-        self.runs[p][i] = 0
+        self._runs[p][i >> _SHIFT][i & _LOW] = 0
         self.innings[p] = i + 1
         self.turn = p
         self.shooter = p
         self.run = 0
         self._restart_shot(t)
+
+    def _set_run(self, p, run):
+        i = self.innings[p] - 1
+        self._runs[p][i >> _SHIFT][i & _LOW] = run
 
     def _restart_shot(self, t):
         self.shot_anchor = t
@@ -662,7 +862,7 @@ class Match:
         p = self.turn
         self.score[p] += 1
         self.run += 1
-        self.runs[p][self.innings[p] - 1] = self.run
+        self._set_run(p, self.run)
         if self.run > self.high_run[p]:
             self.high_run[p] = self.run
         if self.score[p] >= self.target:

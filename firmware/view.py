@@ -13,6 +13,7 @@ reported through `failed`; the others keep working.
 from array import array
 
 import rules
+from ticks import ticks_add, ticks_diff
 
 try:
     from micropython import const
@@ -222,7 +223,7 @@ class View:
 
     def _send_chip(self, k, now):
         self.chips[k].set_blink(self._blink[k])
-        if self.failed[k] and rules.ticks_diff(now, self._retry_at[k]) < 0:
+        if self.failed[k] and ticks_diff(now, self._retry_at[k]) < 0:
             return False  # dead: tried again after RETRY_MS
         return self._show(k, now)
 
@@ -242,7 +243,7 @@ class View:
 
     def _dead(self, k, now):
         self.failed[k] = 1
-        self._retry_at[k] = rules.ticks_add(now, RETRY_MS)
+        self._retry_at[k] = ticks_add(now, RETRY_MS)
         return False
 
     def _error_code(self):

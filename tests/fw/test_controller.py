@@ -4,6 +4,7 @@ import boarddef
 import buttons
 import controller
 import rules
+from ticks import ticks_add
 import sound
 import view
 from fwtest import SkipTest
@@ -249,15 +250,20 @@ def test_press_path_allocates_not_even_transient_frames():
     presses = [(idx("A.point"), 1), (idx("A.point"), 1), (idx("A.end"), 1), (idx("B.point"), 1),
                (idx("foul"), 1), (idx("A.point"), 2), (idx("break"), 1), (idx("B.end"), 1)]
     presses += [(idx("A.point"), 1)] * 6  # long press = undo; break refused; A reaches 8
-    now = 1000
+    now = (1 << 30) - 4000  # the ms counter wraps on the way: every int stays a small int
+    r.m.new(now, **r.options)
+    later = [0, 0, 0]
     gc.collect()
     before = mem_total()
     for i, ev in presses:
-        now += 700
+        now = ticks_add(now, 700)
+        later[0] = ticks_add(now, 300)
+        later[1] = ticks_add(now, 350)
+        later[2] = ticks_add(now, 400)
         c.press(i, ev, now)
-        c.tick(now + 300)
-        r.v.render(now + 350)
-        r.group.poll(now + 400)
+        c.tick(later[0])
+        r.v.render(later[1])
+        r.group.poll(later[2])
     allocated = mem_total() - before
     assert r.m.n > 8 and r.m.phase == rules.EQUALIZING, (r.m.n, r.m.phase)
     assert allocated == 0, allocated

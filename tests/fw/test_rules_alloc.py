@@ -7,6 +7,7 @@ the clock tick, and the derived values the displays read.
 
 import rules
 from fwtest import SkipTest
+from ticks import ticks_add
 
 try:
     import micropython
@@ -30,16 +31,18 @@ def test_events_do_not_allocate():
     if heap_lock is None:
         raise SkipTest("needs micropython.heap_lock")
     m = rules.Match(capacity=1024, game="straight_rail", target=200, breaker=rules.A, shot_clock=30)
-    now = 0
+    now = (1 << 30) - 5000  # the ms counter wraps during the test: every int stays small (31-bit)
+    m.new(now, **m.options())
     for i in range(50):  # warm up: attribute slots exist
         m.point(rules.NOBODY, now)
     for kind in range(1, len(rules.FOULS)):
-        now += 1000
+        now = ticks_add(now, 1000)
+        later = ticks_add(now, 500)
         assert locked(lambda: m.point(rules.NOBODY, now)) is None
         assert locked(lambda: m.foul(rules.NOBODY, kind, now)) is None, rules.FOULS[kind]
         assert locked(lambda: m.miss(rules.NOBODY, now)) is None
         assert locked(lambda: m.undo(now)) is None
-        assert locked(lambda: m.tick(now + 500)) == 0
+        assert locked(lambda: m.tick(later)) == 0
         assert locked(lambda: m.countdown()) == -1
         assert locked(lambda: m.average_x1000(rules.A)) >= 0
         assert locked(lambda: m.shot_left_ms(now)) >= 0
@@ -49,7 +52,8 @@ def test_events_do_not_allocate():
     # The clock running out (automatic time-out, then time foul).
     shooter = m.turn
     timeouts = m.timeouts[shooter]
-    assert locked(lambda: m.tick(now + 31000)) == 1
+    t1, t2 = ticks_add(now, 31000), ticks_add(now, 61000)
+    assert locked(lambda: m.tick(t1)) == 1
     assert m.timeouts[shooter] == timeouts - 1
-    assert locked(lambda: m.tick(now + 61000)) == 1
+    assert locked(lambda: m.tick(t2)) == 1
     assert m.turn == 1 - shooter and m.last_foul == rules.F_TIME

@@ -12,6 +12,7 @@ import os
 
 import matchdoc
 import rules
+from ticks import ticks_add
 import store
 from faultfs import LFS, TORN, FailingFs, FaultFs, MemFs, PowerCut, RamFlash, VfsFs, image, read_all
 from fwtest import SkipTest, raises
@@ -82,7 +83,7 @@ def script_lines():
 def state(m, now):
     """The document of match m at the match time of its newest entry (what a reboot restores)."""
     t = m.entry(m.n - 1)[2] if m.n else 0
-    return matchdoc.doc(m, rules.ticks_add(now, t - m._time(now)))
+    return matchdoc.doc(m, ticks_add(now, t - m._time(now)))
 
 
 def reboot(fs, root=ROOT):
@@ -270,12 +271,12 @@ def test_clocks_resume_at_the_newest_entry():
         m2 = rules.Match()
         assert store.MatchStore(ROOT, fs).restore(m2, REBOOT_NOW)
         m = r.match
-        at = rules.ticks_add(r.now, m.entry(m.n - 1)[2] - m._time(r.now))  # the newest entry's moment
+        at = ticks_add(r.now, m.entry(m.n - 1)[2] - m._time(r.now))  # the newest entry's moment
         for later in (0, 10000, 25000, 59999, 61000, 75000):
-            m.tick(rules.ticks_add(at, later))
-            m2.tick(rules.ticks_add(REBOOT_NOW, later))
-            assert matchdoc.doc(m2, rules.ticks_add(REBOOT_NOW, later)) == \
-                matchdoc.doc(m, rules.ticks_add(at, later)), (script[-1], later)
+            m.tick(ticks_add(at, later))
+            m2.tick(ticks_add(REBOOT_NOW, later))
+            assert matchdoc.doc(m2, ticks_add(REBOOT_NOW, later)) == \
+                matchdoc.doc(m, ticks_add(at, later)), (script[-1], later)
             assert m2.n == m.n and m2.entry(m2.n - 1) == m.entry(m.n - 1)
 
 

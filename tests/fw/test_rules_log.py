@@ -1,0 +1,187 @@
+"""The match log: fixed chunks, undo from checkpoints, room made off the button path.
+
+Runs on CPython and MicroPython (the allocation checks need MicroPython). What
+is tried: matches of 3,000 entries with every kind of entry; an undo at and
+around every chunk boundary compared with a match rebuilt entry by entry; the
+entries one undo replays; extensions undone and made again; the log made to
+run out of memory at a chunk boundary.
+"""
+
+import gc
+
+import matchdoc
+import rules
+from fwtest import SkipTest
+from ticks import ticks_add
+
+N = 3000
+START = (1 << 30) - 600000  # the clock wraps during the match
+
+
+def long_match(n=N, shot_clock=30):
+    """A straight-rail match to 9,999 with n entries: runs, misses, fouls, the break, time-outs."""
+    m = rules.Match(game="straight_rail", target=9999, breaker=rules.A, shot_clock=shot_clock, break_s=60)
+    m.new(START, **m.options())
+    now = START
+    i = 0
+    while m.n < n:
+        now = ticks_add(now, 2000)
+        k = i % 23
+        if k == 7:
+            m.miss(rules.NOBODY, now)
+        elif k == 13:
+            m.foul(rules.NOBODY, rules.FOULS.index("push"), now)
+        elif k == 19:
+            m.tick(ticks_add(now, 31000))  # the shot clock runs out: a time-out, then a time foul
+            now = ticks_add(now, 31000)
+        elif k == 3 and not m.break_taken and m.is_half():
+            m.break_request(m.turn, now)
+        else:
+            m.point(rules.NOBODY, now)
+        i += 1
+        if i % 50 == 0:
+            m.reserve()
+    return m, now
+
+
+def rebuilt(m, n):
+    """A new match with m's options and its first n entries, applied one by one."""
+    r = rules.Match(**m.options())
+    for i in range(n):
+        code, arg, t = m.entry(i)
+        r.apply(code, arg, t)
+    return r
+
+
+def state(m, now):
+    d = matchdoc.doc(m, now)
+    d["events"] = None
+    return d
+
+
+def test_a_long_match_keeps_every_entry():
+    m, now = long_match()
+    assert m.n >= N
+    r = rebuilt(m, m.n)
+    assert state(r, 0) == state(m, 0)
+    assert sum(m.run_of(rules.A, i) for i in range(m.innings[rules.A])) == m.score[rules.A]
+    assert sum(m.run_of(rules.B, i) for i in range(m.innings[rules.B])) == m.score[rules.B]
+
+
+def test_undo_around_every_chunk_boundary_equals_a_rebuild():
+    m, now = long_match(1100)
+    targets = []
+    for k in range(4, 0, -1):
+        targets += [k * rules.CHUNK + 1, k * rules.CHUNK, k * rules.CHUNK - 1]
+    for n in targets:
+        while m.n > n:
+            assert m.undo(now) is None
+        assert state(m, 0) == state(rebuilt(m, n), 0), n
+
+
+def test_an_undo_replays_less_than_a_chunk():
+    m, now = long_match()
+    done = []
+    real = m._do
+
+    def counting(code, arg, t):
+        done.append(code)
+        real(code, arg, t)
+
+    m._do = counting
+    most = 0
+    for _ in range(600):
+        del done[:]
+        assert m.undo(now) is None
+        most = max(most, len(done))
+    assert 0 < most < rules.CHUNK, most
+
+
+def test_an_extension_undone_and_made_again_reuses_its_number():
+    m = rules.Match(game="three_cushion", target=2, breaker=rules.A)
+    for line in (0, 1):
+        m.point(rules.NOBODY, line)
+    m.point(rules.NOBODY, 10)
+    m.point(rules.NOBODY, 11)
+    assert m.result == rules.R_DRAW
+    for target in (5, 6, 7, 8):
+        assert m.extend(target, 20) is None
+        assert m.entry(m.n - 1)[:2] == (rules.E_EXTEND, target)
+        assert m.target == target
+        assert m.undo(30) is None
+    assert len(m._targets) == 1
+    assert m.extend(9, 40) is None
+    assert rebuilt(m, m.n).target == 9
+
+
+def test_low_water_mark_follows_undo():
+    m = rules.Match(game="straight_rail", target=50, breaker=rules.A)
+    for i in range(10):
+        m.point(rules.NOBODY, i)
+    m.low = m.n
+    m.undo(20)
+    m.undo(21)
+    m.point(rules.NOBODY, 22)
+    assert (m.low, m.n) == (8, 9)
+    m.new(30, game="straight_rail", target=50)
+    assert m.low == 0
+
+
+def test_a_new_match_lets_the_long_log_go():
+    m, now = long_match(2000)
+    assert len(m._chunks) >= 2000 // rules.CHUNK
+    m.new(now, game="three_cushion", target=30)
+    assert len(m._chunks) == 1 and len(m._runs[0]) == 1 and len(m._runs[1]) == 1
+
+
+def _mp():
+    try:
+        import micropython
+
+        micropython.mem_total
+        return micropython
+    except (ImportError, AttributeError):
+        raise SkipTest("needs MicroPython")
+
+
+def test_reserve_keeps_events_allocation_free_across_chunks():
+    micropython = _mp()
+    m = rules.Match(game="straight_rail", target=9999, breaker=rules.A)
+    now = START
+    for _ in range(40):
+        now = ticks_add(now, 100)
+        m.point(rules.NOBODY, now)
+    allocated = 0
+    for i in range(3 * rules.CHUNK):
+        if i % 8 == 0:
+            m.reserve()  # the app's clock task does this, off the button path
+        now = ticks_add(now, 100)
+        gc.collect()
+        before = micropython.mem_total()
+        assert m.point(rules.NOBODY, now) is None
+        if i % 31 == 30:
+            assert m.miss(rules.NOBODY, now) is None
+        allocated += micropython.mem_total() - before
+    assert allocated == 0, allocated
+    assert m.n > 3 * rules.CHUNK
+
+
+def test_no_memory_for_the_next_chunk_refuses_the_event_and_changes_nothing():
+    micropython = _mp()
+    m = rules.Match(game="straight_rail", target=9999, breaker=rules.A, shot_clock=30)
+    now = START
+    while m.n < rules.CHUNK:
+        now = ticks_add(now, 100)
+        m.point(rules.NOBODY, now)
+    before = state(m, now)
+    n = m.n
+    micropython.heap_lock()
+    try:
+        reason = m.point(rules.NOBODY, now)
+        added = m.tick(ticks_add(now, 31000))  # a time-out is due: no room for it either
+    finally:
+        micropython.heap_unlock()
+    assert reason == rules.NO_MEMORY and added == 0
+    assert m.n == n and state(m, now) == before
+    assert m.out_of_memory == 2
+    assert m.point(rules.NOBODY, now) is None and m.n == n + 1

@@ -27,9 +27,19 @@ test: venv
 test-cpython: venv
 	$(PY) -m pytest
 
-# The firmware's own tests on the real MicroPython unix port.
+# The firmware's own tests on the real MicroPython unix port, 64-bit (PyPI) and 32-bit
+# (4-byte objects and 31-bit small ints, like the ESP32: CAROM_MICROPYTHON32, else
+# ../shared/tools/micropython32/micropython); without the 32-bit one, one line says so.
+MPY32 := $(or $(CAROM_MICROPYTHON32),../shared/tools/micropython32/micropython)
+
 test-micropython: venv
 	$(MPY) -X heapsize=8M tests/mp_runner.py tests/fw
+	@if [ -x "$(MPY32)" ]; then \
+		echo "$(MPY32) -X heapsize=8M tests/mp_runner.py tests/fw"; \
+		"$(MPY32)" -X heapsize=8M tests/mp_runner.py tests/fw; \
+	else \
+		echo "carom: SKIPPED the firmware tests on the 32-bit MicroPython: none at $(MPY32) (set CAROM_MICROPYTHON32)"; \
+	fi
 
 bench: venv
 	$(PY) -m host_tools.bench

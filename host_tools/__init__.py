@@ -25,3 +25,12 @@ def venv_exe(name):
 
     here = os.path.join(os.path.dirname(sys.executable), name)
     return here if os.path.exists(here) else shutil.which(name)
+
+
+def micropython32_exe():
+    """MicroPython's unix port built 32-bit (the ESP32's 4-byte objects and 31-bit small ints),
+    from CAROM_MICROPYTHON32, else ../shared/tools/micropython32/micropython beside this
+    checkout; None when neither is there. A tool for checks, never for users."""
+    path = os.environ.get("CAROM_MICROPYTHON32") or os.path.join(
+        os.path.dirname(ROOT), "shared", "tools", "micropython32", "micropython")
+    return path if os.path.isfile(path) and os.access(path, os.X_OK) else None

@@ -500,6 +500,55 @@ class Match:
         if not self._log(code, arg, t):
             raise MemoryError
 
+    # A saved match read back: its entries put in the log unplayed (push, and pop for
+    # an undo record), then played once from the start (replay_log).
+
+    def push(self, code, arg, t):
+        """Put a saved entry at the end of the log without playing it (MemoryError: no room)."""
+        if self.n >= self._cap():
+            self._chunks.append(_Chunk())
+        if code == E_EXTEND:
+            if self._extension(arg):
+                raise MemoryError
+            arg = self.extensions
+            self.extensions += 1
+        c = self._chunks[self.n >> _SHIFT]
+        j = self.n & _LOW
+        c.codes[j] = code
+        c.args[j] = arg
+        c.times[j] = t
+        self.n += 1
+
+    def pop(self):
+        """Take the newest pushed entry off the log again."""
+        if self.n:
+            self.n -= 1
+            if self._chunks[self.n >> _SHIFT].codes[self.n & _LOW] == E_EXTEND:
+                self.extensions -= 1
+
+    def replay_log(self, now):
+        """Play the pushed log from the start (checkpoints made on the way); time resumes at
+        `now` from the newest entry. MemoryError leaves a match with no entries."""
+        n = self.n
+        self.n = 0
+        self._reset()
+        try:
+            while self.n < n:
+                if not (self._runs_room(0) and self._runs_room(1)) and not self._make_room():
+                    raise MemoryError
+                c = self._chunks[self.n >> _SHIFT]
+                j = self.n & _LOW
+                if self.n and not j:
+                    self._save(c.state)
+                self.n += 1
+                self._do(c.codes[j], c.args[j], c.times[j])
+        except MemoryError:
+            self.n = 0
+            self._reset()
+            raise
+        self.low = self.n
+        self.resume_at(now)
+
     def resume_at(self, now):
         """Match time goes on at `now` from the newest entry's time: the clocks show what
         they showed just after it (after an undo, or a restore after a power cut)."""

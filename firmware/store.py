@@ -8,7 +8,7 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
     match; the other is the previous match, the fallback when the newer one
     is unreadable.  Written as snap.tmp, then renamed over the older slot.
       0  4  magic b"CRMS"
-      4  1  format version (1)
+      4  1  format version: 2 (its journal starts with a start record); 1 is read too
       5  1  game (index into rules.GAMES)
       6  1  flags: 1 equalizing, 2 draw allowed, 4 breaker plays the white
       7  1  breaker: 0 A, 1 B, 255 decided by the lag
@@ -27,7 +27,9 @@ jnl/<generation>.<segment> -- the append-only journal of that match, 16-byte
     not a 4 KiB block copy.  An undo or the close is a record, never a
     truncation.
       0  4  seq (u32), 0, 1, 2, ... within the generation
-      4  1  kind: 1 entry, 2 undo (take back the newest entry), 3 close
+      4  1  kind: 1 entry, 2 undo (take back the newest entry), 3 close,
+            4 start (seq 0 of a format-2 match: written before its snapshot,
+            so a journal that is gone is noticed)
       5  1  entry code (rules.E_*)     6  2  entry arg (u16)
       8  4  match time, ms (i32)
      12  4  CRC32 of bytes 0..11, seeded with the generation (a record of
@@ -35,10 +37,21 @@ jnl/<generation>.<segment> -- the append-only journal of that match, 16-byte
     Loading stops at the first missing, torn or corrupt record; the torn
     tail is cut off (segment rewritten by temp + rename) before appending.
 
-history/<generation>.json -- finished-match reports, written as
+history/<generation>.json -- finished-match reports, written in pieces as
     history/report.tmp then renamed; at most `max_reports` files and
     `max_report_bytes` bytes, oldest dropped first.  The name comes from the
     match's generation, so saving the same match's report again replaces it.
+    Generations are u32: when they would pass 2**32 - 1 (a history file of
+    that number), the reports are numbered again 1, 2, ... in their order and
+    the next match takes the number after them.
+sent -- the number of the newest report the hall's broker acknowledged.
+
+Reading back never takes a want of memory for damage: restore() raises
+MemoryError with the flash untouched, and the store then writes nothing
+(`held`) until a new match is begun, so the saved match stays on the flash
+byte for byte for the next boot.  What restore() finds is reported in
+`errors`; a match rolled back (its journal deleted, its snapshot gone while
+a newer match left a journal or a report) sets ERR_ROLLBACK.
 
 Methods that write return None when done, or a short reason (constants
 below) and set a bit in `errors`; they never raise on a flash error, so the
@@ -46,11 +59,11 @@ scoring path goes on even with a full or failing flash.  load() never raises.
 
 Use (the app):
     store = MatchStore("/store")
-    if not store.restore(match, time.ticks_ms()):   # at boot
+    if not store.restore(match, time.ticks_ms()):   # at boot (MemoryError: see above)
         ...                                         # nothing saved: set up a match
     store.begin(match)          # after match.new(...)
-    store.sync(match)           # after every event, undo, close, and tick that added entries
-    store.save_report(text)     # a finished match; reports(), read_report(name)
+    store.sync(match)           # after events, undos, the close: what changed since the last sync
+    store.save_report(write)    # a finished match: write(f) writes it in pieces; reports(), open_report(name)
 """
 
 import os
@@ -88,7 +101,7 @@ def crc32(data, crc=0):
     return _crc_builtin(data, crc) & 0xFFFFFFFF
 
 
-FORMAT = const(1)
+FORMAT = const(2)
 SNAP_SIZE = const(128)
 REC_SIZE = const(16)
 SEG_RECORDS = const(8)
@@ -106,6 +119,8 @@ _EEXIST = const(17)
 K_ENTRY = const(1)
 K_UNDO = const(2)
 K_CLOSE = const(3)
+K_START = const(4)
+GEN_MAX = 0xFFFFFFFF
 
 # Bits of MatchStore.errors, for the app to show.
 ERR_SNAPSHOT = const(1)  # a snapshot copy was unreadable: the match shown may be the previous one
@@ -113,11 +128,14 @@ ERR_JOURNAL = const(2)  # a torn or corrupt journal tail was dropped: the newest
 ERR_WRITE = const(4)  # a flash write failed: events since then may not be saved
 ERR_RESTORE = const(8)  # the saved match did not replay in full
 ERR_READ = const(16)  # a file could not be read (not just missing)
+ERR_ROLLBACK = const(32)  # the match went back: its journal is gone, or a newer match left traces
+ERR_MEMORY = const(64)  # not enough memory to read the saved match back (nothing was changed)
 
 # Reasons (constants: returning one allocates nothing).
 WRITE_FAILED = "flash write failed"
 NO_MATCH = "no match in the store"
 NOTHING_TO_UNDO = "nothing to undo"
+HELD = "the saved match could not be read: nothing is written until a new match"
 
 
 class PosixFs:
@@ -177,7 +195,7 @@ def parse_snapshot(data):
         return None
     (magic, version, game, flags, breaker, gen, target, limit, shot, brk, timeouts,
      l0, l1, l2, l3) = struct.unpack_from(_SNAP_HEAD, data, 0)
-    if magic != _MAGIC or version != FORMAT or game >= len(rules.GAMES):
+    if magic != _MAGIC or not 1 <= version <= FORMAT or game >= len(rules.GAMES):
         return None
     if breaker != rules.A and breaker != rules.B and breaker != _NO_BREAKER:
         return None
@@ -214,9 +232,13 @@ def _report_number(name):
     if not name.endswith(".json") or len(name) < 6:
         return -1
     digits = name[:-5]
-    if not digits.isdigit():
+    if not digits.isdigit():  # ASCII digits only
         return -1
     return int(digits)
+
+
+def report_name(number):
+    return "%06d.json" % number
 
 
 class MatchStore:
@@ -234,6 +256,7 @@ class MatchStore:
         self.seq = 0  # records in its journal
         self.count = 0  # live entries (appends minus undos)
         self.closed = False
+        self.held = False  # restore ran out of memory: write nothing until begin()
         self._broken = False  # a write failed: rescan (and cut the torn tail) before the next one
         self._seg = -1
         self._seg_path = ""
@@ -265,12 +288,19 @@ class MatchStore:
             f.close()
 
     def _write_new(self, path, tmp, data):
-        """Replace path with data: write tmp, then rename it over path (atomic on LittleFS)."""
+        """Replace path with data (bytes, or write(f) writing it): write tmp, then rename it
+        over path (atomic on LittleFS)."""
         f = self.fs.open(tmp, "wb")
         try:
-            f.write(data)
+            if callable(data):
+                data(f)
+            else:
+                f.write(data)
         finally:
             f.close()
+        self._rename(tmp, path)
+
+    def _rename(self, tmp, path):
         try:
             self.fs.rename(tmp, path)
         except OSError as e:
@@ -293,15 +323,24 @@ class MatchStore:
         except OSError:
             return []
 
+    def _size(self, path):
+        try:
+            return self.fs.stat(path)[6]
+        except OSError:
+            return -1
+
     def _slots(self):
-        """[(generation, options) or None] for slot 0 and slot 1."""
+        """[(generation, options, format) or None] for slot 0 and slot 1."""
         out = []
         for slot in (0, 1):
             data = self._read(self._snap_path(slot), SNAP_SIZE + 1)
             got = parse_snapshot(data)
-            if got is None and data is not None:
-                self.errors |= ERR_SNAPSHOT
-            out.append(got)
+            if got is None:
+                if data is not None:
+                    self.errors |= ERR_SNAPSHOT
+                out.append(None)
+            else:
+                out.append((got[0], got[1], data[4]))
         return out
 
     def _journal_files(self):
@@ -315,28 +354,75 @@ class MatchStore:
 
     # ---- reading back ---------------------------------------------------
 
-    def load(self):
-        """(options for Match.new, [(code, arg, t), ...]) of the saved match, or None.
+    def restore(self, match, now):
+        """Put the saved match into `match` (match.new, its entries, one replay); True if
+        there was one. Raises MemoryError, having changed nothing on the flash, when there is
+        not enough memory to read it: the store is then `held` (writes nothing).
 
-        The newest valid snapshot, then its journal up to the first bad
-        record, undo records applied.  Never raises: what cannot be read is
-        reported in `errors` and left out.
+        The entries were checked when they were played, so they are put in the log unplayed
+        and played once at the end (an undo record takes the newest one off); match time then
+        resumes at the newest entry's time (Match.resume_at), as after an undo.
         """
         self.errors = 0
         self._forget(0)
+        self.held = False
         try:
-            best = None
-            for got in self._slots():
-                if got is not None and (best is None or got[0] > best[0]):
-                    best = got
+            best = self._newest()
             if best is None:
-                return None
-            self._forget(best[0])
-            return best[1], self._scan(True)
-        except Exception:  # never fatal: start clean
+                self._look_for_newer(0)
+                return False
+            gen, options, version = best
+            self._forget(gen)
+            if match.new(now, **options):
+                self.errors |= ERR_RESTORE
+                self._forget(0)
+                return False
+            ends = self._scan(match, version)
+            match.replay_log(now)
+        except MemoryError:
+            self.errors |= ERR_MEMORY
+            self._forget(0)
+            self.held = True
+            match.new(now, **match.options())  # no half-read match left behind
+            raise
+        except Exception:  # never fatal: what was read is kept, the rest reported
             self.errors |= ERR_READ
             self._forget(0)
+            return False
+        self._look_for_newer(gen)
+        if ends is not None:  # a torn or corrupt tail, or a lost segment: cut it off now
+            self._cut_tail(*ends)
+        if self.closed:
+            match.close(now)
+        return True
+
+    def load(self):
+        """(options for Match.new, [(code, arg, t), ...]) of the saved match, or None.
+
+        For tests and host tools: it builds a list. The board restores with restore()."""
+        m = rules.Match()
+        if not self.restore(m, 0):
             return None
+        return m.options(), [m.entry(i) for i in range(m.n)]
+
+    def _newest(self):
+        best = None
+        for got in self._slots():
+            if got is not None and (best is None or got[0] > best[0]):
+                best = got
+        return best
+
+    def _look_for_newer(self, gen):
+        """A newer match than the one restored left a journal with entries, or a report: the
+        match went back (its snapshot was lost). Nothing is changed; ERR_ROLLBACK says so."""
+        for g, seg, name in self._journal_files():
+            if g > gen and (seg > 0 or self._size(self._jdir + "/" + name) > REC_SIZE):
+                self.errors |= ERR_ROLLBACK
+                return
+        for name in self.reports():
+            if _report_number(name) > gen:
+                self.errors |= ERR_ROLLBACK
+                return
 
     def _forget(self, gen):
         self.gen = gen
@@ -346,10 +432,10 @@ class MatchStore:
         self._broken = False
         self._seg = -1
 
-    def _scan(self, repair):
-        """Read this generation's journal; with repair, cut off a torn or corrupt tail."""
+    def _scan(self, match, version):
+        """Read this generation's journal into `match` (pushed, not played); returns None, or
+        (segment, its good bytes, present) of a tail to cut. Writes nothing."""
         gen = self.gen
-        entries = []
         closed = False
         seq = 0
         seg = 0
@@ -365,32 +451,33 @@ class MatchStore:
                 if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
                     break
                 if kind == K_ENTRY:
-                    entries.append((code, arg, t))
+                    match.push(code, arg, t)
                     closed = False
                 elif kind == K_UNDO:
-                    if entries:
-                        entries.pop()
+                    match.pop()
                     closed = False
                 elif kind == K_CLOSE:
                     closed = True
-                else:
+                elif kind != K_START or seq:
                     break
                 seq += 1
                 good += 1
             if good == SEG_RECORDS and len(data) == full:  # a full segment: the journal goes on
                 seg += 1
                 continue
+            if seq == 0 and version >= 2:  # not even the start record: the journal is gone
+                self.errors |= ERR_ROLLBACK | ERR_JOURNAL
             # The journal ends in this segment (or before it, when it is missing): the rest of
             # it, and any later segment (left by a lost one), is a tail to drop.
+            tail = None
             if len(data) != good * REC_SIZE or self._later_segments(seg):
                 self.errors |= ERR_JOURNAL
-                if repair:
-                    self._cut_tail(seg, data[:good * REC_SIZE], len(data) > 0)
+                tail = (seg, data[:good * REC_SIZE], len(data) > 0)
             break
         self.seq = seq
-        self.count = len(entries)
+        self.count = match.n
         self.closed = closed
-        return entries
+        return tail
 
     def _later_segments(self, seg):
         for g, s, _ in self._journal_files():
@@ -414,36 +501,13 @@ class MatchStore:
             self.errors |= ERR_WRITE
             self._broken = True
 
-    def restore(self, match, now):
-        """Put the saved match into `match` (via match.new and a replay); True if there was one.
-
-        The entries were checked when they were played, so they are replayed
-        unchecked (Match.apply), as Match's own undo replay does; match time
-        then resumes at the newest entry's time (Match.resume_at), as after an undo.
-        """
-        saved = self.load()
-        if saved is None:
-            return False
-        options, entries = saved
-        if match.new(now, **options):
-            self.errors |= ERR_RESTORE
-            self._forget(0)
-            return False
-        done = 0
-        try:
-            for code, arg, t in entries:
-                match.apply(code, arg, t)
-                done += 1
-        except Exception:  # an entry that does not replay: keep the ones before it
-            self.errors |= ERR_RESTORE
-            match.new(now, **options)
-            for i in range(done):
-                code, arg, t = entries[i]
-                match.apply(code, arg, t)
-        match.resume_at(now)
-        if self.closed and done == len(entries):
-            match.close(now)
-        return True
+    def _rescan(self):
+        """Where the journal really ends after a failed write: count its records, cut a torn tail."""
+        scratch = _Counter()
+        ends = self._scan(scratch, 1)
+        self.count = scratch.n
+        if ends is not None:
+            self._cut_tail(*ends)
 
     # ---- writing ----------------------------------------------------------
 
@@ -470,22 +534,63 @@ class MatchStore:
                 top = max(top, g)
             for name in self.reports():
                 top = max(top, _report_number(name))
+            if top >= GEN_MAX:  # the numbers ran out: number the reports again, start over above them
+                top = self._renumber()
+                other = None
+                files = self._journal_files()
             gen = top + 1
             snap = pack_snapshot(gen, match)
+            # The start record first: a snapshot is never without it, so a journal that is
+            # missing under a snapshot was lost (a cut between the two leaves only the start
+            # record of a match that never was, which is not taken for one).
+            self._forget(gen)
+            self.held = False
+            self._seg = 0
+            self._seg_path = self._segment_path(gen, 0)
+            self._write_new(self._seg_path, self._jdir + "/tmp", self._record(0, K_START, 0, 0, 0))
+            self.seq = 1
             self._write_new(self._snap_path(target), self.root + "/snap.tmp", snap)
         except OSError:
             self.errors |= ERR_WRITE
+            self._forget(0)
             return WRITE_FAILED
-        self._forget(gen)
         # The new match is in place; drop the journals of all but it and the previous match.
         keep = other[0] if other is not None else -1
         for g, _, name in files:
-            if g != keep:
+            if g != keep and g != gen:
                 try:
                     self.fs.remove(self._jdir + "/" + name)
                 except OSError:
                     pass
         return None
+
+    def _renumber(self):
+        """Reports numbered 1, 2, ... in their order; every other match's files go (the new
+        match replaces the current one; its report, if it has one, is kept). Returns the top."""
+        names = self.reports()
+        sent = self.sent()
+        new_sent = 0
+        for i, name in enumerate(names):
+            if _report_number(name) <= sent:
+                new_sent = i + 1
+            if name != report_name(i + 1):
+                self._rename(self._hdir + "/" + name, self._hdir + "/" + report_name(i + 1))
+        if sent:
+            self._write_sent(new_sent)
+        for _, _, name in self._journal_files():
+            self.fs.remove(self._jdir + "/" + name)
+        for slot in (0, 1):
+            try:
+                self.fs.remove(self._snap_path(slot))
+            except OSError:
+                pass
+        return len(names)
+
+    def _record(self, seq, kind, code, arg, t):
+        rec = self._rec
+        struct.pack_into(_REC, rec, 0, seq, kind, code, arg, t)
+        struct.pack_into("<I", rec, 12, crc32(self._rec_head, self.gen))
+        return rec
 
     def append(self, code, arg, t):
         """Save one entry (code, arg, match time): one 16-byte record appended."""
@@ -513,28 +618,30 @@ class MatchStore:
         return reason
 
     def sync(self, match):
-        """Save what changed in `match` since the last call: new entries, undos, the close.
-
-        Call it after every event, undo and tick that added entries: an undo
-        followed by a new event between two calls would go unseen.
-        """
+        """Save what changed in `match` since the last sync: undos back to match.low, the new
+        entries, the close; then match.low = match.n."""
         reason = None
-        while reason is None and self.count > match.n:
+        keep = match.low if match.low < self.count else self.count
+        while reason is None and self.count > keep:
             reason = self.undo()
         while reason is None and self.count < match.n:
             code, arg, t = match.entry(self.count)
             reason = self.append(code, arg, t)
         if reason is None and match.closed and not self.closed:
             reason = self.close()
+        if reason is None:
+            match.low = match.n
         return reason
 
     def _put(self, kind, code, arg, t):
+        if self.held:
+            return HELD
         if not self.gen:
             return NO_MATCH
         if self._broken:  # a write failed: find where the journal really ends, cut any torn tail
             self._broken = False
             try:
-                self._scan(True)
+                self._rescan()
             except Exception:
                 self._broken = True
             if self._broken:
@@ -546,9 +653,7 @@ class MatchStore:
         if seg != self._seg:
             self._seg_path = self._segment_path(self.gen, seg)
             self._seg = seg
-        rec = self._rec
-        struct.pack_into(_REC, rec, 0, seq, kind, code, arg, t)
-        struct.pack_into("<I", rec, 12, crc32(self._rec_head, self.gen))
+        rec = self._record(seq, kind, code, arg, t)
         try:
             f = self.fs.open(self._seg_path, "ab")
             try:
@@ -566,34 +671,48 @@ class MatchStore:
 
     def report_name(self):
         """The history file name of the current match's report."""
-        return "%06d.json" % self.gen
+        return report_name(self.gen)
+
+    def has_report(self):
+        """The current match's report is saved."""
+        return self.gen > 0 and self._size(self._hdir + "/" + self.report_name()) >= 0
 
     def save_report(self, data):
-        """Keep a finished match's report (bytes or str); returns its name, or None if it failed.
-
-        Older reports are dropped first to make room; saving again for the
-        same match replaces its report.
-        """
+        """Keep a finished match's report: bytes or str, or write(f) that writes it in pieces.
+        Returns its name, or None if it failed. Older reports are dropped first to make room;
+        saving again for the same match replaces its report."""
+        if self.held:
+            return None
         if isinstance(data, str):
             data = bytes(data, "utf-8")
         name = self.report_name()
+        tmp = self._hdir + "/report.tmp"
         try:
             self._mkdir(self.root)
             self._mkdir(self._hdir)
+            f = self.fs.open(tmp, "wb")
+            try:
+                if callable(data):
+                    data(f)
+                else:
+                    f.write(data)
+            finally:
+                f.close()
+            size = self._size(tmp)
             others = [n for n in self.reports() if n != name]
             sizes = []
             total = 0
             for n in others:
-                size = self.fs.stat(self._hdir + "/" + n)[6]
-                sizes.append(size)
-                total += size
+                k = self._size(self._hdir + "/" + n)
+                sizes.append(k)
+                total += k
             i = 0
             while i < len(others) and (len(others) - i >= self.max_reports
-                                       or total + len(data) > self.max_report_bytes):
+                                       or total + size > self.max_report_bytes):
                 self.fs.remove(self._hdir + "/" + others[i])
                 total -= sizes[i]
                 i += 1
-            self._write_new(self._hdir + "/" + name, self._hdir + "/report.tmp", data)
+            self._rename(tmp, self._hdir + "/" + name)
         except OSError:
             self.errors |= ERR_WRITE
             return None
@@ -609,12 +728,60 @@ class MatchStore:
         numbered.sort()
         return [name for _, name in numbered]
 
-    def read_report(self, name):
-        """The bytes of a saved report (OSError when it is missing)."""
+    def open_report(self, name):
+        """A saved report opened for reading in pieces (OSError when it is missing)."""
         if _report_number(name) < 0:
             raise ValueError("not a report name: %r" % name)
-        f = self.fs.open(self._hdir + "/" + name, "rb")
+        return self.fs.open(self._hdir + "/" + name, "rb")
+
+    def read_report(self, name):
+        """The bytes of a saved report, whole (host tools and tests; the board reads in pieces)."""
+        f = self.open_report(name)
         try:
             return f.read()
         finally:
             f.close()
+
+    def report_size(self, name):
+        return self._size(self._hdir + "/" + name)
+
+    # ---- what the hall has -------------------------------------------------------
+
+    def sent(self):
+        """The number of the newest report the broker acknowledged (0: none)."""
+        data = self._read(self.root + "/sent", 16)
+        try:
+            return int(data) if data else 0
+        except ValueError:
+            return 0
+
+    def mark_sent(self, name):
+        """The broker has report `name` (and, reports being sent in order, every older one)."""
+        n = _report_number(name)
+        if n > self.sent():
+            self._write_sent(n)
+
+    def _write_sent(self, n):
+        try:
+            self._write_new(self.root + "/sent", self.root + "/sent.tmp", b"%d" % n)
+        except OSError:
+            self.errors |= ERR_WRITE
+
+    def unsent(self):
+        """Names of the reports the broker does not have yet, oldest first."""
+        sent = self.sent()
+        return [name for name in self.reports() if _report_number(name) > sent]
+
+
+class _Counter:
+    """Stands in for a match when only the number of live entries is wanted."""
+
+    def __init__(self):
+        self.n = 0
+
+    def push(self, code, arg, t):
+        self.n += 1
+
+    def pop(self):
+        if self.n:
+            self.n -= 1

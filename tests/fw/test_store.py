@@ -143,7 +143,7 @@ def test_snapshot_is_128_bytes_and_round_trips():
           name_B="Sang Lee", club_B="NY")
     buf = store.pack_snapshot(7, m)
     assert len(buf) == store.SNAP_SIZE <= 128
-    assert buf[:5] == b"CRMS\x01", buf[:5]
+    assert buf[:5] == b"CRMS\x02", buf[:5]
     gen, options = store.parse_snapshot(bytes(buf))
     assert gen == 7
     assert options == {"game": "balkline_71_2", "target": 300, "innings_limit": 25, "equalizing": False,
@@ -156,6 +156,11 @@ def test_snapshot_is_128_bytes_and_round_trips():
     # No breaker (the lag decides) is kept as such.
     m.new(0, game="three_cushion", target=40)
     assert store.parse_snapshot(bytes(store.pack_snapshot(1, m)))[1]["breaker"] is None
+    # A format-1 snapshot (written before journals began with a start record) is read too.
+    old = bytearray(buf)
+    old[4] = 1
+    store.struct.pack_into("<I", old, 124, store.crc32(memoryview(old)[:124]))
+    assert store.parse_snapshot(bytes(old)) == (7, options)
 
 
 def test_long_names_cut_on_character_boundaries():
@@ -197,15 +202,18 @@ def test_bad_snapshots_are_refused():
 
 def test_record_layout_is_16_bytes():
     # One journal record: seq u32, kind, code, arg u16, time i32, CRC32 seeded with the generation.
+    # Record 0 of a match is its start record, written before its snapshot.
     fs = MemFs()
     s = store.MatchStore(ROOT, fs)
     assert s.begin(rules.Match()) is None
     assert s.append(rules.E_POINT, 2, -5) is None
     data = read_all(fs, ROOT + "/jnl/%d.0" % s.gen)
-    assert len(data) == store.REC_SIZE == 16
-    assert data[:12] == b"\x00\x00\x00\x00\x01\x05\x02\x00\xfb\xff\xff\xff", data
-    crc = data[12] | data[13] << 8 | data[14] << 16 | data[15] << 24
-    assert crc == store.crc32(data[:12], s.gen)
+    assert len(data) == 2 * store.REC_SIZE == 32
+    assert data[:12] == b"\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00", data
+    assert data[16:28] == b"\x01\x00\x00\x00\x01\x05\x02\x00\xfb\xff\xff\xff", data
+    for at in (0, 16):
+        crc = data[at + 12] | data[at + 13] << 8 | data[at + 14] << 16 | data[at + 15] << 24
+        assert crc == store.crc32(data[at:at + 12], s.gen)
 
 
 # ---- round trips ----------------------------------------------------------------
@@ -296,7 +304,7 @@ def test_undo_is_a_record_not_a_truncation():
         assert s.append(rules.E_POINT, 0, 50 + i) is None
         sizes.append(sum(len(fs.files[p]) for p in fs.files if "/jnl/" in p))
     assert s.undo() is None
-    assert sizes == sorted(sizes) and s.seq == 19
+    assert sizes == sorted(sizes) and s.seq == 20  # the start record, 17 entries, 2 + 1 undos
     options, entries = store.MatchStore(ROOT, fs).load()
     assert entries == [(rules.E_LAG, 0, 10), (rules.E_CHOOSE, 1, 40)] + [(rules.E_POINT, 0, 50 + i) for i in range(11)]
 
@@ -327,8 +335,8 @@ def test_new_match_replaces_the_old_one():
     assert gen1 < gen2 < gen3
     options, entries = store.MatchStore(ROOT, fs).load()
     assert options["name_A"] == "Three" and entries == []
-    journals = [p for p in fs.files if "/jnl/" in p]
-    assert journals == [ROOT + "/jnl/%d.0" % gen2], journals
+    journals = sorted(p for p in fs.files if "/jnl/" in p)
+    assert journals == [ROOT + "/jnl/%d.0" % gen2, ROOT + "/jnl/%d.0" % gen3], journals
     assert sorted(p for p in fs.files if "/snap." in p) == [ROOT + "/snap.0", ROOT + "/snap.1"]
 
 
@@ -381,7 +389,7 @@ def test_torn_tail_is_cut_before_the_next_append():
     m2 = rules.Match()
     assert s2.restore(m2, REBOOT_NOW)
     assert s2.errors & store.ERR_JOURNAL
-    assert len(fs.files[path]) == 32
+    assert len(fs.files[path]) == 48  # the start record and the two points
     assert m2.point(rules.NOBODY, REBOOT_NOW + 5) is None
     assert s2.sync(m2) is None
     got, s3 = reboot(fs)
@@ -391,7 +399,9 @@ def test_torn_tail_is_cut_before_the_next_append():
 
 def test_write_errors_are_reported_not_raised():
     # A full flash: writes return a reason and set ERR_WRITE, scoring goes on; once there is
-    # room again, the next sync saves everything that was missed.
+    # room again, the next sync saves everything that was missed. A new match whose begin
+    # failed is no match to the store (its events must not go into the old journal): it is
+    # begun again, then synced whole.
     fs = FailingFs()
     s = store.MatchStore(ROOT, fs)
     r = play(["new game=three_cushion target=9 breaker=A", "point"], s)
@@ -404,7 +414,8 @@ def test_write_errors_are_reported_not_raised():
     assert s.save_report("{}") is None
     assert s.begin(r.match) == store.WRITE_FAILED
     fs.failing = False
-    assert s.sync(r.match) is None
+    assert s.sync(r.match) == store.NO_MATCH
+    assert s.begin(r.match) is None and s.sync(r.match) is None
     got, _ = reboot(fs)
     assert got == state(r.match, r.now) and got["players"]["A"]["score"] == 3
 
@@ -608,3 +619,153 @@ def test_littlefs_wear_per_point():
     for name, kind, _, size in vfs.ilistdir("/jnl"):
         assert size <= 128, (name, size)
     assert vfs.stat("/snap.0")[6] == 128
+
+
+# ---- running out of memory, a match rolled back, numbers at their limit -----------------
+
+def files_of(fs):
+    return dict((p, bytes(d)) for p, d in fs.files.items())
+
+
+class ShortOfMemory(rules.Match):
+    """A match that runs out of memory when its log is read back past `room` entries."""
+
+    room = 10
+
+    def push(self, code, arg, t):
+        if self.n >= self.room:
+            raise MemoryError
+        rules.Match.push(self, code, arg, t)
+
+
+def test_out_of_memory_while_restoring_changes_nothing_and_holds_the_store():
+    # What was tried: a saved match read back by a match that runs out of memory half way,
+    # with a torn tail the store would otherwise cut off. Every file stays byte for byte;
+    # the store writes nothing (appends, undos, reports) until a new match is begun; the
+    # next boot with memory restores the match whole.
+    fs = MemFs()
+    s = store.MatchStore(ROOT, fs)
+    r = play(["new game=straight_rail target=50 breaker=A"] + ["point"] * 20 + ["miss", "point B"], s)
+    fs.files[ROOT + "/jnl/%d.2" % s.gen] += b"\x01\x02\x03"  # a torn tail: a repair would write
+    before = files_of(fs)
+    s2 = store.MatchStore(ROOT, fs)
+    m = ShortOfMemory()
+    raises(MemoryError, s2.restore, m, REBOOT_NOW)
+    assert s2.held and s2.errors & store.ERR_MEMORY and not s2.errors & store.ERR_JOURNAL
+    assert m.n == 0 and m.score == [0, 0]  # no half-read match left behind
+    assert s2.append(rules.E_POINT, 0, 1) == store.HELD and s2.undo() == store.HELD
+    assert s2.close() == store.HELD and s2.sync(r.match) == store.HELD
+    assert s2.save_report(b"{}") is None
+    assert files_of(fs) == before
+    got, s3 = reboot(fs)
+    assert got == state(r.match, r.now) and not s3.held
+    # A new match begun by the referee ends the hold (the saved one stays as the previous match).
+    s4 = store.MatchStore(ROOT, fs)
+    raises(MemoryError, s4.restore, ShortOfMemory(), REBOOT_NOW)
+    assert s4.begin(rules.Match(game="three_cushion", target=5)) is None
+    assert not s4.held and s4.append(rules.E_LAG, 0, 5) is None
+
+
+def test_a_deleted_journal_is_a_rollback():
+    # The journal of the current match deleted (a format-2 snapshot always has its start record):
+    # the match comes back empty, and the store says it went back.
+    fs = MemFs()
+    s = store.MatchStore(ROOT, fs)
+    play(["new game=three_cushion target=9 breaker=A", "point", "point"], s)
+    for p in [p for p in fs.files if "/jnl/" in p]:
+        del fs.files[p]
+    s2 = store.MatchStore(ROOT, fs)
+    m = rules.Match()
+    assert s2.restore(m, 0) and m.n == 0
+    assert s2.errors & store.ERR_ROLLBACK
+
+
+def test_a_deleted_snapshot_with_a_newer_journal_is_a_rollback():
+    # The newest match's snapshot deleted: the previous match comes back, and its newer
+    # journal (with entries) says the board went back.
+    fs = MemFs()
+    s = store.MatchStore(ROOT, fs)
+    play(["new game=three_cushion target=9 breaker=A name_A=Old", "point"], s)
+    play(["new game=three_cushion target=9 breaker=A name_A=New", "point", "point"], s)
+    newest = [p for p in fs.files if "/snap." in p and store.parse_snapshot(bytes(fs.files[p]))[0] == s.gen][0]
+    del fs.files[newest]
+    s2 = store.MatchStore(ROOT, fs)
+    m = rules.Match()
+    assert s2.restore(m, 0) and m.names[rules.A] == "Old"
+    assert s2.errors & store.ERR_ROLLBACK
+
+
+def test_a_cut_between_start_record_and_snapshot_is_no_rollback():
+    # begin() writes the new match's start record, then its snapshot: a cut between the two
+    # leaves a journal with only the start record, which is no sign of a lost match.
+    fs = FaultFs(MemFs(), LFS)
+    s = store.MatchStore(ROOT, fs)
+    play(["new game=three_cushion target=9 breaker=A name_A=Old", "point"], s)
+    steps = fs.steps
+    play(["new game=three_cushion target=9 breaker=A name_A=New"], store.MatchStore(ROOT, fs.inner.clone()))
+    for k in range(40):
+        f2 = FaultFs(fs.inner.clone(), LFS)
+        live = store.MatchStore(ROOT, f2)
+        live.load()
+        f2.arm(k)
+        try:
+            live.begin(rules.Match(game="three_cushion", target=9, name_A="New"))
+        except PowerCut:
+            pass
+        else:
+            break
+        s2 = store.MatchStore(ROOT, f2.reboot())
+        m = rules.Match()
+        assert s2.restore(m, 0)
+        assert m.names[rules.A] in ("Old", "New"), k
+        assert not s2.errors & store.ERR_ROLLBACK, (k, s2.errors)
+    assert k > 3 and steps
+
+
+def test_generation_at_its_limit_numbers_the_reports_again():
+    # A history file numbered 2**32 - 1 (damage, or a hand): the next match does not wrap to an
+    # older number. The reports are numbered 1, 2, ... in their order (the sent mark follows),
+    # the new match takes the next number, and it is the one restored.
+    fs = MemFs()
+    s = store.MatchStore(ROOT, fs)
+    for i in range(3):
+        play(["new game=three_cushion target=1 breaker=A equalizing=off", "point", "close"], s)
+        assert s.save_report(b'{"n": %d}' % i) is not None
+    s.mark_sent(s.reports()[1])
+    fs.files[ROOT + "/history/%d.json" % store.GEN_MAX] = bytearray(b'{"n": "big"}')
+    s2 = store.MatchStore(ROOT, fs)
+    assert s2.restore(rules.Match(), 0)
+    assert s2.errors & store.ERR_ROLLBACK  # a report newer than the restored match
+    m = rules.Match(game="straight_rail", target=7, name_A="After")
+    assert s2.begin(m) is None
+    assert s2.reports() == ["000001.json", "000002.json", "000003.json", "000004.json"]
+    assert [json.loads(s2.read_report(n))["n"] for n in s2.reports()] == [0, 1, 2, "big"]
+    assert s2.gen == 5 and s2.sent() == 2 and s2.unsent() == ["000003.json", "000004.json"]
+    assert s2.append(rules.E_LAG, 0, 3) is None
+    s3 = store.MatchStore(ROOT, fs)
+    m3 = rules.Match()
+    assert s3.restore(m3, 0) and m3.names[rules.A] == "After" and m3.n == 1 and s3.errors == 0
+
+
+def test_reports_written_in_pieces_and_sent_marks_by_number():
+    # save_report(write) writes through the file in pieces; sent/unsent compare numbers, so
+    # 1000000.json (seven digits) is newer than 999999.json.
+    fs = MemFs()
+    s = store.MatchStore(ROOT, fs)
+    play(["new game=three_cushion target=1 breaker=A equalizing=off", "point"], s)
+    assert not s.has_report()
+
+    def write(f):
+        for k in range(50):
+            f.write(b"%d," % k)
+
+    name = s.save_report(write)
+    assert name == s.report_name() and s.has_report()
+    assert s.read_report(name) == b"".join(b"%d," % k for k in range(50))
+    assert s.report_size(name) == len(s.read_report(name))
+    fs.files[ROOT + "/history/999999.json"] = bytearray(b"{}")
+    fs.files[ROOT + "/history/1000000.json"] = bytearray(b"{}")
+    s.mark_sent("999999.json")
+    assert s.unsent() == ["1000000.json"]
+    s.mark_sent(name)  # older than what was sent: the mark stays
+    assert s.sent() == 999999

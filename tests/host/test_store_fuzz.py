@@ -1,7 +1,8 @@
 """Damaged store files: load() never raises and gives None or a consistent prefix (hypothesis).
 
-What is tried, on a store holding two matches (the previous one, 12
-records, and the current one, 21 records over three journal segments, with
+What is tried, on a store holding two matches (the previous one, 13
+records, and the current one, 22 records over three journal segments (each
+begins with its start record), with
 undo records and a close): a bit flip at every bit of every file, truncation
 of every file at every length, and random combinations of bit flips,
 truncations, garbage, appended garbage, swapped and duplicated records,
@@ -45,7 +46,8 @@ def _build():
             assert r.line(line) is None, line
             if line.startswith("new "):
                 assert s.begin(r.match) is None
-                states.append([])
+                states.append([])  # after no record
+                states.append([])  # after the start record (record 0 of every match)
                 continue
             assert s.sync(r.match) is None
             entries = [r.match.entry(i) for i in range(r.match.n)]

@@ -1,10 +1,18 @@
-"""The match state document: one JSON-ready dict that describes a match.
+"""The match state document: the one JSON document that describes a match.
 
 The simulator, the reports, MQTT and the scripted mode all show a match
-through this document.  Building it allocates, so it is made when someone
-asks for it (a report, a publish), never on the button-to-display path.
+through this document. It is written in pieces (jsonout.py): the board never
+holds it whole, however long the match; doc() parses it into a dict for
+tests and host tools. Writing it allocates, so it is made when someone asks
+for it (a report, a publish), never on the button-to-display path.
+
+GD ("average") has three decimals, rounded half up from whole numbers
+(rules.Match.average_x1000): the same number the wall board shows.
 """
 
+import json
+
+import jsonout
 import rules
 
 VERSION = 1
@@ -27,56 +35,102 @@ def _seconds(ms):
     return None if ms < 0 else (ms + 999) // 1000
 
 
-def player(m, p):
-    n = m.innings[p]
-    return {
-        "name": m.names[p],
-        "club": m.clubs[p],
-        "score": m.score[p],
-        "innings": n,
-        "high_run": m.high_run[p],
-        "average": round(m.score[p] / n, 3) if n else 0.0,
-        "timeouts_left": m.timeouts[p],
-        "fouls": m.fouls[p],
-        "runs": [m.run_of(p, i) for i in range(n)],
-    }
+def _player(m, p, out):
+    out.open("{")
+    out.field("name", m.names[p])
+    out.field("club", m.clubs[p])
+    out.field("score", m.score[p])
+    out.field("innings", m.innings[p])
+    out.field("high_run", m.high_run[p])
+    out.key("average")
+    out.thousandths(m.average_x1000(p))
+    out.field("timeouts_left", m.timeouts[p])
+    out.field("fouls", m.fouls[p])
+    out.key("runs")
+    out.open("[")
+    for i in range(m.innings[p]):
+        out.value(m.run_of(p, i))
+    out.close("]")
+    out.close("}")
+
+
+def write_fields(m, now, out):
+    """The state document's fields, into an open object of a jsonout.JsonOut."""
+    shot = m.shot_left_ms(now)
+    countdown = m.countdown()
+    out.field("version", VERSION)
+    out.field("game", rules.GAMES[m.game])
+    out.field("target", m.target)
+    out.field("innings_limit", m.innings_limit or None)
+    out.field("phase", PHASES[m.phase])
+    out.field("turn", _who(m.turn))
+    out.field("breaker", _who(m.breaker))
+    out.field("spot_ball", _who(m.spot_ball()))
+    out.field("current_run", m.run)
+    out.field("countdown", None if countdown < 0 else countdown)
+    out.field("equalizing_inning", m.phase == rules.EQUALIZING)
+    out.field("result", RESULTS[m.result])
+    out.field("ended_by", ENDINGS[m.ended_by])
+    out.field("last_foul", None if m.last_foul < 0 else rules.FOULS[m.last_foul])
+    out.field("last_call", None if m.last_call < 0 else rules.CALLS[m.last_call])
+    out.field("respot", RESPOTS[m.respot])
+    out.key("lag")
+    if m.phase == rules.LAG:
+        out.open("{")
+        out.field("chooser", _who(m.chooser))
+        out.field("collisions", m.collisions)
+        out.close("}")
+    else:
+        out.value(None)
+    out.field("break_taken", m.break_taken)
+    out.field("break_left_s", _seconds(m.break_left_ms(now)))
+    out.key("shot_clock")
+    if shot < 0:
+        out.value(None)
+    else:
+        out.open("{")
+        out.field("left_s", _seconds(shot))
+        out.field("limit_s", m.shot_limit // 1000)
+        out.close("}")
+    out.key("options")
+    out.open("{")
+    out.field("equalizing", m.equalizing)
+    out.field("draw", m.draw_allowed)
+    out.field("break_s", m.break_ms // 1000)
+    out.field("shot_clock_s", m.shot_ms // 1000)
+    out.field("timeouts", m.timeouts0)
+    out.field("breaker_ball", "white" if m.white_breaker else "spot")
+    out.close("}")
+    out.field("events", m.n)
+    out.field("closed", m.closed)
+    out.key("players")
+    out.open("{")
+    out.key("A")
+    _player(m, rules.A, out)
+    out.key("B")
+    _player(m, rules.B, out)
+    out.close("}")
+
+
+def write(m, now, out):
+    """The state document of match m at time now, into a jsonout.JsonOut (flushed)."""
+    out.open("{")
+    write_fields(m, now, out)
+    out.close("}")
+    out.flush()
+
+
+def pieces(m, now, size=512):
+    """The state document as a list of bytes pieces of at most `size` (MQTT)."""
+    sink = jsonout.Pieces()
+    write(m, now, jsonout.JsonOut(sink, size))
+    return sink.parts
+
+
+def text(m, now):
+    return b"".join(pieces(m, now))
 
 
 def doc(m, now):
-    """The state document of match m at time now."""
-    shot = m.shot_left_ms(now)
-    countdown = m.countdown()
-    in_lag = m.phase == rules.LAG
-    return {
-        "version": VERSION,
-        "game": rules.GAMES[m.game],
-        "target": m.target,
-        "innings_limit": m.innings_limit or None,
-        "phase": PHASES[m.phase],
-        "turn": _who(m.turn),
-        "breaker": _who(m.breaker),
-        "spot_ball": _who(m.spot_ball()),
-        "current_run": m.run,
-        "countdown": None if countdown < 0 else countdown,
-        "equalizing_inning": m.phase == rules.EQUALIZING,
-        "result": RESULTS[m.result],
-        "ended_by": ENDINGS[m.ended_by],
-        "last_foul": None if m.last_foul < 0 else rules.FOULS[m.last_foul],
-        "last_call": None if m.last_call < 0 else rules.CALLS[m.last_call],
-        "respot": RESPOTS[m.respot],
-        "lag": {"chooser": _who(m.chooser), "collisions": m.collisions} if in_lag else None,
-        "break_taken": m.break_taken,
-        "break_left_s": _seconds(m.break_left_ms(now)),
-        "shot_clock": None if shot < 0 else {"left_s": _seconds(shot), "limit_s": m.shot_limit // 1000},
-        "options": {
-            "equalizing": m.equalizing,
-            "draw": m.draw_allowed,
-            "break_s": m.break_ms // 1000,
-            "shot_clock_s": m.shot_ms // 1000,
-            "timeouts": m.timeouts0,
-            "breaker_ball": "white" if m.white_breaker else "spot",
-        },
-        "events": m.n,
-        "closed": m.closed,
-        "players": {"A": player(m, rules.A), "B": player(m, rules.B)},
-    }
+    """The state document as a dict (tests, the scripted mode: it is built whole)."""
+    return json.loads(text(m, now))

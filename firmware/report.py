@@ -1,78 +1,128 @@
 """The match report (III.3.1): the state document plus every inning, from the log.
 
-    r = report.build(match, now, started_at=1764489600, table="Table 3")
+    for _ in report.writer(match, now, jsonout.JsonOut(f), started_at=1764489600, table="Table 3"):
+        await asyncio.sleep_ms(0)          # written in steps: the board goes on meanwhile
+    report.build(match, now)               # the same, as a dict (tests, host tools)
 
-Innings are found by replaying the match's log into a scratch match and
-watching whose turn it is.  Each inning: player, number, run, fouls, and its
-start and end as match time (ms) and, when the board's clock was set, as
-epoch seconds.  Allocates: made when a match ends or a report is asked for.
+Innings are found by stepping a follower match (rules.Match.follower) through
+the log and watching whose turn it is.  Each inning: player, number, run,
+fouls, and its start and end as match time (ms) and, when the board's clock
+was set, as epoch seconds.  Nothing is held whole: one inning at a time goes
+to the writer. Allocates: made when a match ends or a report is asked for.
 """
 
+import json
+
+import jsonout
 import matchdoc
 import rules
+
+STEP = 16  # innings written between two yields of writer()
 
 
 def _epoch(started_at, t):
     return None if started_at is None else started_at + t // 1000
 
 
-def innings(m, started_at=None):
-    """The innings of match m, in order, as dicts."""
+def each_inning(m, started_at=None, n=None):
+    """The innings of the first n entries (all) of match m, in order, one dict at a time."""
+    n = m.n if n is None else n
     shadow = m.follower()
-    out = []
-    current = _follow(shadow, None, out, 0, started_at)  # a breaker set directly starts at once
-    for i in range(m.n):
+    current = _opened(shadow, 0, started_at)  # a breaker set directly starts at once
+    for i in range(n):
         code, arg, t = m.entry(i)
-        if code == rules.E_FOUL and current is not None:
-            current["fouls"].append(rules.FOULS[arg & 15])
-        if code == rules.E_BREAK and current is not None:
-            current["break"] = True
+        if current is not None:
+            if code == rules.E_FOUL:
+                current["fouls"].append(rules.FOULS[arg & 15])
+            elif code == rules.E_BREAK:
+                current["break"] = True
         shadow.follow(m, i)
-        current = _follow(shadow, current, out, t, started_at)
-    if current is not None and shadow.turn == rules.NOBODY:
-        _close(current, shadow, None, started_at)
-    return out
-
-
-def _follow(shadow, current, out, t, started_at):
-    """Open or close innings where the shadow match changed turn or inning."""
+        if current is not None:
+            p = 0 if current["player"] == "A" else 1
+            current["run"] = shadow.run_of(p, current["inning"] - 1)
+            if shadow.shooter != p or shadow.innings[p] != current["inning"]:
+                _close(current, t, started_at)
+                yield current
+                current = None
+        if current is None:
+            current = _opened(shadow, t, started_at)
+        if current is not None and shadow.turn == rules.NOBODY:
+            _close(current, t, started_at)  # the match is over (an extension may open another)
     if current is not None:
-        current["run"] = shadow.run_of(0 if current["player"] == "A" else 1, current["inning"] - 1)
+        yield current
+
+
+def innings(m, started_at=None):
+    """The innings of match m as a list (tests, host tools)."""
+    return list(each_inning(m, started_at))
+
+
+def _opened(shadow, t, started_at):
+    """A new inning where the follower has one under way, else None."""
     p = shadow.shooter
-    number = shadow.innings[p] if p != rules.NOBODY else 0
-    if current is not None and (current["player"] != ("A", "B")[p] or current["inning"] != number):
-        _close(current, shadow, t, started_at)
-        current = None
-    if current is None and p != rules.NOBODY and shadow.phase != rules.LAG and number:
-        current = {"player": ("A", "B")[p], "inning": number, "run": 0, "fouls": [], "break": False,
-                   "equalizing": shadow.phase == rules.EQUALIZING, "start_ms": t, "end_ms": None, "start": _epoch(started_at, t), "end": None}
-        out.append(current)
-    if current is not None:
-        current["run"] = shadow.run_of(p, number - 1)
-        if shadow.turn == rules.NOBODY and current["end_ms"] is None:
-            _close(current, shadow, t, started_at)
-    return current
+    if p == rules.NOBODY or shadow.phase == rules.LAG or not shadow.innings[p]:
+        return None
+    number = shadow.innings[p]
+    return {"player": ("A", "B")[p], "inning": number, "run": shadow.run_of(p, number - 1), "fouls": [],
+            "break": False, "equalizing": shadow.phase == rules.EQUALIZING, "start_ms": t, "end_ms": None,
+            "start": _epoch(started_at, t), "end": None}
 
 
-def _close(current, shadow, t, started_at):
-    if current["end_ms"] is None and t is not None:
+def _close(current, t, started_at):
+    if current["end_ms"] is None:
         current["end_ms"] = t
         current["end"] = _epoch(started_at, t)
 
 
+def writer(m, now, out, started_at=None, ended_at=None, table="", board=""):
+    """Write the report of match m to `out` (a jsonout.JsonOut) in steps: a generator that
+    yields every STEP innings. The caller may let other work run at each yield; if the
+    match's log changed meanwhile (m.edits), the report written is not the match's."""
+    n = m.n
+    end_ms = m.entry(n - 1)[2] if n else 0
+    out.open("{")
+    matchdoc.write_fields(m, now, out)
+    out.key("report")
+    out.open("{")
+    out.field("table", table)
+    out.field("board", board)
+    out.field("started_at", started_at)
+    out.field("ended_at", ended_at if ended_at is not None else _epoch(started_at, end_ms))
+    out.field("duration_s", end_ms // 1000)
+    out.key("innings")
+    out.open("[")
+    k = 0
+    for inning in each_inning(m, started_at, n):
+        out.open("{")
+        out.fields(inning)
+        out.close("}")
+        k += 1
+        if k % STEP == 0:
+            yield k
+    out.close("]")
+    out.key("fouls")
+    out.open("{")
+    out.field("A", m.fouls[rules.A])
+    out.field("B", m.fouls[rules.B])
+    out.close("}")
+    out.key("signatures")
+    out.open("{")
+    for who in ("referee", "A", "B"):
+        out.field(who, "")
+    out.close("}")
+    out.close("}")
+    out.close("}")
+    out.flush()
+
+
+def write(m, now, out, started_at=None, ended_at=None, table="", board=""):
+    """The whole report at once (no yields)."""
+    for _ in writer(m, now, out, started_at, ended_at, table, board):
+        pass
+
+
 def build(m, now, started_at=None, ended_at=None, table="", board=""):
-    """The report of match m: the state document, the innings, and when and where."""
-    doc = matchdoc.doc(m, now)
-    inns = innings(m, started_at)
-    end_ms = m.entry(m.n - 1)[2] if m.n else 0
-    doc["report"] = {
-        "table": table,
-        "board": board,
-        "started_at": started_at,
-        "ended_at": ended_at if ended_at is not None else _epoch(started_at, end_ms),
-        "duration_s": end_ms // 1000,
-        "innings": inns,
-        "fouls": {"A": m.fouls[rules.A], "B": m.fouls[rules.B]},
-        "signatures": {"referee": "", "A": "", "B": ""},
-    }
-    return doc
+    """The report of match m as a dict: the state document, the innings, when and where."""
+    sink = jsonout.Pieces()
+    write(m, now, jsonout.JsonOut(sink), started_at, ended_at, table, board)
+    return json.loads(b"".join(sink.parts))

@@ -169,6 +169,7 @@ class Match:
         self._runs = [[_zeros("H", CHUNK)], [_zeros("H", CHUNK)]]  # per player: chunks of innings' runs
         self._targets = []  # the target of each extension, by its number
         self.low = 0  # the fewest entries the log had since the owner last set low = n (undo lowers it)
+        self.edits = 0  # undos and new matches so far: the log's entries changed, not just grew
         self.out_of_memory = 0  # events refused, or chunks not made, for want of memory
         self.score = [0, 0]
         self.innings = [0, 0]
@@ -227,6 +228,7 @@ class Match:
         self.closed = False
         self.n = 0
         self.low = 0
+        self.edits += 1
         self._base = now
         self._free()
         self._reset()
@@ -484,6 +486,7 @@ class Match:
         if self.n == 0:
             return NOTHING_TO_UNDO
         self.n -= 1
+        self.edits += 1
         if self.n < self.low:
             self.low = self.n
         self._replay()
@@ -708,9 +711,9 @@ class Match:
         return need if need <= self.window else -1
 
     def average_x1000(self, p):
-        """GD x 1000, rounded down, without floats (they allocate on the ESP32)."""
+        """GD x 1000, rounded half up, without floats (they allocate on the ESP32)."""
         n = self.innings[p]
-        return self.score[p] * 1000 // n if n else 0
+        return (self.score[p] * 2000 + n) // (2 * n) if n else 0
 
     def spot_ball(self):
         """Who plays the spot (yellow) ball: the breaker, or his opponent with breaker_ball=white."""

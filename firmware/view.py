@@ -413,13 +413,18 @@ class View:
             self._chip(s).set_dp(self._end[s])
 
     def _draw_average(self, s, v):
-        """GD with as many of its three decimals as fit."""
+        """GD with as many of its three decimals as fit, rounded to the last one shown."""
         decimals = self._width[s] - self._whole_digits(v // 1000)
         if decimals > 3:
             decimals = 3
         if decimals < 0:
             decimals = 0
-        self._draw_number(s, v // _POW10[3 - decimals], decimals)
+        drop = _POW10[3 - decimals]
+        n = (v + drop // 2) // drop  # rounded half up, as GD is
+        if decimals and n >= _POW10[self._width[s]]:  # 99.996 in 4 cells: 100.0, not 00.00
+            decimals -= 1
+            n = (v + drop * 5) // (drop * 10)
+        self._draw_number(s, n, decimals)
 
     def _whole_digits(self, n):
         digits = 1

@@ -42,6 +42,7 @@ _CLEARED = const(4)
 
 ERROR_STUCK = 10  # + button index: a button held down too long
 NEW_MATCH_REFUSED = "a new match needs valid options"
+LOCKED = "the saved match could not be read back: only a new match can be started"
 
 
 class Controller:
@@ -61,6 +62,7 @@ class Controller:
             self._long[i] = _NONE if long is None else ACTIONS.index(long)
         self.matches = 0  # new matches started (the app saves each one's snapshot)
         self.allowed = (1 << len(ACTIONS)) - 1  # actions the board's own buttons may do (bit per action)
+        self.locked = False  # only a new match may be started (the saved one is still on the flash)
         self._kind = -1  # the foul kind a remote named, for the action being done
         self.stuck = -1  # index of a stuck button, or -1
         self.last_reason = None  # why the latest press was refused
@@ -131,6 +133,8 @@ class Controller:
     def _do(self, action, now):
         if action == _NEW:
             return self.new_match(now)
+        if self.locked:
+            return LOCKED
         if action <= _B_MISS:
             if self.m.phase == rules.LAG:
                 return self._lag(action, now)
@@ -195,6 +199,7 @@ class Controller:
         """Start a new match with the configured options (allocates)."""
         reason = self.m.new(now, **self.options)
         if reason is None:
+            self.locked = False
             self.matches += 1
             self.view.new_match()
             self.view.error = 0

@@ -4,7 +4,12 @@
     asyncio.create_task(c.run())
     c.state("carom/table3/state", payload)     # the newest state: older unsent ones are dropped
     c.publish("carom/table3/report", data, qos=1, on_ack=callback)
+    c.publish_file("carom/table3/report", "/data/history/000012.json", qos=1, on_ack=callback)
 
+A payload is bytes, or a function returning a list of bytes pieces that is
+called when the message goes out (the state document of that moment, never
+held whole); a file is read and sent in pieces of PIECE bytes. A message that
+cannot be sent for want of memory is tried again at the next connection.
 Connects with a keepalive and a last will, publishes QoS 0 and 1, retained or
 not, and reconnects with backoff (1, 2, 4 ... 60 s) while the broker or the
 network is down, for as long as it takes. Nothing here blocks: publishing
@@ -18,6 +23,7 @@ server is unreachable).
 """
 
 import asyncio
+import os
 import struct
 
 try:
@@ -42,6 +48,7 @@ DISCONNECT = 0xE0
 
 BACKOFF_MAX_S = 60
 TIMEOUT_S = 10  # an answer that takes longer: the connection is dead
+PIECE = 512  # bytes of a file read and sent at a time
 
 
 class MQTTException(Exception):
@@ -83,10 +90,15 @@ def connect_packet(client_id, keepalive=30, will=None, user=None, password=None,
     return bytes((CONNECT,)) + _length(len(body)) + body
 
 
-def publish_packet(topic, payload, qos=0, retain=False, pid=0, dup=False):
+def publish_header(topic, size, qos=0, retain=False, pid=0, dup=False):
+    """A PUBLISH packet up to its payload, for a payload of `size` bytes sent after it."""
     header = PUBLISH | (0x08 if dup else 0) | (qos << 1) | (1 if retain else 0)
-    body = _str(topic) + (struct.pack("!H", pid) if qos else b"") + payload
-    return bytes((header,)) + _length(len(body)) + body
+    head = _str(topic) + (struct.pack("!H", pid) if qos else b"")
+    return bytes((header,)) + _length(len(head) + size) + head
+
+
+def publish_packet(topic, payload, qos=0, retain=False, pid=0, dup=False):
+    return publish_header(topic, len(payload), qos, retain, pid, dup) + payload
 
 
 def puback_packet(pid):
@@ -154,6 +166,11 @@ class Client:
         self._queue.append((topic, payload, qos, retain, on_ack))
         self._wake.set()
 
+    def publish_file(self, topic, path, qos=0, retain=False, on_ack=None):
+        """Queue a file's content as a message, read in pieces when it is sent (a file gone
+        by then is dropped)."""
+        self.publish(topic, _File(path), qos, retain, on_ack)
+
     def pending(self):
         return len(self._state) + len(self._queue) + len(self._inflight)
 
@@ -205,7 +222,7 @@ class Client:
         # Messages that were waiting for a PUBACK when the connection died go again (DUP).
         for pid in sorted(self._inflight):
             topic, payload, retain, on_ack = self._inflight[pid]
-            writer.write(publish_packet(topic, payload, 1, retain, pid, dup=True))
+            await self._send(writer, topic, payload, 1, retain, pid, True)
         await writer.drain()
         reading = asyncio.create_task(self._reader(reader))
         try:
@@ -222,7 +239,7 @@ class Client:
             while self._state:
                 topic = next(iter(self._state))
                 payload, retain = self._state.pop(topic)
-                writer.write(publish_packet(topic, payload, 0, retain))
+                await self._send(writer, topic, payload, 0, retain, 0, False)
                 sent = True
             while self._queue:
                 topic, payload, qos, retain, on_ack = self._queue.pop(0)
@@ -231,7 +248,7 @@ class Client:
                     self._pid = self._pid % 65535 + 1
                     pid = self._pid
                     self._inflight[pid] = (topic, payload, retain, on_ack)
-                writer.write(publish_packet(topic, payload, qos, retain, pid))
+                await self._send(writer, topic, payload, qos, retain, pid, False)
                 sent = True
             if not sent and ticks_diff(ticks_ms(), last) >= self.keepalive * 500:
                 writer.write(PINGREQ_PACKET)
@@ -246,6 +263,20 @@ class Client:
                 await asyncio.wait_for(self._wake.wait(), 1)
             except asyncio.TimeoutError:
                 pass
+
+    async def _send(self, writer, topic, payload, qos, retain, pid, dup):
+        """One PUBLISH: bytes, pieces made now (written without a pause: they belong to one
+        moment), or a file read in pieces."""
+        if isinstance(payload, _File):
+            await payload.send(writer, publish_header, topic, qos, retain, pid, dup)
+            return
+        pieces = payload() if callable(payload) else (payload,)
+        size = 0
+        for p in pieces:
+            size += len(p)
+        writer.write(publish_header(topic, size, qos, retain, pid, dup))
+        for p in pieces:
+            writer.write(p)
 
     async def _reader(self, reader):
         # Ends (never raises: the app resets the board on a task's exception) when the
@@ -264,3 +295,31 @@ class Client:
             pass
         finally:
             self._wake.set()
+
+
+class _File:
+    """A message whose payload is a file, read in PIECE-byte pieces as it is sent."""
+
+    def __init__(self, path):
+        self.path = path
+
+    async def send(self, writer, header, topic, qos, retain, pid, dup):
+        try:
+            size = os.stat(self.path)[6]
+            f = open(self.path, "rb")
+        except OSError:
+            return  # gone (older reports make room for new ones): nothing to send
+        try:
+            writer.write(header(topic, size, qos, retain, pid, dup))
+            buf = bytearray(PIECE)
+            left = size
+            while left > 0:
+                n = f.readinto(buf)
+                if not n:  # shorter than it was: the packet cannot be finished on this connection
+                    raise MQTTException("%s changed while it was sent" % self.path)
+                n = min(n, left)
+                writer.write(memoryview(buf)[:n])
+                left -= n
+                await writer.drain()
+        finally:
+            f.close()

@@ -88,6 +88,13 @@ def _equal(a, b):
     return diff == 0
 
 
+def hex_key(text):
+    """The 32-byte key from its 64 hex digits (config.json's radio.key)."""
+    if len(text) != 2 * KEY_LEN:
+        raise ValueError("the pairing key is %d hex digits" % (2 * KEY_LEN))
+    return bytes(int(text[i:i + 2], 16) for i in range(0, 2 * KEY_LEN, 2))
+
+
 def mac_bytes(text):
     """b'...' (6 bytes) from "aa:bb:cc:dd:ee:ff" or 12 hex digits."""
     text = text.replace(":", "")
@@ -148,6 +155,8 @@ class Receiver:
 
     def __init__(self, key, peer, own_id, last=(0, 0)):
         _check_key(key)
+        if last is None:  # lost: TODO resynchronize with the remote
+            last = (0, 0)
         self.hmac = Hmac(key)
         self.peer = peer  # the paired remote's id (6 bytes)
         self.own_id = own_id
@@ -174,6 +183,10 @@ class Receiver:
                 self.accepted += 1
                 return f.command, f.arg, f.seq(), True
         self.drops[why] += 1
+        return None
+
+    def reply(self):
+        """A frame to send back for the frame just dropped, or None."""
         return None
 
     def ack(self, seq, command, arg, summary):

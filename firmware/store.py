@@ -681,23 +681,48 @@ class MatchStore:
         """Keep a finished match's report: bytes or str, or write(f) that writes it in pieces.
         Returns its name, or None if it failed. Older reports are dropped first to make room;
         saving again for the same match replaces its report."""
-        if self.held:
-            return None
         if isinstance(data, str):
             data = bytes(data, "utf-8")
-        name = self.report_name()
-        tmp = self._hdir + "/report.tmp"
+        f = self.report_file()
+        if f is None:
+            return None
+        done = False
+        try:
+            if callable(data):
+                data(f)
+            else:
+                f.write(data)
+            done = True
+        except OSError:
+            self.errors |= ERR_WRITE
+        finally:
+            if not self.finish_report(f, done):
+                done = False
+        return self.report_name() if done else None
+
+    def report_file(self):
+        """A file to write the current match's report into, in pieces; then finish_report().
+        None when it cannot be opened (or the store is held)."""
+        if self.held or not self.gen:
+            return None
         try:
             self._mkdir(self.root)
             self._mkdir(self._hdir)
-            f = self.fs.open(tmp, "wb")
-            try:
-                if callable(data):
-                    data(f)
-                else:
-                    f.write(data)
-            finally:
-                f.close()
+            return self.fs.open(self._hdir + "/report.tmp", "wb")
+        except OSError:
+            self.errors |= ERR_WRITE
+            return None
+
+    def finish_report(self, f, keep=True):
+        """Close the report file; with keep, make room for it (older reports go first) and put
+        it in place. True when the report is kept."""
+        tmp = self._hdir + "/report.tmp"
+        try:
+            f.close()
+            if not keep:
+                self.fs.remove(tmp)
+                return False
+            name = self.report_name()
             size = self._size(tmp)
             others = [n for n in self.reports() if n != name]
             sizes = []
@@ -715,8 +740,8 @@ class MatchStore:
             self._rename(tmp, self._hdir + "/" + name)
         except OSError:
             self.errors |= ERR_WRITE
-            return None
-        return name
+            return False
+        return True
 
     def reports(self):
         """Names of the saved reports, oldest first."""
@@ -744,6 +769,12 @@ class MatchStore:
 
     def report_size(self, name):
         return self._size(self._hdir + "/" + name)
+
+    def report_path(self, name):
+        """The path of a saved report (for reading it in pieces: MQTT)."""
+        if _report_number(name) < 0:
+            raise ValueError("not a report name: %r" % name)
+        return self._hdir + "/" + name
 
     # ---- what the hall has -------------------------------------------------------
 

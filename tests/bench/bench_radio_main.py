@@ -27,14 +27,16 @@ class CountingBus:
         return len(buf)
 
 
-config, error = app.load_config()
-board = app.load_board(config["board"])
-b = app.Board(board, config, error)
+import startup  # noqa: E402
+
+config, error = startup.load_config()
+board = startup.load_board(config["board"])
+b = startup.build(board, config, error)
 for chip in b.chips:
     chip.set_bus(CountingBus())  # the emulator's I2C allocates to tell the host; a real bus does not
 b.view.render(0)
 rx = b.rx
-key = bytes(int(config["radio"]["key"][i:i + 2], 16) for i in range(0, 64, 2))
+key = radio.hex_key(config["radio"]["key"])
 tx = radio.Sender(key, rx.own_id, rx.peer, 1)
 ctrl = b.ctrl
 
@@ -50,7 +52,7 @@ def handle(msg, now, save):
         ctrl.remote(command, arg, now)
         if save:
             b.persist()
-            app._write_last(seq)
+            app.write_last(seq)
     return rx.ack(seq, command, arg, ctrl.summary())
 
 

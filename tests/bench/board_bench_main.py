@@ -29,9 +29,11 @@ class CountingBus:
         return len(buf)
 
 
-config, error = app.load_config()
-board = app.load_board(config["board"])
-b = app.Board(board, config, error)
+import startup  # noqa: E402
+
+config, error = startup.load_config()
+board = startup.load_board(config["board"])
+b = startup.build(board, config, error)
 bus = CountingBus()
 for chip in b.chips:
     chip.set_bus(bus)

@@ -27,6 +27,8 @@ def render(self, now):
 
 view.View.render = render
 gc.collect()
-import app  # noqa: E402
+import startup  # noqa: E402
 
-app.main(gc.mem_alloc())
+board = startup.start(gc.mem_alloc())
+if board is not None:
+    board.serve()

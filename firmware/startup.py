@@ -1,0 +1,349 @@
+"""Starting a board: configuration, board definition, safe boot, hardware, the saved match.
+
+    board = startup.start(heap_at_start)   # main.py; None: nothing to run (safe boot, ...)
+    # main.py then drops this module from RAM and runs board.serve()
+
+Reads config.json (config.py: the schema) and boards/<board>.json, builds the
+I2C buses, chips, LEDs, buzzer and buttons from the definition, restores the
+saved match, sets up MQTT and the radio, and arms the watchdog. A remote board
+(role "remote") runs app_remote.py instead.
+
+Safe boot: the board's safe_boot_button held at power-on, or three crash
+resets in a row (counted in RTC memory), starts no app and no watchdog and
+shows an error code on every display; the REPL stays free. A board
+definition that cannot be read falls back to the wall board's; when that
+cannot be read either, the board scans the wall board's buses and shows
+E 21 on every HT16K33 it finds, so the wall is never dark.
+"""
+
+import gc
+import sys
+import time
+
+import machine
+
+import app
+
+BOARDS_DIR = "boards"
+CRASHES_FOR_SAFE_BOOT = 3
+
+# The wall board's I2C buses (boards/wall.json), for showing an error when no board
+# definition can be read at all.
+_FALLBACK_BUSES = ((0, 22, 21), (1, 33, 32))  # (bus, scl, sda); a test checks them against wall.json
+
+
+def load_config():
+    """(config, error code): config.json, else the last good one, else the defaults."""
+    import config
+
+    cfg, code, msg = config.load()
+    if code:
+        print("config:", msg)
+    del sys.modules["config"]
+    gc.collect()
+    return cfg, code
+
+
+def load_board(name, timings=None):
+    """The normalized board definition; boarddef is dropped afterwards to free its RAM.
+    `timings` (the configuration's button timings) override the board's where set."""
+    import boarddef
+
+    try:
+        board = boarddef.load("%s/%s.json" % (BOARDS_DIR, name))
+    finally:
+        del sys.modules["boarddef"]
+        gc.collect()
+    for key, value in (timings or {}).items():
+        if value is None:
+            continue
+        board["timings"][key] = value
+        for spec in board["buttons"]:
+            if key in spec:
+                spec[key] = value
+    return board
+
+
+# ---- crash counting and safe boot ---------------------------------------------------
+
+def crash_count(cause=None):
+    """Count this boot if it follows a crash (watchdog, or the app's exception handler)."""
+    count, crashed, armed = app.rtc_state()
+    if cause is None:
+        cause = machine.reset_cause()
+    if cause == machine.WDT_RESET or crashed:
+        count += 1
+    else:
+        count = 0
+    app.rtc_write(count, 0, armed)
+    return count
+
+
+def arm_watchdog():
+    """Arm machine.WDT; boot.py feeds it from a timer after a soft reset (see boot.py)."""
+    import boot_watchdog
+
+    boot_watchdog.stop()  # boot.py's feeding timer, if it runs: the tasks feed it now
+    count, crashed, armed = app.rtc_state()
+    app.rtc_write(count, crashed, 1)
+    return machine.WDT(timeout=app.WDT_MS)
+
+
+def safe_button_held(board):
+    """The safe-boot button pressed on every one of 5 samples over 40 ms."""
+    name = board.get("safe_boot_button")
+    if not name:
+        return False
+    for spec in board["buttons"]:
+        if spec["name"] == name:
+            pin = make_pin(spec["pin"], spec["pull"])
+            for _ in range(5):
+                if not (pin() ^ (1 if spec["active_low"] else 0)):
+                    return False
+                time.sleep_ms(10)
+            return True
+    return False
+
+
+# ---- hardware ------------------------------------------------------------------------
+
+def make_pin(num, pull):
+    p = machine.Pin.PULL_UP if pull == "up" else (machine.Pin.PULL_DOWN if pull == "down" else None)
+    return machine.Pin(num, machine.Pin.IN, p)
+
+
+def make_buses(board):
+    buses = {}
+    for spec in board["i2c"]:
+        buses[spec["bus"]] = app.make_bus(spec)
+    return buses
+
+
+def make_chips(board, buses, brightness):
+    import ht16k33
+
+    chips = []
+    for d in board["displays"]:
+        cls = ht16k33.Seg14x4 if d["kind"] == "seg14" else ht16k33.Seg7x4
+        level = d["brightness"] if brightness is None else brightness
+        chips.append(cls(buses[d["bus"]], d["addr"], level))
+    return chips
+
+
+def make_leds(board):
+    leds = {}
+    for name, spec in (board.get("leds") or {}).items():
+        leds[name] = machine.Pin(spec["pin"], machine.Pin.OUT)
+    return leds
+
+
+def make_buzzer(board, volume):
+    import sound
+
+    pwm = None
+    if board.get("buzzer") is not None:
+        pwm = machine.PWM(machine.Pin(board["buzzer"]), freq=2000, duty_u16=0)
+    return sound.Buzzer(pwm, volume)
+
+
+def show_code(chips, code):
+    """Show "E nn" on every chip that answers (safe boot, fatal errors)."""
+    for chip in chips:
+        try:
+            chip.set_window("E   ", 0)
+            chip.set_number(code, 3)
+            chip.set_blink(2)
+            chip.show()
+        except OSError:
+            pass
+
+
+def show_code_anywhere(code):
+    """No board definition at all: E nn on every HT16K33 found on the wall board's buses."""
+    import ht16k33
+
+    chips = []
+    for bus, scl, sda in _FALLBACK_BUSES:
+        try:
+            i2c = app.make_bus({"bus": bus, "scl": scl, "sda": sda, "freq": 100000})
+            found = i2c.scan()
+        except (OSError, ValueError):
+            continue
+        for addr in found:
+            if 0x70 <= addr <= 0x77:
+                chips.append(ht16k33.Seg7x4(i2c, addr))
+    show_code(chips, code)
+    return len(chips)
+
+
+# ---- the wall board --------------------------------------------------------------------
+
+def match_options(cfg):
+    """rules.Match keyword arguments from the configuration (config.match_options, inlined
+    so the board does not load config.py again)."""
+    options = {}
+    for key, value in cfg["match"].items():
+        options[key] = value
+    for p in ("A", "B"):
+        options["name_" + p] = cfg["players"][p]["name"]
+        options["club_" + p] = cfg["players"][p]["club"]
+    return options
+
+
+def build(board, config, error=0):
+    """The running wall board (app.Board) from the definition and the configuration."""
+    import buttons
+    import controller
+    import rules
+    import view
+
+    b = app.Board()
+    b.name = board["name"]
+    b.table = config["name"]
+    b.i2c_specs = board["i2c"]
+    b.chip_bus = [d["bus"] for d in board["displays"]]
+    b.buses = make_buses(board)
+    b.chips = make_chips(board, b.buses, config["display"]["brightness"])
+    b.buzzer = make_buzzer(board, config["sound"]["volume"])
+    options = match_options(config)
+    b.match = rules.Match(**options)
+    b.view = view.View(board, b.chips, make_leds(board), b.match)
+    b.view.error = error
+    b.group = buttons.ButtonGroup.from_board(board, make_pin)
+    b.ctrl = controller.Controller(b.match, b.view, b.buzzer, b.group, options)
+    restore(b)  # before Wi-Fi and the radio take their share of the memory
+    radio_cfg = config["radio"]
+    if radio_cfg["peer"] and radio_cfg["key"]:
+        setup_radio(b, radio_cfg)
+    if config["wifi"]["ssid"] and config["mqtt"]["host"]:
+        setup_mqtt(b, config)
+    return b
+
+
+def restore(b):
+    """The saved match back (or a new one from the configuration); E 23 when it was damaged
+    or went back, E 24 (and nothing written) when there is not the memory to read it."""
+    import rules
+    import store
+
+    now = time.ticks_ms()
+    b.store = store.MatchStore(app.STORE_DIR)
+    m = b.match
+    try:
+        restored = b.store.restore(m, now) and m.n
+    except MemoryError:
+        gc.collect()
+        try:
+            restored = b.store.restore(m, now) and m.n
+        except MemoryError:
+            print("carom: not enough memory to read the saved match back; it stays on the flash (E 24)")
+            restored = True  # nothing is begun over it: the store holds its writes
+            b.ctrl.locked = True  # and nothing is scored on a match that would not be saved
+    if restored:
+        if m.n:
+            print("carom: match restored,", m.n, "entries")
+            b.started_at = app.wall_clock(-m.entry(m.n - 1)[2] // 1000)
+        b.view.new_match()
+    else:
+        # Nothing saved, or a match nothing happened in yet: the configuration's
+        # options and names (`carom config set` applies at the next start).
+        m.new(now, **b.ctrl.options)
+        b.view.new_match()
+        b.store.begin(m)
+        b.started_at = app.wall_clock(0)
+    errors = b.store.errors & ~store.ERR_MEMORY
+    if errors:
+        print("carom: the saved match was damaged or went back (errors %d); what could be read is back" % errors)
+        b.view.error = app.ERROR_STORE
+        b.error_until = time.ticks_add(now, app.STORE_ERROR_MS)
+    b._matches = b.ctrl.matches
+    # A finished match whose report is not on the flash (a power cut came between the
+    # winning point and the report): the save task writes it now.
+    b._reported = m.phase != rules.FINISHED or b.store.held or b.store.has_report()
+
+
+def setup_mqtt(b, config):
+    import mqtt
+
+    m = config["mqtt"]
+    b.wifi = (config["wifi"]["ssid"], config["wifi"]["password"])
+    table = m["table"]
+    if not table:  # a name of its own: boards must never share topics or a client id
+        import network
+
+        mac = network.WLAN(network.STA_IF).config("mac")
+        table = "t" + "".join("%02x" % x for x in mac[3:])
+    b.topic = m["prefix"] + "/" + table + "/"
+    status = b.topic + "status"
+    b.mqtt = mqtt.Client("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None,
+                         keepalive=30, will=(status, b"offline", True, 1), birth=(status, b"online", True, 1))
+    print("carom: publishing to", m["host"], "as", b.topic + "*")
+
+
+def setup_radio(b, radio_cfg):
+    import espnow
+    import network
+
+    import radio
+
+    sta = network.WLAN(network.STA_IF)
+    sta.active(True)
+    b.peer = radio.mac_bytes(radio_cfg["peer"])
+    b.espnow = espnow.ESPNow()
+    b.espnow.active(True)
+    b.espnow.add_peer(b.peer)
+    key = radio.hex_key(radio_cfg["key"])
+    b.rx = radio.Receiver(key, b.peer, sta.config("mac"), read_last())
+    if radio_cfg["wall_buttons"] != "all":
+        b.ctrl.limit(radio_cfg["wall_buttons"])
+    print("carom: paired with the remote", radio_cfg["peer"])
+
+
+def read_last():
+    """The newest accepted remote command's (boot, counter), or None when it is lost or
+    unreadable (the wall then asks the remote to prove a command is new: radio.py)."""
+    try:
+        with open(app.RADIO_FILE) as f:
+            boot, counter = f.read().split()
+        return int(boot), int(counter)
+    except (OSError, ValueError):
+        return None
+
+
+# ---- the start ---------------------------------------------------------------------------
+
+def start(heap_at_start=0):
+    """Build the board for config.json; None when there is nothing to serve (safe boot, a
+    remote that went to sleep, no board definition at all)."""
+    config, error = load_config()
+    try:
+        board = load_board(config["board"], config["buttons"])
+    except (OSError, ValueError) as e:
+        print("carom: board %r: %s" % (config["board"], e))
+        try:
+            board = load_board("wall", config["buttons"])
+        except (OSError, ValueError) as e:
+            print("carom: board 'wall': %s; E %d on every display found" % (e, app.ERROR_BOARD))
+            show_code_anywhere(app.ERROR_BOARD)
+            return None
+        error = app.ERROR_BOARD
+    if board["role"] == "remote":
+        import app_remote
+
+        app_remote.run(board, config, make_pin, make_chips(board, make_buses(board),
+                                                           config["display"]["brightness"]))
+        return None
+    crashes = crash_count()
+    safe = 0
+    if safe_button_held(board):
+        safe = app.ERROR_SAFE_BUTTON
+    elif crashes >= CRASHES_FOR_SAFE_BOOT:
+        safe = app.ERROR_CRASH_LOOP
+    if safe:
+        print("carom: safe boot (E %d): no app, no watchdog" % safe)
+        show_code(make_chips(board, make_buses(board), 15), safe)
+        return None
+    b = build(board, config, error)
+    # Armed before any task runs, so a driver that hangs at its first call is caught too.
+    b.wdt = arm_watchdog()
+    return b

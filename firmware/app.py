@@ -15,7 +15,6 @@ Running out of memory never costs the match: an event with no room is refused
 """
 
 import asyncio
-import gc
 import sys
 import time
 

@@ -3,23 +3,9 @@
 Runs on MicroPython (ESP32 LittleFS, unix port) and CPython.  Files under
 `root` (file names and byte layouts; all numbers little-endian):
 
-snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
-    of at most 128 bytes inline in its metadata).  The newer valid one is the
-    match; the other is the previous match, the fallback when the newer one
-    is unreadable.  Written as snap.tmp, then renamed over the older slot.
-      0  4  magic b"CRMS"
-      4  1  format version: 2 (its journal starts with a start record); 1 is read too
-      5  1  game (index into rules.GAMES)
-      6  1  flags: 1 equalizing, 2 draw allowed, 4 breaker plays the white
-      7  1  breaker: 0 A, 1 B, 255 decided by the lag
-      8  4  generation (u32): one per match, always growing
-     12  2  target            14  2  innings limit (0 none)
-     16  2  shot clock, s     18  2  break, s
-     20  1  time-outs per player
-     21  4  byte lengths of name A, club A, name B, club B
-     25 99  those four texts, UTF-8, one after the other; when they do not
-            fit, the longest is cut first, on a character boundary
-    124  4  CRC32 of bytes 0..123
+snap.0, snap.1 -- two 128-byte snapshot slots: the match's options (layout in
+    snapshot.py). The newer valid one is the match; the other is the previous
+    match, the fallback when the newer one is unreadable.
 
 jnl/<generation>.<segment> -- the append-only journal of that match, 16-byte
     records, 8 records per segment file (segment = seq // 8), so every
@@ -46,6 +32,10 @@ history/<generation>.json -- finished-match reports, written in pieces as
     the next match takes the number after them.
 sent -- the number of the newest report the hall's broker acknowledged.
 
+This module is what a running board keeps in RAM: writing the journal and the
+reports. Reading a match back, beginning a new one and repairing a torn
+journal are in snapshot.py, loaded for that and dropped again.
+
 Reading back never takes a want of memory for damage: restore() raises
 MemoryError with the flash untouched, and the store then writes nothing
 (`held`) until a new match is begun, so the saved match stays on the flash
@@ -66,8 +56,8 @@ Use (the app):
     store.save_report(write)    # a finished match: write(f) writes it in pieces; reports(), open_report(name)
 """
 
-import os
 import struct
+import sys
 
 import rules
 
@@ -101,20 +91,13 @@ def crc32(data, crc=0):
     return _crc_builtin(data, crc) & 0xFFFFFFFF
 
 
-FORMAT = const(2)
 SNAP_SIZE = const(128)
 REC_SIZE = const(16)
 SEG_RECORDS = const(8)
-_MAGIC = b"CRMS"
-_SNAP_HEAD = "<4sBBBBIHHHHB4B"
-_TEXT_AT = const(25)
-_TEXT_MAX = const(99)
-_CRC_AT = const(124)
-_REC = "<IBBHi"
-_RECORD = "<IBBHiI"
-_NO_BREAKER = const(255)
-_ENOENT = const(2)
-_EEXIST = const(17)
+REC = "<IBBHi"  # a record without its CRC
+RECORD = "<IBBHiI"
+ENOENT = const(2)
+EEXIST = const(17)
 
 K_ENTRY = const(1)
 K_UNDO = const(2)
@@ -138,93 +121,32 @@ NOTHING_TO_UNDO = "nothing to undo"
 HELD = "the saved match could not be read: nothing is written until a new match"
 
 
+_DROP = sys.implementation.name == "micropython"  # CPython (host tools, tests) keeps it loaded
+
+
+def _snapshot(name, *args):
+    """snapshot.name(*args), with snapshot.py in RAM only for the call (on MicroPython)."""
+    import snapshot
+
+    try:
+        return getattr(snapshot, name)(*args)
+    finally:
+        if _DROP:
+            del sys.modules["snapshot"]
+
+
 class PosixFs:
     """The filesystem calls the store uses, over the built-in open and os."""
 
     def __init__(self):
+        import os
+
         self.open = open
         self.rename = os.rename
         self.remove = os.remove
         self.stat = os.stat
         self.listdir = os.listdir
         self.mkdir = os.mkdir
-
-
-def fit_texts(texts, budget=_TEXT_MAX):
-    """The texts as UTF-8, the longest cut by whole characters until all fit in budget bytes."""
-    out = [bytes(t, "utf-8") for t in texts]
-    total = 0
-    for b in out:
-        total += len(b)
-    while total > budget:
-        i = 0
-        for j in range(1, len(out)):
-            if len(out[j]) > len(out[i]):
-                i = j
-        b = out[i]
-        end = len(b) - 1
-        while end > 0 and b[end] & 0xC0 == 0x80:  # continuation bytes of the last character
-            end -= 1
-        total -= len(b) - end
-        out[i] = b[:end]
-    return out
-
-
-def pack_snapshot(gen, m):
-    """The 128-byte snapshot of match m's options, for generation gen."""
-    texts = fit_texts((m.names[rules.A], m.clubs[rules.A], m.names[rules.B], m.clubs[rules.B]))
-    flags = (1 if m.equalizing else 0) | (2 if m.draw_allowed else 0) | (4 if m.white_breaker else 0)
-    breaker = _NO_BREAKER if m.breaker0 == rules.NOBODY else m.breaker0
-    buf = bytearray(SNAP_SIZE)
-    struct.pack_into(_SNAP_HEAD, buf, 0, _MAGIC, FORMAT, m.game, flags, breaker, gen, m.target0, m.innings_limit,
-                     m.shot_ms // 1000, m.break_ms // 1000, m.timeouts0,
-                     len(texts[0]), len(texts[1]), len(texts[2]), len(texts[3]))
-    at = _TEXT_AT
-    for t in texts:
-        buf[at:at + len(t)] = t
-        at += len(t)
-    struct.pack_into("<I", buf, _CRC_AT, crc32(memoryview(buf)[:_CRC_AT]))
-    return buf
-
-
-def parse_snapshot(data):
-    """(generation, options for Match.new) from snapshot bytes, or None when they are not valid."""
-    if data is None or len(data) != SNAP_SIZE:
-        return None
-    if crc32(memoryview(data)[:_CRC_AT]) != struct.unpack_from("<I", data, _CRC_AT)[0]:
-        return None
-    (magic, version, game, flags, breaker, gen, target, limit, shot, brk, timeouts,
-     l0, l1, l2, l3) = struct.unpack_from(_SNAP_HEAD, data, 0)
-    if magic != _MAGIC or not 1 <= version <= FORMAT or game >= len(rules.GAMES):
-        return None
-    if breaker != rules.A and breaker != rules.B and breaker != _NO_BREAKER:
-        return None
-    if l0 + l1 + l2 + l3 > _TEXT_MAX:
-        return None
-    texts = []
-    at = _TEXT_AT
-    for n in (l0, l1, l2, l3):
-        try:
-            texts.append(str(bytes(data[at:at + n]), "utf-8"))
-        except Exception:  # not UTF-8 (CPython checks; MicroPython may not)
-            return None
-        at += n
-    return gen, {
-        "game": rules.GAMES[game],
-        "target": target,
-        "innings_limit": limit,
-        "equalizing": bool(flags & 1),
-        "draw": bool(flags & 2),
-        "breaker_ball": "white" if flags & 4 else "spot",
-        "breaker": None if breaker == _NO_BREAKER else breaker,
-        "shot_clock": shot,
-        "break_s": brk,
-        "timeouts": timeouts,
-        "name_A": texts[0],
-        "club_A": texts[1],
-        "name_B": texts[2],
-        "club_B": texts[3],
-    }
 
 
 def _report_number(name):
@@ -276,7 +198,7 @@ class MatchStore:
         try:
             f = self.fs.open(path, "rb")
         except OSError as e:
-            if e.args and e.args[0] != _ENOENT:
+            if e.args and e.args[0] != ENOENT:
                 self.errors |= ERR_READ
             return None
         try:
@@ -304,7 +226,7 @@ class MatchStore:
         try:
             self.fs.rename(tmp, path)
         except OSError as e:
-            if not e.args or e.args[0] != _EEXIST:
+            if not e.args or e.args[0] != EEXIST:
                 raise
             self.fs.remove(path)  # a filesystem whose rename does not replace (not LittleFS, not POSIX)
             self.fs.rename(tmp, path)
@@ -329,100 +251,26 @@ class MatchStore:
         except OSError:
             return -1
 
-    def _slots(self):
-        """[(generation, options, format) or None] for slot 0 and slot 1."""
-        out = []
-        for slot in (0, 1):
-            data = self._read(self._snap_path(slot), SNAP_SIZE + 1)
-            got = parse_snapshot(data)
-            if got is None:
-                if data is not None:
-                    self.errors |= ERR_SNAPSHOT
-                out.append(None)
-            else:
-                out.append((got[0], got[1], data[4]))
-        return out
 
-    def _journal_files(self):
-        """[(generation, segment, name)] of the files in jnl/."""
-        out = []
-        for name in self._listdir(self._jdir):
-            gen, dot, seg = name.partition(".")
-            if dot and gen.isdigit() and seg.isdigit():
-                out.append((int(gen), int(seg), name))
-        return out
-
-    # ---- reading back ---------------------------------------------------
+    # ---- reading back and beginning: snapshot.py, loaded for it and dropped -------
 
     def restore(self, match, now):
         """Put the saved match into `match` (match.new, its entries, one replay); True if
         there was one. Raises MemoryError, having changed nothing on the flash, when there is
-        not enough memory to read it: the store is then `held` (writes nothing).
-
-        The entries were checked when they were played, so they are put in the log unplayed
-        and played once at the end (an undo record takes the newest one off); match time then
-        resumes at the newest entry's time (Match.resume_at), as after an undo.
-        """
-        self.errors = 0
-        self._forget(0)
-        self.held = False
-        try:
-            best = self._newest()
-            if best is None:
-                self._look_for_newer(0)
-                return False
-            gen, options, version = best
-            self._forget(gen)
-            if match.new(now, **options):
-                self.errors |= ERR_RESTORE
-                self._forget(0)
-                return False
-            ends = self._scan(match, version)
-            match.replay_log(now)
-        except MemoryError:
-            self.errors |= ERR_MEMORY
-            self._forget(0)
-            self.held = True
-            match.new(now, **match.options())  # no half-read match left behind
-            raise
-        except Exception:  # never fatal: what was read is kept, the rest reported
-            self.errors |= ERR_READ
-            self._forget(0)
-            return False
-        self._look_for_newer(gen)
-        if ends is not None:  # a torn or corrupt tail, or a lost segment: cut it off now
-            self._cut_tail(*ends)
-        if self.closed:
-            match.close(now)
-        return True
+        not enough memory to read it: the store is then `held` (writes nothing)."""
+        return _snapshot("restore", self, match, now)
 
     def load(self):
         """(options for Match.new, [(code, arg, t), ...]) of the saved match, or None.
-
         For tests and host tools: it builds a list. The board restores with restore()."""
         m = rules.Match()
         if not self.restore(m, 0):
             return None
         return m.options(), [m.entry(i) for i in range(m.n)]
 
-    def _newest(self):
-        best = None
-        for got in self._slots():
-            if got is not None and (best is None or got[0] > best[0]):
-                best = got
-        return best
-
-    def _look_for_newer(self, gen):
-        """A newer match than the one restored left a journal with entries, or a report: the
-        match went back (its snapshot was lost). Nothing is changed; ERR_ROLLBACK says so."""
-        for g, seg, name in self._journal_files():
-            if g > gen and (seg > 0 or self._size(self._jdir + "/" + name) > REC_SIZE):
-                self.errors |= ERR_ROLLBACK
-                return
-        for name in self.reports():
-            if _report_number(name) > gen:
-                self.errors |= ERR_ROLLBACK
-                return
+    def begin(self, match):
+        """Save a new match (its options; its entries follow with sync or append)."""
+        return _snapshot("begin", self, match)
 
     def _forget(self, gen):
         self.gen = gen
@@ -432,163 +280,11 @@ class MatchStore:
         self._broken = False
         self._seg = -1
 
-    def _scan(self, match, version):
-        """Read this generation's journal into `match` (pushed, not played); returns None, or
-        (segment, its good bytes, present) of a tail to cut. Writes nothing."""
-        gen = self.gen
-        closed = False
-        seq = 0
-        seg = 0
-        full = SEG_RECORDS * REC_SIZE
-        while True:
-            data = self._read(self._segment_path(gen, seg), full + 1)
-            if data is None:
-                data = b""
-            good = 0
-            while good < SEG_RECORDS and (good + 1) * REC_SIZE <= len(data):
-                at = good * REC_SIZE
-                s, kind, code, arg, t, crc = struct.unpack_from(_RECORD, data, at)
-                if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
-                    break
-                if kind == K_ENTRY:
-                    match.push(code, arg, t)
-                    closed = False
-                elif kind == K_UNDO:
-                    match.pop()
-                    closed = False
-                elif kind == K_CLOSE:
-                    closed = True
-                elif kind != K_START or seq:
-                    break
-                seq += 1
-                good += 1
-            if good == SEG_RECORDS and len(data) == full:  # a full segment: the journal goes on
-                seg += 1
-                continue
-            if seq == 0 and version >= 2:  # not even the start record: the journal is gone
-                self.errors |= ERR_ROLLBACK | ERR_JOURNAL
-            # The journal ends in this segment (or before it, when it is missing): the rest of
-            # it, and any later segment (left by a lost one), is a tail to drop.
-            tail = None
-            if len(data) != good * REC_SIZE or self._later_segments(seg):
-                self.errors |= ERR_JOURNAL
-                tail = (seg, data[:good * REC_SIZE], len(data) > 0)
-            break
-        self.seq = seq
-        self.count = match.n
-        self.closed = closed
-        return tail
-
-    def _later_segments(self, seg):
-        for g, s, _ in self._journal_files():
-            if g == self.gen and s > seg:
-                return True
-        return False
-
-    def _cut_tail(self, seg, keep, present):
-        """Make the journal end after `keep` (the good records of segment seg)."""
-        try:
-            for g, s, name in self._journal_files():
-                if g == self.gen and s > seg:
-                    self.fs.remove(self._jdir + "/" + name)
-            path = self._segment_path(self.gen, seg)
-            if keep:
-                self._write_new(path, self._jdir + "/tmp", keep)
-            elif present:
-                self.fs.remove(path)
-            self._broken = False
-        except OSError:
-            self.errors |= ERR_WRITE
-            self._broken = True
-
-    def _rescan(self):
-        """Where the journal really ends after a failed write: count its records, cut a torn tail."""
-        scratch = _Counter()
-        ends = self._scan(scratch, 1)
-        self.count = scratch.n
-        if ends is not None:
-            self._cut_tail(*ends)
-
     # ---- writing ----------------------------------------------------------
-
-    def begin(self, match):
-        """Save a new match (its options; its entries follow with sync or append)."""
-        try:
-            self._mkdir(self.root)
-            self._mkdir(self._jdir)
-            # The new snapshot goes over the older (or unreadable) slot; the other one, the
-            # current match, stays as the previous match.
-            slots = self._slots()
-            if slots[0] is None:
-                target = 0
-            elif slots[1] is None:
-                target = 1
-            else:
-                target = 0 if slots[0][0] < slots[1][0] else 1
-            other = slots[1 - target]
-            top = self.gen
-            if other is not None:
-                top = max(top, other[0])
-            files = self._journal_files()
-            for g, _, _ in files:
-                top = max(top, g)
-            for name in self.reports():
-                top = max(top, _report_number(name))
-            if top >= GEN_MAX:  # the numbers ran out: number the reports again, start over above them
-                top = self._renumber()
-                other = None
-                files = self._journal_files()
-            gen = top + 1
-            snap = pack_snapshot(gen, match)
-            # The start record first: a snapshot is never without it, so a journal that is
-            # missing under a snapshot was lost (a cut between the two leaves only the start
-            # record of a match that never was, which is not taken for one).
-            self._forget(gen)
-            self.held = False
-            self._seg = 0
-            self._seg_path = self._segment_path(gen, 0)
-            self._write_new(self._seg_path, self._jdir + "/tmp", self._record(0, K_START, 0, 0, 0))
-            self.seq = 1
-            self._write_new(self._snap_path(target), self.root + "/snap.tmp", snap)
-        except OSError:
-            self.errors |= ERR_WRITE
-            self._forget(0)
-            return WRITE_FAILED
-        # The new match is in place; drop the journals of all but it and the previous match.
-        keep = other[0] if other is not None else -1
-        for g, _, name in files:
-            if g != keep and g != gen:
-                try:
-                    self.fs.remove(self._jdir + "/" + name)
-                except OSError:
-                    pass
-        return None
-
-    def _renumber(self):
-        """Reports numbered 1, 2, ... in their order; every other match's files go (the new
-        match replaces the current one; its report, if it has one, is kept). Returns the top."""
-        names = self.reports()
-        sent = self.sent()
-        new_sent = 0
-        for i, name in enumerate(names):
-            if _report_number(name) <= sent:
-                new_sent = i + 1
-            if name != report_name(i + 1):
-                self._rename(self._hdir + "/" + name, self._hdir + "/" + report_name(i + 1))
-        if sent:
-            self._write_sent(new_sent)
-        for _, _, name in self._journal_files():
-            self.fs.remove(self._jdir + "/" + name)
-        for slot in (0, 1):
-            try:
-                self.fs.remove(self._snap_path(slot))
-            except OSError:
-                pass
-        return len(names)
 
     def _record(self, seq, kind, code, arg, t):
         rec = self._rec
-        struct.pack_into(_REC, rec, 0, seq, kind, code, arg, t)
+        struct.pack_into(REC, rec, 0, seq, kind, code, arg, t)
         struct.pack_into("<I", rec, 12, crc32(self._rec_head, self.gen))
         return rec
 
@@ -641,7 +337,7 @@ class MatchStore:
         if self._broken:  # a write failed: find where the journal really ends, cut any torn tail
             self._broken = False
             try:
-                self._rescan()
+                _snapshot("rescan", self)
             except Exception:
                 self._broken = True
             if self._broken:
@@ -804,15 +500,3 @@ class MatchStore:
         return [name for name in self.reports() if _report_number(name) > sent]
 
 
-class _Counter:
-    """Stands in for a match when only the number of live entries is wanted."""
-
-    def __init__(self):
-        self.n = 0
-
-    def push(self, code, arg, t):
-        self.n += 1
-
-    def pop(self):
-        if self.n:
-            self.n -= 1

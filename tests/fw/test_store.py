@@ -13,6 +13,7 @@ import os
 import matchdoc
 import rules
 from ticks import ticks_add
+import snapshot
 import store
 from faultfs import LFS, TORN, FailingFs, FaultFs, MemFs, PowerCut, RamFlash, VfsFs, image, read_all
 from fwtest import SkipTest, raises
@@ -99,7 +100,7 @@ def valid_snapshots(fs, root=ROOT):
     """How many of the two snapshot slots hold a valid snapshot."""
     n = 0
     for slot in (0, 1):
-        if store.parse_snapshot(read_all(fs, "%s/snap.%d" % (root, slot))) is not None:
+        if snapshot.parse_snapshot(read_all(fs, "%s/snap.%d" % (root, slot))) is not None:
             n += 1
     return n
 
@@ -141,10 +142,10 @@ def test_snapshot_is_128_bytes_and_round_trips():
     m.new(0, game="balkline_71_2", target=300, breaker=rules.B, innings_limit=25, equalizing=False, draw=False,
           shot_clock=50, timeouts=2, break_s=300, breaker_ball="white", name_A="Ceulemans", club_A="Antwerpen",
           name_B="Sang Lee", club_B="NY")
-    buf = store.pack_snapshot(7, m)
+    buf = snapshot.pack_snapshot(7, m)
     assert len(buf) == store.SNAP_SIZE <= 128
     assert buf[:5] == b"CRMS\x02", buf[:5]
-    gen, options = store.parse_snapshot(bytes(buf))
+    gen, options = snapshot.parse_snapshot(bytes(buf))
     assert gen == 7
     assert options == {"game": "balkline_71_2", "target": 300, "innings_limit": 25, "equalizing": False,
                        "draw": False, "breaker_ball": "white", "breaker": rules.B, "shot_clock": 50, "break_s": 300,
@@ -155,12 +156,12 @@ def test_snapshot_is_128_bytes_and_round_trips():
     assert matchdoc.doc(m2, 0) == matchdoc.doc(m, 0)
     # No breaker (the lag decides) is kept as such.
     m.new(0, game="three_cushion", target=40)
-    assert store.parse_snapshot(bytes(store.pack_snapshot(1, m)))[1]["breaker"] is None
+    assert snapshot.parse_snapshot(bytes(snapshot.pack_snapshot(1, m)))[1]["breaker"] is None
     # A format-1 snapshot (written before journals began with a start record) is read too.
     old = bytearray(buf)
     old[4] = 1
-    store.struct.pack_into("<I", old, 124, store.crc32(memoryview(old)[:124]))
-    assert store.parse_snapshot(bytes(old)) == (7, options)
+    snapshot.struct.pack_into("<I", old, 124, snapshot.crc32(memoryview(old)[:124]))
+    assert snapshot.parse_snapshot(bytes(old)) == (7, options)
 
 
 def test_long_names_cut_on_character_boundaries():
@@ -169,9 +170,9 @@ def test_long_names_cut_on_character_boundaries():
              "Zsótér-Kővári Éva Ágnes", "Ferencvárosi Torna Club")
     m = rules.Match()
     m.new(0, name_A=names[0], club_A=names[1], name_B=names[2], club_B=names[3])
-    buf = store.pack_snapshot(3, m)
+    buf = snapshot.pack_snapshot(3, m)
     assert len(buf) == 128
-    options = store.parse_snapshot(bytes(buf))[1]
+    options = snapshot.parse_snapshot(bytes(buf))[1]
     got = (options["name_A"], options["club_A"], options["name_B"], options["club_B"])
     total = 0
     for full, cut in zip(names, got):
@@ -180,24 +181,24 @@ def test_long_names_cut_on_character_boundaries():
         total += len(bytes(cut, "utf-8"))
     assert 96 <= total <= 99, total
     # Short texts are not touched.
-    assert store.fit_texts(("a", "é", "", "xyz")) == [b"a", bytes("é", "utf-8"), b"", b"xyz"]
+    assert snapshot.fit_texts(("a", "é", "", "xyz")) == [b"a", bytes("é", "utf-8"), b"", b"xyz"]
     # A text of 2-byte characters only: cut to whole characters.
-    cut = store.fit_texts(("é" * 60, "", "", ""))[0]
+    cut = snapshot.fit_texts(("é" * 60, "", "", ""))[0]
     assert len(cut) == 98 and str(cut, "utf-8") == "é" * 49
 
 
 def test_bad_snapshots_are_refused():
     # Wrong size, magic, version, CRC, game index or breaker: parse_snapshot says None.
     m = rules.Match()
-    good = bytes(store.pack_snapshot(5, m))
-    assert store.parse_snapshot(good) is not None
-    assert store.parse_snapshot(good[:-1]) is None
-    assert store.parse_snapshot(good + b"\x00") is None
-    assert store.parse_snapshot(None) is None
+    good = bytes(snapshot.pack_snapshot(5, m))
+    assert snapshot.parse_snapshot(good) is not None
+    assert snapshot.parse_snapshot(good[:-1]) is None
+    assert snapshot.parse_snapshot(good + b"\x00") is None
+    assert snapshot.parse_snapshot(None) is None
     for at in (0, 4, 5, 7, 8, 30, 124, 127):
         bad = bytearray(good)
         bad[at] ^= 0x10
-        assert store.parse_snapshot(bytes(bad)) is None, at
+        assert snapshot.parse_snapshot(bytes(bad)) is None, at
 
 
 def test_record_layout_is_16_bytes():
@@ -346,7 +347,7 @@ def test_corrupt_newest_snapshot_falls_back_to_the_previous_match():
     s = store.MatchStore(ROOT, fs)
     play(["new game=three_cushion target=3 name_A=Old breaker=A", "point", "point"], s)
     play(["new game=three_cushion target=3 name_A=New breaker=A", "point"], s)
-    newest = ROOT + "/snap.%d" % (1 if store.parse_snapshot(bytes(fs.files[ROOT + "/snap.1"]))[0] == s.gen else 0)
+    newest = ROOT + "/snap.%d" % (1 if snapshot.parse_snapshot(bytes(fs.files[ROOT + "/snap.1"]))[0] == s.gen else 0)
     fs.files[newest][40] ^= 1
     s2 = store.MatchStore(ROOT, fs)
     options, entries = s2.load()
@@ -687,7 +688,7 @@ def test_a_deleted_snapshot_with_a_newer_journal_is_a_rollback():
     s = store.MatchStore(ROOT, fs)
     play(["new game=three_cushion target=9 breaker=A name_A=Old", "point"], s)
     play(["new game=three_cushion target=9 breaker=A name_A=New", "point", "point"], s)
-    newest = [p for p in fs.files if "/snap." in p and store.parse_snapshot(bytes(fs.files[p]))[0] == s.gen][0]
+    newest = [p for p in fs.files if "/snap." in p and snapshot.parse_snapshot(bytes(fs.files[p]))[0] == s.gen][0]
     del fs.files[newest]
     s2 = store.MatchStore(ROOT, fs)
     m = rules.Match()

@@ -1,0 +1,386 @@
+"""The match store's snapshots and journals read back, begun and repaired.
+
+Part of the store (store.py: the file layout); loaded by MatchStore.restore,
+begin and the repair after a failed write, and dropped again, so a running
+board keeps only the writing half in RAM. The functions work on a MatchStore
+(`st`) and its internals.
+
+snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
+    of at most 128 bytes inline in its metadata).  The newer valid one is the
+    match; the other is the previous match, the fallback when the newer one
+    is unreadable.  Written as snap.tmp, then renamed over the older slot.
+      0  4  magic b"CRMS"
+      4  1  format version: 2 (its journal starts with a start record); 1 is read too
+      5  1  game (index into rules.GAMES)
+      6  1  flags: 1 equalizing, 2 draw allowed, 4 breaker plays the white
+      7  1  breaker: 0 A, 1 B, 255 decided by the lag
+      8  4  generation (u32): one per match, always growing
+     12  2  target            14  2  innings limit (0 none)
+     16  2  shot clock, s     18  2  break, s
+     20  1  time-outs per player
+     21  4  byte lengths of name A, club A, name B, club B
+     25 99  those four texts, UTF-8, one after the other; when they do not
+            fit, the longest is cut first, on a character boundary
+    124  4  CRC32 of bytes 0..123
+"""
+
+import struct
+
+import rules
+from store import (ERR_JOURNAL, ERR_MEMORY, ERR_READ, ERR_RESTORE, ERR_ROLLBACK, ERR_SNAPSHOT, ERR_WRITE,
+                   GEN_MAX, K_CLOSE, K_ENTRY, K_START, K_UNDO, REC_SIZE, RECORD, SEG_RECORDS, SNAP_SIZE,
+                   WRITE_FAILED, crc32, report_name, _report_number)
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+FORMAT = const(2)
+_MAGIC = b"CRMS"
+_SNAP_HEAD = "<4sBBBBIHHHHB4B"
+_TEXT_AT = const(25)
+_TEXT_MAX = const(99)
+_CRC_AT = const(124)
+_NO_BREAKER = const(255)
+
+
+def fit_texts(texts, budget=_TEXT_MAX):
+    """The texts as UTF-8, the longest cut by whole characters until all fit in budget bytes."""
+    out = [bytes(t, "utf-8") for t in texts]
+    total = 0
+    for b in out:
+        total += len(b)
+    while total > budget:
+        i = 0
+        for j in range(1, len(out)):
+            if len(out[j]) > len(out[i]):
+                i = j
+        b = out[i]
+        end = len(b) - 1
+        while end > 0 and b[end] & 0xC0 == 0x80:  # continuation bytes of the last character
+            end -= 1
+        total -= len(b) - end
+        out[i] = b[:end]
+    return out
+
+
+def pack_snapshot(gen, m):
+    """The 128-byte snapshot of match m's options, for generation gen."""
+    texts = fit_texts((m.names[rules.A], m.clubs[rules.A], m.names[rules.B], m.clubs[rules.B]))
+    flags = (1 if m.equalizing else 0) | (2 if m.draw_allowed else 0) | (4 if m.white_breaker else 0)
+    breaker = _NO_BREAKER if m.breaker0 == rules.NOBODY else m.breaker0
+    buf = bytearray(SNAP_SIZE)
+    struct.pack_into(_SNAP_HEAD, buf, 0, _MAGIC, FORMAT, m.game, flags, breaker, gen, m.target0, m.innings_limit,
+                     m.shot_ms // 1000, m.break_ms // 1000, m.timeouts0,
+                     len(texts[0]), len(texts[1]), len(texts[2]), len(texts[3]))
+    at = _TEXT_AT
+    for t in texts:
+        buf[at:at + len(t)] = t
+        at += len(t)
+    struct.pack_into("<I", buf, _CRC_AT, crc32(memoryview(buf)[:_CRC_AT]))
+    return buf
+
+
+def parse_snapshot(data):
+    """(generation, options for Match.new) from snapshot bytes, or None when they are not valid."""
+    if data is None or len(data) != SNAP_SIZE:
+        return None
+    if crc32(memoryview(data)[:_CRC_AT]) != struct.unpack_from("<I", data, _CRC_AT)[0]:
+        return None
+    (magic, version, game, flags, breaker, gen, target, limit, shot, brk, timeouts,
+     l0, l1, l2, l3) = struct.unpack_from(_SNAP_HEAD, data, 0)
+    if magic != _MAGIC or not 1 <= version <= FORMAT or game >= len(rules.GAMES):
+        return None
+    if breaker != rules.A and breaker != rules.B and breaker != _NO_BREAKER:
+        return None
+    if l0 + l1 + l2 + l3 > _TEXT_MAX:
+        return None
+    texts = []
+    at = _TEXT_AT
+    for n in (l0, l1, l2, l3):
+        try:
+            texts.append(str(bytes(data[at:at + n]), "utf-8"))
+        except Exception:  # not UTF-8 (CPython checks; MicroPython may not)
+            return None
+        at += n
+    return gen, {
+        "game": rules.GAMES[game],
+        "target": target,
+        "innings_limit": limit,
+        "equalizing": bool(flags & 1),
+        "draw": bool(flags & 2),
+        "breaker_ball": "white" if flags & 4 else "spot",
+        "breaker": None if breaker == _NO_BREAKER else breaker,
+        "shot_clock": shot,
+        "break_s": brk,
+        "timeouts": timeouts,
+        "name_A": texts[0],
+        "club_A": texts[1],
+        "name_B": texts[2],
+        "club_B": texts[3],
+    }
+
+
+def restore(st, match, now):
+    """Put the saved match into `match` (match.new, its entries, one replay); True if
+    there was one. Raises MemoryError, having changed nothing on the flash, when there is
+    not enough memory to read it: the store is then `held` (writes nothing).
+
+    The entries were checked when they were played, so they are put in the log unplayed
+    and played once at the end (an undo record takes the newest one off); match time then
+    resumes at the newest entry's time (Match.resume_at), as after an undo.
+    """
+    st.errors = 0
+    st._forget(0)
+    st.held = False
+    try:
+        best = newest(st)
+        if best is None:
+            look_for_newer(st, 0)
+            return False
+        gen, options, version = best
+        st._forget(gen)
+        if match.new(now, **options):
+            st.errors |= ERR_RESTORE
+            st._forget(0)
+            return False
+        ends = scan(st, match, version)
+        match.replay_log(now)
+    except MemoryError:
+        st.errors |= ERR_MEMORY
+        st._forget(0)
+        st.held = True
+        match.new(now, **match.options())  # no half-read match left behind
+        raise
+    except Exception:  # never fatal: what was read is kept, the rest reported
+        st.errors |= ERR_READ
+        st._forget(0)
+        return False
+    look_for_newer(st, gen)
+    if ends is not None:  # a torn or corrupt tail, or a lost segment: cut it off now
+        cut_tail(st, *ends)
+    if st.closed:
+        match.close(now)
+    return True
+
+
+def newest(st):
+    best = None
+    for got in slots(st):
+        if got is not None and (best is None or got[0] > best[0]):
+            best = got
+    return best
+
+
+def look_for_newer(st, gen):
+    """A newer match than the one restored left a journal with entries, or a report: the
+    match went back (its snapshot was lost). Nothing is changed; ERR_ROLLBACK says so."""
+    for g, seg, name in journal_files(st):
+        if g > gen and (seg > 0 or st._size(st._jdir + "/" + name) > REC_SIZE):
+            st.errors |= ERR_ROLLBACK
+            return
+    for name in st.reports():
+        if _report_number(name) > gen:
+            st.errors |= ERR_ROLLBACK
+            return
+
+
+def scan(st, match, version):
+    """Read this generation's journal into `match` (pushed, not played); returns None, or
+    (segment, its good bytes, present) of a tail to cut. Writes nothing."""
+    gen = st.gen
+    closed = False
+    seq = 0
+    seg = 0
+    full = SEG_RECORDS * REC_SIZE
+    while True:
+        data = st._read(st._segment_path(gen, seg), full + 1)
+        if data is None:
+            data = b""
+        good = 0
+        while good < SEG_RECORDS and (good + 1) * REC_SIZE <= len(data):
+            at = good * REC_SIZE
+            s, kind, code, arg, t, crc = struct.unpack_from(RECORD, data, at)
+            if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
+                break
+            if kind == K_ENTRY:
+                match.push(code, arg, t)
+                closed = False
+            elif kind == K_UNDO:
+                match.pop()
+                closed = False
+            elif kind == K_CLOSE:
+                closed = True
+            elif kind != K_START or seq:
+                break
+            seq += 1
+            good += 1
+        if good == SEG_RECORDS and len(data) == full:  # a full segment: the journal goes on
+            seg += 1
+            continue
+        if seq == 0 and version >= 2:  # not even the start record: the journal is gone
+            st.errors |= ERR_ROLLBACK | ERR_JOURNAL
+        # The journal ends in this segment (or before it, when it is missing): the rest of
+        # it, and any later segment (left by a lost one), is a tail to drop.
+        tail = None
+        if len(data) != good * REC_SIZE or later_segments(st, seg):
+            st.errors |= ERR_JOURNAL
+            tail = (seg, data[:good * REC_SIZE], len(data) > 0)
+        break
+    st.seq = seq
+    st.count = match.n
+    st.closed = closed
+    return tail
+
+
+def later_segments(st, seg):
+    for g, s, _ in journal_files(st):
+        if g == st.gen and s > seg:
+            return True
+    return False
+
+
+def cut_tail(st, seg, keep, present):
+    """Make the journal end after `keep` (the good records of segment seg)."""
+    try:
+        for g, s, name in journal_files(st):
+            if g == st.gen and s > seg:
+                st.fs.remove(st._jdir + "/" + name)
+        path = st._segment_path(st.gen, seg)
+        if keep:
+            st._write_new(path, st._jdir + "/tmp", keep)
+        elif present:
+            st.fs.remove(path)
+        st._broken = False
+    except OSError:
+        st.errors |= ERR_WRITE
+        st._broken = True
+
+
+def rescan(st):
+    """Where the journal really ends after a failed write: count its records, cut a torn tail."""
+    scratch = _Counter()
+    ends = scan(st, scratch, 1)
+    st.count = scratch.n
+    if ends is not None:
+        cut_tail(st, *ends)
+
+
+def begin(st, match):
+    """Save a new match (its options; its entries follow with sync or append)."""
+    try:
+        st._mkdir(st.root)
+        st._mkdir(st._jdir)
+        # The new snapshot goes over the older (or unreadable) slot; the other one, the
+        # current match, stays as the previous match.
+        both = slots(st)
+        if both[0] is None:
+            target = 0
+        elif both[1] is None:
+            target = 1
+        else:
+            target = 0 if both[0][0] < both[1][0] else 1
+        other = both[1 - target]
+        top = st.gen
+        if other is not None:
+            top = max(top, other[0])
+        files = journal_files(st)
+        for g, _, _ in files:
+            top = max(top, g)
+        for name in st.reports():
+            top = max(top, _report_number(name))
+        if top >= GEN_MAX:  # the numbers ran out: number the reports again, start over above them
+            top = renumber(st)
+            other = None
+            files = journal_files(st)
+        gen = top + 1
+        snap = pack_snapshot(gen, match)
+        # The start record first: a snapshot is never without it, so a journal that is
+        # missing under a snapshot was lost (a cut between the two leaves only the start
+        # record of a match that never was, which is not taken for one).
+        st._forget(gen)
+        st.held = False
+        st._seg = 0
+        st._seg_path = st._segment_path(gen, 0)
+        st._write_new(st._seg_path, st._jdir + "/tmp", st._record(0, K_START, 0, 0, 0))
+        st.seq = 1
+        st._write_new(st._snap_path(target), st.root + "/snap.tmp", snap)
+    except OSError:
+        st.errors |= ERR_WRITE
+        st._forget(0)
+        return WRITE_FAILED
+    # The new match is in place; drop the journals of all but it and the previous match.
+    keep = other[0] if other is not None else -1
+    for g, _, name in files:
+        if g != keep and g != gen:
+            try:
+                st.fs.remove(st._jdir + "/" + name)
+            except OSError:
+                pass
+    return None
+
+
+def renumber(st):
+    """Reports numbered 1, 2, ... in their order; every other match's files go (the new
+    match replaces the current one; its report, if it has one, is kept). Returns the top."""
+    names = st.reports()
+    sent = st.sent()
+    new_sent = 0
+    for i, name in enumerate(names):
+        if _report_number(name) <= sent:
+            new_sent = i + 1
+        if name != report_name(i + 1):
+            st._rename(st._hdir + "/" + name, st._hdir + "/" + report_name(i + 1))
+    if sent:
+        st._write_sent(new_sent)
+    for _, _, name in journal_files(st):
+        st.fs.remove(st._jdir + "/" + name)
+    for slot in (0, 1):
+        try:
+            st.fs.remove(st._snap_path(slot))
+        except OSError:
+            pass
+    return len(names)
+
+
+def slots(st):
+    """[(generation, options, format) or None] for slot 0 and slot 1."""
+    out = []
+    for slot in (0, 1):
+        data = st._read(st._snap_path(slot), SNAP_SIZE + 1)
+        got = parse_snapshot(data)
+        if got is None:
+            if data is not None:
+                st.errors |= ERR_SNAPSHOT
+            out.append(None)
+        else:
+            out.append((got[0], got[1], data[4]))
+    return out
+
+
+def journal_files(st):
+    """[(generation, segment, name)] of the files in jnl/."""
+    out = []
+    for name in st._listdir(st._jdir):
+        gen, dot, seg = name.partition(".")
+        if dot and gen.isdigit() and seg.isdigit():
+            out.append((int(gen), int(seg), name))
+    return out
+
+
+class _Counter:
+    """Stands in for a match when only the number of live entries is wanted."""
+
+    def __init__(self):
+        self.n = 0
+
+    def push(self, code, arg, t):
+        self.n += 1
+
+    def pop(self):
+        if self.n:
+            self.n -= 1

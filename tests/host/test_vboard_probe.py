@@ -161,7 +161,7 @@ def test_two_buses_with_the_same_addresses(tmp_path):
     b = VirtualBoard(tmp_path / "flash", main="two_buses.py", board=TWO_BUSES, firmware=[fixture("two_buses.py")])
     try:
         b.power_on()
-        assert b.lines() == ["scan [112] [112, 113] []", "unwired 19", "softi2c [112, 113]"]
+        assert b.lines() == ["unwired 19", "scan [112] [112, 113] [] True", "softi2c [112, 113]"]
         assert b.chip(0x70, bus=0).ram[:1] == b"\x11"
         assert b.chip(0x70, bus=1).ram[:1] == b"\x22"
         assert b.chip(0x71, bus=1).ram[:2] == b"\x33\x44"

@@ -40,6 +40,26 @@ _idle_levels = {}  # pin number -> level of a released button without internal p
 _input_only = ()
 
 
+_pin_objs = {}  # pin number -> the Pin object (made by setup_statics)
+_i2c_objs = []
+_rtc_obj = None
+
+
+def setup_statics():
+    """The objects the ESP32 port keeps in ROM or static RAM, made before the firmware runs."""
+    global _rtc_obj
+    for n in range(40):
+        if n not in (20, 24, 28, 29, 30, 31):
+            obj = object.__new__(Pin)
+            obj._n = n
+            obj._state = _PinState(n)
+            _pins[n] = obj._state
+            _pin_objs[n] = obj
+    for i in (0, 1):
+        _i2c_objs.append(object.__new__(I2C))
+    _rtc_obj = object.__new__(RTC)
+
+
 def setup(cfg):
     global _reset_cause, _unique_id, _rtc_memory, _input_only, _wake_reason, _ext1_status
     _reset_cause = cfg["cause"]
@@ -51,6 +71,7 @@ def setup(cfg):
         _idle_levels[int(k)] = v
     _input_only = tuple(cfg.get("input_only", ()))
     core.input_listener = _input_changed
+    setup_statics()
 
 
 # ---------------------------------------------------------------- Pin
@@ -122,17 +143,18 @@ class Pin:
     DRIVE_2 = const(2)
     DRIVE_3 = const(3)
 
-    def __init__(self, id, mode=-1, pull=-1, *, value=None, drive=None, hold=None):
+    # Pin objects are static on the ESP32 (machine_pin_obj_table): Pin(n) returns the same
+    # object every time and allocates nothing, so the emulation makes them before the
+    # firmware runs (setup_statics) and hands them out.
+    def __new__(cls, id, *args, **kw):
         if isinstance(id, Pin):
             id = id._n
-        if not isinstance(id, int) or not (0 <= id <= 39) or id in (20, 24, 28, 29, 30, 31):
+        obj = _pin_objs.get(id) if isinstance(id, int) else None
+        if obj is None:
             raise ValueError("invalid pin")
-        self._n = id
-        state = _pins.get(id)
-        if state is None:
-            state = _PinState(id)
-            _pins[id] = state
-        self._state = state
+        return obj
+
+    def __init__(self, id, mode=-1, pull=-1, *, value=None, drive=None, hold=None):
         self.init(mode, pull, value=value, drive=drive, hold=hold)
 
     def init(self, mode=-1, pull=-1, *, value=None, drive=None, hold=None):
@@ -223,15 +245,25 @@ def _pin_number(pin):
 
 
 class I2C:
-    """A bus chosen by its SCL/SDA pins (default pins for a bare I2C(id))."""
+    """A bus chosen by its SCL/SDA pins (default pins for a bare I2C(id)). Static like the
+    ESP32's hardware I2C objects (machine_hw_i2c_obj): I2C(id) reconfigures the one object."""
+
+    def __new__(cls, id=0, *args, **kw):
+        if cls is not I2C:  # SoftI2C: a new object, as on the ESP32
+            return object.__new__(cls)
+        if id not in (0, 1):
+            raise ValueError("I2C(%s) doesn't exist" % id)
+        return _i2c_objs[id]
 
     def __init__(self, id=0, *, scl=None, sda=None, freq=400000, timeout=50000):
         if id not in (0, 1):
             raise ValueError("I2C(%s) doesn't exist" % id)
-        default_scl, default_sda = _I2C_DEFAULT_PINS[id]
+        # Pins not given keep what the object had (the port's defaults the first time).
+        pins = getattr(self, "_pins", None) or _I2C_DEFAULT_PINS[id]
         scl = _pin_number(scl)
         sda = _pin_number(sda)
-        self._bus = core.find_bus(default_scl if scl is None else scl, default_sda if sda is None else sda)
+        self._pins = (pins[0] if scl is None else scl, pins[1] if sda is None else sda)
+        self._bus = core.find_bus(self._pins[0], self._pins[1])
         self._freq = freq
 
     def init(self, *args, **kw):
@@ -415,6 +447,9 @@ class Timer:
 
 
 class RTC:
+    def __new__(cls, id=0):  # static on the ESP32 (machine_rtc_obj)
+        return _rtc_obj
+
     def __init__(self, id=0):
         pass
 

@@ -222,6 +222,9 @@ def _not_started():
     raise OSError("Wifi Not Started")
 
 
+_wlan_objs = []
+
+
 class WLAN:
     IF_STA = const(0)
     IF_AP = const(1)
@@ -237,10 +240,18 @@ class WLAN:
     SEC_WPA3 = const(6)
     SEC_WPA2_WPA3 = const(7)
 
-    def __init__(self, interface_id=STA_IF):
+    def __new__(cls, interface_id=STA_IF):  # static on the ESP32 (wlan_sta_obj, wlan_ap_obj)
         if interface_id not in (STA_IF, AP_IF):
             raise ValueError("invalid WLAN interface identifier")
-        self._if = interface_id
+        if not _wlan_objs:
+            for i in (STA_IF, AP_IF):
+                obj = object.__new__(WLAN)
+                obj._if = i
+                _wlan_objs.append(obj)
+        return _wlan_objs[interface_id]
+
+    def __init__(self, interface_id=STA_IF):
+        pass
 
     def __repr__(self):
         return "<WLAN %s>" % ("STA" if self._if == STA_IF else "AP")

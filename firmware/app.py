@@ -234,16 +234,28 @@ class Board:
         rx = self.rx
         got = rx.receive(msg)
         if got is None:
-            reply = rx.reply()  # a resync request, when the wall lost its last sequence number
+            reply = rx.reply()  # a challenge, when the wall lost its last sequence number
             if reply is not None:
                 self.radio_send(reply)
             return
         command, arg, seq, new = got
         if new:
             # The sequence number first: a power cut then loses at most this command
-            # (its acknowledgement never went out), never counts it twice.
-            write_last(seq)
-            self.ctrl.remote(command, arg, time.ticks_ms())
+            # (its acknowledgement never went out), never counts it twice. Not recorded,
+            # not acted on: the remote sends it again.
+            if not write_last(seq):
+                return
+            rx.accept(seq)
+            m = self.match
+            ctrl = self.ctrl
+            n, edits, matches = m.n, m.edits, ctrl.matches
+            try:
+                ctrl.remote(command, arg, time.ticks_ms())
+            except MemoryError:  # radio_task shows E 24
+                if m.n == n and m.edits == edits and ctrl.matches == matches:
+                    rx.revert()  # not acted on: not recorded either
+                    forget_last()
+                raise
         self.radio_send(rx.ack(seq, command, arg, self.ctrl.summary()))
 
     def radio_send(self, frame):
@@ -379,16 +391,34 @@ class Board:
 
 
 def write_last(seq):
-    """The newest accepted remote command, so that a frame replayed after a restart is refused
-    (written atomically; a flash error is ignored: the remote then resynchronizes, radio.py)."""
+    """Record the newest remote command before it is acted on, so that a frame replayed after
+    a restart is refused (written atomically). True when the flash holds `seq`, or no number
+    at all (a failed write removes the old one: after a restart the wall challenges the
+    remote, radio.py); False when neither could be done: the command must not be acted on."""
     import os
 
     try:
         with open(RADIO_FILE + ".tmp", "w") as f:
             f.write("%d %d" % seq)
         os.rename(RADIO_FILE + ".tmp", RADIO_FILE)
+        return True
     except OSError:
-        pass
+        return forget_last()
+
+
+def forget_last():
+    """Remove the record (after a restart the wall challenges the remote); True when it is gone."""
+    import os
+
+    try:
+        os.remove(RADIO_FILE)
+    except (OSError, MemoryError):
+        pass  # not there, or still there: os.stat says which
+    try:
+        os.stat(RADIO_FILE)
+    except OSError:
+        return True
+    return False
 
 
 def _exception_handler(loop, context):

@@ -10,7 +10,11 @@ AWAKE_MS without a press the box sleeps again.
 
 Sequence numbers never repeat: the boot counter (flash, remote.boot) moves
 on at every start that is not a wake from deep sleep, and the counter lives
-in RTC memory, which deep sleep keeps.
+in RTC memory, which deep sleep keeps. A boot counter that could not be saved
+sends nothing (E 42; the next press tries again); one at its limit, 2**30-1,
+sends nothing either (E 43, awake for the serial port) until `carom pair`
+restarts it. A wall that lost its record challenges a command: remote.Link
+sends it again with the challenge's nonce, in the same awake time.
 """
 
 import os
@@ -27,7 +31,8 @@ POLL_MS = 5
 
 ERROR_NO_ACK = 40  # the wall board did not answer
 ERROR_NOT_PAIRED = 41  # no radio.peer / radio.key in config.json
-ERROR_BOOT_COUNTER = 42  # the boot counter could not be saved: commands would be refused
+ERROR_BOOT_COUNTER = 42  # the boot counter could not be saved: nothing is sent (a number could repeat)
+ERROR_BOOT_LIMIT = 43  # the boot counter reached 2**30-1: pair again (carom pair restarts it)
 
 # ESP32: RTC_CNTL_EXT_WAKEUP1_STATUS_REG, bit n = RTC GPIO n; and RTC GPIO n -> GPIO.
 _EXT1_STATUS = 0x3FF480D0
@@ -46,26 +51,35 @@ def woken_by():
 
 
 def boot_counter():
-    """(boot, counter): kept through deep sleep; after any other start the boot counter moves on."""
-    rtc = machine.RTC()
-    kept = remote.read_rtc(rtc.memory())
+    """(boot, counter, error): kept through deep sleep; after any other start the boot
+    counter moves on (new_boot) and the counter starts at 0."""
+    kept = remote.read_rtc(machine.RTC().memory())
     if kept is not None and machine.reset_cause() == machine.DEEPSLEEP_RESET:
         return kept[0], kept[1], 0
+    boot, error = new_boot()
+    return boot, 0, error
+
+
+def new_boot():
+    """(boot, error): the boot counter moved on, saved (remote.boot, temporary file and
+    rename) and put in RTC memory with counter 0; or error ERROR_BOOT_LIMIT, or
+    ERROR_BOOT_COUNTER when it could not be saved (RTC memory then keeps what it had)."""
     try:
         with open(BOOT_FILE) as f:
             text = f.read()
     except OSError:
         text = ""
     boot = remote.next_boot(text)
-    error = 0
+    if boot is None:
+        return 0, ERROR_BOOT_LIMIT
     try:
         with open(BOOT_FILE + ".tmp", "w") as f:
             f.write(str(boot))
         os.rename(BOOT_FILE + ".tmp", BOOT_FILE)
     except OSError:
-        error = ERROR_BOOT_COUNTER
-    rtc.memory(remote.rtc_record(boot, 0))
-    return boot, 0, error
+        return 0, ERROR_BOOT_COUNTER
+    machine.RTC().memory(remote.rtc_record(boot, 0))
+    return boot, 0
 
 
 class Remote:
@@ -99,8 +113,9 @@ class Remote:
             self.espnow.active(True)
             self.espnow.add_peer(self.peer)
             boot, counter, self.error = boot_counter()
-            key = bytes(int(radio_cfg["key"][i:i + 2], 16) for i in range(0, 64, 2))
-            self.link = remote.Link(radio.Sender(key, self.peer, own, boot, counter))
+            if not self.error:
+                key = bytes(int(radio_cfg["key"][i:i + 2], 16) for i in range(0, 64, 2))
+                self.link = remote.Link(radio.Sender(key, self.peer, own, boot, counter))
         else:
             self.error = ERROR_NOT_PAIRED
 
@@ -131,10 +146,20 @@ class Remote:
     def send(self, action, now):
         if self.link is None:
             return
+        sender = self.link.sender
+        if sender.exhausted():  # 2**30 commands since the last power-on: as if it were a new one
+            boot, error = new_boot()
+            if error:
+                self.error = error
+                self.link = None
+                self.show()
+                return
+            sender.boot = boot
+            sender.counter = 0
         # A foul from the box's own foul button has no kind: "other" (the foul.* buttons name theirs).
         arg = self.kinds[0] if self.actions[action] == "foul" else 0
         frame = self.link.start(action, arg, now)
-        machine.RTC().memory(remote.rtc_record(self.link.sender.boot, self.link.sender.counter))
+        machine.RTC().memory(remote.rtc_record(sender.boot, sender.counter))
         self.espnow.send(self.peer, frame, False)
         self.error = 0
         self.show()
@@ -203,7 +228,7 @@ def run(board, config, make_pin, chips):
         now = time.ticks_ms()
         if r.step(now):
             last = now
-        if not r.paired:  # nothing to sleep for: stay awake for the serial port (pairing)
+        if not r.paired or r.error == ERROR_BOOT_LIMIT:  # stay awake for the serial port (carom pair)
             time.sleep_ms(POLL_MS)
             continue
         if r.any_down():

@@ -1,55 +1,87 @@
-"""The referee remote's radio protocol: authenticated commands and acknowledgements.
+"""The referee remote's radio protocol: authenticated commands, acknowledgements,
+and the wall's challenge when it lost its record.
 
-Pure: frames in and out as bytes; the app moves them over ESP-NOW. A frame
-(at most 250 bytes, ESP-NOW's limit; ours are 48):
+Pure: frames in and out as bytes; the apps move them over ESP-NOW. A frame
+(at most 250 bytes, ESP-NOW's limit; ours are 56), version 2:
 
-    0  1  version (1)
-    1  1  type: 1 command (remote -> wall), 2 acknowledgement (wall -> remote)
+    0  1  version (2)
+    1  1  type: 1 command (remote -> wall), 2 acknowledgement, 3 challenge (wall -> remote)
     2  6  sender id (the sender's MAC address)
-    8  2  boot counter (u16): the remote's power-ons, persisted on its flash
-   10  4  counter (u32, < 2**30): commands since that power-on, kept in RTC
+    8  4  boot counter (u32, < 2**30): the remote's power-ons, persisted on its flash
+   12  4  counter (u32, < 2**30): commands since that power-on, kept in RTC
           memory (it survives the deep sleep between presses)
-   14  1  command: an index into controller.ACTIONS (point, miss, foul, undo, ...)
-   15  1  argument: the foul kind (rules.FOULS) for a foul, else 0
-   16  2  ack only: score A (u16)     18  2  score B (u16)
-   20  1  ack only: turn (0 A, 1 B, 255 none)    21  1  phase (rules' phase)
-   22  1  ack only: countdown (255 none)         23  1  result code (0 none)
-   24  8  reserved, zero
-   32 16  HMAC-SHA256(key, bytes 0..31), first 16 bytes
+   16  1  command: an index into controller.ACTIONS (point, miss, foul, undo, ...)
+   17  1  argument: the foul kind (rules.FOULS) for a foul, else 0
+   18  2  ack only: score A (u16)     20  2  score B (u16)
+   22  1  ack only: turn (0 A, 1 B, 255 none)    23  1  phase (rules' phase)
+   24  1  ack only: countdown (255 none)         25  1  result code (0 none)
+   26  8  nonce: a challenge's, and the command answering it; else zero
+   34  6  reserved, zero
+   40 16  HMAC-SHA256(key, bytes 0..39), first 16 bytes
 
-All numbers little-endian. The sequence number is (boot counter, counter),
-compared in that order. The wall accepts a command only from its paired
-remote, with a valid tag, the right version and type, a known command and a
-sequence number above the last accepted one; a retransmission (the same
-sequence number) is acknowledged again but not acted on. Everything else is
-dropped and counted.
+All numbers little-endian and below 2**30 (small ints on a 32-bit MicroPython).
+The sequence number is (boot counter, counter), compared in that order; the
+remote never uses one twice. An acknowledgement and a challenge carry the
+sequence number of the command they answer.
+
+The wall acts on a command only from its paired remote, with a valid tag, the
+right version and type, a known command and a sequence number above the last
+one acted on; the same number again is a retransmission: acknowledged again,
+not acted on. Everything else is dropped and counted.
+
+When the wall does not know the last number (its record is lost or
+unreadable) it cannot tell a new command from a replay: it acts on none, and
+answers an authentic command with a challenge carrying a random nonce (made
+once, kept until used). The remote sends its pending command again with that
+nonce; the wall acts on it only with its current nonce, records the number,
+forgets the nonce and from then on works by numbers again. An old frame
+carries no nonce or an old one: never acted on.
 """
 
 import hashlib
+import os
 import struct
 
-VERSION = 1
-T_COMMAND = 1
-T_ACK = 2
-FRAME_LEN = 48
-TAG_LEN = 16
-MAX_COUNTER = (1 << 30) - 1  # small ints on a 32-bit MicroPython
-KEY_LEN = 32
-N_COMMANDS = 15  # controller.ACTIONS
-N_FOULS = 11  # rules.FOULS
+try:
+    from micropython import const
+except ImportError:  # CPython
 
-_HEAD = "<BB6sHIBB"  # version, type, sender, boot, counter, command, arg
-_SUMMARY = "<HHBBBB"  # at 16: score A, score B, turn, phase, countdown, result
+    def const(x):
+        return x
+
+
+VERSION = const(2)
+T_COMMAND = const(1)
+T_ACK = const(2)
+T_CHALLENGE = const(3)
+FRAME_LEN = const(56)
+SIGNED = const(40)  # bytes covered by the tag
+TAG_LEN = const(16)
+NONCE_LEN = const(8)
+MAX_COUNTER = const(0x3FFFFFFF)  # 2**30 - 1: small ints on a 32-bit MicroPython
+MAX_BOOT = const(0x3FFFFFFF)
+KEY_LEN = const(32)
+N_COMMANDS = const(15)  # controller.ACTIONS
+N_FOULS = const(11)  # rules.FOULS
+_FOUL = const(6)  # controller.ACTIONS.index("foul")
+
+_HEAD = "<BB6sIIBB"  # version, type, sender, boot, counter, command, arg
+_SUMMARY = "<HHBBBB"  # at 18: score A, score B, turn, phase, countdown, result
+_AT_COMMAND = const(16)
+_AT_SUMMARY = const(18)
+_AT_NONCE = const(26)
+_NO_NONCE = bytes(NONCE_LEN)
 
 # Why a frame was dropped (counted per reason).
-DROP_SIZE = 0
-DROP_VERSION = 1
-DROP_TYPE = 2
-DROP_SENDER = 3
-DROP_TAG = 4
-DROP_REPLAY = 5
-DROP_COMMAND = 6
-DROP_NAMES = ("size", "version", "type", "sender", "tag", "replay", "command")
+DROP_SIZE = const(0)
+DROP_VERSION = const(1)
+DROP_TYPE = const(2)
+DROP_SENDER = const(3)
+DROP_TAG = const(4)
+DROP_REPLAY = const(5)
+DROP_COMMAND = const(6)
+DROP_UNPROVEN = const(7)  # authentic, but the wall does not know its last number: challenged
+DROP_NAMES = ("size", "version", "type", "sender", "tag", "replay", "command", "unproven")
 
 
 class Hmac:
@@ -79,7 +111,7 @@ def _check_key(key):
 
 
 def _equal(a, b):
-    """Compare tags in time that does not depend on where they differ."""
+    """Compare tags and nonces in time that does not depend on where they differ."""
     if len(a) != len(b):
         return False
     diff = 0
@@ -106,7 +138,7 @@ def mac_bytes(text):
 class Frame:
     """A decoded frame (no checks beyond the layout)."""
 
-    def __init__(self, kind, sender, boot, counter, command, arg, summary=None):
+    def __init__(self, kind, sender, boot, counter, command, arg, summary=None, nonce=_NO_NONCE):
         self.kind = kind
         self.sender = sender
         self.boot = boot
@@ -114,25 +146,29 @@ class Frame:
         self.command = command
         self.arg = arg
         self.summary = summary  # (score A, score B, turn, phase, countdown, result) in an ack
+        self.nonce = nonce
 
     def seq(self):
         return (self.boot, self.counter)
 
 
-def encode(hmac, kind, sender, boot, counter, command, arg, summary=None):
+def encode(hmac, kind, sender, boot, counter, command, arg, summary=None, nonce=None):
     buf = bytearray(FRAME_LEN)
     struct.pack_into(_HEAD, buf, 0, VERSION, kind, sender, boot, counter, command, arg)
     if summary is not None:
-        struct.pack_into(_SUMMARY, buf, 16, *summary)
-    buf[32:48] = hmac.tag(bytes(buf[:32]))
+        struct.pack_into(_SUMMARY, buf, _AT_SUMMARY, *summary)
+    if nonce is not None:
+        buf[_AT_NONCE:_AT_NONCE + NONCE_LEN] = nonce
+    buf[SIGNED:] = hmac.tag(memoryview(buf)[:SIGNED])
     return bytes(buf)
 
 
 def decode(data):
-    """A Frame from 48 bytes (tag not checked: see Receiver.receive)."""
+    """A Frame from FRAME_LEN bytes (tag not checked: see Receiver.receive)."""
     version, kind, sender, boot, counter, command, arg = struct.unpack_from(_HEAD, data, 0)
-    summary = struct.unpack_from(_SUMMARY, data, 16) if kind == T_ACK else None
-    return Frame(kind, bytes(sender), boot, counter, command, arg, summary)
+    summary = struct.unpack_from(_SUMMARY, data, _AT_SUMMARY) if kind == T_ACK else None
+    return Frame(kind, bytes(sender), boot, counter, command, arg, summary,
+                 bytes(data[_AT_NONCE:_AT_NONCE + NONCE_LEN]))
 
 
 def check(hmac, data, kind, sender):
@@ -145,49 +181,87 @@ def check(hmac, data, kind, sender):
         return DROP_TYPE
     if sender is not None and bytes(data[2:8]) != sender:
         return DROP_SENDER
-    if not _equal(hmac.tag(bytes(data[:32])), data[32:48]):
+    if not _equal(hmac.tag(memoryview(data)[:SIGNED]), memoryview(data)[SIGNED:]):
         return DROP_TAG
     return -1
 
 
 class Receiver:
-    """The wall board's side: which commands to act on, and the acknowledgements."""
+    """The wall board's side: which commands to act on, the acknowledgements and challenges.
 
-    def __init__(self, key, peer, own_id, last=(0, 0)):
+    last: the newest (boot, counter) acted on, as the wall recorded it; None when
+    that record is lost: then only a command answering this receiver's challenge
+    is acted on. urandom: where nonces come from (os.urandom)."""
+
+    def __init__(self, key, peer, own_id, last=(0, 0), urandom=None):
         _check_key(key)
-        if last is None:  # lost: TODO resynchronize with the remote
-            last = (0, 0)
         self.hmac = Hmac(key)
         self.peer = peer  # the paired remote's id (6 bytes)
         self.own_id = own_id
-        self.last = last  # the newest accepted (boot, counter)
+        self.last = last
+        self.nonce = None  # while last is None: the challenges' nonce, made at the first one
+        self._urandom = urandom or os.urandom
+        self._asked = None  # the sequence number of the frame just dropped for want of proof
+        self._was_last = last  # before accept(), for revert()
+        self._was_nonce = None
         self.drops = [0] * len(DROP_NAMES)
         self.accepted = 0
         self.repeats = 0
+        self.challenges = 0
 
     def receive(self, data):
         """(command, arg, seq, new) for a good frame — new False for a retransmission —
-        or None for a frame that is dropped (and counted)."""
+        or None for a frame that is dropped (and counted). A new command changes
+        nothing here: the caller records its number, then calls accept(seq)."""
+        self._asked = None
         why = check(self.hmac, data, T_COMMAND, self.peer)
         if why < 0:
             f = decode(data)
-            if f.command >= N_COMMANDS or (f.command == 6 and f.arg >= N_FOULS) or f.counter > MAX_COUNTER:
+            if (f.command >= N_COMMANDS or (f.command == _FOUL and f.arg >= N_FOULS)
+                    or f.counter > MAX_COUNTER or f.boot > MAX_BOOT):
                 why = DROP_COMMAND
+            elif self.last is None:
+                if self.nonce is not None and _equal(f.nonce, self.nonce):
+                    return f.command, f.arg, f.seq(), True
+                why = DROP_UNPROVEN
+                self._asked = f.seq()  # reply() challenges it
             elif f.seq() < self.last:
                 why = DROP_REPLAY
             elif f.seq() == self.last:
                 self.repeats += 1
                 return f.command, f.arg, f.seq(), False
             else:
-                self.last = f.seq()
-                self.accepted += 1
                 return f.command, f.arg, f.seq(), True
         self.drops[why] += 1
         return None
 
+    def accept(self, seq):
+        """`seq` was recorded and its command is being acted on: the newest number from now on."""
+        self._was_last = self.last  # nothing allocated: a MemoryError cannot come between
+        self._was_nonce = self.nonce
+        self.last = seq
+        self.nonce = None  # used: a frame carrying it is old from now on
+        self.accepted += 1
+
+    def revert(self):
+        """The command accepted last was not acted on after all: as before accept()."""
+        self.last = self._was_last
+        self.nonce = self._was_nonce
+        self.accepted -= 1
+
     def reply(self):
-        """A frame to send back for the frame just dropped, or None."""
-        return None
+        """A frame to send back for the frame just dropped (a challenge), or None."""
+        seq = self._asked
+        if seq is None:
+            return None
+        self._asked = None
+        if self.nonce is None:
+            nonce = self._urandom(NONCE_LEN)
+            if nonce == _NO_NONCE:  # zero means "no nonce"
+                nonce = b"\x01" + nonce[1:]
+            self.nonce = nonce
+        self.challenges += 1
+        return encode(self.hmac, T_CHALLENGE, self.own_id, seq[0], seq[1], 0, 0, None, self.nonce)
 
     def ack(self, seq, command, arg, summary):
         """The acknowledgement of command `seq`, carrying the new state's summary."""
@@ -199,6 +273,8 @@ class Sender:
 
     def __init__(self, key, peer, own_id, boot, counter=0):
         _check_key(key)
+        if not 0 <= boot <= MAX_BOOT:
+            raise ValueError("the boot counter is 0..2**30-1")
         self.hmac = Hmac(key)
         self.peer = peer  # the paired wall board's id
         self.own_id = own_id
@@ -206,21 +282,42 @@ class Sender:
         self.counter = counter
         self.pending = None  # (seq, frame) waiting for its acknowledgement
 
+    def exhausted(self):
+        """No number left in this power-on: the boot counter must move on first."""
+        return self.counter >= MAX_COUNTER
+
     def command(self, command, arg=0):
         """A new command frame; its sequence number is never used again."""
-        if self.counter >= MAX_COUNTER:
-            raise ValueError("counter exhausted: restart the remote (its boot counter moves on)")
+        if self.exhausted():
+            raise ValueError("counter exhausted: the boot counter must move on")
         self.counter += 1
         frame = encode(self.hmac, T_COMMAND, self.own_id, self.boot, self.counter, command, arg)
         self.pending = ((self.boot, self.counter), frame)
         return frame
 
-    def acked(self, data):
-        """The summary if `data` acknowledges the pending command, else None."""
-        if self.pending is None or check(self.hmac, data, T_ACK, self.peer) >= 0:
+    def _answers(self, data, kind):
+        """The decoded frame if `data` is an authentic `kind` answering the pending command."""
+        if self.pending is None or check(self.hmac, data, kind, self.peer) >= 0:
             return None
         f = decode(data)
-        if f.seq() != self.pending[0]:
+        return f if f.seq() == self.pending[0] else None
+
+    def acked(self, data):
+        """The summary if `data` acknowledges the pending command, else None."""
+        f = self._answers(data, T_ACK)
+        if f is None:
             return None
         self.pending = None
         return f.summary
+
+    def challenged(self, data):
+        """If `data` is the wall's challenge to the pending command: that command again
+        (the same number), carrying the challenge's nonce; else None."""
+        f = self._answers(data, T_CHALLENGE)
+        if f is None or f.nonce == _NO_NONCE:
+            return None
+        seq, frame = self.pending
+        frame = encode(self.hmac, T_COMMAND, self.own_id, seq[0], seq[1], frame[_AT_COMMAND], frame[_AT_COMMAND + 1],
+                       None, f.nonce)
+        self.pending = (seq, frame)
+        return frame

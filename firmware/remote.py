@@ -5,26 +5,38 @@ over ESP-NOW and sleeps between presses.
 
     link = Link(radio.Sender(key, wall_mac, own_mac, boot, counter))
     frame = link.start(command, arg, now)     # send it
-    frame = link.due(now)                     # a retransmission to send, or None
+    frame = link.due(now)                     # a frame to send now, or None
     summary = link.received(data)             # the acknowledgement's summary, or None
 
 A command is sent again every RETRY_MS until its acknowledgement arrives, at
 most TRIES times; then `failed` is set. The wall acts on a retransmission
-only once (same sequence number) and acknowledges it again.
+only once (same sequence number) and acknowledges it again. A wall that lost
+its record of the last number answers with a challenge (radio.py): the
+pending command goes again at once, with the challenge's nonce, in the same
+loop; the first challenge of a command gives it TRIES tries more (a second
+one does not: the sends of a command stay at most 2 * TRIES).
 """
 
 import struct
 
+from radio import MAX_BOOT
 from ticks import ticks_diff
 
+try:
+    from micropython import const
+except ImportError:  # CPython
 
-RETRY_MS = 50
-TRIES = 10
+    def const(x):
+        return x
+
+
+RETRY_MS = const(50)
+TRIES = const(10)
 
 # RTC memory of the remote (kept through deep sleep, lost at power-on):
-# b"RM", boot counter (u16), counter (u32).
-_RTC = "<2sHI"
-RTC_LEN = 8
+# b"RM", boot counter (u32), counter (u32).
+_RTC = "<2sII"
+RTC_LEN = const(10)
 
 
 class Link:
@@ -34,8 +46,11 @@ class Link:
         self.sent_at = 0
         self.tries = 0
         self.failed = False
+        self.now = False  # the frame goes (again) at the next due(): it answers a challenge
+        self.challenged = False  # the pending command was challenged (its tries started again)
         self.summary = None  # the newest acknowledged state
         self.sends = 0  # frames sent, retransmissions included
+        self.challenges = 0  # challenges answered
 
     def busy(self):
         return self.frame is not None
@@ -46,29 +61,43 @@ class Link:
         self.sent_at = now
         self.tries = 1
         self.failed = False
+        self.now = False
+        self.challenged = False
         self.sends += 1
         return self.frame
 
     def due(self, now):
-        """The frame to send again now, or None (nothing pending, not yet, or given up)."""
-        if self.frame is None or ticks_diff(now, self.sent_at) < RETRY_MS:
+        """The frame to send (again) now, or None (nothing pending, not yet, or given up)."""
+        if self.frame is None or (not self.now and ticks_diff(now, self.sent_at) < RETRY_MS):
             return None
         if self.tries >= TRIES:
             self.frame = None
             self.failed = True
             return None
+        self.now = False
         self.tries += 1
         self.sent_at = now
         self.sends += 1
         return self.frame
 
     def received(self, data):
-        """The summary if `data` acknowledges the pending command."""
+        """The summary if `data` acknowledges the pending command (None otherwise; a
+        challenge to it makes due() give the command with the challenge's nonce at once)."""
         summary = self.sender.acked(data)
         if summary is not None:
             self.frame = None
             self.summary = summary
-        return summary
+            return summary
+        if self.frame is not None:
+            frame = self.sender.challenged(data)
+            if frame is not None:
+                self.frame = frame
+                self.now = True
+                self.challenges += 1
+                if not self.challenged:
+                    self.challenged = True
+                    self.tries = 0
+        return None
 
 
 def rtc_record(boot, counter):
@@ -84,9 +113,13 @@ def read_rtc(mem):
 
 
 def next_boot(text):
-    """The boot counter after a power-on, from the file's text (the counter wraps at 65535)."""
+    """The boot counter after a power-on, from the file's text; None when it is at MAX_BOOT:
+    it never wraps (a number used again would be refused, or taken for a retransmission).
+    `carom pair` removes the file: the next power-on starts again at 1."""
     try:
         boot = int(text)
     except ValueError:
         boot = 0
-    return boot % 65535 + 1
+    if boot >= MAX_BOOT:
+        return None
+    return max(boot, 0) + 1

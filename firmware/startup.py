@@ -302,12 +302,17 @@ def setup_radio(b, radio_cfg):
 def read_last():
     """The newest accepted remote command's (boot, counter), or None when it is lost or
     unreadable (the wall then asks the remote to prove a command is new: radio.py)."""
+    import radio
+
     try:
         with open(app.RADIO_FILE) as f:
-            boot, counter = f.read().split()
-        return int(boot), int(counter)
-    except (OSError, ValueError):
-        return None
+            words = f.read(32).split()  # "boot counter": a damaged file may be anything
+        boot, counter = int(words[0]), int(words[1])
+        if len(words) == 2 and 0 <= boot <= radio.MAX_BOOT and 0 <= counter <= radio.MAX_COUNTER:
+            return boot, counter
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 # ---- the start ---------------------------------------------------------------------------

@@ -4,7 +4,9 @@ What is tried: random bytes of every length 0..260; genuine frames with one or
 more bits flipped, bytes changed, cut short or lengthened; fields changed
 without re-signing; frames signed with other keys; replays of every frame
 accepted earlier. The receiver is pure (no flash): it can only return None or
-a retransmission of the newest accepted frame.
+a retransmission of the newest accepted frame. The same against a wall that
+lost its record (every genuine frame of the past replayed, with no nonce, with
+an old one or a random one): nothing acted on, only challenges answered.
 """
 
 import random
@@ -29,7 +31,9 @@ def test_ten_thousand_random_and_mutated_frames():
     genuine = []
     for _ in range(20):
         f = remote.command(rng.randrange(radio.N_COMMANDS))
-        assert wall.receive(f)[3] is True
+        got = wall.receive(f)
+        assert got[3] is True
+        wall.accept(got[2])
         genuine.append(f)
     accepted = wall.accepted
     last = wall.last
@@ -44,7 +48,8 @@ def test_ten_thousand_random_and_mutated_frames():
                 frame[rng.randrange(len(frame))] ^= 1 << rng.randrange(8)
         elif kind == 2:
             frame = bytearray(rng.choice(genuine))
-            frame[rng.randrange(32)] = rng.getrandbits(8)  # a field changed, not re-signed
+            j = rng.randrange(radio.SIGNED)
+            frame[j] = (frame[j] + rng.randrange(1, 256)) & 0xFF  # a field changed, not re-signed
         elif kind == 3:
             frame = rng.choice(genuine)
             frame = frame[:rng.randrange(len(frame))] if rng.random() < 0.5 else frame + bytes(rng.randrange(1, 200))
@@ -62,9 +67,56 @@ def test_ten_thousand_random_and_mutated_frames():
     assert wall.receive(genuine[-1]) == (radio.decode(genuine[-1]).command, 0, last, False)
 
 
+def test_a_wall_that_lost_its_record_acts_on_no_replay():
+    rng = random.Random(8)
+    key_wall = radio.Receiver(KEY, REMOTE, WALL, None)
+    remote = radio.Sender(KEY, WALL, REMOTE, boot=3)
+    past = []  # everything the remote ever sent, answers to three earlier challenges included
+    for episode in range(3):
+        wall = radio.Receiver(KEY, REMOTE, WALL, None)  # the record lost again: a new nonce
+        f = remote.command(0)
+        past.append(f)
+        assert wall.receive(f) is None
+        answer = remote.challenged(wall.reply())
+        past.append(answer)
+        got = wall.receive(answer)
+        wall.accept(got[2])
+        for _ in range(5):
+            f = remote.command(rng.randrange(radio.N_COMMANDS))
+            got = wall.receive(f)
+            wall.accept(got[2])
+            past.append(f)
+    wall = key_wall  # restarted once more, record lost
+    h = radio.Hmac(KEY)
+    for i in range(6000):
+        base = rng.choice(past)
+        kind = i % 3
+        if kind == 0:
+            frame = base  # a replay, with no nonce or an old one
+        elif kind == 1:
+            frame = bytearray(base)  # another nonce, not re-signed
+            frame[26 + rng.randrange(8)] ^= 1 << rng.randrange(8)
+            frame = bytes(frame)
+        else:
+            d = radio.decode(base)  # well signed, with a random nonce (the key is the remote's)
+            frame = radio.encode(h, radio.T_COMMAND, REMOTE, d.boot, d.counter, d.command, d.arg, None,
+                                 bytes(rng.getrandbits(8) for _ in range(8)))
+        assert wall.receive(frame) is None, (i, kind)
+        reply = wall.reply()
+        assert reply is None or reply[1] == radio.T_CHALLENGE
+    assert wall.accepted == 0 and wall.last is None
+    assert wall.drops[radio.DROP_UNPROVEN] >= 4000 and wall.challenges == wall.drops[radio.DROP_UNPROVEN]
+    # The remote's next command still gets through, by the challenge.
+    f = remote.command(1)
+    assert wall.receive(f) is None
+    got = wall.receive(remote.challenged(wall.reply()))
+    assert got == (1, 0, remote.pending[0], True)
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.binary(min_size=0, max_size=300))
 def test_any_bytes(data):
-    wall = radio.Receiver(KEY, REMOTE, WALL)
-    assert wall.receive(data) is None
-    assert wall.accepted == 0 and wall.last == (0, 0)
+    for last in ((0, 0), None):
+        wall = radio.Receiver(KEY, REMOTE, WALL, last)
+        assert wall.receive(data) is None and wall.reply() is None
+        assert wall.accepted == 0 and wall.last == last

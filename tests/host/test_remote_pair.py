@@ -117,7 +117,7 @@ def test_pair_then_a_press_scores_then_unpair(boards):
     assert wall_score(wall) == "   1"
     assert remote_shows(remote) == "01:00"
     acks = [f for f in hub.frames if f.sender == "wall" and f.data[1] == 2]
-    assert [struct.unpack_from("<HI", f.data, 8) for f in acks] == [(1, 1), (1, 2)]
+    assert [struct.unpack_from("<II", f.data, 8) for f in acks] == [(1, 1), (1, 2)]
 
     runs = wall.stdout.count("carom: running on board wall")
     hub.run_realtime()

@@ -98,11 +98,11 @@ def acks(hub):
 
 
 def seq(frame):
-    return struct.unpack_from("<HI", frame.data, 8)
+    return struct.unpack_from("<II", frame.data, 8)
 
 
 def summary(frame):
-    return struct.unpack_from("<HHBBBB", frame.data, 16)
+    return struct.unpack_from("<HHBBBB", frame.data, 18)
 
 
 def journal(wall, tmp_path):
@@ -252,10 +252,10 @@ def test_replayed_and_forged_frames_are_ignored(make_pair):
     last = cmds[-1].data
     forged = []
     b = bytearray(last)
-    struct.pack_into("<I", b, 10, seq(cmds[-1])[1] + 1)  # the next number, with the old tag
+    struct.pack_into("<I", b, 12, seq(cmds[-1])[1] + 1)  # the next number, with the old tag
     forged.append(bytes(b))
     b = bytearray(last)
-    struct.pack_into("<H", b, 8, 999)  # a later boot, with the old tag
+    struct.pack_into("<I", b, 8, 999)  # a later boot, with the old tag
     forged.append(bytes(b))
     b = bytearray(last)
     b[2:8] = bytes.fromhex("deadbeef0001")  # another sender
@@ -290,21 +290,21 @@ def fuzz_frames(real, n, rng):
         if kind == 0:
             data = rng.randbytes(rng.randint(1, 250))
         elif kind == 1:
-            data = rng.randbytes(48)
+            data = rng.randbytes(56)
             data = bytes([1, 1]) + REMOTE_MAC + data[8:]  # a plausible head, a random tag
         elif kind == 2:
             b = bytearray(base)
             while b == base:  # a bit flipped twice is the genuine frame again
                 for _ in range(rng.randint(1, 4)):
-                    b[rng.randrange(48)] ^= 1 << rng.randrange(8)
+                    b[rng.randrange(56)] ^= 1 << rng.randrange(8)
             data = bytes(b)
         elif kind == 3:
-            data = base[:rng.randrange(1, 48)]
+            data = base[:rng.randrange(1, 56)]
         elif kind == 4:
-            data = base + rng.randbytes(rng.randint(1, 250 - 48))
+            data = base + rng.randbytes(rng.randint(1, 250 - 56))
         else:
             # Authenticated, with a sequence number above the newest, but nothing the wall may act on.
-            boot, counter = struct.unpack_from("<HI", base, 8)
+            boot, counter = struct.unpack_from("<II", base, 8)
             choice = rng.randrange(3)
             if choice == 0:
                 data = radio.encode(h, 1, REMOTE_MAC, boot, counter + 1 + i, rng.randint(15, 255), 0)
@@ -375,7 +375,9 @@ def test_restarts_of_the_remote_and_the_wall(make_pair):
     press(hub, remote, "miss")
     assert score_fields(wall)[0]["A.score"] == "   2" and wall.state()["leds"]["B.turn"] == 1
     seqs = [seq(f) for f in commands(hub)]
-    assert seqs == [(1, 1), (1, 2), (2, 1), (2, 2)]  # the boot counter moved on: no number used twice
+    # (1, 1) twice: the wall had no /radio.last yet and challenged it; the boot counter moved on:
+    # no number used for two commands.
+    assert seqs == [(1, 1), (1, 1), (1, 2), (2, 1), (2, 2)]
     assert remote_shows(remote) == "02:00"
 
     # Twice more, without a single press in between: still never a number used again.
@@ -388,7 +390,7 @@ def test_restarts_of_the_remote_and_the_wall(make_pair):
 
     with open(os.path.join(wall.flash_dir, "radio.last")) as f:
         assert f.read().split() == ["4", "1"]
-    old = commands(hub)[1]  # (1, 2), acted on before the restarts
+    old = commands(hub)[2]  # (1, 2), acted on before the restarts
     wall.vb.power_off()
     wall.vb.power_on()
     hub.advance(1)

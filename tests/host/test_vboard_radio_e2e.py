@@ -99,7 +99,7 @@ def commands(hub):
 
 def seq(frame):
     """(boot, counter) of a frame (firmware/radio.py's layout)."""
-    return struct.unpack_from("<HI", frame.data, 8)
+    return struct.unpack_from("<II", frame.data, 8)
 
 
 def test_a_press_on_the_sleeping_remote_scores_on_the_wall(pair):
@@ -121,14 +121,21 @@ def test_a_press_on_the_sleeping_remote_scores_on_the_wall(pair):
     assert remote_shows(remote) == "01:00"  # the acknowledged scores, A:B
 
     # Two commands, each acknowledged once, 1 ms on the air, the wall answering within its 10 ms poll.
+    # The wall has no /radio.last yet (a new pairing): the first command is challenged, then
+    # sent again with the challenge's nonce (the same number) and acted on.
     kinds = [(f.sender, f.data[1], f.acked, f.heard_by) for f in hub.frames]
-    assert kinds == [("remote", 1, True, ["wall"]), ("wall", 2, True, ["remote"])] * 2
-    cmd, ack = hub.frames[0], hub.frames[1]
-    assert (cmd.src, cmd.dst, len(cmd.data)) == (REMOTE_MAC, WALL_MAC, 48)
-    assert cmd.deliveries == [("wall", cmd.t_ms + 1)] and 0 < ack.t_ms - cmd.t_ms <= 11
-    assert seq(hub.frames[0]) == (1, 1) and seq(hub.frames[2]) == (1, 2)
+    assert kinds == [("remote", 1, True, ["wall"]), ("wall", 3, True, ["remote"])] + [
+        ("remote", 1, True, ["wall"]), ("wall", 2, True, ["remote"])] * 2
+    cmd, challenge, answer, ack = hub.frames[:4]
+    assert (cmd.src, cmd.dst, len(cmd.data)) == (REMOTE_MAC, WALL_MAC, 56)
+    assert cmd.deliveries == [("wall", cmd.t_ms + 1)] and 0 < challenge.t_ms - cmd.t_ms <= 11
+    assert 0 < answer.t_ms - challenge.t_ms <= 6 and 0 < ack.t_ms - answer.t_ms <= 11  # the remote polls every 5 ms
+    assert challenge.data[26:34] == answer.data[26:34] != bytes(8) and cmd.data[26:34] == bytes(8)
+    assert [seq(f) for f in hub.frames] == [(1, 1)] * 4 + [(1, 2)] * 2
+    with open(os.path.join(wall.flash_dir, "radio.last")) as f:
+        assert f.read() == "1 2"
     # The remote keeps its counter in RTC memory across deep sleep: b"RM", boot 1, counter 2.
-    assert remote.vb.rtc_memory[:8] == b"RM" + struct.pack("<HI", 1, 2)
+    assert remote.vb.rtc_memory[:10] == b"RM" + struct.pack("<II", 1, 2)
 
     hub.advance(6)  # asleep again; the next press wakes it and counts on
     assert remote.vb.asleep
@@ -142,16 +149,18 @@ def test_a_press_on_the_sleeping_remote_scores_on_the_wall(pair):
 def test_lost_frames_are_sent_again_and_acted_on_once(pair):
     hub, wall, remote = pair
     press(hub, remote, "point")  # A breaks
+    n = len(commands(hub))
     hub.drop_next(2, src=remote.vb)  # the command is lost twice; the third try gets through
     press(hub, remote, "point")
-    cmds = commands(hub)[1:]
+    cmds = commands(hub)[n:]
     assert [f.dropped for f in cmds] == [True, True, False]
     assert [round(f.t_ms - cmds[0].t_ms) for f in cmds] == [0, 50, 100]  # every 50 ms
     assert wall.state()["fields"]["A.score"] == "   1"
 
+    n = len(commands(hub))
     hub.drop_next(3, src=wall.vb)  # now the wall's acknowledgements are lost
     press(hub, remote, "point")
-    cmds = commands(hub)[4:]
+    cmds = commands(hub)[n:]
     assert len(cmds) == 4 and len({seq(f) for f in cmds}) == 1  # the same command, sent 4 times
     s = wall.state()
     assert s["fields"]["A.score"] == "   2"  # acted on once
@@ -176,9 +185,9 @@ def test_replayed_and_forged_frames_are_refused(pair):
     assert wall.state()["fields"]["A.score"] == "   1"
 
     forged = bytearray(latest.data)
-    forged[14] = 2  # "A.point", with the tag left as it was
+    forged[16] = 2  # "A.point", with the tag left as it was
     hub.inject(wall.vb, REMOTE_MAC, bytes(forged))
-    hub.inject(wall.vb, REMOTE_MAC, os.urandom(48))
+    hub.inject(wall.vb, REMOTE_MAC, os.urandom(56))
     hub.advance(0.5)
     assert [f.sender for f in hub.frames[n + 3:]] == [None, None]  # no acknowledgement
     # The newest command relayed by a stranger: the tag and the sequence number decide,

@@ -41,8 +41,6 @@ _STUCK = const(3)
 _CLEARED = const(4)
 
 ERROR_STUCK = 10  # + button index: a button held down too long
-NEW_MATCH_REFUSED = "a new match needs valid options"
-LOCKED = "the saved match could not be read back: only a new match can be started"
 
 
 class Controller:
@@ -134,7 +132,7 @@ class Controller:
         if action == _NEW:
             return self.new_match(now)
         if self.locked:
-            return LOCKED
+            return rules.LOCKED
         if action <= _B_MISS:
             if self.m.phase == rules.LAG:
                 return self._lag(action, now)

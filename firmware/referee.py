@@ -14,6 +14,7 @@ Time is virtual: `wait <seconds>` moves this referee's clock forward.
     tiebreak A|B    wait <seconds>    close
 """
 
+import reasons
 import rules
 
 _PLAYERS = {"A": rules.A, "B": rules.B}
@@ -111,7 +112,7 @@ class Referee:
         self.now = now
 
     def line(self, text):
-        """Apply one line. Returns None, or why it was refused (nothing changed then)."""
+        """Apply one line. Returns None, or why it was refused, in words (nothing changed then)."""
         try:
             words = split(text)
         except ValueError as e:
@@ -119,7 +120,7 @@ class Referee:
         if not words:
             return "empty line"
         try:
-            return self._apply(words[0], words[1:])
+            return reasons.text(self._apply(words[0], words[1:]))
         except ValueError as e:
             return str(e)
 

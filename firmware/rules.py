@@ -2,8 +2,8 @@
 
 Pure: no machine, no clock reads, no I/O. Time comes in as `now`, a
 millisecond counter that may wrap like MicroPython's ticks_ms (period 2**30).
-Every event method returns None when accepted, or a short constant string
-(the reason) when refused; a refused event changes nothing.
+Every event method returns None when accepted, or a small int (the reason,
+its text in reasons.py) when refused; a refused event changes nothing.
 
 Rule numbers refer to shared/rules/rules.md (the Hungarian federation's
 "A karambol szabalyai").  Steady-state scoring events allocate nothing:
@@ -14,7 +14,7 @@ of argument and the match time of each), made one at a time as the match
 grows: no allocation grows with the match in one piece, and `reserve()`
 (called off the button path) makes the next chunk before it is needed, so
 an event itself allocates nothing.  An event that finds no room and no
-memory for it is refused (NO_MEMORY) and changes nothing.
+memory for it is refused (reason _NO_MEMORY) and changes nothing.
 
 Undo works by replay from a checkpoint: each chunk keeps the state as it
 was before its first entry, so an undo replays at most CHUNK - 1 entries.
@@ -107,43 +107,46 @@ _LOW = const(255)  # CHUNK - 1
 _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than this are left
 _N_STATE = const(30)  # ints in a checkpoint (_save)
 
-# Reasons for refusing an event.  Constants: refusing allocates nothing.
-CLOSED = "match closed"
-NOTHING_TO_UNDO = "nothing to undo"
-NOT_AT_TABLE = "that player is not at the table"
-NOT_PLAYING = "no inning is being played"
-IN_LAG = "the lag decides who breaks first"
-LAG_DONE = "the lag is over"
-LAG_DECIDED = "the lag is decided: the winner chooses"
-NOT_CHOOSER = "that player does not have the choice"
-NO_CHOICE_YET = "nobody has won the lag yet"
-BAD_PLAYER = "player must be A or B"
-BAD_KIND = "unknown kind"
-NOT_FINISHED = "the match is not finished"
-FINISHED_ALREADY = "the match is finished"
-CUSHION_GAME = "not in cushion games"
-BREAK_NOT_HALF = "the break is only at half of the match"
-BREAK_TAKEN = "the break was taken already"
-BREAK_IN_RUN = "no break during a run"
-BREAK_OFF = "no break in this match"
-BREAK_NOT_ASKER = "only the player about to shoot may ask for the break"
-NOT_IN_BREAK = "there is no break to end"
-NO_SHOT_CLOCK = "no shot clock in this match"
-NO_TIMEOUTS = "no time-outs left"
-TIMEOUT_USED = "one time-out per shot"
-NOT_DRAWN = "only a drawn match can be extended"
-EXTEND_LOW = "the extension target must be above the target"
-EXTEND_INNINGS = "a draw on the innings limit is not extended"
-NO_TIEBREAK = "no tie-break is pending"
-TIEBREAK_PENDING = "the tie-break winner is not recorded"
-BAD_GAME = "unknown game"
-BAD_TARGET = "target must be 1..9999"
-BAD_INNINGS_LIMIT = "innings_limit must be 0..999"
-BAD_SHOT_CLOCK = "shot_clock must be 0 (off) or 10..300 s"
-BAD_TIMEOUTS = "timeouts must be 0..9"
-BAD_BREAK = "break_s must be 0..3600"
-BAD_BALL = "breaker_ball must be spot or white"
-NO_MEMORY = "no memory left for the match log"
+# Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
+# no text of it in RAM). The text after each is for people: reasons.py reads it from
+# these lines (the scripted mode, the simulator, the tests). Numbers never change meaning.
+_CLOSED = const(1)  # match closed
+_NOTHING_TO_UNDO = const(2)  # nothing to undo
+_NOT_AT_TABLE = const(3)  # that player is not at the table
+_NOT_PLAYING = const(4)  # no inning is being played
+_IN_LAG = const(5)  # the lag decides who breaks first
+_LAG_DONE = const(6)  # the lag is over
+_LAG_DECIDED = const(7)  # the lag is decided: the winner chooses
+_NOT_CHOOSER = const(8)  # that player does not have the choice
+_NO_CHOICE_YET = const(9)  # nobody has won the lag yet
+_BAD_PLAYER = const(10)  # player must be A or B
+_BAD_KIND = const(11)  # unknown kind
+_NOT_FINISHED = const(12)  # the match is not finished
+_FINISHED_ALREADY = const(13)  # the match is finished
+_CUSHION_GAME = const(14)  # not in cushion games
+_BREAK_NOT_HALF = const(15)  # the break is only at half of the match
+_BREAK_TAKEN = const(16)  # the break was taken already
+_BREAK_IN_RUN = const(17)  # no break during a run
+_BREAK_OFF = const(18)  # no break in this match
+_BREAK_NOT_ASKER = const(19)  # only the player about to shoot may ask for the break
+_NOT_IN_BREAK = const(20)  # there is no break to end
+_NO_SHOT_CLOCK = const(21)  # no shot clock in this match
+_NO_TIMEOUTS = const(22)  # no time-outs left
+_TIMEOUT_USED = const(23)  # one time-out per shot
+_NOT_DRAWN = const(24)  # only a drawn match can be extended
+_EXTEND_LOW = const(25)  # the extension target must be above the target
+_EXTEND_INNINGS = const(26)  # a draw on the innings limit is not extended
+_NO_TIEBREAK = const(27)  # no tie-break is pending
+_TIEBREAK_PENDING = const(28)  # the tie-break winner is not recorded
+_BAD_GAME = const(29)  # unknown game
+_BAD_TARGET = const(30)  # target must be 1..9999
+_BAD_INNINGS_LIMIT = const(31)  # innings_limit must be 0..999
+_BAD_SHOT_CLOCK = const(32)  # shot_clock must be 0 (off) or 10..300 s
+_BAD_TIMEOUTS = const(33)  # timeouts must be 0..9
+_BAD_BREAK = const(34)  # break_s must be 0..3600
+_BAD_BALL = const(35)  # breaker_ball must be spot or white
+_NO_MEMORY = const(36)  # no memory left for the match log
+LOCKED = const(37)  # the saved match could not be read back: only a new match can be started
 
 
 def _zeros(typecode, n):
@@ -193,23 +196,23 @@ class Match:
             name_A="", club_A="", name_B="", club_B=""):
         """Start a new match; on a bad option the current match stays as it is."""
         if game not in GAMES:
-            return BAD_GAME
+            return _BAD_GAME
         if not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
-            return BAD_TARGET
+            return _BAD_TARGET
         if not isinstance(innings_limit, int) or not 0 <= innings_limit <= MAX_INNINGS_LIMIT:
-            return BAD_INNINGS_LIMIT
+            return _BAD_INNINGS_LIMIT
         if not isinstance(shot_clock, int) or not (shot_clock == 0 or 10 <= shot_clock <= 300):
-            return BAD_SHOT_CLOCK
+            return _BAD_SHOT_CLOCK
         if timeouts is None:
             timeouts = (3 if target < 40 else 4) if shot_clock else 0
         if not isinstance(timeouts, int) or not 0 <= timeouts <= 9:
-            return BAD_TIMEOUTS
+            return _BAD_TIMEOUTS
         if not isinstance(break_s, int) or not 0 <= break_s <= 3600:
-            return BAD_BREAK
+            return _BAD_BREAK
         if breaker_ball not in ("spot", "white"):
-            return BAD_BALL
+            return _BAD_BALL
         if breaker is not None and breaker not in (A, B):
-            return BAD_PLAYER
+            return _BAD_PLAYER
         self.game = GAMES.index(game)
         self.target0 = target
         self.innings_limit = innings_limit
@@ -384,7 +387,7 @@ class Match:
 
     def _event(self, code, arg, now):
         if self.closed:
-            return CLOSED
+            return _CLOSED
         t = self._time(now)
         self._advance(t)
         reason = self._check(code, arg)
@@ -392,7 +395,7 @@ class Match:
             reason = self._extension(arg)
             arg = self.extensions
         if reason is None and not self._log(code, arg, t):
-            reason = NO_MEMORY
+            reason = _NO_MEMORY
         return reason
 
     def _extension(self, target):
@@ -404,7 +407,7 @@ class Match:
                 self._targets.append(target)
         except MemoryError:
             self.out_of_memory += 1
-            return NO_MEMORY
+            return _NO_MEMORY
         return None
 
     # ---- events (the referee's words) -----------------------------------
@@ -420,15 +423,15 @@ class Match:
     def lag_fault(self, p, kind, now):
         """p's lag was faulty (kind indexes LAG_FAULTS): the opponent has the choice."""
         if not 0 <= kind < len(LAG_FAULTS):
-            return BAD_KIND
+            return _BAD_KIND
         if p != A and p != B:
-            return BAD_PLAYER
+            return _BAD_PLAYER
         return self._event(E_LAG_FAULT, p * 16 + kind, now)
 
     def choose(self, p, give, now):
         """The lag winner p breaks (give=False) or gives the break (give=True)."""
         if p != A and p != B:
-            return BAD_PLAYER
+            return _BAD_PLAYER
         return self._event(E_CHOOSE, p * 2 + (1 if give else 0), now)
 
     def point(self, p, now):
@@ -442,7 +445,7 @@ class Match:
     def foul(self, p, kind, now):
         """A foul (kind indexes FOULS): the stroke scores nothing, the inning ends."""
         if not 0 <= kind < len(FOULS):
-            return BAD_KIND
+            return _BAD_KIND
         if kind == F_MISS:
             return self.miss(p, now)
         return self._event(E_FOUL, (p + 1) * 16 + kind, now)
@@ -462,13 +465,13 @@ class Match:
     def extend(self, target, now):
         """A drawn match goes on to an agreed total (I.8.4)."""
         if not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
-            return BAD_TARGET
+            return _BAD_TARGET
         return self._event(E_EXTEND, target, now)
 
     def call(self, kind, now):
         """A position call: entre, dedans, a cheval (III.4.3b); no score changes."""
         if not 0 <= kind < len(CALLS):
-            return BAD_KIND
+            return _BAD_KIND
         return self._event(E_CALL, kind, now)
 
     def timeout(self, p, now):
@@ -482,9 +485,9 @@ class Match:
     def undo(self, now):
         """Take back the newest entry; the state is exactly as it was just after the one before."""
         if self.closed:
-            return CLOSED
+            return _CLOSED
         if self.n == 0:
-            return NOTHING_TO_UNDO
+            return _NOTHING_TO_UNDO
         self.n -= 1
         self.edits += 1
         if self.n < self.low:
@@ -561,12 +564,12 @@ class Match:
     def close(self, now):
         """The report is signed: no more changes, no more undo."""
         if self.closed:
-            return CLOSED
+            return _CLOSED
         self._advance(self._time(now))
         if self.phase == TIEBREAK:
-            return TIEBREAK_PENDING
+            return _TIEBREAK_PENDING
         if self.phase != FINISHED:
-            return NOT_FINISHED
+            return _NOT_FINISHED
         self.closed = True
         return None
 
@@ -736,95 +739,95 @@ class Match:
         if code == E_POINT or code == E_MISS or code == E_FOUL or code == E_TIMEOUT:
             p = (arg >> 4 if code == E_FOUL else arg) - 1
             if phase == LAG:
-                return IN_LAG
+                return _IN_LAG
             if phase == FINISHED or phase == TIEBREAK:
-                return FINISHED_ALREADY
+                return _FINISHED_ALREADY
             if p != NOBODY and p != self.turn:
-                return NOT_AT_TABLE
+                return _NOT_AT_TABLE
             if code == E_FOUL and arg & 15 == F_ZONE and self.cushion_game():
-                return CUSHION_GAME
+                return _CUSHION_GAME
             if code == E_TIMEOUT:
                 if not self.shot_ms:
-                    return NO_SHOT_CLOCK
+                    return _NO_SHOT_CLOCK
                 if phase == BREAK:
-                    return NOT_PLAYING
+                    return _NOT_PLAYING
                 if self.timeout_this_shot:
-                    return TIMEOUT_USED
+                    return _TIMEOUT_USED
                 if self.timeouts[self.turn] <= 0:
-                    return NO_TIMEOUTS
+                    return _NO_TIMEOUTS
             return None
         if code == E_LAG or code == E_LAG_COLLISION or code == E_LAG_FAULT:
             if phase != LAG:
-                return LAG_DONE
+                return _LAG_DONE
             if self.chooser != NOBODY:
-                return LAG_DECIDED
+                return _LAG_DECIDED
             p = arg - 1 if code == E_LAG_COLLISION else (arg >> 4 if code == E_LAG_FAULT else arg)
             if code == E_LAG_COLLISION and p == NOBODY:
                 return None
             if p != A and p != B:
-                return BAD_PLAYER
+                return _BAD_PLAYER
             return None
         if code == E_CHOOSE:
             if phase != LAG:
-                return LAG_DONE
+                return _LAG_DONE
             if self.chooser == NOBODY:
-                return NO_CHOICE_YET
+                return _NO_CHOICE_YET
             if arg >> 1 != self.chooser:
-                return NOT_CHOOSER
+                return _NOT_CHOOSER
             return None
         if code == E_BREAK:
             if arg != A and arg != B:
-                return BAD_PLAYER
+                return _BAD_PLAYER
             if phase != RUNNING:
                 if phase == BREAK:
-                    return BREAK_TAKEN
+                    return _BREAK_TAKEN
                 if phase == LAG:
-                    return IN_LAG
+                    return _IN_LAG
                 if phase == EQUALIZING:
-                    return BREAK_NOT_HALF
-                return FINISHED_ALREADY
+                    return _BREAK_NOT_HALF
+                return _FINISHED_ALREADY
             if not self.break_ms:
-                return BREAK_OFF
+                return _BREAK_OFF
             if self.break_taken:
-                return BREAK_TAKEN
+                return _BREAK_TAKEN
             if arg != self.turn:
-                return BREAK_NOT_ASKER
+                return _BREAK_NOT_ASKER
             if self.run:
-                return BREAK_IN_RUN
+                return _BREAK_IN_RUN
             if not self.is_half():
-                return BREAK_NOT_HALF
+                return _BREAK_NOT_HALF
             return None
         if code == E_RESUME:
-            return None if phase == BREAK else NOT_IN_BREAK
+            return None if phase == BREAK else _NOT_IN_BREAK
         if code == E_LEFT:
             if arg != A and arg != B:
-                return BAD_PLAYER
+                return _BAD_PLAYER
             if phase == FINISHED:
-                return FINISHED_ALREADY
+                return _FINISHED_ALREADY
             return None
         if code == E_EXTEND:
             if not ((phase == FINISHED and self.result == R_DRAW) or phase == TIEBREAK):
-                return NOT_DRAWN
+                return _NOT_DRAWN
             if self.ended_by == END_INNINGS:
-                return EXTEND_INNINGS
+                return _EXTEND_INNINGS
             if arg <= self.target:
-                return EXTEND_LOW
+                return _EXTEND_LOW
             return None
         if code == E_CALL:
             if self.cushion_game():
-                return CUSHION_GAME
+                return _CUSHION_GAME
             if phase == LAG:
-                return IN_LAG
+                return _IN_LAG
             if phase == FINISHED or phase == TIEBREAK:
-                return FINISHED_ALREADY
+                return _FINISHED_ALREADY
             return None
         if code == E_TIEBREAK:
             if phase != TIEBREAK:
-                return NO_TIEBREAK
+                return _NO_TIEBREAK
             if arg != A and arg != B:
-                return BAD_PLAYER
+                return _BAD_PLAYER
             return None
-        return BAD_KIND
+        return _BAD_KIND
 
     # ---- doing an event (also used by replay; assumes it was checked) -------
 

@@ -3,6 +3,7 @@
 import boarddef
 import buttons
 import controller
+import reasons
 import rules
 from ticks import ticks_add
 import sound
@@ -107,7 +108,7 @@ def test_point_and_end_buttons_play_a_match():
     r.press("A.end")
     assert r.m.turn == rules.B and r.cues() == [("count", 3)]  # B needs 3: "last 3"
     r.press("A.point")  # A is not at the table
-    assert r.c.last_reason == rules.NOT_AT_TABLE and r.cues() == [("refuse", 1)]
+    assert reasons.text(r.c.last_reason) == reasons.NOT_AT_TABLE and r.cues() == [("refuse", 1)]
     r.press("B.point")
     r.press("B.point")
     r.press("B.point")
@@ -127,7 +128,7 @@ def test_first_press_in_the_lag_names_the_breaker():
     r = Rig()
     assert r.m.phase == rules.LAG
     r.press("foul")
-    assert r.c.last_reason == rules.IN_LAG
+    assert reasons.text(r.c.last_reason) == reasons.IN_LAG
     r.press("B.point")
     assert r.m.breaker == rules.B and r.m.phase == rules.RUNNING and r.m.score == [0, 0]
 

@@ -7,6 +7,7 @@ Each test plays referee lines through referee.Referee; a line starting with
 import json
 
 import matchdoc
+import reasons
 import rules
 from ticks import ticks_add
 from referee import Referee
@@ -76,19 +77,19 @@ def test_lag_phase_before_choice():
 
 def test_lag_refusals():
     r = play("new game=three_cushion target=15")
-    assert refused(r, "choose A break") == rules.NO_CHOICE_YET
-    assert refused(r, "point") == rules.IN_LAG
-    assert refused(r, "miss") == rules.IN_LAG
-    assert refused(r, "foul push") == rules.IN_LAG
-    assert refused(r, "break_request A") == rules.IN_LAG
+    assert refused(r, "choose A break") == reasons.NO_CHOICE_YET
+    assert refused(r, "point") == reasons.IN_LAG
+    assert refused(r, "miss") == reasons.IN_LAG
+    assert refused(r, "foul push") == reasons.IN_LAG
+    assert refused(r, "break_request A") == reasons.IN_LAG
     play("lag A", r)
-    assert refused(r, "lag B") == rules.LAG_DECIDED
-    assert refused(r, "lag_fault B short") == rules.LAG_DECIDED
-    assert refused(r, "choose B break") == rules.NOT_CHOOSER
+    assert refused(r, "lag B") == reasons.LAG_DECIDED
+    assert refused(r, "lag_fault B short") == reasons.LAG_DECIDED
+    assert refused(r, "choose B break") == reasons.NOT_CHOOSER
     play("choose A break", r)
-    assert refused(r, "lag A") == rules.LAG_DONE
-    assert refused(r, "choose A break") == rules.LAG_DONE
-    assert refused(r, "lag_collision") == rules.LAG_DONE
+    assert refused(r, "lag A") == reasons.LAG_DONE
+    assert refused(r, "choose A break") == reasons.LAG_DONE
+    assert refused(r, "lag_collision") == reasons.LAG_DONE
 
 
 def test_lag_collision_second_time_player_at_fault_loses_choice():
@@ -194,7 +195,7 @@ def test_jumped_ball_respot():
 def test_zone_foul_only_in_straight_rail_and_balkline():
     for game in ("one_cushion", "three_cushion"):
         r = play("new game=%s target=15 breaker=A" % game)
-        assert refused(r, "foul zone") == rules.CUSHION_GAME
+        assert refused(r, "foul zone") == reasons.CUSHION_GAME
     for game in ("straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2"):
         r = play("new game=%s target=50 breaker=A\nfoul zone" % game)
         assert doc(r)["last_foul"] == "zone"
@@ -202,9 +203,9 @@ def test_zone_foul_only_in_straight_rail_and_balkline():
 
 def test_named_player_must_be_at_the_table():
     r = play("new game=three_cushion target=15 breaker=A")
-    assert refused(r, "point B") == rules.NOT_AT_TABLE
-    assert refused(r, "miss B") == rules.NOT_AT_TABLE
-    assert refused(r, "foul B push") == rules.NOT_AT_TABLE
+    assert refused(r, "point B") == reasons.NOT_AT_TABLE
+    assert refused(r, "miss B") == reasons.NOT_AT_TABLE
+    assert refused(r, "foul B push") == reasons.NOT_AT_TABLE
     play("point A\nmiss A\npoint B", r)
 
 
@@ -212,7 +213,7 @@ def test_reaching_target_ends_inning_at_once():
     r = play("new game=three_cushion target=2 breaker=B equalizing=off\npoint\npoint")
     d = doc(r)
     assert d["phase"] == "finished" and d["result"] == "B" and d["turn"] is None
-    assert refused(r, "point") == rules.FINISHED_ALREADY
+    assert refused(r, "point") == reasons.FINISHED_ALREADY
     assert d["current_run"] == 2  # the last inning's run once the match is over
 
 
@@ -298,19 +299,19 @@ def test_draw_not_allowed_means_tiebreak():
     r = play("new game=three_cushion target=1 breaker=A draw=off\npoint\npoint")
     d = doc(r)
     assert d["phase"] == "tiebreak" and d["result"] == "tiebreak" and d["turn"] is None
-    assert refused(r, "close") == rules.TIEBREAK_PENDING
-    assert refused(r, "point") == rules.FINISHED_ALREADY
+    assert refused(r, "close") == reasons.TIEBREAK_PENDING
+    assert refused(r, "point") == reasons.FINISHED_ALREADY
     assert refused(r, "tiebreak C")
     play("tiebreak B", r)
     d = doc(r)
     assert d["phase"] == "finished" and d["result"] == "B" and d["ended_by"] == "tiebreak"
-    assert refused(r, "tiebreak A") == rules.NO_TIEBREAK
+    assert refused(r, "tiebreak A") == reasons.NO_TIEBREAK
     play("close", r)
 
 
 def test_extension_after_draw_repeatable():
     r = play("new game=three_cushion target=2 breaker=A\npoint\npoint\npoint\npoint")
-    assert refused(r, "extend 2") == rules.EXTEND_LOW
+    assert refused(r, "extend 2") == reasons.EXTEND_LOW
     play("extend 4", r)
     d = doc(r)
     assert d["phase"] == "running" and d["target"] == 4 and d["turn"] == "A" and d["result"] is None
@@ -331,9 +332,9 @@ def test_extension_from_tiebreak():
 
 def test_extend_refused_unless_drawn():
     r = play("new game=three_cushion target=2 breaker=A")
-    assert refused(r, "extend 5") == rules.NOT_DRAWN
+    assert refused(r, "extend 5") == reasons.NOT_DRAWN
     play("point\npoint\nmiss", r)
-    assert refused(r, "extend 5") == rules.NOT_DRAWN  # A won
+    assert refused(r, "extend 5") == reasons.NOT_DRAWN  # A won
 
 
 def test_innings_limit_higher_score_wins():
@@ -349,7 +350,7 @@ def test_innings_limit_higher_score_wins():
 def test_innings_limit_draw_and_tiebreak():
     r = play("new game=three_cushion target=30 breaker=A innings_limit=1\nmiss\nmiss")
     assert doc(r)["result"] == "draw" and doc(r)["ended_by"] == "innings_limit"
-    assert refused(r, "extend 40") == rules.EXTEND_INNINGS
+    assert refused(r, "extend 40") == reasons.EXTEND_INNINGS
     r = play("new game=three_cushion target=30 breaker=A innings_limit=1 draw=off\nmiss\nmiss")
     assert doc(r)["phase"] == "tiebreak"
 
@@ -365,7 +366,7 @@ def test_player_leaving_loses():
     r = play("new game=three_cushion target=15 breaker=A\npoint\nleft A")
     d = doc(r)
     assert d["result"] == "B" and d["ended_by"] == "left" and d["phase"] == "finished"
-    assert refused(r, "left B") == rules.FINISHED_ALREADY
+    assert refused(r, "left B") == reasons.FINISHED_ALREADY
     r = play("new game=three_cushion target=15\nleft B")  # during the lag
     assert doc(r)["result"] == "A"
 
@@ -374,16 +375,16 @@ def test_player_leaving_loses():
 
 def test_break_only_at_half_to_player_about_to_shoot():
     r = play("new game=straight_rail target=10 breaker=A\npoint\npoint\npoint\npoint\nmiss")
-    assert refused(r, "break_request B") == rules.BREAK_NOT_HALF  # 4 of 10: not half
+    assert refused(r, "break_request B") == reasons.BREAK_NOT_HALF  # 4 of 10: not half
     play("miss\npoint", r)  # B misses; A makes his 5th: half, but in a run
-    assert refused(r, "break_request A") == rules.BREAK_IN_RUN
+    assert refused(r, "break_request A") == reasons.BREAK_IN_RUN
     play("miss", r)
-    assert refused(r, "break_request A") == rules.BREAK_NOT_ASKER  # B is about to shoot
+    assert refused(r, "break_request A") == reasons.BREAK_NOT_ASKER  # B is about to shoot
     play("break_request B", r)
     d = doc(r)
     assert d["phase"] == "break" and d["break_left_s"] == 180 and d["break_taken"]
     assert d["turn"] == "B"
-    assert refused(r, "break_request B") == rules.BREAK_TAKEN
+    assert refused(r, "break_request B") == reasons.BREAK_TAKEN
 
 
 def test_break_ends_after_its_time():
@@ -394,9 +395,9 @@ def test_break_ends_after_its_time():
     play("wait 0.5", r)
     d = doc(r)
     assert d["phase"] == "running" and d["break_left_s"] is None and d["turn"] == "B"
-    assert refused(r, "resume") == rules.NOT_IN_BREAK
+    assert refused(r, "resume") == reasons.NOT_IN_BREAK
     play("miss\nmiss", r)
-    assert refused(r, "break_request B") == rules.BREAK_TAKEN  # once per match
+    assert refused(r, "break_request B") == reasons.BREAK_TAKEN  # once per match
 
 
 def test_break_ends_when_play_resumes():
@@ -411,12 +412,12 @@ def test_break_length_option_and_off():
     r = play("new game=straight_rail target=2 breaker=A break_s=60\npoint\nmiss\nbreak_request B")
     assert doc(r)["break_left_s"] == 60
     r = play("new game=straight_rail target=2 breaker=A break_s=0\npoint\nmiss")
-    assert refused(r, "break_request B") == rules.BREAK_OFF
+    assert refused(r, "break_request B") == reasons.BREAK_OFF
 
 
 def test_no_break_in_equalizing_inning():
     r = play("new game=straight_rail target=2 breaker=A\npoint\npoint")
-    assert refused(r, "break_request B") == rules.BREAK_NOT_HALF
+    assert refused(r, "break_request B") == reasons.BREAK_NOT_HALF
 
 
 # ---- position calls (III.4.3b) -----------------------------------------------
@@ -432,7 +433,7 @@ def test_position_calls():
         assert doc(r)["last_call"] is None
     for game in ("one_cushion", "three_cushion"):
         r = play("new game=%s target=50 breaker=A" % game)
-        assert refused(r, "call entre") == rules.CUSHION_GAME
+        assert refused(r, "call entre") == reasons.CUSHION_GAME
     r = play("new game=straight_rail target=50 breaker=A")
     assert "unknown call" in refused(r, "call banane")
 
@@ -481,12 +482,12 @@ def test_timeout_requested():
     r = play("new game=three_cushion target=25 breaker=A shot_clock=30 timeouts=1\nwait 5\ntimeout A")
     d = doc(r)
     assert d["shot_clock"] == {"left_s": 55, "limit_s": 60} and d["players"]["A"]["timeouts_left"] == 0
-    assert refused(r, "timeout") == rules.TIMEOUT_USED
+    assert refused(r, "timeout") == reasons.TIMEOUT_USED
     play("point", r)
-    assert refused(r, "timeout") == rules.NO_TIMEOUTS
-    assert refused(r, "timeout B") == rules.NOT_AT_TABLE
+    assert refused(r, "timeout") == reasons.NO_TIMEOUTS
+    assert refused(r, "timeout B") == reasons.NOT_AT_TABLE
     r = play("new game=three_cushion target=25 breaker=A")
-    assert refused(r, "timeout") == rules.NO_SHOT_CLOCK
+    assert refused(r, "timeout") == reasons.NO_SHOT_CLOCK
 
 
 def test_shot_clock_paused_in_break_and_restarted():
@@ -558,7 +559,7 @@ def test_undo_restores_everything_newest_first():
         if want is not None:
             assert got == want, (r.match.n, got, want)
     assert n == 19  # 18 referee entries and one automatic time-out
-    assert refused(r, "undo") == rules.NOTHING_TO_UNDO
+    assert refused(r, "undo") == reasons.NOTHING_TO_UNDO
     d = doc(r)
     assert d["phase"] == "lag" and d["players"]["A"]["score"] == 0
 
@@ -603,11 +604,11 @@ def test_undo_left_and_extension():
 
 def test_close_ends_undo():
     r = play("new game=three_cushion target=1 breaker=A equalizing=off")
-    assert refused(r, "close") == rules.NOT_FINISHED
+    assert refused(r, "close") == reasons.NOT_FINISHED
     play("point\nclose", r)
     assert doc(r)["closed"]
     for line in ("undo", "point", "close", "extend 5", "left A"):
-        assert refused(r, line) == rules.CLOSED
+        assert refused(r, line) == reasons.CLOSED
     play("new game=three_cushion target=5", r)  # a new match is always possible
     assert not doc(r)["closed"]
 
@@ -672,7 +673,7 @@ def test_match_constructor_rejects_bad_options():
     try:
         rules.Match(game="pool")
     except ValueError as e:
-        assert str(e) == rules.BAD_GAME
+        assert reasons.text(e.args[0]) == reasons.BAD_GAME
     else:
         raise AssertionError("no error")
 
@@ -688,37 +689,54 @@ def test_a_match_whose_clock_crosses_the_wrap_keeps_its_times():
 
 def test_new_refusal_reasons():
     r = Referee()
-    assert refused(r, "new game=snooker target=15") == rules.BAD_GAME
-    assert refused(r, "new game=three_cushion target=0") == rules.BAD_TARGET
-    assert refused(r, "new game=three_cushion target=15 innings_limit=1000") == rules.BAD_INNINGS_LIMIT
-    assert refused(r, "new game=three_cushion target=15 shot_clock=301") == rules.BAD_SHOT_CLOCK
-    assert refused(r, "new game=three_cushion target=15 timeouts=10") == rules.BAD_TIMEOUTS
-    assert refused(r, "new game=three_cushion target=15 break_s=3601") == rules.BAD_BREAK
-    assert refused(r, "new game=three_cushion target=15 breaker_ball=red") == rules.BAD_BALL
+    assert refused(r, "new game=snooker target=15") == reasons.BAD_GAME
+    assert refused(r, "new game=three_cushion target=0") == reasons.BAD_TARGET
+    assert refused(r, "new game=three_cushion target=15 innings_limit=1000") == reasons.BAD_INNINGS_LIMIT
+    assert refused(r, "new game=three_cushion target=15 shot_clock=301") == reasons.BAD_SHOT_CLOCK
+    assert refused(r, "new game=three_cushion target=15 timeouts=10") == reasons.BAD_TIMEOUTS
+    assert refused(r, "new game=three_cushion target=15 break_s=3601") == reasons.BAD_BREAK
+    assert refused(r, "new game=three_cushion target=15 breaker_ball=red") == reasons.BAD_BALL
 
 
 def test_api_refuses_bad_players_and_kinds():
     """What is tried: out-of-range player and kind numbers straight at the API."""
     m = rules.Match(game="straight_rail", target=50, breaker=rules.A)
     before = (m.n, list(m.score), m.turn)
-    assert m.foul(rules.NOBODY, 99, 0) == rules.BAD_KIND
-    assert m.foul(rules.NOBODY, -1, 0) == rules.BAD_KIND
-    assert m.call(7, 0) == rules.BAD_KIND
-    assert m.lag_fault(rules.A, 9, 0) == rules.BAD_KIND
-    assert m.break_request(5, 0) == rules.BAD_PLAYER
-    assert m.left(-1, 0) == rules.BAD_PLAYER
-    assert m.choose(2, False, 0) == rules.BAD_PLAYER
-    assert m.point(3, 0) == rules.NOT_AT_TABLE
-    assert m.extend(0, 0) == rules.BAD_TARGET
-    assert m.extend(10000, 0) == rules.BAD_TARGET
-    assert m.new(0, game="straight_rail", target=50, breaker=2) == rules.BAD_PLAYER
+    assert reasons.text(m.foul(rules.NOBODY, 99, 0)) == reasons.BAD_KIND
+    assert reasons.text(m.foul(rules.NOBODY, -1, 0)) == reasons.BAD_KIND
+    assert reasons.text(m.call(7, 0)) == reasons.BAD_KIND
+    assert reasons.text(m.lag_fault(rules.A, 9, 0)) == reasons.BAD_KIND
+    assert reasons.text(m.break_request(5, 0)) == reasons.BAD_PLAYER
+    assert reasons.text(m.left(-1, 0)) == reasons.BAD_PLAYER
+    assert reasons.text(m.choose(2, False, 0)) == reasons.BAD_PLAYER
+    assert reasons.text(m.point(3, 0)) == reasons.NOT_AT_TABLE
+    assert reasons.text(m.extend(0, 0)) == reasons.BAD_TARGET
+    assert reasons.text(m.extend(10000, 0)) == reasons.BAD_TARGET
+    assert reasons.text(m.new(0, game="straight_rail", target=50, breaker=2)) == reasons.BAD_PLAYER
     assert (m.n, list(m.score), m.turn) == before
     m = rules.Match(game="straight_rail", target=50)
-    assert m.lag_fault(7, 0, 0) == rules.BAD_PLAYER
-    assert m.lag(7, 0) == rules.BAD_PLAYER
+    assert reasons.text(m.lag_fault(7, 0, 0)) == reasons.BAD_PLAYER
+    assert reasons.text(m.lag(7, 0)) == reasons.BAD_PLAYER
     assert m.n == 0
 
 
 def test_no_timeout_during_break():
     r = play("new game=three_cushion target=4 breaker=A shot_clock=30\npoint\npoint\nmiss\nbreak_request B")
-    assert refused(r, "timeout") == rules.NOT_PLAYING
+    assert refused(r, "timeout") == reasons.NOT_PLAYING
+
+
+def test_every_reason_has_one_number_and_words():
+    """reasons.py reads the reason lines of rules.py: unique numbers, a text each; the referee
+    gives people the words, the rules core gives the board a small int."""
+    names = reasons.names()
+    assert len(names) >= 37
+    numbers = [reasons.code(n) for n in names]
+    assert len(set(numbers)) == len(numbers) and min(numbers) == 1
+    for n in names:
+        assert reasons.text(reasons.code(n)) == getattr(reasons, n) and len(getattr(reasons, n)) > 5, n
+    assert reasons.code("LOCKED") == rules.LOCKED
+    r = Referee()
+    assert r.line("new game=three_cushion target=5 breaker=A") is None
+    assert r.match.point(rules.B, r.now) == reasons.code("NOT_AT_TABLE")
+    assert r.line("point B") == reasons.NOT_AT_TABLE
+    assert reasons.text(None) is None and reasons.text(999) == "refused (reason 999)"

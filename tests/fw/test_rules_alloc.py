@@ -5,6 +5,7 @@ is proved allocation-free: point, miss, every foul, undo (a full replay),
 the clock tick, and the derived values the displays read.
 """
 
+import reasons
 import rules
 from fwtest import SkipTest
 from ticks import ticks_add
@@ -48,7 +49,7 @@ def test_events_do_not_allocate():
         assert locked(lambda: m.shot_left_ms(now)) >= 0
     # A refusal allocates nothing either.
     other = 1 - m.turn
-    assert locked(lambda: m.point(other, now)) == rules.NOT_AT_TABLE
+    assert reasons.text(locked(lambda: m.point(other, now))) == reasons.NOT_AT_TABLE
     # The clock running out (automatic time-out, then time foul).
     shooter = m.turn
     timeouts = m.timeouts[shooter]

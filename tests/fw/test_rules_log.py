@@ -10,6 +10,7 @@ run out of memory at a chunk boundary.
 import gc
 
 import matchdoc
+import reasons
 import rules
 from fwtest import SkipTest
 from ticks import ticks_add
@@ -181,7 +182,7 @@ def test_no_memory_for_the_next_chunk_refuses_the_event_and_changes_nothing():
         added = m.tick(ticks_add(now, 31000))  # a time-out is due: no room for it either
     finally:
         micropython.heap_unlock()
-    assert reason == rules.NO_MEMORY and added == 0
+    assert reasons.text(reason) == reasons.NO_MEMORY and added == 0
     assert m.n == n and state(m, now) == before
     assert m.out_of_memory == 2
     assert m.point(rules.NOBODY, now) is None and m.n == n + 1

@@ -11,6 +11,7 @@ import json
 import os
 
 import matchdoc
+import reasons
 import rules
 from ticks import ticks_add
 import snapshot
@@ -317,7 +318,7 @@ def test_close_is_saved():
     r = play(["new game=three_cushion target=1 breaker=A equalizing=off", "point", "close"], s)
     assert r.match.closed
     seq = s.seq
-    assert r.line("undo") == rules.CLOSED
+    assert r.line("undo") == reasons.CLOSED
     assert s.sync(r.match) is None and s.seq == seq
     got, s2 = reboot(fs)
     assert got["closed"] and s2.closed and got["result"] == "A"

@@ -17,6 +17,7 @@ from host_tools import firmware_path
 
 firmware_path()
 import matchdoc  # noqa: E402
+import reasons  # noqa: E402
 import rules  # noqa: E402
 from referee import Referee  # noqa: E402
 
@@ -130,7 +131,7 @@ def test_random_sequences_keep_invariants(options, events):
             while r.match.n:
                 assert r.line("undo") is None
             assert json.dumps(doc(r), sort_keys=True) == start
-        assert r.line("undo") == rules.NOTHING_TO_UNDO
+        assert r.line("undo") == reasons.NOTHING_TO_UNDO
 
 
 LONG_EVENTS = st.sampled_from(["point"] * 12 + ["miss", "miss", "foul push", "undo", "wait 31", "break_request A",

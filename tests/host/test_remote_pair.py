@@ -2,7 +2,9 @@
 firmware) through their serial ports, with mpremote, while both follow real time on one radio hub.
 
 After pairing, both config.json files hold the other's MAC and the same key, which never appears
-in `carom`'s output; a press on the remote scores on the wall; after --unpair the wall ignores it.
+in `carom`'s output; the remote's boot counter (at its limit before) starts again at 1 and the
+wall's record of its numbers is gone; a press on the remote scores on the wall (the first one
+after a challenge); after --unpair the wall ignores it.
 Waits are bounded: wait_for() in real time, advance() in virtual time.
 """
 
@@ -92,6 +94,10 @@ def test_pair_then_a_press_scores_then_unpair(boards):
     assert "carom: paired" not in wall.stdout
     runs = wall.stdout.count("carom: running on board wall")
     remote_boots = len(remote.boots)
+    with open(remote.flash_path("/remote.boot"), "w") as f:
+        f.write(str(2**30 - 1))  # a boot counter at its limit (E 43 when paired): pairing restarts it
+    with open(wall.flash_path("/radio.last"), "w") as f:
+        f.write("%d 5" % (2**30 - 1))  # and the wall's record of that remote's numbers goes
 
     hub.run_realtime()
     out = carom("pair", "--wall", wall.serial_path, "--remote", remote.serial_path)
@@ -118,6 +124,9 @@ def test_pair_then_a_press_scores_then_unpair(boards):
     assert remote_shows(remote) == "01:00"
     acks = [f for f in hub.frames if f.sender == "wall" and f.data[1] == 2]
     assert [struct.unpack_from("<II", f.data, 8) for f in acks] == [(1, 1), (1, 2)]
+    # The wall had no record after pairing: its first command was challenged, then acted on.
+    challenges = [f for f in hub.frames if f.sender == "wall" and f.data[1] == 3]
+    assert [struct.unpack_from("<II", f.data, 8) for f in challenges] == [(1, 1)]
 
     runs = wall.stdout.count("carom: running on board wall")
     hub.run_realtime()

@@ -50,6 +50,7 @@ import weakref
 from dataclasses import dataclass
 
 from .chip import ChipState, HT16K33Model
+from .heap import HeapError, HeapReport, parse_size, plan as plan_heap, size_text
 from .serialport import SerialPort
 from .wifi import AccessPoint
 
@@ -250,6 +251,12 @@ class VirtualBoard:
         does not run ahead of real time (so a real server's answer comes in
         time); False lets advance() jump as usual (answers then arrive late
         in virtual time).
+    micropython: the MicroPython unix port to run (default: CAROM_MICROPYTHON,
+        else the venv's); heapsize: its -X heapsize, as is (the emulation's
+        modules take part of it).
+    firmware_heap: instead of heapsize, the firmware's own share ("112K", or
+        bytes): at the first power-on the emulation is measured (heap.py) and
+        the process gets the emulation plus that share; see `heap_plan`.
     """
 
     def __init__(
@@ -275,6 +282,7 @@ class VirtualBoard:
         radio=None,
         name=None,
         net_pacing=True,
+        firmware_heap=None,
     ):
         self.name = name  # (the loops below reuse the name `name`)
         self.flash_dir = os.path.abspath(flash_dir)
@@ -308,7 +316,21 @@ class VirtualBoard:
         for name, (pin, _) in self._buttons.items():
             self._named_pins.setdefault(name, pin)
         self.micropython = micropython or default_micropython()
+        if os.sep in self.micropython:  # the process runs in the flash folder
+            self.micropython = os.path.abspath(self.micropython)
         self.heapsize = heapsize
+        self.firmware_heap = None
+        if firmware_heap is not None:
+            if heapsize is not None:
+                raise BoardError("give heapsize or firmware_heap, not both")
+            try:
+                self.firmware_heap = parse_size(firmware_heap)
+            except HeapError as e:
+                raise BoardError(str(e)) from None
+        self.heap_plan = None  # HeapPlan, with firmware_heap, once powered on
+        self.heap_reports = []  # HeapReport per start: the heap once the emulation is installed
+        self.failures = []  # (t_ms, "/main.py", exception name): boot.py or main.py ended by an exception
+        self._measuring = False  # or (firmware_free, gc_block) during a calibration start
         self.timeout = timeout
         self.unique_id = self._free_mac() if unique_id is None else bytes(unique_id)
         if len(self.unique_id) != 6:
@@ -455,6 +477,8 @@ class VirtualBoard:
         """Switch the power on: chips start blank, RTC memory is empty. Returns the Boot."""
         if self._state != "off":
             raise BoardError("the board is already powered")
+        if self.firmware_heap is not None and self.heap_plan is None:
+            self._plan_heap()
         for chip in self._chips.values():
             chip.power_on()
         self._rtc_memory = b""
@@ -478,6 +502,43 @@ class VirtualBoard:
             chip.power_on()
 
     cut_power = power_off
+
+    def _plan_heap(self):
+        try:
+            self.heap_plan = plan_heap(self, self.firmware_heap)
+        except HeapError as e:
+            raise BoardError(str(e)) from None
+        self.heapsize = self.heap_plan.heapsize
+
+    def _measure_emulation(self, heapsize, firmware_free=None, gc_block=None):
+        """A calibration start (heap.py): the shim installs the emulation in a heap of
+        `heapsize` bytes (holding what is free beyond `firmware_free`, as at a real start)
+        and reports it; no boot.py or main.py runs, nothing is left of it. Returns the
+        shim's HeapReport, or None when the emulation ran out of memory while it loaded."""
+        if self._state != "off":
+            raise BoardError("the board must be off to measure its emulation")
+        saved = (self.heapsize, len(self.boots), len(self.heap_reports), len(self._stdout), len(self._stderr))
+        self.heapsize, self._measuring = heapsize, (firmware_free, gc_block)
+        self._wall_base_us = self.rtc_epoch * 1_000_000 - self._now_us  # as power_on() sets it
+        try:
+            self._start(PWRON_RESET, "power", self._now_us)
+            try:
+                self._pump(0, self._now_us)
+            except BoardCrashed:
+                said = "".join(self._stdout[saved[3]:] + self._stderr[saved[4]:])
+                if "MemoryError" in said and len(self.heap_reports) == saved[2]:
+                    return None
+                raise
+            if len(self.heap_reports) == saved[2]:
+                raise BoardError("the emulation did not report its heap\n%s" % self._tail())
+            return self.heap_reports[-1]
+        finally:
+            self._stop_process()
+            self._state = "off"
+            self.heapsize, self._measuring = saved[0], False
+            del self.boots[saved[1]:]
+            del self.heap_reports[saved[2]:]
+            del self._stdout[saved[3]:], self._stderr[saved[4]:]
 
     @_locked
     def hard_reset(self):
@@ -1006,6 +1067,14 @@ class VirtualBoard:
             "wifi": self._ap.config() if self._ap is not None else None,
             "pacing": bool(self.net_pacing),
         }
+        # The same keys at every start: a calibration start's config takes the same room.
+        config["measure"] = 1 if self._measuring else 0
+        if self._measuring:
+            config["firmware_free"], config["gc_block"] = self._measuring
+        elif self.heap_plan is not None:
+            config["firmware_free"], config["gc_block"] = self.heap_plan.firmware_free, self.heap_plan.gc_block
+        else:
+            config["firmware_free"], config["gc_block"] = None, None
         if self._wake_info is not None:
             config["wake_reason"], config["ext1_status"] = self._wake_info
             self._wake_info = None
@@ -1027,6 +1096,10 @@ class VirtualBoard:
                 env=env,
                 cwd=self.flash_dir,
             )
+        except OSError as e:
+            for fd in (host_out, host_in, rx_write):
+                os.close(fd)
+            raise BoardError("cannot start %s: %s" % (self.micropython, e.strerror or e)) from None
         finally:
             for fd in (board_in, board_out, rx_read):
                 os.close(fd)
@@ -1275,6 +1348,11 @@ class VirtualBoard:
         code = proc.returncode
         self._stop_process()
         self._state = "off"
+        reported = self.heap_reports and self.heap_reports[-1].t_ms >= self.boots[-1].t_ms
+        if self.heap_plan is not None and not reported and "MemoryError" in self._tail(5):
+            raise BoardCrashed("the emulation ran out of memory while it loaded, in -X heapsize=%d "
+                               "(the firmware's share %s); a bigger --heap would do\n%s"
+                               % (self.heapsize, size_text(self.heap_plan.firmware), self._tail()))
         raise BoardCrashed("the MicroPython process ended (exit status %s)\n%s" % (code, self._tail()))
 
     def _message(self, line, expected, goal):
@@ -1376,6 +1454,10 @@ class VirtualBoard:
                 self._inflight_rx = None
         elif kind == "err":
             self.errors.append(line[4:])
+        elif kind == "heap":
+            self.heap_reports.append(HeapReport(self._now_us / 1000, *(int(x) for x in parts[1:4])))
+        elif kind == "fail":
+            self.failures.append((self._now_us / 1000, parts[1], parts[2]))
         return None
 
     # ------------------------------------------------------------ radio and network

@@ -16,6 +16,14 @@
 #    port skips it), with Ctrl-C on the UART enabled. When main ends or fails:
 #    with a console attached (config "repl"), run the REPL (_vb_repl.py) until
 #    it asks for a soft reset; without one, stay idle (the watchdog keeps running).
+#
+# Between 2 and 3 the shim reports the heap the emulation leaves behind
+# ("heap <gc.mem_alloc()> <gc.mem_free()> <held>", after a collection), so the
+# host can size -X heapsize as the emulation plus the firmware's share
+# (vboard/heap.py). With config "measure" it stops there: a calibration start,
+# no firmware runs. With "firmware_free" it first holds the few bytes by which
+# the rounded heap size leaves more free than that (<held>: their count).
+# boot.py or main.py ending by an exception is reported as "fail <path> <name>".
 
 import sys
 
@@ -64,6 +72,7 @@ for name, module in (
     sys.modules[name] = module
 
 import builtins
+import gc
 import os
 import vfs
 
@@ -76,12 +85,18 @@ sys.path[:] = ["", ".frozen", "/lib"]
 sys.argv[:] = []
 
 
+def _compile(path):
+    # Its own frame: the source text is garbage once compiled (the ESP32 port's
+    # lexer reads the file as it goes and never holds it all).
+    with open(path) as f:
+        return compile(f.read(), path, "exec")
+
+
 def _run(path, env):
     try:
-        source = open(path).read()
+        code = _compile(path)
     except OSError:
         return False
-    code = compile(source, path, "exec")
     _vb_core.set_interrupt_char(3)  # Ctrl-C on the UART interrupts boot.py and main.py
     try:
         exec(code, env)
@@ -98,6 +113,19 @@ def _soft_reset():
     _vb_core.reset(_vb_machine._reset_cause, "vm")
 
 
+# Made now: when the firmware has taken the whole heap, there may be no memory to format these.
+_FAIL_NO_MEMORY = b"fail - MemoryError\n"
+_NO_MEMORY_TO_PRINT = "MemoryError (no memory left to print the traceback)\n"
+
+
+def _report_failure(path, exc):
+    gc.collect()
+    try:
+        _vb_core.send("fail %s %s" % (path, type(exc).__name__))
+    except MemoryError:
+        _vb_core.ctl_out.write(_FAIL_NO_MEMORY)
+
+
 def _main():
     env = {"__name__": "__main__"}
     paths = ["/boot.py"]
@@ -112,7 +140,11 @@ def _main():
                 raise
             _soft_reset()
         except BaseException as e:  # like the port: print it and go on (to the console if there is one)
-            _vb_core.print_exception(e, None if _vb_core.repl_enabled else sys.stderr)
+            _report_failure(path, e)
+            try:
+                _vb_core.print_exception(e, None if _vb_core.repl_enabled else sys.stderr)
+            except MemoryError:
+                sys.stderr.write(_NO_MEMORY_TO_PRINT)
     banner = _vb_core.repl_enabled  # a console attached later finds the REPL waiting, banner long gone
     while True:
         if _vb_core.repl_enabled:
@@ -121,4 +153,105 @@ def _main():
         _vb_core.idle(None)
 
 
+_held = None  # see _even_out(): a chain of tuples (previous, bytearray or nothing)
+_kept = None  # the largest free run, kept aside for a moment
+# The collector is conservative: a pointer left in a live frame keeps its object. So
+# every allocation below is made in a frame of its own that has returned before the
+# next collection.
+
+
+def _even_out(want, block):
+    """Hold what the heap the host sized leaves free beyond `want` (-X heapsize is
+    rounded, and a small share may need a bigger heap for the emulation to load).
+    The free space has holes between the emulation's objects and a large run after
+    them; when that run can take the excess, it does (the firmware gets the holes
+    and the rest of the run, as in a heap of the due size). When the excess is
+    larger (the emulation loaded in a heap much bigger than its due and left more
+    holes), the largest run is kept for the firmware and the holes are held first."""
+    global _kept
+    gc.collect()
+    excess = gc.mem_free() - want
+    if excess < block:
+        return
+    largest = _largest_free(block)
+    if largest < excess:
+        _keep(largest)  # (its object: 1 block elsewhere)
+        _hold(max(0, want - largest - block), block)
+        _kept = None
+        gc.collect()
+    _hold(want, block)
+
+
+def _fits(n):
+    try:
+        bytearray(n)
+        return True
+    except MemoryError:
+        return False
+
+
+def _keep(n):
+    global _kept
+    _kept = bytearray(n)
+
+
+def _link(n):
+    """Hold n bytes more: a tuple of 1 block, and a bytearray (n: its bytes; -1: none)."""
+    global _held
+    try:
+        _held = (_held, bytearray(n)) if n >= 0 else (_held,)
+        return True
+    except MemoryError:
+        return False
+
+
+def _largest_free(block):
+    """Bytes of the largest bytearray that fits now (bisection; nothing kept)."""
+    lo, hi = 0, gc.mem_free()
+    while hi - lo > block:
+        mid = (lo + hi) // 2 // block * block
+        if _fits(mid):
+            lo = mid
+        else:
+            hi = mid
+        gc.collect()
+    return lo
+
+
+def _hold(want, block):
+    """Hold pieces, each the biggest that fits, until gc.mem_free() is `want` (a tuple
+    of 1 block, and a bytearray object of 1 block with its bytes in whole blocks)."""
+    size = gc.mem_free()
+    while True:
+        excess = gc.mem_free() - want
+        if excess < block:
+            break
+        size = min(size, excess - 2 * block)
+        if _link(size):
+            continue
+        if size < 0:
+            break  # not even a block left
+        size = size // 2 // block * block if size > 0 else -1
+        gc.collect()  # what a half-made piece left
+    gc.collect()
+
+
+def _held_bytes():
+    n = 0
+    node = _held
+    while node is not None:
+        if len(node) > 1:
+            n += len(node[1])
+        node = node[0]
+    return n
+
+
+if config.get("firmware_free") is not None:
+    _even_out(config["firmware_free"], config["gc_block"])
+else:
+    gc.collect()
+_vb_core.send("heap %d %d %d" % (gc.mem_alloc(), gc.mem_free(), _held_bytes()))
+if config.get("measure"):
+    while True:
+        _vb_core.idle(None)
 _main()

@@ -176,9 +176,14 @@ class Board:
         return matchdoc.pieces(self.match, time.ticks_ms())
 
     def send_report(self, name):
-        store = self.store
-        self.mqtt.publish_file(self.topic + "report", store.report_path(name), store.report_size(name), qos=1,
-                               on_ack=lambda topic: store.mark_sent(name))
+        self.mqtt.publish_file(self.topic + "report", self.store.report_path(name), qos=1,
+                               on_ack=lambda topic: self.report_acked(name))
+
+    def report_acked(self, name):
+        try:
+            self.store.mark_sent(name)
+        except MemoryError:  # not marked: sent again after the next start (the hall drops repeats)
+            self.short_of_memory()
 
     def resend_reports(self):
         """Reports finished while the broker was away (or unacknowledged at a power cut)."""

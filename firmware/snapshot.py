@@ -26,6 +26,7 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
 
 import struct
 
+import history
 import rules
 from store import (ERR_JOURNAL, ERR_MEMORY, ERR_READ, ERR_RESTORE, ERR_ROLLBACK, ERR_SNAPSHOT, ERR_WRITE,
                    GEN_MAX, K_CLOSE, K_ENTRY, K_START, K_UNDO, REC_SIZE, RECORD, SEG_RECORDS, SNAP_SIZE,
@@ -183,7 +184,7 @@ def look_for_newer(st, gen):
         if g > gen and (seg > 0 or st._size(st._jdir + "/" + name) > REC_SIZE):
             st.errors |= ERR_ROLLBACK
             return
-    for name in st.reports():
+    for name in history.reports(st):
         if _report_number(name) > gen:
             st.errors |= ERR_ROLLBACK
             return
@@ -198,7 +199,7 @@ def scan(st, match, version):
     seg = 0
     full = SEG_RECORDS * REC_SIZE
     while True:
-        data = st._read(st._segment_path(gen, seg), full + 1)
+        data = history.read(st, st._segment_path(gen, seg), full + 1)
         if data is None:
             data = b""
         good = 0
@@ -252,7 +253,7 @@ def cut_tail(st, seg, keep, present):
                 st.fs.remove(st._jdir + "/" + name)
         path = st._segment_path(st.gen, seg)
         if keep:
-            st._write_new(path, st._jdir + "/tmp", keep)
+            history.write_new(st, path, st._jdir + "/tmp", keep)
         elif present:
             st.fs.remove(path)
         st._broken = False
@@ -291,7 +292,7 @@ def begin(st, match):
         files = journal_files(st)
         for g, _, _ in files:
             top = max(top, g)
-        for name in st.reports():
+        for name in history.reports(st):
             top = max(top, _report_number(name))
         if top >= GEN_MAX:  # the numbers ran out: number the reports again, start over above them
             top = renumber(st)
@@ -306,9 +307,9 @@ def begin(st, match):
         st.held = False
         st._seg = 0
         st._seg_path = st._segment_path(gen, 0)
-        st._write_new(st._seg_path, st._jdir + "/tmp", st._record(0, K_START, 0, 0, 0))
+        history.write_new(st, st._seg_path, st._jdir + "/tmp", st._record(0, K_START, 0, 0, 0))
         st.seq = 1
-        st._write_new(st._snap_path(target), st.root + "/snap.tmp", snap)
+        history.write_new(st, history.snap_path(st, target), st.root + "/snap.tmp", snap)
     except OSError:
         st.errors |= ERR_WRITE
         st._forget(0)
@@ -327,21 +328,21 @@ def begin(st, match):
 def renumber(st):
     """Reports numbered 1, 2, ... in their order; every other match's files go (the new
     match replaces the current one; its report, if it has one, is kept). Returns the top."""
-    names = st.reports()
-    sent = st.sent()
+    names = history.reports(st)
+    sent = history.sent(st)
     new_sent = 0
     for i, name in enumerate(names):
         if _report_number(name) <= sent:
             new_sent = i + 1
         if name != report_name(i + 1):
-            st._rename(st._hdir + "/" + name, st._hdir + "/" + report_name(i + 1))
+            history.rename(st, st._hdir + "/" + name, st._hdir + "/" + report_name(i + 1))
     if sent:
-        st._write_sent(new_sent)
+        history.write_sent(st, new_sent)
     for _, _, name in journal_files(st):
         st.fs.remove(st._jdir + "/" + name)
     for slot in (0, 1):
         try:
-            st.fs.remove(st._snap_path(slot))
+            st.fs.remove(history.snap_path(st, slot))
         except OSError:
             pass
     return len(names)
@@ -351,7 +352,7 @@ def slots(st):
     """[(generation, options, format) or None] for slot 0 and slot 1."""
     out = []
     for slot in (0, 1):
-        data = st._read(st._snap_path(slot), SNAP_SIZE + 1)
+        data = history.read(st, history.snap_path(st, slot), SNAP_SIZE + 1)
         got = parse_snapshot(data)
         if got is None:
             if data is not None:
@@ -365,7 +366,7 @@ def slots(st):
 def journal_files(st):
     """[(generation, segment, name)] of the files in jnl/."""
     out = []
-    for name in st._listdir(st._jdir):
+    for name in history.listdir(st, st._jdir):
         gen, dot, seg = name.partition(".")
         if dot and gen.isdigit() and seg.isdigit():
             out.append((int(gen), int(seg), name))

@@ -121,18 +121,20 @@ NOTHING_TO_UNDO = "nothing to undo"
 HELD = "the saved match could not be read: nothing is written until a new match"
 
 
-_DROP = sys.implementation.name == "micropython"  # CPython (host tools, tests) keeps it loaded
+_DROP = sys.implementation.name == "micropython"  # CPython (host tools, tests) keeps them loaded
 
 
-def _snapshot(name, *args):
-    """snapshot.name(*args), with snapshot.py in RAM only for the call (on MicroPython)."""
-    import snapshot
-
+def _cold(module, name, *args):
+    """module.name(*args), with the module (snapshot.py, history.py) in RAM only for the call
+    on MicroPython. MemoryError when there is not the memory to load it."""
+    mod = __import__(module)
     try:
-        return getattr(snapshot, name)(*args)
+        return getattr(mod, name)(*args)
     finally:
         if _DROP:
-            del sys.modules["snapshot"]
+            for m in ("snapshot", "history"):
+                if m in sys.modules:
+                    del sys.modules[m]
 
 
 class PosixFs:
@@ -187,49 +189,8 @@ class MatchStore:
 
     # ---- names and small file helpers ------------------------------------
 
-    def _snap_path(self, slot):
-        return "%s/snap.%d" % (self.root, slot)
-
     def _segment_path(self, gen, seg):
         return "%s/%d.%d" % (self._jdir, gen, seg)
-
-    def _read(self, path, limit):
-        """At most limit bytes of a file; None when it is missing or unreadable."""
-        try:
-            f = self.fs.open(path, "rb")
-        except OSError as e:
-            if e.args and e.args[0] != ENOENT:
-                self.errors |= ERR_READ
-            return None
-        try:
-            return f.read(limit)
-        except OSError:
-            self.errors |= ERR_READ
-            return None
-        finally:
-            f.close()
-
-    def _write_new(self, path, tmp, data):
-        """Replace path with data (bytes, or write(f) writing it): write tmp, then rename it
-        over path (atomic on LittleFS)."""
-        f = self.fs.open(tmp, "wb")
-        try:
-            if callable(data):
-                data(f)
-            else:
-                f.write(data)
-        finally:
-            f.close()
-        self._rename(tmp, path)
-
-    def _rename(self, tmp, path):
-        try:
-            self.fs.rename(tmp, path)
-        except OSError as e:
-            if not e.args or e.args[0] != EEXIST:
-                raise
-            self.fs.remove(path)  # a filesystem whose rename does not replace (not LittleFS, not POSIX)
-            self.fs.rename(tmp, path)
 
     def _mkdir(self, path):
         if not path:
@@ -238,12 +199,6 @@ class MatchStore:
             self.fs.stat(path)
         except OSError:
             self.fs.mkdir(path)
-
-    def _listdir(self, path):
-        try:
-            return self.fs.listdir(path)
-        except OSError:
-            return []
 
     def _size(self, path):
         try:
@@ -258,7 +213,7 @@ class MatchStore:
         """Put the saved match into `match` (match.new, its entries, one replay); True if
         there was one. Raises MemoryError, having changed nothing on the flash, when there is
         not enough memory to read it: the store is then `held` (writes nothing)."""
-        return _snapshot("restore", self, match, now)
+        return _cold("snapshot", "restore", self, match, now)
 
     def load(self):
         """(options for Match.new, [(code, arg, t), ...]) of the saved match, or None.
@@ -270,7 +225,7 @@ class MatchStore:
 
     def begin(self, match):
         """Save a new match (its options; its entries follow with sync or append)."""
-        return _snapshot("begin", self, match)
+        return _cold("snapshot", "begin", self, match)
 
     def _forget(self, gen):
         self.gen = gen
@@ -337,7 +292,7 @@ class MatchStore:
         if self._broken:  # a write failed: find where the journal really ends, cut any torn tail
             self._broken = False
             try:
-                _snapshot("rescan", self)
+                _cold("snapshot", "rescan", self)
             except Exception:
                 self._broken = True
             if self._broken:
@@ -373,29 +328,6 @@ class MatchStore:
         """The current match's report is saved."""
         return self.gen > 0 and self._size(self._hdir + "/" + self.report_name()) >= 0
 
-    def save_report(self, data):
-        """Keep a finished match's report: bytes or str, or write(f) that writes it in pieces.
-        Returns its name, or None if it failed. Older reports are dropped first to make room;
-        saving again for the same match replaces its report."""
-        if isinstance(data, str):
-            data = bytes(data, "utf-8")
-        f = self.report_file()
-        if f is None:
-            return None
-        done = False
-        try:
-            if callable(data):
-                data(f)
-            else:
-                f.write(data)
-            done = True
-        except OSError:
-            self.errors |= ERR_WRITE
-        finally:
-            if not self.finish_report(f, done):
-                done = False
-        return self.report_name() if done else None
-
     def report_file(self):
         """A file to write the current match's report into, in pieces; then finish_report().
         None when it cannot be opened (or the store is held)."""
@@ -409,94 +341,47 @@ class MatchStore:
             self.errors |= ERR_WRITE
             return None
 
+    def report_size(self, name):
+        return self._size(self._hdir + "/" + name)
+
+    # History and the hall's sent mark: history.py, loaded for it and dropped.
+
+    def save_report(self, data):
+        """Keep a finished match's report: bytes or str, or write(f) that writes it in pieces.
+        Returns its name, or None if it failed (older reports are dropped first to make room)."""
+        return _cold("history", "save_report", self, data)
+
     def finish_report(self, f, keep=True):
-        """Close the report file; with keep, make room for it (older reports go first) and put
-        it in place. True when the report is kept."""
-        tmp = self._hdir + "/report.tmp"
-        try:
-            f.close()
-            if not keep:
-                self.fs.remove(tmp)
-                return False
-            name = self.report_name()
-            size = self._size(tmp)
-            others = [n for n in self.reports() if n != name]
-            sizes = []
-            total = 0
-            for n in others:
-                k = self._size(self._hdir + "/" + n)
-                sizes.append(k)
-                total += k
-            i = 0
-            while i < len(others) and (len(others) - i >= self.max_reports
-                                       or total + size > self.max_report_bytes):
-                self.fs.remove(self._hdir + "/" + others[i])
-                total -= sizes[i]
-                i += 1
-            self._rename(tmp, self._hdir + "/" + name)
-        except OSError:
-            self.errors |= ERR_WRITE
-            return False
-        return True
+        """Close the file of report_file(); with keep, make room and put it in place. True if kept."""
+        return _cold("history", "finish_report", self, f, keep)
 
     def reports(self):
         """Names of the saved reports, oldest first."""
-        numbered = []
-        for name in self._listdir(self._hdir):
-            n = _report_number(name)
-            if n >= 0:
-                numbered.append((n, name))
-        numbered.sort()
-        return [name for _, name in numbered]
+        return _cold("history", "reports", self)
 
     def open_report(self, name):
         """A saved report opened for reading in pieces (OSError when it is missing)."""
-        if _report_number(name) < 0:
-            raise ValueError("not a report name: %r" % name)
-        return self.fs.open(self._hdir + "/" + name, "rb")
+        return _cold("history", "open_report", self, name)
 
     def read_report(self, name):
         """The bytes of a saved report, whole (host tools and tests; the board reads in pieces)."""
-        f = self.open_report(name)
-        try:
-            return f.read()
-        finally:
-            f.close()
+        return _cold("history", "read_report", self, name)
 
-    def report_size(self, name):
-        return self._size(self._hdir + "/" + name)
+    def sent(self):
+        """The number of the newest report the broker acknowledged (0: none)."""
+        return _cold("history", "sent", self)
+
+    def mark_sent(self, name):
+        """The broker has report `name` (and, reports being sent in order, every older one)."""
+        return _cold("history", "mark_sent", self, name)
+
+    def unsent(self):
+        """Names of the reports the broker does not have yet, oldest first."""
+        return _cold("history", "unsent", self)
 
     def report_path(self, name):
         """The path of a saved report (for reading it in pieces: MQTT)."""
         if _report_number(name) < 0:
             raise ValueError("not a report name: %r" % name)
         return self._hdir + "/" + name
-
-    # ---- what the hall has -------------------------------------------------------
-
-    def sent(self):
-        """The number of the newest report the broker acknowledged (0: none)."""
-        data = self._read(self.root + "/sent", 16)
-        try:
-            return int(data) if data else 0
-        except ValueError:
-            return 0
-
-    def mark_sent(self, name):
-        """The broker has report `name` (and, reports being sent in order, every older one)."""
-        n = _report_number(name)
-        if n > self.sent():
-            self._write_sent(n)
-
-    def _write_sent(self, n):
-        try:
-            self._write_new(self.root + "/sent", self.root + "/sent.tmp", b"%d" % n)
-        except OSError:
-            self.errors |= ERR_WRITE
-
-    def unsent(self):
-        """Names of the reports the broker does not have yet, oldest first."""
-        sent = self.sent()
-        return [name for name in self.reports() if _report_number(name) > sent]
-
 

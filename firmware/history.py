@@ -1,0 +1,173 @@
+"""The store's history: finished matches' reports, and what the hall's broker has.
+
+Part of the store (store.py: the file layout); loaded by MatchStore for a
+report's saving, listing or sending and dropped again, so a running board
+keeps only the journal writer in RAM. Also the store's small file helpers
+(read, write_new, rename, listdir), which snapshot.py uses too. The functions
+work on a MatchStore (`st`) and its internals.
+"""
+
+from store import EEXIST, ENOENT, ERR_READ, ERR_WRITE, _report_number
+
+
+def save_report(st, data):
+    """Keep a finished match's report: bytes or str, or write(f) that writes it in pieces.
+    Returns its name, or None if it failed. Older reports are dropped first to make room;
+    saving again for the same match replaces its report."""
+    if isinstance(data, str):
+        data = bytes(data, "utf-8")
+    f = st.report_file()
+    if f is None:
+        return None
+    done = False
+    try:
+        if callable(data):
+            data(f)
+        else:
+            f.write(data)
+        done = True
+    except OSError:
+        st.errors |= ERR_WRITE
+    finally:
+        if not finish_report(st, f, done):
+            done = False
+    return st.report_name() if done else None
+
+
+def finish_report(st, f, keep=True):
+    """Close the report file; with keep, make room for it (older reports go first) and put
+    it in place. True when the report is kept."""
+    tmp = st._hdir + "/report.tmp"
+    try:
+        f.close()
+        if not keep:
+            st.fs.remove(tmp)
+            return False
+        name = st.report_name()
+        size = st._size(tmp)
+        others = [n for n in reports(st) if n != name]
+        sizes = []
+        total = 0
+        for n in others:
+            k = st._size(st._hdir + "/" + n)
+            sizes.append(k)
+            total += k
+        i = 0
+        while i < len(others) and (len(others) - i >= st.max_reports
+                                   or total + size > st.max_report_bytes):
+            st.fs.remove(st._hdir + "/" + others[i])
+            total -= sizes[i]
+            i += 1
+        rename(st, tmp, st._hdir + "/" + name)
+    except OSError:
+        st.errors |= ERR_WRITE
+        return False
+    return True
+
+
+def reports(st):
+    """Names of the saved reports, oldest first."""
+    numbered = []
+    for name in listdir(st, st._hdir):
+        n = _report_number(name)
+        if n >= 0:
+            numbered.append((n, name))
+    numbered.sort()
+    return [name for _, name in numbered]
+
+
+def open_report(st, name):
+    """A saved report opened for reading in pieces (OSError when it is missing)."""
+    if _report_number(name) < 0:
+        raise ValueError("not a report name: %r" % name)
+    return st.fs.open(st._hdir + "/" + name, "rb")
+
+
+def read_report(st, name):
+    """The bytes of a saved report, whole (host tools and tests; the board reads in pieces)."""
+    f = st.open_report(name)
+    try:
+        return f.read()
+    finally:
+        f.close()
+
+
+def sent(st):
+    """The number of the newest report the broker acknowledged (0: none)."""
+    data = read(st, st.root + "/sent", 16)
+    try:
+        return int(data) if data else 0
+    except ValueError:
+        return 0
+
+
+def mark_sent(st, name):
+    """The broker has report `name` (and, reports being sent in order, every older one)."""
+    n = _report_number(name)
+    if n > sent(st):
+        write_sent(st, n)
+
+
+def write_sent(st, n):
+    try:
+        write_new(st, st.root + "/sent", st.root + "/sent.tmp", b"%d" % n)
+    except OSError:
+        st.errors |= ERR_WRITE
+
+
+def unsent(st):
+    """Names of the reports the broker does not have yet, oldest first."""
+    top = sent(st)
+    return [name for name in reports(st) if _report_number(name) > top]
+
+
+def snap_path(st, slot):
+    return "%s/snap.%d" % (st.root, slot)
+
+
+def read(st, path, limit):
+    """At most limit bytes of a file; None when it is missing or unreadable."""
+    try:
+        f = st.fs.open(path, "rb")
+    except OSError as e:
+        if e.args and e.args[0] != ENOENT:
+            st.errors |= ERR_READ
+        return None
+    try:
+        return f.read(limit)
+    except OSError:
+        st.errors |= ERR_READ
+        return None
+    finally:
+        f.close()
+
+
+def write_new(st, path, tmp, data):
+    """Replace path with data (bytes, or write(f) writing it): write tmp, then rename it
+    over path (atomic on LittleFS)."""
+    f = st.fs.open(tmp, "wb")
+    try:
+        if callable(data):
+            data(f)
+        else:
+            f.write(data)
+    finally:
+        f.close()
+    rename(st, tmp, path)
+
+
+def rename(st, tmp, path):
+    try:
+        st.fs.rename(tmp, path)
+    except OSError as e:
+        if not e.args or e.args[0] != EEXIST:
+            raise
+        st.fs.remove(path)  # a filesystem whose rename does not replace (not LittleFS, not POSIX)
+        st.fs.rename(tmp, path)
+
+
+def listdir(st, path):
+    try:
+        return st.fs.listdir(path)
+    except OSError:
+        return []

@@ -24,6 +24,7 @@ import tempfile
 from . import BOARDS_DIR, firmware_path
 from .errors import CommandError
 from .segments import decode
+from .vboard.heap import size_text
 
 SETTLE_S = 0.5  # after a release: debounce, lock-out, the cue and the display
 BLINK = (None, "2Hz", "1Hz", "0.5Hz")
@@ -45,10 +46,16 @@ def load_board(name):
 
 
 def deploy_source(flash_dir, board_name, config=None, source=True):
-    """Lay out the firmware in the flash folder (source, or .mpy), and a config if none exists."""
-    from .build import build
+    """Lay out the firmware in the flash folder (source, or .mpy), and a config if none exists.
+    A module left from the other form is removed (a .py shadows its .mpy)."""
+    from .build import KEEP_SOURCE, build, firmware_modules
 
     build(flash_dir, source=source)
+    for name in firmware_modules():
+        if name not in KEEP_SOURCE:
+            stale = os.path.join(flash_dir, name if not source else name[:-3] + ".mpy")
+            if os.path.exists(stale):
+                os.remove(stale)
     cfg = os.path.join(flash_dir, "config.json")
     if config is not None or not os.path.exists(cfg):
         with open(cfg, "w") as f:
@@ -78,9 +85,11 @@ def parse_chip(text):
 class ScriptedBoard:
     """A virtual board and the state of its displays, LEDs and buzzer as text."""
 
-    def __init__(self, board_name, flash_dir=None, config=None, firmware=None, power=True, **vb_options):
+    def __init__(self, board_name, flash_dir=None, config=None, firmware=None, power=True, source=True,
+                 **vb_options):
         """firmware: a flash layout built beforehand (host_tools.build) to copy, instead of
-        building one; vb_options go to VirtualBoard (micropython, radio, name, unique_id, wifi...);
+        building one (source=False: .mpy, as `carom deploy` lays it out); vb_options go to
+        VirtualBoard (micropython, firmware_heap, radio, name, unique_id, wifi...);
         power=False leaves the board off (call self.vb.power_on())."""
         from .vboard import VirtualBoard
 
@@ -92,7 +101,7 @@ class ScriptedBoard:
         self.flash_dir = flash_dir
         try:
             if firmware is None:
-                deploy_source(flash_dir, board_name, config)
+                deploy_source(flash_dir, board_name, config, source=source)
             else:
                 shutil.copytree(firmware, flash_dir, dirs_exist_ok=True)
                 with open(os.path.join(flash_dir, "config.json"), "w") as f:
@@ -107,8 +116,23 @@ class ScriptedBoard:
         self._cues = cue_names()
         self._tones_seen = 0
         self._out_seen = 0
+        self._failures_seen = 0
         if power:
-            self.vb.power_on()
+            try:
+                self.vb.power_on()
+            except BaseException:
+                self.close()
+                raise
+
+    def out_of_memory(self):
+        """OutOfMemory if boot.py or main.py ended by a MemoryError since the last call
+        (the app never started, or stopped: the board sits idle), else None."""
+        failures = self.vb.failures[self._failures_seen:]
+        self._failures_seen = len(self.vb.failures)
+        for t_ms, path, name in failures:
+            if name == "MemoryError":
+                return OutOfMemory(self, t_ms, path)
+        return None
 
     def close(self):
         self.vb.close()
@@ -235,9 +259,32 @@ class ScriptedBoard:
         }
 
 
-def run_script(board_name, lines, write, flash_dir=None):
-    """The scripted mode: one JSON line per script line (blank lines and # comments skipped)."""
-    with ScriptedBoard(board_name, flash_dir) as sb:
+class OutOfMemory(Exception):
+    """The firmware's boot.py or main.py ended by a MemoryError."""
+
+    def __init__(self, sb, t_ms, path):
+        vb = sb.vb
+        said = [l.strip() for l in vb.stderr.splitlines() if l.startswith("MemoryError")]
+        where = "at boot" if t_ms == vb.boots[-1].t_ms else "at t=%.3f s" % (t_ms / 1000)
+        text = "the firmware ran out of memory %s (%s: %s)" % (
+            where, path if path != "-" else "boot.py or main.py", said[-1] if said else "MemoryError")
+        plan = vb.heap_plan
+        if plan is not None:
+            text += "; its share of the heap is %s, %s bytes free at its start" % (
+                size_text(plan.firmware), "{:,}".format(plan.firmware_free))
+        super().__init__(text)
+
+
+def run_script(board_name, lines, write, flash_dir=None, log=None, **options):
+    """The scripted mode: one JSON line per script line (blank lines and # comments skipped).
+    options go to ScriptedBoard (source, micropython, firmware_heap...); log(text) is told how
+    the heap was sized. Raises OutOfMemory when boot.py or main.py ends by a MemoryError."""
+    with ScriptedBoard(board_name, flash_dir, **options) as sb:
+        if log is not None and sb.vb.heap_plan is not None:
+            log("heap: " + sb.vb.heap_plan.describe())
+        oom = sb.out_of_memory()
+        if oom is not None:
+            raise oom
         write(json.dumps(dict(sb.state(), line=None, refused=None)) + "\n")
         for text in lines:
             text = text.strip()
@@ -245,3 +292,6 @@ def run_script(board_name, lines, write, flash_dir=None):
                 continue
             reason = sb.line(text)
             write(json.dumps(dict(sb.state(), line=text, refused=reason)) + "\n")
+            oom = sb.out_of_memory()
+            if oom is not None:
+                raise oom

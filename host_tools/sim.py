@@ -121,6 +121,17 @@ def add_sim(p):
     Events: new, lag, lag_collision, lag_fault, choose, point, miss, foul,
     undo, break_request, resume, left, extend, call, timeout, tiebreak,
     wait, close (see README.md).
+
+    With --headless --board NAME, run the real firmware on a virtual board
+    driven by press/hold/wait/power/plug lines, one JSON line after each.
+    --micropython picks the interpreter it runs on (32: the 32-bit build,
+    whose objects are the ESP32's size) and --heap SIZE gives the firmware
+    a heap share of SIZE bytes (112K: a stock ESP32's heap; K and M as in
+    -X heapsize). The emulation shares that MicroPython heap: its own bytes
+    are measured at a calibration start and given on top, and the figures
+    are printed on stderr. With --heap the firmware is laid out as .mpy, as
+    `carom deploy` puts it on a board (--source: the .py files). A firmware
+    that runs out of memory at boot stops carom with an error.
     """
     p.add_argument("--headless", action="store_true", help="scripted mode: events in, JSON lines out")
     p.add_argument("--script", metavar="FILE", help="read events from FILE instead of stdin")
@@ -138,6 +149,15 @@ def add_sim(p):
     p.add_argument("--remote", action="store_true",
                    help="also run a referee remote (boards/referee.json) paired with the board over ESP-NOW, "
                         "drawn beside it as the referee box (its flash: FLASH-remote)")
+    p.add_argument("--micropython", metavar="PATH",
+                   help="with --headless --board: the MicroPython unix port to run the board on (default: the "
+                        "venv's, 64-bit); 32: the 32-bit build (CAROM_MICROPYTHON32, else "
+                        "../shared/tools/micropython32/micropython)")
+    p.add_argument("--heap", metavar="SIZE",
+                   help="with --headless --board: the firmware's share of the MicroPython heap, e.g. 112K (a stock "
+                        "ESP32's) or 1M; the emulation's own bytes are measured and added on top (figures on stderr)")
+    p.add_argument("--source", action="store_true",
+                   help="with --heap: run the firmware's .py files rather than the .mpy that carom deploy puts on a board")
     p.set_defaults(run=run_sim)
 
 
@@ -177,19 +197,73 @@ def read_lines(args):
         raise CommandError("cannot read the script %s: %s" % (args.script, e.strerror or e))
 
 
+def interpreter_arg(text):
+    """--micropython: "32", a path, or a command on PATH; checked to be a MicroPython unix port."""
+    import os
+    import shutil
+
+    from . import micropython32_exe
+    from .vboard.heap import HeapError, probe
+
+    if text == "32":
+        exe = micropython32_exe()
+        if exe is None:
+            raise CommandError("--micropython 32: no 32-bit MicroPython; set CAROM_MICROPYTHON32 or put it at "
+                               "../shared/tools/micropython32/micropython beside this checkout")
+    elif os.sep in text:
+        exe = os.path.abspath(text)
+        if not os.path.isfile(exe) or not os.access(exe, os.X_OK):
+            raise CommandError("--micropython %s: no such program" % text)
+    else:
+        exe = shutil.which(text)
+        if exe is None:
+            raise CommandError("--micropython %s: no such program on PATH" % text)
+    try:
+        probe(exe, None)
+    except HeapError as e:
+        raise CommandError("--micropython %s: %s" % (text, e))
+    return exe
+
+
+def heap_arg(text, exe):
+    """--heap: bytes, checked to start a bare interpreter."""
+    from .vboard.board import BoardError, default_micropython
+    from .vboard.heap import HeapError, parse_size, probe
+
+    try:
+        size = parse_size(text)
+        probe(exe or default_micropython(), size)
+    except (HeapError, BoardError) as e:
+        raise CommandError("--heap %s: %s" % (text, e))
+    return size
+
+
 def run_board(args):
-    from .boardsim import load_board, run_script
+    from .boardsim import OutOfMemory, load_board, run_script
     from .vboard import BoardError
 
     load_board(args.board)  # a bad name or definition is a clear error before anything starts
+    options = {}
+    if args.micropython:
+        options["micropython"] = interpreter_arg(args.micropython)
+    if args.heap:
+        options["firmware_heap"] = heap_arg(args.heap, options.get("micropython"))
+        options["source"] = args.source
+    elif args.source:
+        raise CommandError("--source goes with --heap (without it the firmware runs from source anyway)")
     lines = read_lines(args)
 
     def write(text):
         sys.stdout.write(text)
         sys.stdout.flush()
 
+    def log(text):
+        print("carom sim: %s" % text, file=sys.stderr, flush=True)
+
     try:
-        run_script(args.board, lines, write, args.flash)
+        run_script(args.board, lines, write, args.flash, log=log, **options)
+    except OutOfMemory as e:
+        raise CommandError(str(e))
     except BoardError as e:
         raise CommandError("the virtual board failed: %s" % e)
     return 0
@@ -202,6 +276,8 @@ def run_page(args):
     from .web import ListenError, run
 
     board = args.board or "wall"
+    if args.micropython or args.heap or args.source:
+        raise CommandError("--micropython, --heap and --source go with --headless --board NAME")
     load_board(board)  # a bad name or definition is a clear error before anything starts
     if not 1 <= args.boards <= 16:
         raise CommandError("--boards must be 1..16")
@@ -224,6 +300,8 @@ def run_sim(args):
         return run_page(args)
     if args.board:
         return run_board(args)
+    if args.micropython or args.heap or args.source:
+        raise CommandError("--micropython, --heap and --source go with --board NAME (the virtual board)")
     lines = read_lines(args)
     for text, doc in scripted_docs(lines, "cpython" if args.cpython else "micropython"):
         if args.pretty:

@@ -68,15 +68,12 @@ strings) and "source" (file path or None).
 
 import json
 
+from viewsetup import FIELDS, LEDS  # what a view can show
+
 SCHEMA = 1
 ROLES = ("wall", "remote")
 KINDS = ("seg7", "seg14")
 DIGITS = 4
-PLAYER_FIELDS = ("score", "innings", "run", "high_run", "average", "name")
-SHARED_FIELDS = ("target", "countdown", "clock", "message")
-FIELDS = tuple("A." + f for f in PLAYER_FIELDS) + tuple(
-    "B." + f for f in PLAYER_FIELDS
-) + SHARED_FIELDS
 TEXT_FIELDS = ("A.name", "B.name", "message")  # need a seg14 chip
 ACTIONS = (
     "point",  # a point for the player at the table
@@ -95,7 +92,6 @@ ACTIONS = (
     "timeout",  # a player's time-out (shot-clock extension)
     "new_match",
 )
-LEDS = ("A.turn", "B.turn", "A.spot", "B.spot", "equalizing")
 PULLS = ("up", "down", None)
 TIMINGS = (  # key, default, min, max
     ("debounce_ms", 50, 0, 500),

@@ -57,8 +57,8 @@ Use (the app):
 """
 
 import struct
-import sys
 
+import cold
 import rules
 
 try:
@@ -119,22 +119,6 @@ WRITE_FAILED = "flash write failed"
 NO_MATCH = "no match in the store"
 NOTHING_TO_UNDO = "nothing to undo"
 HELD = "the saved match could not be read: nothing is written until a new match"
-
-
-_DROP = sys.implementation.name == "micropython"  # CPython (host tools, tests) keeps them loaded
-
-
-def _cold(module, name, *args):
-    """module.name(*args), with the module (snapshot.py, history.py) in RAM only for the call
-    on MicroPython. MemoryError when there is not the memory to load it."""
-    mod = __import__(module)
-    try:
-        return getattr(mod, name)(*args)
-    finally:
-        if _DROP:
-            for m in ("snapshot", "history"):
-                if m in sys.modules:
-                    del sys.modules[m]
 
 
 class PosixFs:
@@ -213,7 +197,7 @@ class MatchStore:
         """Put the saved match into `match` (match.new, its entries, one replay); True if
         there was one. Raises MemoryError, having changed nothing on the flash, when there is
         not enough memory to read it: the store is then `held` (writes nothing)."""
-        return _cold("snapshot", "restore", self, match, now)
+        return cold.call("snapshot", "restore", self, match, now)
 
     def load(self):
         """(options for Match.new, [(code, arg, t), ...]) of the saved match, or None.
@@ -225,7 +209,7 @@ class MatchStore:
 
     def begin(self, match):
         """Save a new match (its options; its entries follow with sync or append)."""
-        return _cold("snapshot", "begin", self, match)
+        return cold.call("snapshot", "begin", self, match)
 
     def _forget(self, gen):
         self.gen = gen
@@ -292,7 +276,7 @@ class MatchStore:
         if self._broken:  # a write failed: find where the journal really ends, cut any torn tail
             self._broken = False
             try:
-                _cold("snapshot", "rescan", self)
+                cold.call("snapshot", "rescan", self)
             except Exception:
                 self._broken = True
             if self._broken:
@@ -349,35 +333,35 @@ class MatchStore:
     def save_report(self, data):
         """Keep a finished match's report: bytes or str, or write(f) that writes it in pieces.
         Returns its name, or None if it failed (older reports are dropped first to make room)."""
-        return _cold("history", "save_report", self, data)
+        return cold.call("history", "save_report", self, data)
 
     def finish_report(self, f, keep=True):
         """Close the file of report_file(); with keep, make room and put it in place. True if kept."""
-        return _cold("history", "finish_report", self, f, keep)
+        return cold.call("history", "finish_report", self, f, keep)
 
     def reports(self):
         """Names of the saved reports, oldest first."""
-        return _cold("history", "reports", self)
+        return cold.call("history", "reports", self)
 
     def open_report(self, name):
         """A saved report opened for reading in pieces (OSError when it is missing)."""
-        return _cold("history", "open_report", self, name)
+        return cold.call("history", "open_report", self, name)
 
     def read_report(self, name):
         """The bytes of a saved report, whole (host tools and tests; the board reads in pieces)."""
-        return _cold("history", "read_report", self, name)
+        return cold.call("history", "read_report", self, name)
 
     def sent(self):
         """The number of the newest report the broker acknowledged (0: none)."""
-        return _cold("history", "sent", self)
+        return cold.call("history", "sent", self)
 
     def mark_sent(self, name):
         """The broker has report `name` (and, reports being sent in order, every older one)."""
-        return _cold("history", "mark_sent", self, name)
+        return cold.call("history", "mark_sent", self, name)
 
     def unsent(self):
         """Names of the reports the broker does not have yet, oldest first."""
-        return _cold("history", "unsent", self)
+        return cold.call("history", "unsent", self)
 
     def report_path(self, name):
         """The path of a saved report (for reading it in pieces: MQTT)."""

@@ -4,14 +4,14 @@
     v.render(now)                          # after every event, and a few times a second
 
 The board definition says which chip shows which field (see boarddef.py);
-the slots are turned into small ints once, so render() allocates nothing:
+the slots are turned into small ints once (viewsetup.py, loaded for it and
+dropped), so render() allocates nothing:
 it writes digits into the chips' frames and each chip's show() sends only
 what changed.  A chip that stops answering is retried every RETRY_MS and
 reported through `failed`; the others keep working.
 """
 
-from array import array
-
+import cold
 import rules
 from ticks import ticks_add, ticks_diff
 
@@ -23,11 +23,7 @@ except ImportError:  # CPython
         return x
 
 
-PLAYER_FIELDS = ("score", "innings", "run", "high_run", "average", "name")
-SHARED_FIELDS = ("target", "countdown", "clock", "message")
-FIELDS = tuple("A." + f for f in PLAYER_FIELDS) + tuple("B." + f for f in PLAYER_FIELDS) + SHARED_FIELDS
-LEDS = ("A.turn", "B.turn", "A.spot", "B.spot", "equalizing")
-
+# Field codes: indexes into viewsetup.FIELDS (A's six fields, B's six, the shared ones).
 _SCORE = const(0)
 _INNINGS = const(1)
 _RUN = const(2)
@@ -55,14 +51,6 @@ _POW10 = (1, 10, 100, 1000, 10000)
 _MESSAGES = (b"", b"LAG", b"BREAK", b"EQUALIZING INNING", b"DRAW", b"TIE-BREAK", b"FOUL", b"TIME", b"A WINS",
              b"B WINS", b"LAST 1", b"LAST 2", b"LAST 3", b"LAST 4", b"LAST 5")
 _ERROR = b"E   "
-# Letters with accents shown as their base letter (names are ASCII on the displays).
-_PLAIN = {}
-for _up, _low, _base in (("ÁÀÂÄÅÃ", "áàâäåã", "A"), ("Ç", "ç", "C"), ("ÉÈÊË", "éèêë", "E"),
-                         ("ÍÌÎÏ", "íìîï", "I"), ("Ñ", "ñ", "N"), ("ÓÒÔÖŐÕØ", "óòôöőõø", "O"),
-                         ("ÚÙÛÜŰ", "úùûüű", "U"), ("Ý", "ý", "Y")):
-    for _ch in _up + _low:  # both cases: MicroPython's upper() knows only ASCII
-        _PLAIN[_ch] = _base
-_PLAIN["ß"] = "SS"
 _MSG_NONE = const(0)
 _MSG_LAG = const(1)
 _MSG_BREAK = const(2)
@@ -79,80 +67,28 @@ _BREAK_CLOCK = const(1000000)  # a clock value at or above: the break's seconds
 _STALE = const(-2)  # a slot value no content has: draw it
 
 
-def display_text(text):
-    """Upper-case ASCII bytes for the 14-segment displays; accents dropped (allocates)."""
-    out = bytearray()
-    for ch in text.upper():
-        ch = _PLAIN.get(ch, ch)
-        for c in ch:
-            out.append(ord(c) if 32 <= ord(c) < 127 else 63)  # "?" for what has no glyph
-    return bytes(out)
-
-
 class View:
     def __init__(self, board, chips, leds, match):
         """board: a normalized board definition; chips: a driver per board["displays"]
-        entry (None for a chip left out); leds: a dict LED name -> pin object."""
+        entry (None for a chip left out); leds: a dict LED name -> pin object.
+        The tables are made by viewsetup.py, which leaves RAM afterwards."""
         self.m = match
         self.chips = chips
-        displays = board["displays"]
-        n = 0
-        for d in displays:
-            n += len(d["show"])
-        # Slots: display index, field code, first cell, width.
-        self._disp = bytearray(n)
-        self._field = bytearray(n)
-        self._at = bytearray(n)
-        self._width = bytearray(n)
-        i = 0
-        for k, d in enumerate(displays):
-            for part in d["show"]:
-                self._disp[i] = k
-                self._field[i] = FIELDS.index(part["field"])
-                self._at[i] = part["at"]
-                self._width[i] = part["width"]
-                i += 1
-        self._code = bytearray(len(displays))  # error code of a dead chip: 70..77, 80..87 on bus 1
-        for k, d in enumerate(displays):
-            self._code[k] = 70 + 10 * d.get("bus", 0) + (d["addr"] & 7)
-        self._end = bytearray(n)  # last cell of each slot
-        for i in range(n):
-            self._end[i] = self._at[i] + self._width[i] - 1
-        self._nslots = n
-        self._blink = bytearray(len(displays))
-        self._last = array("i", [_STALE] * n)  # each slot's value when it was last drawn
-        self._error_shown = 0
-        self.failed = bytearray(len(displays))
-        self._retry_at = array("i", [0] * len(displays))
-        self._leds = [leds.get(name) for name in LEDS]
-        self._led_on = bytearray(len(LEDS))
-        self._active_low = bytearray(len(LEDS))
-        board_leds = board.get("leds") or {}
-        for k, name in enumerate(LEDS):
-            if name in board_leds:
-                self._active_low[k] = 1 if board_leds[name]["active_low"] else 0
-        self._turn_dp = self._leds[0] is None  # no turn LEDs: a point on the score shows the turn
-        self.message_chip = -1  # where error codes go: the message chip, else the clock, else the target
-        for field in (_MESSAGE, _CLOCK, _TARGET):
-            for s in range(n):
-                if self._field[s] == field and self.message_chip < 0:
-                    self.message_chip = self._disp[s]
         self.error = 0  # an error code the app wants shown (0: none)
-        self.names = ["", ""]
-        self.new_match()
-        for k in range(len(LEDS)):
+        self.names = [b"", b""]
+        cold.call("viewsetup", "init", self, board, leds)
+        self.invalidate()
+        for k in range(len(self._leds)):
             self._set_led(k, 0, True)
 
     def new_match(self):
-        """Build the name marquees once per match (this allocates; rendering does not)."""
-        m = self.m
-        for p in (rules.A, rules.B):
-            text = m.names[p] or ("PLAYER A", "PLAYER B")[p]
-            if m.clubs[p]:
-                text = text + " - " + m.clubs[p]
-            self.names[p] = display_text(text)
-        if hasattr(self, "_last"):
-            self.invalidate()
+        """Build the name marquees once per match (viewsetup.py; this allocates, rendering
+        does not). Short of memory, the names shown so far stay."""
+        try:
+            cold.call("viewsetup", "names", self)
+        except MemoryError:
+            pass
+        self.invalidate()
 
     def set_brightness(self, level):
         for chip in self.chips:

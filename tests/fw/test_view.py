@@ -7,6 +7,7 @@ so each assertion reads as the text a person sees on that display.
 import boarddef
 import rules
 import view
+import viewsetup
 from fwtest import SkipTest
 from ht16k33 import Seg7x4, Seg14x4
 
@@ -78,8 +79,8 @@ def looks(chip, text, colon=None):
 
 
 def test_fields_match_the_board_definition_schema():
-    assert view.FIELDS == boarddef.FIELDS
-    assert view.LEDS == boarddef.LEDS
+    assert viewsetup.FIELDS == boarddef.FIELDS
+    assert viewsetup.LEDS == boarddef.LEDS
 
 
 def test_wall_board_shows_every_field():
@@ -267,7 +268,7 @@ def test_render_does_not_allocate():
 
 
 def test_names_shown_in_plain_capitals():
-    assert view.display_text("Kovács Ödön") == b"KOVACS ODON"
-    assert view.display_text("Győző Szűcs - BC Pécs") == b"GYOZO SZUCS - BC PECS"
-    assert view.display_text("Straße") == b"STRASSE"
-    assert view.display_text("Ωmega") == b"?MEGA"
+    assert viewsetup.display_text("Kovács Ödön") == b"KOVACS ODON"
+    assert viewsetup.display_text("Győző Szűcs - BC Pécs") == b"GYOZO SZUCS - BC PECS"
+    assert viewsetup.display_text("Straße") == b"STRASSE"
+    assert viewsetup.display_text("Ωmega") == b"?MEGA"

@@ -1,0 +1,26 @@
+"""Code a running board needs only now and then: loaded for one call, then dropped.
+
+    cold.call("viewsetup", "names", view)    # viewsetup.names(view), then out of RAM
+
+On MicroPython every module the call loaded leaves sys.modules afterwards, so
+its code is garbage once the call returns (the board keeps only what it runs
+every second in RAM). On CPython (host tools, tests) they stay loaded. Loading
+needs memory: a MemoryError reaches the caller, who decides what it costs.
+"""
+
+import sys
+
+_DROP = sys.implementation.name == "micropython"
+
+
+def call(module, name, *args):
+    before = len(sys.modules)
+    loaded = () if not _DROP else tuple(sys.modules)
+    mod = __import__(module)
+    try:
+        return getattr(mod, name)(*args)
+    finally:
+        if _DROP and len(sys.modules) != before:
+            for key in tuple(sys.modules):
+                if key not in loaded:
+                    del sys.modules[key]

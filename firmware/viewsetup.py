@@ -1,0 +1,94 @@
+"""The view's tables from a board definition, and names as display text.
+
+Loaded by view.View when it is made and at each new match, then dropped
+(cold.py): a running board keeps only the drawing code in RAM.
+
+FIELDS and LEDS are what a board definition can show (boarddef.py checks
+definitions against them); a field's code is its index here.
+"""
+
+from array import array
+
+import rules
+
+PLAYER_FIELDS = ("score", "innings", "run", "high_run", "average", "name")
+SHARED_FIELDS = ("target", "countdown", "clock", "message")
+FIELDS = tuple("A." + f for f in PLAYER_FIELDS) + tuple("B." + f for f in PLAYER_FIELDS) + SHARED_FIELDS
+LEDS = ("A.turn", "B.turn", "A.spot", "B.spot", "equalizing")
+_MESSAGE_FIELDS = ("message", "clock", "target")  # where error codes go, the first a board has
+
+# Letters with accents shown as their base letter (names are ASCII on the displays).
+_PLAIN = {}
+for _up, _low, _base in (("ÁÀÂÄÅÃ", "áàâäåã", "A"), ("Ç", "ç", "C"), ("ÉÈÊË", "éèêë", "E"),
+                         ("ÍÌÎÏ", "íìîï", "I"), ("Ñ", "ñ", "N"), ("ÓÒÔÖŐÕØ", "óòôöőõø", "O"),
+                         ("ÚÙÛÜŰ", "úùûüű", "U"), ("Ý", "ý", "Y")):
+    for _ch in _up + _low:  # both cases: MicroPython's upper() knows only ASCII
+        _PLAIN[_ch] = _base
+_PLAIN["ß"] = "SS"
+
+
+def display_text(text):
+    """Upper-case ASCII bytes for the 14-segment displays; accents dropped."""
+    out = bytearray()
+    for ch in text.upper():
+        ch = _PLAIN.get(ch, ch)
+        for c in ch:
+            out.append(ord(c) if 32 <= ord(c) < 127 else 63)  # "?" for what has no glyph
+    return bytes(out)
+
+
+def init(v, board, leds):
+    """Fill view v's tables: its slots (display, field code, first cell, width, last cell),
+    error codes of dead chips, blinking and retry state, the LEDs; then the names."""
+    displays = board["displays"]
+    n = 0
+    for d in displays:
+        n += len(d["show"])
+    v._disp = bytearray(n)
+    v._field = bytearray(n)
+    v._at = bytearray(n)
+    v._width = bytearray(n)
+    v._end = bytearray(n)
+    i = 0
+    for k, d in enumerate(displays):
+        for part in d["show"]:
+            v._disp[i] = k
+            v._field[i] = FIELDS.index(part["field"])
+            v._at[i] = part["at"]
+            v._width[i] = part["width"]
+            v._end[i] = part["at"] + part["width"] - 1
+            i += 1
+    v._code = bytearray(len(displays))  # error code of a dead chip: 70..77, 80..87 on bus 1
+    for k, d in enumerate(displays):
+        v._code[k] = 70 + 10 * d.get("bus", 0) + (d["addr"] & 7)
+    v._nslots = n
+    v._blink = bytearray(len(displays))
+    v._last = array("i", bytes(4 * n))  # each slot's value when it was last drawn (View.invalidate)
+    v._error_shown = 0
+    v.failed = bytearray(len(displays))
+    v._retry_at = array("i", [0] * len(displays))
+    v._leds = [leds.get(name) for name in LEDS]
+    v._led_on = bytearray(len(LEDS))
+    v._active_low = bytearray(len(LEDS))
+    board_leds = board.get("leds") or {}
+    for k, name in enumerate(LEDS):
+        if name in board_leds:
+            v._active_low[k] = 1 if board_leds[name]["active_low"] else 0
+    v._turn_dp = v._leds[0] is None  # no turn LEDs: a point on the score shows the turn
+    v.message_chip = -1  # where error codes go: the message chip, else the clock, else the target
+    for name in _MESSAGE_FIELDS:
+        code = FIELDS.index(name)
+        for s in range(n):
+            if v._field[s] == code and v.message_chip < 0:
+                v.message_chip = v._disp[s]
+    names(v)
+
+
+def names(v):
+    """The name marquees of v's match: name and club, in capitals without accents."""
+    m = v.m
+    for p in (rules.A, rules.B):
+        text = m.names[p] or ("PLAYER A", "PLAYER B")[p]
+        if m.clubs[p]:
+            text = text + " - " + m.clubs[p]
+        v.names[p] = display_text(text)

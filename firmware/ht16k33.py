@@ -2,10 +2,11 @@
 
 One object per chip, handed its bus. Setters change a 17-byte frame (byte 0 = RAM
 address 0x00); show() alone uses the bus: one writeto() when the frame differs from
-what the chip last accepted. Bytes and text rules equal Adafruit's print() on a
-cleared display. Setters and show() do not allocate (except to raise). On a bus error
-show() raises the OSError and redoes the full init at the next show(), so a replugged
-chip comes back by itself.
+what the chip last accepted. Setters and show() do not allocate (except to raise). On
+a bus error show() raises the OSError and redoes the full init at the next show(), so
+a replugged chip comes back by itself. What only tools and tests use (text as
+Adafruit's print() shows it, reading cells back, a forced re-init) is in
+ht16k33_text.py, so the board keeps only this in RAM.
 """
 
 try:
@@ -32,6 +33,15 @@ _EIO = const(5)
 
 _COLON_BYTE = const(5)  # RAM 0x04 of the 7-segment backpacks
 _COLON_BIT = const(0x02)
+
+# Shared by every chip (one task draws at a time): a command byte, and set_number's
+# field (width, decimals, min_digits, end) handed to its helpers without big call frames.
+_CMD = bytearray(1)
+_FIELD = bytearray(4)
+_WIDTH = const(0)
+_DECIMALS = const(1)
+_MIN_DIGITS = const(2)
+_END = const(3)
 
 # 7-segment glyphs for ASCII 32..127, bit 0 = segment a ... bit 6 = g (bit 7 is the
 # point). Adafruit's set: digits, '-', letters a..y in either case (k, m, w, x are
@@ -84,8 +94,6 @@ class _Backpack:
         self._frame = bytearray(_FRAME_LEN)
         self._frame[0] = _RAM
         self._shadow = bytearray(_FRAME_LEN)
-        self._cmd = bytearray(1)
-        self._width = self._decimals = self._min_digits = self._end = 0  # set_number's field
         self._brightness = 15
         self._blink = 0
         self._pending = _NEED_INIT  # nothing has reached the chip yet
@@ -138,11 +146,6 @@ class _Backpack:
             self._send_frame()
         return True
 
-    def reinit(self):
-        """Send the full init sequence now (after the chip lost power); True or OSError."""
-        self._pending = _NEED_INIT
-        return self.show()
-
     def standby(self):
         """Display off and oscillator off (the chip's lowest current); the next show() wakes it."""
         self._send_cmd(_DISPLAY_ON & 0xFE)
@@ -162,8 +165,8 @@ class _Backpack:
             raise OSError(_EIO)
 
     def _send_cmd(self, byte):
-        self._cmd[0] = byte
-        self._write(self._cmd)
+        _CMD[0] = byte
+        self._write(_CMD)
 
     def _send_frame(self):
         frame = self._frame
@@ -192,73 +195,6 @@ class _Backpack:
 
     # ---- frame --------------------------------------------------------------------
 
-    def clear(self):
-        """Blank every cell, point and the colon."""
-        frame = self._frame
-        for i in range(1, _FRAME_LEN):
-            frame[i] = 0
-
-    def set_text(self, text):
-        """Show text (str, bytes or bytearray), replacing every cell, point and the colon.
-
-        Adafruit's print() on a cleared display, without allocating: the characters fill
-        the cells from the right, so short text is right-aligned (pad with spaces to move
-        it left). A '.' lights the point of the character before it; it takes a blank cell
-        of its own when there is no such character, when that character is itself a '.'
-        or already uses the point (14-segment '!' and '?'). On Seg7x4 ':' turns the colon
-        on and ';' turns it off, the last one wins and neither takes a cell. Characters
-        without a glyph show blank. Longer text keeps its LAST four cells, which is what
-        Adafruit's print() leaves on the display after scrolling through it.
-        """
-        is_str = isinstance(text, str)
-        dp = self.DP
-        cell = 3
-        i = len(text) - 1
-        while cell >= 0 and i >= 0:
-            c = ord(text[i]) if is_str else text[i]
-            if self.HAS_COLON and (c == _COLON or c == _SEMICOLON):
-                i -= 1
-                continue
-            if c == _DOT:
-                bits = dp
-                j = self._previous(text, i, is_str)
-                if j >= 0:
-                    p = ord(text[j]) if is_str else text[j]
-                    if p != _DOT:
-                        glyph = self._glyph(p)
-                        if not glyph & dp:
-                            bits |= glyph
-                            i = j
-            else:
-                bits = self._glyph(c)
-            self._put(cell, bits)
-            cell -= 1
-            i -= 1
-        while cell >= 0:
-            self._put(cell, 0)
-            cell -= 1
-        if self.HAS_COLON:
-            on = False
-            i = len(text) - 1
-            while i >= 0:
-                c = ord(text[i]) if is_str else text[i]
-                if c == _COLON or c == _SEMICOLON:
-                    on = c == _COLON
-                    break
-                i -= 1
-            self.set_colon(on)
-
-    def _previous(self, text, i, is_str):
-        # Index of the character before text[i] that takes a cell, or -1.
-        i -= 1
-        if self.HAS_COLON:
-            while i >= 0:
-                c = ord(text[i]) if is_str else text[i]
-                if c != _COLON and c != _SEMICOLON:
-                    break
-                i -= 1
-        return i
-
     def set_number(self, n, width=4, blank_zero=False, decimals=0, min_digits=1, end=3):
         """Show the int n right-aligned in the last `width` cells, without a string.
 
@@ -270,52 +206,48 @@ class _Backpack:
         frame unchanged, if n needs more than `width` cells. `end` is the field's last
         cell (3, the rightmost, by default): end=1, width=2 writes cells 0 and 1.
         """
-        self._width = width
-        self._decimals = decimals
-        self._min_digits = min_digits
-        self._end = end
+        self._field(width, decimals, min_digits, end)
         self._number(n, blank_zero)
 
     def set_number_at(self, n, end, width, decimals=0, min_digits=1):
-        """set_number for a field ending at cell `end`, with a smaller call frame."""
-        self._width = width
-        self._decimals = decimals
-        self._min_digits = min_digits
-        self._end = end
+        """set_number for a field ending at cell `end`, with a smaller call frame and no
+        checks of the field (the view's, from a checked board definition)."""
+        _FIELD[_WIDTH] = width
+        _FIELD[_DECIMALS] = decimals
+        _FIELD[_MIN_DIGITS] = min_digits
+        _FIELD[_END] = end
         self._number(n, False)
+
+    def _field(self, width, decimals, min_digits, end):
+        if not 1 <= width <= end + 1 or end > 3 or not 0 <= decimals <= 3 or not 1 <= min_digits <= 4:
+            raise ValueError("bad width, end, decimals or min_digits")
+        _FIELD[_WIDTH] = width
+        _FIELD[_DECIMALS] = decimals
+        _FIELD[_MIN_DIGITS] = min_digits
+        _FIELD[_END] = end
 
     def _number(self, n, blank_zero):
         if not isinstance(n, int):
             raise TypeError("set_number needs an int")
-        self._check_field()
         digits = self._digits(-n if n < 0 else n)
-        if (digits + 1 if n < 0 else digits) > self._width:
-            self._too_big(n)
-        cell = self._end
+        if (digits + 1 if n < 0 else digits) > _FIELD[_WIDTH]:
+            raise ValueError("%d does not fit in %d cells" % (n, _FIELD[_WIDTH]))
+        cell = _FIELD[_END]
         if n or not blank_zero:
             cell = self._put_digits(-n if n < 0 else n, digits, cell)
             if n < 0:
                 self._put(cell, self._glyph(_MINUS))
                 cell -= 1
-        self._blank(cell, self._end + 1 - self._width)
-
-    def _check_field(self):
-        if not 1 <= self._width <= self._end + 1 or self._end > 3:
-            raise ValueError("bad width or end")
-        if self._decimals < 0 or self._min_digits < 1:
-            raise ValueError("bad decimals or min_digits")
+        self._blank(cell, _FIELD[_END] + 1 - _FIELD[_WIDTH])
 
     def _digits(self, mag):
         digits = 1
         while mag >= 10:
             mag //= 10
             digits += 1
-        if digits <= self._decimals:
-            digits = self._decimals + 1
-        return self._min_digits if digits < self._min_digits else digits
-
-    def _too_big(self, n):
-        raise ValueError("%d does not fit in %d cells" % (n, self._width))
+        if digits <= _FIELD[_DECIMALS]:
+            digits = _FIELD[_DECIMALS] + 1
+        return _FIELD[_MIN_DIGITS] if digits < _FIELD[_MIN_DIGITS] else digits
 
     def _put_digits(self, mag, digits, cell):
         """The digits of mag from `cell` leftwards; returns the next free cell."""
@@ -330,7 +262,7 @@ class _Backpack:
 
     def _digit(self, mag, k):
         bits = self._glyph(_ZERO + mag % 10)
-        return bits | self.DP if k and k == self._decimals else bits
+        return bits | self.DP if k and k == _FIELD[_DECIMALS] else bits
 
     def _blank(self, cell, first):
         while cell >= first:
@@ -353,18 +285,14 @@ class _Backpack:
 
     def set_dp(self, cell, on=True):
         """Light (or put out) the point of cell 0..3, counted from the left."""
-        bits = self.get_segments(cell)
+        self._check(cell)
+        bits = self._get(cell)
         self._put(cell, bits | self.DP if on else bits & ~self.DP)
 
     def set_segments(self, cell, bits):
         """Set the raw segment bits of cell 0..3 (point bit included)."""
         self._check(cell)
         self._put(cell, bits & self.MASK)
-
-    def get_segments(self, cell):
-        """The raw segment bits of cell 0..3 as they will be sent."""
-        self._check(cell)
-        return self._get(cell)
 
     def _check(self, cell):
         if not 0 <= cell <= 3:

@@ -17,12 +17,12 @@ E 21 on every HT16K33 it finds, so the wall is never dark.
 """
 
 import gc
-import sys
 import time
 
 import machine
 
 import app
+import cold
 
 BOARDS_DIR = "boards"
 CRASHES_FOR_SAFE_BOOT = 3
@@ -34,26 +34,16 @@ _FALLBACK_BUSES = ((0, 22, 21), (1, 33, 32))  # (bus, scl, sda); a test checks t
 
 def load_config():
     """(config, error code): config.json, else the last good one, else the defaults."""
-    import config
-
-    cfg, code, msg = config.load()
+    cfg, code, msg = cold.call("config", "load")
     if code:
         print("config:", msg)
-    del sys.modules["config"]
-    gc.collect()
     return cfg, code
 
 
 def load_board(name, timings=None):
-    """The normalized board definition; boarddef is dropped afterwards to free its RAM.
+    """The normalized board definition (boarddef.py, loaded for it and dropped).
     `timings` (the configuration's button timings) override the board's where set."""
-    import boarddef
-
-    try:
-        board = boarddef.load("%s/%s.json" % (BOARDS_DIR, name))
-    finally:
-        del sys.modules["boarddef"]
-        gc.collect()
+    board = cold.call("boarddef", "load", "%s/%s.json" % (BOARDS_DIR, name))
     for key, value in (timings or {}).items():
         if value is None:
             continue
@@ -81,9 +71,7 @@ def crash_count(cause=None):
 
 def arm_watchdog():
     """Arm machine.WDT; boot.py feeds it from a timer after a soft reset (see boot.py)."""
-    import boot_watchdog
-
-    boot_watchdog.stop()  # boot.py's feeding timer, if it runs: the tasks feed it now
+    cold.call("boot_watchdog", "stop")  # boot.py's feeding timer, if it runs: the tasks feed it now
     count, crashed, armed = app.rtc_state()
     app.rtc_write(count, crashed, 1)
     return machine.WDT(timeout=app.WDT_MS)

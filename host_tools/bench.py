@@ -48,7 +48,7 @@ def mpy_section():
     print("## .mpy sizes (mpy-cross -O3)")
     sizes = {}
     for name in sorted(os.listdir(FIRMWARE_DIR)):
-        if name.endswith(".py") and name not in ("manifest.py", "configedit.py", "referee.py", "reasons.py"):
+        if name.endswith(".py") and name not in ("manifest.py", "configedit.py", "referee.py", "reasons.py", "ht16k33_text.py"):
             sizes[name] = mpy_size(os.path.join(FIRMWARE_DIR, name))
     for name, size in sizes.items():
         note = ""

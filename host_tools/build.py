@@ -12,7 +12,7 @@ from . import BOARDS_DIR, FIRMWARE_DIR, venv_exe
 from .errors import CommandError
 
 KEEP_SOURCE = ("main.py", "boot.py")  # the board runs these by name
-HOST_ONLY = ("manifest.py", "configedit.py", "referee.py", "reasons.py")  # never needed on a board
+HOST_ONLY = ("manifest.py", "configedit.py", "referee.py", "reasons.py", "ht16k33_text.py")  # never needed on a board
 
 
 def mpy_cross_exe():

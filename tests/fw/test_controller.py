@@ -9,7 +9,7 @@ from ticks import ticks_add
 import sound
 import view
 from fwtest import SkipTest
-from ht16k33 import Seg7x4, Seg14x4
+from ht16k33_text import Seg7x4, Seg14x4
 
 
 class NullI2C:

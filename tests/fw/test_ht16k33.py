@@ -3,7 +3,7 @@
 import sys
 
 from fwtest import SkipTest, raises
-from ht16k33 import Seg7x4, Seg14x4
+from ht16k33_text import Seg7x4, Seg14x4
 
 Z16 = b"\x00" * 16
 INIT_7 = [b"\x00" + Z16, b"\x21", b"\xef", b"\x81"]  # frame, oscillator, brightness 15, on

@@ -9,7 +9,7 @@ import rules
 import view
 import viewsetup
 from fwtest import SkipTest
-from ht16k33 import Seg7x4, Seg14x4
+from ht16k33_text import Seg7x4, Seg14x4
 
 
 class FakeI2C:

@@ -23,7 +23,7 @@ from hypothesis import strategies as st  # noqa: E402
 from host_tools import firmware_path  # noqa: E402
 
 firmware_path()
-import ht16k33  # noqa: E402
+import ht16k33_text as ht16k33  # noqa: E402  (the driver with its text methods)
 
 class Chip:
     def __init__(self):

@@ -10,7 +10,7 @@ from host_tools import firmware_path, segments
 from host_tools.segments import decode, decode_seg7, decode_seg14
 
 firmware_path()
-import ht16k33  # noqa: E402
+import ht16k33_text as ht16k33  # noqa: E402  (the driver with its text methods)
 
 
 class Bus:

@@ -1,0 +1,108 @@
+"""HT16K33 drivers with what only tools and tests use: text as Adafruit's print()
+shows it, cells read back, a forced re-init.
+
+    from ht16k33_text import Seg7x4, Seg14x4      # ht16k33's classes, and these methods
+
+Bytes and text rules equal Adafruit's print() on a cleared display (a test
+checks them against adafruit-circuitpython-ht16k33). The board does not load
+this module: its view writes numbers and windows of text (ht16k33.py).
+"""
+
+import ht16k33
+
+try:
+    from micropython import const
+except ImportError:
+    const = lambda x: x  # noqa: E731  (CPython)
+
+_DOT = const(0x2E)
+_COLON = const(0x3A)
+_SEMICOLON = const(0x3B)
+_FRAME_LEN = const(17)
+
+
+class _Text:
+    def reinit(self):
+        """Send the full init sequence now (after the chip lost power); True or OSError."""
+        self.set_bus(self._i2c)  # marks the chip for the whole init sequence
+        return self.show()
+
+    def clear(self):
+        """Blank every cell, point and the colon."""
+        frame = self._frame
+        for i in range(1, _FRAME_LEN):
+            frame[i] = 0
+
+    def set_text(self, text):
+        """Show text (str, bytes or bytearray), replacing every cell, point and the colon.
+
+        Adafruit's print() on a cleared display, without allocating: the characters fill
+        the cells from the right, so short text is right-aligned (pad with spaces to move
+        it left). A '.' lights the point of the character before it; it takes a blank cell
+        of its own when there is no such character, when that character is itself a '.'
+        or already uses the point (14-segment '!' and '?'). On Seg7x4 ':' turns the colon
+        on and ';' turns it off, the last one wins and neither takes a cell. Characters
+        without a glyph show blank. Longer text keeps its LAST four cells, which is what
+        Adafruit's print() leaves on the display after scrolling through it.
+        """
+        is_str = isinstance(text, str)
+        dp = self.DP
+        cell = 3
+        i = len(text) - 1
+        while cell >= 0 and i >= 0:
+            c = ord(text[i]) if is_str else text[i]
+            if self.HAS_COLON and (c == _COLON or c == _SEMICOLON):
+                i -= 1
+                continue
+            if c == _DOT:
+                bits = dp
+                j = self._previous(text, i, is_str)
+                if j >= 0:
+                    p = ord(text[j]) if is_str else text[j]
+                    if p != _DOT:
+                        glyph = self._glyph(p)
+                        if not glyph & dp:
+                            bits |= glyph
+                            i = j
+            else:
+                bits = self._glyph(c)
+            self._put(cell, bits)
+            cell -= 1
+            i -= 1
+        while cell >= 0:
+            self._put(cell, 0)
+            cell -= 1
+        if self.HAS_COLON:
+            on = False
+            i = len(text) - 1
+            while i >= 0:
+                c = ord(text[i]) if is_str else text[i]
+                if c == _COLON or c == _SEMICOLON:
+                    on = c == _COLON
+                    break
+                i -= 1
+            self.set_colon(on)
+
+    def _previous(self, text, i, is_str):
+        # Index of the character before text[i] that takes a cell, or -1.
+        i -= 1
+        if self.HAS_COLON:
+            while i >= 0:
+                c = ord(text[i]) if is_str else text[i]
+                if c != _COLON and c != _SEMICOLON:
+                    break
+                i -= 1
+        return i
+
+    def get_segments(self, cell):
+        """The raw segment bits of cell 0..3 as they will be sent."""
+        self._check(cell)
+        return self._get(cell)
+
+
+class Seg7x4(_Text, ht16k33.Seg7x4):
+    pass
+
+
+class Seg14x4(_Text, ht16k33.Seg14x4):
+    pass

@@ -1,7 +1,8 @@
 """Why an event was refused, in words: the texts of the rules core's reason numbers.
 
 The rules core returns small ints and keeps no text in the board's RAM
-(rules.py). Each reason is one line there, its number and its text:
+(rules.py, and matchsetup.py for new()'s options). Each reason is one line
+there, its number and its text:
 
     _NOT_AT_TABLE = const(3)  # that player is not at the table
 
@@ -15,20 +16,21 @@ people who read reasons: the scripted mode, the simulator's log, the tests.
 Host side only (CPython, and the MicroPython unix port of the scripted mode).
 """
 
+import matchsetup
 import rules
 
 _TEXTS = {}
 _CODES = {}
 
 
-def _read():
-    path = rules.__file__
+def _read(module):
+    path = module.__file__
     if path.endswith(".mpy"):
-        raise ImportError("reasons.py reads rules.py, not %s" % path)
+        raise ImportError("reasons.py reads %s.py, not %s" % (module.__name__, path))
     started = False
     with open(path) as f:
         for line in f:
-            if line.startswith("# Why an event is refused"):
+            if line.startswith("# Why "):
                 started = True
                 continue
             if not started:
@@ -45,7 +47,8 @@ def _read():
             globals()[name] = text.strip()
 
 
-_read()
+_read(rules)
+_read(matchsetup)
 
 
 def text(reason):

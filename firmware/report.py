@@ -4,7 +4,7 @@
         await asyncio.sleep_ms(0)          # written in steps: the board goes on meanwhile
     report.build(match, now)               # the same, as a dict (tests, host tools)
 
-Innings are found by stepping a follower match (rules.Match.follower) through
+Innings are found by stepping a follower match (matchsetup.follower) through
 the log and watching whose turn it is.  Each inning: player, number, run,
 fouls, and its start and end as match time (ms) and, when the board's clock
 was set, as epoch seconds.  Nothing is held whole: one inning at a time goes
@@ -15,6 +15,7 @@ import json
 
 import jsonout
 import matchdoc
+import matchsetup
 import rules
 
 STEP = 16  # innings written between two yields of writer()
@@ -27,7 +28,7 @@ def _epoch(started_at, t):
 def each_inning(m, started_at=None, n=None):
     """The innings of the first n entries (all) of match m, in order, one dict at a time."""
     n = m.n if n is None else n
-    shadow = m.follower()
+    shadow = matchsetup.follower(m)
     current = _opened(shadow, 0, started_at)  # a breaker set directly starts at once
     for i in range(n):
         code, arg, t = m.entry(i)
@@ -36,7 +37,7 @@ def each_inning(m, started_at=None, n=None):
                 current["fouls"].append(rules.FOULS[arg & 15])
             elif code == rules.E_BREAK:
                 current["break"] = True
-        shadow.follow(m, i)
+        matchsetup.follow(shadow, m, i)
         if current is not None:
             p = 0 if current["player"] == "A" else 1
             current["run"] = shadow.run_of(p, current["inning"] - 1)

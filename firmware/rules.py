@@ -25,6 +25,7 @@ clock) is exactly what it was just after that entry.
 
 from array import array
 
+import cold
 from ticks import ticks_add, ticks_diff
 
 try:
@@ -109,7 +110,8 @@ _N_STATE = const(30)  # ints in a checkpoint (_save)
 
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
 # no text of it in RAM). The text after each is for people: reasons.py reads it from
-# these lines (the scripted mode, the simulator, the tests). Numbers never change meaning.
+# these lines (the scripted mode, the simulator, the tests). Numbers never change meaning;
+# 29 and 31..35 are new()'s, in matchsetup.py.
 _CLOSED = const(1)  # match closed
 _NOTHING_TO_UNDO = const(2)  # nothing to undo
 _NOT_AT_TABLE = const(3)  # that player is not at the table
@@ -119,7 +121,7 @@ _LAG_DONE = const(6)  # the lag is over
 _LAG_DECIDED = const(7)  # the lag is decided: the winner chooses
 _NOT_CHOOSER = const(8)  # that player does not have the choice
 _NO_CHOICE_YET = const(9)  # nobody has won the lag yet
-_BAD_PLAYER = const(10)  # player must be A or B
+BAD_PLAYER = const(10)  # player must be A or B
 _BAD_KIND = const(11)  # unknown kind
 _NOT_FINISHED = const(12)  # the match is not finished
 _FINISHED_ALREADY = const(13)  # the match is finished
@@ -138,13 +140,7 @@ _EXTEND_LOW = const(25)  # the extension target must be above the target
 _EXTEND_INNINGS = const(26)  # a draw on the innings limit is not extended
 _NO_TIEBREAK = const(27)  # no tie-break is pending
 _TIEBREAK_PENDING = const(28)  # the tie-break winner is not recorded
-_BAD_GAME = const(29)  # unknown game
-_BAD_TARGET = const(30)  # target must be 1..9999
-_BAD_INNINGS_LIMIT = const(31)  # innings_limit must be 0..999
-_BAD_SHOT_CLOCK = const(32)  # shot_clock must be 0 (off) or 10..300 s
-_BAD_TIMEOUTS = const(33)  # timeouts must be 0..9
-_BAD_BREAK = const(34)  # break_s must be 0..3600
-_BAD_BALL = const(35)  # breaker_ball must be spot or white
+BAD_TARGET = const(30)  # target must be 1..9999
 _NO_MEMORY = const(36)  # no memory left for the match log
 LOCKED = const(37)  # the saved match could not be read back: only a new match can be started
 
@@ -191,77 +187,14 @@ class Match:
 
     # ---- setting up ------------------------------------------------------
 
-    def new(self, now, game="three_cushion", target=30, breaker=None, innings_limit=0, equalizing=True,
-            draw=True, shot_clock=0, timeouts=None, break_s=180, breaker_ball="spot",
-            name_A="", club_A="", name_B="", club_B=""):
-        """Start a new match; on a bad option the current match stays as it is."""
-        if game not in GAMES:
-            return _BAD_GAME
-        if not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
-            return _BAD_TARGET
-        if not isinstance(innings_limit, int) or not 0 <= innings_limit <= MAX_INNINGS_LIMIT:
-            return _BAD_INNINGS_LIMIT
-        if not isinstance(shot_clock, int) or not (shot_clock == 0 or 10 <= shot_clock <= 300):
-            return _BAD_SHOT_CLOCK
-        if timeouts is None:
-            timeouts = (3 if target < 40 else 4) if shot_clock else 0
-        if not isinstance(timeouts, int) or not 0 <= timeouts <= 9:
-            return _BAD_TIMEOUTS
-        if not isinstance(break_s, int) or not 0 <= break_s <= 3600:
-            return _BAD_BREAK
-        if breaker_ball not in ("spot", "white"):
-            return _BAD_BALL
-        if breaker is not None and breaker not in (A, B):
-            return _BAD_PLAYER
-        self.game = GAMES.index(game)
-        self.target0 = target
-        self.innings_limit = innings_limit
-        self.equalizing = bool(equalizing)
-        self.draw_allowed = bool(draw)
-        self.shot_ms = shot_clock * 1000
-        self.timeouts0 = timeouts
-        self.break_ms = break_s * 1000
-        self.white_breaker = breaker_ball == "white"
-        self.breaker0 = NOBODY if breaker is None else breaker
-        self.names[A] = name_A
-        self.names[B] = name_B
-        self.clubs[A] = club_A
-        self.clubs[B] = club_B
-        self.window = 3 if self.game == _THREE_CUSHION else 5
-        self.closed = False
-        self.n = 0
-        self.low = 0
-        self.edits += 1
-        self._base = now
-        self._free()
-        self._reset()
-        return None
+    def new(self, now, **options):
+        """Start a new match (options as in matchsetup.new: game, target, breaker, ...); on a
+        bad option the current match stays as it is and the reason is returned."""
+        return cold.call("matchsetup", "new", self, now, options)
 
     def options(self):
         """This match's options, as new() takes them."""
-        return {
-            "game": GAMES[self.game], "target": self.target0, "breaker": None if self.breaker0 == NOBODY else self.breaker0,
-            "innings_limit": self.innings_limit, "equalizing": self.equalizing, "draw": self.draw_allowed,
-            "shot_clock": self.shot_ms // 1000, "timeouts": self.timeouts0, "break_s": self.break_ms // 1000,
-            "breaker_ball": "white" if self.white_breaker else "spot",
-            "name_A": self.names[A], "club_A": self.clubs[A], "name_B": self.names[B], "club_B": self.clubs[B],
-        }
-
-    def follower(self):
-        """A match with this one's options and none of its entries, to be stepped through
-        them with follow(): the state after each entry in turn (the report's innings)."""
-        f = Match(**self.options())
-        f._targets = self._targets
-        return f
-
-    def follow(self, source, i):
-        """Do entry i of `source` (whose follower this is) without logging it.
-        Allocates (runs of new innings); raises MemoryError when out of memory."""
-        if not (self._runs_room(0) and self._runs_room(1)) and not self._make_room():
-            raise MemoryError
-        c = source._chunks[i >> _SHIFT]
-        j = i & _LOW
-        self._do(c.codes[j], c.args[j], c.times[j])
+        return cold.call("matchsetup", "options", self)
 
     def _free(self):
         """A new match: keep one chunk of log and of runs, let the rest go."""
@@ -425,13 +358,13 @@ class Match:
         if not 0 <= kind < len(LAG_FAULTS):
             return _BAD_KIND
         if p != A and p != B:
-            return _BAD_PLAYER
+            return BAD_PLAYER
         return self._event(E_LAG_FAULT, p * 16 + kind, now)
 
     def choose(self, p, give, now):
         """The lag winner p breaks (give=False) or gives the break (give=True)."""
         if p != A and p != B:
-            return _BAD_PLAYER
+            return BAD_PLAYER
         return self._event(E_CHOOSE, p * 2 + (1 if give else 0), now)
 
     def point(self, p, now):
@@ -465,7 +398,7 @@ class Match:
     def extend(self, target, now):
         """A drawn match goes on to an agreed total (I.8.4)."""
         if not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
-            return _BAD_TARGET
+            return BAD_TARGET
         return self._event(E_EXTEND, target, now)
 
     def call(self, kind, now):
@@ -495,65 +428,6 @@ class Match:
         self._replay()
         self.resume_at(now)
         return None
-
-    def apply(self, code, arg, t):
-        """Append an entry that was checked when it was played (a journal's), unchecked.
-        Raises MemoryError when there is no memory for it (the match is as before)."""
-        if code == E_EXTEND:
-            if self._extension(arg):
-                raise MemoryError
-            arg = self.extensions
-        if not self._log(code, arg, t):
-            raise MemoryError
-
-    # A saved match read back: its entries put in the log unplayed (push, and pop for
-    # an undo record), then played once from the start (replay_log).
-
-    def push(self, code, arg, t):
-        """Put a saved entry at the end of the log without playing it (MemoryError: no room)."""
-        if self.n >= self._cap():
-            self._chunks.append(_Chunk())
-        if code == E_EXTEND:
-            if self._extension(arg):
-                raise MemoryError
-            arg = self.extensions
-            self.extensions += 1
-        c = self._chunks[self.n >> _SHIFT]
-        j = self.n & _LOW
-        c.codes[j] = code
-        c.args[j] = arg
-        c.times[j] = t
-        self.n += 1
-
-    def pop(self):
-        """Take the newest pushed entry off the log again."""
-        if self.n:
-            self.n -= 1
-            if self._chunks[self.n >> _SHIFT].codes[self.n & _LOW] == E_EXTEND:
-                self.extensions -= 1
-
-    def replay_log(self, now):
-        """Play the pushed log from the start (checkpoints made on the way); time resumes at
-        `now` from the newest entry. MemoryError leaves a match with no entries."""
-        n = self.n
-        self.n = 0
-        self._reset()
-        try:
-            while self.n < n:
-                if not (self._runs_room(0) and self._runs_room(1)) and not self._make_room():
-                    raise MemoryError
-                c = self._chunks[self.n >> _SHIFT]
-                j = self.n & _LOW
-                if self.n and not j:
-                    self._save(c.state)
-                self.n += 1
-                self._do(c.codes[j], c.args[j], c.times[j])
-        except MemoryError:
-            self.n = 0
-            self._reset()
-            raise
-        self.low = self.n
-        self.resume_at(now)
 
     def resume_at(self, now):
         """Match time goes on at `now` from the newest entry's time: the clocks show what
@@ -765,7 +639,7 @@ class Match:
             if code == E_LAG_COLLISION and p == NOBODY:
                 return None
             if p != A and p != B:
-                return _BAD_PLAYER
+                return BAD_PLAYER
             return None
         if code == E_CHOOSE:
             if phase != LAG:
@@ -777,7 +651,7 @@ class Match:
             return None
         if code == E_BREAK:
             if arg != A and arg != B:
-                return _BAD_PLAYER
+                return BAD_PLAYER
             if phase != RUNNING:
                 if phase == BREAK:
                     return _BREAK_TAKEN
@@ -801,7 +675,7 @@ class Match:
             return None if phase == BREAK else _NOT_IN_BREAK
         if code == E_LEFT:
             if arg != A and arg != B:
-                return _BAD_PLAYER
+                return BAD_PLAYER
             if phase == FINISHED:
                 return _FINISHED_ALREADY
             return None
@@ -825,7 +699,7 @@ class Match:
             if phase != TIEBREAK:
                 return _NO_TIEBREAK
             if arg != A and arg != B:
-                return _BAD_PLAYER
+                return BAD_PLAYER
             return None
         return _BAD_KIND
 

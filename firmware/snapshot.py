@@ -27,6 +27,7 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
 import struct
 
 import history
+import matchsetup
 import rules
 from store import (ERR_JOURNAL, ERR_MEMORY, ERR_READ, ERR_RESTORE, ERR_ROLLBACK, ERR_SNAPSHOT, ERR_WRITE,
                    GEN_MAX, K_CLOSE, K_ENTRY, K_START, K_UNDO, REC_SIZE, RECORD, SEG_RECORDS, SNAP_SIZE,
@@ -149,8 +150,8 @@ def restore(st, match, now):
             st.errors |= ERR_RESTORE
             st._forget(0)
             return False
-        ends = scan(st, match, version)
-        match.replay_log(now)
+        ends = scan(st, _Loader(match), version)
+        matchsetup.replay_log(match, now)
     except MemoryError:
         st.errors |= ERR_MEMORY
         st._forget(0)
@@ -191,8 +192,9 @@ def look_for_newer(st, gen):
 
 
 def scan(st, match, version):
-    """Read this generation's journal into `match` (pushed, not played); returns None, or
-    (segment, its good bytes, present) of a tail to cut. Writes nothing."""
+    """Read this generation's journal into `match` (a _Loader or a _Counter: pushed, not
+    played); returns None, or (segment, its good bytes, present) of a tail to cut. Writes
+    nothing."""
     gen = st.gen
     closed = False
     seq = 0
@@ -371,6 +373,23 @@ def journal_files(st):
         if dot and gen.isdigit() and seg.isdigit():
             out.append((int(gen), int(seg), name))
     return out
+
+
+class _Loader:
+    """A match taking a journal's entries (matchsetup.push/pop), as scan() hands them."""
+
+    def __init__(self, m):
+        self.m = m
+
+    @property
+    def n(self):
+        return self.m.n
+
+    def push(self, code, arg, t):
+        matchsetup.push(self.m, code, arg, t)
+
+    def pop(self):
+        matchsetup.pop(self.m)
 
 
 class _Counter:

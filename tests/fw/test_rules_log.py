@@ -11,6 +11,7 @@ import gc
 
 import matchdoc
 import reasons
+import matchsetup
 import rules
 from fwtest import SkipTest
 from ticks import ticks_add
@@ -50,7 +51,7 @@ def rebuilt(m, n):
     r = rules.Match(**m.options())
     for i in range(n):
         code, arg, t = m.entry(i)
-        r.apply(code, arg, t)
+        matchsetup.apply(r, code, arg, t)
     return r
 
 

@@ -12,6 +12,7 @@ import os
 
 import matchdoc
 import reasons
+import matchsetup
 import rules
 from ticks import ticks_add
 import snapshot
@@ -629,15 +630,28 @@ def files_of(fs):
     return dict((p, bytes(d)) for p, d in fs.files.items())
 
 
-class ShortOfMemory(rules.Match):
-    """A match that runs out of memory when its log is read back past `room` entries."""
+class ShortOfMemory:
+    """matchsetup.push running out of memory past `room` entries (the log of a match read
+    back), while this is in force (a with block)."""
 
-    room = 10
+    def __init__(self, room=10):
+        self.room = room
 
-    def push(self, code, arg, t):
-        if self.n >= self.room:
-            raise MemoryError
-        rules.Match.push(self, code, arg, t)
+    def __enter__(self):
+        self.real = matchsetup.push
+        room = self.room
+        real = self.real
+
+        def push(m, code, arg, t):
+            if m.n >= room:
+                raise MemoryError
+            real(m, code, arg, t)
+
+        matchsetup.push = push
+        return self
+
+    def __exit__(self, *exc):
+        matchsetup.push = self.real
 
 
 def test_out_of_memory_while_restoring_changes_nothing_and_holds_the_store():
@@ -651,8 +665,9 @@ def test_out_of_memory_while_restoring_changes_nothing_and_holds_the_store():
     fs.files[ROOT + "/jnl/%d.2" % s.gen] += b"\x01\x02\x03"  # a torn tail: a repair would write
     before = files_of(fs)
     s2 = store.MatchStore(ROOT, fs)
-    m = ShortOfMemory()
-    raises(MemoryError, s2.restore, m, REBOOT_NOW)
+    m = rules.Match()
+    with ShortOfMemory():
+        raises(MemoryError, s2.restore, m, REBOOT_NOW)
     assert s2.held and s2.errors & store.ERR_MEMORY and not s2.errors & store.ERR_JOURNAL
     assert m.n == 0 and m.score == [0, 0]  # no half-read match left behind
     assert s2.append(rules.E_POINT, 0, 1) == store.HELD and s2.undo() == store.HELD
@@ -663,7 +678,8 @@ def test_out_of_memory_while_restoring_changes_nothing_and_holds_the_store():
     assert got == state(r.match, r.now) and not s3.held
     # A new match begun by the referee ends the hold (the saved one stays as the previous match).
     s4 = store.MatchStore(ROOT, fs)
-    raises(MemoryError, s4.restore, ShortOfMemory(), REBOOT_NOW)
+    with ShortOfMemory():
+        raises(MemoryError, s4.restore, rules.Match(), REBOOT_NOW)
     assert s4.begin(rules.Match(game="three_cushion", target=5)) is None
     assert not s4.held and s4.append(rules.E_LAG, 0, 5) is None
 

@@ -18,6 +18,7 @@ from host_tools import firmware_path
 firmware_path()
 import matchdoc  # noqa: E402
 import reasons  # noqa: E402
+import matchsetup  # noqa: E402
 import rules  # noqa: E402
 from referee import Referee  # noqa: E402
 
@@ -97,7 +98,7 @@ def rebuilt(m):
     """A new match with m's options and its entries applied one by one (m's clock base)."""
     r = rules.Match(**m.options())
     for i in range(m.n):
-        r.apply(*m.entry(i))
+        matchsetup.apply(r, *m.entry(i))
     r._base = m._base
     return r
 

@@ -31,6 +31,7 @@ WDT_MS = 5000
 FEED_MS = 1000
 HEALTHY_MS = 30000  # running this long clears the crash count
 RADIO_BATCH = 4  # radio frames handled per step of the radio task, then the others run
+RADIO_SENDERS = 16  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading
 
 STORE_DIR = "/data"  # the match journal and the history (not "/store": a folder would shadow store.py)
 RADIO_FILE = "radio.last"  # the newest accepted remote command's (boot, counter)
@@ -220,16 +221,25 @@ class Board:
 
     async def radio_task(self):
         """Commands from the paired remote: acted on once, acknowledged every time. At most
-        RADIO_BATCH frames a step: a flood of frames cannot starve the other tasks."""
+        RADIO_BATCH frames a step: a flood of frames cannot starve the other tasks.
+
+        ESP-NOW's irecv() keeps the address of every sender in ESPNow.peers_table, which
+        Python cannot empty: forged addresses would fill the heap. Past RADIO_SENDERS
+        addresses the wall stops reading the radio until it restarts (frames then wait in
+        ESP-NOW's buffer, dropped when it is full, allocating nothing); the rest goes on."""
         e = self.espnow
+        table = getattr(e, "peers_table", None)  # None: a build without RSSI keeps no table
         while True:
             k = 0
             while k < RADIO_BATCH and e.any():
+                if table is not None and len(table) > RADIO_SENDERS:
+                    print("carom: the radio is flooded from %d addresses: not read until a restart" % len(table))
+                    return
                 k += 1
-                mac, msg = e.irecv(0)
-                if msg is None:
-                    break
                 try:
+                    mac, msg = e.irecv(0)
+                    if msg is None:
+                        break
                     self.radio_frame(msg)
                 except MemoryError:  # the frame is lost; the remote sends it again
                     self.short_of_memory()

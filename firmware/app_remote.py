@@ -28,6 +28,7 @@ import remote
 BOOT_FILE = "remote.boot"
 AWAKE_MS = 300  # after the last press or acknowledgement: the radio is the battery's main cost
 POLL_MS = 5
+RADIO_BATCH = 4  # frames read per step
 
 ERROR_NO_ACK = 40  # the wall board did not answer
 ERROR_NOT_PAIRED = 41  # no radio.peer / radio.key in config.json
@@ -175,7 +176,9 @@ class Remote:
                 self.send(self.actions.index(action), now)
                 busy = True
         if self.link is not None:
-            while self.espnow.any():
+            for _ in range(RADIO_BATCH):  # a flood of frames cannot hold the loop
+                if not self.espnow.any():
+                    break
                 mac, msg = self.espnow.irecv(0)
                 if msg and self.link.received(msg) is not None:
                     self.show()

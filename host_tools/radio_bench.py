@@ -1,10 +1,12 @@
 """The referee remote's radio in numbers (`make bench`'s radio section).
 
-radio_section() prints and returns: bytes allocated per received command on
-the wall board (MicroPython unix port, tests/bench/bench_radio_main.py as the
-virtual board's main.py), and acknowledged commands per second through the
-radio hub, wall and remote on virtual boards (per second of real time and of
-virtual time). Counts and ratios, no wall-clock limits.
+radio_section() prints and returns: what the wall board spends per radio frame (bytes
+allocated and microseconds on this machine: a forged frame of each kind, a good command,
+a retransmission, a challenge), on the MicroPython unix port, 64-bit and, when there is
+one, 32-bit (host_tools.micropython32_exe(): the ESP32's object sizes), side by side
+(tests/bench/bench_radio_main.py as the virtual board's main.py); and acknowledged
+commands per second through the radio hub, wall and remote on virtual boards (per second
+of real time and of virtual time). Counts and ratios, no wall-clock limits.
 """
 
 import json
@@ -29,7 +31,7 @@ def _raw(name):
         return json.load(f)
 
 
-def alloc_per_frame():
+def alloc_per_frame(micropython=None):
     """The dict printed by tests/bench/bench_radio_main.py on the wall's virtual board."""
     from .boardsim import deploy_source
     from .vboard import VirtualBoard
@@ -39,7 +41,7 @@ def alloc_per_frame():
     with tempfile.TemporaryDirectory() as flash:
         deploy_source(flash, "wall", config, source=False)  # .mpy, as `carom deploy` puts it
         shutil.copyfile(os.path.join(ROOT, "tests", "bench", "bench_radio_main.py"), os.path.join(flash, "main.py"))
-        with VirtualBoard(flash, board=_raw("wall"), unique_id=WALL_MAC) as vb:
+        with VirtualBoard(flash, board=_raw("wall"), unique_id=WALL_MAC, micropython=micropython) as vb:
             vb.advance(0.5)
             line = [l for l in vb.lines() if l.startswith("BENCH ")]
             if not line:
@@ -91,19 +93,39 @@ def throughput(presses=100):
                 b.close()
 
 
+ROWS = (
+    ("forged: wrong size (dropped)", "forged_size"),
+    ("forged: wrong tag (dropped)", "forged_tag"),
+    ("forged: authentic replay (dropped)", "forged_replay"),
+    ("good command (acted on, acknowledged)", "good"),
+    ("  ... with /radio.last written", "good_flash"),
+    ("  ... and the journal (persist)", "good_flash_persist"),
+    ("retransmission (acknowledged again)", "repeat"),
+    ("lost record: challenge answered", "challenged"),
+)
+
+
 def radio_section():
-    out = {"alloc": alloc_per_frame(), "throughput": throughput()}
-    a, t = out["alloc"], out["throughput"]
-    print("## Referee remote radio (wall board on the MicroPython unix port; hub with two virtual boards)")
-    print("bytes allocated per command received        %7.1f  (receive + Controller.remote + summary + ack)"
-          % a["alloc_per_frame"])
-    print("  ... per retransmission (ack only)         %7.1f" % a["alloc_per_repeat"])
-    print("  ... per forged frame (dropped)            %7.1f" % a["alloc_per_forged"])
-    print("  of which: receive %.1f (one tag %.1f), Controller.remote %.1f, summary + ack %.1f"
-          % (a["alloc_receive"], a["alloc_tag"], a["alloc_controller"], a["alloc_ack"]))
-    print("  ... with the flash writes (persist, last) %7.1f" % a["alloc_per_frame_with_flash"])
-    print("time per command received (this machine)    %7.1f us (%.1f us with the flash writes)"
-          % (a["frame_us"], a["frame_us_with_flash"]))
+    from . import micropython32_exe
+
+    exe32 = micropython32_exe()
+    runs = {"64-bit": alloc_per_frame()}
+    if exe32:
+        runs["32-bit"] = alloc_per_frame(exe32)
+    out = {"alloc": runs["64-bit"], "per_port": runs, "throughput": throughput()}
+    t = out["throughput"]
+    names = list(runs)
+    print("## Referee remote radio (the wall board's Board.radio_frame on the MicroPython unix port;"
+          " hub with two virtual boards)")
+    if not exe32:
+        print("(no 32-bit MicroPython: CAROM_MICROPYTHON32, else ../shared/tools/micropython32/micropython)")
+    print("%-40s" % "per frame" + "".join("%14s %11s" % ("bytes " + n, "us " + n) for n in names))
+    for label, key in ROWS:
+        print("%-40s" % label + "".join("%14.1f %11.1f" % tuple(runs[n][key]) for n in names))
+    for n in names:
+        a = runs[n]
+        print("  %s, a good command's bytes: receive %.1f (of which the tag %.1f),"
+              " Controller.remote %.1f, summary + ack %.1f" % (n, a["receive"], a["tag"], a["controller"], a["ack"]))
     print("acknowledged presses per real second        %7.1f  (%d presses, %d answered, %d frames sent)"
           % (t["per_real_s"], t["presses"], t["answered"], t["frames_sent"]))
     print("acknowledged presses per virtual second     %7.1f  (70 ms down; the debounce, 50 ms each way, sets the pace)"

@@ -1,12 +1,16 @@
-"""Benchmark main.py for the virtual board: bytes allocated per received remote command on the wall.
+"""Benchmark main.py for the virtual board: what the wall spends on each radio frame.
 
-Runs the wall's own objects (app.Board with a paired remote, so radio.Receiver
-is the one setup_radio made) on the MicroPython unix port. Measured with
-micropython.mem_total() around what radio_task does per frame: Receiver.receive,
-Controller.remote (the press path to the displays), Controller.summary and
-Receiver.ack; then the same with the flash writes (persist, /radio.last).
-ESP-NOW's send is left out: the emulator's allocates for the host, the ESP32
-port's does not. Frames are made beforehand with radio.Sender (the remote's side).
+Runs the wall's own objects (app.Board with a paired remote, so radio.Receiver is the
+one setup_radio made) on a MicroPython unix port (64-bit or 32-bit). Per frame, through
+Board.radio_frame, the path radio_task takes: bytes allocated (micropython.mem_total(),
+which also counts call frames put on the heap) and microseconds of this machine, for
+forged frames of each kind (dropped: garbage, a wrong tag, an authentic replay), for a
+good command (acted on and acknowledged; without and with the flash writes: the save
+task's persist and /radio.last), a retransmission, and an authentic frame answered with
+a challenge (a wall that lost its record). Breakdown: the tag, receive, Controller.remote,
+the acknowledgement. ESP-NOW's send and the I2C writes are counted away (the emulator's
+allocate to tell the host; the chip's do not). Frames are made beforehand with
+radio.Sender (the remote's side).
 """
 
 import gc
@@ -27,6 +31,14 @@ class CountingBus:
         return len(buf)
 
 
+class Air:
+    def __init__(self):
+        self.sent = 0
+
+    def send(self, peer, frame, sync):
+        self.sent += 1
+
+
 import startup  # noqa: E402
 
 config, error = startup.load_config()
@@ -34,102 +46,94 @@ board = startup.load_board(config["board"])
 b = startup.build(board, config, error)
 for chip in b.chips:
     chip.set_bus(CountingBus())  # the emulator's I2C allocates to tell the host; a real bus does not
+b.espnow = Air()
 b.view.render(0)
 rx = b.rx
+rx.last = (0, 0)  # a wall that knows its last number (the challenge is measured apart)
 key = radio.hex_key(config["radio"]["key"])
 tx = radio.Sender(key, rx.own_id, rx.peer, 1)
 ctrl = b.ctrl
+write_last = app.write_last
 
 
-def frames(n, command):
+def no_flash(seq):
+    return True
+
+
+def measure(frames):
+    """(bytes allocated, microseconds) per frame through Board.radio_frame."""
+    gc.collect()
+    m0 = micropython.mem_total()
+    t0 = real.ticks_us()
+    for f in frames:
+        b.radio_frame(f)
+    us = real.ticks_diff(real.ticks_us(), t0)
+    return (micropython.mem_total() - m0) / len(frames), us / len(frames)
+
+
+def commands(n, command=0):
     return [tx.command(command) for _ in range(n)]
 
 
-def handle(msg, now, save):
-    got = rx.receive(msg)
-    command, arg, seq, new = got
-    if new:
-        ctrl.remote(command, arg, now)
-        if save:
-            b.persist()
-            app.write_last(seq)
-    return rx.ack(seq, command, arg, ctrl.summary())
+out = {}
+app.write_last = no_flash
+b.radio_frame(commands(1)[0])  # the lag: A breaks
+out["good"] = measure(commands(N))  # points, acted on and acknowledged
+again = [tx.pending[1]] * N
+out["repeat"] = measure(again)  # the newest again: acknowledged, not acted on
 
+# Forged frames, all dropped without an answer.
+garbage = bytes(range(33))  # a wrong size
+out["forged_size"] = measure([garbage] * N)
+bad = bytearray(again[0])
+bad[radio.SIGNED] ^= 1  # a wrong tag: one HMAC, then dropped
+out["forged_tag"] = measure([bytes(bad)] * N)
+old = commands(1)[0]
+b.radio_frame(commands(1)[0])
+out["forged_replay"] = measure([old] * N)  # authentic and older: a tag and a decode, then dropped
+sent = b.espnow.sent
 
-handle(frames(1, 0)[0], 0, False)  # the lag: A breaks
-
-batch = frames(N, 0)  # points
+app.write_last = write_last
+out["good_flash"] = measure(commands(N))  # with /radio.last written before acting
 gc.collect()
 m0 = micropython.mem_total()
 t0 = real.ticks_us()
-for i in range(N):
-    handle(batch[i], 1000 + i, False)
-us = real.ticks_diff(real.ticks_us(), t0)
-alloc = (micropython.mem_total() - m0) / N
+for f in commands(N):
+    b.radio_frame(f)
+    b.persist()
+out["good_flash_persist"] = ((micropython.mem_total() - m0) / N, real.ticks_diff(real.ticks_us(), t0) / N)
 
-# The retransmission path: the same frame again (acknowledged, not acted on).
-again = batch[-1]
-gc.collect()
-m0 = micropython.mem_total()
-for i in range(N):
-    handle(again, 5000 + i, False)
-alloc_repeat = (micropython.mem_total() - m0) / N
+# A wall that lost its record: every authentic frame is answered with a challenge.
+rx.last = None
+rx.nonce = None
+out["challenged"] = measure([old] * N)
+challenges = b.espnow.sent - sent - 2 * N  # beyond the good commands' acknowledgements
+rx.last = (0, 0)
 
-# A forged frame (bad tag): dropped.
-forged = bytearray(batch[-1])
-forged[47] ^= 1
-forged = bytes(forged)
-gc.collect()
-m0 = micropython.mem_total()
-for i in range(N):
-    rx.receive(forged)
-alloc_forged = (micropython.mem_total() - m0) / N
-
-# Its parts: the tag alone (two SHA-256 objects and their digests), receive, the controller, the ack.
-data = bytes(batch[-1][:32])
+# The breakdown of a good command.
+data = bytes(again[0][:radio.SIGNED])
 gc.collect()
 m0 = micropython.mem_total()
 for i in range(N):
     rx.hmac.tag(data)
-alloc_tag = (micropython.mem_total() - m0) / N
-
-batch = frames(N, 0)
+out["tag"] = (micropython.mem_total() - m0) / N
+batch = commands(N)
+got = [None] * N
 gc.collect()
 m0 = micropython.mem_total()
-got = [None] * N
 for i in range(N):
     got[i] = rx.receive(batch[i])
-alloc_receive = (micropython.mem_total() - m0) / N  # the result tuples included
+out["receive"] = (micropython.mem_total() - m0) / N  # the result tuples included
 gc.collect()
 m0 = micropython.mem_total()
 for i in range(N):
-    ctrl.remote(0, 0, 7000 + i)
-alloc_remote = (micropython.mem_total() - m0) / N
+    ctrl.remote(0, 0, 70000 + i)
+out["controller"] = (micropython.mem_total() - m0) / N
 seq = got[-1][2]
 gc.collect()
 m0 = micropython.mem_total()
 for i in range(N):
     rx.ack(seq, 0, 0, ctrl.summary())
-alloc_ack = (micropython.mem_total() - m0) / N
-
-batch = frames(N, 0)
-gc.collect()
-m0 = micropython.mem_total()
-t0 = real.ticks_us()
-for i in range(N):
-    handle(batch[i], 9000 + i, True)
-us_saved = real.ticks_diff(real.ticks_us(), t0)
-alloc_saved = (micropython.mem_total() - m0) / N
-
-print("BENCH " + json.dumps({
-    "alloc_per_frame": alloc,
-    "alloc_per_repeat": alloc_repeat,
-    "alloc_per_forged": alloc_forged,
-    "alloc_per_frame_with_flash": alloc_saved,
-    "alloc_tag": alloc_tag,
-    "alloc_receive": alloc_receive,
-    "alloc_controller": alloc_remote,
-    "alloc_ack": alloc_ack,
-    "frame_us": us / N,
-    "frame_us_with_flash": us_saved / N,
-}))
+out["ack"] = (micropython.mem_total() - m0) / N
+out["challenges_sent"] = challenges
+print("BENCH " + json.dumps(out))

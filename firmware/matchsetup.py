@@ -1,15 +1,20 @@
-"""The rules core's rarely used half: a match set up, its options, read back, followed.
+"""The rules core's rarely used half: a match set up, its rare events, read back, followed.
 
 rules.Match keeps in RAM what a match needs at every press; this module
 (loaded for a call and dropped, cold.py) starts a new match with its options
-checked, gives a match's options back, reads a saved log into it (push, pop,
-replay_log: the store's restore) and makes a follower match that steps through
-another's log (the report's innings). It works on Match's internals, as part
-of rules.py.
+checked, gives a match's options back, enters the referee's rarer events (the
+lag's collisions and faults, a player leaving, an extension, a position call,
+a tie-break's winner: their checks and effects are in rules.py, as a replay
+needs them), reads a saved log into a match (push, pop, replay_log: the store's
+restore) and makes a follower match that steps through another's log (the
+report's innings). It works on Match's internals, as part of rules.py.
+
+    matchsetup.extend(match, 40, now)     # None, or the reason (rules.py's numbers)
 """
 
-from rules import (A, B, BAD_PLAYER, BAD_TARGET, CHUNK, E_EXTEND, GAMES, MAX_INNINGS_LIMIT, MAX_TARGET, NOBODY,
-                   Match, _Chunk)
+from rules import (A, B, BAD_KIND, BAD_PLAYER, BAD_TARGET, CALLS, CHUNK, CLOSED, E_CALL, E_EXTEND, E_LAG_COLLISION,
+                   E_LAG_FAULT, E_LEFT, E_TIEBREAK, GAMES, LAG_FAULTS, MAX_INNINGS_LIMIT, MAX_TARGET, NO_MEMORY, NOBODY,
+                   Match)
 
 try:
     from micropython import const
@@ -80,6 +85,71 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
     return None
 
 
+# ---- the referee's rarer events -------------------------------------------------
+
+def lag_collision(m, p, now):
+    """The lag balls collided; p (or NOBODY) at fault. Second collision: p loses the choice."""
+    return m._event(E_LAG_COLLISION, p + 1, now)
+
+
+def lag_fault(m, p, kind, now):
+    """p's lag was faulty (kind indexes rules.LAG_FAULTS): the opponent has the choice."""
+    if not 0 <= kind < len(LAG_FAULTS):
+        return BAD_KIND
+    if p != A and p != B:
+        return BAD_PLAYER
+    return m._event(E_LAG_FAULT, p * 16 + kind, now)
+
+
+def left(m, p, now):
+    """p left his place or abandoned the match: he loses it (I.4.3, I.8.2)."""
+    return m._event(E_LEFT, p, now)
+
+
+def call(m, kind, now):
+    """A position call: entre, dedans, a cheval (III.4.3b); no score changes."""
+    if not 0 <= kind < len(CALLS):
+        return BAD_KIND
+    return m._event(E_CALL, kind, now)
+
+
+def tiebreak(m, p, now):
+    """The winner of the tie-break after a draw that may not stand."""
+    return m._event(E_TIEBREAK, p, now)
+
+
+def extend(m, target, now):
+    """A drawn match goes on to an agreed total (I.8.4). The log keeps the extension's
+    number; its target is kept apart (m._targets), as the log's argument is a byte."""
+    if not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
+        return BAD_TARGET
+    if m.closed:
+        return CLOSED
+    t = m._time(now)
+    m._advance(t)
+    reason = m._check(E_EXTEND, target)
+    if reason is None:
+        reason = _extension(m, target)
+    if reason is None and not m._log(E_EXTEND, m.extensions, t):
+        reason = NO_MEMORY
+    return reason
+
+
+def _extension(m, target):
+    """Keep an extension's target under its number (the next one)."""
+    try:
+        if m.extensions < len(m._targets):
+            m._targets[m.extensions] = target
+        else:
+            m._targets.append(target)
+    except MemoryError:
+        m.out_of_memory += 1
+        return NO_MEMORY
+    return None
+
+
+# ---- a match's options, a follower -----------------------------------------------
+
 def options(m):
     """This match's options, as new() takes them."""
     return {
@@ -102,7 +172,7 @@ def follower(m):
 def follow(m, source, i):
     """Do entry i of `source` (whose follower this is) without logging it.
     Allocates (runs of new innings); raises MemoryError when out of memory."""
-    if not (m._runs_room(0) and m._runs_room(1)) and not m._make_room():
+    if not m._room():
         raise MemoryError
     c = source._chunks[i // CHUNK]
     j = i % CHUNK
@@ -113,7 +183,7 @@ def apply(m, code, arg, t):
     """Append an entry that was checked when it was played (a journal's), unchecked.
     Raises MemoryError when there is no memory for it (the match is as before)."""
     if code == E_EXTEND:
-        if m._extension(arg):
+        if _extension(m, arg):
             raise MemoryError
         arg = m.extensions
     if not m._log(code, arg, t):
@@ -126,10 +196,10 @@ def apply(m, code, arg, t):
 
 def push(m, code, arg, t):
     """Put a saved entry at the end of the log without playing it (MemoryError: no room)."""
-    if m.n >= m._cap():
-        m._chunks.append(_Chunk())
+    if m.n >= m._cap:
+        m._more_log()
     if code == E_EXTEND:
-        if m._extension(arg):
+        if _extension(m, arg):
             raise MemoryError
         arg = m.extensions
         m.extensions += 1
@@ -157,7 +227,7 @@ def replay_log(m, now):
     m._reset()
     try:
         while m.n < n:
-            if not (m._runs_room(0) and m._runs_room(1)) and not m._make_room():
+            if not m._room():
                 raise MemoryError
             c = m._chunks[m.n // CHUNK]
             j = m.n % CHUNK

@@ -14,6 +14,7 @@ Time is virtual: `wait <seconds>` moves this referee's clock forward.
     tiebreak A|B    wait <seconds>    close
 """
 
+import matchsetup
 import reasons
 import rules
 
@@ -160,10 +161,10 @@ class Referee:
             self._need(args, 1, "lag A|B")
             return m.lag(_player(args[0]), now)
         if name == "lag_collision":
-            return m.lag_collision(_optional_player(args, name), now)
+            return matchsetup.lag_collision(m, _optional_player(args, name), now)
         if name == "lag_fault":
             self._need(args, 2, "lag_fault A|B <kind>")
-            return m.lag_fault(_player(args[0]), _kind(args[1], rules.LAG_FAULTS, "lag fault"), now)
+            return matchsetup.lag_fault(m, _player(args[0]), _kind(args[1], rules.LAG_FAULTS, "lag fault"), now)
         if name == "choose":
             self._need(args, 2, "choose A|B break|give")
             if args[1] not in ("break", "give"):
@@ -177,18 +178,18 @@ class Referee:
             return m.resume(now)
         if name == "left":
             self._need(args, 1, "left A|B")
-            return m.left(_player(args[0]), now)
+            return matchsetup.left(m, _player(args[0]), now)
         if name == "extend":
             self._need(args, 1, "extend <n>")
-            return m.extend(_int(args[0], "extend"), now)
+            return matchsetup.extend(m, _int(args[0], "extend"), now)
         if name == "call":
             self._need(args, 1, "call entre|dedans|a_cheval")
-            return m.call(_kind(args[0], rules.CALLS, "call"), now)
+            return matchsetup.call(m, _kind(args[0], rules.CALLS, "call"), now)
         if name == "timeout":
             return m.timeout(_optional_player(args, name), now)
         if name == "tiebreak":
             self._need(args, 1, "tiebreak A|B")
-            return m.tiebreak(_player(args[0]), now)
+            return matchsetup.tiebreak(m, _player(args[0]), now)
         if name == "close":
             self._need(args, 0, "close")
             return m.close(now)

@@ -14,7 +14,7 @@ of argument and the match time of each), made one at a time as the match
 grows: no allocation grows with the match in one piece, and `reserve()`
 (called off the button path) makes the next chunk before it is needed, so
 an event itself allocates nothing.  An event that finds no room and no
-memory for it is refused (reason _NO_MEMORY) and changes nothing.
+memory for it is refused (reason NO_MEMORY) and changes nothing.
 
 Undo works by replay from a checkpoint: each chunk keeps the state as it
 was before its first entry, so an undo replays at most CHUNK - 1 entries.
@@ -112,7 +112,7 @@ _N_STATE = const(30)  # ints in a checkpoint (_save)
 # no text of it in RAM). The text after each is for people: reasons.py reads it from
 # these lines (the scripted mode, the simulator, the tests). Numbers never change meaning;
 # 29 and 31..35 are new()'s, in matchsetup.py.
-_CLOSED = const(1)  # match closed
+CLOSED = const(1)  # match closed
 _NOTHING_TO_UNDO = const(2)  # nothing to undo
 _NOT_AT_TABLE = const(3)  # that player is not at the table
 _NOT_PLAYING = const(4)  # no inning is being played
@@ -122,7 +122,7 @@ _LAG_DECIDED = const(7)  # the lag is decided: the winner chooses
 _NOT_CHOOSER = const(8)  # that player does not have the choice
 _NO_CHOICE_YET = const(9)  # nobody has won the lag yet
 BAD_PLAYER = const(10)  # player must be A or B
-_BAD_KIND = const(11)  # unknown kind
+BAD_KIND = const(11)  # unknown kind
 _NOT_FINISHED = const(12)  # the match is not finished
 _FINISHED_ALREADY = const(13)  # the match is finished
 _CUSHION_GAME = const(14)  # not in cushion games
@@ -141,7 +141,7 @@ _EXTEND_INNINGS = const(26)  # a draw on the innings limit is not extended
 _NO_TIEBREAK = const(27)  # no tie-break is pending
 _TIEBREAK_PENDING = const(28)  # the tie-break winner is not recorded
 BAD_TARGET = const(30)  # target must be 1..9999
-_NO_MEMORY = const(36)  # no memory left for the match log
+NO_MEMORY = const(36)  # no memory left for the match log
 LOCKED = const(37)  # the saved match could not be read back: only a new match can be started
 
 
@@ -166,6 +166,8 @@ class Match:
         """capacity: entries to make room for now (in whole chunks); the log grows past it."""
         self._chunks = [_Chunk()]
         self._runs = [[_zeros("H", CHUNK)], [_zeros("H", CHUNK)]]  # per player: chunks of innings' runs
+        self._cap = CHUNK  # entries the log's chunks hold
+        self._runs_cap = [CHUNK, CHUNK]  # innings each player's chunks of runs hold
         self._targets = []  # the target of each extension, by its number
         self.low = 0  # the fewest entries the log had since the owner last set low = n (undo lowers it)
         self.edits = 0  # undos and new matches so far: the log's entries changed, not just grew
@@ -182,8 +184,8 @@ class Match:
         reason = self.new(0, **options)
         if reason:
             raise ValueError(reason)
-        while self._cap() < capacity:
-            self._chunks.append(_Chunk())
+        while self._cap < capacity:
+            self._more_log()
 
     # ---- setting up ------------------------------------------------------
 
@@ -199,8 +201,10 @@ class Match:
     def _free(self):
         """A new match: keep one chunk of log and of runs, let the rest go."""
         del self._chunks[1:]
+        self._cap = CHUNK
         for p in (0, 1):
             del self._runs[p][1:]
+            self._runs_cap[p] = CHUNK
         del self._targets[:]
 
     def _reset(self):
@@ -238,43 +242,33 @@ class Match:
     # Small methods: MicroPython keeps a call's frame on the C stack only while
     # it is small (11 words, a try block counts); a larger one is a heap allocation.
 
-    def _cap(self):
-        return len(self._chunks) << _SHIFT
-
     def reserve(self):
         """Make the next chunks before they are needed (allocates; call it off the button
         path). True when there is room for the next _SPARE entries and innings."""
-        try:
-            while self.n + _SPARE > self._cap():
-                self._chunks.append(_Chunk())
-            for p in (0, 1):
-                while self.innings[p] + _SPARE > len(self._runs[p]) << _SHIFT:
-                    self._runs[p].append(_zeros("H", CHUNK))
-        except MemoryError:
-            self.out_of_memory += 1
-            return False
-        return True
+        return self._make_room(_SPARE)
 
     def _room(self):
         """Room for one more entry (and an inning for each player), made now if need be."""
-        if self.n < self._cap() and self._runs_room(0) and self._runs_room(1):
+        if self.n < self._cap and self.innings[0] < self._runs_cap[0] and self.innings[1] < self._runs_cap[1]:
             return True
-        return self._make_room()
+        return self._make_room(1)
 
-    def _make_room(self):
+    def _make_room(self, ahead):
         try:
-            if self.n >= self._cap():
-                self._chunks.append(_Chunk())
+            while self.n + ahead > self._cap:
+                self._more_log()
             for p in (0, 1):
-                if not self._runs_room(p):
+                while self.innings[p] + ahead > self._runs_cap[p]:
                     self._runs[p].append(_zeros("H", CHUNK))
+                    self._runs_cap[p] += CHUNK
         except MemoryError:
             self.out_of_memory += 1
             return False
         return True
 
-    def _runs_room(self, p):
-        return self.innings[p] < len(self._runs[p]) << _SHIFT
+    def _more_log(self):
+        self._chunks.append(_Chunk())
+        self._cap += CHUNK
 
     def entry(self, i):
         """(code, arg, match time in ms) of log entry i (an extension's arg is its target)."""
@@ -290,15 +284,16 @@ class Match:
         """The run of player p's inning i (0 = his first)."""
         return self._runs[p][i >> _SHIFT][i & _LOW]
 
-    def _time_at(self, i):
-        return self._chunks[i >> _SHIFT].times[i & _LOW]
-
     def _time(self, now):
         """Match time for `now`; never before the newest entry."""
         t = ticks_diff(now, self._base)
-        if self.n and t < self._time_at(self.n - 1):
-            t = self._time_at(self.n - 1)
-        return t
+        last = self._last_time()
+        return last if self.n and t < last else t
+
+    def _last_time(self):
+        """The newest entry's match time (0 with no entry)."""
+        i = self.n - 1
+        return self._chunks[i >> _SHIFT].times[i & _LOW] if i >= 0 else 0
 
     def _log(self, code, arg, t):
         """Append an entry and do it; False (nothing changed) when there is no room for it."""
@@ -320,46 +315,19 @@ class Match:
 
     def _event(self, code, arg, now):
         if self.closed:
-            return _CLOSED
+            return CLOSED
         t = self._time(now)
         self._advance(t)
         reason = self._check(code, arg)
-        if reason is None and code == E_EXTEND:
-            reason = self._extension(arg)
-            arg = self.extensions
         if reason is None and not self._log(code, arg, t):
-            reason = _NO_MEMORY
+            reason = NO_MEMORY
         return reason
-
-    def _extension(self, target):
-        """Keep an extension's target under its number (allocates: a rare event)."""
-        try:
-            if self.extensions < len(self._targets):
-                self._targets[self.extensions] = target
-            else:
-                self._targets.append(target)
-        except MemoryError:
-            self.out_of_memory += 1
-            return _NO_MEMORY
-        return None
 
     # ---- events (the referee's words) -----------------------------------
 
     def lag(self, p, now):
         """p won the lag (I.1) and chooses to break or to give the break."""
         return self._event(E_LAG, p, now)
-
-    def lag_collision(self, p, now):
-        """The lag balls collided; p (or NOBODY) at fault. Second collision: p loses the choice."""
-        return self._event(E_LAG_COLLISION, p + 1, now)
-
-    def lag_fault(self, p, kind, now):
-        """p's lag was faulty (kind indexes LAG_FAULTS): the opponent has the choice."""
-        if not 0 <= kind < len(LAG_FAULTS):
-            return _BAD_KIND
-        if p != A and p != B:
-            return BAD_PLAYER
-        return self._event(E_LAG_FAULT, p * 16 + kind, now)
 
     def choose(self, p, give, now):
         """The lag winner p breaks (give=False) or gives the break (give=True)."""
@@ -378,7 +346,7 @@ class Match:
     def foul(self, p, kind, now):
         """A foul (kind indexes FOULS): the stroke scores nothing, the inning ends."""
         if not 0 <= kind < len(FOULS):
-            return _BAD_KIND
+            return BAD_KIND
         if kind == F_MISS:
             return self.miss(p, now)
         return self._event(E_FOUL, (p + 1) * 16 + kind, now)
@@ -391,34 +359,14 @@ class Match:
         """Play resumes before the break's time is over."""
         return self._event(E_RESUME, 0, now)
 
-    def left(self, p, now):
-        """p left his place or abandoned the match: he loses it (I.4.3, I.8.2)."""
-        return self._event(E_LEFT, p, now)
-
-    def extend(self, target, now):
-        """A drawn match goes on to an agreed total (I.8.4)."""
-        if not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
-            return BAD_TARGET
-        return self._event(E_EXTEND, target, now)
-
-    def call(self, kind, now):
-        """A position call: entre, dedans, a cheval (III.4.3b); no score changes."""
-        if not 0 <= kind < len(CALLS):
-            return _BAD_KIND
-        return self._event(E_CALL, kind, now)
-
     def timeout(self, p, now):
         """The player at the table takes a time-out now (the clock takes one by itself at zero)."""
         return self._event(E_TIMEOUT, p + 1, now)
 
-    def tiebreak(self, p, now):
-        """Record the winner of the tie-break after a draw that may not stand."""
-        return self._event(E_TIEBREAK, p, now)
-
     def undo(self, now):
         """Take back the newest entry; the state is exactly as it was just after the one before."""
         if self.closed:
-            return _CLOSED
+            return CLOSED
         if self.n == 0:
             return _NOTHING_TO_UNDO
         self.n -= 1
@@ -432,13 +380,12 @@ class Match:
     def resume_at(self, now):
         """Match time goes on at `now` from the newest entry's time: the clocks show what
         they showed just after it (after an undo, or a restore after a power cut)."""
-        t = self._time_at(self.n - 1) if self.n else 0
-        self._base = ticks_add(now, -t)
+        self._base = ticks_add(now, -self._last_time())
 
     def close(self, now):
         """The report is signed: no more changes, no more undo."""
         if self.closed:
-            return _CLOSED
+            return CLOSED
         self._advance(self._time(now))
         if self.phase == TIEBREAK:
             return _TIEBREAK_PENDING
@@ -532,12 +479,10 @@ class Match:
         self.timeout_this_shot = st[27] != 0
         self.extensions = st[28]
         if self.shooter != NOBODY:
-            self._set_run(self.shooter, self.run)
+            i = self.innings[self.shooter] - 1
+            self._runs[self.shooter][i >> _SHIFT][i & _LOW] = self.run
 
     # ---- clocks ------------------------------------------------------------
-
-    def _shot_running(self):
-        return self.shot_ms and (self.phase == RUNNING or self.phase == EQUALIZING)
 
     def _advance(self, t):
         added = 0
@@ -549,7 +494,7 @@ class Match:
                         return added
                     added += 1
                     continue
-            elif self._shot_running():
+            elif self.shot_ms and (self.phase == RUNNING or self.phase == EQUALIZING):
                 end = self.shot_anchor + self.shot_limit
                 if t >= end:
                     if not self._shot_over(end):
@@ -566,7 +511,7 @@ class Match:
 
     def shot_left_ms(self, now):
         """Milliseconds left for this shot, or -1 when no shot clock runs."""
-        if not self._shot_running():
+        if not self.shot_ms or not (self.phase == RUNNING or self.phase == EQUALIZING):
             return -1
         left = self.shot_anchor + self.shot_limit - self._time(now)
         return left if left > 0 else 0
@@ -598,14 +543,6 @@ class Match:
             return NOBODY
         return 1 - self.breaker if self.white_breaker else self.breaker
 
-    def cushion_game(self):
-        return self.game >= _ONE_CUSHION
-
-    def is_half(self):
-        """Either player has at least half of the target (I.4)."""
-        half = (self.target + 1) // 2
-        return self.score[A] >= half or self.score[B] >= half
-
     # ---- checking an event ---------------------------------------------------
 
     def _check(self, code, arg):
@@ -618,7 +555,7 @@ class Match:
                 return _FINISHED_ALREADY
             if p != NOBODY and p != self.turn:
                 return _NOT_AT_TABLE
-            if code == E_FOUL and arg & 15 == F_ZONE and self.cushion_game():
+            if code == E_FOUL and arg & 15 == F_ZONE and self.game >= _ONE_CUSHION:
                 return _CUSHION_GAME
             if code == E_TIMEOUT:
                 if not self.shot_ms:
@@ -668,8 +605,8 @@ class Match:
                 return _BREAK_NOT_ASKER
             if self.run:
                 return _BREAK_IN_RUN
-            if not self.is_half():
-                return _BREAK_NOT_HALF
+            if self.score[A] < (self.target + 1) // 2 and self.score[B] < (self.target + 1) // 2:
+                return _BREAK_NOT_HALF  # at half of the match: either player has half the target (I.4)
             return None
         if code == E_RESUME:
             return None if phase == BREAK else _NOT_IN_BREAK
@@ -688,7 +625,7 @@ class Match:
                 return _EXTEND_LOW
             return None
         if code == E_CALL:
-            if self.cushion_game():
+            if self.game >= _ONE_CUSHION:
                 return _CUSHION_GAME
             if phase == LAG:
                 return _IN_LAG
@@ -701,14 +638,15 @@ class Match:
             if arg != A and arg != B:
                 return BAD_PLAYER
             return None
-        return _BAD_KIND
+        return BAD_KIND
 
     # ---- doing an event (also used by replay; assumes it was checked) -------
 
     def _do(self, code, arg, t):
         if code == E_POINT or code == E_MISS or code == E_FOUL:
             if self.phase == BREAK:
-                self._end_break(t)
+                self.phase = RUNNING
+                self._restart_shot(t)
             self.last_call = -1
             self.last_foul = -1
             self.respot = 0
@@ -731,7 +669,8 @@ class Match:
             self.break_taken = True
             self.break_start = t
         elif code == E_RESUME or code == E_BREAK_END:
-            self._end_break(t)
+            self.phase = RUNNING
+            self._restart_shot(t)
         elif code == E_LAG:
             self.chooser = arg
         elif code == E_LAG_COLLISION:
@@ -774,24 +713,17 @@ class Match:
         self.run = 0
         self._restart_shot(t)
 
-    def _set_run(self, p, run):
-        i = self.innings[p] - 1
-        self._runs[p][i >> _SHIFT][i & _LOW] = run
-
     def _restart_shot(self, t):
         self.shot_anchor = t
         self.shot_limit = self.shot_ms
         self.timeout_this_shot = False
 
-    def _end_break(self, t):
-        self.phase = RUNNING
-        self._restart_shot(t)
-
     def _point(self, t):
         p = self.turn
         self.score[p] += 1
         self.run += 1
-        self._set_run(p, self.run)
+        i = self.innings[p] - 1
+        self._runs[p][i >> _SHIFT][i & _LOW] = self.run
         if self.run > self.high_run[p]:
             self.high_run[p] = self.run
         if self.score[p] >= self.target:

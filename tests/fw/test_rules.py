@@ -7,6 +7,7 @@ Each test plays referee lines through referee.Referee; a line starting with
 import json
 
 import matchdoc
+import matchsetup
 import reasons
 import rules
 from ticks import ticks_add
@@ -704,18 +705,18 @@ def test_api_refuses_bad_players_and_kinds():
     before = (m.n, list(m.score), m.turn)
     assert reasons.text(m.foul(rules.NOBODY, 99, 0)) == reasons.BAD_KIND
     assert reasons.text(m.foul(rules.NOBODY, -1, 0)) == reasons.BAD_KIND
-    assert reasons.text(m.call(7, 0)) == reasons.BAD_KIND
-    assert reasons.text(m.lag_fault(rules.A, 9, 0)) == reasons.BAD_KIND
+    assert reasons.text(matchsetup.call(m, 7, 0)) == reasons.BAD_KIND
+    assert reasons.text(matchsetup.lag_fault(m, rules.A, 9, 0)) == reasons.BAD_KIND
     assert reasons.text(m.break_request(5, 0)) == reasons.BAD_PLAYER
-    assert reasons.text(m.left(-1, 0)) == reasons.BAD_PLAYER
+    assert reasons.text(matchsetup.left(m, -1, 0)) == reasons.BAD_PLAYER
     assert reasons.text(m.choose(2, False, 0)) == reasons.BAD_PLAYER
     assert reasons.text(m.point(3, 0)) == reasons.NOT_AT_TABLE
-    assert reasons.text(m.extend(0, 0)) == reasons.BAD_TARGET
-    assert reasons.text(m.extend(10000, 0)) == reasons.BAD_TARGET
+    assert reasons.text(matchsetup.extend(m, 0, 0)) == reasons.BAD_TARGET
+    assert reasons.text(matchsetup.extend(m, 10000, 0)) == reasons.BAD_TARGET
     assert reasons.text(m.new(0, game="straight_rail", target=50, breaker=2)) == reasons.BAD_PLAYER
     assert (m.n, list(m.score), m.turn) == before
     m = rules.Match(game="straight_rail", target=50)
-    assert reasons.text(m.lag_fault(7, 0, 0)) == reasons.BAD_PLAYER
+    assert reasons.text(matchsetup.lag_fault(m, 7, 0, 0)) == reasons.BAD_PLAYER
     assert reasons.text(m.lag(7, 0)) == reasons.BAD_PLAYER
     assert m.n == 0
 

@@ -36,7 +36,7 @@ def long_match(n=N, shot_clock=30):
         elif k == 19:
             m.tick(ticks_add(now, 31000))  # the shot clock runs out: a time-out, then a time foul
             now = ticks_add(now, 31000)
-        elif k == 3 and not m.break_taken and m.is_half():
+        elif k == 3 and not m.break_taken and max(m.score) * 2 >= m.target:
             m.break_request(m.turn, now)
         else:
             m.point(rules.NOBODY, now)
@@ -107,12 +107,12 @@ def test_an_extension_undone_and_made_again_reuses_its_number():
     m.point(rules.NOBODY, 11)
     assert m.result == rules.R_DRAW
     for target in (5, 6, 7, 8):
-        assert m.extend(target, 20) is None
+        assert matchsetup.extend(m, target, 20) is None
         assert m.entry(m.n - 1)[:2] == (rules.E_EXTEND, target)
         assert m.target == target
         assert m.undo(30) is None
     assert len(m._targets) == 1
-    assert m.extend(9, 40) is None
+    assert matchsetup.extend(m, 9, 40) is None
     assert rebuilt(m, m.n).target == 9
 
 

@@ -7,8 +7,8 @@ acted on, nothing written, one challenge nonce until it is used; the challenge a
 answer lost on the air; a record that cannot be written (the command is not acted on, or
 acted on with the record removed); a boot counter at 2**30-1 (E 43, nothing sent, the
 numbers start again after pairing) and one that cannot be saved (E 42, nothing sent, the
-next press after the flash is fixed goes through). Every wait is a bounded advance of
-virtual time.
+next press after the flash is fixed goes through); a counter at 2**30-1 (the boot counter
+moves on). Every wait is a bounded advance of virtual time.
 """
 
 import hashlib
@@ -339,3 +339,20 @@ def test_boot_counter_that_cannot_be_saved(make_pair):
     press(hub, remote, "point")  # woken by the press: the boot counter saved now, the press sent
     assert [seq(f) for f in hub.frames[n:] if f.sender == "remote"] == [(2, 1)]
     assert scores(wall)[0] == "   1" and remote_shows(remote) == "01:00"
+
+
+def test_counter_at_its_limit_moves_the_boot_counter_on(make_pair):
+    hub, wall, remote = make_pair()
+    press(hub, remote, "point")  # A breaks: (1, 1)
+    hub.advance(6)
+    assert remote.vb.asleep
+    # 2**30 - 2 presses later (RTC memory, kept through deep sleep: b"RM", boot, counter).
+    remote.vb._rtc_memory = b"RM" + struct.pack("<II", 1, MAX_BOOT - 1)
+    n = len(hub.frames)
+    press(hub, remote, "point")
+    press(hub, remote, "point")  # no number left in this power-on: the boot counter moves on
+    assert [seq(f) for f in hub.frames[n:] if f.sender == "remote"] == [(1, MAX_BOOT), (2, 1)]
+    assert scores(wall)[0] == "   2" and last_on_flash(wall) == (2, 1)
+    with open(os.path.join(remote.flash_dir, "remote.boot")) as f:
+        assert f.read() == "2"
+    assert remote.vb.rtc_memory[:10] == b"RM" + struct.pack("<II", 2, 1)

@@ -4,6 +4,10 @@ import sys
 
 gc.collect()
 heap_at_start = gc.mem_alloc()  # what the interpreter (and on the virtual board, its emulation) uses
+# Collect after every 4 KB allocated, not only when the heap is full: garbage then never
+# spreads to the top of the heap, and what lives long is allocated low (the free space
+# stays in one piece; app.py keeps a threshold while the board runs).
+gc.threshold(4096)
 
 import startup  # noqa: E402
 

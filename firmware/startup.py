@@ -103,7 +103,7 @@ def make_pin(num, pull):
 def make_buses(board):
     buses = {}
     for spec in board["i2c"]:
-        buses[spec["bus"]] = app.make_bus(spec)
+        buses[spec["bus"]] = app.make_bus(spec["bus"], spec["scl"], spec["sda"], spec["freq"])
     return buses
 
 
@@ -153,7 +153,7 @@ def show_code_anywhere(code):
     chips = []
     for bus, scl, sda in _FALLBACK_BUSES:
         try:
-            i2c = app.make_bus({"bus": bus, "scl": scl, "sda": sda, "freq": 100000})
+            i2c = app.make_bus(bus, scl, sda, 100000)
             found = i2c.scan()
         except (OSError, ValueError):
             continue
@@ -179,27 +179,44 @@ def match_options(cfg):
 
 
 def build(board, config, error=0):
-    """The running wall board (app.Board) from the definition and the configuration."""
-    import buttons
-    import controller
+    """The running wall board (app.Board) from the definition and the configuration.
+    The saved match is read back first, while little else is in the heap: its log then
+    lies low, and reading it (snapshot.py, loaded and dropped) has the most room."""
     import rules
-    import view
+    import store
 
     b = app.Board()
     b.name = board["name"]
     b.table = config["name"]
-    b.i2c_specs = board["i2c"]
-    b.chip_bus = [d["bus"] for d in board["displays"]]
+    options = match_options(config)
+    b.match = rules.Match(**options)
+    b.store = store.MatchStore(app.STORE_DIR)
+    held = restore(b, options)
+    load_code(config)
+    import buttons
+    import controller
+    import view
+
+    b.i2c_specs = [(spec["bus"], spec["scl"], spec["sda"], spec["freq"]) for spec in board["i2c"]]
+    b.chip_bus = bytes(d["bus"] for d in board["displays"])
     b.buses = make_buses(board)
     b.chips = make_chips(board, b.buses, config["display"]["brightness"])
     b.buzzer = make_buzzer(board, config["sound"]["volume"])
-    options = match_options(config)
-    b.match = rules.Match(**options)
     b.view = view.View(board, b.chips, make_leds(board), b.match)
-    b.view.error = error
     b.group = buttons.ButtonGroup.from_board(board, make_pin)
     b.ctrl = controller.Controller(b.match, b.view, b.buzzer, b.group, options)
-    restore(b)  # before Wi-Fi and the radio take their share of the memory
+    b.ctrl.locked = held  # nothing is scored on a match that would not be saved
+    if b.store.errors & ~store.ERR_MEMORY:
+        print("carom: the saved match was damaged or went back (errors %d); what could be read is back"
+              % b.store.errors)
+        b.view.error = app.ERROR_STORE
+        b.error_until = time.ticks_add(time.ticks_ms(), app.STORE_ERROR_MS)
+    else:
+        b.view.error = error
+    b._matches = b.ctrl.matches
+    # A finished match whose report is not on the flash (a power cut came between the
+    # winning point and the report): the save task writes it now.
+    b._reported = b.match.phase != rules.FINISHED or b.store.held or b.store.has_report()
     radio_cfg = config["radio"]
     if radio_cfg["peer"] and radio_cfg["key"]:
         setup_radio(b, radio_cfg)
@@ -208,46 +225,31 @@ def build(board, config, error=0):
     return b
 
 
-def restore(b):
-    """The saved match back (or a new one from the configuration); E 23 when it was damaged
-    or went back, E 24 (and nothing written) when there is not the memory to read it."""
-    import rules
-    import store
-
+def restore(b, options):
+    """The saved match back, or a new one from the configuration. True when the saved match
+    could not be read for want of memory: it stays on the flash (the store writes nothing,
+    E 24) and the board waits for a restart or a new match."""
     now = time.ticks_ms()
-    b.store = store.MatchStore(app.STORE_DIR)
     m = b.match
-    try:
-        restored = b.store.restore(m, now) and m.n
-    except MemoryError:
-        gc.collect()
+    for attempt in (0, 1):
         try:
-            restored = b.store.restore(m, now) and m.n
+            restored = b.store.restore(m, now)
+            break
         except MemoryError:
-            print("carom: not enough memory to read the saved match back; it stays on the flash (E 24)")
-            restored = True  # nothing is begun over it: the store holds its writes
-            b.ctrl.locked = True  # and nothing is scored on a match that would not be saved
-    if restored:
-        if m.n:
-            print("carom: match restored,", m.n, "entries")
-            b.started_at = app.wall_clock(-m.entry(m.n - 1)[2] // 1000)
-        b.view.new_match()
+            gc.collect()
+    else:
+        print("carom: not enough memory to read the saved match back; it stays on the flash (E 24)")
+        return True
+    if restored and m.n:
+        print("carom: match restored,", m.n, "entries")
+        b.started_at = app.wall_clock(-m.entry(m.n - 1)[2] // 1000)
     else:
         # Nothing saved, or a match nothing happened in yet: the configuration's
         # options and names (`carom config set` applies at the next start).
-        m.new(now, **b.ctrl.options)
-        b.view.new_match()
+        m.new(now, **options)
         b.store.begin(m)
         b.started_at = app.wall_clock(0)
-    errors = b.store.errors & ~store.ERR_MEMORY
-    if errors:
-        print("carom: the saved match was damaged or went back (errors %d); what could be read is back" % errors)
-        b.view.error = app.ERROR_STORE
-        b.error_until = time.ticks_add(now, app.STORE_ERROR_MS)
-    b._matches = b.ctrl.matches
-    # A finished match whose report is not on the flash (a power cut came between the
-    # winning point and the report): the save task writes it now.
-    b._reported = m.phase != rules.FINISHED or b.store.held or b.store.has_report()
+    return False
 
 
 def setup_mqtt(b, config):
@@ -336,7 +338,27 @@ def start(heap_at_start=0):
         print("carom: safe boot (E %d): no app, no watchdog" % safe)
         show_code(make_chips(board, make_buses(board), 15), safe)
         return None
+    load_code(config)
     b = build(board, config, error)
     # Armed before any task runs, so a driver that hangs at its first call is caught too.
     b.wdt = arm_watchdog()
     return b
+
+
+# The order of a start keeps the heap in one piece: config.py and boarddef.py come and
+# go first; the running board's code then fills the room they left, low in the heap;
+# the board's objects follow, and the top of the heap is left free.
+
+_RUNNING = ("buttons", "controller", "view", "ht16k33", "sound", "store")
+
+
+def load_code(config):
+    """Load the running board's modules."""
+    for name in _RUNNING:
+        __import__(name)
+    networked = config["wifi"]["ssid"] and config["mqtt"]["host"]
+    if config["radio"]["peer"] and config["radio"]["key"]:
+        __import__("radio")
+    if networked:
+        __import__("mqtt")
+    gc.collect()

@@ -62,8 +62,8 @@ def rtc_write(count, crashed, armed):
     machine.RTC().memory(_RTC_MAGIC + bytes((min(count, 255), crashed, armed)))
 
 
-def make_bus(spec):
-    return machine.I2C(spec["bus"], scl=machine.Pin(spec["scl"]), sda=machine.Pin(spec["sda"]), freq=spec["freq"])
+def make_bus(bus, scl, sda, freq):
+    return machine.I2C(bus, scl=machine.Pin(scl), sda=machine.Pin(sda), freq=freq)
 
 
 def wall_clock(offset_s):
@@ -342,11 +342,11 @@ class Board:
             v.error = 0
 
     def reinit_buses(self):
-        for spec in self.i2c_specs:
-            bus = make_bus(spec)
-            self.buses[spec["bus"]] = bus
+        for spec in self.i2c_specs:  # (bus, scl, sda, freq)
+            bus = make_bus(*spec)
+            self.buses[spec[0]] = bus
             for k in range(len(self.chips)):
-                if self.chip_bus[k] == spec["bus"] and self.view.failed[k]:
+                if self.chip_bus[k] == spec[0] and self.view.failed[k]:
                     self.chips[k].set_bus(bus)
 
     async def watchdog_task(self):

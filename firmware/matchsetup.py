@@ -174,7 +174,7 @@ def follow(m, source, i):
     Allocates (runs of new innings); raises MemoryError when out of memory."""
     if not m._room():
         raise MemoryError
-    c = source._chunks[i // CHUNK]
+    c = source._chunk_at(i)
     j = i % CHUNK
     m._do(c.codes[j], c.args[j], c.times[j])
 
@@ -232,7 +232,7 @@ def replay_log(m, now):
             c = m._chunks[m.n // CHUNK]
             j = m.n % CHUNK
             if m.n and not j:
-                m._save(c.state)
+                m._save(m._states[m.n // CHUNK])
             m.n += 1
             m._do(c.codes[j], c.args[j], c.times[j])
     except MemoryError:

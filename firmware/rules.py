@@ -107,6 +107,8 @@ _SHIFT = const(8)  # CHUNK == 1 << _SHIFT
 _LOW = const(255)  # CHUNK - 1
 _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than this are left
 _N_STATE = const(30)  # ints in a checkpoint (_save)
+_EXT = const(28)  # where a checkpoint keeps the number of extensions
+WINDOW = const(4)  # chunks of the log kept in RAM when the store can read the others back
 
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
 # no text of it in RAM). The text after each is for people: reasons.py reads it from
@@ -150,13 +152,12 @@ def _zeros(typecode, n):
 
 
 class _Chunk:
-    """CHUNK log entries, and the match state before the first of them (the checkpoint)."""
+    """CHUNK log entries: a byte of code, a byte of argument, the match time of each."""
 
     def __init__(self):
         self.codes = bytearray(CHUNK)
         self.args = bytearray(CHUNK)  # an extension's target is in Match._targets, by number
         self.times = _zeros("i", CHUNK)
-        self.state = _zeros("i", _N_STATE)
 
 
 class Match:
@@ -164,7 +165,14 @@ class Match:
 
     def __init__(self, capacity=CHUNK, **options):
         """capacity: entries to make room for now (in whole chunks); the log grows past it."""
-        self._chunks = [_Chunk()]
+        self._chunks = [_Chunk()]  # chunk k holds entries k * CHUNK ...; None: only on the flash
+        self._states = [None]  # the checkpoint of chunk k >= 1: the state before its first entry
+        self._spare = []  # chunks to use again (taken off entries that are on the flash)
+        self._deep = None  # a chunk read back from the flash for entry() (the report), and its index
+        self._deep_k = -1
+        self.loader = None  # loader(k, put): the journal's entries of chunk k (the store sets it)
+        self._fill = None  # the chunk being read back, and its next extension's number
+        self._fill_ext = 0
         self._runs = [[_zeros("H", CHUNK)], [_zeros("H", CHUNK)]]  # per player: chunks of innings' runs
         self._cap = CHUNK  # entries the log's chunks hold
         self._runs_cap = [CHUNK, CHUNK]  # innings each player's chunks of runs hold
@@ -200,7 +208,13 @@ class Match:
 
     def _free(self):
         """A new match: keep one chunk of log and of runs, let the rest go."""
+        if self._chunks[0] is None:
+            self._chunks[0] = self._spare.pop() if self._spare else _Chunk()
         del self._chunks[1:]
+        del self._states[1:]
+        del self._spare[:]
+        self._deep = None
+        self._deep_k = -1
         self._cap = CHUNK
         for p in (0, 1):
             del self._runs[p][1:]
@@ -243,9 +257,22 @@ class Match:
     # it is small (11 words, a try block counts); a larger one is a heap allocation.
 
     def reserve(self):
-        """Make the next chunks before they are needed (allocates; call it off the button
-        path). True when there is room for the next _SPARE entries and innings."""
+        """Make the next chunks before they are needed, and let the log's old chunks go to the
+        flash (allocates; call it off the button path). True when there is room for the next
+        _SPARE entries and innings."""
+        if self.loader is not None:
+            self._retire()
         return self._make_room(_SPARE)
+
+    def _retire(self):
+        """Chunks more than WINDOW back whose entries are all on the flash (below low: the store
+        saved them, no undo since) become spares; their entries are read back when needed."""
+        k = (self.n >> _SHIFT) - WINDOW
+        while k >= 0 and self._chunks[k] is not None:
+            if (k + 1) << _SHIFT <= self.low:
+                self._spare.append(self._chunks[k])
+                self._chunks[k] = None
+            k -= 1
 
     def _room(self):
         """Room for one more entry (and an inning for each player), made now if need be."""
@@ -267,12 +294,64 @@ class Match:
         return True
 
     def _more_log(self):
-        self._chunks.append(_Chunk())
+        state = _zeros("i", _N_STATE)
+        self._chunks.append(self._spare.pop() if self._spare else _Chunk())
+        self._states.append(state)
         self._cap += CHUNK
+
+    def _chunk_at(self, i):
+        """The chunk of entry i, read back from the flash when it is not in RAM (allocates)."""
+        k = i >> _SHIFT
+        c = self._chunks[k]
+        if c is not None:
+            return c
+        if self._deep_k != k:
+            if self._deep is None:
+                self._deep = _Chunk()
+            self._fetch(k, self._deep)
+            self._deep_k = k
+        return self._deep
+
+    def _resident(self, k):
+        """Chunk k in RAM again (a deep undo); False when it could not be read back."""
+        if k < 0 or self._chunks[k] is not None:
+            return True
+        return self._read_back(k)
+
+    def _read_back(self, k):
+        try:
+            c = self._spare.pop() if self._spare else _Chunk()
+            self._fetch(k, c)
+        except (MemoryError, OSError):
+            self.out_of_memory += 1
+            return False
+        self._chunks[k] = c
+        if self._deep_k == k:
+            self._deep_k = -1
+        return True
+
+    def _fetch(self, k, c):
+        """Chunk k's entries from the flash (self.loader) into c; OSError when the flash has
+        fewer entries than the log."""
+        self._fill = c
+        self._fill_ext = self._states[k][_EXT] if k else 0
+        if self.loader(k, self._put_loaded) < min(self.n, (k + 1) << _SHIFT):
+            raise OSError(5, "log chunk %d is not on the flash" % k)
+
+    def _put_loaded(self, j, code, arg, t):
+        """One entry of a chunk read back: the journal keeps an extension's target, the log
+        its number (the targets stay in RAM)."""
+        c = self._fill
+        if code == E_EXTEND:
+            arg = self._fill_ext
+            self._fill_ext += 1
+        c.codes[j] = code
+        c.args[j] = arg
+        c.times[j] = t
 
     def entry(self, i):
         """(code, arg, match time in ms) of log entry i (an extension's arg is its target)."""
-        c = self._chunks[i >> _SHIFT]
+        c = self._chunk_at(i)
         j = i & _LOW
         code = c.codes[j]
         arg = c.args[j]
@@ -308,7 +387,7 @@ class Match:
         c = self._chunks[self.n >> _SHIFT]
         j = self.n & _LOW
         if self.n and not j:  # the first entry of a chunk: the state before it, for undo
-            self._save(c.state)
+            self._save(self._states[self.n >> _SHIFT])
         c.codes[j] = code
         c.args[j] = arg
         c.times[j] = t
@@ -369,6 +448,8 @@ class Match:
             return CLOSED
         if self.n == 0:
             return _NOTHING_TO_UNDO
+        if not self._undo_ready():
+            return NO_MEMORY  # an old chunk could not be read back from the flash
         self.n -= 1
         self.edits += 1
         if self.n < self.low:
@@ -376,6 +457,10 @@ class Match:
         self._replay()
         self.resume_at(now)
         return None
+
+    def _undo_ready(self):
+        """The chunks the state after an undo is made from are in RAM."""
+        return self._resident((self.n - 1) >> _SHIFT) and self._resident((self.n - 2) >> _SHIFT)
 
     def resume_at(self, now):
         """Match time goes on at `now` from the newest entry's time: the clocks show what
@@ -404,7 +489,7 @@ class Match:
         """The state after the first n entries: from the newest checkpoint, then its entries."""
         k = self.n >> _SHIFT
         if k:
-            self._load(self._chunks[k].state)
+            self._load(self._states[k])
         else:
             self._reset()
         c = self._chunks[k]

@@ -152,6 +152,7 @@ def restore(st, match, now):
             return False
         ends = scan(st, _Loader(match), version)
         matchsetup.replay_log(match, now)
+        match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
     except MemoryError:
         st.errors |= ERR_MEMORY
         st._forget(0)
@@ -240,6 +241,42 @@ def scan(st, match, version):
     return tail
 
 
+def load_chunk(st, k, put):
+    """The entries of log chunk k (positions k * CHUNK ...) from the journal, as put(j, code,
+    arg, t) with j the place in the chunk (rules.Match's loader). The journal is read from
+    its start: an undo record takes the position back, so a later entry at a position is
+    the one that stands. Returns the number of entries the journal has in all."""
+    lo = k * rules.CHUNK
+    hi = lo + rules.CHUNK
+    gen = st.gen
+    pos = 0
+    seq = 0
+    seg = 0
+    full = SEG_RECORDS * REC_SIZE
+    while True:
+        data = history.read(st, st._segment_path(gen, seg), full + 1)
+        if not data:
+            break
+        good = 0
+        while good < SEG_RECORDS and (good + 1) * REC_SIZE <= len(data):
+            at = good * REC_SIZE
+            s, kind, code, arg, t, crc = struct.unpack_from(RECORD, data, at)
+            if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
+                break
+            if kind == K_ENTRY:
+                if lo <= pos < hi:
+                    put(pos - lo, code, arg, t)
+                pos += 1
+            elif kind == K_UNDO and pos:
+                pos -= 1
+            seq += 1
+            good += 1
+        if good != SEG_RECORDS or len(data) != full:
+            break
+        seg += 1
+    return pos
+
+
 def later_segments(st, seg):
     for g, s, _ in journal_files(st):
         if g == st.gen and s > seg:
@@ -306,6 +343,7 @@ def begin(st, match):
         # missing under a snapshot was lost (a cut between the two leaves only the start
         # record of a match that never was, which is not taken for one).
         st._forget(gen)
+        match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
         st.held = False
         st._seg = 0
         st._seg_path = st._segment_path(gen, 0)

@@ -211,6 +211,11 @@ class MatchStore:
         """Save a new match (its options; its entries follow with sync or append)."""
         return cold.call("snapshot", "begin", self, match)
 
+    def load_chunk(self, k, put):
+        """Log chunk k's entries from the journal (a match's loader: its old chunks need not
+        stay in RAM). Returns the journal's number of entries."""
+        return cold.call("snapshot", "load_chunk", self, k, put)
+
     def _forget(self, gen):
         self.gen = gen
         self.seq = 0

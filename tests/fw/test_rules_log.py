@@ -187,3 +187,105 @@ def test_no_memory_for_the_next_chunk_refuses_the_event_and_changes_nothing():
     assert m.n == n and state(m, now) == before
     assert m.out_of_memory == 2
     assert m.point(rules.NOBODY, now) is None and m.n == n + 1
+
+
+# ---- the window: old chunks on the flash only ---------------------------------------------
+
+def windowed_match(n, fs=None):
+    """A long match saved entry by entry in a store, reserve() called as the app's clock task
+    does: old chunks leave RAM (the store reads them back)."""
+    import store
+    from faultfs import MemFs
+
+    fs = fs or MemFs()
+    st = store.MatchStore("/w", fs)
+    m = rules.Match(game="straight_rail", target=9999, breaker=rules.A, shot_clock=30, break_s=60)
+    m.new(START, **matchsetup.options(m))
+    assert st.begin(m) is None and m.loader is not None
+    now = START
+    i = 0
+    while m.n < n:
+        now = ticks_add(now, 2000)
+        k = i % 23
+        if k == 7:
+            m.miss(rules.NOBODY, now)
+        elif k == 13:
+            m.foul(rules.NOBODY, rules.FOULS.index("push"), now)
+        elif k == 19:
+            m.tick(ticks_add(now, 31000))
+            now = ticks_add(now, 31000)
+        elif k == 11 and i % 3 == 0:
+            m.undo(now)
+        else:
+            m.point(rules.NOBODY, now)
+        i += 1
+        assert st.sync(m) is None
+        if i % 16 == 0:
+            m.reserve()
+    m.reserve()
+    return m, st, fs, now
+
+
+def in_ram(m):
+    return sum(1 for c in m._chunks if c is not None)
+
+
+def test_a_long_match_keeps_a_window_of_chunks_in_ram():
+    m, st, fs, now = windowed_match(N)
+    assert len(m._chunks) >= N // rules.CHUNK
+    assert in_ram(m) <= rules.WINDOW + 1, in_ram(m)
+    plain = rebuilt(m, m.n)  # every entry, read back through the window where need be
+    assert state(plain, 0) == state(m, 0)
+    assert plain.n == m.n and all(c is not None for c in plain._chunks)
+
+
+def test_deep_undo_reads_old_chunks_back():
+    m, st, fs, now = windowed_match(1800)
+    full = rebuilt(m, m.n)
+    evicted = [k for k in range(len(m._chunks)) if m._chunks[k] is None]
+    assert evicted, "nothing left RAM"
+    target = evicted[-1] * rules.CHUNK + 17  # well inside a chunk that is on the flash only
+    while m.n > target:
+        assert m.undo(now) is None
+        assert st.sync(m) is None
+    assert state(m, 0) == state(rebuilt(full, target), 0)
+    # and the log goes on from there as usual
+    assert m.point(rules.NOBODY, now) is None and st.sync(m) is None
+
+
+def test_the_report_reads_the_flash_for_old_chunks():
+    import report
+
+    m, st, fs, now = windowed_match(1300)
+    assert in_ram(m) < len(m._chunks)
+    full = rebuilt(m, m.n)
+    assert report.build(m, now) == report.build(full, now)
+
+
+def test_an_old_chunk_that_cannot_be_read_back_refuses_the_undo():
+    m, st, fs, now = windowed_match(1300)
+    for path in [p for p in fs.files if "/jnl/" in p]:
+        del fs.files[path]  # the journal is gone
+    lowest = min(k for k in range(len(m._chunks)) if m._chunks[k] is not None)
+    assert lowest > 0
+    while m.n > lowest * rules.CHUNK + 1:
+        assert m.undo(now) is None  # the chunks in RAM are enough
+    before = state(m, now)
+    n = m.n
+    assert reasons.text(m.undo(now)) == reasons.NO_MEMORY  # the next one needs chunk lowest - 1
+    assert m.n == n and state(m, now) == before
+
+
+def test_a_restored_long_match_lets_its_old_chunks_go():
+    import store
+
+    m, st, fs, now = windowed_match(1800)
+    m2 = rules.Match()
+    assert store.MatchStore("/w", fs).restore(m2, now)
+    assert m2.loader is not None and in_ram(m2) == len(m2._chunks)  # all read in...
+    m2.reserve()
+    assert in_ram(m2) <= rules.WINDOW + 1  # ...and let go once the match runs
+    assert state(m2, 0) == state(m, 0)
+    for _ in range(300):
+        assert m2.undo(now) is None and m.undo(now) is None
+    assert state(m2, 0) == state(m, 0)

@@ -106,9 +106,12 @@ CHUNK = const(256)  # log entries (and innings of a player) per chunk
 _SHIFT = const(8)  # CHUNK == 1 << _SHIFT
 _LOW = const(255)  # CHUNK - 1
 _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than this are left
+_RUNS = const(64)  # innings' runs per chunk of a player's runs
+_RSHIFT = const(6)  # _RUNS == 1 << _RSHIFT
+_RLOW = const(63)
 _N_STATE = const(30)  # ints in a checkpoint (_save)
 _EXT = const(28)  # where a checkpoint keeps the number of extensions
-WINDOW = const(4)  # chunks of the log kept in RAM when the store can read the others back
+WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the others back
 
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
 # no text of it in RAM). The text after each is for people: reasons.py reads it from
@@ -173,9 +176,9 @@ class Match:
         self.loader = None  # loader(k, put): the journal's entries of chunk k (the store sets it)
         self._fill = None  # the chunk being read back, and its next extension's number
         self._fill_ext = 0
-        self._runs = [[_zeros("H", CHUNK)], [_zeros("H", CHUNK)]]  # per player: chunks of innings' runs
+        self._runs = [[_zeros("H", _RUNS)], [_zeros("H", _RUNS)]]  # per player: chunks of innings' runs
         self._cap = CHUNK  # entries the log's chunks hold
-        self._runs_cap = [CHUNK, CHUNK]  # innings each player's chunks of runs hold
+        self._runs_cap = [_RUNS, _RUNS]  # innings each player's chunks of runs hold
         self._targets = []  # the target of each extension, by its number
         self.low = 0  # the fewest entries the log had since the owner last set low = n (undo lowers it)
         self.edits = 0  # undos and new matches so far: the log's entries changed, not just grew
@@ -218,7 +221,7 @@ class Match:
         self._cap = CHUNK
         for p in (0, 1):
             del self._runs[p][1:]
-            self._runs_cap[p] = CHUNK
+            self._runs_cap[p] = _RUNS
         del self._targets[:]
 
     def _reset(self):
@@ -286,8 +289,8 @@ class Match:
                 self._more_log()
             for p in (0, 1):
                 while self.innings[p] + ahead > self._runs_cap[p]:
-                    self._runs[p].append(_zeros("H", CHUNK))
-                    self._runs_cap[p] += CHUNK
+                    self._runs[p].append(_zeros("H", _RUNS))
+                    self._runs_cap[p] += _RUNS
         except MemoryError:
             self.out_of_memory += 1
             return False
@@ -361,7 +364,7 @@ class Match:
 
     def run_of(self, p, i):
         """The run of player p's inning i (0 = his first)."""
-        return self._runs[p][i >> _SHIFT][i & _LOW]
+        return self._runs[p][i >> _RSHIFT][i & _RLOW]
 
     def _time(self, now):
         """Match time for `now`; never before the newest entry."""
@@ -565,7 +568,7 @@ class Match:
         self.extensions = st[28]
         if self.shooter != NOBODY:
             i = self.innings[self.shooter] - 1
-            self._runs[self.shooter][i >> _SHIFT][i & _LOW] = self.run
+            self._runs[self.shooter][i >> _RSHIFT][i & _RLOW] = self.run
 
     # ---- clocks ------------------------------------------------------------
 
@@ -791,7 +794,7 @@ class Match:
 
     def _start_inning(self, p, t):
         i = self.innings[p]
-        self._runs[p][i >> _SHIFT][i & _LOW] = 0
+        self._runs[p][i >> _RSHIFT][i & _RLOW] = 0
         self.innings[p] = i + 1
         self.turn = p
         self.shooter = p
@@ -808,7 +811,7 @@ class Match:
         self.score[p] += 1
         self.run += 1
         i = self.innings[p] - 1
-        self._runs[p][i >> _SHIFT][i & _LOW] = self.run
+        self._runs[p][i >> _RSHIFT][i & _RLOW] = self.run
         if self.run > self.high_run[p]:
             self.high_run[p] = self.run
         if self.score[p] >= self.target:

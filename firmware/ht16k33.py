@@ -1,8 +1,8 @@
 """HT16K33 LED backpacks: 4-digit 7-segment (Seg7x4) and 14-segment (Seg14x4).
 
 One object per chip, handed its bus. Setters change a 17-byte frame (byte 0 = RAM
-address 0x00); show() alone uses the bus: one writeto() when the frame differs from
-what the chip last accepted. Setters and show() do not allocate (except to raise). On
+address 0x00); show() alone uses the bus: one writeto() when a cell changed since the
+chip last accepted the frame. Setters and show() do not allocate (except to raise). On
 a bus error show() raises the OSError and redoes the full init at the next show(), so
 a replugged chip comes back by itself. What only tools and tests use (text as
 Adafruit's print() shows it, reading cells back, a forced re-init) is in
@@ -23,6 +23,7 @@ _FRAME_LEN = const(17)
 _NEED_INIT = const(1)
 _NEED_BRIGHTNESS = const(2)
 _NEED_BLINK = const(4)
+_NEED_FRAME = const(8)  # a cell changed since the frame was last sent
 
 _DOT = const(0x2E)
 _COLON = const(0x3A)
@@ -75,7 +76,7 @@ _GLYPHS14 = (
 
 
 class _Backpack:
-    """Frame, shadow and bus handling shared by Seg7x4 and Seg14x4."""
+    """Frame and bus handling shared by Seg7x4 and Seg14x4."""
 
     BLINK_OFF = 0
     BLINK_2HZ = 1
@@ -93,7 +94,6 @@ class _Backpack:
         self.addr = addr
         self._frame = bytearray(_FRAME_LEN)
         self._frame[0] = _RAM
-        self._shadow = bytearray(_FRAME_LEN)
         self._brightness = 15
         self._blink = 0
         self._pending = _NEED_INIT  # nothing has reached the chip yet
@@ -123,14 +123,11 @@ class _Backpack:
     def _flush(self):
         if self._pending:
             return self._flush_pending()
-        if self._frame != self._shadow:
-            self._send_frame()
-            return True
         return False
 
     def _flush_pending(self):
         if self._pending & _NEED_INIT:
-            self._send_frame()
+            self._write(self._frame)
             self._send_cmd(_OSC_ON)
             self._send_cmd(_BRIGHTNESS | self._brightness)
             self._send_cmd(_DISPLAY_ON | self._blink << 1)
@@ -142,8 +139,9 @@ class _Backpack:
         if self._pending & _NEED_BLINK:
             self._send_cmd(_DISPLAY_ON | self._blink << 1)
             self._pending &= ~_NEED_BLINK
-        if self._frame != self._shadow:
-            self._send_frame()
+        if self._pending & _NEED_FRAME:
+            self._write(self._frame)
+            self._pending &= ~_NEED_FRAME
         return True
 
     def standby(self):
@@ -167,13 +165,6 @@ class _Backpack:
     def _send_cmd(self, byte):
         _CMD[0] = byte
         self._write(_CMD)
-
-    def _send_frame(self):
-        frame = self._frame
-        self._write(frame)
-        shadow = self._shadow
-        for i in range(_FRAME_LEN):
-            shadow[i] = frame[i]
 
     # ---- settings, sent by the next show() -----------------------------------------
 
@@ -310,16 +301,19 @@ class Seg7x4(_Backpack):
     def set_colon(self, on=True):
         """Turn the middle colon on or off (other bits of RAM 4 are kept)."""
         frame = self._frame
-        if on:
-            frame[_COLON_BYTE] |= _COLON_BIT
-        else:
-            frame[_COLON_BYTE] &= ~_COLON_BIT
+        bits = frame[_COLON_BYTE] | _COLON_BIT if on else frame[_COLON_BYTE] & ~_COLON_BIT
+        if bits != frame[_COLON_BYTE]:
+            frame[_COLON_BYTE] = bits
+            self._pending |= _NEED_FRAME
 
     def _glyph(self, c):
         return _GLYPHS7[c - 32] if 32 <= c < 128 else 0
 
     def _put(self, cell, bits):
-        self._frame[1 + 2 * cell + (cell & 2)] = bits  # RAM 0, 2, 6, 8
+        i = 1 + 2 * cell + (cell & 2)  # RAM 0, 2, 6, 8
+        if self._frame[i] != bits:
+            self._frame[i] = bits
+            self._pending |= _NEED_FRAME
 
     def _get(self, cell):
         return self._frame[1 + 2 * cell + (cell & 2)]
@@ -340,8 +334,10 @@ class Seg14x4(_Backpack):
 
     def _put(self, cell, bits):
         frame = self._frame
-        frame[1 + 2 * cell] = bits & 0xFF
-        frame[2 + 2 * cell] = bits >> 8
+        if frame[1 + 2 * cell] != bits & 0xFF or frame[2 + 2 * cell] != bits >> 8:
+            frame[1 + 2 * cell] = bits & 0xFF
+            frame[2 + 2 * cell] = bits >> 8
+            self._pending |= _NEED_FRAME
 
     def _get(self, cell):
         frame = self._frame

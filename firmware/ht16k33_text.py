@@ -29,9 +29,10 @@ class _Text:
 
     def clear(self):
         """Blank every cell, point and the colon."""
-        frame = self._frame
-        for i in range(1, _FRAME_LEN):
-            frame[i] = 0
+        for cell in range(4):
+            self._put(cell, 0)
+        if self.HAS_COLON:
+            self.set_colon(False)
 
     def set_text(self, text):
         """Show text (str, bytes or bytearray), replacing every cell, point and the colon.

@@ -224,10 +224,13 @@ def test_only_changed_chips_write_once():
     wrote = [d.show() for d in ds]
     assert wrote == [False] * 5 + [True, False, False]
     assert bus.take() == [(0x75, frame7(0, 0, 0, 0, 0x07))]
-    ds[5].set_number(8)
-    ds[5].set_number(7)  # changed and changed back: nothing to send
+    ds[5].set_number(7)  # the same again: nothing to send
     assert [d.show() for d in ds] == [False] * 8
     assert bus.writes == []
+    ds[5].set_number(8)
+    ds[5].set_number(7)  # changed and changed back: the chip keeps no copy, so the frame goes again
+    assert [d.show() for d in ds] == [False] * 5 + [True, False, False]
+    assert bus.take() == [(0x75, frame7(0, 0, 0, 0, 0x07))]
 
 
 def test_failing_bus_then_recovery():

@@ -20,6 +20,7 @@ import time
 
 import machine
 
+import cold
 import rules
 
 POLL_MS = 10
@@ -119,45 +120,14 @@ class Board:
         else:
             self._reported = True
 
-    async def save_report(self):
-        """The finished match's report, written to the flash in steps (the board goes on);
-        again if the match changed meanwhile; then sent to the hall."""
-        import jsonout
-        import report
-
-        m = self.match
-        edits = m.edits
-        name = self.store.report_name()
-        f = self.store.report_file()
-        if f is None:
-            return
-        done = False
-        try:
-            out = jsonout.JsonOut(f, 256)
-            for _ in report.writer(m, time.ticks_ms(), out, self.started_at, wall_clock(0), self.table, self.name):
-                await asyncio.sleep_ms(0)
-                if m.edits != edits or m.phase != rules.FINISHED:
-                    break
-            else:
-                done = True
-        except MemoryError:
-            self.short_of_memory()
-        finally:
-            if not self.store.finish_report(f, done):
-                done = False
-            del sys.modules["report"]
-        if done:
-            self._reported = True
-            if self.mqtt is not None:
-                self.send_report(name)
-
     async def save_task(self):
         while True:
             if self.changed():
                 self.persist()
             if not self._reported and not self.store.held:
+                # report.save writes it to the flash in steps; report.py leaves RAM after.
                 try:
-                    await self.save_report()
+                    await cold.call("report", "save", self)
                 except MemoryError:
                     self.short_of_memory()
                     await asyncio.sleep_ms(1000)
@@ -171,10 +141,9 @@ class Board:
     #                          broker has it, sent again after a power cut if it had not
 
     def state_pieces(self):
-        """The state document now, in pieces (mqtt.py asks for it when it sends)."""
-        import matchdoc
-
-        return matchdoc.pieces(self.match, time.ticks_ms())
+        """The state document now, in pieces (mqtt.py asks for it when it sends; matchdoc.py
+        is loaded for it and dropped: the board keeps no document code in RAM)."""
+        return cold.call("matchdoc", "pieces", self.match, time.ticks_ms())
 
     def send_report(self, name):
         self.mqtt.publish_file(self.topic + "report", self.store.report_path(name), qos=1,

@@ -180,8 +180,8 @@ class Client:
         while True:
             try:
                 await self._session()
-            except (OSError, MQTTException, EOFError, asyncio.TimeoutError) as e:
-                self._note("mqtt: %s" % (e,))
+            except (OSError, MQTTException, EOFError, asyncio.TimeoutError, MemoryError) as e:
+                self._note("mqtt: %s" % (e,))  # MemoryError too: the next connection sends it all again
             self._close()
             if self.connected:
                 self.connected = False

@@ -127,3 +127,37 @@ def build(m, now, started_at=None, ended_at=None, table="", board=""):
     sink = jsonout.Pieces()
     write(m, now, jsonout.JsonOut(sink), started_at, ended_at, table, board)
     return json.loads(b"".join(sink.parts))
+
+
+async def save(board):
+    """A wall board's finished match's report (app.Board), written to the flash in steps
+    with other tasks running between them; dropped if the match changed meanwhile (it is
+    written again); then sent to the hall. MemoryError reaches the caller."""
+    import asyncio
+    import time
+
+    from app import wall_clock
+
+    m = board.match
+    store = board.store
+    edits = m.edits
+    name = store.report_name()
+    f = store.report_file()
+    if f is None:
+        return
+    done = False
+    try:
+        out = jsonout.JsonOut(f, 256)
+        for _ in writer(m, time.ticks_ms(), out, board.started_at, wall_clock(0), board.table, board.name):
+            await asyncio.sleep_ms(0)
+            if m.edits != edits or m.phase != rules.FINISHED:
+                break
+        else:
+            done = True
+    finally:
+        if not store.finish_report(f, done):
+            done = False
+    if done:
+        board._reported = True
+        if board.mqtt is not None:
+            board.send_report(name)

@@ -32,18 +32,31 @@ CRASHES_FOR_SAFE_BOOT = 3
 _FALLBACK_BUSES = ((0, 22, 21), (1, 33, 32))  # (bus, scl, sda); a test checks them against wall.json
 
 
+CONFIG_FILE = "config.json"  # config.FILE
+
+
 def load_config():
-    """(config, error code): config.json, else the last good one, else the defaults."""
-    cfg, code, msg = cold.call("config", "load")
-    if code:
-        print("config:", msg)
-    return cfg, code
+    """(config, error code): config.json, else the last good one, else the defaults. Checked
+    by config.py when it changed since it was last checked (checked.py)."""
+    code = [0]
+
+    def check():
+        cfg, code[0], msg = cold.call("config", "load")
+        if code[0]:
+            print("config:", msg)
+        return cfg, code[0] == 0
+
+    cfg = cold.call("checked", "load", CONFIG_FILE, "config.ok", check, "config")
+    return cfg, code[0]
 
 
 def load_board(name, timings=None):
-    """The normalized board definition (boarddef.py, loaded for it and dropped).
-    `timings` (the configuration's button timings) override the board's where set."""
-    board = cold.call("boarddef", "load", "%s/%s.json" % (BOARDS_DIR, name))
+    """The normalized board definition (boarddef.py, loaded for it and dropped, when the file
+    changed since it was last checked: checked.py). `timings` (the configuration's button
+    timings) override the board's where set."""
+    path = "%s/%s.json" % (BOARDS_DIR, name)
+    board = cold.call("checked", "load", path, path[:-5] + ".ok",
+                      lambda: (cold.call("boarddef", "load", path), True), "boarddef")
     for key, value in (timings or {}).items():
         if value is None:
             continue

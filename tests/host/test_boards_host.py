@@ -128,3 +128,17 @@ def test_each_press_gives_at_most_one_short_or_long_then_stuck_cleared(has_long,
                 assert has_long, press
             if ev == SHORT and has_long:
                 assert not b.down, "a button with a long action reports SHORT on release"
+
+
+def test_startup_reads_the_config_file_config_py_names():
+    """startup.py names config.json without loading config.py (checked.py keeps its checked
+    form): the two must agree."""
+    import re
+
+    from host_tools import FIRMWARE_DIR, firmware_path
+
+    firmware_path()
+    import config
+
+    text = open(os.path.join(FIRMWARE_DIR, "startup.py")).read()
+    assert re.search(r'^CONFIG_FILE = "([^"]+)"', text, re.M).group(1) == config.FILE

@@ -32,7 +32,7 @@ WDT_MS = 5000
 FEED_MS = 1000
 HEALTHY_MS = 30000  # running this long clears the crash count
 RADIO_BATCH = 4  # radio frames handled per step of the radio task, then the others run
-RADIO_SENDERS = 16  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading
+RADIO_SENDERS = 32  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading
 
 STORE_DIR = "/data"  # the match journal and the history (not "/store": a folder would shadow store.py)
 RADIO_FILE = "radio.last"  # the newest accepted remote command's (boot, counter)
@@ -42,6 +42,7 @@ RADIO_FILE = "radio.last"  # the newest accepted remote command's (boot, counter
 ERROR_BOARD = 21  # the board definition is missing or invalid
 ERROR_STORE = 23  # the saved match was damaged or went back: what could be read is back (10 s)
 ERROR_MEMORY = 24  # out of memory: an event, the saved match or a report could not be handled
+ERROR_RADIO_FLOOD = 44  # frames from too many addresses: the remote is not heard until a restart
 ERROR_SAFE_BUTTON = 30  # safe boot: button held at power-on
 ERROR_CRASH_LOOP = 31  # safe boot: crashed three times in a row
 STORE_ERROR_MS = 10000
@@ -202,7 +203,9 @@ class Board:
             k = 0
             while k < RADIO_BATCH and e.any():
                 if table is not None and len(table) > RADIO_SENDERS:
-                    print("carom: the radio is flooded from %d addresses: not read until a restart" % len(table))
+                    print("carom: the radio is flooded from %d addresses: not read until a restart (E %d)"
+                          % (len(table), ERROR_RADIO_FLOOD))
+                    self.view.error = ERROR_RADIO_FLOOD
                     return
                 k += 1
                 try:

@@ -116,7 +116,7 @@ class Remote:
             boot, counter, self.error = boot_counter()
             if not self.error:
                 key = bytes(int(radio_cfg["key"][i:i + 2], 16) for i in range(0, 64, 2))
-                self.link = remote.Link(radio.Sender(key, self.peer, own, boot, counter))
+                self.link = remote.Link(remote.Sender(key, self.peer, own, boot, counter))
         else:
             self.error = ERROR_NOT_PAIRED
 

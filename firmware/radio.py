@@ -67,10 +67,10 @@ _FOUL = const(6)  # controller.ACTIONS.index("foul")
 
 _HEAD = "<BB6sIIBB"  # version, type, sender, boot, counter, command, arg
 _SUMMARY = "<HHBBBB"  # at 18: score A, score B, turn, phase, countdown, result
-_AT_COMMAND = const(16)
+AT_COMMAND = const(16)
 _AT_SUMMARY = const(18)
 _AT_NONCE = const(26)
-_NO_NONCE = bytes(NONCE_LEN)
+NO_NONCE = bytes(NONCE_LEN)
 
 # Why a frame was dropped (counted per reason).
 DROP_SIZE = const(0)
@@ -105,7 +105,7 @@ class Hmac:
         return h.digest()[:TAG_LEN]
 
 
-def _check_key(key):
+def check_key(key):
     if len(key) != KEY_LEN:
         raise ValueError("the pairing key must be %d bytes" % KEY_LEN)
 
@@ -138,7 +138,7 @@ def mac_bytes(text):
 class Frame:
     """A decoded frame (no checks beyond the layout)."""
 
-    def __init__(self, kind, sender, boot, counter, command, arg, summary=None, nonce=_NO_NONCE):
+    def __init__(self, kind, sender, boot, counter, command, arg, summary=None, nonce=NO_NONCE):
         self.kind = kind
         self.sender = sender
         self.boot = boot
@@ -194,7 +194,7 @@ class Receiver:
     is acted on. urandom: where nonces come from (os.urandom)."""
 
     def __init__(self, key, peer, own_id, last=(0, 0), urandom=None):
-        _check_key(key)
+        check_key(key)
         self.hmac = Hmac(key)
         self.peer = peer  # the paired remote's id (6 bytes)
         self.own_id = own_id
@@ -257,7 +257,7 @@ class Receiver:
         self._asked = None
         if self.nonce is None:
             nonce = self._urandom(NONCE_LEN)
-            if nonce == _NO_NONCE:  # zero means "no nonce"
+            if nonce == NO_NONCE:  # zero means "no nonce"
                 nonce = b"\x01" + nonce[1:]
             self.nonce = nonce
         self.challenges += 1
@@ -266,58 +266,3 @@ class Receiver:
     def ack(self, seq, command, arg, summary):
         """The acknowledgement of command `seq`, carrying the new state's summary."""
         return encode(self.hmac, T_ACK, self.own_id, seq[0], seq[1], command, arg, summary)
-
-
-class Sender:
-    """The remote's side: numbered commands, and which acknowledgement answers them."""
-
-    def __init__(self, key, peer, own_id, boot, counter=0):
-        _check_key(key)
-        if not 0 <= boot <= MAX_BOOT:
-            raise ValueError("the boot counter is 0..2**30-1")
-        self.hmac = Hmac(key)
-        self.peer = peer  # the paired wall board's id
-        self.own_id = own_id
-        self.boot = boot
-        self.counter = counter
-        self.pending = None  # (seq, frame) waiting for its acknowledgement
-
-    def exhausted(self):
-        """No number left in this power-on: the boot counter must move on first."""
-        return self.counter >= MAX_COUNTER
-
-    def command(self, command, arg=0):
-        """A new command frame; its sequence number is never used again."""
-        if self.exhausted():
-            raise ValueError("counter exhausted: the boot counter must move on")
-        self.counter += 1
-        frame = encode(self.hmac, T_COMMAND, self.own_id, self.boot, self.counter, command, arg)
-        self.pending = ((self.boot, self.counter), frame)
-        return frame
-
-    def _answers(self, data, kind):
-        """The decoded frame if `data` is an authentic `kind` answering the pending command."""
-        if self.pending is None or check(self.hmac, data, kind, self.peer) >= 0:
-            return None
-        f = decode(data)
-        return f if f.seq() == self.pending[0] else None
-
-    def acked(self, data):
-        """The summary if `data` acknowledges the pending command, else None."""
-        f = self._answers(data, T_ACK)
-        if f is None:
-            return None
-        self.pending = None
-        return f.summary
-
-    def challenged(self, data):
-        """If `data` is the wall's challenge to the pending command: that command again
-        (the same number), carrying the challenge's nonce; else None."""
-        f = self._answers(data, T_CHALLENGE)
-        if f is None or f.nonce == _NO_NONCE:
-            return None
-        seq, frame = self.pending
-        frame = encode(self.hmac, T_COMMAND, self.own_id, seq[0], seq[1], frame[_AT_COMMAND], frame[_AT_COMMAND + 1],
-                       None, f.nonce)
-        self.pending = (seq, frame)
-        return frame

@@ -3,7 +3,7 @@
 Pure: frames and time come in as arguments; app_remote.py moves the frames
 over ESP-NOW and sleeps between presses.
 
-    link = Link(radio.Sender(key, wall_mac, own_mac, boot, counter))
+    link = Link(Sender(key, wall_mac, own_mac, boot, counter))
     frame = link.start(command, arg, now)     # send it
     frame = link.due(now)                     # a frame to send now, or None
     summary = link.received(data)             # the acknowledgement's summary, or None
@@ -19,6 +19,7 @@ one does not: the sends of a command stay at most 2 * TRIES).
 
 import struct
 
+import radio
 from radio import MAX_BOOT
 from ticks import ticks_diff
 
@@ -123,3 +124,58 @@ def next_boot(text):
     if boot >= MAX_BOOT:
         return None
     return max(boot, 0) + 1
+
+
+class Sender:
+    """The remote's side: numbered commands, and which acknowledgement answers them."""
+
+    def __init__(self, key, peer, own_id, boot, counter=0):
+        radio.check_key(key)
+        if not 0 <= boot <= radio.MAX_BOOT:
+            raise ValueError("the boot counter is 0..2**30-1")
+        self.hmac = radio.Hmac(key)
+        self.peer = peer  # the paired wall board's id
+        self.own_id = own_id
+        self.boot = boot
+        self.counter = counter
+        self.pending = None  # (seq, frame) waiting for its acknowledgement
+
+    def exhausted(self):
+        """No number left in this power-on: the boot counter must move on first."""
+        return self.counter >= radio.MAX_COUNTER
+
+    def command(self, command, arg=0):
+        """A new command frame; its sequence number is never used again."""
+        if self.exhausted():
+            raise ValueError("counter exhausted: the boot counter must move on")
+        self.counter += 1
+        frame = radio.encode(self.hmac, radio.T_COMMAND, self.own_id, self.boot, self.counter, command, arg)
+        self.pending = ((self.boot, self.counter), frame)
+        return frame
+
+    def _answers(self, data, kind):
+        """The decoded frame if `data` is an authentic `kind` answering the pending command."""
+        if self.pending is None or radio.check(self.hmac, data, kind, self.peer) >= 0:
+            return None
+        f = radio.decode(data)
+        return f if f.seq() == self.pending[0] else None
+
+    def acked(self, data):
+        """The summary if `data` acknowledges the pending command, else None."""
+        f = self._answers(data, radio.T_ACK)
+        if f is None:
+            return None
+        self.pending = None
+        return f.summary
+
+    def challenged(self, data):
+        """If `data` is the wall's challenge to the pending command: that command again
+        (the same number), carrying the challenge's nonce; else None."""
+        f = self._answers(data, radio.T_CHALLENGE)
+        if f is None or f.nonce == radio.NO_NONCE:
+            return None
+        seq, frame = self.pending
+        frame = radio.encode(self.hmac, radio.T_COMMAND, self.own_id, seq[0], seq[1], frame[radio.AT_COMMAND], frame[radio.AT_COMMAND + 1],
+                       None, f.nonce)
+        self.pending = (seq, frame)
+        return frame

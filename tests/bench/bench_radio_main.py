@@ -10,7 +10,7 @@ task's persist and /radio.last), a retransmission, and an authentic frame answer
 a challenge (a wall that lost its record). Breakdown: the tag, receive, Controller.remote,
 the acknowledgement. ESP-NOW's send and the I2C writes are counted away (the emulator's
 allocate to tell the host; the chip's do not). Frames are made beforehand with
-radio.Sender (the remote's side).
+remote.Sender (the remote's side).
 """
 
 import gc
@@ -21,6 +21,7 @@ import micropython
 import _vb_time
 import app
 import radio
+import remote
 
 real = _vb_time._real_time
 N = 200
@@ -51,7 +52,7 @@ b.view.render(0)
 rx = b.rx
 rx.last = (0, 0)  # a wall that knows its last number (the challenge is measured apart)
 key = radio.hex_key(config["radio"]["key"])
-tx = radio.Sender(key, rx.own_id, rx.peer, 1)
+tx = remote.Sender(key, rx.own_id, rx.peer, 1)
 ctrl = b.ctrl
 write_last = app.write_last
 

@@ -4,6 +4,7 @@ when it lost its record; both interpreters."""
 import struct
 
 import radio
+from remote import Sender
 from fwtest import raises
 
 KEY = bytes(range(32))
@@ -13,7 +14,7 @@ SUMMARY = (1, 0, 0, 1, 255, 0)
 
 
 def pair(last=(0, 0), boot=1, urandom=None):
-    return radio.Receiver(KEY, REMOTE, WALL, last, urandom), radio.Sender(KEY, WALL, REMOTE, boot)
+    return radio.Receiver(KEY, REMOTE, WALL, last, urandom), Sender(KEY, WALL, REMOTE, boot)
 
 
 def take(wall, frame):
@@ -98,9 +99,9 @@ def test_forged_frames_dropped():
     frame = bytearray(remote.command(0))
     frame[16] = 11  # undo instead of point: the tag no longer fits
     assert wall.receive(bytes(frame)) is None and wall.drops[radio.DROP_TAG] == 1
-    other = radio.Sender(bytes(32), WALL, REMOTE, 1)  # the wrong key
+    other = Sender(bytes(32), WALL, REMOTE, 1)  # the wrong key
     assert wall.receive(other.command(0)) is None and wall.drops[radio.DROP_TAG] == 2
-    stranger = radio.Sender(KEY, WALL, b"\x01\x02\x03\x04\x05\x06", 1)  # not the paired remote
+    stranger = Sender(KEY, WALL, b"\x01\x02\x03\x04\x05\x06", 1)  # not the paired remote
     assert wall.receive(stranger.command(0)) is None and wall.drops[radio.DROP_SENDER] == 1
     assert wall.accepted == 0
 
@@ -140,9 +141,9 @@ def test_restarted_remote_never_reuses_a_sequence_number():
     wall, remote = pair(boot=1)
     for _ in range(5):
         assert take(wall, remote.command(0))[3]
-    restarted = radio.Sender(KEY, WALL, REMOTE, boot=2)  # the boot counter moved on; the counter restarts
+    restarted = Sender(KEY, WALL, REMOTE, boot=2)  # the boot counter moved on; the counter restarts
     assert take(wall, restarted.command(0)) == (0, 0, (2, 1), True)
-    stale = radio.Sender(KEY, WALL, REMOTE, boot=1, counter=3)  # an old power-on: refused
+    stale = Sender(KEY, WALL, REMOTE, boot=1, counter=3)  # an old power-on: refused
     assert wall.receive(stale.command(0)) is None
 
 
@@ -157,8 +158,8 @@ def test_remote_ignores_foreign_or_stale_acks():
 
 
 def test_boot_counter_and_counter_limits():
-    raises(ValueError, radio.Sender, KEY, WALL, REMOTE, radio.MAX_BOOT + 1)
-    remote = radio.Sender(KEY, WALL, REMOTE, radio.MAX_BOOT, radio.MAX_COUNTER - 1)
+    raises(ValueError, Sender, KEY, WALL, REMOTE, radio.MAX_BOOT + 1)
+    remote = Sender(KEY, WALL, REMOTE, radio.MAX_BOOT, radio.MAX_COUNTER - 1)
     assert not remote.exhausted()
     wall = radio.Receiver(KEY, REMOTE, WALL, (radio.MAX_BOOT, radio.MAX_COUNTER - 2))
     assert take(wall, remote.command(0)) == (0, 0, (radio.MAX_BOOT, radio.MAX_COUNTER), True)
@@ -249,7 +250,7 @@ def test_remote_ignores_foreign_or_stale_challenges():
     remote.command(1)  # a newer command is pending: the challenge to the older one means nothing
     assert remote.challenged(challenge) is None
     other = radio.Receiver(bytes(32), REMOTE, WALL, None)  # another key
-    other.receive(radio.Sender(bytes(32), WALL, REMOTE, 1, 1).command(1))
+    other.receive(Sender(bytes(32), WALL, REMOTE, 1, 1).command(1))
     assert remote.challenged(other.reply()) is None
     h = radio.Hmac(KEY)
     no_nonce = radio.encode(h, radio.T_CHALLENGE, WALL, 1, 2, 0, 0)  # a zero nonce is no nonce
@@ -268,6 +269,6 @@ def test_zero_from_the_random_source_is_not_a_nonce():
 
 def test_keys_and_macs():
     raises(ValueError, radio.Receiver, b"short", REMOTE, WALL)
-    raises(ValueError, radio.Sender, b"x" * 33, WALL, REMOTE, 1)
+    raises(ValueError, Sender, b"x" * 33, WALL, REMOTE, 1)
     assert radio.mac_bytes("24:0a:c4:00:00:02") == REMOTE == radio.mac_bytes("240ac4000002")
     raises(ValueError, radio.mac_bytes, "24:0a")

@@ -11,7 +11,7 @@ SUMMARY = (1, 0, 0, 1, 255, 0)
 
 
 def link(boot=1, counter=0):
-    return remote.Link(radio.Sender(KEY, WALL, REMOTE, boot, counter))
+    return remote.Link(remote.Sender(KEY, WALL, REMOTE, boot, counter))
 
 
 def wall_takes(wall, frame):
@@ -109,7 +109,7 @@ def test_foreign_frames_do_not_disturb_the_link():
     l = link()
     frame = l.start(0, 0, 0)
     other = radio.Receiver(bytes(32), REMOTE, WALL, None)  # another key
-    other.receive(radio.Sender(bytes(32), WALL, REMOTE, 1).command(0))
+    other.receive(remote.Sender(bytes(32), WALL, REMOTE, 1).command(0))
     for junk in (b"", bytes(56), other.reply(), frame):
         assert l.received(junk) is None
     assert l.due(10) is None and l.frame == frame and l.challenges == 0

@@ -18,6 +18,7 @@ from host_tools import firmware_path
 
 firmware_path()
 import radio  # noqa: E402
+from remote import Sender  # noqa: E402
 
 KEY = bytes(range(32))
 WALL = b"\x24\x0a\xc4\x00\x00\x01"
@@ -27,7 +28,7 @@ REMOTE = b"\x24\x0a\xc4\x00\x00\x02"
 def test_ten_thousand_random_and_mutated_frames():
     rng = random.Random(7)
     wall = radio.Receiver(KEY, REMOTE, WALL)
-    remote = radio.Sender(KEY, WALL, REMOTE, boot=3)
+    remote = Sender(KEY, WALL, REMOTE, boot=3)
     genuine = []
     for _ in range(20):
         f = remote.command(rng.randrange(radio.N_COMMANDS))
@@ -54,7 +55,7 @@ def test_ten_thousand_random_and_mutated_frames():
             frame = rng.choice(genuine)
             frame = frame[:rng.randrange(len(frame))] if rng.random() < 0.5 else frame + bytes(rng.randrange(1, 200))
         elif kind == 4:
-            other = radio.Sender(bytes(rng.getrandbits(8) for _ in range(32)), WALL, REMOTE, 9, rng.randrange(1000))
+            other = Sender(bytes(rng.getrandbits(8) for _ in range(32)), WALL, REMOTE, 9, rng.randrange(1000))
             frame = other.command(rng.randrange(radio.N_COMMANDS))  # well formed, wrong key, newer seq
         else:
             frame = rng.choice(genuine[:-1])  # a replay of an older genuine frame
@@ -70,7 +71,7 @@ def test_ten_thousand_random_and_mutated_frames():
 def test_a_wall_that_lost_its_record_acts_on_no_replay():
     rng = random.Random(8)
     key_wall = radio.Receiver(KEY, REMOTE, WALL, None)
-    remote = radio.Sender(KEY, WALL, REMOTE, boot=3)
+    remote = Sender(KEY, WALL, REMOTE, boot=3)
     past = []  # everything the remote ever sent, answers to three earlier challenges included
     for episode in range(3):
         wall = radio.Receiver(KEY, REMOTE, WALL, None)  # the record lost again: a new nonce

@@ -12,6 +12,7 @@ import micropython
 
 import app
 import radio
+import remote
 import startup
 
 config, error = startup.load_config()
@@ -20,7 +21,7 @@ rx = b.rx
 m = b.match
 ctrl = b.ctrl
 key = radio.hex_key(config["radio"]["key"])
-tx = radio.Sender(key, rx.own_id, rx.peer, 2)
+tx = remote.Sender(key, rx.own_id, rx.peer, 2)
 COMMANDS = ("point", "miss", "undo", "foul", "new_match")
 
 

@@ -18,10 +18,25 @@ import json
 from store import crc32
 
 
-def _read(path, limit=8192):
+def _read(path):
     try:
         with open(path, "rb") as f:
-            return f.read(limit)
+            return f.read()
+    except OSError:
+        return None
+
+
+def _crc(path, crc):
+    """The CRC-32 of a file's bytes continued from crc (read in small pieces); None when the
+    file is missing."""
+    buf = bytearray(256)
+    try:
+        with open(path, "rb") as f:
+            while True:
+                n = f.readinto(buf)
+                if not n:
+                    return crc
+                crc = crc32(memoryview(buf)[:n], crc)
     except OSError:
         return None
 
@@ -30,11 +45,11 @@ def load(path, kept, check, checker):
     """The checked form of file `path`: from file `kept` when it was made from the file as it
     is now by module `checker` as it is now (its name: checker.mpy or checker.py), else
     check(), which returns (value, keep): value kept in `kept` when keep."""
-    data = _read(path)
-    crc = None
-    if data is not None:
-        code = _read(checker + ".mpy", 65536) or _read(checker + ".py", 65536) or b""
-        crc = crc32(data, crc32(code))
+    code = _crc(checker + ".mpy", 0)
+    if code is None:
+        code = _crc(checker + ".py", 0) or 0
+    crc = _crc(path, code)
+    if crc is not None:
         got = _kept(kept, crc)
         if got is not None:
             return got

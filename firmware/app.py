@@ -76,11 +76,14 @@ def wall_clock(offset_s):
 
 class Board:
     """The running wall board. startup.build() makes it and sets: name, table, match, view,
-    ctrl, group, buzzer, chips, buses, i2c_specs, chip_bus, store; mqtt (None, or a
-    mqtt.Client with topic); rx (None, or a radio.Receiver with espnow and peer)."""
+    ctrl, group, buzzer, chips, buses, i2c_specs, chip_bus, store; hall (None, or the MQTT
+    client's arguments, with wifi and topic); rx (None, or a radio.Receiver with espnow and
+    peer)."""
 
     def __init__(self):
-        self.mqtt = None
+        self.hall = None  # MQTT's (client id, host, port, user, password) when the board publishes
+        self.mqtt = None  # the client, once the board is on the network
+        self._resend = True  # reports the broker may not have: sent once the client runs
         self.rx = None
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
         self.wdt = None
@@ -162,6 +165,9 @@ class Board:
             self.send_report(name)
 
     async def wifi_task(self):
+        """Keep the station on the hall's Wi-Fi. The MQTT client (mqtt.py) is loaded and
+        started the first time the board is on the network: a board that is not costs no
+        RAM for it."""
         import network
 
         sta = network.WLAN(network.STA_IF)
@@ -176,7 +182,26 @@ class Board:
                     if sta.isconnected():
                         break
                     await asyncio.sleep_ms(100)
+            try:
+                if self.mqtt is None and sta.isconnected():
+                    self.start_mqtt()
+                if self.mqtt is not None and self._resend:
+                    self.resend_reports()  # finished while the broker was away (or at a power cut)
+                    self._resend = False
+            except MemoryError:
+                self.short_of_memory()
             await asyncio.sleep_ms(2000)
+
+    def start_mqtt(self):
+        import mqtt
+
+        client_id, host, port, user, password = self.hall
+        status = self.topic + "status"
+        client = mqtt.Client(client_id, host, port, user, password, keepalive=30,
+                             will=(status, b"offline", True, 1), birth=(status, b"online", True, 1))
+        asyncio.create_task(client.run())
+        asyncio.create_task(self.publish_task())
+        self.mqtt = client
 
     async def publish_task(self):
         """The state document after every change (off the button path: this allocates)."""
@@ -355,11 +380,8 @@ class Board:
         ]
         if self.rx is not None:
             tasks.append(asyncio.create_task(self.radio_task()))
-        if self.mqtt is not None:
-            self.resend_reports()
+        if self.hall is not None:
             tasks.append(asyncio.create_task(self.wifi_task()))
-            tasks.append(asyncio.create_task(self.mqtt.run()))
-            tasks.append(asyncio.create_task(self.publish_task()))
         print("carom: running on board", self.name)
         await asyncio.gather(*tasks)
 

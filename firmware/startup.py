@@ -266,8 +266,7 @@ def restore(b, options):
 
 
 def setup_mqtt(b, config):
-    import mqtt
-
+    """What the board needs to publish (app.Board.wifi_task starts MQTT once on the network)."""
     m = config["mqtt"]
     b.wifi = (config["wifi"]["ssid"], config["wifi"]["password"])
     table = m["table"]
@@ -277,9 +276,7 @@ def setup_mqtt(b, config):
         mac = network.WLAN(network.STA_IF).config("mac")
         table = "t" + "".join("%02x" % x for x in mac[3:])
     b.topic = m["prefix"] + "/" + table + "/"
-    status = b.topic + "status"
-    b.mqtt = mqtt.Client("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None,
-                         keepalive=30, will=(status, b"offline", True, 1), birth=(status, b"online", True, 1))
+    b.hall = ("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None)
     print("carom: publishing to", m["host"], "as", b.topic + "*")
 
 
@@ -369,9 +366,6 @@ def load_code(config):
     """Load the running board's modules."""
     for name in _RUNNING:
         __import__(name)
-    networked = config["wifi"]["ssid"] and config["mqtt"]["host"]
     if config["radio"]["peer"] and config["radio"]["key"]:
         __import__("radio")
-    if networked:
-        __import__("mqtt")
     gc.collect()

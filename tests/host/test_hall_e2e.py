@@ -226,6 +226,9 @@ class PersistentMosquitto(Mosquitto):
         super().__init__(port)
         with open(self.conf, "a") as f:
             f.write("persistence true\npersistence_location %s/\n" % self.dir)
+        # Started as root, mosquitto drops to its own user: it must be able to write its database
+        # here (else it says so in its log and keeps nothing, and the sessions are lost).
+        os.chmod(self.dir, 0o777)
 
 
 def saved_reports(w):

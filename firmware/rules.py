@@ -102,9 +102,9 @@ E_TIEBREAK = const(15)
 MAX_TARGET = const(9999)
 MAX_INNINGS_LIMIT = const(999)
 
-CHUNK = const(256)  # log entries (and innings of a player) per chunk
-_SHIFT = const(8)  # CHUNK == 1 << _SHIFT
-_LOW = const(255)  # CHUNK - 1
+CHUNK = const(128)  # log entries per chunk
+_SHIFT = const(7)  # CHUNK == 1 << _SHIFT
+_LOW = const(127)  # CHUNK - 1
 _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than this are left
 _RUNS = const(64)  # innings' runs per chunk of a player's runs
 _RSHIFT = const(6)  # _RUNS == 1 << _RSHIFT

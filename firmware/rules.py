@@ -265,6 +265,9 @@ class Match:
         _SPARE entries and innings."""
         if self.loader is not None:
             self._retire()
+        if (self.n + _SPARE <= self._cap and self.innings[0] + _SPARE <= self._runs_cap[0]
+                and self.innings[1] + _SPARE <= self._runs_cap[1]):
+            return True  # nothing to make: no call to _make_room (its try block: a heap frame)
         return self._make_room(_SPARE)
 
     def _retire(self):

@@ -289,3 +289,32 @@ def test_remote_commands_with_foul_kinds_and_summary():
     assert r.m.turn == rules.A and r.m.fouls == [1, 0]
     assert r.c.remote(controller.ACTIONS.index("undo"), 0, 400) is None
     assert r.m.turn == rules.B
+
+
+def test_clock_ticks_allocate_nothing():
+    """What the clock task does every 100 ms (the controller's tick, the log's room ahead,
+    a render) allocates nothing, across the ms counter's wrap (32-bit: ints stay small)."""
+    try:
+        from micropython import mem_total
+    except ImportError:
+        raise SkipTest("needs micropython.mem_total")
+    import gc
+
+    r = Rig(breaker=rules.A, target=50, shot_clock=30)
+    for chip in r.chips:
+        chip._i2c = NullI2C()
+    now = (1 << 30) - 2000
+    r.m.new(now, **r.options)
+    for _ in range(3):  # warm up
+        now = ticks_add(now, 100)
+        r.c.tick(now)
+        r.m.reserve()
+        r.v.render(now)
+    gc.collect()
+    before = mem_total()
+    for _ in range(200):  # 20 s of ticks: the shot clock counts down through its last seconds
+        now = ticks_add(now, 100)
+        r.c.tick(now)
+        r.m.reserve()
+        r.v.render(now)
+    assert mem_total() - before == 0, mem_total() - before

@@ -312,7 +312,7 @@ def test_clock_ticks_allocate_nothing():
         r.v.render(now)
     gc.collect()
     before = mem_total()
-    for _ in range(200):  # 20 s of ticks: the shot clock counts down through its last seconds
+    for _ in range(280):  # 28 s of ticks: the shot clock counts down into its beeping last seconds
         now = ticks_add(now, 100)
         r.c.tick(now)
         r.m.reserve()

@@ -8,7 +8,8 @@ With main.py and startup.py, the only module that touches `machine`. Tasks:
 - save: the flash right after the display (journal, then a finished match's report,
   written in steps), in its own task so that it never holds up the next poll;
 - watchdog: feeds machine.WDT only while the buttons, clock and display tasks beat;
-- with a remote paired, radio; with Wi-Fi and MQTT, wifi, mqtt and publish.
+- with a remote paired, radio; with Wi-Fi and MQTT, wifi (publisher.py: mqtt and publish,
+  once the board is on the network).
 
 Running out of memory never costs the match: an event with no room is refused
 (E 24 blinks), a report or a publish that fails for memory is tried again later.
@@ -27,7 +28,6 @@ POLL_MS = 10
 CLOCK_MS = 100
 DISPLAY_MS = 100
 SAVE_MS = 10
-PUBLISH_MS = 200
 WDT_MS = 5000
 FEED_MS = 1000
 HEALTHY_MS = 30000  # running this long clears the crash count
@@ -82,8 +82,7 @@ class Board:
 
     def __init__(self):
         self.hall = None  # MQTT's (client id, host, port, user, password) when the board publishes
-        self.mqtt = None  # the client, once the board is on the network
-        self._resend = True  # reports the broker may not have: sent once the client runs
+        self.mqtt = None  # the publisher (publisher.py), once the board is on the network
         self.rx = None
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
         self.wdt = None
@@ -93,7 +92,6 @@ class Board:
         self._oom = 0  # the match's out_of_memory count last seen
         self._matches = 0
         self._reported = True  # the finished match's report is on the flash (or nothing finished)
-        self._published = None
 
     # ---- never lose a match -------------------------------------------------------
     #
@@ -137,37 +135,12 @@ class Board:
                     await asyncio.sleep_ms(1000)
             await asyncio.sleep_ms(SAVE_MS)
 
-    # ---- the hall: Wi-Fi and MQTT --------------------------------------------------
-    #
-    # <prefix>/<table>/state   the state document, retained, on every change
-    # <prefix>/<table>/status  "online", or "offline" (the last will)
-    # <prefix>/<table>/report  each finished match, QoS 1; kept on flash until the
-    #                          broker has it, sent again after a power cut if it had not
-
-    def state_pieces(self):
-        """The state document now, in pieces (mqtt.py asks for it when it sends; matchdoc.py
-        is loaded for it and dropped: the board keeps no document code in RAM)."""
-        return cold.call("matchdoc", "pieces", self.match, time.ticks_ms())
-
-    def send_report(self, name):
-        self.mqtt.publish_file(self.topic + "report", self.store.report_path(name), qos=1,
-                               on_ack=lambda topic: self.report_acked(name))
-
-    def report_acked(self, name):
-        try:
-            self.store.mark_sent(name)
-        except MemoryError:  # not marked: sent again after the next start (the hall drops repeats)
-            self.short_of_memory()
-
-    def resend_reports(self):
-        """Reports finished while the broker was away (or unacknowledged at a power cut)."""
-        for name in self.store.unsent():
-            self.send_report(name)
+    # ---- the hall: Wi-Fi (publisher.py publishes once the board is on it) ----------------
 
     async def wifi_task(self):
-        """Keep the station on the hall's Wi-Fi. The MQTT client (mqtt.py) is loaded and
-        started the first time the board is on the network: a board that is not costs no
-        RAM for it."""
+        """Keep the station on the hall's Wi-Fi. What publishes (publisher.py, mqtt.py) is
+        loaded and started the first time the board is on the network: a board that is not
+        costs no RAM for it."""
         import network
 
         sta = network.WLAN(network.STA_IF)
@@ -184,33 +157,14 @@ class Board:
                     await asyncio.sleep_ms(100)
             try:
                 if self.mqtt is None and sta.isconnected():
-                    self.start_mqtt()
-                if self.mqtt is not None and self._resend:
-                    self.resend_reports()  # finished while the broker was away (or at a power cut)
-                    self._resend = False
+                    import publisher
+
+                    self.mqtt = publisher.Publisher(self)
+                if self.mqtt is not None:
+                    self.mqtt.resend()  # reports the broker may not have (once)
             except MemoryError:
                 self.short_of_memory()
             await asyncio.sleep_ms(2000)
-
-    def start_mqtt(self):
-        import mqtt
-
-        client_id, host, port, user, password = self.hall
-        status = self.topic + "status"
-        client = mqtt.Client(client_id, host, port, user, password, keepalive=30,
-                             will=(status, b"offline", True, 1), birth=(status, b"online", True, 1))
-        asyncio.create_task(client.run())
-        asyncio.create_task(self.publish_task())
-        self.mqtt = client
-
-    async def publish_task(self):
-        """The state document after every change (off the button path: this allocates)."""
-        m = self.match
-        while True:
-            if self._published != (self.ctrl.matches, m.n, m.edits, m.closed):
-                self._published = (self.ctrl.matches, m.n, m.edits, m.closed)
-                self.mqtt.state(self.topic + "state", self.state_pieces)
-            await asyncio.sleep_ms(PUBLISH_MS)
 
     # ---- the referee remote -----------------------------------------------------------
 

@@ -160,4 +160,4 @@ async def save(board):
     if done:
         board._reported = True
         if board.mqtt is not None:
-            board.send_report(name)
+            board.mqtt.send_report(name)

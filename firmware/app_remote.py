@@ -24,6 +24,7 @@ import machine
 
 import radio
 import remote
+from buttons import LONG, NO_ACTION, SHORT
 
 BOOT_FILE = "remote.boot"
 AWAKE_MS = 300  # after the last press or acknowledgement: the radio is the battery's main cost
@@ -85,7 +86,7 @@ def new_boot():
 
 class Remote:
     def __init__(self, board, config, make_pin, chips):
-        import buttons
+        import buttonsetup
         import controller
 
         self.board = board
@@ -93,7 +94,7 @@ class Remote:
         self.leds = {}
         for name, spec in (board.get("leds") or {}).items():
             self.leds[name] = machine.Pin(spec["pin"], machine.Pin.OUT)
-        self.group = buttons.ButtonGroup.from_board(board, make_pin)
+        self.group = buttonsetup.from_board(board, make_pin)
         self.actions = controller.ACTIONS
         self.kinds = controller.FOUL_KINDS
         radio_cfg = config["radio"]
@@ -171,9 +172,10 @@ class Remote:
         busy = False
         while self.group.pending():
             e = self.group.get()
-            action = self.group.action(e >> 8, e & 0xFF)
-            if action is not None:
-                self.send(self.actions.index(action), now)
+            i, event = e >> 8, e & 0xFF
+            code = self.group.short[i] if event == SHORT else self.group.long[i] if event == LONG else NO_ACTION
+            if code != NO_ACTION:
+                self.send(code, now)
                 busy = True
         if self.link is not None:
             for _ in range(RADIO_BATCH):  # a flood of frames cannot hold the loop

@@ -36,11 +36,11 @@ Decisions (documented because the brief left them open):
 
 Times are ms ticks with MicroPython's ESP32 period of 2**30 (ticks.py).
 
-Usage (app.py, which alone builds pins: make_pin(num, pull) returns a
-machine.Pin set up as an input with that pull):
-    group = ButtonGroup.from_board(board, make_pin, callback=on_button)
-    asyncio.create_task(group.run())
-    ...
+Usage (the app polls from its buttons task; buttonsetup.py builds a group
+from a board definition, with the pins the app makes):
+    group = buttonsetup.from_board(board, make_pin)
+    group.poll(time.ticks_ms())      # every 10 ms
+    while group.pending(): e = group.get()
     group.lock(time.ticks_ms())      # the turn passed
 """
 
@@ -52,27 +52,13 @@ except ImportError:  # CPython
         return x
 
 
-try:
-    from time import ticks_ms
-except ImportError:  # CPython: a ms counter with the ESP32's 2**30 period
-    import time
-
-    def ticks_ms():
-        return (time.monotonic_ns() // 1000000) & 0x3FFFFFFF
-
-
 from ticks import ticks_diff
 
-try:
-    import asyncio
-except ImportError:  # a port built without asyncio: ButtonGroup.run is unusable
-    asyncio = None
-
+NO_ACTION = const(255)
 SHORT = const(1)
 LONG = const(2)
 STUCK = const(3)
 CLEARED = const(4)
-EVENT_NAMES = ("", "short", "long", "stuck", "cleared")
 
 
 # Phases of a button between its press and its release.
@@ -123,22 +109,12 @@ class Button:
         self._lock_at = 0
         self._lock_ms = 0  # 0: not locked
 
-    def reset(self):
-        """Forget the state: the next poll counts as the first one."""
-        self._raw = -1
-        self.down = 0
-        self._phase = _IDLE
-        self._lock_ms = 0
-
     def lock(self, now, ms):
         """Ignore presses starting in [now, now + ms) and the press under way."""
         self._lock_at = now
         self._lock_ms = ms
         if self.down and self._phase == _DOWN:
             self._phase = _IGNORE
-
-    def unlock(self):
-        self._lock_ms = 0
 
     def update(self, now, level):
         """Take one sample `level` (the pin's 0/1) at `now` (ms ticks).
@@ -199,11 +175,10 @@ class ButtonGroup:
 
     lockout_ms = 400
 
-    def __init__(self, buttons, callback=None, size=16, names=None, lockout_ms=None):
+    def __init__(self, buttons, callback=None, size=16, lockout_ms=None):
         self.buttons = tuple(buttons)
         if len(self.buttons) > 255:
             raise ValueError("at most 255 buttons")
-        self.names = tuple(names) if names is not None else ()
         self.callback = callback
         if lockout_ms is not None:
             self.lockout_ms = lockout_ms
@@ -212,45 +187,9 @@ class ButtonGroup:
         self._head = 0  # next slot to write
         self._count = 0
         self.dropped = 0  # events lost because the ring was full
-        self.actions = ()  # (press action, long action) per button: from_board
-
-    @classmethod
-    def from_board(cls, board, make_pin, callback=None, size=16):
-        """Build the group from a normalized board definition (boarddef.load).
-        make_pin(number, pull) returns the pin object ("up"/"down"/None)."""
-        buttons = []
-        names = []
-        actions = []
-        for spec in board["buttons"]:
-            buttons.append(
-                Button(
-                    make_pin(spec["pin"], spec["pull"]),
-                    active_low=spec["active_low"],
-                    has_long=spec["long_action"] is not None,
-                    lockout=spec["lockout"],
-                    debounce_ms=spec["debounce_ms"],
-                    long_ms=spec["long_ms"],
-                    stuck_ms=spec["stuck_ms"],
-                )
-            )
-            names.append(spec["name"])
-            actions.append((spec["action"], spec["long_action"]))
-        group = cls(
-            buttons, callback, size, names, board["timings"]["lockout_ms"]
-        )
-        group.actions = tuple(actions)
-        return group
-
-    def index(self, name):
-        return self.names.index(name)
-
-    def action(self, i, event):
-        """The board's action for button i's SHORT or LONG event, else None."""
-        if event == SHORT:
-            return self.actions[i][0]
-        if event == LONG:
-            return self.actions[i][1]
-        return None
+        # The board's action (an index into controller.ACTIONS, NO_ACTION: none) of each
+        # button's SHORT and LONG events (buttonsetup.py sets them from the board definition).
+        self.short = self.long = bytes(len(self.buttons))
 
     def poll(self, now):
         """Sample every button once at `now` (ms ticks)."""
@@ -312,17 +251,3 @@ class ButtonGroup:
         b = self.buttons[i]
         if b.lockout if mask is None else (mask >> i) & 1:
             b.lock(now, ms)
-
-    def unlock(self):
-        for b in self.buttons:
-            b.unlock()
-
-    async def run(self, period_ms=10):
-        """Poll forever, every period_ms."""
-        sleep_ms = getattr(asyncio, "sleep_ms", None)
-        while True:
-            self.poll(ticks_ms())
-            if sleep_ms is not None:
-                await sleep_ms(period_ms)
-            else:  # CPython
-                await asyncio.sleep(period_ms / 1000)

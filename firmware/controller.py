@@ -45,19 +45,14 @@ ERROR_STUCK = 10  # + button index: a button held down too long
 
 class Controller:
     def __init__(self, match, view, buzzer, group, options=None):
-        """group: a buttons.ButtonGroup built from_board (its .actions are names)."""
+        """group: a buttons.ButtonGroup (buttonsetup.from_board: its short and long actions)."""
         self.m = match
         self.view = view
         self.buzzer = buzzer
         self.group = group
         self.options = options or {}
-        n = len(group.buttons) if group is not None else 0
-        self._short = bytearray(n)
-        self._long = bytearray(n)
-        for i in range(n):
-            short, long = group.actions[i]
-            self._short[i] = _NONE if short is None else ACTIONS.index(short)
-            self._long[i] = _NONE if long is None else ACTIONS.index(long)
+        self._short = group.short if group is not None else b""
+        self._long = group.long if group is not None else b""
         self.matches = 0  # new matches started (the app saves each one's snapshot)
         self.allowed = (1 << len(ACTIONS)) - 1  # actions the board's own buttons may do (bit per action)
         self.locked = False  # only a new match may be started (the saved one is still on the flash)

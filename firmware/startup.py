@@ -206,7 +206,6 @@ def build(board, config, error=0):
     b.store = store.MatchStore(app.STORE_DIR)
     held = restore(b, options)
     load_code(config)
-    import buttons
     import controller
     import view
 
@@ -216,7 +215,7 @@ def build(board, config, error=0):
     b.chips = make_chips(board, b.buses, config["display"]["brightness"])
     b.buzzer = make_buzzer(board, config["sound"]["volume"])
     b.view = view.View(board, b.chips, make_leds(board), b.match)
-    b.group = buttons.ButtonGroup.from_board(board, make_pin)
+    b.group = cold.call("buttonsetup", "from_board", board, make_pin)
     b.ctrl = controller.Controller(b.match, b.view, b.buzzer, b.group, options)
     b.ctrl.locked = held  # nothing is scored on a match that would not be saved
     if b.store.errors & ~store.ERR_MEMORY:

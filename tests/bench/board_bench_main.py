@@ -29,6 +29,7 @@ class CountingBus:
         return len(buf)
 
 
+import buttonsetup  # noqa: E402
 import startup  # noqa: E402
 
 config, error = startup.load_config()
@@ -38,9 +39,9 @@ bus = CountingBus()
 for chip in b.chips:
     chip.set_bus(bus)
 b.view.render(0)
-a_point = b.group.index("A.point")
-a_end = b.group.index("A.end")
-b_end = b.group.index("B.end")
+a_point = buttonsetup.index(board, "A.point")
+a_end = buttonsetup.index(board, "A.end")
+b_end = buttonsetup.index(board, "B.end")
 b.ctrl.press(a_point, 1, 0)  # the lag: A breaks
 
 # Bytes allocated per press, from the button event to the last I2C write.

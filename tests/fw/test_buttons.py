@@ -7,7 +7,9 @@ Pins are active low as on the boards: level 1 = released, 0 = pressed.
 from fwtest import raises, SkipTest
 
 import buttons
-from buttons import Button, ButtonGroup, SHORT, LONG, STUCK, CLEARED
+import buttonsetup
+from buttons import Button, ButtonGroup, SHORT, LONG, STUCK, CLEARED, NO_ACTION
+from controller import ACTIONS
 from ticks import ticks_add
 
 REL = 1
@@ -147,13 +149,6 @@ def test_button_held_at_first_poll_is_not_a_press():
     assert feed(c, REL, 6000, 6100) == [(6050, CLEARED)]
 
 
-def test_reset_makes_the_next_poll_the_first():
-    b = fresh()
-    b.reset()
-    assert b.update(1000, PRS) == 0  # held at the "first" poll: ignored
-    assert feed(b, PRS, 1010, 1500) == []
-
-
 def test_active_high_button():
     b = Button(None, active_low=False)
     assert b.update(0, 0) == 0
@@ -232,7 +227,7 @@ def test_lock_does_not_take_back_a_reported_event():
 def test_unlock_and_lock_across_the_wrap():
     b = fresh()
     b.lock(1000, 400)
-    b.unlock()
+    b.lock(1000, 0)  # a lock of 0 ms: unlocked
     assert feed(b, PRS, 1100, 1200) == [(1150, SHORT)]
     start = MASK + 1 - 100  # window straddles the wrap
     c = Button(None)
@@ -339,7 +334,7 @@ def test_group_lock_applies_to_lockout_buttons_or_a_mask():
     for p in pins:
         p.level = REL
     poll_span(g, 900, 1000)
-    g.unlock()
+    g.lock(1000, 0, mask=0b111)  # unlocked
     pins[0].level = PRS
     poll_span(g, 1000, 1100)
     assert rec.events() == [(1, SHORT), (2, SHORT), (0, SHORT)]
@@ -357,16 +352,19 @@ def test_group_from_board():
         made.append((num, pull))
         return FakePin()
 
-    g = ButtonGroup.from_board(board, make_pin)
-    assert g.names == ("end", "point")
+    g = buttonsetup.from_board(board, make_pin)
     assert made == [(33, "up"), (32, "up")]
-    end = g.buttons[g.index("end")]
+    end = g.buttons[buttonsetup.index(board, "end")]
     assert end.has_long and end.lockout and end.long_ms == 3000 and end.debounce_ms == 50
     assert g.lockout_ms == 400
-    assert g.action(g.index("point"), SHORT) == "point"
-    assert g.action(g.index("point"), LONG) == "undo"
-    assert g.action(g.index("end"), LONG) == "new_match"
-    assert g.action(0, STUCK) is None
+    point = buttonsetup.index(board, "point")
+    assert ACTIONS[g.short[point]] == "point"
+    assert ACTIONS[g.long[point]] == "undo"
+    assert ACTIONS[g.long[buttonsetup.index(board, "end")]] == "new_match"
+    assert ACTIONS[g.short[buttonsetup.index(board, "end")]] == "miss"
+    g = buttonsetup.from_board({"buttons": [], "timings": {"lockout_ms": 300}}, make_pin)
+    assert g.short == g.long == b"" and g.lockout_ms == 300
+    raises(ValueError, buttonsetup.index, board, "nope")
 
 
 def test_group_refuses_more_than_255_buttons():
@@ -433,32 +431,3 @@ def test_poll_path_does_not_allocate():
         micropython.heap_unlock()
     assert rec.n > 0 and got > 0
     assert (0, LONG) in rec.events() and (0, STUCK) in rec.events()
-
-
-def test_run_loop_polls():
-    import asyncio
-
-    class LatePin:  # released for the first two polls, then pressed
-        def __init__(self):
-            self.calls = 0
-
-        def __call__(self):
-            self.calls += 1
-            return REL if self.calls <= 2 else PRS
-
-    pin = LatePin()
-    got = []
-    g = ButtonGroup([Button(pin, debounce_ms=0)], callback=lambda i, e: got.append((i, e)))
-
-    async def main():
-        task = asyncio.create_task(g.run(5))
-        for _ in range(100):
-            await asyncio.sleep(0.005)
-            if got:
-                break
-        task.cancel()
-
-    asyncio.run(main())
-    assert got == [(0, SHORT)]
-    assert pin.calls >= 3
-    assert buttons.EVENT_NAMES[SHORT] == "short"

@@ -1,7 +1,7 @@
 """Buttons -> rules -> display and sound, through the real button group; both interpreters."""
 
 import boarddef
-import buttons
+import buttonsetup
 import controller
 import reasons
 import rules
@@ -54,7 +54,7 @@ class Rig:
         self.v = view.View(self.board, chips, {}, self.m)
         self.buzzer = sound.Buzzer(PWM())
         self.pins = {}
-        self.group = buttons.ButtonGroup.from_board(self.board, self._pin)
+        self.group = buttonsetup.from_board(self.board, self._pin)
         self.c = controller.Controller(self.m, self.v, self.buzzer, self.group, options)
         self.now = 0
         self.advance(100)  # the buttons are seen released before anyone presses
@@ -172,7 +172,7 @@ def test_lockout_after_the_turn_passes():
 
 def test_stuck_button_is_ignored_and_reported():
     r = Rig(breaker=rules.A)
-    foul = r.group.index("foul")
+    foul = buttonsetup.index(r.board, "foul")
     pin = r.pins[r.board["buttons"][foul]["pin"]]
     pin.level = 0  # pressed, and it stays down
     r.advance(6000)
@@ -222,7 +222,7 @@ def test_press_path_does_not_allocate():
     r.press("A.point")
     c = r.c
     press = lambda: c.press(0, 1, 5000)  # noqa: E731  button 0 is A.end: short = A.miss
-    i = r.group.index("A.point")
+    i = buttonsetup.index(r.board, "A.point")
     point = lambda: c.press(i, 1, 5000)  # noqa: E731
     micropython.heap_lock()
     try:
@@ -247,7 +247,9 @@ def test_press_path_allocates_not_even_transient_frames():
     for chip in r.chips:
         chip._i2c = NullI2C()
     c = r.c
-    idx = r.group.index
+    def idx(name):
+        return buttonsetup.index(r.board, name)
+
     presses = [(idx("A.point"), 1), (idx("A.point"), 1), (idx("A.end"), 1), (idx("B.point"), 1),
                (idx("foul"), 1), (idx("A.point"), 2), (idx("break"), 1), (idx("B.end"), 1)]
     presses += [(idx("A.point"), 1)] * 6  # long press = undo; break refused; A reaches 8

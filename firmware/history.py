@@ -7,7 +7,52 @@ keeps only the journal writer in RAM. Also the store's small file helpers
 work on a MatchStore (`st`) and its internals.
 """
 
-from store import EEXIST, ENOENT, ERR_READ, ERR_WRITE, _report_number
+import rules
+from store import EEXIST, ENOENT, ERR_READ, ERR_WRITE, report_name
+
+
+def report_number(name):
+    """The number of a report file name like 000123.json, or -1."""
+    if not name.endswith(".json") or len(name) < 6:
+        return -1
+    digits = name[:-5]
+    if not digits.isdigit():  # ASCII digits only
+        return -1
+    return int(digits)
+
+
+def load(st):
+    """(options for Match.new, [(code, arg, t), ...]) of the saved match, or None.
+    For tests and host tools: it builds a list. The board restores with st.restore()."""
+    m = rules.Match()
+    if not st.restore(m, 0):
+        return None
+    return m.options(), [m.entry(i) for i in range(m.n)]
+
+
+def report_file(st):
+    """A file to write the current match's report into, in pieces; then finish_report().
+    None when it cannot be opened (or the store is held)."""
+    if st.held or not st.gen:
+        return None
+    try:
+        st._mkdir(st.root)
+        st._mkdir(st._hdir)
+        return st.fs.open(st._hdir + "/report.tmp", "wb")
+    except OSError:
+        st.errors |= ERR_WRITE
+        return None
+
+
+def report_size(st, name):
+    return st._size(st._hdir + "/" + name)
+
+
+def report_path(st, name):
+    """The path of a saved report (for reading it in pieces: MQTT)."""
+    if report_number(name) < 0:
+        raise ValueError("not a report name: %r" % name)
+    return st._hdir + "/" + name
 
 
 def save_report(st, data):
@@ -16,7 +61,7 @@ def save_report(st, data):
     saving again for the same match replaces its report."""
     if isinstance(data, str):
         data = bytes(data, "utf-8")
-    f = st.report_file()
+    f = report_file(st)
     if f is None:
         return None
     done = False
@@ -31,7 +76,7 @@ def save_report(st, data):
     finally:
         if not finish_report(st, f, done):
             done = False
-    return st.report_name() if done else None
+    return report_name(st.gen) if done else None
 
 
 def finish_report(st, f, keep=True):
@@ -43,7 +88,7 @@ def finish_report(st, f, keep=True):
         if not keep:
             st.fs.remove(tmp)
             return False
-        name = st.report_name()
+        name = report_name(st.gen)
         size = st._size(tmp)
         others = [n for n in reports(st) if n != name]
         sizes = []
@@ -69,7 +114,7 @@ def reports(st):
     """Names of the saved reports, oldest first."""
     numbered = []
     for name in listdir(st, st._hdir):
-        n = _report_number(name)
+        n = report_number(name)
         if n >= 0:
             numbered.append((n, name))
     numbered.sort()
@@ -78,14 +123,14 @@ def reports(st):
 
 def open_report(st, name):
     """A saved report opened for reading in pieces (OSError when it is missing)."""
-    if _report_number(name) < 0:
+    if report_number(name) < 0:
         raise ValueError("not a report name: %r" % name)
     return st.fs.open(st._hdir + "/" + name, "rb")
 
 
 def read_report(st, name):
     """The bytes of a saved report, whole (host tools and tests; the board reads in pieces)."""
-    f = st.open_report(name)
+    f = open_report(st, name)
     try:
         return f.read()
     finally:
@@ -103,7 +148,7 @@ def sent(st):
 
 def mark_sent(st, name):
     """The broker has report `name` (and, reports being sent in order, every older one)."""
-    n = _report_number(name)
+    n = report_number(name)
     if n > sent(st):
         write_sent(st, n)
 
@@ -118,7 +163,7 @@ def write_sent(st, n):
 def unsent(st):
     """Names of the reports the broker does not have yet, oldest first."""
     top = sent(st)
-    return [name for name in reports(st) if _report_number(name) > top]
+    return [name for name in reports(st) if report_number(name) > top]
 
 
 def snap_path(st, slot):

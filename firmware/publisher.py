@@ -49,18 +49,19 @@ class Publisher:
 
     def send_report(self, name):
         """A finished match's report, read from its file as it is sent."""
-        self.client.publish_file(self.board.topic + "report", self.board.store.report_path(name), qos=1,
+        path = cold.call("history", "report_path", self.board.store, name)
+        self.client.publish_file(self.board.topic + "report", path, qos=1,
                                  on_ack=lambda topic: self.acked(name))
 
     def acked(self, name):
         try:
-            self.board.store.mark_sent(name)
+            cold.call("history", "mark_sent", self.board.store, name)
         except MemoryError:  # not marked: sent again after the next start (the hall drops repeats)
             self.board.short_of_memory()
 
     def resend(self):
         """Once: the reports finished while the broker was away (or at a power cut)."""
         if self._resend:
-            for name in self.board.store.unsent():
+            for name in cold.call("history", "unsent", self.board.store):
                 self.send_report(name)
             self._resend = False

@@ -136,13 +136,15 @@ async def save(board):
     import asyncio
     import time
 
+    import history
     from app import wall_clock
+    from store import report_name
 
     m = board.match
     store = board.store
     edits = m.edits
-    name = store.report_name()
-    f = store.report_file()
+    name = report_name(store.gen)
+    f = history.report_file(store)
     if f is None:
         return
     done = False
@@ -155,7 +157,7 @@ async def save(board):
         else:
             done = True
     finally:
-        if not store.finish_report(f, done):
+        if not history.finish_report(store, f, done):
             done = False
     if done:
         board._reported = True

@@ -31,7 +31,7 @@ import matchsetup
 import rules
 from store import (ERR_JOURNAL, ERR_MEMORY, ERR_READ, ERR_RESTORE, ERR_ROLLBACK, ERR_SNAPSHOT, ERR_WRITE,
                    GEN_MAX, K_CLOSE, K_ENTRY, K_START, K_UNDO, REC_SIZE, RECORD, SEG_RECORDS, SNAP_SIZE,
-                   WRITE_FAILED, crc32, report_name, _report_number)
+                   WRITE_FAILED, crc32, report_name)
 
 try:
     from micropython import const
@@ -187,7 +187,7 @@ def look_for_newer(st, gen):
             st.errors |= ERR_ROLLBACK
             return
     for name in history.reports(st):
-        if _report_number(name) > gen:
+        if history.report_number(name) > gen:
             st.errors |= ERR_ROLLBACK
             return
 
@@ -332,7 +332,7 @@ def begin(st, match):
         for g, _, _ in files:
             top = max(top, g)
         for name in history.reports(st):
-            top = max(top, _report_number(name))
+            top = max(top, history.report_number(name))
         if top >= GEN_MAX:  # the numbers ran out: number the reports again, start over above them
             top = renumber(st)
             other = None
@@ -372,7 +372,7 @@ def renumber(st):
     sent = history.sent(st)
     new_sent = 0
     for i, name in enumerate(names):
-        if _report_number(name) <= sent:
+        if history.report_number(name) <= sent:
             new_sent = i + 1
         if name != report_name(i + 1):
             history.rename(st, st._hdir + "/" + name, st._hdir + "/" + report_name(i + 1))

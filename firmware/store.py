@@ -53,7 +53,7 @@ Use (the app):
         ...                                         # nothing saved: set up a match
     store.begin(match)          # after match.new(...)
     store.sync(match)           # after events, undos, the close: what changed since the last sync
-    store.save_report(write)    # a finished match: write(f) writes it in pieces; reports(), open_report(name)
+    history.save_report(store, write)   # history.py: a finished match, written in pieces
 """
 
 import struct
@@ -135,16 +135,6 @@ class PosixFs:
         self.mkdir = os.mkdir
 
 
-def _report_number(name):
-    """The number of a report file name like 000123.json, or -1."""
-    if not name.endswith(".json") or len(name) < 6:
-        return -1
-    digits = name[:-5]
-    if not digits.isdigit():  # ASCII digits only
-        return -1
-    return int(digits)
-
-
 def report_name(number):
     return "%06d.json" % number
 
@@ -198,14 +188,6 @@ class MatchStore:
         there was one. Raises MemoryError, having changed nothing on the flash, when there is
         not enough memory to read it: the store is then `held` (writes nothing)."""
         return cold.call("snapshot", "restore", self, match, now)
-
-    def load(self):
-        """(options for Match.new, [(code, arg, t), ...]) of the saved match, or None.
-        For tests and host tools: it builds a list. The board restores with restore()."""
-        m = rules.Match()
-        if not self.restore(m, 0):
-            return None
-        return m.options(), [m.entry(i) for i in range(m.n)]
 
     def begin(self, match):
         """Save a new match (its options; its entries follow with sync or append)."""
@@ -307,70 +289,8 @@ class MatchStore:
         self.seq = seq + 1
         return None
 
-    # ---- finished matches ---------------------------------------------------
-
-    def report_name(self):
-        """The history file name of the current match's report."""
-        return report_name(self.gen)
+    # ---- finished matches (history.py: writing, listing and sending reports) -----------
 
     def has_report(self):
         """The current match's report is saved."""
-        return self.gen > 0 and self._size(self._hdir + "/" + self.report_name()) >= 0
-
-    def report_file(self):
-        """A file to write the current match's report into, in pieces; then finish_report().
-        None when it cannot be opened (or the store is held)."""
-        if self.held or not self.gen:
-            return None
-        try:
-            self._mkdir(self.root)
-            self._mkdir(self._hdir)
-            return self.fs.open(self._hdir + "/report.tmp", "wb")
-        except OSError:
-            self.errors |= ERR_WRITE
-            return None
-
-    def report_size(self, name):
-        return self._size(self._hdir + "/" + name)
-
-    # History and the hall's sent mark: history.py, loaded for it and dropped.
-
-    def save_report(self, data):
-        """Keep a finished match's report: bytes or str, or write(f) that writes it in pieces.
-        Returns its name, or None if it failed (older reports are dropped first to make room)."""
-        return cold.call("history", "save_report", self, data)
-
-    def finish_report(self, f, keep=True):
-        """Close the file of report_file(); with keep, make room and put it in place. True if kept."""
-        return cold.call("history", "finish_report", self, f, keep)
-
-    def reports(self):
-        """Names of the saved reports, oldest first."""
-        return cold.call("history", "reports", self)
-
-    def open_report(self, name):
-        """A saved report opened for reading in pieces (OSError when it is missing)."""
-        return cold.call("history", "open_report", self, name)
-
-    def read_report(self, name):
-        """The bytes of a saved report, whole (host tools and tests; the board reads in pieces)."""
-        return cold.call("history", "read_report", self, name)
-
-    def sent(self):
-        """The number of the newest report the broker acknowledged (0: none)."""
-        return cold.call("history", "sent", self)
-
-    def mark_sent(self, name):
-        """The broker has report `name` (and, reports being sent in order, every older one)."""
-        return cold.call("history", "mark_sent", self, name)
-
-    def unsent(self):
-        """Names of the reports the broker does not have yet, oldest first."""
-        return cold.call("history", "unsent", self)
-
-    def report_path(self, name):
-        """The path of a saved report (for reading it in pieces: MQTT)."""
-        if _report_number(name) < 0:
-            raise ValueError("not a report name: %r" % name)
-        return self._hdir + "/" + name
-
+        return self.gen > 0 and self._size(self._hdir + "/" + report_name(self.gen)) >= 0

@@ -17,23 +17,30 @@ FIELDS = tuple("A." + f for f in PLAYER_FIELDS) + tuple("B." + f for f in PLAYER
 LEDS = ("A.turn", "B.turn", "A.spot", "B.spot", "equalizing")
 _MESSAGE_FIELDS = ("message", "clock", "target")  # where error codes go, the first a board has
 
-# Letters with accents shown as their base letter (names are ASCII on the displays).
-_PLAIN = {}
-for _up, _low, _base in (("ÁÀÂÄÅÃ", "áàâäåã", "A"), ("Ç", "ç", "C"), ("ÉÈÊË", "éèêë", "E"),
-                         ("ÍÌÎÏ", "íìîï", "I"), ("Ñ", "ñ", "N"), ("ÓÒÔÖŐÕØ", "óòôöőõø", "O"),
-                         ("ÚÙÛÜŰ", "úùûüű", "U"), ("Ý", "ý", "Y")):
-    for _ch in _up + _low:  # both cases: MicroPython's upper() knows only ASCII
-        _PLAIN[_ch] = _base
-_PLAIN["ß"] = "SS"
+# Letters with accents shown as their base letter (names are ASCII on the displays), both
+# cases (MicroPython's upper() knows only ASCII). Kept as two long strings and looked up with
+# find(): iterating a str would intern every character as a qstr, in RAM for good.
+_ACCENTED = "ÁÀÂÄÅÃáàâäåãÇçÉÈÊËéèêëÍÌÎÏíìîïÑñÓÒÔÖŐÕØóòôöőõøÚÙÛÜŰúùûüűÝýß"
+_PLAIN = b"AAAAAAAAAAAACCEEEEEEEEIIIIIIIINNOOOOOOOOOOOOOOUUUUUUUUUUYYS"  # ß is SS
 
 
 def display_text(text):
-    """Upper-case ASCII bytes for the 14-segment displays; accents dropped."""
+    """Upper-case ASCII bytes for the 14-segment displays; accents dropped, "?" for a
+    character with no glyph."""
     out = bytearray()
-    for ch in text.upper():
-        ch = _PLAIN.get(ch, ch)
-        for c in ch:
-            out.append(ord(c) if 32 <= ord(c) < 127 else 63)  # "?" for what has no glyph
+    data = text.encode()
+    i = 0
+    while i < len(data):
+        c = data[i]
+        n = 1 if c < 0x80 else 2 if c < 0xE0 else 3 if c < 0xF0 else 4  # its UTF-8 length
+        if n == 1:
+            out.append(c - 32 if 97 <= c <= 122 else c if 32 <= c < 127 else 63)
+        else:
+            k = _ACCENTED.find(data[i:i + n].decode())
+            out.append(_PLAIN[k] if k >= 0 else 63)
+            if k == len(_PLAIN) - 1:
+                out.append(_PLAIN[k])
+        i += n
     return bytes(out)
 
 

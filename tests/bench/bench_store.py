@@ -14,6 +14,7 @@ sys.path.insert(0, "firmware")
 sys.path.insert(0, "tests/fw")
 import matchdoc  # noqa: E402
 import rules  # noqa: E402
+import history  # noqa: E402
 import store  # noqa: E402
 from faultfs import RamFlash, VfsFs  # noqa: E402
 
@@ -48,7 +49,7 @@ for game in range(MATCHES):
     entries += m.n
     text = json.dumps(matchdoc.doc(m, t))
     report_bytes += len(text)
-    s.save_report(text)
+    history.save_report(s, text)
 
 erases = sum(flash.erases)
 print(json.dumps({

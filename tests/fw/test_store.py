@@ -16,6 +16,7 @@ import matchsetup
 import rules
 from ticks import ticks_add
 import snapshot
+import history
 import store
 from faultfs import LFS, TORN, FailingFs, FaultFs, MemFs, PowerCut, RamFlash, VfsFs, image, read_all
 from fwtest import SkipTest, raises
@@ -110,7 +111,7 @@ def valid_snapshots(fs, root=ROOT):
 def persist(s, r, line):
     """What the app saves after a referee line."""
     if line == "report":
-        if s.save_report(json.dumps(matchdoc.doc(r.match, r.now))) is None:
+        if history.save_report(s, json.dumps(matchdoc.doc(r.match, r.now))) is None:
             return "report not saved"
         return None
     if line.startswith("new "):
@@ -262,7 +263,7 @@ def test_round_trip_of_a_match_to_30():
             assert s.sync(m) is None
             m.undo(now + 2000)
         assert s.sync(m) is None
-    options, entries = store.MatchStore("", fs).load()
+    options, entries = history.load(store.MatchStore("", fs))
     assert entries == [m.entry(i) for i in range(m.n)]
     assert options["name_A"] == "Blomdahl" and options["target"] == 30
     got, _ = reboot(fs, "")
@@ -308,7 +309,7 @@ def test_undo_is_a_record_not_a_truncation():
         sizes.append(sum(len(fs.files[p]) for p in fs.files if "/jnl/" in p))
     assert s.undo() is None
     assert sizes == sorted(sizes) and s.seq == 20  # the start record, 17 entries, 2 + 1 undos
-    options, entries = store.MatchStore(ROOT, fs).load()
+    options, entries = history.load(store.MatchStore(ROOT, fs))
     assert entries == [(rules.E_LAG, 0, 10), (rules.E_CHOOSE, 1, 40)] + [(rules.E_POINT, 0, 50 + i) for i in range(11)]
 
 
@@ -336,7 +337,7 @@ def test_new_match_replaces_the_old_one():
     play(["new game=three_cushion target=3 name_A=Three breaker=A"], s)
     gen3 = s.gen
     assert gen1 < gen2 < gen3
-    options, entries = store.MatchStore(ROOT, fs).load()
+    options, entries = history.load(store.MatchStore(ROOT, fs))
     assert options["name_A"] == "Three" and entries == []
     journals = sorted(p for p in fs.files if "/jnl/" in p)
     assert journals == [ROOT + "/jnl/%d.0" % gen2, ROOT + "/jnl/%d.0" % gen3], journals
@@ -352,7 +353,7 @@ def test_corrupt_newest_snapshot_falls_back_to_the_previous_match():
     newest = ROOT + "/snap.%d" % (1 if snapshot.parse_snapshot(bytes(fs.files[ROOT + "/snap.1"]))[0] == s.gen else 0)
     fs.files[newest][40] ^= 1
     s2 = store.MatchStore(ROOT, fs)
-    options, entries = s2.load()
+    options, entries = history.load(s2)
     assert options["name_A"] == "Old" and len(entries) == 2
     assert s2.errors & store.ERR_SNAPSHOT
     # A new match after that gets a generation above everything seen.
@@ -368,7 +369,7 @@ def test_nothing_usable_starts_clean():
     for p in list(fs.files):
         fs.files[p] = bytearray(b"\xa5" * len(fs.files[p]))
     s2 = store.MatchStore(ROOT, fs)
-    assert s2.load() is None
+    assert history.load(s2) is None
     assert s2.errors & store.ERR_SNAPSHOT
     assert s2.restore(rules.Match(), 0) is False
     assert s2.append(rules.E_POINT, 0, 0) == store.NO_MATCH
@@ -377,7 +378,7 @@ def test_nothing_usable_starts_clean():
     assert got["breaker"] == "B" and got["players"]["B"]["score"] == 1
     # An empty flash: nothing, no flags.
     s3 = store.MatchStore(ROOT, MemFs())
-    assert s3.load() is None and s3.errors == 0
+    assert history.load(s3) is None and s3.errors == 0
 
 
 def test_torn_tail_is_cut_before_the_next_append():
@@ -414,7 +415,7 @@ def test_write_errors_are_reported_not_raised():
     assert s.errors & store.ERR_WRITE
     assert r.line("point") is None
     assert s.sync(r.match) == store.WRITE_FAILED
-    assert s.save_report("{}") is None
+    assert history.save_report(s, "{}") is None
     assert s.begin(r.match) == store.WRITE_FAILED
     fs.failing = False
     assert s.sync(r.match) == store.NO_MATCH
@@ -445,7 +446,7 @@ def test_default_fs_on_a_real_directory():
         got, s2 = reboot(None, base + "/store")
         assert got == state(r.match, r.now) and got["closed"] and s2.errors == 0
         assert sorted(os.listdir(base + "/store")) == ["history", "jnl", "snap.0"]
-        assert json.loads(s2.read_report(s2.reports()[0]))["players"]["A"]["name"] == "Kiss"
+        assert json.loads(history.read_report(s2, history.reports(s2)[0]))["players"]["A"]["name"] == "Kiss"
     finally:
         _rmtree(base)
 
@@ -460,16 +461,16 @@ def test_history_keeps_the_newest_reports():
     gens = []
     for i in range(7):
         play(["new game=three_cushion target=1 breaker=A equalizing=off", "point", "close"], s)
-        assert s.save_report('{"match": %d}' % i) == "%06d.json" % s.gen
+        assert history.save_report(s, '{"match": %d}' % i) == "%06d.json" % s.gen
         gens.append(s.gen)
-    names = s.reports()
+    names = history.reports(s)
     assert names == ["%06d.json" % g for g in gens[3:]], names
-    assert json.loads(s.read_report(names[0])) == {"match": 3}
-    assert s.save_report(b'{"match": "again"}') == names[-1]
-    assert s.reports() == names
-    assert s.read_report(names[-1]) == b'{"match": "again"}'
-    raises(ValueError, s.read_report, "../snap.0")
-    raises(OSError, s.read_report, "000001.json")
+    assert json.loads(history.read_report(s, names[0])) == {"match": 3}
+    assert history.save_report(s, b'{"match": "again"}') == names[-1]
+    assert history.reports(s) == names
+    assert history.read_report(s, names[-1]) == b'{"match": "again"}'
+    raises(ValueError, history.read_report, s, "../snap.0")
+    raises(OSError, history.read_report, s, "000001.json")
 
 
 def test_history_byte_bound():
@@ -478,12 +479,12 @@ def test_history_byte_bound():
     s = store.MatchStore(ROOT, fs, max_report_bytes=1000)
     for i in range(6):
         play(["new game=three_cushion target=1"], s)
-        s.save_report("x" * 300)
-    sizes = [len(s.read_report(n)) for n in s.reports()]
+        history.save_report(s, "x" * 300)
+    sizes = [len(history.read_report(s, n)) for n in history.reports(s)]
     assert sizes == [300, 300, 300], sizes
     play(["new game=three_cushion target=1"], s)
-    s.save_report("y" * 1500)
-    assert len(s.reports()) == 1 and len(s.read_report(s.reports()[0])) == 1500
+    history.save_report(s, "y" * 1500)
+    assert len(history.reports(s)) == 1 and len(history.read_report(s, history.reports(s)[0])) == 1500
 
 
 # ---- power cuts -------------------------------------------------------------------
@@ -515,7 +516,7 @@ def power_cut_matrix(model, root=ROOT):
         for k in range(clean.steps - steps):
             fs = FaultFs(files.clone(), model)
             live = store.MatchStore(root, fs)
-            live.load()
+            history.load(live)
             fs.arm(k)
             try:
                 persist(live, r, line)
@@ -533,8 +534,8 @@ def power_cut_matrix(model, root=ROOT):
                 assert persist(s2, r, line) is None, where
             got, s3 = reboot(after_cut.reboot(), root)
             assert got == after, where + ": after entering it again"
-            for name in s3.reports():
-                json.loads(s3.read_report(name))
+            for name in history.reports(s3):
+                json.loads(history.read_report(s3, name))
         before = after
     return cuts
 
@@ -672,7 +673,7 @@ def test_out_of_memory_while_restoring_changes_nothing_and_holds_the_store():
     assert m.n == 0 and m.score == [0, 0]  # no half-read match left behind
     assert s2.append(rules.E_POINT, 0, 1) == store.HELD and s2.undo() == store.HELD
     assert s2.close() == store.HELD and s2.sync(r.match) == store.HELD
-    assert s2.save_report(b"{}") is None
+    assert history.save_report(s2, b"{}") is None
     assert files_of(fs) == before
     got, s3 = reboot(fs)
     assert got == state(r.match, r.now) and not s3.held
@@ -724,7 +725,7 @@ def test_a_cut_between_start_record_and_snapshot_is_no_rollback():
     for k in range(40):
         f2 = FaultFs(fs.inner.clone(), LFS)
         live = store.MatchStore(ROOT, f2)
-        live.load()
+        history.load(live)
         f2.arm(k)
         try:
             live.begin(rules.Match(game="three_cushion", target=9, name_A="New"))
@@ -748,17 +749,17 @@ def test_generation_at_its_limit_numbers_the_reports_again():
     s = store.MatchStore(ROOT, fs)
     for i in range(3):
         play(["new game=three_cushion target=1 breaker=A equalizing=off", "point", "close"], s)
-        assert s.save_report(b'{"n": %d}' % i) is not None
-    s.mark_sent(s.reports()[1])
+        assert history.save_report(s, b'{"n": %d}' % i) is not None
+    history.mark_sent(s, history.reports(s)[1])
     fs.files[ROOT + "/history/%d.json" % store.GEN_MAX] = bytearray(b'{"n": "big"}')
     s2 = store.MatchStore(ROOT, fs)
     assert s2.restore(rules.Match(), 0)
     assert s2.errors & store.ERR_ROLLBACK  # a report newer than the restored match
     m = rules.Match(game="straight_rail", target=7, name_A="After")
     assert s2.begin(m) is None
-    assert s2.reports() == ["000001.json", "000002.json", "000003.json", "000004.json"]
-    assert [json.loads(s2.read_report(n))["n"] for n in s2.reports()] == [0, 1, 2, "big"]
-    assert s2.gen == 5 and s2.sent() == 2 and s2.unsent() == ["000003.json", "000004.json"]
+    assert history.reports(s2) == ["000001.json", "000002.json", "000003.json", "000004.json"]
+    assert [json.loads(history.read_report(s2, n))["n"] for n in history.reports(s2)] == [0, 1, 2, "big"]
+    assert s2.gen == 5 and history.sent(s2) == 2 and history.unsent(s2) == ["000003.json", "000004.json"]
     assert s2.append(rules.E_LAG, 0, 3) is None
     s3 = store.MatchStore(ROOT, fs)
     m3 = rules.Match()
@@ -777,13 +778,13 @@ def test_reports_written_in_pieces_and_sent_marks_by_number():
         for k in range(50):
             f.write(b"%d," % k)
 
-    name = s.save_report(write)
-    assert name == s.report_name() and s.has_report()
-    assert s.read_report(name) == b"".join(b"%d," % k for k in range(50))
-    assert s.report_size(name) == len(s.read_report(name))
+    name = history.save_report(s, write)
+    assert name == store.report_name(s.gen) and s.has_report()
+    assert history.read_report(s, name) == b"".join(b"%d," % k for k in range(50))
+    assert history.report_size(s, name) == len(history.read_report(s, name))
     fs.files[ROOT + "/history/999999.json"] = bytearray(b"{}")
     fs.files[ROOT + "/history/1000000.json"] = bytearray(b"{}")
-    s.mark_sent("999999.json")
-    assert s.unsent() == ["1000000.json"]
-    s.mark_sent(name)  # older than what was sent: the mark stays
-    assert s.sent() == 999999
+    history.mark_sent(s, "999999.json")
+    assert history.unsent(s) == ["1000000.json"]
+    history.mark_sent(s, name)  # older than what was sent: the mark stays
+    assert history.sent(s) == 999999

@@ -272,3 +272,4 @@ def test_names_shown_in_plain_capitals():
     assert viewsetup.display_text("Győző Szűcs - BC Pécs") == b"GYOZO SZUCS - BC PECS"
     assert viewsetup.display_text("Straße") == b"STRASSE"
     assert viewsetup.display_text("Ωmega") == b"?MEGA"
+    assert viewsetup.display_text("€ 中 😀x ý ÿ") == b"? ? ?X Y ?"  # 3- and 4-byte UTF-8; what has no base letter

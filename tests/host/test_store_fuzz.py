@@ -20,6 +20,7 @@ from host_tools import firmware_path
 
 firmware_path()
 import rules  # noqa: E402
+import history  # noqa: E402
 import store  # noqa: E402
 from faultfs import MemFs  # noqa: E402
 from referee import Referee  # noqa: E402
@@ -53,7 +54,7 @@ def _build():
             entries = [r.match.entry(i) for i in range(r.match.n)]
             assert len(states) == s.seq, line  # one record per line
             states.append(entries)
-        options = store.MatchStore(ROOT, fs).load()[0]
+        options = history.load(store.MatchStore(ROOT, fs))[0]
         matches.append((options, states))
     return fs, matches
 
@@ -66,7 +67,7 @@ assert len([p for p in FILES if "/jnl/" in p]) == 2 + 3, FILES
 def _check(fs, untouched=False):
     """load() on fs: None or a consistent prefix; then append one entry and load again."""
     s = store.MatchStore(ROOT, fs)
-    got = s.load()
+    got = history.load(s)
     if got is None:
         assert not untouched
         return None
@@ -80,7 +81,7 @@ def _check(fs, untouched=False):
     if untouched:
         assert (options, entries) == (MATCHES[1][0], MATCHES[1][1][-1])
     assert s.append(rules.E_POINT, 0, 999999) is None
-    again = store.MatchStore(ROOT, fs).load()
+    again = history.load(store.MatchStore(ROOT, fs))
     assert again == (options, entries + [(rules.E_POINT, 0, 999999)]), (entries, again)
     return got
 
@@ -186,5 +187,5 @@ def test_records_from_another_match_are_refused():
         fs.files.pop(ROOT + "/jnl/2.%d" % seg, None)
     fs.files[ROOT + "/jnl/2.0"] = bytearray(FS.files[ROOT + "/jnl/1.0"])
     s = store.MatchStore(ROOT, fs)
-    options, entries = s.load()
+    options, entries = history.load(s)
     assert options == cur[0] and entries == [] and s.errors & store.ERR_JOURNAL

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from host_tools import firmware_path
 
 firmware_path()
+import history  # noqa: E402
 import store  # noqa: E402
 from faultfs import LFS, TORN, FaultFs, MemFs, PowerCut  # noqa: E402
 from referee import Referee  # noqa: E402
@@ -116,7 +117,7 @@ def cut_matrix(lines, model, medium, second_cut=False):
         for k in range(clean.steps - steps):
             fs = FaultFs(medium.thaw(frozen), model)
             live = store.MatchStore(root, fs)
-            live.load()
+            history.load(live)
             fs.arm(k)
             try:
                 persist(live, r, line)
@@ -152,8 +153,8 @@ def cut_matrix(lines, model, medium, second_cut=False):
                 assert persist(s2, r, line) is None, where
             got, s3 = reboot(fs.reboot(), root)
             assert got == after, where + ": after entering it again"
-            for name in s3.reports():
-                json.loads(s3.read_report(name))
+            for name in history.reports(s3):
+                json.loads(history.read_report(s3, name))
         before = after
     return cuts
 

@@ -4,6 +4,7 @@ metadata(description="Carom billiards scoreboard firmware", version="0.1.0")
 
 module("ticks.py", opt=3)
 module("rules.py", opt=3)
+module("logback.py", opt=3)
 module("matchsetup.py", opt=3)
 module("matchdoc.py", opt=3)
 module("referee.py", opt=3)

@@ -174,8 +174,6 @@ class Match:
         self._deep = None  # a chunk read back from the flash for entry() (the report), and its index
         self._deep_k = -1
         self.loader = None  # loader(k, put): the journal's entries of chunk k (the store sets it)
-        self._fill = None  # the chunk being read back, and its next extension's number
-        self._fill_ext = 0
         self._runs = [[_zeros("H", _RUNS)], [_zeros("H", _RUNS)]]  # per player: chunks of innings' runs
         self._cap = CHUNK  # entries the log's chunks hold
         self._runs_cap = [_RUNS, _RUNS]  # innings each player's chunks of runs hold
@@ -306,54 +304,16 @@ class Match:
         self._cap += CHUNK
 
     def _chunk_at(self, i):
-        """The chunk of entry i, read back from the flash when it is not in RAM (allocates)."""
-        k = i >> _SHIFT
-        c = self._chunks[k]
-        if c is not None:
-            return c
-        if self._deep_k != k:
-            if self._deep is None:
-                self._deep = _Chunk()
-            self._fetch(k, self._deep)
-            self._deep_k = k
-        return self._deep
+        """The chunk of entry i, read back from the flash when it is not in RAM (logback.py:
+        this allocates)."""
+        c = self._chunks[i >> _SHIFT]
+        return c if c is not None else cold.call("logback", "deep", self, i >> _SHIFT)
 
     def _resident(self, k):
         """Chunk k in RAM again (a deep undo); False when it could not be read back."""
         if k < 0 or self._chunks[k] is not None:
             return True
-        return self._read_back(k)
-
-    def _read_back(self, k):
-        try:
-            c = self._spare.pop() if self._spare else _Chunk()
-            self._fetch(k, c)
-        except (MemoryError, OSError):
-            self.out_of_memory += 1
-            return False
-        self._chunks[k] = c
-        if self._deep_k == k:
-            self._deep_k = -1
-        return True
-
-    def _fetch(self, k, c):
-        """Chunk k's entries from the flash (self.loader) into c; OSError when the flash has
-        fewer entries than the log."""
-        self._fill = c
-        self._fill_ext = self._states[k][_EXT] if k else 0
-        if self.loader(k, self._put_loaded) < min(self.n, (k + 1) << _SHIFT):
-            raise OSError(5, "log chunk %d is not on the flash" % k)
-
-    def _put_loaded(self, j, code, arg, t):
-        """One entry of a chunk read back: the journal keeps an extension's target, the log
-        its number (the targets stay in RAM)."""
-        c = self._fill
-        if code == E_EXTEND:
-            arg = self._fill_ext
-            self._fill_ext += 1
-        c.codes[j] = code
-        c.args[j] = arg
-        c.times[j] = t
+        return cold.call("logback", "read_back", self, k)
 
     def entry(self, i):
         """(code, arg, match time in ms) of log entry i (an extension's arg is its target)."""

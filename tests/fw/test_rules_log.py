@@ -289,3 +289,41 @@ def test_a_restored_long_match_lets_its_old_chunks_go():
     for _ in range(300):
         assert m2.undo(now) is None and m.undo(now) is None
     assert state(m2, 0) == state(m, 0)
+
+
+def test_logback_knows_where_a_checkpoint_keeps_the_extensions():
+    import logback
+
+    if not hasattr(rules, "_EXT"):  # MicroPython leaves private constants out of the module
+        raise SkipTest("rules._EXT is compiled away")
+    assert logback._EXT == rules._EXT
+
+
+def test_extensions_in_chunks_read_back_keep_their_targets():
+    """The log keeps an extension's number, the journal its target: a chunk read back from
+    the flash gets its numbers from the checkpoint before it (logback.py)."""
+    import store
+    from faultfs import MemFs
+
+    fs = MemFs()
+    st = store.MatchStore("/w", fs)
+    m = rules.Match(game="three_cushion", target=2, breaker=rules.A)
+    assert st.begin(m) is None
+    made = []
+    now = 0
+    while m.n < 5 * rules.CHUNK:
+        now += 1000
+        if m.result == rules.R_DRAW:
+            assert matchsetup.extend(m, m.target + 2, now) is None
+        else:  # A reaches the target, B equalizes: a draw, extended again and again
+            assert m.point(rules.NOBODY, now) is None
+        made.append(m.entry(m.n - 1))
+        assert st.sync(m) is None
+        m.reserve()
+    assert None in m._chunks  # old chunks left RAM
+    assert sum(1 for e in made if e[0] == rules.E_EXTEND) > 20
+    assert [m.entry(i) for i in range(m.n)] == made
+    while m.n > 10:  # undo deep into the match: chunks come back in RAM
+        assert m.undo(now) is None
+    assert [m.entry(i) for i in range(m.n)] == made[:10]
+    assert state(m, 0) == state(rebuilt(m, 10), 0)

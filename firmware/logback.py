@@ -1,0 +1,61 @@
+"""Log chunks read back from the flash: rules.Match keeps only its newest chunks in RAM.
+
+Loaded for a deep undo or for a report's old entries, then dropped (cold.py).
+A chunk's entries come from the match's loader (the store's journal); an
+extension's entry keeps its number in the log, its target in the journal.
+"""
+
+from rules import CHUNK, E_EXTEND, _Chunk
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+_EXT = const(28)  # rules._EXT: where a checkpoint keeps the number of extensions (a test checks)
+
+
+def deep(m, k):
+    """Chunk k for reading (entry()): one chunk kept aside for it, read again when k changes."""
+    if m._deep_k != k:
+        if m._deep is None:
+            m._deep = _Chunk()
+        m._deep_k = -1
+        fetch(m, k, m._deep)
+        m._deep_k = k
+    return m._deep
+
+
+def read_back(m, k):
+    """Chunk k back among the log's chunks (an undo deep into the match); False when it could
+    not be read (no memory, or the flash has fewer entries than the log)."""
+    try:
+        c = m._spare.pop() if m._spare else _Chunk()
+        fetch(m, k, c)
+    except (MemoryError, OSError):
+        m.out_of_memory += 1
+        return False
+    m._chunks[k] = c
+    if m._deep_k == k:
+        m._deep_k = -1
+    return True
+
+
+def fetch(m, k, c):
+    """Chunk k's entries from the flash (m.loader) into c; OSError when the flash has fewer
+    entries than the log."""
+    ext = [m._states[k][_EXT] if k else 0]  # the next extension's number
+
+    def put(j, code, arg, t):
+        if code == E_EXTEND:
+            arg = ext[0]
+            ext[0] += 1
+        c.codes[j] = code
+        c.args[j] = arg
+        c.times[j] = t
+
+    if m.loader(k, put) < min(m.n, (k + 1) * CHUNK):
+        raise OSError(5, "log chunk %d is not on the flash" % k)

@@ -9,12 +9,15 @@ needs them), reads a saved log into a match (push, pop, replay_log: the store's
 restore) and makes a follower match that steps through another's log (the
 report's innings). It works on Match's internals, as part of rules.py.
 
+It also keeps the names of what the board's hot path does not need (games,
+fouls, calls, entry codes, results, endings, limits): rules.py has them as
+private constants, and rules.E_POINT and the like come from here
+(rules.__getattr__). A test checks every one against rules.py's.
+
     matchsetup.extend(match, 40, now)     # None, or the reason (rules.py's numbers)
 """
 
-from rules import (A, B, BAD_KIND, BAD_PLAYER, BAD_TARGET, CALLS, CHUNK, CLOSED, E_CALL, E_EXTEND, E_LAG_COLLISION,
-                   E_LAG_FAULT, E_LEFT, E_TIEBREAK, GAMES, LAG_FAULTS, MAX_INNINGS_LIMIT, MAX_TARGET, NO_MEMORY, NOBODY,
-                   Match)
+from rules import A, B, FINISHED, LAG, NOBODY, R_DRAW, TIEBREAK, Match
 
 try:
     from micropython import const
@@ -24,7 +27,74 @@ except ImportError:  # CPython
         return x
 
 
-# Why new() refuses an option (reasons.py reads these lines, as rules.py's).
+GAMES = ("straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2", "one_cushion", "three_cushion")
+
+# Phases (rules.py: LAG, BREAK, EQUALIZING, FINISHED, TIEBREAK; matchdoc.PHASES names them).
+RUNNING = const(1)
+
+# Results (rules.py: R_A, R_B, R_DRAW; matchdoc.RESULTS).
+R_NONE = const(0)
+R_TIEBREAK = const(4)
+
+# How a match ended (matchdoc.ENDINGS).
+END_TARGET = const(1)
+END_INNINGS = const(2)
+END_LEFT = const(3)
+END_TIEBREAK = const(4)
+
+# Foul kinds (I.9.2); "miss" is the empty inning, not counted as a foul;
+# "other" is a foul whose kind the board was not told (a wall board's foul button).
+FOULS = ("miss", "jumped", "moving_balls", "touched", "push", "foot", "marked_cushion", "wrong_ball", "zone", "time",
+         "other")
+F_MISS = const(0)
+F_JUMPED = const(1)
+F_ZONE = const(8)
+F_OTHER = const(10)  # (rules.py: F_TIME)
+
+CALLS = ("entre", "dedans", "a_cheval")  # III.4.3b, straight rail and balkline
+LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1
+
+# Log entry codes (matchdoc.ENTRY_NAMES).
+E_LAG = const(1)
+E_LAG_COLLISION = const(2)
+E_LAG_FAULT = const(3)
+E_CHOOSE = const(4)
+E_POINT = const(5)
+E_MISS = const(6)
+E_FOUL = const(7)
+E_BREAK = const(8)
+E_RESUME = const(9)
+E_LEFT = const(10)
+E_EXTEND = const(11)
+E_CALL = const(12)
+E_TIMEOUT = const(13)
+E_BREAK_END = const(14)
+E_TIEBREAK = const(15)
+
+MAX_TARGET = const(9999)
+MAX_INNINGS_LIMIT = const(999)
+CHUNK = const(128)  # log entries per chunk
+WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the others back
+
+# Reasons rules.py returns too, for those who name them (reasons.py reads the texts there).
+CLOSED = const(1)
+BAD_PLAYER = const(10)
+BAD_KIND = const(11)
+NO_MEMORY = const(36)
+
+
+# Why new() refuses an option, or a rarer event is refused (reasons.py reads these lines,
+# as rules.py's; 5..7, 13 and 14 are rules.py's too, with the same number and words).
+_IN_LAG = const(5)  # the lag decides who breaks first
+_LAG_DONE = const(6)  # the lag is over
+_LAG_DECIDED = const(7)  # the lag is decided: the winner chooses
+_FINISHED_ALREADY = const(13)  # the match is finished
+_CUSHION_GAME = const(14)  # not in cushion games
+_NOT_DRAWN = const(24)  # only a drawn match can be extended
+_EXTEND_LOW = const(25)  # the extension target must be above the target
+_EXTEND_INNINGS = const(26)  # a draw on the innings limit is not extended
+_NO_TIEBREAK = const(27)  # no tie-break is pending
+BAD_TARGET = const(30)  # target must be 1..9999
 _BAD_GAME = const(29)  # unknown game
 _BAD_INNINGS_LIMIT = const(31)  # innings_limit must be 0..999
 _BAD_SHOT_CLOCK = const(32)  # shot_clock must be 0 (off) or 10..300 s
@@ -87,9 +157,67 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
 
 # ---- the referee's rarer events -------------------------------------------------
 
+def _check(m, code, arg):
+    """Why a rarer event may not be played now (None: it may); rules.Match._check's half
+    for the events that come only through here."""
+    phase = m.phase
+    if code == E_LAG_COLLISION or code == E_LAG_FAULT:
+        if phase != LAG:
+            return _LAG_DONE
+        if m.chooser != NOBODY:
+            return _LAG_DECIDED
+        p = arg - 1 if code == E_LAG_COLLISION else arg >> 4
+        if code == E_LAG_COLLISION and p == NOBODY:
+            return None
+        if p != A and p != B:
+            return BAD_PLAYER
+        return None
+    if code == E_LEFT:
+        if arg != A and arg != B:
+            return BAD_PLAYER
+        if phase == FINISHED:
+            return _FINISHED_ALREADY
+        return None
+    if code == E_EXTEND:
+        if not ((phase == FINISHED and m.result == R_DRAW) or phase == TIEBREAK):
+            return _NOT_DRAWN
+        if m.ended_by == END_INNINGS:
+            return _EXTEND_INNINGS
+        if arg <= m.target:
+            return _EXTEND_LOW
+        return None
+    if code == E_CALL:
+        if GAMES[m.game].endswith("cushion"):
+            return _CUSHION_GAME
+        if phase == LAG:
+            return _IN_LAG
+        if phase == FINISHED or phase == TIEBREAK:
+            return _FINISHED_ALREADY
+        return None
+    if code == E_TIEBREAK:
+        if phase != TIEBREAK:
+            return _NO_TIEBREAK
+        if arg != A and arg != B:
+            return BAD_PLAYER
+        return None
+    return BAD_KIND
+
+
+def _event(m, code, arg, now):
+    """A rarer event checked here (rules.Match._event's twin: its frame stays small)."""
+    if m.closed:
+        return CLOSED
+    t = m._time(now)
+    m._advance(t)
+    reason = _check(m, code, arg)
+    if reason is None and not m._log(code, arg, t):
+        reason = NO_MEMORY
+    return reason
+
+
 def lag_collision(m, p, now):
     """The lag balls collided; p (or NOBODY) at fault. Second collision: p loses the choice."""
-    return m._event(E_LAG_COLLISION, p + 1, now)
+    return _event(m, E_LAG_COLLISION, p + 1, now)
 
 
 def lag_fault(m, p, kind, now):
@@ -98,24 +226,24 @@ def lag_fault(m, p, kind, now):
         return BAD_KIND
     if p != A and p != B:
         return BAD_PLAYER
-    return m._event(E_LAG_FAULT, p * 16 + kind, now)
+    return _event(m, E_LAG_FAULT, p * 16 + kind, now)
 
 
 def left(m, p, now):
     """p left his place or abandoned the match: he loses it (I.4.3, I.8.2)."""
-    return m._event(E_LEFT, p, now)
+    return _event(m, E_LEFT, p, now)
 
 
 def call(m, kind, now):
     """A position call: entre, dedans, a cheval (III.4.3b); no score changes."""
     if not 0 <= kind < len(CALLS):
         return BAD_KIND
-    return m._event(E_CALL, kind, now)
+    return _event(m, E_CALL, kind, now)
 
 
 def tiebreak(m, p, now):
     """The winner of the tie-break after a draw that may not stand."""
-    return m._event(E_TIEBREAK, p, now)
+    return _event(m, E_TIEBREAK, p, now)
 
 
 def extend(m, target, now):
@@ -127,7 +255,7 @@ def extend(m, target, now):
         return CLOSED
     t = m._time(now)
     m._advance(t)
-    reason = m._check(E_EXTEND, target)
+    reason = _check(m, E_EXTEND, target)
     if reason is None:
         reason = _extension(m, target)
     if reason is None and not m._log(E_EXTEND, m.extensions, t):

@@ -16,7 +16,7 @@ import json
 import jsonout
 import matchdoc
 import matchsetup
-import rules
+from rules import A, B, EQUALIZING, E_BREAK, E_FOUL, FINISHED, FOULS, LAG, NOBODY
 
 STEP = 16  # innings written between two yields of writer()
 
@@ -33,9 +33,9 @@ def each_inning(m, started_at=None, n=None):
     for i in range(n):
         code, arg, t = m.entry(i)
         if current is not None:
-            if code == rules.E_FOUL:
-                current["fouls"].append(rules.FOULS[arg & 15])
-            elif code == rules.E_BREAK:
+            if code == E_FOUL:
+                current["fouls"].append(FOULS[arg & 15])
+            elif code == E_BREAK:
                 current["break"] = True
         matchsetup.follow(shadow, m, i)
         if current is not None:
@@ -47,7 +47,7 @@ def each_inning(m, started_at=None, n=None):
                 current = None
         if current is None:
             current = _opened(shadow, t, started_at)
-        if current is not None and shadow.turn == rules.NOBODY:
+        if current is not None and shadow.turn == NOBODY:
             _close(current, t, started_at)  # the match is over (an extension may open another)
     if current is not None:
         yield current
@@ -61,11 +61,11 @@ def innings(m, started_at=None):
 def _opened(shadow, t, started_at):
     """A new inning where the follower has one under way, else None."""
     p = shadow.shooter
-    if p == rules.NOBODY or shadow.phase == rules.LAG or not shadow.innings[p]:
+    if p == NOBODY or shadow.phase == LAG or not shadow.innings[p]:
         return None
     number = shadow.innings[p]
     return {"player": ("A", "B")[p], "inning": number, "run": shadow.run_of(p, number - 1), "fouls": [],
-            "break": False, "equalizing": shadow.phase == rules.EQUALIZING, "start_ms": t, "end_ms": None,
+            "break": False, "equalizing": shadow.phase == EQUALIZING, "start_ms": t, "end_ms": None,
             "start": _epoch(started_at, t), "end": None}
 
 
@@ -103,8 +103,8 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board=""):
     out.close("]")
     out.key("fouls")
     out.open("{")
-    out.field("A", m.fouls[rules.A])
-    out.field("B", m.fouls[rules.B])
+    out.field("A", m.fouls[A])
+    out.field("B", m.fouls[B])
     out.close("}")
     out.key("signatures")
     out.open("{")
@@ -152,7 +152,7 @@ async def save(board):
         out = jsonout.JsonOut(f, 256)
         for _ in writer(m, time.ticks_ms(), out, board.started_at, wall_clock(0), board.table, board.name):
             await asyncio.sleep_ms(0)
-            if m.edits != edits or m.phase != rules.FINISHED:
+            if m.edits != edits or m.phase != FINISHED:
                 break
         else:
             done = True

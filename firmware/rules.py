@@ -40,84 +40,77 @@ A = const(0)
 B = const(1)
 NOBODY = const(-1)
 
-GAMES = ("straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2", "one_cushion", "three_cushion")
-_ONE_CUSHION = const(4)
+_ONE_CUSHION = const(4)  # game codes: indexes into matchsetup.GAMES
 _THREE_CUSHION = const(5)
 
 # Phases (matchdoc.PHASES names them).
 LAG = const(0)
-RUNNING = const(1)
+_RUNNING = const(1)
 BREAK = const(2)
 EQUALIZING = const(3)
 FINISHED = const(4)
 TIEBREAK = const(5)
 
 # Results (matchdoc.RESULTS).
-R_NONE = const(0)
+_R_NONE = const(0)
 R_A = const(1)
 R_B = const(2)
 R_DRAW = const(3)
-R_TIEBREAK = const(4)
+_R_TIEBREAK = const(4)
 
 # How a match ended (matchdoc.ENDINGS).
-END_TARGET = const(1)
-END_INNINGS = const(2)
-END_LEFT = const(3)
-END_TIEBREAK = const(4)
+_END_TARGET = const(1)
+_END_INNINGS = const(2)
+_END_LEFT = const(3)
+_END_TIEBREAK = const(4)
 
 # Foul kinds (I.9.2); "miss" is the empty inning, not counted as a foul;
 # "other" is a foul whose kind the board was not told (a wall board's foul button).
-FOULS = ("miss", "jumped", "moving_balls", "touched", "push", "foot", "marked_cushion", "wrong_ball", "zone", "time",
-         "other")
-F_MISS = const(0)
-F_JUMPED = const(1)
-F_ZONE = const(8)
+_F_MISS = const(0)
+_F_JUMPED = const(1)
+_F_ZONE = const(8)
 F_TIME = const(9)
-F_OTHER = const(10)
+_F_OTHER = const(10)
+_N_FOULS = const(11)  # len(matchsetup.FOULS)
 
-CALLS = ("entre", "dedans", "a_cheval")  # III.4.3b, straight rail and balkline
-LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1
 
 # Where the balls go after a foul (II.3.4; matchdoc.RESPOTS).
 _RESPOT_START = const(1)
 _RESPOT_3C = const(2)
 
 # Log entry codes (matchdoc.ENTRY_NAMES).
-E_LAG = const(1)
-E_LAG_COLLISION = const(2)
-E_LAG_FAULT = const(3)
-E_CHOOSE = const(4)
-E_POINT = const(5)
-E_MISS = const(6)
-E_FOUL = const(7)
-E_BREAK = const(8)
-E_RESUME = const(9)
-E_LEFT = const(10)
-E_EXTEND = const(11)
-E_CALL = const(12)
-E_TIMEOUT = const(13)
-E_BREAK_END = const(14)
-E_TIEBREAK = const(15)
+_E_LAG = const(1)
+_E_LAG_COLLISION = const(2)
+_E_LAG_FAULT = const(3)
+_E_CHOOSE = const(4)
+_E_POINT = const(5)
+_E_MISS = const(6)
+_E_FOUL = const(7)
+_E_BREAK = const(8)
+_E_RESUME = const(9)
+_E_LEFT = const(10)
+_E_EXTEND = const(11)
+_E_CALL = const(12)
+_E_TIMEOUT = const(13)
+_E_BREAK_END = const(14)
+_E_TIEBREAK = const(15)
 
-MAX_TARGET = const(9999)
-MAX_INNINGS_LIMIT = const(999)
-
-CHUNK = const(128)  # log entries per chunk
-_SHIFT = const(7)  # CHUNK == 1 << _SHIFT
-_LOW = const(127)  # CHUNK - 1
+_CHUNK = const(128)  # log entries per chunk
+_SHIFT = const(7)  # _CHUNK == 1 << _SHIFT
+_LOW = const(127)  # _CHUNK - 1
 _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than this are left
 _RUNS = const(64)  # innings' runs per chunk of a player's runs
 _RSHIFT = const(6)  # _RUNS == 1 << _RSHIFT
 _RLOW = const(63)
 _N_STATE = const(30)  # ints in a checkpoint (_save)
 _EXT = const(28)  # where a checkpoint keeps the number of extensions
-WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the others back
+_WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the others back
 
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
 # no text of it in RAM). The text after each is for people: reasons.py reads it from
 # these lines (the scripted mode, the simulator, the tests). Numbers never change meaning;
-# 29 and 31..35 are new()'s, in matchsetup.py.
-CLOSED = const(1)  # match closed
+# 24..27 and 29..35 are in matchsetup.py (the rarer events' and new()'s).
+_CLOSED = const(1)  # match closed
 _NOTHING_TO_UNDO = const(2)  # nothing to undo
 _NOT_AT_TABLE = const(3)  # that player is not at the table
 _NOT_PLAYING = const(4)  # no inning is being played
@@ -126,8 +119,8 @@ _LAG_DONE = const(6)  # the lag is over
 _LAG_DECIDED = const(7)  # the lag is decided: the winner chooses
 _NOT_CHOOSER = const(8)  # that player does not have the choice
 _NO_CHOICE_YET = const(9)  # nobody has won the lag yet
-BAD_PLAYER = const(10)  # player must be A or B
-BAD_KIND = const(11)  # unknown kind
+_BAD_PLAYER = const(10)  # player must be A or B
+_BAD_KIND = const(11)  # unknown kind
 _NOT_FINISHED = const(12)  # the match is not finished
 _FINISHED_ALREADY = const(13)  # the match is finished
 _CUSHION_GAME = const(14)  # not in cushion games
@@ -140,14 +133,22 @@ _NOT_IN_BREAK = const(20)  # there is no break to end
 _NO_SHOT_CLOCK = const(21)  # no shot clock in this match
 _NO_TIMEOUTS = const(22)  # no time-outs left
 _TIMEOUT_USED = const(23)  # one time-out per shot
-_NOT_DRAWN = const(24)  # only a drawn match can be extended
-_EXTEND_LOW = const(25)  # the extension target must be above the target
-_EXTEND_INNINGS = const(26)  # a draw on the innings limit is not extended
-_NO_TIEBREAK = const(27)  # no tie-break is pending
 _TIEBREAK_PENDING = const(28)  # the tie-break winner is not recorded
-BAD_TARGET = const(30)  # target must be 1..9999
-NO_MEMORY = const(36)  # no memory left for the match log
+_NO_MEMORY = const(36)  # no memory left for the match log
 LOCKED = const(37)  # the saved match could not be read back: only a new match can be started
+
+
+def __getattr__(name):
+    """The names the board's hot path does not need live in matchsetup.py: the games', fouls'
+    and calls' names, the log's entry codes, results, endings, limits. Here they are private
+    constants, compiled into the code (no RAM); rules.E_POINT and the like still work for
+    everyone else (reports, tools, tests), from there. A test checks both agree."""
+    import matchsetup
+
+    try:
+        return getattr(matchsetup, name)
+    except AttributeError:
+        raise AttributeError("rules has no %r" % name) from None
 
 
 def _zeros(typecode, n):
@@ -155,27 +156,27 @@ def _zeros(typecode, n):
 
 
 class _Chunk:
-    """CHUNK log entries: a byte of code, a byte of argument, the match time of each."""
+    """_CHUNK log entries: a byte of code, a byte of argument, the match time of each."""
 
     def __init__(self):
-        self.codes = bytearray(CHUNK)
-        self.args = bytearray(CHUNK)  # an extension's target is in Match._targets, by number
-        self.times = _zeros("i", CHUNK)
+        self.codes = bytearray(_CHUNK)
+        self.args = bytearray(_CHUNK)  # an extension's target is in Match._targets, by number
+        self.times = _zeros("i", _CHUNK)
 
 
 class Match:
     """One match: options, the log of accepted events, and the state they give."""
 
-    def __init__(self, capacity=CHUNK, **options):
+    def __init__(self, capacity=_CHUNK, **options):
         """capacity: entries to make room for now (in whole chunks); the log grows past it."""
-        self._chunks = [_Chunk()]  # chunk k holds entries k * CHUNK ...; None: only on the flash
+        self._chunks = [_Chunk()]  # chunk k holds entries k * _CHUNK ...; None: only on the flash
         self._states = [None]  # the checkpoint of chunk k >= 1: the state before its first entry
         self._spare = []  # chunks to use again (taken off entries that are on the flash)
         self._deep = None  # a chunk read back from the flash for entry() (the report), and its index
         self._deep_k = -1
         self.loader = None  # loader(k, put): the journal's entries of chunk k (the store sets it)
         self._runs = [[_zeros("H", _RUNS)], [_zeros("H", _RUNS)]]  # per player: chunks of innings' runs
-        self._cap = CHUNK  # entries the log's chunks hold
+        self._cap = _CHUNK  # entries the log's chunks hold
         self._runs_cap = [_RUNS, _RUNS]  # innings each player's chunks of runs hold
         self._targets = []  # the target of each extension, by its number
         self.low = 0  # the fewest entries the log had since the owner last set low = n (undo lowers it)
@@ -216,7 +217,7 @@ class Match:
         del self._spare[:]
         self._deep = None
         self._deep_k = -1
-        self._cap = CHUNK
+        self._cap = _CHUNK
         for p in (0, 1):
             del self._runs[p][1:]
             self._runs_cap[p] = _RUNS
@@ -237,7 +238,7 @@ class Match:
         self.breaker = NOBODY
         self.chooser = NOBODY
         self.collisions = 0
-        self.result = R_NONE
+        self.result = _R_NONE
         self.ended_by = 0
         self.run = 0
         self.last_foul = -1
@@ -269,9 +270,9 @@ class Match:
         return self._make_room(_SPARE)
 
     def _retire(self):
-        """Chunks more than WINDOW back whose entries are all on the flash (below low: the store
+        """Chunks more than _WINDOW back whose entries are all on the flash (below low: the store
         saved them, no undo since) become spares; their entries are read back when needed."""
-        k = (self.n >> _SHIFT) - WINDOW
+        k = (self.n >> _SHIFT) - _WINDOW
         while k >= 0 and self._chunks[k] is not None:
             if (k + 1) << _SHIFT <= self.low:
                 self._spare.append(self._chunks[k])
@@ -301,7 +302,7 @@ class Match:
         state = _zeros("i", _N_STATE)
         self._chunks.append(self._spare.pop() if self._spare else _Chunk())
         self._states.append(state)
-        self._cap += CHUNK
+        self._cap += _CHUNK
 
     def _chunk_at(self, i):
         """The chunk of entry i, read back from the flash when it is not in RAM (logback.py:
@@ -321,7 +322,7 @@ class Match:
         j = i & _LOW
         code = c.codes[j]
         arg = c.args[j]
-        if code == E_EXTEND:
+        if code == _E_EXTEND:
             arg = self._targets[arg]
         return code, arg, c.times[j]
 
@@ -359,63 +360,64 @@ class Match:
         c.times[j] = t
 
     def _event(self, code, arg, now):
+        """Check and log an event at `now` (the rarer events: matchsetup._event)."""
         if self.closed:
-            return CLOSED
+            return _CLOSED
         t = self._time(now)
         self._advance(t)
         reason = self._check(code, arg)
         if reason is None and not self._log(code, arg, t):
-            reason = NO_MEMORY
+            reason = _NO_MEMORY
         return reason
 
     # ---- events (the referee's words) -----------------------------------
 
     def lag(self, p, now):
         """p won the lag (I.1) and chooses to break or to give the break."""
-        return self._event(E_LAG, p, now)
+        return self._event(_E_LAG, p, now)
 
     def choose(self, p, give, now):
         """The lag winner p breaks (give=False) or gives the break (give=True)."""
         if p != A and p != B:
-            return BAD_PLAYER
-        return self._event(E_CHOOSE, p * 2 + (1 if give else 0), now)
+            return _BAD_PLAYER
+        return self._event(_E_CHOOSE, p * 2 + (1 if give else 0), now)
 
     def point(self, p, now):
         """A carom for the player at the table (p = NOBODY, or who it must be)."""
-        return self._event(E_POINT, p + 1, now)
+        return self._event(_E_POINT, p + 1, now)
 
     def miss(self, p, now):
         """An empty stroke: the inning ends."""
-        return self._event(E_MISS, p + 1, now)
+        return self._event(_E_MISS, p + 1, now)
 
     def foul(self, p, kind, now):
-        """A foul (kind indexes FOULS): the stroke scores nothing, the inning ends."""
-        if not 0 <= kind < len(FOULS):
-            return BAD_KIND
-        if kind == F_MISS:
+        """A foul (kind indexes matchsetup.FOULS): the stroke scores nothing, the inning ends."""
+        if not 0 <= kind < _N_FOULS:
+            return _BAD_KIND
+        if kind == _F_MISS:
             return self.miss(p, now)
-        return self._event(E_FOUL, (p + 1) * 16 + kind, now)
+        return self._event(_E_FOUL, (p + 1) * 16 + kind, now)
 
     def break_request(self, p, now):
         """The player about to shoot asks for the half-time break (I.4)."""
-        return self._event(E_BREAK, p, now)
+        return self._event(_E_BREAK, p, now)
 
     def resume(self, now):
         """Play resumes before the break's time is over."""
-        return self._event(E_RESUME, 0, now)
+        return self._event(_E_RESUME, 0, now)
 
     def timeout(self, p, now):
         """The player at the table takes a time-out now (the clock takes one by itself at zero)."""
-        return self._event(E_TIMEOUT, p + 1, now)
+        return self._event(_E_TIMEOUT, p + 1, now)
 
     def undo(self, now):
         """Take back the newest entry; the state is exactly as it was just after the one before."""
         if self.closed:
-            return CLOSED
+            return _CLOSED
         if self.n == 0:
             return _NOTHING_TO_UNDO
         if not self._undo_ready():
-            return NO_MEMORY  # an old chunk could not be read back from the flash
+            return _NO_MEMORY  # an old chunk could not be read back from the flash
         self.n -= 1
         self.edits += 1
         if self.n < self.low:
@@ -436,7 +438,7 @@ class Match:
     def close(self, now):
         """The report is signed: no more changes, no more undo."""
         if self.closed:
-            return CLOSED
+            return _CLOSED
         self._advance(self._time(now))
         if self.phase == TIEBREAK:
             return _TIEBREAK_PENDING
@@ -541,11 +543,11 @@ class Match:
             if self.phase == BREAK:
                 end = self.break_start + self.break_ms
                 if t >= end:
-                    if not self._log(E_BREAK_END, 0, end):
+                    if not self._log(_E_BREAK_END, 0, end):
                         return added
                     added += 1
                     continue
-            elif self.shot_ms and (self.phase == RUNNING or self.phase == EQUALIZING):
+            elif self.shot_ms and (self.phase == _RUNNING or self.phase == EQUALIZING):
                 end = self.shot_anchor + self.shot_limit
                 if t >= end:
                     if not self._shot_over(end):
@@ -557,12 +559,12 @@ class Match:
     def _shot_over(self, end):
         """The shot clock ran out: a time-out if one is left, else a time foul."""
         if not self.timeout_this_shot and self.timeouts[self.turn] > 0:
-            return self._log(E_TIMEOUT, 0, end)
-        return self._log(E_FOUL, F_TIME, end)
+            return self._log(_E_TIMEOUT, 0, end)
+        return self._log(_E_FOUL, F_TIME, end)
 
     def shot_left_ms(self, now):
         """Milliseconds left for this shot, or -1 when no shot clock runs."""
-        if not self.shot_ms or not (self.phase == RUNNING or self.phase == EQUALIZING):
+        if not self.shot_ms or not (self.phase == _RUNNING or self.phase == EQUALIZING):
             return -1
         left = self.shot_anchor + self.shot_limit - self._time(now)
         return left if left > 0 else 0
@@ -598,17 +600,17 @@ class Match:
 
     def _check(self, code, arg):
         phase = self.phase
-        if code == E_POINT or code == E_MISS or code == E_FOUL or code == E_TIMEOUT:
-            p = (arg >> 4 if code == E_FOUL else arg) - 1
+        if code == _E_POINT or code == _E_MISS or code == _E_FOUL or code == _E_TIMEOUT:
+            p = (arg >> 4 if code == _E_FOUL else arg) - 1
             if phase == LAG:
                 return _IN_LAG
             if phase == FINISHED or phase == TIEBREAK:
                 return _FINISHED_ALREADY
             if p != NOBODY and p != self.turn:
                 return _NOT_AT_TABLE
-            if code == E_FOUL and arg & 15 == F_ZONE and self.game >= _ONE_CUSHION:
+            if code == _E_FOUL and arg & 15 == _F_ZONE and self.game >= _ONE_CUSHION:
                 return _CUSHION_GAME
-            if code == E_TIMEOUT:
+            if code == _E_TIMEOUT:
                 if not self.shot_ms:
                     return _NO_SHOT_CLOCK
                 if phase == BREAK:
@@ -618,18 +620,15 @@ class Match:
                 if self.timeouts[self.turn] <= 0:
                     return _NO_TIMEOUTS
             return None
-        if code == E_LAG or code == E_LAG_COLLISION or code == E_LAG_FAULT:
+        if code == _E_LAG:
             if phase != LAG:
                 return _LAG_DONE
             if self.chooser != NOBODY:
                 return _LAG_DECIDED
-            p = arg - 1 if code == E_LAG_COLLISION else (arg >> 4 if code == E_LAG_FAULT else arg)
-            if code == E_LAG_COLLISION and p == NOBODY:
-                return None
-            if p != A and p != B:
-                return BAD_PLAYER
+            if arg != A and arg != B:
+                return _BAD_PLAYER
             return None
-        if code == E_CHOOSE:
+        if code == _E_CHOOSE:
             if phase != LAG:
                 return _LAG_DONE
             if self.chooser == NOBODY:
@@ -637,10 +636,10 @@ class Match:
             if arg >> 1 != self.chooser:
                 return _NOT_CHOOSER
             return None
-        if code == E_BREAK:
+        if code == _E_BREAK:
             if arg != A and arg != B:
-                return BAD_PLAYER
-            if phase != RUNNING:
+                return _BAD_PLAYER
+            if phase != _RUNNING:
                 if phase == BREAK:
                     return _BREAK_TAKEN
                 if phase == LAG:
@@ -659,100 +658,72 @@ class Match:
             if self.score[A] < (self.target + 1) // 2 and self.score[B] < (self.target + 1) // 2:
                 return _BREAK_NOT_HALF  # at half of the match: either player has half the target (I.4)
             return None
-        if code == E_RESUME:
+        if code == _E_RESUME:
             return None if phase == BREAK else _NOT_IN_BREAK
-        if code == E_LEFT:
-            if arg != A and arg != B:
-                return BAD_PLAYER
-            if phase == FINISHED:
-                return _FINISHED_ALREADY
-            return None
-        if code == E_EXTEND:
-            if not ((phase == FINISHED and self.result == R_DRAW) or phase == TIEBREAK):
-                return _NOT_DRAWN
-            if self.ended_by == END_INNINGS:
-                return _EXTEND_INNINGS
-            if arg <= self.target:
-                return _EXTEND_LOW
-            return None
-        if code == E_CALL:
-            if self.game >= _ONE_CUSHION:
-                return _CUSHION_GAME
-            if phase == LAG:
-                return _IN_LAG
-            if phase == FINISHED or phase == TIEBREAK:
-                return _FINISHED_ALREADY
-            return None
-        if code == E_TIEBREAK:
-            if phase != TIEBREAK:
-                return _NO_TIEBREAK
-            if arg != A and arg != B:
-                return BAD_PLAYER
-            return None
-        return BAD_KIND
+        return _BAD_KIND
 
     # ---- doing an event (also used by replay; assumes it was checked) -------
 
     def _do(self, code, arg, t):
-        if code == E_POINT or code == E_MISS or code == E_FOUL:
+        if code == _E_POINT or code == _E_MISS or code == _E_FOUL:
             if self.phase == BREAK:
-                self.phase = RUNNING
+                self.phase = _RUNNING
                 self._restart_shot(t)
             self.last_call = -1
             self.last_foul = -1
             self.respot = 0
-            if code == E_POINT:
+            if code == _E_POINT:
                 self._point(t)
             else:
-                if code == E_FOUL:
+                if code == _E_FOUL:
                     kind = arg & 15
                     self.last_foul = kind
                     self.fouls[self.turn] += 1
-                    if kind == F_JUMPED:
+                    if kind == _F_JUMPED:
                         self.respot = _RESPOT_3C if self.game == _THREE_CUSHION else _RESPOT_START
                 self._end_inning(t)
-        elif code == E_TIMEOUT:
+        elif code == _E_TIMEOUT:
             self.timeouts[self.turn] -= 1
             self.timeout_this_shot = True
             self.shot_limit = 2 * self.shot_ms
-        elif code == E_BREAK:
+        elif code == _E_BREAK:
             self.phase = BREAK
             self.break_taken = True
             self.break_start = t
-        elif code == E_RESUME or code == E_BREAK_END:
-            self.phase = RUNNING
+        elif code == _E_RESUME or code == _E_BREAK_END:
+            self.phase = _RUNNING
             self._restart_shot(t)
-        elif code == E_LAG:
+        elif code == _E_LAG:
             self.chooser = arg
-        elif code == E_LAG_COLLISION:
+        elif code == _E_LAG_COLLISION:
             self.collisions += 1
             if arg and self.collisions >= 2:
                 self.chooser = 1 - (arg - 1)
-        elif code == E_LAG_FAULT:
+        elif code == _E_LAG_FAULT:
             self.chooser = 1 - (arg >> 4)
-        elif code == E_CHOOSE:
+        elif code == _E_CHOOSE:
             p = arg >> 1
             self.breaker = 1 - p if arg & 1 else p
             self._begin(self.breaker, t)
-        elif code == E_LEFT:
-            self._finish(R_B if arg == A else R_A, END_LEFT)
-        elif code == E_EXTEND:
+        elif code == _E_LEFT:
+            self._finish(R_B if arg == A else R_A, _END_LEFT)
+        elif code == _E_EXTEND:
             self.target = self._targets[arg]
             self.extensions = arg + 1
-            self.result = R_NONE
+            self.result = _R_NONE
             self.ended_by = 0
-            self.phase = RUNNING
+            self.phase = _RUNNING
             self.respot = _RESPOT_START
             self._start_inning(self.breaker, t)
-        elif code == E_CALL:
+        elif code == _E_CALL:
             self.last_call = arg
-        elif code == E_TIEBREAK:
-            self._finish(R_A if arg == A else R_B, END_TIEBREAK)
+        elif code == _E_TIEBREAK:
+            self._finish(R_A if arg == A else R_B, _END_TIEBREAK)
 
     def _begin(self, breaker, t):
         self.breaker = breaker
         self.chooser = NOBODY
-        self.phase = RUNNING
+        self.phase = _RUNNING
         self._start_inning(breaker, t)
 
     def _start_inning(self, p, t):
@@ -785,25 +756,25 @@ class Match:
     def _reached_target(self, p, t):
         """Reaching the target ends the inning at once (I.8.3, I.8.4)."""
         if self.phase == EQUALIZING:
-            self._draw(END_TARGET)
+            self._draw(_END_TARGET)
         elif self.equalizing and p == self.breaker:
             self.phase = EQUALIZING
             self.respot = _RESPOT_START
             self._start_inning(1 - p, t)
         else:
-            self._finish(R_A if p == A else R_B, END_TARGET)
+            self._finish(R_A if p == A else R_B, _END_TARGET)
 
     def _end_inning(self, t):
         """A miss or a foul ends the inning; the opponent plays, or the match ends."""
         p = self.turn
         if self.phase == EQUALIZING:
-            self._finish(R_B if p == A else R_A, END_TARGET)
+            self._finish(R_B if p == A else R_A, _END_TARGET)
         elif self.innings_limit and p != self.breaker and self.innings[p] >= self.innings_limit:
             a, b = self.score[A], self.score[B]
             if a == b:
-                self._draw(END_INNINGS)
+                self._draw(_END_INNINGS)
             else:
-                self._finish(R_A if a > b else R_B, END_INNINGS)
+                self._finish(R_A if a > b else R_B, _END_INNINGS)
         else:
             self._start_inning(1 - p, t)
 
@@ -811,7 +782,7 @@ class Match:
         if self.draw_allowed:
             self._finish(R_DRAW, how)
         else:
-            self._finish(R_TIEBREAK, how)
+            self._finish(_R_TIEBREAK, how)
             self.phase = TIEBREAK
 
     def _finish(self, result, how):

@@ -320,3 +320,10 @@ def test_clock_ticks_allocate_nothing():
         r.m.reserve()
         r.v.render(now)
     assert mem_total() - before == 0, mem_total() - before
+
+
+def test_foul_kinds_of_the_foul_buttons():
+    names = [rules.FOULS[k] for k in controller.FOUL_KINDS]
+    assert names == ["other", "touched", "push", "jumped", "time"]
+    assert [controller.ACTIONS[a] for a in range(6, 11)] == ["foul", "foul.touch", "foul.push", "foul.jump",
+                                                            "foul.time"]

@@ -6,6 +6,8 @@ Each test plays referee lines through referee.Referee; a line starting with
 
 import json
 
+from fwtest import SkipTest
+
 import matchdoc
 import matchsetup
 import reasons
@@ -741,3 +743,46 @@ def test_every_reason_has_one_number_and_words():
     assert r.match.point(rules.B, r.now) == reasons.code("NOT_AT_TABLE")
     assert r.line("point B") == reasons.NOT_AT_TABLE
     assert reasons.text(None) is None and reasons.text(999) == "refused (reason 999)"
+
+
+# ---- names kept in matchsetup.py, private constants in rules.py ----------------------------
+
+
+def test_names_the_hot_path_does_not_need_come_from_matchsetup():
+    import matchsetup
+
+    assert rules.E_POINT == matchsetup.E_POINT and rules.FOULS is matchsetup.FOULS
+    assert rules.GAMES[rules.Match(game="three_cushion").game] == "three_cushion"
+    from rules import E_EXTEND, CHUNK  # `from` goes the same way
+
+    assert (E_EXTEND, CHUNK) == (matchsetup.E_EXTEND, matchsetup.CHUNK)
+    try:
+        rules.NO_SUCH_NAME
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")
+
+
+def test_rules_private_constants_agree_with_matchsetup_names():
+    """rules.py compiles its constants in (const with a leading underscore); matchsetup.py
+    keeps their public names. Every pair must agree (CPython sees both)."""
+    import matchsetup
+
+    if not hasattr(rules, "_E_POINT"):
+        raise SkipTest("MicroPython compiles private constants away")
+    pairs = 0
+    for name in dir(matchsetup):
+        if name.startswith("_") or not hasattr(rules, "_" + name):
+            continue
+        value = getattr(matchsetup, name)
+        if isinstance(value, int):
+            assert getattr(rules, "_" + name) == value, name
+            pairs += 1
+    assert pairs >= 30, pairs
+    assert rules._N_FOULS == len(matchsetup.FOULS)
+    assert matchsetup.GAMES[rules._ONE_CUSHION] == "one_cushion"
+    assert matchsetup.GAMES[rules._THREE_CUSHION] == "three_cushion"
+    assert matchsetup.FOULS[rules.F_TIME] == "time"
+    for name in ("LAG", "BREAK", "EQUALIZING", "FINISHED", "TIEBREAK", "R_A", "R_B", "R_DRAW", "A", "B", "NOBODY"):
+        assert name in rules.__dict__, name  # the hot path's names stay in rules.py

@@ -43,9 +43,10 @@ byte for byte for the next boot.  What restore() finds is reported in
 `errors`; a match rolled back (its journal deleted, its snapshot gone while
 a newer match left a journal or a report) sets ERR_ROLLBACK.
 
-Methods that write return None when done, or a short reason (constants
-below) and set a bit in `errors`; they never raise on a flash error, so the
-scoring path goes on even with a full or failing flash.  load() never raises.
+Methods that write return None when done, or a reason (a small int:
+WRITE_FAILED, NO_MATCH, NOTHING_TO_UNDO, HELD, named in history.py) and set a
+bit in `errors`; they never raise on a flash error, so the scoring path goes
+on even with a full or failing flash.
 
 Use (the app):
     store = MatchStore("/store")
@@ -59,7 +60,6 @@ Use (the app):
 import struct
 
 import cold
-import rules
 
 try:
     from micropython import const
@@ -72,53 +72,42 @@ except ImportError:  # CPython
 try:
     from binascii import crc32 as _crc_builtin
 except ImportError:  # a MicroPython build without MICROPY_PY_BINASCII_CRC32
-    _crc_builtin = None
-
-
-def crc32_py(data, crc=0):
-    """CRC-32 (zlib's, continued from `crc`) without a table: the fallback."""
-    crc ^= 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0xEDB88320 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
+    from history import crc32_py as _crc_builtin
 
 
 def crc32(data, crc=0):
-    if _crc_builtin is None:
-        return crc32_py(data, crc)
     return _crc_builtin(data, crc) & 0xFFFFFFFF
 
 
-SNAP_SIZE = const(128)
-REC_SIZE = const(16)
-SEG_RECORDS = const(8)
-REC = "<IBBHi"  # a record without its CRC
-RECORD = "<IBBHiI"
-ENOENT = const(2)
-EEXIST = const(17)
+# The record layout, kinds, error bits and reasons: private constants here (compiled in:
+# no RAM on the board); history.py keeps their names (store.__getattr__), a test checks both.
+_REC_SIZE = const(16)
+_SEG_RECORDS = const(8)
+_REC = "<IBBHi"  # a record without its CRC
 
-K_ENTRY = const(1)
-K_UNDO = const(2)
-K_CLOSE = const(3)
-K_START = const(4)
-GEN_MAX = 0xFFFFFFFF
+_K_ENTRY = const(1)
+_K_UNDO = const(2)
+_K_CLOSE = const(3)
 
-# Bits of MatchStore.errors, for the app to show.
-ERR_SNAPSHOT = const(1)  # a snapshot copy was unreadable: the match shown may be the previous one
-ERR_JOURNAL = const(2)  # a torn or corrupt journal tail was dropped: the newest event may be missing
-ERR_WRITE = const(4)  # a flash write failed: events since then may not be saved
-ERR_RESTORE = const(8)  # the saved match did not replay in full
-ERR_READ = const(16)  # a file could not be read (not just missing)
-ERR_ROLLBACK = const(32)  # the match went back: its journal is gone, or a newer match left traces
+# Bits of MatchStore.errors, for the app to show (their meanings: history.py).
+_ERR_WRITE = const(4)
 ERR_MEMORY = const(64)  # not enough memory to read the saved match back (nothing was changed)
 
-# Reasons (constants: returning one allocates nothing).
-WRITE_FAILED = "flash write failed"
-NO_MATCH = "no match in the store"
-NOTHING_TO_UNDO = "nothing to undo"
-HELD = "the saved match could not be read: nothing is written until a new match"
+# Reasons a write is refused (small ints: returning one allocates nothing; texts in history.py).
+_WRITE_FAILED = const(1)
+_NO_MATCH = const(2)
+_NOTHING_TO_UNDO = const(3)
+_HELD = const(4)
+
+
+def __getattr__(name):
+    """The names of the store's constants (and its file helpers): history.py."""
+    import history
+
+    try:
+        return getattr(history, name)
+    except AttributeError:
+        raise AttributeError("store has no %r" % name) from None
 
 
 class PosixFs:
@@ -158,7 +147,7 @@ class MatchStore:
         self._broken = False  # a write failed: rescan (and cut the torn tail) before the next one
         self._seg = -1
         self._seg_path = ""
-        self._rec = bytearray(REC_SIZE)
+        self._rec = bytearray(_REC_SIZE)
         self._rec_head = memoryview(self._rec)[:12]
 
     # ---- names and small file helpers ------------------------------------
@@ -210,13 +199,13 @@ class MatchStore:
 
     def _record(self, seq, kind, code, arg, t):
         rec = self._rec
-        struct.pack_into(REC, rec, 0, seq, kind, code, arg, t)
+        struct.pack_into(_REC, rec, 0, seq, kind, code, arg, t)
         struct.pack_into("<I", rec, 12, crc32(self._rec_head, self.gen))
         return rec
 
     def append(self, code, arg, t):
         """Save one entry (code, arg, match time): one 16-byte record appended."""
-        reason = self._put(K_ENTRY, code, arg, t)
+        reason = self._put(_K_ENTRY, code, arg, t)
         if reason is None:
             self.count += 1
             self.closed = False
@@ -225,8 +214,8 @@ class MatchStore:
     def undo(self):
         """Save that the newest entry was taken back."""
         if self.gen and not self._broken and self.count == 0:
-            return NOTHING_TO_UNDO
-        reason = self._put(K_UNDO, 0, 0, 0)
+            return _NOTHING_TO_UNDO
+        reason = self._put(_K_UNDO, 0, 0, 0)
         if reason is None:
             self.count -= 1
             self.closed = False
@@ -234,7 +223,7 @@ class MatchStore:
 
     def close(self):
         """Save that the match was closed (its report signed)."""
-        reason = self._put(K_CLOSE, 0, 0, 0)
+        reason = self._put(_K_CLOSE, 0, 0, 0)
         if reason is None:
             self.closed = True
         return reason
@@ -257,9 +246,9 @@ class MatchStore:
 
     def _put(self, kind, code, arg, t):
         if self.held:
-            return HELD
+            return _HELD
         if not self.gen:
-            return NO_MATCH
+            return _NO_MATCH
         if self._broken:  # a write failed: find where the journal really ends, cut any torn tail
             self._broken = False
             try:
@@ -267,11 +256,11 @@ class MatchStore:
             except Exception:
                 self._broken = True
             if self._broken:
-                return WRITE_FAILED
-            if kind == K_UNDO and self.count == 0:
-                return NOTHING_TO_UNDO
+                return _WRITE_FAILED
+            if kind == _K_UNDO and self.count == 0:
+                return _NOTHING_TO_UNDO
         seq = self.seq
-        seg = seq // SEG_RECORDS
+        seg = seq // _SEG_RECORDS
         if seg != self._seg:
             self._seg_path = self._segment_path(self.gen, seg)
             self._seg = seg
@@ -283,9 +272,9 @@ class MatchStore:
             finally:
                 f.close()
         except OSError:
-            self.errors |= ERR_WRITE
+            self.errors |= _ERR_WRITE
             self._broken = True
-            return WRITE_FAILED
+            return _WRITE_FAILED
         self.seq = seq + 1
         return None
 

@@ -135,8 +135,8 @@ def play(lines, s, r=None):
 def test_crc_fallback_equals_binascii():
     # The table-free CRC used when binascii.crc32 is missing gives zlib's CRC-32, also continued.
     for data, seed in ((b"", 0), (b"123456789", 0), (b"\x00\xff" * 20, 7), (bytes(range(256)), 0xDEADBEEF)):
-        assert store.crc32_py(data, seed) == store.crc32(data, seed), data
-    assert store.crc32_py(b"123456789") == 0xCBF43926
+        assert history.crc32_py(data, seed) == store.crc32(data, seed), data
+    assert history.crc32_py(b"123456789") == 0xCBF43926
 
 
 def test_snapshot_is_128_bytes_and_round_trips():
@@ -788,3 +788,25 @@ def test_reports_written_in_pieces_and_sent_marks_by_number():
     assert history.unsent(s) == ["1000000.json"]
     history.mark_sent(s, name)  # older than what was sent: the mark stays
     assert history.sent(s) == 999999
+
+
+def test_store_private_constants_agree_with_history_names():
+    """store.py compiles its constants in; history.py keeps their names (store.X comes from
+    there). Every pair must agree (CPython sees both)."""
+    assert store.K_ENTRY == history.K_ENTRY and store.WRITE_FAILED == history.WRITE_FAILED
+    try:
+        store.NO_SUCH_NAME
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")
+    if not hasattr(store, "_K_ENTRY"):
+        raise SkipTest("MicroPython compiles private constants away")
+    pairs = 0
+    for name in dir(history):
+        if not name.startswith("_") and hasattr(store, "_" + name):
+            assert getattr(store, "_" + name) == getattr(history, name), name
+            pairs += 1
+    assert pairs >= 10, pairs
+    assert store.ERR_MEMORY == history.ERR_MEMORY
+    assert len(history.REC) + 1 == len(history.RECORD) and store.struct.calcsize(history.RECORD) == history.REC_SIZE

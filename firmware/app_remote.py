@@ -22,7 +22,6 @@ import time
 
 import machine
 
-import radio
 import remote
 from buttons import LONG, NO_ACTION, SHORT
 
@@ -110,7 +109,7 @@ class Remote:
             if radio_cfg["channel"]:  # ESP-NOW hears only its own channel: the wall's Wi-Fi channel
                 self.sta.config(channel=radio_cfg["channel"])
             own = self.sta.config("mac")
-            self.peer = radio.mac_bytes(radio_cfg["peer"])
+            self.peer = remote.mac_bytes(radio_cfg["peer"])
             self.espnow = espnow.ESPNow()
             self.espnow.active(True)
             self.espnow.add_peer(self.peer)

@@ -50,38 +50,50 @@ except ImportError:  # CPython
         return x
 
 
-VERSION = const(2)
-T_COMMAND = const(1)
-T_ACK = const(2)
-T_CHALLENGE = const(3)
-FRAME_LEN = const(56)
-SIGNED = const(40)  # bytes covered by the tag
-TAG_LEN = const(16)
-NONCE_LEN = const(8)
+# The layout, kinds and drop reasons: private constants (compiled in, no RAM on the wall);
+# remote.py keeps their names (radio.T_COMMAND and the like come from there: __getattr__),
+# and a test checks each pair.
+_VERSION = const(2)
+_T_COMMAND = const(1)
+_T_ACK = const(2)
+_T_CHALLENGE = const(3)
+_FRAME_LEN = const(56)
+_SIGNED = const(40)  # bytes covered by the tag
+_TAG_LEN = const(16)
+_NONCE_LEN = const(8)
 MAX_COUNTER = const(0x3FFFFFFF)  # 2**30 - 1: small ints on a 32-bit MicroPython
 MAX_BOOT = const(0x3FFFFFFF)
-KEY_LEN = const(32)
-N_COMMANDS = const(15)  # controller.ACTIONS
-N_FOULS = const(11)  # rules.FOULS
+_KEY_LEN = const(32)
+_N_COMMANDS = const(15)  # controller.ACTIONS
+_N_FOULS = const(11)  # rules.FOULS
 _FOUL = const(6)  # controller.ACTIONS.index("foul")
 
 _HEAD = "<BB6sIIBB"  # version, type, sender, boot, counter, command, arg
 _SUMMARY = "<HHBBBB"  # at 18: score A, score B, turn, phase, countdown, result
-AT_COMMAND = const(16)
+_AT_COMMAND = const(16)
 _AT_SUMMARY = const(18)
 _AT_NONCE = const(26)
-NO_NONCE = bytes(NONCE_LEN)
+NO_NONCE = bytes(_NONCE_LEN)
 
-# Why a frame was dropped (counted per reason).
-DROP_SIZE = const(0)
-DROP_VERSION = const(1)
-DROP_TYPE = const(2)
-DROP_SENDER = const(3)
-DROP_TAG = const(4)
-DROP_REPLAY = const(5)
-DROP_COMMAND = const(6)
-DROP_UNPROVEN = const(7)  # authentic, but the wall does not know its last number: challenged
-DROP_NAMES = ("size", "version", "type", "sender", "tag", "replay", "command", "unproven")
+_DROP_SIZE = const(0)
+_DROP_VERSION = const(1)
+_DROP_TYPE = const(2)
+_DROP_SENDER = const(3)
+_DROP_TAG = const(4)
+_DROP_REPLAY = const(5)
+_DROP_COMMAND = const(6)
+_DROP_UNPROVEN = const(7)  # authentic, but the wall does not know its last number: challenged
+_N_DROPS = const(8)
+
+
+def __getattr__(name):
+    """The names of the constants above, and the key and address helpers: remote.py."""
+    import remote
+
+    try:
+        return getattr(remote, name)
+    except AttributeError:
+        raise AttributeError("radio has no %r" % name) from None
 
 
 class Hmac:
@@ -102,12 +114,7 @@ class Hmac:
         inner = h.digest()
         h = hashlib.sha256(self._outer)
         h.update(inner)
-        return h.digest()[:TAG_LEN]
-
-
-def check_key(key):
-    if len(key) != KEY_LEN:
-        raise ValueError("the pairing key must be %d bytes" % KEY_LEN)
+        return h.digest()[:_TAG_LEN]
 
 
 def _equal(a, b):
@@ -118,21 +125,6 @@ def _equal(a, b):
     for i in range(len(a)):
         diff |= a[i] ^ b[i]
     return diff == 0
-
-
-def hex_key(text):
-    """The 32-byte key from its 64 hex digits (config.json's radio.key)."""
-    if len(text) != 2 * KEY_LEN:
-        raise ValueError("the pairing key is %d hex digits" % (2 * KEY_LEN))
-    return bytes(int(text[i:i + 2], 16) for i in range(0, 2 * KEY_LEN, 2))
-
-
-def mac_bytes(text):
-    """b'...' (6 bytes) from "aa:bb:cc:dd:ee:ff" or 12 hex digits."""
-    text = text.replace(":", "")
-    if len(text) != 12:
-        raise ValueError("a MAC address has 6 bytes")
-    return bytes(int(text[i:i + 2], 16) for i in range(0, 12, 2))
 
 
 class Frame:
@@ -153,36 +145,36 @@ class Frame:
 
 
 def encode(hmac, kind, sender, boot, counter, command, arg, summary=None, nonce=None):
-    buf = bytearray(FRAME_LEN)
-    struct.pack_into(_HEAD, buf, 0, VERSION, kind, sender, boot, counter, command, arg)
+    buf = bytearray(_FRAME_LEN)
+    struct.pack_into(_HEAD, buf, 0, _VERSION, kind, sender, boot, counter, command, arg)
     if summary is not None:
         struct.pack_into(_SUMMARY, buf, _AT_SUMMARY, *summary)
     if nonce is not None:
-        buf[_AT_NONCE:_AT_NONCE + NONCE_LEN] = nonce
-    buf[SIGNED:] = hmac.tag(memoryview(buf)[:SIGNED])
+        buf[_AT_NONCE:_AT_NONCE + _NONCE_LEN] = nonce
+    buf[_SIGNED:] = hmac.tag(memoryview(buf)[:_SIGNED])
     return bytes(buf)
 
 
 def decode(data):
-    """A Frame from FRAME_LEN bytes (tag not checked: see Receiver.receive)."""
+    """A Frame from _FRAME_LEN bytes (tag not checked: see Receiver.receive)."""
     version, kind, sender, boot, counter, command, arg = struct.unpack_from(_HEAD, data, 0)
-    summary = struct.unpack_from(_SUMMARY, data, _AT_SUMMARY) if kind == T_ACK else None
+    summary = struct.unpack_from(_SUMMARY, data, _AT_SUMMARY) if kind == _T_ACK else None
     return Frame(kind, bytes(sender), boot, counter, command, arg, summary,
-                 bytes(data[_AT_NONCE:_AT_NONCE + NONCE_LEN]))
+                 bytes(data[_AT_NONCE:_AT_NONCE + _NONCE_LEN]))
 
 
 def check(hmac, data, kind, sender):
     """The reason a frame is not acceptable (DROP_*), or -1 if its layout, sender and tag are good."""
-    if len(data) != FRAME_LEN:
-        return DROP_SIZE
-    if data[0] != VERSION:
-        return DROP_VERSION
+    if len(data) != _FRAME_LEN:
+        return _DROP_SIZE
+    if data[0] != _VERSION:
+        return _DROP_VERSION
     if data[1] != kind:
-        return DROP_TYPE
+        return _DROP_TYPE
     if sender is not None and bytes(data[2:8]) != sender:
-        return DROP_SENDER
-    if not _equal(hmac.tag(memoryview(data)[:SIGNED]), memoryview(data)[SIGNED:]):
-        return DROP_TAG
+        return _DROP_SENDER
+    if not _equal(hmac.tag(memoryview(data)[:_SIGNED]), memoryview(data)[_SIGNED:]):
+        return _DROP_TAG
     return -1
 
 
@@ -194,7 +186,8 @@ class Receiver:
     is acted on. urandom: where nonces come from (os.urandom)."""
 
     def __init__(self, key, peer, own_id, last=(0, 0), urandom=None):
-        check_key(key)
+        if len(key) != _KEY_LEN:
+            raise ValueError("the pairing key must be %d bytes" % _KEY_LEN)
         self.hmac = Hmac(key)
         self.peer = peer  # the paired remote's id (6 bytes)
         self.own_id = own_id
@@ -204,7 +197,7 @@ class Receiver:
         self._asked = None  # the sequence number of the frame just dropped for want of proof
         self._was_last = last  # before accept(), for revert()
         self._was_nonce = None
-        self.drops = [0] * len(DROP_NAMES)
+        self.drops = [0] * _N_DROPS  # by reason (remote.DROP_NAMES)
         self.accepted = 0
         self.repeats = 0
         self.challenges = 0
@@ -214,19 +207,19 @@ class Receiver:
         or None for a frame that is dropped (and counted). A new command changes
         nothing here: the caller records its number, then calls accept(seq)."""
         self._asked = None
-        why = check(self.hmac, data, T_COMMAND, self.peer)
+        why = check(self.hmac, data, _T_COMMAND, self.peer)
         if why < 0:
             f = decode(data)
-            if (f.command >= N_COMMANDS or (f.command == _FOUL and f.arg >= N_FOULS)
+            if (f.command >= _N_COMMANDS or (f.command == _FOUL and f.arg >= _N_FOULS)
                     or f.counter > MAX_COUNTER or f.boot > MAX_BOOT):
-                why = DROP_COMMAND
+                why = _DROP_COMMAND
             elif self.last is None:
                 if self.nonce is not None and _equal(f.nonce, self.nonce):
                     return f.command, f.arg, f.seq(), True
-                why = DROP_UNPROVEN
+                why = _DROP_UNPROVEN
                 self._asked = f.seq()  # reply() challenges it
             elif f.seq() < self.last:
-                why = DROP_REPLAY
+                why = _DROP_REPLAY
             elif f.seq() == self.last:
                 self.repeats += 1
                 return f.command, f.arg, f.seq(), False
@@ -256,13 +249,13 @@ class Receiver:
             return None
         self._asked = None
         if self.nonce is None:
-            nonce = self._urandom(NONCE_LEN)
+            nonce = self._urandom(_NONCE_LEN)
             if nonce == NO_NONCE:  # zero means "no nonce"
                 nonce = b"\x01" + nonce[1:]
             self.nonce = nonce
         self.challenges += 1
-        return encode(self.hmac, T_CHALLENGE, self.own_id, seq[0], seq[1], 0, 0, None, self.nonce)
+        return encode(self.hmac, _T_CHALLENGE, self.own_id, seq[0], seq[1], 0, 0, None, self.nonce)
 
     def ack(self, seq, command, arg, summary):
         """The acknowledgement of command `seq`, carrying the new state's summary."""
-        return encode(self.hmac, T_ACK, self.own_id, seq[0], seq[1], command, arg, summary)
+        return encode(self.hmac, _T_ACK, self.own_id, seq[0], seq[1], command, arg, summary)

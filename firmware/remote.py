@@ -20,7 +20,7 @@ one does not: the sends of a command stay at most 2 * TRIES).
 import struct
 
 import radio
-from radio import MAX_BOOT
+from radio import MAX_BOOT, MAX_COUNTER, NO_NONCE
 from ticks import ticks_diff
 
 try:
@@ -29,6 +29,53 @@ except ImportError:  # CPython
 
     def const(x):
         return x
+
+
+# The radio protocol's names (radio.py compiles its own constants in; radio.X comes from
+# here, and a test checks each pair).
+VERSION = const(2)
+T_COMMAND = const(1)
+T_ACK = const(2)
+T_CHALLENGE = const(3)
+FRAME_LEN = const(56)
+SIGNED = const(40)  # bytes covered by the tag
+TAG_LEN = const(16)
+NONCE_LEN = const(8)
+KEY_LEN = const(32)
+N_COMMANDS = const(15)  # controller.ACTIONS
+N_FOULS = const(11)  # rules.FOULS
+AT_COMMAND = const(16)
+
+# Why the wall dropped a frame (an index into Receiver.drops).
+DROP_SIZE = const(0)
+DROP_VERSION = const(1)
+DROP_TYPE = const(2)
+DROP_SENDER = const(3)
+DROP_TAG = const(4)
+DROP_REPLAY = const(5)
+DROP_COMMAND = const(6)
+DROP_UNPROVEN = const(7)  # authentic, but the wall does not know its last number: challenged
+DROP_NAMES = ("size", "version", "type", "sender", "tag", "replay", "command", "unproven")
+
+
+def check_key(key):
+    if len(key) != KEY_LEN:
+        raise ValueError("the pairing key must be %d bytes" % KEY_LEN)
+
+
+def hex_key(text):
+    """The 32-byte key from its 64 hex digits (config.json's radio.key)."""
+    if len(text) != 2 * KEY_LEN:
+        raise ValueError("the pairing key is %d hex digits" % (2 * KEY_LEN))
+    return bytes(int(text[i:i + 2], 16) for i in range(0, 2 * KEY_LEN, 2))
+
+
+def mac_bytes(text):
+    """b'...' (6 bytes) from "aa:bb:cc:dd:ee:ff" or 12 hex digits."""
+    text = text.replace(":", "")
+    if len(text) != 12:
+        raise ValueError("a MAC address has 6 bytes")
+    return bytes(int(text[i:i + 2], 16) for i in range(0, 12, 2))
 
 
 RETRY_MS = const(50)
@@ -130,8 +177,8 @@ class Sender:
     """The remote's side: numbered commands, and which acknowledgement answers them."""
 
     def __init__(self, key, peer, own_id, boot, counter=0):
-        radio.check_key(key)
-        if not 0 <= boot <= radio.MAX_BOOT:
+        check_key(key)
+        if not 0 <= boot <= MAX_BOOT:
             raise ValueError("the boot counter is 0..2**30-1")
         self.hmac = radio.Hmac(key)
         self.peer = peer  # the paired wall board's id
@@ -142,14 +189,14 @@ class Sender:
 
     def exhausted(self):
         """No number left in this power-on: the boot counter must move on first."""
-        return self.counter >= radio.MAX_COUNTER
+        return self.counter >= MAX_COUNTER
 
     def command(self, command, arg=0):
         """A new command frame; its sequence number is never used again."""
         if self.exhausted():
             raise ValueError("counter exhausted: the boot counter must move on")
         self.counter += 1
-        frame = radio.encode(self.hmac, radio.T_COMMAND, self.own_id, self.boot, self.counter, command, arg)
+        frame = radio.encode(self.hmac, T_COMMAND, self.own_id, self.boot, self.counter, command, arg)
         self.pending = ((self.boot, self.counter), frame)
         return frame
 
@@ -162,7 +209,7 @@ class Sender:
 
     def acked(self, data):
         """The summary if `data` acknowledges the pending command, else None."""
-        f = self._answers(data, radio.T_ACK)
+        f = self._answers(data, T_ACK)
         if f is None:
             return None
         self.pending = None
@@ -171,11 +218,11 @@ class Sender:
     def challenged(self, data):
         """If `data` is the wall's challenge to the pending command: that command again
         (the same number), carrying the challenge's nonce; else None."""
-        f = self._answers(data, radio.T_CHALLENGE)
-        if f is None or f.nonce == radio.NO_NONCE:
+        f = self._answers(data, T_CHALLENGE)
+        if f is None or f.nonce == NO_NONCE:
             return None
         seq, frame = self.pending
-        frame = radio.encode(self.hmac, radio.T_COMMAND, self.own_id, seq[0], seq[1], frame[radio.AT_COMMAND], frame[radio.AT_COMMAND + 1],
+        frame = radio.encode(self.hmac, T_COMMAND, self.own_id, seq[0], seq[1], frame[AT_COMMAND], frame[AT_COMMAND + 1],
                        None, f.nonce)
         self.pending = (seq, frame)
         return frame

@@ -287,11 +287,11 @@ def setup_radio(b, radio_cfg):
 
     sta = network.WLAN(network.STA_IF)
     sta.active(True)
-    b.peer = radio.mac_bytes(radio_cfg["peer"])
+    b.peer = cold.call("remote", "mac_bytes", radio_cfg["peer"])
     b.espnow = espnow.ESPNow()
     b.espnow.active(True)
     b.espnow.add_peer(b.peer)
-    key = radio.hex_key(radio_cfg["key"])
+    key = cold.call("remote", "hex_key", radio_cfg["key"])
     b.rx = radio.Receiver(key, b.peer, sta.config("mac"), read_last())
     if radio_cfg["wall_buttons"] != "all":
         b.ctrl.limit(radio_cfg["wall_buttons"])

@@ -5,7 +5,7 @@ import struct
 
 import radio
 from remote import Sender
-from fwtest import raises
+from fwtest import SkipTest, raises
 
 KEY = bytes(range(32))
 WALL = b"\x24\x0a\xc4\x00\x00\x01"
@@ -272,3 +272,27 @@ def test_keys_and_macs():
     raises(ValueError, Sender, b"x" * 33, WALL, REMOTE, 1)
     assert radio.mac_bytes("24:0a:c4:00:00:02") == REMOTE == radio.mac_bytes("240ac4000002")
     raises(ValueError, radio.mac_bytes, "24:0a")
+
+
+def test_radio_private_constants_agree_with_remote_names():
+    """radio.py compiles its constants in; remote.py keeps their names (radio.X comes from
+    there). Every pair must agree (CPython sees both)."""
+    import remote
+
+    assert radio.T_COMMAND == remote.T_COMMAND and radio.mac_bytes is remote.mac_bytes
+    assert len(remote.DROP_NAMES) == len(radio.Receiver(b"k" * 32, b"p" * 6, b"o" * 6).drops)
+    try:
+        radio.NO_SUCH_NAME
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")
+    if not hasattr(radio, "_T_COMMAND"):
+        raise SkipTest("MicroPython compiles private constants away")
+    pairs = 0
+    for name in dir(remote):
+        if not name.startswith("_") and hasattr(radio, "_" + name):
+            assert getattr(radio, "_" + name) == getattr(remote, name), name
+            pairs += 1
+    assert pairs >= 19, pairs
+    assert radio._N_DROPS == len(remote.DROP_NAMES)

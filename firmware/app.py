@@ -24,30 +24,43 @@ import machine
 import cold
 import rules
 
-POLL_MS = 10
-CLOCK_MS = 100
-DISPLAY_MS = 100
-SAVE_MS = 10
-WDT_MS = 5000
-FEED_MS = 1000
-HEALTHY_MS = 30000  # running this long clears the crash count
-RADIO_BATCH = 4  # radio frames handled per step of the radio task, then the others run
-RADIO_SENDERS = 32  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading
+try:
+    from micropython import const
+except ImportError:  # CPython
 
-STORE_DIR = "/data"  # the match journal and the history (not "/store": a folder would shadow store.py)
+    def const(x):
+        return x
+
+
+# Timings and error codes: private constants (compiled in); startup.py keeps their names
+# and what they mean (app.POLL_MS and the like come from there: __getattr__), a test
+# checks each pair.
+_POLL_MS = const(10)
+_CLOCK_MS = const(100)
+_DISPLAY_MS = const(100)
+_SAVE_MS = const(10)
+_FEED_MS = const(1000)
+_HEALTHY_MS = const(30000)  # running this long clears the crash count
+_RADIO_BATCH = const(4)  # radio frames handled per step of the radio task, then the others run
+_RADIO_SENDERS = const(32)  # sender addresses ESP-NOW may keep before the wall stops reading
+_ERROR_STORE = const(23)
+_ERROR_MEMORY = const(24)
+_ERROR_RADIO_FLOOD = const(44)
+_STORE_ERROR_MS = const(10000)
+
 RADIO_FILE = "radio.last"  # the newest accepted remote command's (boot, counter)
 
-# Error codes shown as "E nn" (config.py: 20 invalid config, last good one runs;
-# 22 invalid config and no good copy, defaults run).
-ERROR_BOARD = 21  # the board definition is missing or invalid
-ERROR_STORE = 23  # the saved match was damaged or went back: what could be read is back (10 s)
-ERROR_MEMORY = 24  # out of memory: an event, the saved match or a report could not be handled
-ERROR_RADIO_FLOOD = 44  # frames from too many addresses: the remote is not heard until a restart
-ERROR_SAFE_BUTTON = 30  # safe boot: button held at power-on
-ERROR_CRASH_LOOP = 31  # safe boot: crashed three times in a row
-STORE_ERROR_MS = 10000
-
 _RTC_MAGIC = b"CR"
+
+
+def __getattr__(name):
+    """The names of the timings and error codes above: startup.py."""
+    import startup
+
+    try:
+        return getattr(startup, name)
+    except AttributeError:
+        raise AttributeError("app has no %r" % name) from None
 
 
 # ---- RTC memory (kept through soft and watchdog resets, lost at power-off) ------------
@@ -133,7 +146,7 @@ class Board:
                 except MemoryError:
                     self.short_of_memory()
                     await asyncio.sleep_ms(1000)
-            await asyncio.sleep_ms(SAVE_MS)
+            await asyncio.sleep_ms(_SAVE_MS)
 
     # ---- the hall: Wi-Fi (publisher.py publishes once the board is on it) ----------------
 
@@ -170,21 +183,21 @@ class Board:
 
     async def radio_task(self):
         """Commands from the paired remote: acted on once, acknowledged every time. At most
-        RADIO_BATCH frames a step: a flood of frames cannot starve the other tasks.
+        _RADIO_BATCH frames a step: a flood of frames cannot starve the other tasks.
 
         ESP-NOW's irecv() keeps the address of every sender in ESPNow.peers_table, which
-        Python cannot empty: forged addresses would fill the heap. Past RADIO_SENDERS
+        Python cannot empty: forged addresses would fill the heap. Past _RADIO_SENDERS
         addresses the wall stops reading the radio until it restarts (frames then wait in
         ESP-NOW's buffer, dropped when it is full, allocating nothing); the rest goes on."""
         e = self.espnow
         table = getattr(e, "peers_table", None)  # None: a build without RSSI keeps no table
         while True:
             k = 0
-            while k < RADIO_BATCH and e.any():
-                if table is not None and len(table) > RADIO_SENDERS:
+            while k < _RADIO_BATCH and e.any():
+                if table is not None and len(table) > _RADIO_SENDERS:
                     print("carom: the radio is flooded from %d addresses: not read until a restart (E %d)"
-                          % (len(table), ERROR_RADIO_FLOOD))
-                    self.view.error = ERROR_RADIO_FLOOD
+                          % (len(table), _ERROR_RADIO_FLOOD))
+                    self.view.error = _ERROR_RADIO_FLOOD
                     return
                 k += 1
                 try:
@@ -194,7 +207,7 @@ class Board:
                     self.radio_frame(msg)
                 except MemoryError:  # the frame is lost; the remote sends it again
                     self.short_of_memory()
-            await asyncio.sleep_ms(0 if k == RADIO_BATCH else POLL_MS)
+            await asyncio.sleep_ms(0 if k == _RADIO_BATCH else _POLL_MS)
 
     def radio_frame(self, msg):
         rx = self.rx
@@ -244,7 +257,7 @@ class Board:
                 e = group.get()
                 ctrl.press(e >> 8, e & 0xFF, now)
             beats[0] = (beats[0] + 1) & 0xFF
-            await asyncio.sleep_ms(POLL_MS)
+            await asyncio.sleep_ms(_POLL_MS)
 
     async def clock_task(self):
         ctrl = self.ctrl
@@ -256,7 +269,7 @@ class Board:
                 self._oom = match.out_of_memory
                 self.short_of_memory()
             beats[1] = (beats[1] + 1) & 0xFF
-            await asyncio.sleep_ms(CLOCK_MS)
+            await asyncio.sleep_ms(_CLOCK_MS)
 
     async def display_task(self):
         v = self.view
@@ -272,24 +285,24 @@ class Board:
                 self.reinit_buses()
                 failures = 0
             beats[2] = (beats[2] + 1) & 0xFF
-            await asyncio.sleep_ms(DISPLAY_MS)
+            await asyncio.sleep_ms(_DISPLAY_MS)
 
     def short_of_memory(self):
-        """Something was refused or not written for want of memory: E 24 for STORE_ERROR_MS."""
-        self.short_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
+        """Something was refused or not written for want of memory: E 24 for _STORE_ERROR_MS."""
+        self.short_until = time.ticks_add(time.ticks_ms(), _STORE_ERROR_MS)
 
     def update_error(self, now):
         v = self.view
         if self.error_until is not None and time.ticks_diff(now, self.error_until) >= 0:
             self.error_until = None
-            if v.error == ERROR_STORE:
+            if v.error == _ERROR_STORE:
                 v.error = 0
         if self.short_until is not None and time.ticks_diff(now, self.short_until) >= 0:
             self.short_until = None
         short = self.store.held or self.short_until is not None
         if short and not v.error:
-            v.error = ERROR_MEMORY
-        elif not short and v.error == ERROR_MEMORY:
+            v.error = _ERROR_MEMORY
+        elif not short and v.error == _ERROR_MEMORY:
             v.error = 0
 
     def reinit_buses(self):
@@ -305,7 +318,7 @@ class Board:
         start = time.ticks_ms()
         healthy = False
         while True:
-            await asyncio.sleep_ms(FEED_MS)
+            await asyncio.sleep_ms(_FEED_MS)
             alive = True
             for i in range(3):
                 if self.beats[i] == seen[i]:
@@ -313,7 +326,7 @@ class Board:
                 seen[i] = self.beats[i]
             if alive:
                 self.wdt.feed()
-                if not healthy and time.ticks_diff(time.ticks_ms(), start) > HEALTHY_MS:
+                if not healthy and time.ticks_diff(time.ticks_ms(), start) > _HEALTHY_MS:
                     healthy = True
                     count, crashed, armed = rtc_state()
                     rtc_write(0, crashed, armed)
@@ -348,7 +361,7 @@ class Board:
             if self.wdt is not None:
                 import boot_watchdog
 
-                boot_watchdog.start(self.wdt, FEED_MS)
+                boot_watchdog.start(self.wdt, _FEED_MS)
         finally:
             asyncio.new_event_loop()
 

@@ -26,6 +26,28 @@ import cold
 
 BOARDS_DIR = "boards"
 CRASHES_FOR_SAFE_BOOT = 3
+STORE_DIR = "/data"  # the match journal and the history (not "/store": a folder would shadow store.py)
+
+# The running board's timings (app.py compiles them in; app.X comes from here).
+POLL_MS = 10
+CLOCK_MS = 100
+DISPLAY_MS = 100
+SAVE_MS = 10
+WDT_MS = 5000
+FEED_MS = 1000
+HEALTHY_MS = 30000  # running this long clears the crash count
+RADIO_BATCH = 4  # radio frames handled per step of the radio task, then the others run
+RADIO_SENDERS = 32  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading
+STORE_ERROR_MS = 10000
+
+# Error codes shown as "E nn" (config.py: 20 invalid config, last good one runs;
+# 22 invalid config and no good copy, defaults run).
+ERROR_BOARD = 21  # the board definition is missing or invalid
+ERROR_STORE = 23  # the saved match was damaged or went back: what could be read is back (10 s)
+ERROR_MEMORY = 24  # out of memory: an event, the saved match or a report could not be handled
+ERROR_RADIO_FLOOD = 44  # frames from too many addresses: the remote is not heard until a restart
+ERROR_SAFE_BUTTON = 30  # safe boot: button held at power-on
+ERROR_CRASH_LOOP = 31  # safe boot: crashed three times in a row
 
 # The wall board's I2C buses (boards/wall.json), for showing an error when no board
 # definition can be read at all.
@@ -87,7 +109,7 @@ def arm_watchdog():
     cold.call("boot_watchdog", "stop")  # boot.py's feeding timer, if it runs: the tasks feed it now
     count, crashed, armed = app.rtc_state()
     app.rtc_write(count, crashed, 1)
-    return machine.WDT(timeout=app.WDT_MS)
+    return machine.WDT(timeout=WDT_MS)
 
 
 def safe_button_held(board):
@@ -203,7 +225,7 @@ def build(board, config, error=0):
     b.table = config["name"]
     options = match_options(config)
     b.match = rules.Match(**options)
-    b.store = store.MatchStore(app.STORE_DIR)
+    b.store = store.MatchStore(STORE_DIR)
     held = restore(b, options)
     load_code(config)
     import controller
@@ -221,8 +243,8 @@ def build(board, config, error=0):
     if b.store.errors & ~store.ERR_MEMORY:
         print("carom: the saved match was damaged or went back (errors %d); what could be read is back"
               % b.store.errors)
-        b.view.error = app.ERROR_STORE
-        b.error_until = time.ticks_add(time.ticks_ms(), app.STORE_ERROR_MS)
+        b.view.error = ERROR_STORE
+        b.error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
     else:
         b.view.error = error
     b._matches = b.ctrl.matches
@@ -327,10 +349,10 @@ def start(heap_at_start=0):
         try:
             board = load_board("wall", config["buttons"])
         except (OSError, ValueError) as e:
-            print("carom: board 'wall': %s; E %d on every display found" % (e, app.ERROR_BOARD))
-            show_code_anywhere(app.ERROR_BOARD)
+            print("carom: board 'wall': %s; E %d on every display found" % (e, ERROR_BOARD))
+            show_code_anywhere(ERROR_BOARD)
             return None
-        error = app.ERROR_BOARD
+        error = ERROR_BOARD
     if board["role"] == "remote":
         import app_remote
 
@@ -340,9 +362,9 @@ def start(heap_at_start=0):
     crashes = crash_count()
     safe = 0
     if safe_button_held(board):
-        safe = app.ERROR_SAFE_BUTTON
+        safe = ERROR_SAFE_BUTTON
     elif crashes >= CRASHES_FOR_SAFE_BOOT:
-        safe = app.ERROR_CRASH_LOOP
+        safe = ERROR_CRASH_LOOP
     if safe:
         print("carom: safe boot (E %d): no app, no watchdog" % safe)
         show_code(make_chips(board, make_buses(board), 15), safe)

@@ -1,0 +1,43 @@
+"""Constants the firmware keeps twice: compiled in where the board runs them (private
+const()s, no RAM), named where people and tools read them. Checked here from the source
+(app.py and startup.py import machine: they are read, not imported)."""
+
+import ast
+import json
+import os
+
+from host_tools import firmware_path
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _assignments(module):
+    tree = ast.parse(open(os.path.join(firmware_path(), module + ".py")).read())
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Call) and getattr(value.func, "id", None) == "const":
+                value = value.args[0]
+            try:
+                out[node.targets[0].id] = ast.literal_eval(value)
+            except ValueError:
+                pass
+    return out
+
+
+def test_app_timings_and_error_codes_agree_with_startup_names():
+    app = _assignments("app")
+    startup = _assignments("startup")
+    private = {name[1:]: value for name, value in app.items() if name.startswith("_") and name[1:].isupper()}
+    private.pop("RTC_MAGIC")
+    assert len(private) >= 12
+    for name, value in private.items():
+        assert startup[name] == value, name
+    assert startup["ERROR_MEMORY"] == 24 and startup["ERROR_STORE"] == 23  # the README's E 24 and E 23
+
+
+def test_fallback_buses_are_the_wall_boards():
+    buses = _assignments("startup")["_FALLBACK_BUSES"]
+    wall = json.load(open(os.path.join(ROOT, "boards", "wall.json")))
+    assert sorted(buses) == sorted((b["bus"], b["scl"], b["sda"]) for b in wall["i2c"])

@@ -71,12 +71,17 @@ _STUCK = const(4)  # pressed past stuck_ms, reported, ignored until released
 
 class Button:
     """One push button.  `pin` is anything callable returning 0/1 (a
-    machine.Pin); pressed is `bool(pin() ^ active_low)`.  The timings are
-    class attributes; pass a value to override it for this button."""
+    machine.Pin); pressed is `bool(pin() ^ active_low)`.  The settings are
+    class attributes; one given with another value is kept on the button
+    (a board's seven buttons each keep only what differs: RAM on the ESP32)."""
 
+    active_low = True
+    has_long = False  # SHORT on release, LONG when held
+    lockout = False  # locked by ButtonGroup.lock() by default
     debounce_ms = 50
     long_ms = 1000
     stuck_ms = 5000
+    _flip = 1  # 1 when active low: pressed = level ^ _flip
 
     def __init__(
         self,
@@ -89,18 +94,21 @@ class Button:
         stuck_ms=None,
     ):
         self.pin = pin
-        self.active_low = active_low
-        self.has_long = has_long  # SHORT on release, LONG when held
-        self.lockout = lockout  # locked by ButtonGroup.lock() by default
-        if debounce_ms is not None:
+        if not active_low:
+            self.active_low = False
+            self._flip = 0
+        if has_long:
+            self.has_long = True
+        if lockout:
+            self.lockout = True
+        if debounce_ms is not None and debounce_ms != Button.debounce_ms:
             self.debounce_ms = debounce_ms
-        if long_ms is not None:
+        if long_ms is not None and long_ms != Button.long_ms:
             self.long_ms = long_ms
-        if stuck_ms is not None:
+        if stuck_ms is not None and stuck_ms != Button.stuck_ms:
             self.stuck_ms = stuck_ms
-        # Every attribute update() writes exists from here on, so writing
-        # it later never grows the instance dict (no allocation).
-        self._flip = 1 if active_low else 0
+        # Every attribute update() writes exists from here on, so writing it later never
+        # grows the instance dict (no allocation).
         self._raw = -1  # last sampled pressed 0/1; -1 before the first poll
         self._since = 0  # when _raw last changed
         self.down = 0  # debounced: 1 while pressed

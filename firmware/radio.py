@@ -127,23 +127,6 @@ def _equal(a, b):
     return diff == 0
 
 
-class Frame:
-    """A decoded frame (no checks beyond the layout)."""
-
-    def __init__(self, kind, sender, boot, counter, command, arg, summary=None, nonce=NO_NONCE):
-        self.kind = kind
-        self.sender = sender
-        self.boot = boot
-        self.counter = counter
-        self.command = command
-        self.arg = arg
-        self.summary = summary  # (score A, score B, turn, phase, countdown, result) in an ack
-        self.nonce = nonce
-
-    def seq(self):
-        return (self.boot, self.counter)
-
-
 def encode(hmac, kind, sender, boot, counter, command, arg, summary=None, nonce=None):
     buf = bytearray(_FRAME_LEN)
     struct.pack_into(_HEAD, buf, 0, _VERSION, kind, sender, boot, counter, command, arg)
@@ -156,11 +139,14 @@ def encode(hmac, kind, sender, boot, counter, command, arg, summary=None, nonce=
 
 
 def decode(data):
-    """A Frame from _FRAME_LEN bytes (tag not checked: see Receiver.receive)."""
+    """The fields of FRAME_LEN bytes (tag not checked: see Receiver.receive), a tuple:
+    (kind, sender, boot, counter, command, arg, summary, nonce); summary is (score A,
+    score B, turn, phase, countdown, result) in an acknowledgement, else None. The
+    sequence number is (boot, counter): f[2:4]."""
     version, kind, sender, boot, counter, command, arg = struct.unpack_from(_HEAD, data, 0)
     summary = struct.unpack_from(_SUMMARY, data, _AT_SUMMARY) if kind == _T_ACK else None
-    return Frame(kind, bytes(sender), boot, counter, command, arg, summary,
-                 bytes(data[_AT_NONCE:_AT_NONCE + _NONCE_LEN]))
+    return (kind, bytes(sender), boot, counter, command, arg, summary,
+            bytes(data[_AT_NONCE:_AT_NONCE + _NONCE_LEN]))
 
 
 def check(hmac, data, kind, sender):
@@ -209,22 +195,23 @@ class Receiver:
         self._asked = None
         why = check(self.hmac, data, _T_COMMAND, self.peer)
         if why < 0:
-            f = decode(data)
-            if (f.command >= _N_COMMANDS or (f.command == _FOUL and f.arg >= _N_FOULS)
-                    or f.counter > MAX_COUNTER or f.boot > MAX_BOOT):
+            kind, sender, boot, counter, command, arg, summary, nonce = decode(data)
+            seq = (boot, counter)
+            if (command >= _N_COMMANDS or (command == _FOUL and arg >= _N_FOULS)
+                    or counter > MAX_COUNTER or boot > MAX_BOOT):
                 why = _DROP_COMMAND
             elif self.last is None:
-                if self.nonce is not None and _equal(f.nonce, self.nonce):
-                    return f.command, f.arg, f.seq(), True
+                if self.nonce is not None and _equal(nonce, self.nonce):
+                    return command, arg, seq, True
                 why = _DROP_UNPROVEN
-                self._asked = f.seq()  # reply() challenges it
-            elif f.seq() < self.last:
+                self._asked = seq  # reply() challenges it
+            elif seq < self.last:
                 why = _DROP_REPLAY
-            elif f.seq() == self.last:
+            elif seq == self.last:
                 self.repeats += 1
-                return f.command, f.arg, f.seq(), False
+                return command, arg, seq, False
             else:
-                return f.command, f.arg, f.seq(), True
+                return command, arg, seq, True
         self.drops[why] += 1
         return None
 

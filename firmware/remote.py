@@ -201,11 +201,12 @@ class Sender:
         return frame
 
     def _answers(self, data, kind):
-        """The decoded frame if `data` is an authentic `kind` answering the pending command."""
+        """The decoded frame (radio.decode) if `data` is an authentic `kind` answering the
+        pending command."""
         if self.pending is None or radio.check(self.hmac, data, kind, self.peer) >= 0:
             return None
         f = radio.decode(data)
-        return f if f.seq() == self.pending[0] else None
+        return f if (f[2], f[3]) == self.pending[0] else None
 
     def acked(self, data):
         """The summary if `data` acknowledges the pending command, else None."""
@@ -213,16 +214,16 @@ class Sender:
         if f is None:
             return None
         self.pending = None
-        return f.summary
+        return f[6]
 
     def challenged(self, data):
         """If `data` is the wall's challenge to the pending command: that command again
         (the same number), carrying the challenge's nonce; else None."""
         f = self._answers(data, T_CHALLENGE)
-        if f is None or f.nonce == NO_NONCE:
+        if f is None or f[7] == NO_NONCE:
             return None
         seq, frame = self.pending
         frame = radio.encode(self.hmac, T_COMMAND, self.own_id, seq[0], seq[1], frame[AT_COMMAND], frame[AT_COMMAND + 1],
-                       None, f.nonce)
+                       None, f[7])
         self.pending = (seq, frame)
         return frame

@@ -17,7 +17,7 @@ private constants, and rules.E_POINT and the like come from here
     matchsetup.extend(match, 40, now)     # None, or the reason (rules.py's numbers)
 """
 
-from rules import A, B, FINISHED, LAG, NOBODY, R_DRAW, TIEBREAK, Match
+from rules import A, B, FINISHED, LAG, NOBODY, R_DRAW, TIEBREAK, Match, _Chunk
 
 try:
     from micropython import const
@@ -93,7 +93,9 @@ _CUSHION_GAME = const(14)  # not in cushion games
 _NOT_DRAWN = const(24)  # only a drawn match can be extended
 _EXTEND_LOW = const(25)  # the extension target must be above the target
 _EXTEND_INNINGS = const(26)  # a draw on the innings limit is not extended
+_NOT_FINISHED = const(12)  # the match is not finished
 _NO_TIEBREAK = const(27)  # no tie-break is pending
+_TIEBREAK_PENDING = const(28)  # the tie-break winner is not recorded
 BAD_TARGET = const(30)  # target must be 1..9999
 _BAD_GAME = const(29)  # unknown game
 _BAD_INNINGS_LIMIT = const(31)  # innings_limit must be 0..999
@@ -101,6 +103,50 @@ _BAD_SHOT_CLOCK = const(32)  # shot_clock must be 0 (off) or 10..300 s
 _BAD_TIMEOUTS = const(33)  # timeouts must be 0..9
 _BAD_BREAK = const(34)  # break_s must be 0..3600
 _BAD_BALL = const(35)  # breaker_ball must be spot or white
+
+
+def init(m, capacity, options):
+    """Match.__init__'s rest: the fields, a new match with `options` (ValueError: the
+    reason it was refused), room for `capacity` entries."""
+    m._states = [None]  # the checkpoint of chunk k >= 1: the state before its first entry
+    m._spare = []  # chunks to use again (taken off entries that are on the flash)
+    m._deep = None  # a chunk read back from the flash for entry() (the report), and its index
+    m._deep_k = -1
+    m.loader = None  # loader(k, put): the journal's entries of chunk k (the store sets it)
+    m._targets = []  # the target of each extension, by its number
+    m.low = 0  # the fewest entries the log had since the owner last set low = n (undo lowers it)
+    m.edits = 0  # undos and new matches so far: the log's entries changed, not just grew
+    m.out_of_memory = 0  # events refused, or chunks not made, for want of memory
+    m.score = [0, 0]
+    m.innings = [0, 0]
+    m.high_run = [0, 0]
+    m.fouls = [0, 0]
+    m.timeouts = [0, 0]
+    m.names = ["", ""]
+    m.clubs = ["", ""]
+    options.setdefault("game", "three_cushion")
+    options.setdefault("target", 30)
+    reason = new(m, 0, options)
+    if reason:
+        raise ValueError(reason)
+    while m._cap < capacity:
+        m._more_log()
+
+
+def _free(m):
+    """A new match: keep one chunk of log and of runs, let the rest go."""
+    if m._chunks[0] is None:
+        m._chunks[0] = m._spare.pop() if m._spare else _Chunk()
+    del m._chunks[1:]
+    del m._states[1:]
+    del m._spare[:]
+    m._deep = None
+    m._deep_k = -1
+    m._cap = CHUNK
+    for p in (0, 1):
+        del m._runs[p][1:]
+        m._runs_cap[p] = len(m._runs[p][0])
+    del m._targets[:]
 
 
 def new(m, now, options):
@@ -150,7 +196,7 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
     m.low = 0
     m.edits += 1
     m._base = now
-    m._free()
+    _free(m)
     m._reset()
     return None
 
@@ -261,6 +307,19 @@ def extend(m, target, now):
     if reason is None and not m._log(E_EXTEND, m.extensions, t):
         reason = NO_MEMORY
     return reason
+
+
+def close(m, now):
+    """The report is signed: no more changes, no more undo."""
+    if m.closed:
+        return CLOSED
+    m._advance(m._time(now))
+    if m.phase == TIEBREAK:
+        return _TIEBREAK_PENDING
+    if m.phase != FINISHED:
+        return _NOT_FINISHED
+    m.closed = True
+    return None
 
 
 def _extension(m, target):

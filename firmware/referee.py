@@ -192,7 +192,7 @@ class Referee:
             return matchsetup.tiebreak(m, _player(args[0]), now)
         if name == "close":
             self._need(args, 0, "close")
-            return m.close(now)
+            return matchsetup.close(m, now)
         raise ValueError("unknown event %r" % name)
 
 

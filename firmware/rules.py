@@ -109,7 +109,7 @@ _WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the 
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
 # no text of it in RAM). The text after each is for people: reasons.py reads it from
 # these lines (the scripted mode, the simulator, the tests). Numbers never change meaning;
-# 24..27 and 29..35 are in matchsetup.py (the rarer events' and new()'s).
+# 12, 24..35 are in matchsetup.py (the rarer events', the close's and new()'s).
 _CLOSED = const(1)  # match closed
 _NOTHING_TO_UNDO = const(2)  # nothing to undo
 _NOT_AT_TABLE = const(3)  # that player is not at the table
@@ -121,7 +121,6 @@ _NOT_CHOOSER = const(8)  # that player does not have the choice
 _NO_CHOICE_YET = const(9)  # nobody has won the lag yet
 _BAD_PLAYER = const(10)  # player must be A or B
 _BAD_KIND = const(11)  # unknown kind
-_NOT_FINISHED = const(12)  # the match is not finished
 _FINISHED_ALREADY = const(13)  # the match is finished
 _CUSHION_GAME = const(14)  # not in cushion games
 _BREAK_NOT_HALF = const(15)  # the break is only at half of the match
@@ -133,7 +132,6 @@ _NOT_IN_BREAK = const(20)  # there is no break to end
 _NO_SHOT_CLOCK = const(21)  # no shot clock in this match
 _NO_TIMEOUTS = const(22)  # no time-outs left
 _TIMEOUT_USED = const(23)  # one time-out per shot
-_TIEBREAK_PENDING = const(28)  # the tie-break winner is not recorded
 _NO_MEMORY = const(36)  # no memory left for the match log
 LOCKED = const(37)  # the saved match could not be read back: only a new match can be started
 
@@ -168,34 +166,13 @@ class Match:
     """One match: options, the log of accepted events, and the state they give."""
 
     def __init__(self, capacity=_CHUNK, **options):
-        """capacity: entries to make room for now (in whole chunks); the log grows past it."""
-        self._chunks = [_Chunk()]  # chunk k holds entries k * _CHUNK ...; None: only on the flash
-        self._states = [None]  # the checkpoint of chunk k >= 1: the state before its first entry
-        self._spare = []  # chunks to use again (taken off entries that are on the flash)
-        self._deep = None  # a chunk read back from the flash for entry() (the report), and its index
-        self._deep_k = -1
-        self.loader = None  # loader(k, put): the journal's entries of chunk k (the store sets it)
+        """capacity: entries to make room for now (in whole chunks); the log grows past it.
+        The rest of the match's fields: matchsetup.init."""
+        self._chunks = [_Chunk()]  # chunk k holds entries k * CHUNK ...; None: only on the flash
         self._runs = [[_zeros("H", _RUNS)], [_zeros("H", _RUNS)]]  # per player: chunks of innings' runs
         self._cap = _CHUNK  # entries the log's chunks hold
         self._runs_cap = [_RUNS, _RUNS]  # innings each player's chunks of runs hold
-        self._targets = []  # the target of each extension, by its number
-        self.low = 0  # the fewest entries the log had since the owner last set low = n (undo lowers it)
-        self.edits = 0  # undos and new matches so far: the log's entries changed, not just grew
-        self.out_of_memory = 0  # events refused, or chunks not made, for want of memory
-        self.score = [0, 0]
-        self.innings = [0, 0]
-        self.high_run = [0, 0]
-        self.fouls = [0, 0]
-        self.timeouts = [0, 0]
-        self.names = ["", ""]
-        self.clubs = ["", ""]
-        options.setdefault("game", "three_cushion")
-        options.setdefault("target", 30)
-        reason = self.new(0, **options)
-        if reason:
-            raise ValueError(reason)
-        while self._cap < capacity:
-            self._more_log()
+        cold.call("matchsetup", "init", self, capacity, options)
 
     # ---- setting up ------------------------------------------------------
 
@@ -207,21 +184,6 @@ class Match:
     def options(self):
         """This match's options, as new() takes them."""
         return cold.call("matchsetup", "options", self)
-
-    def _free(self):
-        """A new match: keep one chunk of log and of runs, let the rest go."""
-        if self._chunks[0] is None:
-            self._chunks[0] = self._spare.pop() if self._spare else _Chunk()
-        del self._chunks[1:]
-        del self._states[1:]
-        del self._spare[:]
-        self._deep = None
-        self._deep_k = -1
-        self._cap = _CHUNK
-        for p in (0, 1):
-            del self._runs[p][1:]
-            self._runs_cap[p] = _RUNS
-        del self._targets[:]
 
     def _reset(self):
         """The state at the start of the match, before any entry."""
@@ -434,18 +396,6 @@ class Match:
         """Match time goes on at `now` from the newest entry's time: the clocks show what
         they showed just after it (after an undo, or a restore after a power cut)."""
         self._base = ticks_add(now, -self._last_time())
-
-    def close(self, now):
-        """The report is signed: no more changes, no more undo."""
-        if self.closed:
-            return _CLOSED
-        self._advance(self._time(now))
-        if self.phase == TIEBREAK:
-            return _TIEBREAK_PENDING
-        if self.phase != FINISHED:
-            return _NOT_FINISHED
-        self.closed = True
-        return None
 
     def tick(self, now):
         """Let time pass: end a break, take a time-out, call a time foul. Returns entries added."""

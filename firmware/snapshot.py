@@ -168,7 +168,7 @@ def restore(st, match, now):
     if ends is not None:  # a torn or corrupt tail, or a lost segment: cut it off now
         cut_tail(st, *ends)
     if st.closed:
-        match.close(now)
+        matchsetup.close(match, now)
     return True
 
 

@@ -90,11 +90,6 @@ class View:
             pass
         self.invalidate()
 
-    def set_brightness(self, level):
-        for chip in self.chips:
-            if chip is not None:
-                chip.set_brightness(level)
-
     # ---- drawing ----------------------------------------------------------------
     #
     # Each slot's content is reduced to one int (its "value"); a slot is drawn

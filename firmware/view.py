@@ -45,11 +45,35 @@ WARN_S = 10  # the shot clock blinks in its last seconds
 
 _POW10 = (1, 10, 100, 1000, 10000)
 
-# Messages for the 14-segment message chip (constants: nothing is built per frame).
-# Bytes, not str: indexing a str makes a 1-character string (an allocation the first
-# time each character is seen); indexing bytes gives an int.
-_MESSAGES = (b"", b"LAG", b"BREAK", b"EQUALIZING INNING", b"DRAW", b"TIE-BREAK", b"FOUL", b"TIME", b"A WINS",
-             b"B WINS", b"LAST 1", b"LAST 2", b"LAST 3", b"LAST 4", b"LAST 5")
+# Messages for the 14-segment message chip, in one bytes (one object, not fifteen): each
+# between four blanks, so a window a marquee moves over it shows blanks around it, as
+# around any text. Bytes, not str: indexing a str makes a 1-character string (an
+# allocation the first time each character is seen); indexing bytes gives an int.
+_TEXT = (b"    LAG    BREAK    EQUALIZING INNING    DRAW    TIE-BREAK    FOUL    TIME    A WINS    B WINS"
+         b"    LAST 1    LAST 2    LAST 3    LAST 4    LAST 5    ")
+
+
+def _index(text):
+    """Where each message starts in `text`, and its length (message 0: none)."""
+    at = bytearray(1)
+    n = bytearray(1)
+    i = 4
+    while i < len(text):
+        j = text.find(b"    ", i)
+        at.append(i)
+        n.append(j - i)
+        i = j + 4
+    return bytes(at), bytes(n)
+
+
+_MSG_AT, _MSG_LEN = _index(_TEXT)
+del _index
+
+
+def _window(n, step):
+    """Where a marquee's window starts in a text of n characters at `step`: text of up to 4
+    characters stands still, longer text runs right to left."""
+    return step - 4 if n > 4 else 0
 _ERROR = b"E   "
 _MSG_NONE = const(0)
 _MSG_LAG = const(1)
@@ -268,8 +292,7 @@ class View:
         msg = self._message_id()
         if msg >= _MSG_LAST:
             self._blink[self._disp[s]] = _BLINK_1HZ
-        n = len(_MESSAGES[msg])
-        return msg * _STEPS + self._step(n, now)
+        return msg * _STEPS + self._step(_MSG_LEN[msg], now)
 
     def _message_id(self):
         m = self.m
@@ -382,19 +405,13 @@ class View:
 
     def _draw_name(self, s, step):
         text = self.names[self._field[s] // 6]
-        self._marquee(s, text, step)
+        start = _window(len(text), step)
+        self._chip(s).set_window(text, start)
 
     def _draw_message(self, s, v):
-        text = _MESSAGES[v // _STEPS]
-        self._marquee(s, text, v % _STEPS)
-
-    def _marquee(self, s, text, step):
-        """Text of up to 4 characters stands still; longer text runs right to left."""
-        if len(text) > 4:
-            step -= 4
-        else:
-            step = 0
-        self._chip(s).set_window(text, step)
+        msg = v // _STEPS
+        start = _MSG_AT[msg] + _window(_MSG_LEN[msg], v % _STEPS)
+        self._chip(s).set_window(_TEXT, start)
 
     # ---- LEDs ---------------------------------------------------------------------
 

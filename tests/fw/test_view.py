@@ -273,3 +273,29 @@ def test_names_shown_in_plain_capitals():
     assert viewsetup.display_text("Straße") == b"STRASSE"
     assert viewsetup.display_text("Ωmega") == b"?MEGA"
     assert viewsetup.display_text("€ 中 😀x ý ÿ") == b"? ? ?X Y ?"  # 3- and 4-byte UTF-8; what has no base letter
+
+
+def test_messages_are_found_in_the_packed_text_with_blanks_around():
+    got = [bytes(view._TEXT[a:a + n]) for a, n in zip(view._MSG_AT, view._MSG_LEN)]
+    assert got == [b"", b"LAG", b"BREAK", b"EQUALIZING INNING", b"DRAW", b"TIE-BREAK", b"FOUL", b"TIME", b"A WINS",
+                   b"B WINS", b"LAST 1", b"LAST 2", b"LAST 3", b"LAST 4", b"LAST 5"]
+    for a, n in zip(view._MSG_AT, view._MSG_LEN):
+        if n:  # a marquee's window (4 cells, from 4 before the text to its end) sees only blanks around it
+            assert view._TEXT[a - 4:a] == b"    " and view._TEXT[a + n:a + n + 4] == b"    "
+        else:  # no message: four blanks
+            assert view._TEXT[a:a + 4] == b"    "
+
+
+def test_a_message_marquee_from_the_packed_text_shows_what_the_message_alone_would():
+    class Bus:
+        def writeto(self, addr, buf):
+            return len(buf)
+
+    packed, alone = Seg14x4(Bus(), 0x70), Seg14x4(Bus(), 0x71)
+    for a, n in zip(view._MSG_AT, view._MSG_LEN):
+        text = bytes(view._TEXT[a:a + n])
+        for step in range(n + 4):
+            w = view._window(n, step)
+            packed.set_window(view._TEXT, a + w)
+            alone.set_window(text, w)
+            assert [packed.get_segments(k) for k in range(4)] == [alone.get_segments(k) for k in range(4)], (text, step)

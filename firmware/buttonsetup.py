@@ -36,3 +36,12 @@ def index(board, name):
         if spec["name"] == name:
             return i
     raise ValueError("no button %r" % name)
+
+
+def allowed(names):
+    """The bit mask of actions (controller.ACTIONS) with these names: what a board's own
+    buttons may do when a referee remote does the rest (Controller.allowed)."""
+    mask = 0
+    for name in names:
+        mask |= 1 << ACTIONS.index(name)
+    return mask

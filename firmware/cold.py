@@ -24,14 +24,3 @@ def call(module, name, *args):
             for key in tuple(sys.modules):
                 if key not in loaded:
                     del sys.modules[key]
-
-
-def touch(module):
-    """Load a module and drop it again: only its names stay (interned for good), so a later
-    load needs no new name table (startup.py does this once for each rarely used module)."""
-    loaded = tuple(sys.modules)
-    __import__(module)
-    if _DROP:
-        for key in tuple(sys.modules):
-            if key not in loaded:
-                del sys.modules[key]

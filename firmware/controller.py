@@ -54,7 +54,7 @@ class Controller:
         self._short = group.short if group is not None else b""
         self._long = group.long if group is not None else b""
         self.matches = 0  # new matches started (the app saves each one's snapshot)
-        self.allowed = (1 << len(ACTIONS)) - 1  # actions the board's own buttons may do (bit per action)
+        self.allowed = (1 << len(ACTIONS)) - 1  # actions the board's own buttons may do (bit per action: buttonsetup.allowed)
         self.locked = False  # only a new match may be started (the saved one is still on the flash)
         self._kind = -1  # the foul kind a remote named, for the action being done
         self.stuck = -1  # index of a stuck button, or -1
@@ -82,12 +82,6 @@ class Controller:
         if action == _NONE or not (self.allowed >> action) & 1:
             return None
         return self.act(action, now)
-
-    def limit(self, names):
-        """Let the board's own buttons do only these actions (a referee remote does the rest)."""
-        self.allowed = 0
-        for name in names:
-            self.allowed |= 1 << ACTIONS.index(name)
 
     def remote(self, command, arg, now):
         """A command from the referee remote: an action, with the foul kind for a foul."""

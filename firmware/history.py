@@ -86,8 +86,8 @@ def report_file(st):
     if st.held or not st.gen:
         return None
     try:
-        st._mkdir(st.root)
-        st._mkdir(st._hdir)
+        mkdir(st, st.root)
+        mkdir(st, st._hdir)
         return st.fs.open(st._hdir + "/report.tmp", "wb")
     except OSError:
         st.errors |= ERR_WRITE
@@ -266,3 +266,13 @@ def listdir(st, path):
         return st.fs.listdir(path)
     except OSError:
         return []
+
+
+def mkdir(st, path):
+    """Make folder `path` unless it is there (OSError when it cannot be made)."""
+    if not path:
+        return
+    try:
+        st.fs.stat(path)
+    except OSError:
+        st.fs.mkdir(path)

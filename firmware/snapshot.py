@@ -314,8 +314,8 @@ def rescan(st):
 def begin(st, match):
     """Save a new match (its options; its entries follow with sync or append)."""
     try:
-        st._mkdir(st.root)
-        st._mkdir(st._jdir)
+        history.mkdir(st, st.root)
+        history.mkdir(st, st._jdir)
         # The new snapshot goes over the older (or unreadable) slot; the other one, the
         # current match, stays as the previous match.
         both = slots(st)

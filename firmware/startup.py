@@ -316,7 +316,7 @@ def setup_radio(b, radio_cfg):
     key = cold.call("remote", "hex_key", radio_cfg["key"])
     b.rx = radio.Receiver(key, b.peer, sta.config("mac"), read_last())
     if radio_cfg["wall_buttons"] != "all":
-        b.ctrl.limit(radio_cfg["wall_buttons"])
+        b.ctrl.allowed = cold.call("buttonsetup", "allowed", radio_cfg["wall_buttons"])
     print("carom: paired with the remote", radio_cfg["peer"])
 
 

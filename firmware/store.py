@@ -155,14 +155,6 @@ class MatchStore:
     def _segment_path(self, gen, seg):
         return "%s/%d.%d" % (self._jdir, gen, seg)
 
-    def _mkdir(self, path):
-        if not path:
-            return
-        try:
-            self.fs.stat(path)
-        except OSError:
-            self.fs.mkdir(path)
-
     def _size(self, path):
         try:
             return self.fs.stat(path)[6]

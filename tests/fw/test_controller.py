@@ -274,7 +274,7 @@ def test_press_path_allocates_not_even_transient_frames():
 
 def test_wall_buttons_limited_while_a_remote_is_paired():
     r = Rig(breaker=rules.A)
-    r.c.limit(["A.point", "B.point", "A.miss", "B.miss"])
+    r.c.allowed = buttonsetup.allowed(["A.point", "B.point", "A.miss", "B.miss"])
     r.press("A.point")
     r.press("foul")  # not allowed from the wall: nothing happens, not even a refusal
     r.hold("A.point", 1200)  # undo: not allowed either

@@ -126,13 +126,13 @@ class Remote:
         if chip is not None:
             if self.error:
                 chip.set_window(b"E   ", 0)
-                chip.set_number(self.error, 3)
+                chip.set_number_at(self.error, 3, 3)
                 chip.set_colon(False)
             elif self.link is not None and self.link.busy():
                 chip.set_window(b"----", 0)
                 chip.set_colon(False)
             elif s is not None:
-                chip.set_number((s[0] % 100) * 100 + s[1] % 100, 4, False, 0, 4)
+                chip.set_number_at((s[0] % 100) * 100 + s[1] % 100, 3, 4, 0, 4)
                 chip.set_colon(True)
             else:
                 chip.set_window(b"    ", 0)

@@ -5,8 +5,8 @@ address 0x00); show() alone uses the bus: one writeto() when a cell changed sinc
 chip last accepted the frame. Setters and show() do not allocate (except to raise). On
 a bus error show() raises the OSError and redoes the full init at the next show(), so
 a replugged chip comes back by itself. What only tools and tests use (text as
-Adafruit's print() shows it, reading cells back, a forced re-init) is in
-ht16k33_text.py, so the board keeps only this in RAM.
+Adafruit's print() shows it, reading cells back, a forced re-init, set_number with
+its field checked) is in ht16k33_text.py, so the board keeps only this in RAM.
 """
 
 try:
@@ -186,49 +186,31 @@ class _Backpack:
 
     # ---- frame --------------------------------------------------------------------
 
-    def set_number(self, n, width=4, blank_zero=False, decimals=0, min_digits=1, end=3):
-        """Show the int n right-aligned in the last `width` cells, without a string.
-
-        decimals=d lights the point d digits from the right and adds zeros so a digit
-        stands before it (125, decimals=2 shows 1.25; 5 shows 0.05); min_digits adds
-        leading zeros (5, min_digits=3 shows 005). A minus sign takes a cell.
-        blank_zero=True leaves the field blank for 0. Points inside the field are
-        rewritten; cells left of it and the colon are not touched. ValueError, with the
-        frame unchanged, if n needs more than `width` cells. `end` is the field's last
-        cell (3, the rightmost, by default): end=1, width=2 writes cells 0 and 1.
-        """
-        self._field(width, decimals, min_digits, end)
-        self._number(n, blank_zero)
-
     def set_number_at(self, n, end, width, decimals=0, min_digits=1):
-        """set_number for a field ending at cell `end`, with a smaller call frame and no
-        checks of the field (the view's, from a checked board definition)."""
+        """Show the int n right-aligned in the `width` cells ending at cell `end` (0..3),
+        without a string. decimals=d lights the point d digits from the right and adds
+        zeros so a digit stands before it (125, decimals=2 shows 1.25; 5 shows 0.05);
+        min_digits adds leading zeros (5, min_digits=3 shows 005). A minus sign takes a
+        cell. Points inside the field are rewritten; cells left of it and the colon are not
+        touched. ValueError, with the frame unchanged, if n needs more than `width` cells.
+        The field is not checked (the view's come from a checked board definition):
+        ht16k33_text's set_number checks it, for tools and tests."""
         _FIELD[_WIDTH] = width
         _FIELD[_DECIMALS] = decimals
         _FIELD[_MIN_DIGITS] = min_digits
         _FIELD[_END] = end
-        self._number(n, False)
+        self._number(n)
 
-    def _field(self, width, decimals, min_digits, end):
-        if not 1 <= width <= end + 1 or end > 3 or not 0 <= decimals <= 3 or not 1 <= min_digits <= 4:
-            raise ValueError("bad width, end, decimals or min_digits")
-        _FIELD[_WIDTH] = width
-        _FIELD[_DECIMALS] = decimals
-        _FIELD[_MIN_DIGITS] = min_digits
-        _FIELD[_END] = end
-
-    def _number(self, n, blank_zero):
+    def _number(self, n):
         if not isinstance(n, int):
-            raise TypeError("set_number needs an int")
+            raise TypeError("set_number_at needs an int")
         digits = self._digits(-n if n < 0 else n)
         if (digits + 1 if n < 0 else digits) > _FIELD[_WIDTH]:
             raise ValueError("%d does not fit in %d cells" % (n, _FIELD[_WIDTH]))
-        cell = _FIELD[_END]
-        if n or not blank_zero:
-            cell = self._put_digits(-n if n < 0 else n, digits, cell)
-            if n < 0:
-                self._put(cell, self._glyph(_MINUS))
-                cell -= 1
+        cell = self._put_digits(-n if n < 0 else n, digits, _FIELD[_END])
+        if n < 0:
+            self._put(cell, self._glyph(_MINUS))
+            cell -= 1
         self._blank(cell, _FIELD[_END] + 1 - _FIELD[_WIDTH])
 
     def _digits(self, mag):

@@ -22,6 +22,17 @@ _FRAME_LEN = const(17)
 
 
 class _Text:
+    def set_number(self, n, width=4, blank_zero=False, decimals=0, min_digits=1, end=3):
+        """set_number_at with its field checked (ValueError) and blank_zero: True leaves the
+        field blank for 0."""
+        if not 1 <= width <= end + 1 or end > 3 or not 0 <= decimals <= 3 or not 1 <= min_digits <= 4:
+            raise ValueError("bad width, end, decimals or min_digits")
+        if blank_zero and n == 0:
+            self.set_number_at(0, end, width, decimals, min_digits)  # its checks (an int, it fits)
+            self._blank(end, end + 1 - width)
+            return
+        self.set_number_at(n, end, width, decimals, min_digits)
+
     def reinit(self):
         """Send the full init sequence now (after the chip lost power); True or OSError."""
         self.set_bus(self._i2c)  # marks the chip for the whole init sequence

@@ -174,7 +174,7 @@ def show_code(chips, code):
     for chip in chips:
         try:
             chip.set_window("E   ", 0)
-            chip.set_number(code, 3)
+            chip.set_number_at(code, 3, 3)
             chip.set_blink(2)
             chip.show()
         except OSError:

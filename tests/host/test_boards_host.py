@@ -13,6 +13,8 @@ import glob
 import json
 import os
 
+import pytest
+
 from hypothesis import given, settings, strategies as st
 
 import boarddef
@@ -142,3 +144,47 @@ def test_startup_reads_the_config_file_config_py_names():
 
     text = open(os.path.join(FIRMWARE_DIR, "startup.py")).read()
     assert re.search(r'^CONFIG_FILE = "([^"]+)"', text, re.M).group(1) == config.FILE
+
+
+_OK_CHECK = """
+import boarddef, checked
+def again():
+    raise AssertionError("checked again: the kept form was not taken")
+for name in ("wall", "mini", "referee"):
+    v = checked.load("boards/%s.json" % name, "boards/%s.ok" % name, again, "boarddef")
+    assert v == boarddef.load("boards/%s.json" % name), name
+print("kept forms taken")
+"""
+
+
+@pytest.mark.parametrize("source", [False, True])
+def test_build_keeps_each_board_definitions_checked_form_as_the_board_would(tmp_path, source):
+    """build() writes boards/*.ok so the first start need not load boarddef.py: MicroPython
+    takes each as it is (without checking again) and it equals what boarddef.py gives there."""
+    import subprocess
+
+    from host_tools import micropython32_exe, venv_exe
+    from host_tools.build import build
+
+    written = build(str(tmp_path), source=source)
+    assert "boards/wall.ok" in written
+    for exe in (venv_exe("micropython"), micropython32_exe()):
+        if exe is None:
+            continue
+        out = subprocess.run([exe, "-c", _OK_CHECK], cwd=str(tmp_path), capture_output=True, text=True,
+                             env=dict(os.environ, MICROPYPATH="."), timeout=60)
+        assert out.returncode == 0 and "kept forms taken" in out.stdout, out.stderr
+    # A definition changed after the build is checked again (its CRC no longer matches).
+    with open(tmp_path / "boards" / "mini.json", "a") as f:
+        f.write("\n")
+    import checked
+
+    here = os.getcwd()
+    os.chdir(str(tmp_path))
+    try:
+        calls = []
+        checked.load("boards/mini.json", "boards/mini.ok", lambda: calls.append(1) or ({}, False),
+                     "boarddef")
+        assert calls == [1]
+    finally:
+        os.chdir(here)

@@ -268,6 +268,22 @@ def listdir(st, path):
         return []
 
 
+def names(st, path):
+    """The names in folder `path` one at a time, none when it cannot be read: no list of
+    them all (a long match's journal has hundreds of files; the heap after it may have no
+    block for such a list)."""
+    each = getattr(st.fs, "ilistdir", None)
+    try:
+        if each is None:  # a filesystem without it (the tests' own)
+            for name in st.fs.listdir(path):
+                yield name
+        else:
+            for entry in each(path):
+                yield entry[0]
+    except OSError:
+        return
+
+
 def mkdir(st, path):
     """Make folder `path` unless it is there (OSError when it cannot be made)."""
     if not path:

@@ -39,6 +39,7 @@ def read_back(m, k):
         m.out_of_memory += 1
         return False
     m._chunks[k] = c
+    m._back = True  # Match._retire lets it go again once it is behind
     if m._deep_k == k:
         m._deep_k = -1
     return True

@@ -4,9 +4,9 @@ rules.Match keeps in RAM what a match needs at every press; this module
 (loaded for a call and dropped, cold.py) starts a new match with its options
 checked, gives a match's options back, enters the referee's rarer events (the
 lag's collisions and faults, a player leaving, an extension, a position call,
-a tie-break's winner: their checks and effects are in rules.py, as a replay
-needs them), reads a saved log into a match (push, pop, replay_log: the store's
-restore) and makes a follower match that steps through another's log (the
+a tie-break's winner: checked here; their effects are in rules.py, as a
+replay needs them), plays a saved log's entries unchecked (apply: the store's restore)
+and makes a follower match that steps through another's log (the
 report's innings). It works on Match's internals, as part of rules.py.
 
 It also keeps the names of what the board's hot path does not need (games,
@@ -112,6 +112,7 @@ def init(m, capacity, options):
     m._spare = []  # chunks to use again (taken off entries that are on the flash)
     m._deep = None  # a chunk read back from the flash for entry() (the report), and its index
     m._deep_k = -1
+    m._back = False  # a chunk was read back (Match._retire)
     m.loader = None  # loader(k, put): the journal's entries of chunk k (the store sets it)
     m._targets = []  # the target of each extension, by its number
     m.low = 0  # the fewest entries the log had since the owner last set low = n (undo lowers it)
@@ -375,57 +376,3 @@ def apply(m, code, arg, t):
         arg = m.extensions
     if not m._log(code, arg, t):
         raise MemoryError
-
-
-# A saved match read back: its entries put in the log unplayed (push, and pop for
-# an undo record), then played once from the start (replay_log).
-
-
-def push(m, code, arg, t):
-    """Put a saved entry at the end of the log without playing it (MemoryError: no room)."""
-    if m.n >= m._cap:
-        m._more_log()
-    if code == E_EXTEND:
-        if _extension(m, arg):
-            raise MemoryError
-        arg = m.extensions
-        m.extensions += 1
-    c = m._chunks[m.n // CHUNK]
-    j = m.n % CHUNK
-    c.codes[j] = code
-    c.args[j] = arg
-    c.times[j] = t
-    m.n += 1
-
-
-def pop(m):
-    """Take the newest pushed entry off the log again."""
-    if m.n:
-        m.n -= 1
-        if m._chunks[m.n // CHUNK].codes[m.n % CHUNK] == E_EXTEND:
-            m.extensions -= 1
-
-
-def replay_log(m, now):
-    """Play the pushed log from the start (checkpoints made on the way); time resumes at
-    `now` from the newest entry. MemoryError leaves a match with no entries."""
-    n = m.n
-    m.n = 0
-    m._reset()
-    try:
-        while m.n < n:
-            if not m._room():
-                raise MemoryError
-            c = m._chunks[m.n // CHUNK]
-            j = m.n % CHUNK
-            if m.n and not j:
-                m._save(m._states[m.n // CHUNK])
-            m.n += 1
-            m._do(c.codes[j], c.args[j], c.times[j])
-    except MemoryError:
-        m.n = 0
-        m._reset()
-        raise
-    m.low = m.n
-    m.resume_at(now)
-

@@ -233,13 +233,15 @@ class Match:
 
     def _retire(self):
         """Chunks more than _WINDOW back whose entries are all on the flash (below low: the store
-        saved them, no undo since) become spares; their entries are read back when needed."""
+        saved them, no undo since) become spares; their entries are read back when needed.
+        Below the first chunk already gone only after a read-back (a deep undo: _back)."""
         k = (self.n >> _SHIFT) - _WINDOW
-        while k >= 0 and self._chunks[k] is not None:
-            if (k + 1) << _SHIFT <= self.low:
+        while k >= 0 and (self._chunks[k] is not None or self._back):
+            if self._chunks[k] is not None and (k + 1) << _SHIFT <= self.low:
                 self._spare.append(self._chunks[k])
                 self._chunks[k] = None
             k -= 1
+        self._back = False
 
     def _room(self):
         """Room for one more entry (and an inning for each player), made now if need be."""

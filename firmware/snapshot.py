@@ -129,13 +129,14 @@ def parse_snapshot(data):
 
 
 def restore(st, match, now):
-    """Put the saved match into `match` (match.new, its entries, one replay); True if
-    there was one. Raises MemoryError, having changed nothing on the flash, when there is
-    not enough memory to read it: the store is then `held` (writes nothing).
+    """Put the saved match into `match` (match.new, then its entries played as they are
+    read); True if there was one. Raises MemoryError, having changed nothing on the flash,
+    when there is not enough memory to read it: the store is then `held` (writes nothing).
 
-    The entries were checked when they were played, so they are put in the log unplayed
-    and played once at the end (an undo record takes the newest one off); match time then
-    resumes at the newest entry's time (Match.resume_at), as after an undo.
+    The entries were checked when they were played, so they are played unchecked
+    (_Player: only a window of the log stays in RAM, as while the match was played; an
+    undo record takes the newest one back); match time then resumes at the newest entry's
+    time (Match.resume_at), as after an undo.
     """
     st.errors = 0
     st._forget(0)
@@ -151,8 +152,9 @@ def restore(st, match, now):
             st.errors |= ERR_RESTORE
             st._forget(0)
             return False
-        ends = scan(st, _Loader(match), version)
-        matchsetup.replay_log(match, now)
+        ends = scan(st, _Player(match, st), version)
+        match.low = match.n
+        match.resume_at(now)
         match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
     except MemoryError:
         st.errors |= ERR_MEMORY
@@ -194,8 +196,7 @@ def look_for_newer(st, gen):
 
 
 def scan(st, match, version):
-    """Read this generation's journal into `match` (a _Loader or a _Counter: pushed, not
-    played); returns None, or (segment, its good bytes, present) of a tail to cut. Writes
+    """Read this generation's journal into `match` (a _Player, or a _Counter); returns None, or (segment, its good bytes, present) of a tail to cut. Writes
     nothing."""
     gen = st.gen
     closed = False
@@ -288,9 +289,8 @@ def later_segments(st, seg):
 def cut_tail(st, seg, keep, present):
     """Make the journal end after `keep` (the good records of segment seg)."""
     try:
-        for g, s, name in journal_files(st):
-            if g == st.gen and s > seg:
-                st.fs.remove(st._jdir + "/" + name)
+        gen = st.gen
+        remove_journals(st, lambda g, s: g == gen and s > seg)
         path = st._segment_path(st.gen, seg)
         if keep:
             history.write_new(st, path, st._jdir + "/tmp", keep)
@@ -329,15 +329,13 @@ def begin(st, match):
         top = st.gen
         if other is not None:
             top = max(top, other[0])
-        files = journal_files(st)
-        for g, _, _ in files:
+        for g, _, _ in journal_files(st):
             top = max(top, g)
         for name in history.reports(st):
             top = max(top, history.report_number(name))
         if top >= GEN_MAX:  # the numbers ran out: number the reports again, start over above them
             top = renumber(st)
             other = None
-            files = journal_files(st)
         gen = top + 1
         snap = pack_snapshot(gen, match)
         # The start record first: a snapshot is never without it, so a journal that is
@@ -357,12 +355,7 @@ def begin(st, match):
         return WRITE_FAILED
     # The new match is in place; drop the journals of all but it and the previous match.
     keep = other[0] if other is not None else -1
-    for g, _, name in files:
-        if g != keep and g != gen:
-            try:
-                st.fs.remove(st._jdir + "/" + name)
-            except OSError:
-                pass
+    remove_journals(st, lambda g, s: g != keep and g != gen)
     return None
 
 
@@ -379,8 +372,7 @@ def renumber(st):
             history.rename(st, st._hdir + "/" + name, st._hdir + "/" + report_name(i + 1))
     if sent:
         history.write_sent(st, new_sent)
-    for _, _, name in journal_files(st):
-        st.fs.remove(st._jdir + "/" + name)
+    remove_journals(st, lambda g, s: True)
     for slot in (0, 1):
         try:
             st.fs.remove(history.snap_path(st, slot))
@@ -405,30 +397,75 @@ def slots(st):
 
 
 def journal_files(st):
-    """[(generation, segment, name)] of the files in jnl/."""
-    out = []
-    for name in history.listdir(st, st._jdir):
+    """(generation, segment, name) of each file in jnl/, one at a time (a long match's
+    journal has hundreds: never a list of them all)."""
+    for name in history.names(st, st._jdir):
         gen, dot, seg = name.partition(".")
         if dot and gen.isdigit() and seg.isdigit():
-            out.append((int(gen), int(seg), name))
-    return out
+            yield int(gen), int(seg), name
 
 
-class _Loader:
-    """A match taking a journal's entries (matchsetup.push/pop), as scan() hands them."""
+def remove_journals(st, drop):
+    """Remove the journal files for which drop(generation, segment) is true, a few names at
+    a time (a folder is not changed while it is read, and no list of all is made)."""
+    while True:
+        batch = []
+        for g, s, name in journal_files(st):
+            if len(batch) < 16 and drop(g, s):
+                batch.append(name)
+        removed = 0
+        for name in batch:
+            try:
+                st.fs.remove(st._jdir + "/" + name)
+                removed += 1
+            except OSError:
+                pass
+        if len(batch) < 16 or not removed:
+            return
 
-    def __init__(self, m):
+
+class _Player:
+    """A match taking a journal's entries as scan() hands them and playing each as it comes
+    (matchsetup.apply; an undo record takes the newest entry back and replays from its
+    chunk's checkpoint), with only a window of its log in RAM: the entries are on the flash
+    already, so the old chunks go as the match grows (Match.reserve) and one an undo needs
+    is read back from the journal. A long match then needs no more memory to come back
+    than it needed to be played."""
+
+    def __init__(self, m, st):
         self.m = m
+        self.st = st
+        m.loader = self._load
 
     @property
     def n(self):
         return self.m.n
 
+    def _load(self, k, put):
+        # Chunk k as the whole journal has it. While the journal is being read the log may
+        # stand past the journal's final length (later undo records take entries back), and
+        # an entry may differ from the final one (taken back and played anew later): a
+        # state made from such an entry is made again when the journal takes it back, as
+        # every checkpoint after it is. So the read-back is not held to the log's length.
+        self.st.load_chunk(k, put)
+        return self.m.n
+
     def push(self, code, arg, t):
-        matchsetup.push(self.m, code, arg, t)
+        m = self.m
+        matchsetup.apply(m, code, arg, t)  # MemoryError: no room
+        m.low = m.n  # on the flash already
+        if not m.n & 31:
+            m.reserve()  # the next chunk made ahead, the old ones let go
 
     def pop(self):
-        matchsetup.pop(self.m)
+        m = self.m
+        if not m.n:
+            return
+        if not m._undo_ready():  # an old chunk could not be read back
+            raise MemoryError
+        m.n -= 1
+        m.low = m.n
+        m._replay()
 
 
 class _Counter:

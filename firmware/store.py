@@ -121,6 +121,7 @@ class PosixFs:
         self.remove = os.remove
         self.stat = os.stat
         self.listdir = os.listdir
+        self.ilistdir = getattr(os, "ilistdir", None)  # MicroPython: names one at a time
         self.mkdir = os.mkdir
 
 

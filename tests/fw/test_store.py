@@ -632,27 +632,27 @@ def files_of(fs):
 
 
 class ShortOfMemory:
-    """matchsetup.push running out of memory past `room` entries (the log of a match read
+    """matchsetup.apply running out of memory past `room` entries (the log of a match read
     back), while this is in force (a with block)."""
 
     def __init__(self, room=10):
         self.room = room
 
     def __enter__(self):
-        self.real = matchsetup.push
+        self.real = matchsetup.apply
         room = self.room
         real = self.real
 
-        def push(m, code, arg, t):
+        def apply(m, code, arg, t):
             if m.n >= room:
                 raise MemoryError
             real(m, code, arg, t)
 
-        matchsetup.push = push
+        matchsetup.apply = apply
         return self
 
     def __exit__(self, *exc):
-        matchsetup.push = self.real
+        matchsetup.apply = self.real
 
 
 def test_out_of_memory_while_restoring_changes_nothing_and_holds_the_store():

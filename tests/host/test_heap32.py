@@ -1,0 +1,254 @@
+"""The wall firmware in a stock ESP32's heap: the 32-bit MicroPython (4-byte objects, 31-bit
+small ints) with 112 KB for the firmware, the firmware as .mpy as `carom deploy` lays it out.
+
+What is tried:
+- a boot with Wi-Fi, MQTT (a mosquitto started here) and the radio configured, the first
+  after the deploy and the next: at most 56 KB live (the heap a stock ESP32 starts with
+  before it grows), a free block of 24 KB or more, no cold module left in RAM; running with
+  MQTT connected, at most 80 KB;
+- a 3,000-entry straight-rail match played by the buttons to its end (points, misses,
+  fouls, undos by long presses, the half-time break, the report) in a heap cut into 4 KB
+  holes (so any larger allocation after the boot fails), then a power cut, the match read
+  back, and a new match: no MemoryError, no failed task, the live heap never above 80 KB;
+- the same saved match booted in a heap too small to read it: E 24, every file on the
+  flash byte for byte as it was, and the match back whole at 112 KB.
+
+The live heap is sampled every 100 ms by tests/host/vboard_fixtures/heap_main.py.
+Skipped, with the reason, when there is no 32-bit MicroPython.
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import time
+
+import pytest
+
+from host_tools import ROOT, micropython32_exe
+from host_tools.build import build
+from host_tools.vboard import VirtualBoard
+
+from mosquitto import Mosquitto, available as mosquitto_available
+
+MP32 = micropython32_exe()
+pytestmark = pytest.mark.skipif(MP32 is None, reason="no 32-bit MicroPython (CAROM_MICROPYTHON32, or "
+                                "../shared/tools/micropython32/micropython): the heap tests need it")
+
+KB = 1024
+BOOT_LIVE = 56 * KB
+BOOT_LARGEST = 24 * KB
+RUN_LIVE = 80 * KB
+HOLE = 4 * KB
+HEAP_MAIN = os.path.join(ROOT, "tests", "host", "vboard_fixtures", "heap_main.py")
+WALL = json.load(open(os.path.join(ROOT, "boards", "wall.json")))
+RADIO = {"peer": "24:0a:c4:00:00:05", "key": "ab" * 32}
+WIFI = {"ssid": "hall", "password": "secret123"}
+# Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
+COLD = ("startup", "config", "boarddef", "checked", "matchsetup", "snapshot", "history", "logback", "viewsetup",
+        "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog")
+
+
+@pytest.fixture(scope="module")
+def firmware(tmp_path_factory):
+    """The flash as `carom deploy` lays it out (.mpy), built once."""
+    out = str(tmp_path_factory.mktemp("firmware"))
+    build(out)
+    shutil.copy(HEAP_MAIN, os.path.join(out, "main.py"))
+    return out
+
+
+def flash_with(firmware, where, config, holes=0):
+    shutil.copytree(firmware, where)
+    with open(os.path.join(where, "config.json"), "w") as f:
+        json.dump(config, f)
+    if holes:
+        with open(os.path.join(where, "holes"), "w") as f:
+            f.write(str(holes))
+    return where
+
+
+def board(flash, heap="112K", **kw):
+    return VirtualBoard(flash, board=WALL, micropython=MP32, firmware_heap=heap, **kw)
+
+
+def heap_lines(vb):
+    return [line for line in vb.lines() if line.startswith("HEAP")]
+
+
+def boots(vb):
+    """[(live, free, largest)] of each boot so far."""
+    out = []
+    for line in heap_lines(vb):
+        m = re.match(r"HEAP boot live (\d+) free (\d+) largest (\d+)", line)
+        if m:
+            out.append(tuple(int(x) for x in m.groups()))
+    return out
+
+
+def peak(vb):
+    highs = [int(line.split()[-1]) for line in heap_lines(vb) if line.startswith("HEAP live ")]
+    return max(highs) if highs else 0
+
+
+def no_trouble(vb):
+    text = vb.stdout + vb.stderr
+    assert "MemoryError" not in text and "task failed" not in text and "Traceback" not in text, text[-3000:]
+
+
+def files_hashes(flash):
+    out = {}
+    for top, _, names in os.walk(flash):
+        for name in names:
+            path = os.path.join(top, name)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, flash)] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+# ---- the boot ------------------------------------------------------------------------------
+
+@pytest.mark.skipif(not mosquitto_available(), reason="mosquitto is not installed")
+def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path):
+    import paho.mqtt.client as paho
+
+    broker = Mosquitto().start()
+    got = []
+    listener = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="listener")
+    listener.on_connect = lambda c, u, f, rc, p=None: c.subscribe("carom/#", qos=1)
+    listener.on_message = lambda c, u, msg: got.append(msg.topic)
+    listener.connect("127.0.0.1", broker.port)
+    listener.loop_start()
+    config = {"board": "wall", "match": {"game": "straight_rail", "target": 200}, "radio": RADIO, "wifi": WIFI,
+              "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "t1"}}
+    flash = flash_with(firmware, str(tmp_path / "flash"), config)
+    try:
+        with board(flash, wifi=WIFI) as vb:
+            for n in (1, 2):  # the first start after the deploy (config.json checked), then the next
+                vb.run_realtime()
+                vb.wait_for(lambda b: len(boots(b)) >= n or "Traceback" in b.stderr, timeout=60)
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline and "carom/t1/state" not in got:
+                    time.sleep(0.05)
+                vb.stop_realtime()
+                assert "carom/t1/state" in got  # connected: the hall has the board's state
+                live, free, largest = boots(vb)[-1]
+                assert live <= BOOT_LIVE, (n, live)
+                assert largest >= BOOT_LARGEST, (n, largest)
+                assert peak(vb) <= RUN_LIVE
+                resident = [line for line in vb.lines() if line.startswith("HEAP modules")][-1].split()[2:]
+                assert not set(resident) & set(COLD), resident
+                assert {"rules", "view", "store", "radio", "app"} <= set(resident)
+                no_trouble(vb)
+                got.clear()
+                vb.power_off()
+                vb.power_on()
+    finally:
+        listener.loop_stop()
+        listener.disconnect()
+        broker.close()
+
+
+# ---- a long match ---------------------------------------------------------------------------
+
+ROUNDS = 430  # A: three points (a long press takes one back every 25th round), B: two, a foul
+
+
+def play_long_match(vb):
+    def tap(name, up=0.1):
+        vb.tap(name, 0.1, up)
+
+    tap("A.point", 0.5)  # the lag: A breaks
+    for r in range(ROUNDS):
+        for _ in range(3):
+            tap("A.point")
+        if r % 25 == 24:
+            vb.hold("A.point", 1.3)  # undo the third point
+            vb.advance(0.2)
+            tap("A.point")
+        tap("A.end", 0.5)
+        if r == ROUNDS // 2:  # the half-time break, asked for and ended
+            tap("break")
+            vb.advance(2)
+            tap("break")
+        tap("B.point")
+        tap("B.point")
+        tap("foul", 0.5)
+        if "MemoryError" in vb.stderr or "task failed" in vb.stdout:
+            break
+    vb.advance(3)
+
+
+@pytest.fixture(scope="module")
+def long_match(firmware, tmp_path_factory):
+    """A 3,000-entry match played to its end in a heap of 4 KB holes, the board then cut off:
+    (its flash, its stdout, the entries it saved)."""
+    target = 3 * ROUNDS - 4  # A reaches it in the last round
+    config = {"board": "wall", "match": {"game": "straight_rail", "target": target, "break_s": 60}, "radio": RADIO}
+    flash = flash_with(firmware, str(tmp_path_factory.mktemp("long") / "flash"), config, holes=HOLE)
+    vb = board(flash, net_pacing=False)
+    try:
+        vb.power_on()
+        vb.advance(1)
+        play_long_match(vb)
+        out, err = vb.stdout, vb.stderr
+        vb.power_off()
+    finally:
+        vb.close()
+    return flash, out, err
+
+
+def test_a_3000_entry_match_in_4k_holes_to_its_report(long_match):
+    flash, out, err = long_match
+    lines = out.splitlines()
+    assert any(line.startswith("HEAP holes") for line in lines)  # the heap was cut into 4 KB holes
+    assert "MemoryError" not in out + err and "task failed" not in out, (out + err)[-3000:]
+    highs = [int(line.split()[-1]) for line in lines if line.startswith("HEAP live ")]
+    assert highs and max(highs) <= RUN_LIVE, max(highs)
+    reports = os.listdir(os.path.join(flash, "data", "history"))
+    assert len(reports) == 1
+    with open(os.path.join(flash, "data", "history", reports[0])) as f:
+        rep = json.load(f)
+    assert rep["result"] == "A" and rep["game"] == "straight_rail"
+
+
+def test_the_long_match_comes_back_after_a_power_cut_and_a_new_one_starts(long_match, tmp_path):
+    flash = str(tmp_path / "flash")
+    shutil.copytree(long_match[0], flash)
+    with board(flash, net_pacing=False) as vb:  # powered on
+        vb.advance(2)
+        restored = [line for line in vb.lines() if "match restored" in line]
+        assert restored and int(restored[0].split()[-2]) >= 3000, vb.lines()[:10]
+        vb.hold("new", 3.5)  # a new match
+        vb.advance(0.5)
+        for name in ("A.point", "A.point", "A.point", "A.end", "B.point"):
+            vb.tap(name, 0.1, 0.4)
+        vb.advance(2)
+        no_trouble(vb)
+        assert peak(vb) <= RUN_LIVE
+        assert vb.chip(0x70) is not None
+    with board(flash, net_pacing=False) as vb:  # and the new match is the one saved
+        vb.advance(2)
+        restored = [line for line in vb.lines() if "match restored" in line]
+        assert restored and 5 <= int(restored[0].split()[-2]) < 10, vb.lines()[:10]  # the new match's few
+        no_trouble(vb)
+
+
+def test_a_heap_too_small_to_read_the_match_back_changes_nothing_on_the_flash(long_match, tmp_path):
+    flash = str(tmp_path / "flash")
+    shutil.copytree(long_match[0], flash)
+    os.remove(os.path.join(flash, "holes"))
+    before = files_hashes(flash)
+    with board(flash, heap="84K", net_pacing=False) as vb:
+        vb.advance(3)
+        for name in ("A.point", "B.point", "foul"):  # presses change nothing that is saved
+            vb.tap(name, 0.1, 0.3)
+        vb.advance(2)
+        assert any("not enough memory to read the saved match back" in line for line in vb.lines()), vb.lines()[:10]
+    assert files_hashes(flash) == before
+    with board(flash, net_pacing=False) as vb:  # powered on
+        vb.advance(2)
+        restored = [line for line in vb.lines() if "match restored" in line]
+        assert restored and int(restored[0].split()[-2]) >= 3000
+        no_trouble(vb)

@@ -1,0 +1,77 @@
+# main.py for the heap tests and the benchmark: the board started as firmware/main.py starts
+# it, and measured. It prints lines the host reads:
+#   HEAP boot live <bytes> free <bytes> largest <bytes>
+#   HEAP modules <name> ...         the modules in RAM after the start
+#   HEAP holes <count> of <bytes>   with a file "holes" holding a size: after the start, the free
+#                                   heap is cut into holes of that size by small pinned blocks,
+#                                   so that any larger allocation fails (MemoryError)
+#   HEAP live <bytes>               every 100 ms: the live heap, printed when it reaches a new high
+# "live" counts the firmware's share: what the interpreter and the emulation held before the
+# start is left out, and so are the pins.
+import gc
+import sys
+
+gc.collect()
+heap_at_start = gc.mem_alloc()
+gc.threshold(4096)
+
+import startup  # noqa: E402
+
+board = startup.start(heap_at_start)
+del sys.modules["startup"], startup
+gc.collect()
+
+
+def largest():
+    """The largest block that can be allocated now (a binary search, with collections)."""
+    gc.collect()
+    lo, hi = 0, gc.mem_free()
+    while hi - lo > 16:
+        mid = (lo + hi) // 2
+        try:
+            b = bytearray(mid)
+            del b
+            lo = mid
+        except MemoryError:
+            hi = mid
+    return lo
+
+
+print("HEAP boot live %d free %d largest %d" % (gc.mem_alloc() - heap_at_start, gc.mem_free(), largest()))
+print("HEAP modules", " ".join(sorted(k for k in sys.modules if not k.startswith("_vb"))))
+
+pins = []
+pinned = 0
+try:
+    with open("holes") as f:
+        hole = int(f.read())
+except OSError:
+    hole = 0
+if hole:
+    gaps = []
+    try:
+        while True:
+            gaps.append(bytearray(hole - 16))
+            pins.append(bytearray(1))
+    except MemoryError:
+        pass
+    del gaps
+    gc.collect()
+    pinned = 32 * len(pins)  # a pin is an object and its data: two 16-byte blocks
+    print("HEAP holes %d of %d" % (len(pins), hole))
+
+if board is not None:
+    import asyncio
+
+    async def sample():
+        high = 0
+        while True:
+            gc.collect()
+            live = gc.mem_alloc() - heap_at_start - pinned
+            if live > high:
+                high = live
+                print("HEAP live %d" % live)
+            await asyncio.sleep_ms(100)
+
+    asyncio.create_task(sample())
+    board.serve()

@@ -52,6 +52,7 @@ ERROR_CRASH_LOOP = 31  # safe boot: crashed three times in a row
 # The wall board's I2C buses (boards/wall.json), for showing an error when no board
 # definition can be read at all.
 _FALLBACK_BUSES = ((0, 22, 21), (1, 33, 32))  # (bus, scl, sda); a test checks them against wall.json
+_FALLBACK_SEG14 = ((0, 0x76), (0, 0x77), (1, 0x76))  # its 14-segment chips (bus, address); the others: 7
 
 
 CONFIG_FILE = "config.json"  # config.FILE
@@ -194,7 +195,8 @@ def show_code_anywhere(code):
             continue
         for addr in found:
             if 0x70 <= addr <= 0x77:
-                chips.append(ht16k33.Seg7x4(i2c, addr))
+                kind = ht16k33.Seg14x4 if (bus, addr) in _FALLBACK_SEG14 else ht16k33.Seg7x4
+                chips.append(kind(i2c, addr))
     show_code(chips, code)
     return len(chips)
 

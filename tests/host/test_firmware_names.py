@@ -37,7 +37,9 @@ def test_app_timings_and_error_codes_agree_with_startup_names():
     assert startup["ERROR_MEMORY"] == 24 and startup["ERROR_STORE"] == 23  # the README's E 24 and E 23
 
 
-def test_fallback_buses_are_the_wall_boards():
-    buses = _assignments("startup")["_FALLBACK_BUSES"]
+def test_fallback_buses_and_14_segment_chips_are_the_wall_boards():
+    names = _assignments("startup")
     wall = json.load(open(os.path.join(ROOT, "boards", "wall.json")))
-    assert sorted(buses) == sorted((b["bus"], b["scl"], b["sda"]) for b in wall["i2c"])
+    assert sorted(names["_FALLBACK_BUSES"]) == sorted((b["bus"], b["scl"], b["sda"]) for b in wall["i2c"])
+    seg14 = [(d.get("bus", 0), int(d["addr"], 16)) for d in wall["displays"] if d["kind"] == "seg14"]
+    assert sorted(names["_FALLBACK_SEG14"]) == sorted(seg14)

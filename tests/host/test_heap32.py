@@ -13,21 +13,22 @@ What is tried:
 - the same saved match booted in a heap too small to read it: E 24, every file on the
   flash byte for byte as it was, and the match back whole at 112 KB.
 
-The live heap is sampled every 100 ms by tests/host/vboard_fixtures/heap_main.py.
+The live heap is sampled every 100 ms by tests/host/vboard_fixtures/heap_main.py; the
+match and the figures' reading are host_tools/heap_bench.py's (`make bench` prints them).
 Skipped, with the reason, when there is no 32-bit MicroPython.
 """
 
 import hashlib
 import json
 import os
-import re
 import shutil
 import time
 
 import pytest
 
-from host_tools import ROOT, micropython32_exe
+from host_tools import micropython32_exe
 from host_tools.build import build
+from host_tools.heap_bench import HEAP_MAIN, RADIO, ROUNDS, WIFI, boots, peak, play_long_match, wall
 from host_tools.vboard import VirtualBoard
 
 from mosquitto import Mosquitto, available as mosquitto_available
@@ -41,10 +42,7 @@ BOOT_LIVE = 56 * KB
 BOOT_LARGEST = 24 * KB
 RUN_LIVE = 80 * KB
 HOLE = 4 * KB
-HEAP_MAIN = os.path.join(ROOT, "tests", "host", "vboard_fixtures", "heap_main.py")
-WALL = json.load(open(os.path.join(ROOT, "boards", "wall.json")))
-RADIO = {"peer": "24:0a:c4:00:00:05", "key": "ab" * 32}
-WIFI = {"ssid": "hall", "password": "secret123"}
+WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
 COLD = ("startup", "config", "boarddef", "checked", "matchsetup", "snapshot", "history", "logback", "viewsetup",
         "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog")
@@ -71,25 +69,6 @@ def flash_with(firmware, where, config, holes=0):
 
 def board(flash, heap="112K", **kw):
     return VirtualBoard(flash, board=WALL, micropython=MP32, firmware_heap=heap, **kw)
-
-
-def heap_lines(vb):
-    return [line for line in vb.lines() if line.startswith("HEAP")]
-
-
-def boots(vb):
-    """[(live, free, largest)] of each boot so far."""
-    out = []
-    for line in heap_lines(vb):
-        m = re.match(r"HEAP boot live (\d+) free (\d+) largest (\d+)", line)
-        if m:
-            out.append(tuple(int(x) for x in m.groups()))
-    return out
-
-
-def peak(vb):
-    highs = [int(line.split()[-1]) for line in heap_lines(vb) if line.startswith("HEAP live ")]
-    return max(highs) if highs else 0
 
 
 def no_trouble(vb):
@@ -151,34 +130,6 @@ def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path):
 
 
 # ---- a long match ---------------------------------------------------------------------------
-
-ROUNDS = 430  # A: three points (a long press takes one back every 25th round), B: two, a foul
-
-
-def play_long_match(vb):
-    def tap(name, up=0.1):
-        vb.tap(name, 0.1, up)
-
-    tap("A.point", 0.5)  # the lag: A breaks
-    for r in range(ROUNDS):
-        for _ in range(3):
-            tap("A.point")
-        if r % 25 == 24:
-            vb.hold("A.point", 1.3)  # undo the third point
-            vb.advance(0.2)
-            tap("A.point")
-        tap("A.end", 0.5)
-        if r == ROUNDS // 2:  # the half-time break, asked for and ended
-            tap("break")
-            vb.advance(2)
-            tap("break")
-        tap("B.point")
-        tap("B.point")
-        tap("foul", 0.5)
-        if "MemoryError" in vb.stderr or "task failed" in vb.stdout:
-            break
-    vb.advance(3)
-
 
 @pytest.fixture(scope="module")
 def long_match(firmware, tmp_path_factory):

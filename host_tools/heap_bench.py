@@ -1,0 +1,219 @@
+"""The wall firmware's heap on a virtual board: boot, a long match, undo, per press.
+
+Shared by `make bench` (heap_section: the 32-bit MicroPython with a stock ESP32's 112 KB,
+beside the 64-bit unix port) and tests/host/test_heap32.py. The board runs
+tests/host/vboard_fixtures/heap_main.py, which prints "HEAP ..." lines (see there).
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+from . import ROOT, micropython32_exe, venv_exe
+
+HEAP_MAIN = os.path.join(ROOT, "tests", "host", "vboard_fixtures", "heap_main.py")
+RADIO = {"peer": "24:0a:c4:00:00:05", "key": "ab" * 32}
+WIFI = {"ssid": "hall", "password": "secret123"}
+ROUNDS = 430  # a round: A three points (a long press takes one back every 25th), A.end, B two, a foul
+
+
+def wall():
+    with open(os.path.join(ROOT, "boards", "wall.json")) as f:
+        return json.load(f)
+
+
+def heap_lines(vb):
+    return [line for line in vb.lines() if line.startswith("HEAP")]
+
+
+def boots(vb):
+    """[(live, free, largest)] of each boot so far."""
+    out = []
+    for line in heap_lines(vb):
+        m = re.match(r"HEAP boot live (\d+) free (\d+) largest (\d+)", line)
+        if m:
+            out.append(tuple(int(x) for x in m.groups()))
+    return out
+
+
+def peak(vb):
+    """The highest live heap sampled (every 100 ms) since the board was made."""
+    highs = [int(line.split()[-1]) for line in heap_lines(vb) if line.startswith("HEAP live ")]
+    return max(highs) if highs else 0
+
+
+def play_long_match(vb, rounds=ROUNDS):
+    """About 7 entries a round by the buttons (points, misses, fouls, an undo every 25th
+    round, the half-time break once): 3,000 entries for 430 rounds, A reaching 3 * rounds - 4."""
+    def tap(name, up=0.1):
+        vb.tap(name, 0.1, up)
+
+    tap("A.point", 0.5)  # the lag: A breaks
+    for r in range(rounds):
+        for _ in range(3):
+            tap("A.point")
+        if r % 25 == 24:
+            vb.hold("A.point", 1.3)  # undo the third point
+            vb.advance(0.2)
+            tap("A.point")
+        tap("A.end", 0.5)
+        if r == rounds // 2:  # the half-time break, asked for and ended
+            tap("break")
+            vb.advance(2)
+            tap("break")
+        tap("B.point")
+        tap("B.point")
+        tap("foul", 0.5)
+        if "MemoryError" in vb.stderr or "task failed" in vb.stdout:
+            break
+    vb.advance(3)
+
+
+def flash_for(where, config, holes=0):
+    """A flash as `carom deploy` lays it out (.mpy), the heap benchmark's main.py."""
+    from .build import build
+
+    build(where)
+    shutil.copy(HEAP_MAIN, os.path.join(where, "main.py"))
+    with open(os.path.join(where, "config.json"), "w") as f:
+        json.dump(config, f)
+    if holes:
+        with open(os.path.join(where, "holes"), "w") as f:
+            f.write(str(holes))
+    return where
+
+
+def _boot_figures(exe, heap):
+    """Boot with Wi-Fi, MQTT (when mosquitto is there) and the radio configured, twice."""
+    from .vboard import VirtualBoard
+
+    broker = None
+    config = {"board": "wall", "match": {"game": "straight_rail", "target": 200}, "radio": RADIO}
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
+    from mosquitto import Mosquitto, available
+
+    if available():
+        broker = Mosquitto().start()
+        config.update(wifi=WIFI, mqtt={"host": "127.0.0.1", "port": broker.port, "table": "bench"})
+    out = {"mqtt": broker is not None}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            flash = flash_for(os.path.join(tmp, "flash"), config)
+            with VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap, wifi=WIFI) as vb:
+                for n in (1, 2):
+                    vb.run_realtime()
+                    vb.wait_for(lambda b: len(boots(b)) >= n or "Traceback" in b.stderr, timeout=60)
+                    time.sleep(6)  # running: MQTT connected, the clock's next chunk made
+                    vb.stop_realtime()
+                    live, free, largest = boots(vb)[-1]
+                    out["boot%d" % n] = {"live": live, "free": free, "largest": largest}
+                    vb.power_off()
+                    vb.power_on()
+                out["run_peak"] = peak(vb)
+    finally:
+        if broker is not None:
+            broker.close()
+    return out
+
+
+def _long_match_figures(exe, heap, holes):
+    from .vboard import VirtualBoard
+
+    config = {"board": "wall", "match": {"game": "straight_rail", "target": 3 * ROUNDS - 4, "break_s": 60},
+              "radio": RADIO}
+    out = {"holes": holes}
+    with tempfile.TemporaryDirectory() as tmp:
+        flash = flash_for(os.path.join(tmp, "flash"), config, holes)
+        vb = VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap, net_pacing=False)
+        try:
+            vb.power_on()
+            vb.advance(1)
+            play_long_match(vb)
+            text = vb.stdout + vb.stderr
+            out["memory_errors"] = text.count("MemoryError")
+            out["peak"] = peak(vb)
+            out["report"] = len(os.listdir(os.path.join(flash, "data", "history")))
+            vb.power_off()
+            vb.power_on()
+            vb.advance(2)
+            restored = [line for line in vb.lines() if "match restored" in line]
+            out["restored"] = int(restored[-1].split()[-2]) if restored else 0
+            out["peak_with_restore"] = peak(vb)
+            out["memory_errors"] += (vb.stdout + vb.stderr).count("MemoryError") - text.count("MemoryError")
+        finally:
+            vb.close()
+    return out
+
+
+def _press_figures(exe, heap):
+    """Bytes allocated per press, button event to the last I2C write (tests/bench/board_bench_main.py)."""
+    from .vboard import VirtualBoard
+
+    with tempfile.TemporaryDirectory() as tmp:
+        flash = flash_for(os.path.join(tmp, "flash"), {"board": "wall", "match": {"game": "straight_rail",
+                                                                                  "target": 9999}})
+        shutil.copy(os.path.join(ROOT, "tests", "bench", "board_bench_main.py"), os.path.join(flash, "main.py"))
+        with VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap) as vb:
+            vb.advance(0.5)
+            line = [l for l in vb.lines() if l.startswith("BENCH ")]
+            if not line:
+                raise RuntimeError("the board benchmark printed nothing: %s" % vb.stderr[-2000:])
+            return json.loads(line[-1][6:])
+
+
+def _run_json(exe, script, *args):
+    out = subprocess.run([exe] + list(args) + [script], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    if out.returncode:
+        raise RuntimeError("%s %s: %s" % (exe, script, out.stderr[-1000:]))
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def heap_section():
+    """Boot, a 3,000-entry match, undo and bytes per press at 32-bit (112 KB) beside 64-bit."""
+    runs = [("64-bit", venv_exe("micropython"), None)]
+    mp32 = micropython32_exe()
+    if mp32:
+        runs.append(("32-bit", mp32, "112K"))
+    results = {}
+    for name, exe, heap in runs:
+        r = results[name] = {}
+        r["boot"] = _boot_figures(exe, heap)
+        r["long"] = _long_match_figures(exe, heap, 4096 if heap else 0)
+        if heap:
+            r["long_2k"] = _long_match_figures(exe, heap, 2048)
+        heap_args = ["-X", "heapsize=2M"] if heap else []
+        r["undo"] = _run_json(exe, os.path.join("tests", "bench", "undo_bench.py"), *heap_args)
+        r["press"] = _press_figures(exe, heap)
+    print("## The firmware's heap: the 32-bit MicroPython with a stock ESP32's 112 KB, beside the 64-bit port")
+    if not mp32:
+        print("(no 32-bit MicroPython: CAROM_MICROPYTHON32, or ../shared/tools/micropython32/micropython)")
+    names = [n for n, _, _ in runs]
+    print("%-52s %s" % ("", "  ".join("%12s" % n for n in names)))
+
+    def row(label, f):
+        print("%-52s %s" % (label, "  ".join("%12s" % f(results[n]) for n in names)))
+
+    mqtt = results[names[0]]["boot"]["mqtt"]
+    what = "Wi-Fi, MQTT and radio" if mqtt else "radio (no mosquitto here: no MQTT)"
+    row("boot with %s: live, first start (bytes)" % what, lambda r: r["boot"]["boot1"]["live"])
+    row("  the next start: live", lambda r: r["boot"]["boot2"]["live"])
+    row("  free", lambda r: r["boot"]["boot2"]["free"])
+    row("  largest free block", lambda r: r["boot"]["boot2"]["largest"])
+    row("  running, highest live (6 s each start)", lambda r: r["boot"]["run_peak"])
+    row("3,000-entry match: highest live (goal <= 81920)", lambda r: r["long"]["peak"])
+    row("  then the power cut and restore: highest live", lambda r: r["long"]["peak_with_restore"])
+    row("  entries restored", lambda r: r["long"]["restored"])
+    row("  MemoryError (heap in 4 KB holes at 32-bit)", lambda r: r["long"]["memory_errors"])
+    row("  the same in 2 KB holes: MemoryError", lambda r: r.get("long_2k", {}).get("memory_errors", "-"))
+    row("bytes allocated per press, to the last I2C write", lambda r: "%.1f" % r["press"]["alloc_per_press"])
+    for size in ("200", "1000", "3000"):
+        row("undo at %s entries: entries replayed" % size, lambda r, s=size: "%.0f" % r["undo"][s]["replayed"])
+        row("  us on this machine (x100-200 on an ESP32)", lambda r, s=size: "%.1f" % r["undo"][s]["us"])
+    print()
+    return results

@@ -41,7 +41,7 @@ buttons      {name: {"pin": n, "active_low": bool, "pull": "up"|"down"|null,
              A button with a long_action reports its short press on release
              (see buttons.py).  lockout: ignored for timings.lockout_ms after
              the turn passes (ButtonGroup.lock).  At least one action.
-             Actions: see ACTIONS below.
+             Actions: controller.ACTIONS (boarddef.ACTIONS is the same tuple).
 leds         {name: pin} or {name: {"pin": n, "active_low": bool}};
              names: A.turn, B.turn, A.spot, B.spot, equalizing.
 buzzer       pin or null
@@ -68,6 +68,7 @@ strings) and "source" (file path or None).
 
 import json
 
+from controller import ACTIONS  # what a button can do (the one list)
 from viewsetup import FIELDS, LEDS  # what a view can show
 
 SCHEMA = 1
@@ -75,23 +76,6 @@ ROLES = ("wall", "remote")
 KINDS = ("seg7", "seg14")
 DIGITS = 4
 TEXT_FIELDS = ("A.name", "B.name", "message")  # need a seg14 chip
-ACTIONS = (
-    "point",  # a point for the player at the table
-    "miss",  # end of the inning of the player at the table
-    "A.point",
-    "A.miss",
-    "B.point",
-    "B.miss",
-    "foul",  # a foul by the player at the table (unspecified kind)
-    "foul.touch",  # touched a ball with hand, clothes or cue
-    "foul.push",  # push shot / double hit
-    "foul.jump",  # a ball left the table
-    "foul.time",  # shot clock ran out
-    "undo",
-    "break",  # start/stop the break (intermission) timer
-    "timeout",  # a player's time-out (shot-clock extension)
-    "new_match",
-)
 PULLS = ("up", "down", None)
 TIMINGS = (  # key, default, min, max
     ("debounce_ms", 50, 0, 500),

@@ -90,6 +90,7 @@ except ImportError:  # CPython
         return x
 
 
+from controller import ACTIONS  # the wall buttons' actions (radio.wall_buttons)
 from rules import GAMES, MAX_INNINGS_LIMIT, MAX_TARGET
 
 FILE = "config.json"
@@ -99,13 +100,6 @@ ERROR_CONFIG = 20
 ERROR_CONFIG_DEFAULTS = 22
 
 REDACTED = "***"
-
-# The wall buttons' actions: the same names as boarddef.ACTIONS (a test checks).
-ACTIONS = (
-    "point", "miss", "A.point", "A.miss", "B.point", "B.miss",
-    "foul", "foul.touch", "foul.push", "foul.jump", "foul.time",
-    "undo", "break", "timeout", "new_match",
-)
 
 # Value kinds.
 T_INT = const(0)  # lo..hi

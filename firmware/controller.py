@@ -16,9 +16,26 @@ except ImportError:  # CPython
         return x
 
 
-# Board actions (boarddef.ACTIONS), as small ints.
-ACTIONS = ("point", "miss", "A.point", "A.miss", "B.point", "B.miss", "foul", "foul.touch", "foul.push",
-           "foul.jump", "foul.time", "undo", "break", "timeout", "new_match")
+# The wall buttons' actions, by name: the one list (boarddef.py checks a board's buttons and
+# config.py its radio.wall_buttons against it; the remote sends an index into it). Below, as
+# small ints.
+ACTIONS = (
+    "point",  # a point for the player at the table
+    "miss",  # end of the inning of the player at the table
+    "A.point",
+    "A.miss",
+    "B.point",
+    "B.miss",
+    "foul",  # a foul by the player at the table (unspecified kind)
+    "foul.touch",  # touched a ball with hand, clothes or cue
+    "foul.push",  # push shot / double hit
+    "foul.jump",  # a ball left the table
+    "foul.time",  # shot clock ran out
+    "undo",
+    "break",  # start/stop the break (intermission) timer
+    "timeout",  # a player's time-out (shot-clock extension)
+    "new_match",
+)
 _POINT = const(0)
 _MISS = const(1)
 _A_POINT = const(2)

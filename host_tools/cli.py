@@ -1,4 +1,4 @@
-"""The `carom` command: a table of subcommands, each a handler and its own parser.
+"""The `carom` command: one subparser per row of commands.COMMANDS (host_tools/commands/).
 
 Errors are printed as `carom: what went wrong` on stderr with exit status 1.
 """
@@ -7,47 +7,21 @@ import argparse
 import sys
 
 from . import __version__
+from .commands import COMMANDS, module
 from .errors import CommandError
-
-COMMANDS = {}
-
-
-def command(name, help):
-    """Register a subcommand: the decorated function adds arguments to its parser."""
-
-    def wrap(fn):
-        COMMANDS[name] = (fn, help)
-        return fn
-
-    return wrap
-
-
-def _load_commands():
-    """Import every module of this package that registers a subcommand with @command."""
-    import importlib
-    import os
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    for name in sorted(os.listdir(here)):
-        if not name.endswith(".py") or name.startswith("_") or name == "cli.py":
-            continue
-        with open(os.path.join(here, name), encoding="utf-8") as f:
-            if "\n@command(" not in f.read():
-                continue
-        importlib.import_module("." + name[:-3], __package__)
 
 
 def build_parser():
-    _load_commands()
     parser = argparse.ArgumentParser(
         prog="carom",
         description="Carom billiards scoreboard: simulate, flash, deploy and configure boards.",
     )
     parser.add_argument("--version", action="version", version="carom " + __version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (fn, help) in COMMANDS.items():
-        p = sub.add_parser(name, help=help, description=(fn.__doc__ or help).strip())
-        fn(p)
+    for name, (_, help) in COMMANDS.items():
+        arguments = module(name).arguments
+        p = sub.add_parser(name, help=help, description=(arguments.__doc__ or help).strip())
+        arguments(p)
     return parser
 
 

@@ -1,4 +1,4 @@
-"""The hall dashboard's server: standard library asyncio, no framework (host_tools/httpd.py, as host_tools/web).
+"""The hall dashboard's server: standard library asyncio, no framework (host_tools/httpd.py, as host_tools/simulator/page).
 
     GET /                   the page (static/index.html, hall.js, hall.css: no build step)
     GET /static/<file>      the page's files, served from this package

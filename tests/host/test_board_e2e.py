@@ -15,8 +15,8 @@ import sys
 import pytest
 
 from host_tools import ROOT
-from host_tools.boardsim import ScriptedBoard
-from host_tools.vboard import WDT_RESET
+from host_tools.simulator.scripted_board import ScriptedBoard
+from host_tools.simulator.vboard import WDT_RESET
 
 CONFIG = {"board": "wall", "match": {"game": "three_cushion", "target": 3}}
 

@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from host_tools.boardsim import ScriptedBoard, deploy_source
-from host_tools.vboard import VirtualBoard
+from host_tools.simulator.scripted_board import ScriptedBoard, deploy_source
+from host_tools.simulator.vboard import VirtualBoard
 
 from mosquitto import Mosquitto, available as mosquitto_available
 
@@ -69,7 +69,7 @@ def test_no_readable_board_definition_shows_e21_on_every_chip_found(tmp_path, ho
         vb.advance(2)
         chips = vb.chips()
         assert len(chips) == 14  # the wall board's chips, on both buses
-        from host_tools.segments import decode
+        from host_tools.simulator.segments import decode
 
         for (bus, addr), chip in chips.items():
             kind = next(d["kind"] for d in raw["displays"] if d.get("bus", 0) == bus and int(d["addr"], 16) == addr)

@@ -15,8 +15,8 @@ import pytest
 
 from host_tools import ROOT
 from host_tools.build import build
-from host_tools.segments import decode
-from host_tools.vboard import VirtualBoard
+from host_tools.simulator.segments import decode
+from host_tools.simulator.vboard import VirtualBoard
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board wall"

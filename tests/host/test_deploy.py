@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from host_tools import FIRMWARE_DIR, ROOT
-from host_tools.vboard import SOFT_RESET, VirtualBoard
+from host_tools.simulator.vboard import SOFT_RESET, VirtualBoard
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board %s"

@@ -24,9 +24,9 @@ import pytest
 
 import host_tools.build as build_module
 from host_tools import FIRMWARE_DIR, ROOT
-from host_tools.board_io import BoardIO
-from host_tools.deploy import GUARD_CODE, Deployer, build_local
-from host_tools.vboard import VirtualBoard
+from host_tools.link.boardio import BoardIO
+from host_tools.commands.deploy import GUARD_CODE, Deployer, build_local
+from host_tools.simulator.vboard import VirtualBoard
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board wall"

@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from host_tools import ROOT
-from host_tools.board_io import BoardIO
-from host_tools.deploy import Deployer, build_local
-from host_tools.vboard import VirtualBoard
+from host_tools.link.boardio import BoardIO
+from host_tools.commands.deploy import Deployer, build_local
+from host_tools.simulator.vboard import VirtualBoard
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board wall"

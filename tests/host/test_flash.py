@@ -413,7 +413,7 @@ def test_progress_bar_in_a_log_and_on_a_terminal():
     """Fed the way esptool feeds it (bytes done of total, a label whose address
     moves): into a log it writes one line per quarter of each phase; on a
     terminal it redraws one line in place and ends it at 100 %."""
-    from host_tools.flash import ProgressBar
+    from host_tools.commands.flash import ProgressBar
 
     log = _Stream(tty=False)
     bar = ProgressBar(log)

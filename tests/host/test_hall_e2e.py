@@ -18,9 +18,9 @@ import time
 
 import pytest
 
-from host_tools.boardsim import ScriptedBoard
+from host_tools.simulator.scripted_board import ScriptedBoard
 from host_tools.build import build
-from host_tools.vboard import AccessPoint
+from host_tools.simulator.vboard import AccessPoint
 from mosquitto import Mosquitto, available
 from test_hall import CHROMIUM, CHROMIUM_ARGS, HallProc, Page, wait_for
 
@@ -346,7 +346,7 @@ def test_power_cut_offline_then_restored(hall, walls, browser):
     tile_agrees(page, t1)
     t1.vb.stop_realtime()
     t1.vb.power_off()
-    # The emulation closes a dead board's sockets at once (see host_tools/vboard/README.md, Limits): the
+    # The emulation closes a dead board's sockets at once (see host_tools/simulator/vboard/README.md, Limits): the
     # broker sees the connection end without DISCONNECT and publishes the will now, not after 45 s.
     tile = tile_agrees(page, t1, status="offline", shown=before)
     assert tile["label"] == "OFFLINE"

@@ -5,7 +5,7 @@ publish a state change every 0.1 s on average (100 times a hall's real rate), 6 
 through a real mosquitto to `carom hall`, with a page open in Chromium.  Checked: every update
 reached the event stream, the hall counted each table's updates, its API and the page end on
 each table's last document, and every report of a finished match is in the results list once.
-The delays are measured by `make bench` (host_tools/hall/bench.py), not here.
+The delays are measured by `make bench` (host_tools/bench/hall.py), not here.
 """
 
 import json
@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from host_tools.hall.bench import measure
+from host_tools.bench.hall import measure
 from host_tools.hall.loadgen import Board, SimTable
 from test_hall import HallProc, Page, available, broker, browser, wait_for  # noqa: F401 (fixtures)
 

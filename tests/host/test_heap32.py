@@ -14,7 +14,7 @@ What is tried:
   flash byte for byte as it was, and the match back whole at 112 KB.
 
 The live heap is sampled every 100 ms by tests/host/vboard_fixtures/heap_main.py; the
-match and the figures' reading are host_tools/heap_bench.py's (`make bench` prints them).
+match and the figures' reading are host_tools/bench/heap.py's (`make bench` prints them).
 Skipped, with the reason, when there is no 32-bit MicroPython.
 """
 
@@ -28,8 +28,8 @@ import pytest
 
 from host_tools import micropython32_exe
 from host_tools.build import build
-from host_tools.heap_bench import HEAP_MAIN, RADIO, ROUNDS, WIFI, boots, peak, play_long_match, wall
-from host_tools.vboard import VirtualBoard
+from host_tools.bench.heap import HEAP_MAIN, RADIO, ROUNDS, WIFI, boots, peak, play_long_match, wall
+from host_tools.simulator.vboard import VirtualBoard
 
 from mosquitto import Mosquitto, available as mosquitto_available
 

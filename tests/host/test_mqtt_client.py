@@ -16,7 +16,7 @@ import paho.mqtt.client as paho
 import pytest
 
 from host_tools import FIRMWARE_DIR, ROOT
-from host_tools.sim import micropython_exe
+from host_tools import micropython_exe
 from mosquitto import Mosquitto, available
 
 pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")

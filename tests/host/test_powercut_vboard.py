@@ -13,7 +13,7 @@ firmware on the MicroPython unix port; the power cut kills its process.
 import random
 
 from host_tools import firmware_path
-from host_tools.boardsim import ScriptedBoard
+from host_tools.simulator.scripted_board import ScriptedBoard
 
 FIELDS = ("A.score", "B.score", "A.innings", "B.innings", "A.run", "B.run", "A.high_run", "B.high_run")
 CONFIG = {"board": "wall", "match": {"game": "straight_rail", "target": 500}}

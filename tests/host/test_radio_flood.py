@@ -30,9 +30,9 @@ import struct
 import pytest
 
 from host_tools import firmware_path, micropython32_exe
-from host_tools.boardsim import ScriptedBoard
+from host_tools.simulator.scripted_board import ScriptedBoard
 from host_tools.build import build
-from host_tools.vboard import RadioHub
+from host_tools.simulator.vboard import RadioHub
 
 KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac40000a1")

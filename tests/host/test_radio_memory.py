@@ -12,7 +12,7 @@ the command answering a challenge (the wall lost its record).
 import os
 import shutil
 
-from host_tools.boardsim import ScriptedBoard
+from host_tools.simulator.scripted_board import ScriptedBoard
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vboard_fixtures", "radio_memory.py")
 KEY = "5a" * 32

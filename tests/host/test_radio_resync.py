@@ -18,10 +18,10 @@ import struct
 
 import pytest
 
-from host_tools.boardsim import ScriptedBoard
+from host_tools.simulator.scripted_board import ScriptedBoard
 from host_tools.build import build
-from host_tools.segments import decode
-from host_tools.vboard import RadioHub
+from host_tools.simulator.segments import decode
+from host_tools.simulator.vboard import RadioHub
 
 KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac4000071")
@@ -301,7 +301,7 @@ def test_boot_counter_at_its_limit(make_pair):
     with open(os.path.join(remote.flash_dir, "remote.boot")) as f:
         assert f.read() == str(MAX_BOOT)  # not wrapped
 
-    # What `carom pair` does (host_tools/pair.py): both files removed (and a new key), both reset.
+    # What `carom pair` does (host_tools/commands/pair.py): both files removed (and a new key), both reset.
     for board, name in ((wall, "radio.last"), (remote, "remote.boot")):
         board.vb.power_off()
         os.remove(os.path.join(board.flash_dir, name))

@@ -17,10 +17,10 @@ import sys
 import pytest
 
 from host_tools import ROOT
-from host_tools.boardsim import load_board
+from host_tools.simulator.scripted_board import load_board
 from host_tools.build import build
-from host_tools.segments import decode
-from host_tools.vboard import RadioHub, VirtualBoard
+from host_tools.simulator.segments import decode
+from host_tools.simulator.vboard import RadioHub, VirtualBoard
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 WALL_MAC = bytes.fromhex("240ac4000031")

@@ -17,10 +17,10 @@ import struct
 import pytest
 
 from host_tools import firmware_path
-from host_tools.boardsim import ScriptedBoard
+from host_tools.simulator.scripted_board import ScriptedBoard
 from host_tools.build import build
-from host_tools.segments import decode
-from host_tools.vboard import PWRON_RESET, RadioHub
+from host_tools.simulator.segments import decode
+from host_tools.simulator.vboard import PWRON_RESET, RadioHub
 
 KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac4000011")

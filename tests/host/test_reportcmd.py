@@ -16,8 +16,8 @@ import pytest
 
 from host_tools import ROOT
 from host_tools.build import build
-from host_tools.reportcmd import Match, find_chromium, render_html
-from host_tools.vboard import VirtualBoard
+from host_tools.commands.report import Match, find_chromium, render_html
+from host_tools.simulator.vboard import VirtualBoard
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board wall"

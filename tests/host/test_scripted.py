@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from host_tools import ROOT
-from host_tools.sim import scripted_docs
+from host_tools.simulator.scripted_rules import scripted_docs
 
 EXAMPLES = os.path.join(ROOT, "examples")
 CAROM = [sys.executable, "-m", "host_tools"]

@@ -1,4 +1,4 @@
-"""host_tools.segments: decoding display RAM, and round trips through the firmware driver."""
+"""host_tools.simulator.segments: decoding display RAM, and round trips through the firmware driver."""
 
 import json
 
@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host_tools import firmware_path, segments
-from host_tools.segments import decode, decode_seg7, decode_seg14
+from host_tools import firmware_path
+from host_tools.simulator import segments
+from host_tools.simulator.segments import decode, decode_seg7, decode_seg14
 
 firmware_path()
 import ht16k33_text as ht16k33  # noqa: E402  (the driver with its text methods)

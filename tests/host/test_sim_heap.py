@@ -15,9 +15,9 @@ import sys
 import pytest
 
 from host_tools import ROOT, micropython32_exe
-from host_tools.boardsim import ScriptedBoard
-from host_tools.vboard import heap as heapmod
-from host_tools.vboard import VirtualBoard
+from host_tools.simulator.scripted_board import ScriptedBoard
+from host_tools.simulator.vboard import heap as heapmod
+from host_tools.simulator.vboard import VirtualBoard
 
 CAROM = [sys.executable, "-m", "host_tools"]
 MP32 = micropython32_exe()

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from host_tools.vboard import HARD_RESET, PWRON_RESET, WDT_RESET, VirtualBoard
+from host_tools.simulator.vboard import HARD_RESET, PWRON_RESET, WDT_RESET, VirtualBoard
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vboard_fixtures")
 COUNTER = os.path.join(FIXTURES, "main.py")

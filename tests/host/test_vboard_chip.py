@@ -1,6 +1,6 @@
 """The host's HT16K33 model decodes the bytes the firmware writes."""
 
-from host_tools.vboard import HT16K33Model
+from host_tools.simulator.vboard import HT16K33Model
 
 
 def test_power_on_state():

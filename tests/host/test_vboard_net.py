@@ -17,7 +17,7 @@ import time
 import pytest
 
 from host_tools import FIRMWARE_DIR
-from host_tools.vboard import AccessPoint, VirtualBoard
+from host_tools.simulator.vboard import AccessPoint, VirtualBoard
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mosquitto import Mosquitto, available  # noqa: E402

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from host_tools.vboard import (
+from host_tools.simulator.vboard import (
     DEEPSLEEP_RESET,
     PWRON_RESET,
     SOFT_RESET,

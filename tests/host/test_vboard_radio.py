@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from host_tools.vboard import (
+from host_tools.simulator.vboard import (
     DEEPSLEEP_RESET,
     EXT0_WAKE,
     EXT1_WAKE,

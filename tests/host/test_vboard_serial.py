@@ -19,7 +19,7 @@ import pytest
 
 from host_tools import ROOT
 from host_tools.build import build
-from host_tools.vboard import SOFT_RESET, VirtualBoard
+from host_tools.simulator.vboard import SOFT_RESET, VirtualBoard
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board %s"

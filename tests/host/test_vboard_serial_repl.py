@@ -17,7 +17,7 @@ import pytest
 
 from host_tools import ROOT
 from host_tools.build import build
-from host_tools.vboard import PWRON_RESET, VirtualBoard
+from host_tools.simulator.vboard import PWRON_RESET, VirtualBoard
 
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n>"
 LOOPING_MAIN = "import time\nprint('looping')\nwhile True:\n    time.sleep_ms(100)\n"

@@ -24,7 +24,7 @@ import urllib.request
 import pytest
 
 from host_tools import ROOT
-from host_tools.segments import SEG14_NAMES, decode_seg14
+from host_tools.simulator.segments import SEG14_NAMES, decode_seg14
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -177,7 +177,7 @@ class Page:
             if kind == "seg7":
                 digit = "".join(sorted(n for n in names if n != "dp"))
                 out += SEG7_DIGITS.get(digit, "?") + ("." if "dp" in names else "")
-            else:  # back to RAM bits, then host_tools/segments.py reads the 14-segment glyph
+            else:  # back to RAM bits, then host_tools/simulator/segments.py reads the 14-segment glyph
                 bits = sum(1 << SEG14_NAMES.index(n) for n in names)
                 cell = decode_seg14(bytes([bits & 0xFF, bits >> 8] + [0] * 14)).cells[0]
                 out += cell.char + ("." if cell.dp else "")

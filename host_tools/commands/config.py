@@ -22,10 +22,9 @@ import json
 import os
 import sys
 
-from . import BOARDS_DIR, firmware_path
-from .board_io import BoardIO, add_device_argument, add_reset_argument, boot_problems
-from .cli import command
-from .errors import CommandError
+from .. import BOARDS_DIR, firmware_path
+from ..link.boardio import BoardIO, add_device_argument, add_reset_argument, boot_problems
+from ..errors import CommandError
 
 FILE = "/config.json"
 ACTIONS = ("show", "get", "set", "import", "export")
@@ -207,8 +206,7 @@ def restart(board, cfg, args):
         print("reset; nothing seen of the app within %.0f s (check with carom doctor)" % args.wait)
 
 
-@command("config", "show, get, set, import or export a board's config.json (checked before writing)")
-def add_config(p):
+def arguments(p):
     """Read and write the board's config.json through mpremote.
 
     show | get KEY | set KEY=VALUE... | import FILE | export FILE

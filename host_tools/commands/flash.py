@@ -27,8 +27,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-from .cli import command
-from .errors import CommandError
+from ..errors import CommandError
 
 IMAGE_MAGIC = 0xE9
 HEADER_LEN = 24  # the 8-byte image header and the 16-byte extended header
@@ -346,8 +345,7 @@ def flash_image(device, image, erase=False, baud=DEFAULT_BAUD, out=None, verbose
     return {"chip": esp.CHIP_NAME, "offset": offset, "size": len(image.data), "erased": erase, "verified": verified}
 
 
-@command("flash", "write a MicroPython firmware image to an ESP32 with esptool")
-def add_flash(p):
+def arguments(p):
     """Write a MicroPython firmware image (.bin) to an ESP32 board with esptool.
 
     The image must be built for the chip on the board (ESP32, ESP32-S3, ...):

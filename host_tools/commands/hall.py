@@ -1,11 +1,9 @@
 """`carom hall`: the hall dashboard, every table's match on one page (host_tools/hall)."""
 
-from .cli import command
-from .errors import CommandError
+from ..errors import CommandError
 
 
-@command("hall", "the hall dashboard: every table's match, live, from the MQTT broker")
-def add_hall(p):
+def arguments(p):
     """Show every table of the hall on one web page, live.
 
     Subscribes to <prefix>/+/state, /status and /report on the MQTT broker the
@@ -28,7 +26,7 @@ def add_hall(p):
 
 
 def run_hall(args):
-    from .hall import ListenError, run
+    from ..hall import ListenError, run
 
     prefix = args.prefix.strip("/")
     if not prefix or any(c in prefix for c in "+#"):

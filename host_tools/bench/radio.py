@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import time
 
-from . import ROOT
+from .. import ROOT
 
 KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac4000051")
@@ -33,8 +33,8 @@ def _raw(name):
 
 def alloc_per_frame(micropython=None):
     """The dict printed by tests/bench/bench_radio_main.py on the wall's virtual board."""
-    from .boardsim import deploy_source
-    from .vboard import VirtualBoard
+    from ..simulator.scripted_board import deploy_source
+    from ..simulator.vboard import VirtualBoard
 
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 9999},
               "radio": {"peer": _mac(REMOTE_MAC), "key": KEY}}
@@ -51,8 +51,8 @@ def alloc_per_frame(micropython=None):
 
 def throughput(presses=100):
     """Presses on the remote answered by the wall, per real and per virtual second."""
-    from .boardsim import deploy_source
-    from .vboard import RadioHub, VirtualBoard
+    from ..simulator.scripted_board import deploy_source
+    from ..simulator.vboard import RadioHub, VirtualBoard
 
     hub = RadioHub(seed=1)
     boards = []
@@ -106,7 +106,7 @@ ROWS = (
 
 
 def radio_section():
-    from . import micropython32_exe
+    from .. import micropython32_exe
 
     exe32 = micropython32_exe()
     runs = {"64-bit": alloc_per_frame()}

@@ -10,7 +10,7 @@ MicroPython unix port, with emulated hardware and a virtual clock.
     board.close()
 
 How it works (details in mp/_vb_core.py):
-- The process is `micropython host_tools/vboard/mp/vb_boot.py <fd> <fd>`. The shim
+- The process is `micropython host_tools/simulator/vboard/mp/vb_boot.py <fd> <fd>`. The shim
   installs emulated `machine`, `time`, `select` and `_asyncio` in sys.modules,
   mounts the flash folder as "/" and runs /boot.py and /main.py.
 - Virtual time passes only where the firmware waits (asyncio's poll, sleep_ms,

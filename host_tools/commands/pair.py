@@ -3,7 +3,7 @@
     carom pair --wall DEV --remote DEV2     a new random key on both, each told the other's MAC
     carom pair --unpair --device DEV        forget the pairing (radio.peer and radio.key to null)
 
-Through mpremote (host_tools/board_io.py): each board's MAC address is read on
+Through mpremote (host_tools/link/boardio.py): each board's MAC address is read on
 the board, a fresh 32-byte key is made on the host (secrets.token_bytes), and
 both boards' config.json get radio.peer and radio.key (and the remote the
 wall's Wi-Fi channel: ESP-NOW hears only its own channel), checked with the
@@ -13,10 +13,9 @@ never printed or logged; `carom config show` shows it as ***.
 
 import secrets
 
-from .board_io import BoardIO
-from .cli import command
-from .configcmd import FILE, _config, config_bytes, parse_board_config, write_config
-from .errors import CommandError
+from ..link.boardio import BoardIO
+from .config import FILE, _config, config_bytes, parse_board_config, write_config
+from ..errors import CommandError
 
 MAC_CODE = ("import network; w = network.WLAN(network.STA_IF); w.active(True); "
             "print(w.config('mac').hex(), w.config('channel'))")
@@ -55,8 +54,7 @@ def set_radio(board, peer, key, device, channel=None):
     board.remove("/radio.last")  # a new pairing: the remote's numbers start afresh
 
 
-@command("pair", "pair a referee remote with a wall board (a new random key on both), or unpair")
-def add_pair(p):
+def arguments(p):
     """Pair a referee remote with its wall board over their USB cables.
 
     Reads both MAC addresses, makes a new random 32-byte key, and writes

@@ -2,7 +2,7 @@
 
 The real firmware (firmware/*.py, main.py included) is copied into a flash
 folder and started on the MicroPython unix port with emulated hardware
-(host_tools/vboard).  Lines in:
+(host_tools/simulator/vboard).  Lines in:
 
     press <button>            down 0.1 s, then released (and 0.5 s to settle)
     hold <button> <seconds>   down that long, then released
@@ -21,8 +21,8 @@ import os
 import shutil
 import tempfile
 
-from . import BOARDS_DIR, firmware_path
-from .errors import CommandError
+from .. import BOARDS_DIR, firmware_path
+from ..errors import CommandError
 from .segments import decode
 from .vboard.heap import size_text
 
@@ -48,7 +48,7 @@ def load_board(name):
 def deploy_source(flash_dir, board_name, config=None, source=True):
     """Lay out the firmware in the flash folder (source, or .mpy), and a config if none exists.
     A module left from the other form is removed (a .py shadows its .mpy)."""
-    from .build import KEEP_SOURCE, build, firmware_modules
+    from ..build import KEEP_SOURCE, build, firmware_modules
 
     build(flash_dir, source=source)
     for name in firmware_modules():

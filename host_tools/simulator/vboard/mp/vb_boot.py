@@ -1,6 +1,6 @@
 # Boot shim of the virtual board, run by the MicroPython unix port:
 #     micropython vb_boot.py <ctl_in fd> <ctl_out fd>
-# It is started by host_tools/vboard/board.py, which writes the board's
+# It is started by host_tools/simulator/vboard/board.py, which writes the board's
 # configuration as one JSON line on ctl_in first (an argument cannot carry it:
 # this port turns arguments into qstrs, and one of 256+ bytes is fatal).
 #

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import time
 
-from . import ROOT, micropython32_exe, venv_exe
+from .. import ROOT, micropython32_exe, venv_exe
 
 HEAP_MAIN = os.path.join(ROOT, "tests", "host", "vboard_fixtures", "heap_main.py")
 RADIO = {"peer": "24:0a:c4:00:00:05", "key": "ab" * 32}
@@ -75,7 +75,7 @@ def play_long_match(vb, rounds=ROUNDS):
 
 def flash_for(where, config, holes=0):
     """A flash as `carom deploy` lays it out (.mpy), the heap benchmark's main.py."""
-    from .build import build
+    from ..build import build
 
     build(where)
     shutil.copy(HEAP_MAIN, os.path.join(where, "main.py"))
@@ -89,7 +89,7 @@ def flash_for(where, config, holes=0):
 
 def _boot_figures(exe, heap):
     """Boot with Wi-Fi, MQTT (when mosquitto is there) and the radio configured, twice."""
-    from .vboard import VirtualBoard
+    from ..simulator.vboard import VirtualBoard
 
     broker = None
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 200}, "radio": RADIO}
@@ -123,7 +123,7 @@ def _boot_figures(exe, heap):
 
 
 def _long_match_figures(exe, heap, holes):
-    from .vboard import VirtualBoard
+    from ..simulator.vboard import VirtualBoard
 
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 3 * ROUNDS - 4, "break_s": 60},
               "radio": RADIO}
@@ -153,7 +153,7 @@ def _long_match_figures(exe, heap, holes):
 
 def _press_figures(exe, heap):
     """Bytes allocated per press, button event to the last I2C write (tests/bench/board_bench_main.py)."""
-    from .vboard import VirtualBoard
+    from ..simulator.vboard import VirtualBoard
 
     with tempfile.TemporaryDirectory() as tmp:
         flash = flash_for(os.path.join(tmp, "flash"), {"board": "wall", "match": {"game": "straight_rail",

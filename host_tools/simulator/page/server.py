@@ -30,8 +30,8 @@ import os
 import re
 import secrets
 
-from .. import httpd
-from ..httpd import ListenError  # noqa: F401 (host_tools.web's)
+from ... import httpd
+from ...httpd import ListenError  # noqa: F401 (host_tools.simulator.page's)
 from .session import BoardSession
 
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")

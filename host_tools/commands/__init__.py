@@ -1,0 +1,25 @@
+"""The subcommands of `carom`: one module each, named in one table.
+
+A command's module has `arguments(parser)`, which adds its options and sets
+`run`, the handler that is called with the parsed arguments.  `cli.py` builds
+one subparser per row of COMMANDS, in this order.
+"""
+
+import importlib
+
+# name: (module in this package, the one line `carom --help` shows)
+COMMANDS = {
+    "config": ("config", "show, get, set, import or export a board's config.json (checked before writing)"),
+    "deploy": ("deploy", "copy the firmware (as .mpy) to a board, only what changed, safely"),
+    "doctor": ("doctor", "check a board: REPL, MicroPython, flash, RAM, firmware, config, I2C displays, app start"),
+    "flash": ("flash", "write a MicroPython firmware image to an ESP32 with esptool"),
+    "hall": ("hall", "the hall dashboard: every table's match, live, from the MQTT broker"),
+    "pair": ("pair", "pair a referee remote with a wall board (a new random key on both), or unpair"),
+    "report": ("report", "pull the finished matches from a board as JSON, CSV, HTML or PDF match reports"),
+    "sim": ("sim", "simulate a scoreboard: the simulator page, or the scripted mode (--headless)"),
+}
+
+
+def module(name):
+    """The module of command `name` (imported on first use)."""
+    return importlib.import_module("." + COMMANDS[name][0], __name__)

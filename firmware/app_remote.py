@@ -115,7 +115,7 @@ class Remote:
             self.espnow.add_peer(self.peer)
             boot, counter, self.error = boot_counter()
             if not self.error:
-                key = bytes(int(radio_cfg["key"][i:i + 2], 16) for i in range(0, 64, 2))
+                key = remote.hex_key(radio_cfg["key"])
                 self.link = remote.Link(remote.Sender(key, self.peer, own, boot, counter))
         else:
             self.error = ERROR_NOT_PAIRED

@@ -54,7 +54,18 @@ F_OTHER = const(10)  # (rules.py: F_TIME)
 CALLS = ("entre", "dedans", "a_cheval")  # III.4.3b, straight rail and balkline
 LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1
 
-# Log entry codes (matchdoc.ENTRY_NAMES).
+# Log entry codes (matchdoc.ENTRY_NAMES) and their argument, one byte (p: player A 0, B 1;
+# p + 1: 0 when the entry names nobody, the player at the table):
+#   E_LAG            p, the lag's winner           E_LAG_COLLISION  p + 1, at fault
+#   E_LAG_FAULT      p * 16 + LAG_FAULTS index     E_CHOOSE         p * 2 + give (1: gives the break)
+#   E_POINT, E_MISS, E_TIMEOUT  p + 1              E_FOUL           (p + 1) * 16 + FOULS index
+#   E_BREAK, E_LEFT, E_TIEBREAK  p                 E_CALL           CALLS index
+#   E_RESUME, E_BREAK_END  0                       E_EXTEND         the extension's number
+# Three packings: a player and a kind share the byte as p * 16 + kind (11 foul kinds,
+# 4 lag faults: up to 15), with p + 1 where nobody may be named (a foul at the table, or
+# the shot clock's automatic F_TIME foul, arg F_TIME); a choice is one bit, p * 2 + give.
+# Kept as they are: the journal (store.py) stores these bytes, and old journals must
+# still be read back, so a new packing would need a new journal format.
 E_LAG = const(1)
 E_LAG_COLLISION = const(2)
 E_LAG_FAULT = const(3)

@@ -68,7 +68,7 @@ def hex_key(text):
     """The 32-byte key from its 64 hex digits (config.json's radio.key)."""
     if len(text) != 2 * KEY_LEN:
         raise ValueError("the pairing key is %d hex digits" % (2 * KEY_LEN))
-    return bytes(int(text[i:i + 2], 16) for i in range(0, 2 * KEY_LEN, 2))
+    return _unhex(text)
 
 
 def mac_bytes(text):
@@ -76,7 +76,13 @@ def mac_bytes(text):
     text = text.replace(":", "")
     if len(text) != 12:
         raise ValueError("a MAC address has 6 bytes")
-    return bytes(int(text[i:i + 2], 16) for i in range(0, 12, 2))
+    return _unhex(text)
+
+
+def _unhex(text):
+    """The bytes of an even number of hex digits (ValueError when one is not): the one parser
+    of the radio's keys and addresses (config.py only checks them)."""
+    return bytes(int(text[i:i + 2], 16) for i in range(0, len(text), 2))
 
 
 RETRY_MS = const(50)

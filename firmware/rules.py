@@ -10,7 +10,8 @@ Rule numbers refer to shared/rules/rules.md (the Hungarian federation's
 state lives in small ints, lists of two ints and preallocated arrays.
 
 The log is kept in fixed chunks of CHUNK entries (a byte of code, a byte
-of argument and the match time of each), made one at a time as the match
+of argument, the match time of each; how an argument packs a player and a
+kind: matchsetup.py's entry codes), made one at a time as the match
 grows: no allocation grows with the match in one piece, and `reserve()`
 (called off the button path) makes the next chunk before it is needed, so
 an event itself allocates nothing.  An event that finds no room and no
@@ -78,7 +79,7 @@ _N_FOULS = const(11)  # len(matchsetup.FOULS)
 _RESPOT_START = const(1)
 _RESPOT_3C = const(2)
 
-# Log entry codes (matchdoc.ENTRY_NAMES).
+# Log entry codes (matchdoc.ENTRY_NAMES; their arguments: matchsetup.py).
 _E_LAG = const(1)
 _E_LAG_COLLISION = const(2)
 _E_LAG_FAULT = const(3)
@@ -344,7 +345,7 @@ class Match:
         """The lag winner p breaks (give=False) or gives the break (give=True)."""
         if p != A and p != B:
             return _BAD_PLAYER
-        return self._event(_E_CHOOSE, p * 2 + (1 if give else 0), now)
+        return self._event(_E_CHOOSE, p * 2 + (1 if give else 0), now)  # packing: matchsetup.E_LAG
 
     def point(self, p, now):
         """A carom for the player at the table (p = NOBODY, or who it must be)."""
@@ -360,7 +361,7 @@ class Match:
             return _BAD_KIND
         if kind == _F_MISS:
             return self.miss(p, now)
-        return self._event(_E_FOUL, (p + 1) * 16 + kind, now)
+        return self._event(_E_FOUL, (p + 1) * 16 + kind, now)  # packing: matchsetup.E_LAG
 
     def break_request(self, p, now):
         """The player about to shoot asks for the half-time break (I.4)."""

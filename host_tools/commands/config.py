@@ -19,18 +19,19 @@ config.json at boot, and its start is watched; --no-reset leaves it at the REPL.
 """
 
 import json
-import os
 import sys
 
-from .. import BOARDS_DIR, firmware_path
-from ..link.boardio import BoardIO, add_device_argument, add_reset_argument, boot_problems
+from .. import firmware_path
+from ..boards import role_of
+from ..link.boardio import BoardIO, add_device_argument, add_reset_argument, add_wait_argument, boot_problems
 from ..errors import CommandError
 
 FILE = "/config.json"
 ACTIONS = ("show", "get", "set", "import", "export")
 
 
-def _config():
+def firmware_config():
+    """The firmware's own config and configedit modules (the one schema, on the host too)."""
     firmware_path()
     import config
     import configedit
@@ -40,7 +41,7 @@ def _config():
 
 def config_bytes(d):
     """config.json's bytes as firmware/config.py's save() writes them."""
-    config, _ = _config()
+    config, _ = firmware_config()
     raw = (json.dumps(d, indent=2, ensure_ascii=False) + "\n").encode()
     if len(raw) > config.MAX_BYTES:
         raise CommandError("config.json would be %d bytes, more than the board reads (%d); nothing was written" % (
@@ -61,7 +62,7 @@ def parse_board_config(raw):
 
 
 def secret_paths(schema=None, prefix=""):
-    config, _ = _config()
+    config, _ = firmware_config()
     out = []
     for e in schema if schema is not None else config.SCHEMA:
         if e[1] == config.T_OBJ:
@@ -97,7 +98,7 @@ def apply_settings(d, settings):
     """A new dict: d with every KEY=VALUE of `settings` set, each value parsed by its
     key's type (configedit), the whole checked once at the end (config.normalize).
     Raises CommandError naming the field; d is not changed."""
-    config, configedit = _config()
+    config, configedit = firmware_config()
     new = json.loads(json.dumps(d)) if d else {}
     if not isinstance(new, dict):
         raise CommandError("config.json on the board is not an object; replace it with carom config import FILE")
@@ -122,7 +123,7 @@ def apply_settings(d, settings):
 
 def fill_secrets(new, current, source):
     """Secrets given as "***" (an export without --secrets) keep the board's current value."""
-    config, _ = _config()
+    config, _ = firmware_config()
     for path in secret_paths():
         v, found = _walk(new, path)
         if not found or v != config.REDACTED:
@@ -136,7 +137,7 @@ def fill_secrets(new, current, source):
 
 
 def redacted(d, secrets):
-    config, _ = _config()
+    config, _ = firmware_config()
     return d if secrets else config.redact(d)
 
 
@@ -150,7 +151,7 @@ def show_value(v):
 
 def changes(old, new, secrets, prefix=""):
     """Lines "key: old -> new" for what differs (secrets hidden)."""
-    config, _ = _config()
+    config, _ = firmware_config()
     out = []
     keys = list(old) + [k for k in new if k not in old]
     secret = set(secret_paths())
@@ -171,14 +172,6 @@ def changes(old, new, secrets, prefix=""):
     return out
 
 
-def role_of(board_name):
-    try:
-        with open(os.path.join(BOARDS_DIR, board_name + ".json")) as f:
-            return json.load(f).get("role", "wall")
-    except (OSError, ValueError):
-        return "wall"
-
-
 def write_config(board, d):
     raw = config_bytes(d)
     board.write_file_atomic(FILE, raw)
@@ -190,12 +183,11 @@ def restart(board, cfg, args):
     if not args.reset:
         print("not reset: the board is at the REPL; the new configuration takes effect at the next reset")
         return
-    board.restart()
     name = cfg.get("board", "wall") if isinstance(cfg, dict) else "wall"
-    if args.wait <= 0 or role_of(name) != "wall":
+    ok, lines = board.restart_and_watch(args.wait, role_of(name))
+    if lines is None:
         print("reset")
         return
-    ok, lines = board.watch_boot(args.wait, "carom: running on board")
     for ln in boot_problems(lines):
         print("the board said: %s" % ln)
     if ok:
@@ -222,13 +214,12 @@ def arguments(p):
     p.add_argument("args", nargs="*", metavar="ARG", help="the key, KEY=VALUE settings, or the file")
     p.add_argument("--secrets", action="store_true", help="show and export passwords and keys instead of ***")
     add_reset_argument(p, "makes the app read the new configuration")
-    p.add_argument("--wait", type=float, default=10.0, metavar="S",
-                   help="after set/import: seconds to watch the board start (0: do not watch; default 10)")
+    add_wait_argument(p, "after set/import")
     p.set_defaults(run=run_config)
 
 
 def run_config(args):
-    config, configedit = _config()
+    config, configedit = firmware_config()
     action, rest = args.action, args.args
     wants = {"show": (0, 0), "get": (1, 1), "set": (1, None), "import": (1, 1), "export": (1, 1)}[action]
     if len(rest) < wants[0] or (wants[1] is not None and len(rest) > wants[1]):
@@ -293,7 +284,7 @@ def read_import(path):
 
 
 def read_action(action, rest, raw, args):
-    config, configedit = _config()
+    config, configedit = firmware_config()
     d = parse_board_config(raw)
     if action == "export":
         if raw is None:

@@ -42,8 +42,10 @@ import sys
 import tempfile
 import time
 
-from .. import BOARDS_DIR, ROOT, firmware_path
-from ..link.boardio import BoardIO, Progress, add_device_argument, add_reset_argument, boot_problems
+from .. import ROOT, firmware_path
+from ..boards import check_board_name, role_of
+from ..link.boardio import (APP_RUNNING, BoardIO, Progress, add_device_argument, add_reset_argument,
+                            add_wait_argument, boot_problems, kb)
 from .config import config_bytes
 from ..errors import CommandError
 
@@ -130,22 +132,6 @@ GUARD_SHA = hashlib.sha256(GUARD_CODE.encode()).hexdigest()
 
 def sha(data):
     return hashlib.sha256(data).hexdigest()
-
-
-def board_names():
-    return sorted(n[:-5] for n in os.listdir(BOARDS_DIR) if n.endswith(".json"))
-
-
-def check_board_name(name):
-    firmware_path()
-    import config
-
-    try:
-        config.normalize({"board": name}, "--board")
-    except ValueError as e:
-        raise CommandError(str(e))
-    if name not in board_names():
-        raise CommandError("no board definition %r in %s; boards: %s" % (name, BOARDS_DIR, ", ".join(board_names())))
 
 
 def build_local(source):
@@ -388,16 +374,6 @@ def dump(obj):
     return (json.dumps(obj, indent=1, sort_keys=True) + "\n").encode()
 
 
-def kb(n):
-    if n is None:
-        return "?"
-    if n < 1024:
-        return "%d B" % n
-    if n < 1024 * 1024:
-        return "%.1f KB" % (n / 1024)
-    return "%.1f MB" % (n / 1024 / 1024)
-
-
 def ensure_config(board, name, out):
     """config.json: {"board": NAME} when missing; `board` set when it names another board.
     Returns what was done, or None."""
@@ -431,21 +407,6 @@ def ensure_config(board, name, out):
     return "config.json: board %s -> %s" % (current or "(default wall)", name)
 
 
-def restart_and_watch(board, name, out, wait=10.0):
-    """Reset the board; report what its boot printed. Returns (ok or None, lines)."""
-    role = "wall"
-    try:
-        with open(os.path.join(BOARDS_DIR, name + ".json")) as f:
-            role = json.load(f).get("role", "wall")
-    except (OSError, ValueError):
-        pass
-    board.restart()
-    if wait <= 0 or role != "wall":
-        return None, []
-    ok, lines = board.watch_boot(wait, "carom: running on board")
-    return ok, lines
-
-
 def arguments(p):
     """Build the firmware (mpy-cross .mpy; main.py and boot.py as source) and copy
     to the board only the files whose SHA-256 differs, through mpremote.
@@ -461,8 +422,7 @@ def arguments(p):
                    help="the board definition to run (boards/NAME.json): wall, mini, ...")
     p.add_argument("--source", action="store_true", help="deploy the .py sources instead of .mpy (for debugging)")
     add_reset_argument(p, "starts the new firmware")
-    p.add_argument("--wait", type=float, default=10.0, metavar="S",
-                   help="seconds to watch the board start after the reset (0: do not watch; default 10)")
+    add_wait_argument(p)
     p.set_defaults(run=run_deploy)
 
 
@@ -493,10 +453,11 @@ def run_deploy(args):
         if not args.reset:
             print("not reset: the board is at the REPL (the app starts at the next reset)")
             return 0
-        ok, lines = restart_and_watch(board, args.board, out, args.wait)
+        ok, lines = board.restart_and_watch(args.wait, role_of(args.board))
+        lines = lines or []
         problems = boot_problems(lines)
         if ok:
-            print("reset; the board started: %s" % next(ln for ln in lines if "carom: running" in ln))
+            print("reset; the board started: %s" % next(ln for ln in lines if APP_RUNNING in ln))
         elif ok is None and not problems:
             print("reset" + ("; nothing seen of the app within %.0f s (check with carom doctor)" % args.wait
                              if args.wait > 0 and lines else ""))

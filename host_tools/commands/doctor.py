@@ -28,7 +28,7 @@ import subprocess
 import sys
 
 from .. import firmware_path
-from ..link.boardio import BoardIO, LinkLost, add_device_argument, boot_problems
+from ..link.boardio import APP_RUNNING, BoardIO, LinkLost, add_device_argument, add_wait_argument, boot_problems, kb
 from ..errors import CommandError
 
 FLASH_FAIL = 32 * 1024
@@ -59,6 +59,15 @@ class Checklist:
         self.problems.append(text)
         self.line("FAIL", text)
 
+    def level(self, text, value, fail_below, fail_why, warn_below, warn_why):
+        """ok, warn or fail by where `value` stands against two thresholds."""
+        if value < fail_below:
+            self.fail(text + ": " + fail_why)
+        elif value < warn_below:
+            self.warn(text + ": " + warn_why)
+        else:
+            self.ok(text)
+
 
 def local_mpy_version():
     """The .mpy version this mpy-cross writes (6 for MicroPython 1.19+), or None."""
@@ -70,12 +79,6 @@ def local_mpy_version():
         return None
     m = re.search(r"mpy v(\d+)", out.stdout + out.stderr)
     return int(m.group(1)) if m else None
-
-
-def kb(n):
-    from .deploy import kb as _kb
-
-    return _kb(n)
 
 
 def display_label(d):
@@ -247,8 +250,7 @@ def arguments(p):
     add_device_argument(p)
     p.add_argument("--no-reset", dest="reset", action="store_false",
                    help="do not reset the board at the end to watch the app start (it stays at the REPL)")
-    p.add_argument("--wait", type=float, default=10.0, metavar="S",
-                   help="seconds to wait for the app to start after the reset (default 10)")
+    add_wait_argument(p)
     p.set_defaults(run=run_doctor)
 
 
@@ -284,22 +286,13 @@ def run_checks(board, c, args):
                "(carom flash) or deploy with --source" % (what, mpy, local))
     else:
         c.ok("%s%s" % (what, " (.mpy v%d, as carom deploy makes)" % mpy if mpy is not None else ""))
-    free, total = info["flash_free"], info["flash_total"]
-    text = "flash: %s free of %s" % (kb(free), kb(total))
-    if free < FLASH_FAIL:
-        c.fail(text + ": too little for the match journal and history")
-    elif free < FLASH_WARN:
-        c.warn(text + ": a deploy needs room for copies of the changed files")
-    else:
-        c.ok(text)
+    free = info["flash_free"]
+    c.level("flash: %s free of %s" % (kb(free), kb(info["flash_total"])), free,
+            FLASH_FAIL, "too little for the match journal and history",
+            FLASH_WARN, "a deploy needs room for copies of the changed files")
     ram = info["mem_free"]
-    text = "RAM: %s free with the app stopped" % kb(ram)
-    if ram < RAM_FAIL:
-        c.fail(text + ": too little for the app")
-    elif ram < RAM_WARN:
-        c.warn(text + ": tight for the app")
-    else:
-        c.ok(text)
+    c.level("RAM: %s free with the app stopped" % kb(ram), ram,
+            RAM_FAIL, "too little for the app", RAM_WARN, "tight for the app")
     check_firmware(board, c)
     name = check_config(board, c)
     bd = check_board_def(board, name, c) if name else None
@@ -308,14 +301,15 @@ def run_checks(board, c, args):
     check_clock_and_history(board, c)
     if not args.reset:
         return
-    board.restart()
-    if bd is not None and bd["role"] != "wall":
-        c.ok("reset (a %s board: its start is not watched)" % bd["role"])
+    role = bd["role"] if bd is not None else "wall"
+    ok, lines = board.restart_and_watch(args.wait, role)
+    if lines is None and role != "wall":
+        c.ok("reset (a %s board: its start is not watched)" % role)
         return
-    ok, lines = board.watch_boot(args.wait, "carom: running on board")
+    lines = lines or []  # --wait 0: nothing watched, so nothing seen
     problems = boot_problems(lines)
     if ok and not problems:
-        c.ok("the app starts: %s" % next(ln for ln in lines if "carom: running" in ln))
+        c.ok("the app starts: %s" % next(ln for ln in lines if APP_RUNNING in ln))
     elif ok:
         c.warn("the app starts, but said: %s" % "; ".join(problems))
     elif problems:

@@ -14,7 +14,7 @@ never printed or logged; `carom config show` shows it as ***.
 import secrets
 
 from ..link.boardio import BoardIO
-from .config import FILE, _config, config_bytes, parse_board_config, write_config
+from .config import FILE, config_bytes, firmware_config, parse_board_config, write_config
 from ..errors import CommandError
 
 MAC_CODE = ("import network; w = network.WLAN(network.STA_IF); w.active(True); "
@@ -37,7 +37,7 @@ def radio_of(board):
 
 def set_radio(board, peer, key, device, channel=None):
     """Put radio.peer and radio.key (and the channel) into the board's config.json (checked first)."""
-    config, _ = _config()
+    config, _ = firmware_config()
     current = parse_board_config(board.read_file(FILE))
     new = dict(current)
     radio = dict(new.get("radio") or {})

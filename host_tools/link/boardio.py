@@ -80,6 +80,11 @@ def add_reset_argument(p, what="leaves the board running its app again"):
                         "the board stays at the REPL with the app stopped" % what)
 
 
+def add_wait_argument(p, when="after the reset"):
+    p.add_argument("--wait", type=float, default=10.0, metavar="S",
+                   help="%s: seconds to watch the board start (0: do not watch; default 10)" % when)
+
+
 def _mpremote():
     try:
         from mpremote.transport import TransportError, TransportExecError
@@ -352,6 +357,15 @@ class BoardIO:
             self.transport.exec_raw_no_follow(RESET_CODE)
             self.transport.in_raw_repl = False
 
+    def restart_and_watch(self, wait, role="wall"):
+        """restart(), then watch_boot(wait) for a wall board: (ok or None, lines), or
+        (None, None) when the start is not watched (wait <= 0, or a board of another
+        role, whose app prints nothing to wait for)."""
+        self.restart()
+        if wait <= 0 or role != "wall":
+            return None, None
+        return self.watch_boot(wait)
+
     def watch_boot(self, timeout=10.0, until=APP_RUNNING):
         """Read what the board prints after restart() until a line containing `until`
         (True, lines), a problem line and a moment more (False, lines), or `timeout`
@@ -398,6 +412,17 @@ def _lines(buf):
 
 def boot_problems(lines):
     return [ln for ln in lines if ln.startswith(BOOT_PROBLEMS)]
+
+
+def kb(n):
+    """A size as people read it: 512 B, 1.5 KB, 3.9 MB; ? for None."""
+    if n is None:
+        return "?"
+    if n < 1024:
+        return "%d B" % n
+    if n < 1024 * 1024:
+        return "%.1f KB" % (n / 1024)
+    return "%.1f MB" % (n / 1024 / 1024)
 
 
 def _plain(e):

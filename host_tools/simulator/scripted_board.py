@@ -22,27 +22,12 @@ import shutil
 import tempfile
 
 from .. import BOARDS_DIR, firmware_path
-from ..errors import CommandError
+from ..boards import load_board
 from .segments import decode
 from .vboard.heap import size_text
 
 SETTLE_S = 0.5  # after a release: debounce, lock-out, the cue and the display
 BLINK = (None, "2Hz", "1Hz", "0.5Hz")
-
-
-def load_board(name):
-    """The normalized board definition (firmware/boarddef.py) of boards/<name>.json."""
-    firmware_path()
-    import boarddef
-
-    path = os.path.join(BOARDS_DIR, name + ".json")
-    if not os.path.exists(path):
-        names = sorted(n[:-5] for n in os.listdir(BOARDS_DIR) if n.endswith(".json"))
-        raise CommandError("no board %r; boards: %s" % (name, ", ".join(names)))
-    try:
-        return boarddef.load(path)
-    except ValueError as e:
-        raise CommandError(str(e))
 
 
 def deploy_source(flash_dir, board_name, config=None, source=True):

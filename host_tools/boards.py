@@ -2,6 +2,7 @@
 
     board_names()          the names there are: ["mini", "referee", "wall", ...]
     check_board_name(n)    CommandError unless boards/n.json exists and n is a valid name
+    board_file(n)          boards/n.json as written (the virtual board reads the file's own form)
     role_of(n)             "wall", "mini" or "referee" as the file says ("wall" if unreadable)
     load_board(n)          the definition normalized by the firmware's own boarddef.py
 """
@@ -29,10 +30,14 @@ def check_board_name(name):
         raise CommandError("no board definition %r in %s; boards: %s" % (name, BOARDS_DIR, ", ".join(board_names())))
 
 
+def board_file(name):
+    with open(os.path.join(BOARDS_DIR, name + ".json")) as f:
+        return json.load(f)
+
+
 def role_of(name):
     try:
-        with open(os.path.join(BOARDS_DIR, name + ".json")) as f:
-            return json.load(f).get("role", "wall")
+        return board_file(name).get("role", "wall")
     except (OSError, ValueError, AttributeError):
         return "wall"
 

@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 from .. import FIRMWARE_DIR, ROOT, micropython_exe
+from ..boards import board_file
 from ..build import mpy_cross_exe
 from .hall import hall_section
 from .heap import heap_section
@@ -70,7 +71,7 @@ def board_section():
     from ..simulator.vboard import VirtualBoard
 
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 9999}}
-    raw = json.load(open(os.path.join(ROOT, "boards", "wall.json")))
+    raw = board_file("wall")
     out = {}
     with tempfile.TemporaryDirectory() as flash:
         deploy_source(flash, "wall", config, source=False)  # .mpy, as `carom deploy` puts it
@@ -159,7 +160,7 @@ def restart_section():
     from ..simulator.scripted_board import deploy_source
     from ..simulator.vboard import VirtualBoard
 
-    raw = json.load(open(os.path.join(ROOT, "boards", "wall.json")))
+    raw = board_file("wall")
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 400}}
     out = {}
 

@@ -14,6 +14,7 @@ import tempfile
 import time
 
 from .. import ROOT, micropython32_exe, venv_exe
+from ..boards import board_file
 
 HEAP_MAIN = os.path.join(ROOT, "tests", "host", "vboard_fixtures", "heap_main.py")
 RADIO = {"peer": "24:0a:c4:00:00:05", "key": "ab" * 32}
@@ -22,8 +23,7 @@ ROUNDS = 430  # a round: A three points (a long press takes one back every 25th)
 
 
 def wall():
-    with open(os.path.join(ROOT, "boards", "wall.json")) as f:
-        return json.load(f)
+    return board_file("wall")
 
 
 def heap_lines(vb):

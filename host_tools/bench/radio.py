@@ -16,19 +16,12 @@ import tempfile
 import time
 
 from .. import ROOT
+from ..boards import board_file
+from ..simulator.vboard import mac_text
 
 KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac4000051")
 REMOTE_MAC = bytes.fromhex("240ac4000061")
-
-
-def _mac(mac):
-    return ":".join("%02x" % b for b in mac)
-
-
-def _raw(name):
-    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
-        return json.load(f)
 
 
 def alloc_per_frame(micropython=None):
@@ -37,11 +30,11 @@ def alloc_per_frame(micropython=None):
     from ..simulator.vboard import VirtualBoard
 
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 9999},
-              "radio": {"peer": _mac(REMOTE_MAC), "key": KEY}}
+              "radio": {"peer": mac_text(REMOTE_MAC), "key": KEY}}
     with tempfile.TemporaryDirectory() as flash:
         deploy_source(flash, "wall", config, source=False)  # .mpy, as `carom deploy` puts it
         shutil.copyfile(os.path.join(ROOT, "tests", "bench", "bench_radio_main.py"), os.path.join(flash, "main.py"))
-        with VirtualBoard(flash, board=_raw("wall"), unique_id=WALL_MAC, micropython=micropython) as vb:
+        with VirtualBoard(flash, board=board_file("wall"), unique_id=WALL_MAC, micropython=micropython) as vb:
             vb.advance(0.5)
             line = [l for l in vb.lines() if l.startswith("BENCH ")]
             if not line:
@@ -62,9 +55,9 @@ def throughput(presses=100):
                     ("wall", "wall", WALL_MAC, REMOTE_MAC, {"match": {"game": "straight_rail", "target": 9999}}),
                     ("remote", "referee", REMOTE_MAC, WALL_MAC, {})):
                 flash = os.path.join(tmp, name)
-                config = dict(extra, board=board, radio={"peer": _mac(peer), "key": KEY})
+                config = dict(extra, board=board, radio={"peer": mac_text(peer), "key": KEY})
                 deploy_source(flash, board, config, source=False)
-                boards.append(VirtualBoard(flash, board=_raw(board), radio=hub, name=name, unique_id=mac))
+                boards.append(VirtualBoard(flash, board=board_file(board), radio=hub, name=name, unique_id=mac))
             wall, remote = boards
             wall.power_on()
             remote.power_on()

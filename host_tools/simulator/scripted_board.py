@@ -21,8 +21,8 @@ import os
 import shutil
 import tempfile
 
-from .. import BOARDS_DIR, firmware_path
-from ..boards import load_board
+from .. import firmware_path
+from ..boards import board_file, load_board
 from .segments import decode
 from .vboard.heap import size_text
 
@@ -91,9 +91,7 @@ class ScriptedBoard:
                 shutil.copytree(firmware, flash_dir, dirs_exist_ok=True)
                 with open(os.path.join(flash_dir, "config.json"), "w") as f:
                     json.dump(config or {"board": board_name}, f)
-            with open(os.path.join(BOARDS_DIR, board_name + ".json")) as f:
-                raw = json.load(f)  # the virtual board reads the file's own form
-            self.vb = VirtualBoard(flash_dir, board=raw, **vb_options)
+            self.vb = VirtualBoard(flash_dir, board=board_file(board_name), **vb_options)
         except BaseException:
             if self._tmp:
                 shutil.rmtree(self._tmp, ignore_errors=True)

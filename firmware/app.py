@@ -103,8 +103,8 @@ class Board:
         self.error_until = None  # when a passing error code (E 23) goes
         self.short_until = None  # E 24 shows until then: something failed for want of memory
         self._oom = 0  # the match's out_of_memory count last seen
-        self._matches = 0
-        self._reported = True  # the finished match's report is on the flash (or nothing finished)
+        self.saved_matches = 0
+        self.reported = True  # the finished match's report is on the flash (or nothing finished)
 
     # ---- never lose a match -------------------------------------------------------
     #
@@ -115,31 +115,31 @@ class Board:
     def changed(self):
         m = self.match
         s = self.store
-        return (self.ctrl.matches != self._matches or s.count != m.n or m.low < s.count
+        return (self.ctrl.matches != self.saved_matches or s.count != m.n or m.low < s.count
                 or m.closed != s.closed or (not s.gen and not s.held))
 
     def persist(self):
         """Save what changed since the last call; a new match is begun first."""
         m = self.match
         s = self.store
-        if self.ctrl.matches != self._matches or (not s.gen and not s.held):
-            if self.ctrl.matches != self._matches:
+        if self.ctrl.matches != self.saved_matches or (not s.gen and not s.held):
+            if self.ctrl.matches != self.saved_matches:
                 self.started_at = wall_clock(0)
-            self._matches = self.ctrl.matches
+            self.saved_matches = self.ctrl.matches
             if s.begin(m):
                 return
         s.sync(m)
         if m.phase == rules.FINISHED:
-            if self._reported and not s.has_report():
-                self._reported = False  # finished now (again, after an undo or an extension)
+            if self.reported and not s.has_report():
+                self.reported = False  # finished now (again, after an undo or an extension)
         else:
-            self._reported = True
+            self.reported = True
 
     async def save_task(self):
         while True:
             if self.changed():
                 self.persist()
-            if not self._reported and not self.store.held:
+            if not self.reported and not self.store.held:
                 # report.save writes it to the flash in steps; report.py leaves RAM after.
                 try:
                     await cold.call("report", "save", self)

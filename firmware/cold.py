@@ -6,6 +6,12 @@ On MicroPython every module the call loaded leaves sys.modules afterwards, so
 its code is garbage once the call returns (the board keeps only what it runs
 every second in RAM). On CPython (host tools, tests) they stay loaded. Loading
 needs memory: a MemoryError reaches the caller, who decides what it costs.
+
+Cold halves: a class whose rare work is split off keeps it in a module of its
+own that works on the class's private state (matchsetup.py and logback.py for
+rules.Match, snapshot.py and history.py for store.MatchStore, viewsetup.py for
+view.View, configedit.py for config.py). Those pairs are one class in two
+files; no other module uses another's underscore names (a test checks).
 """
 
 import sys

@@ -387,3 +387,15 @@ def apply(m, code, arg, t):
         arg = m.extensions
     if not m._log(code, arg, t):
         raise MemoryError
+
+
+def take_back(m):
+    """Take the newest entry off, unlogged (a journal's undo record): the state replayed.
+    Raises MemoryError when an old chunk it needs could not be read back."""
+    if not m.n:
+        return
+    if not m._undo_ready():
+        raise MemoryError
+    m.n -= 1
+    m.low = m.n
+    m._replay()

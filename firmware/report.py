@@ -160,6 +160,6 @@ async def save(board):
         if not history.finish_report(store, f, done):
             done = False
     if done:
-        board._reported = True
+        board.reported = True
         if board.mqtt is not None:
             board.mqtt.send_report(name)

@@ -458,14 +458,7 @@ class _Player:
             m.reserve()  # the next chunk made ahead, the old ones let go
 
     def pop(self):
-        m = self.m
-        if not m.n:
-            return
-        if not m._undo_ready():  # an old chunk could not be read back
-            raise MemoryError
-        m.n -= 1
-        m.low = m.n
-        m._replay()
+        matchsetup.take_back(self.m)  # MemoryError: an old chunk could not be read back
 
 
 class _Counter:

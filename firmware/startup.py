@@ -249,10 +249,10 @@ def build(board, config, error=0):
         b.error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
     else:
         b.view.error = error
-    b._matches = b.ctrl.matches
+    b.saved_matches = b.ctrl.matches
     # A finished match whose report is not on the flash (a power cut came between the
     # winning point and the report): the save task writes it now.
-    b._reported = b.match.phase != rules.FINISHED or b.store.held or b.store.has_report()
+    b.reported = b.match.phase != rules.FINISHED or b.store.held or b.store.has_report()
     radio_cfg = config["radio"]
     if radio_cfg["peer"] and radio_cfg["key"]:
         setup_radio(b, radio_cfg)

@@ -43,3 +43,28 @@ def test_fallback_buses_and_14_segment_chips_are_the_wall_boards():
     assert sorted(names["_FALLBACK_BUSES"]) == sorted((b["bus"], b["scl"], b["sda"]) for b in wall["i2c"])
     seg14 = [(d.get("bus", 0), int(d["addr"], 16)) for d in wall["displays"] if d["kind"] == "seg14"]
     assert sorted(names["_FALLBACK_SEG14"]) == sorted(seg14)
+
+
+# A cold half works on its hot twin's private state: one class in two files, so that the
+# rarely used half can leave RAM (cold.py). Only these pairs share underscore names.
+COLD_HALVES = {"matchsetup": "rules", "logback": "rules", "snapshot": "store", "history": "store",
+               "viewsetup": "view", "configedit": "config"}
+
+
+def test_no_module_uses_another_modules_private_names():
+    folder = firmware_path()
+    found = []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py"):
+            continue
+        module = name[:-3]
+        tree = ast.parse(open(os.path.join(folder, name)).read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module != COLD_HALVES.get(module):
+                found += ["%s: from %s import %s" % (module, node.module, a.name) for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+            if (module not in COLD_HALVES and isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                    and not node.attr.startswith("__")
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+                found.append("%s: %s.%s" % (module, ast.unparse(node.value), node.attr))
+    assert not found, found

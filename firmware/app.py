@@ -33,8 +33,8 @@ except ImportError:  # CPython
 
 
 # Timings and error codes: private constants (compiled in); startup.py keeps their names
-# and what they mean (app.POLL_MS and the like come from there: __getattr__), a test
-# checks each pair.
+# and what they mean (app.POLL_MS and the like come from there: __getattr__; the codes'
+# table: errorcodes.py), a test checks each pair.
 _POLL_MS = const(10)
 _CLOCK_MS = const(100)
 _DISPLAY_MS = const(100)

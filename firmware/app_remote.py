@@ -24,16 +24,13 @@ import machine
 
 import remote
 from buttons import LONG, NO_ACTION, SHORT
+from errorcodes import ERROR_BOOT_COUNTER, ERROR_BOOT_LIMIT, ERROR_NO_ACK, ERROR_NOT_PAIRED
 
 BOOT_FILE = "remote.boot"
 AWAKE_MS = 300  # after the last press or acknowledgement: the radio is the battery's main cost
 POLL_MS = 5
 RADIO_BATCH = 4  # frames read per step
 
-ERROR_NO_ACK = 40  # the wall board did not answer
-ERROR_NOT_PAIRED = 41  # no radio.peer / radio.key in config.json
-ERROR_BOOT_COUNTER = 42  # the boot counter could not be saved: nothing is sent (a number could repeat)
-ERROR_BOOT_LIMIT = 43  # the boot counter reached 2**30-1: pair again (carom pair restarts it)
 
 # ESP32: RTC_CNTL_EXT_WAKEUP1_STATUS_REG, bit n = RTC GPIO n; and RTC GPIO n -> GPIO.
 _EXT1_STATUS = 0x3FF480D0
@@ -125,8 +122,7 @@ class Remote:
         s = self.link.summary if self.link else None
         if chip is not None:
             if self.error:
-                chip.set_window(b"E   ", 0)
-                chip.set_number_at(self.error, 3, 3)
+                chip.set_code(self.error)
                 chip.set_colon(False)
             elif self.link is not None and self.link.busy():
                 chip.set_window(b"----", 0)

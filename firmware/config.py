@@ -72,7 +72,7 @@ config.json.tmp   save() writes here, then renames over config.json (LittleFS
 No config.json at all means the defaults (delete it to reset the board); the
 good copy is then removed so that it cannot bring old settings back later.
 
-Error codes (load's second value; the app shows "E nn")
+Error codes (load's second value; the app shows "E nn"; errorcodes.py has every code)
   0                      all good (or no config.json yet: the defaults)
   ERROR_CONFIG = 20      config.json is invalid: the last good configuration runs
   ERROR_CONFIG_DEFAULTS = 22  config.json is invalid and there is no valid good
@@ -91,13 +91,11 @@ except ImportError:  # CPython
 
 
 from controller import ACTIONS  # the wall buttons' actions (radio.wall_buttons)
+from errorcodes import ERROR_CONFIG, ERROR_CONFIG_DEFAULTS  # load()'s codes
 from rules import GAMES, MAX_INNINGS_LIMIT, MAX_TARGET
 
 FILE = "config.json"
 MAX_BYTES = 4096  # a longer file is refused before it is parsed (RAM)
-
-ERROR_CONFIG = 20
-ERROR_CONFIG_DEFAULTS = 22
 
 REDACTED = "***"
 

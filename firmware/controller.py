@@ -57,7 +57,7 @@ _LONG = const(2)
 _STUCK = const(3)
 _CLEARED = const(4)
 
-ERROR_STUCK = 10  # + button index: a button held down too long
+ERROR_STUCK = 10  # + button index: a button held down too long (errorcodes.py; a test checks)
 
 
 class Controller:

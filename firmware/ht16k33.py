@@ -186,6 +186,11 @@ class _Backpack:
 
     # ---- frame --------------------------------------------------------------------
 
+    def set_code(self, code):
+        """Show "E nn", an error code (errorcodes.py: the table)."""
+        self.set_window(b"E   ", 0)
+        self.set_number_at(code % 1000, 3, 3)
+
     def set_number_at(self, n, end, width, decimals=0, min_digits=1):
         """Show the int n right-aligned in the `width` cells ending at cell `end` (0..3),
         without a string. decimals=d lights the point d digits from the right and adds

@@ -40,8 +40,8 @@ RADIO_BATCH = 4  # radio frames handled per step of the radio task, then the oth
 RADIO_SENDERS = 32  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading
 STORE_ERROR_MS = 10000
 
-# Error codes shown as "E nn" (config.py: 20 invalid config, last good one runs;
-# 22 invalid config and no good copy, defaults run).
+# Error codes shown as "E nn": errorcodes.py is their table. Named here again, not imported:
+# main.py drops this module but would keep what it imports (a test checks each pair).
 ERROR_BOARD = 21  # the board definition is missing or invalid
 ERROR_STORE = 23  # the saved match was damaged or went back: what could be read is back (10 s)
 ERROR_MEMORY = 24  # out of memory: an event, the saved match or a report could not be handled
@@ -174,8 +174,7 @@ def show_code(chips, code):
     """Show "E nn" on every chip that answers (safe boot, fatal errors)."""
     for chip in chips:
         try:
-            chip.set_window("E   ", 0)
-            chip.set_number_at(code, 3, 3)
+            chip.set_code(code)
             chip.set_blink(2)
             chip.show()
         except OSError:

@@ -74,7 +74,6 @@ def _window(n, step):
     """Where a marquee's window starts in a text of n characters at `step`: text of up to 4
     characters stands still, longer text runs right to left."""
     return step - 4 if n > 4 else 0
-_ERROR = b"E   "
 _MSG_NONE = const(0)
 _MSG_LAG = const(1)
 _MSG_BREAK = const(2)
@@ -152,8 +151,7 @@ class View:
             self._error_shown = error
             if error:
                 chip = self.chips[self.message_chip]
-                chip.set_window(_ERROR, 0)
-                chip.set_number_at(error % 1000, 3, 3)
+                chip.set_code(error)
             self._restale(self.message_chip)
         if error:
             self._blink[self.message_chip] = 0

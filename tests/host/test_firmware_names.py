@@ -37,6 +37,22 @@ def test_app_timings_and_error_codes_agree_with_startup_names():
     assert startup["ERROR_MEMORY"] == 24 and startup["ERROR_STORE"] == 23  # the README's E 24 and E 23
 
 
+def test_every_error_code_named_outside_errorcodes_agrees_with_its_table():
+    """errorcodes.py is the table of the "E nn" codes; the modules that stay in RAM (or whose
+    imports would) name theirs again, compiled in: each must be the table's."""
+    table = _assignments("errorcodes")
+    assert table["ERROR_MEMORY"] == 24 and table["ERROR_STORE"] == 23 and table["ERROR_CHIP"] == 70
+    codes = list(table.values())
+    assert len(codes) == len(set(codes)), table
+    named = 0
+    for module in ("startup", "app", "controller", "app_remote", "config", "viewsetup"):
+        for name, value in _assignments(module).items():
+            if name.lstrip("_").startswith("ERROR_") and not name.endswith("_MS"):
+                assert table[name.lstrip("_")] == value, (module, name)
+                named += 1
+    assert named >= 10, named
+
+
 def test_fallback_buses_and_14_segment_chips_are_the_wall_boards():
     names = _assignments("startup")
     wall = json.load(open(os.path.join(ROOT, "boards", "wall.json")))

@@ -45,7 +45,7 @@ HOLE = 4 * KB
 WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
 COLD = ("startup", "config", "boarddef", "checked", "matchsetup", "snapshot", "history", "logback", "viewsetup",
-        "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog")
+        "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog", "errorcodes")
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,51 @@
+"""The error codes a board shows as "E nn": the one table.
+
+A wall board shows its code on the message display (or the clock, or the
+target, where a board has no message display); the remote on its display;
+a board that cannot start on every chip it finds. ht16k33's set_code() draws
+"E nn" on a chip (view.py, startup.py, app_remote.py).
+
+code       name                   what
+1x         ERROR_STUCK + x        button x stuck: held longer than stuck_ms; ignored until
+                                  released (controller.py)
+20         ERROR_CONFIG           config.json invalid: the last good configuration runs
+                                  (config.py)
+21         ERROR_BOARD            the board definition is missing or damaged: the wall board's
+                                  runs; when that cannot be read either, E 21 on every HT16K33
+                                  found on the wall board's buses (startup.py)
+22         ERROR_CONFIG_DEFAULTS  config.json invalid and no good copy: the defaults run
+23         ERROR_STORE            the saved match was damaged or went back: what could be read
+                                  is back (for 10 s; startup.py, app.py)
+24         ERROR_MEMORY           out of memory: an event, a report or the saved match could
+                                  not be handled; the saved match stays on the flash (app.py)
+30         ERROR_SAFE_BUTTON      safe boot: the safe_boot_button held at power-on
+31         ERROR_CRASH_LOOP       safe boot: three crash resets in a row
+40         ERROR_NO_ACK           remote: the wall board did not answer (app_remote.py)
+41         ERROR_NOT_PAIRED       remote: no radio.peer / radio.key in config.json
+42         ERROR_BOOT_COUNTER     remote: its boot counter could not be saved: nothing is sent
+43         ERROR_BOOT_LIMIT       remote: its boot counter reached 2**30-1: pair again
+44         ERROR_RADIO_FLOOD      wall: radio frames from too many sender addresses; the remote
+                                  is not heard until a restart (app.py)
+70..77     ERROR_CHIP + addr & 7  the chip at 0x70..0x77 on bus 0 does not answer (view.py)
+80..87     ERROR_CHIP + 10 + ...  the same on bus 1
+
+Modules that are loaded only now and then (config.py, viewsetup.py, app_remote.py)
+import these names. Those that stay in RAM compile the codes in (app.py's
+_ERROR_* const()s, controller.ERROR_STUCK) and startup.py keeps its own names
+(main.py keeps what startup.py imports); a test checks every one against this table.
+"""
+
+ERROR_STUCK = 10
+ERROR_CONFIG = 20
+ERROR_BOARD = 21
+ERROR_CONFIG_DEFAULTS = 22
+ERROR_STORE = 23
+ERROR_MEMORY = 24
+ERROR_SAFE_BUTTON = 30
+ERROR_CRASH_LOOP = 31
+ERROR_NO_ACK = 40
+ERROR_NOT_PAIRED = 41
+ERROR_BOOT_COUNTER = 42
+ERROR_BOOT_LIMIT = 43
+ERROR_RADIO_FLOOD = 44
+ERROR_CHIP = 70  # + 10 * bus + (address & 7)

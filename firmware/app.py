@@ -371,12 +371,10 @@ def write_last(seq):
     a restart is refused (written atomically). True when the flash holds `seq`, or no number
     at all (a failed write removes the old one: after a restart the wall challenges the
     remote, radio.py); False when neither could be done: the command must not be acted on."""
-    import os
+    import store
 
     try:
-        with open(RADIO_FILE + ".tmp", "w") as f:
-            f.write("%d %d" % seq)
-        os.rename(RADIO_FILE + ".tmp", RADIO_FILE)
+        store.replace(RADIO_FILE, b"%d %d" % seq)
         return True
     except OSError:
         return forget_last()

@@ -17,11 +17,11 @@ restarts it. A wall that lost its record challenges a command: remote.Link
 sends it again with the challenge's nonce, in the same awake time.
 """
 
-import os
 import time
 
 import machine
 
+import cold
 import remote
 from buttons import LONG, NO_ACTION, SHORT
 from errorcodes import ERROR_BOOT_COUNTER, ERROR_BOOT_LIMIT, ERROR_NO_ACK, ERROR_NOT_PAIRED
@@ -71,9 +71,7 @@ def new_boot():
     if boot is None:
         return 0, ERROR_BOOT_LIMIT
     try:
-        with open(BOOT_FILE + ".tmp", "w") as f:
-            f.write(str(boot))
-        os.rename(BOOT_FILE + ".tmp", BOOT_FILE)
+        cold.call("store", "replace", BOOT_FILE, b"%d" % boot)
     except OSError:
         return 0, ERROR_BOOT_COUNTER
     machine.RTC().memory(remote.rtc_record(boot, 0))

@@ -15,7 +15,7 @@ altered `.ok` is only ever a reason to check again.
 
 import json
 
-from store import crc32
+from store import crc32, replace
 
 
 def _read(path):
@@ -75,12 +75,12 @@ def _kept(kept, source_crc):
 
 def _keep(kept, source_crc, value):
     text = json.dumps(value).encode()
-    try:
-        with open(kept + ".tmp", "wb") as f:
-            f.write(b"%d %d\n" % (source_crc, crc32(text)))
-            f.write(text)
-        import os
 
-        os.rename(kept + ".tmp", kept)
+    def write(f):
+        f.write(b"%d %d\n" % (source_crc, crc32(text)))
+        f.write(text)
+
+    try:
+        replace(kept, write)
     except OSError:  # a full flash: the file is checked again at the next start
         pass

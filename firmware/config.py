@@ -514,13 +514,9 @@ def _parse(raw, path):
 
 
 def _write(path, raw, fs):
-    tmp = path + ".tmp"
-    f = _open(fs, tmp, "wb")
-    try:
-        f.write(raw)
-    finally:
-        f.close()
-    fs.rename(tmp, path)
+    import store
+
+    store.replace(path, raw, None if fs is os else fs)  # CPython's os.open is not open
 
 
 def _remove(path, fs):

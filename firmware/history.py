@@ -3,12 +3,12 @@
 Part of the store (store.py: the file layout); loaded by MatchStore for a
 report's saving, listing or sending and dropped again, so a running board
 keeps only the journal writer in RAM. Also the store's small file helpers
-(read, write_new, rename, listdir), which snapshot.py uses too. The functions
+(read, listdir), which snapshot.py uses too (writing a file whole: store.replace). The functions
 work on a MatchStore (`st`) and its internals.
 """
 
 import rules
-from store import report_name
+from store import rename, replace, report_name
 
 try:
     from micropython import const
@@ -153,7 +153,7 @@ def finish_report(st, f, keep=True):
             st.fs.remove(st._hdir + "/" + others[i])
             total -= sizes[i]
             i += 1
-        rename(st, tmp, st._hdir + "/" + name)
+        rename(tmp, st._hdir + "/" + name, st.fs)
     except OSError:
         st.errors |= ERR_WRITE
         return False
@@ -205,7 +205,7 @@ def mark_sent(st, name):
 
 def write_sent(st, n):
     try:
-        write_new(st, st.root + "/sent", st.root + "/sent.tmp", b"%d" % n)
+        replace(st.root + "/sent", b"%d" % n, st.fs)
     except OSError:
         st.errors |= ERR_WRITE
 
@@ -235,30 +235,6 @@ def read(st, path, limit):
         return None
     finally:
         f.close()
-
-
-def write_new(st, path, tmp, data):
-    """Replace path with data (bytes, or write(f) writing it): write tmp, then rename it
-    over path (atomic on LittleFS)."""
-    f = st.fs.open(tmp, "wb")
-    try:
-        if callable(data):
-            data(f)
-        else:
-            f.write(data)
-    finally:
-        f.close()
-    rename(st, tmp, path)
-
-
-def rename(st, tmp, path):
-    try:
-        st.fs.rename(tmp, path)
-    except OSError as e:
-        if not e.args or e.args[0] != EEXIST:
-            raise
-        st.fs.remove(path)  # a filesystem whose rename does not replace (not LittleFS, not POSIX)
-        st.fs.rename(tmp, path)
 
 
 def listdir(st, path):

@@ -29,6 +29,7 @@ import struct
 import history
 import matchsetup
 import rules
+import store
 from history import (ERR_JOURNAL, ERR_MEMORY, ERR_READ, ERR_RESTORE, ERR_ROLLBACK, ERR_SNAPSHOT, ERR_WRITE,
                      GEN_MAX, K_CLOSE, K_ENTRY, K_START, K_UNDO, REC_SIZE, RECORD, SEG_RECORDS, SNAP_SIZE,
                      WRITE_FAILED)
@@ -293,7 +294,7 @@ def cut_tail(st, seg, keep, present):
         remove_journals(st, lambda g, s: g == gen and s > seg)
         path = st._segment_path(st.gen, seg)
         if keep:
-            history.write_new(st, path, st._jdir + "/tmp", keep)
+            store.replace(path, keep, st.fs, st._jdir + "/tmp")
         elif present:
             st.fs.remove(path)
         st._broken = False
@@ -346,9 +347,9 @@ def begin(st, match):
         st.held = False
         st._seg = 0
         st._seg_path = st._segment_path(gen, 0)
-        history.write_new(st, st._seg_path, st._jdir + "/tmp", st._record(0, K_START, 0, 0, 0))
+        store.replace(st._seg_path, st._record(0, K_START, 0, 0, 0), st.fs, st._jdir + "/tmp")
         st.seq = 1
-        history.write_new(st, history.snap_path(st, target), st.root + "/snap.tmp", snap)
+        store.replace(history.snap_path(st, target), snap, st.fs, st.root + "/snap.tmp")
     except OSError:
         st.errors |= ERR_WRITE
         st._forget(0)
@@ -369,7 +370,7 @@ def renumber(st):
         if history.report_number(name) <= sent:
             new_sent = i + 1
         if name != report_name(i + 1):
-            history.rename(st, st._hdir + "/" + name, st._hdir + "/" + report_name(i + 1))
+            store.rename(st._hdir + "/" + name, st._hdir + "/" + report_name(i + 1), st.fs)
     if sent:
         history.write_sent(st, new_sent)
     remove_journals(st, lambda g, s: True)

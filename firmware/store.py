@@ -84,6 +84,7 @@ def crc32(data, crc=0):
 _REC_SIZE = const(16)
 _SEG_RECORDS = const(8)
 _REC = "<IBBHi"  # a record without its CRC
+_EEXIST = const(17)
 
 _K_ENTRY = const(1)
 _K_UNDO = const(2)
@@ -108,6 +109,41 @@ def __getattr__(name):
         return getattr(history, name)
     except AttributeError:
         raise AttributeError("store has no %r" % name) from None
+
+
+def replace(path, data, fs=None, tmp=None):
+    """Replace file `path` with data (bytes, or write(f) that writes them): written to `tmp`
+    (path + ".tmp"), then renamed over path, so a power cut leaves the old file or the new
+    one, never a mix (LittleFS renames atomically; FAT, in MicroPython's VFS, removes the
+    old file first: config.load finishes a rename cut there). The one such write of the
+    firmware (the journal's files, config.json, the checked forms, the radio's numbers).
+    `fs` has rename, remove and open (a Vfs, PosixFs, a test's; without open: the built-in
+    one); None: the built-in open and os. OSError (a full flash, the power) reaches the
+    caller."""
+    tmp = tmp or path + ".tmp"
+    f = getattr(fs, "open", open)(tmp, "wb") if fs is not None else open(tmp, "wb")
+    try:
+        if callable(data):
+            data(f)
+        else:
+            f.write(data)
+    finally:
+        f.close()
+    rename(tmp, path, fs)
+
+
+def rename(old, new, fs=None):
+    """Rename over an existing file; where rename does not replace (not LittleFS, not POSIX:
+    OSError EEXIST), the existing one is removed first."""
+    if fs is None:
+        import os as fs
+    try:
+        fs.rename(old, new)
+    except OSError as e:
+        if not e.args or e.args[0] != _EEXIST:
+            raise
+        fs.remove(new)
+        fs.rename(old, new)
 
 
 class PosixFs:

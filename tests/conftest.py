@@ -1,13 +1,20 @@
-"""Put firmware/ and tests/fw on sys.path so firmware tests run under pytest too."""
+"""Put firmware/ and tests/fw on sys.path so firmware tests run under pytest too; the fixtures the
+host tests share (plain helpers: tests/host/helpers.py)."""
 
 import os
 import sys
+
+import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 for p in (os.path.join(ROOT, "firmware"), os.path.join(HERE, "fw")):
     if p not in sys.path:
         sys.path.insert(0, p)
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
 
 
 def pytest_report_header(config):
@@ -20,3 +27,43 @@ def pytest_report_header(config):
         return ("32-bit MicroPython: none (CAROM_MICROPYTHON32, or ../shared/tools/micropython32/micropython): "
                 "SKIPPED the heap tests (tests/host/test_heap32.py) and the 32-bit runs")
     return "32-bit MicroPython: %s" % exe
+
+
+@pytest.fixture(scope="module")
+def firmware(tmp_path_factory):
+    """The flash layout `carom deploy` writes (.mpy files, main.py, boot.py, boards/), built once a test file."""
+    from host_tools.build import build
+
+    out = str(tmp_path_factory.mktemp("build") / "flash")
+    build(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium under Playwright, headless (tools/deps.sh is tried once if it is missing)."""
+    import subprocess
+
+    if not os.path.exists(CHROMIUM):
+        subprocess.run(["sh", os.path.join(ROOT, "tools", "deps.sh")], check=False)
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed and tools/deps.sh could not install it "
+                    "(it needs apt-get and root or sudo)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def broker():
+    """A real mosquitto on a free loopback port (tests/host/mosquitto.py), stopped afterwards."""
+    from mosquitto import Mosquitto, available
+
+    if not available():
+        pytest.skip("mosquitto is not installed (tools/deps.sh installs it)")
+    m = Mosquitto().start()
+    yield m
+    m.close()

@@ -8,47 +8,17 @@ byte for byte.  Secrets are *** unless --secrets.
 
 import json
 import os
-import subprocess
-import sys
 
-import pytest
-
-from host_tools import ROOT
-from host_tools.build import build
+from helpers import board_def, carom, lay_out_flash, needs_mpremote, ok, start_running
 from host_tools.simulator.segments import decode
-from host_tools.simulator.vboard import VirtualBoard
 
-MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board wall"
 
-pytestmark = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
-
-
-def board_def(name):
-    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
-        return json.load(f)
-
-
-def carom(*args, timeout=90):
-    return subprocess.run([sys.executable, "-m", "host_tools", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
-
-
-def ok(out):
-    assert out.returncode == 0, "exit %d\nstdout:\n%s\nstderr:\n%s" % (out.returncode, out.stdout, out.stderr)
-    return out.stdout
+pytestmark = needs_mpremote
 
 
 def start(tmp_path, config, **kw):
-    flash = tmp_path / "flash"
-    build(str(flash))
-    with open(flash / "config.json", "w") as f:
-        json.dump(config, f)
-    vb = VirtualBoard(flash, board=board_def("wall"), **kw)
-    vb.power_on()
-    vb.run_realtime()
-    vb.wait_for(lambda b: RUNNING in b.stdout)
-    return vb
+    return start_running(lay_out_flash(tmp_path / "flash", config), **kw)
 
 
 def text(vb, addr, bus=0):

@@ -8,34 +8,16 @@ copied.  Every subprocess has a timeout; waits are for what the board printed.
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from host_tools import FIRMWARE_DIR, ROOT
+from helpers import board_def, carom, needs_mpremote, ok, run_mpremote
+from host_tools import FIRMWARE_DIR
 from host_tools.simulator.vboard import SOFT_RESET, VirtualBoard
 
-MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board %s"
 
-pytestmark = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
-
-
-def board_def(name):
-    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
-        return json.load(f)
-
-
-def carom(*args, env=None, timeout=90):
-    full_env = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "host_tools", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env=full_env)
-
-
-def ok(out):
-    assert out.returncode == 0, "exit %d\nstdout:\n%s\nstderr:\n%s" % (out.returncode, out.stdout, out.stderr)
-    return out.stdout
+pytestmark = needs_mpremote
 
 
 def flash_files(vb):
@@ -86,9 +68,8 @@ def test_deploy_to_a_fresh_board_then_nothing_then_one_file(fresh, tmp_path):
     vb.wait_for(lambda b: RUNNING % "wall" in b.stdout)
     assert vb.boots[-1].cause == SOFT_RESET and vb.boots[-1].kind == "chip"
     # The app runs from the .mpy files (asked through the real mpremote).
-    got = subprocess.run([MPREMOTE, "connect", vb.serial_path, "exec",
-                          "import app, rules, view; print(app.__file__, rules.__file__, view.__file__)"],
-                         capture_output=True, text=True, timeout=60)
+    got = run_mpremote(vb.serial_path, "exec",
+                       "import app, rules, view; print(app.__file__, rules.__file__, view.__file__)", text=True)
     assert got.returncode == 0, got.stderr
     assert got.stdout.split() == ["app.mpy", "rules.mpy", "view.mpy"]
 
@@ -116,8 +97,7 @@ def test_deploy_to_a_fresh_board_then_nothing_then_one_file(fresh, tmp_path):
     rewritten = sorted(p for p in firmware if after.get(p) != before[p])
     assert rewritten == ["deploy.json", "sound.mpy"]
     vb.wait_for(lambda b: b.stdout.count(RUNNING % "wall") == runs + 2)
-    got = subprocess.run([MPREMOTE, "connect", vb.serial_path, "exec", "import sound; print(sound.DEPLOY_TEST_MARK)"],
-                         capture_output=True, text=True, timeout=60)
+    got = run_mpremote(vb.serial_path, "exec", "import sound; print(sound.DEPLOY_TEST_MARK)", text=True)
     assert got.stdout.strip() == "2", got.stderr
 
 

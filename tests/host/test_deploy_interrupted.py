@@ -23,20 +23,14 @@ import time
 import pytest
 
 import host_tools.build as build_module
+from helpers import carom, needs_mpremote, ok, start_running
 from host_tools import FIRMWARE_DIR, ROOT
-from host_tools.link.boardio import BoardIO
 from host_tools.commands.deploy import GUARD_CODE, Deployer, build_local
-from host_tools.simulator.vboard import VirtualBoard
+from host_tools.link.boardio import BoardIO
 
-MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board wall"
 
-pytestmark = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
-
-
-def board_def(name):
-    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
-        return json.load(f)
+pytestmark = needs_mpremote
 
 
 def build_files(fw_dir):
@@ -70,11 +64,7 @@ def start_old_board(tmp_path, old):
             f.write(data)
     with open(flash / "config.json", "w") as f:
         json.dump({"board": "wall"}, f)
-    vb = VirtualBoard(flash, board=board_def("wall"), serial=True)
-    vb.power_on()
-    vb.run_realtime()
-    vb.wait_for(lambda b: RUNNING in b.stdout)
-    return vb
+    return start_running(flash, serial=True)
 
 
 def firmware_state(vb, old, new):
@@ -109,10 +99,8 @@ def power_cycle_and_wait(vb):
 
 
 def deploy_new(vb, new_fw, *extra):
-    out = subprocess.run([sys.executable, "-m", "host_tools", "deploy", "--device", vb.serial_path, "--board", "wall",
-                          *extra], capture_output=True, text=True, timeout=90, cwd=ROOT,
-                         env=dict(os.environ, CAROM_FIRMWARE=new_fw))
-    assert out.returncode == 0, out.stdout + out.stderr
+    out = carom("deploy", "--device", vb.serial_path, "--board", "wall", *extra, env={"CAROM_FIRMWARE": new_fw})
+    ok(out)
     return out.stdout, out.stderr
 
 

@@ -4,30 +4,17 @@ with a broken config.json, one with a deploy cut short, and no board at all."""
 import io
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-from host_tools import ROOT
-from host_tools.link.boardio import BoardIO
+from helpers import board_def, carom, needs_mpremote
 from host_tools.commands.deploy import Deployer, build_local
+from host_tools.link.boardio import BoardIO
 from host_tools.simulator.vboard import VirtualBoard
 
-MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board wall"
 
-pytestmark = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
-
-
-def board_def(name):
-    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
-        return json.load(f)
-
-
-def carom(*args, timeout=90):
-    return subprocess.run([sys.executable, "-m", "host_tools", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
+pytestmark = needs_mpremote
 
 
 @pytest.fixture

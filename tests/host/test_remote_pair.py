@@ -10,38 +10,18 @@ Waits are bounded: wait_for() in real time, advance() in virtual time.
 
 import json
 import os
-import struct
-import subprocess
-import sys
 
 import pytest
 
-from host_tools import ROOT
+from helpers import board_def, carom, frame_seq, hub_press, lay_out_flash, needs_mpremote, ok, remote_shows
 from host_tools.simulator.scripted_board import load_board
-from host_tools.build import build
 from host_tools.simulator.segments import decode
 from host_tools.simulator.vboard import RadioHub, VirtualBoard
 
-MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 WALL_MAC = bytes.fromhex("240ac4000031")
 REMOTE_MAC = bytes.fromhex("240ac4000041")
 
-pytestmark = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
-
-
-def board_def(name):
-    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
-        return json.load(f)
-
-
-def carom(*args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "host_tools", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
-
-
-def ok(out):
-    assert out.returncode == 0, "exit %d\nstdout:\n%s\nstderr:\n%s" % (out.returncode, out.stdout, out.stderr)
-    return out.stdout
+pytestmark = needs_mpremote
 
 
 def config_of(vb):
@@ -54,15 +34,8 @@ def wall_score(vb):
     return decode(vb.chip(d["addr"], d["bus"]).ram, d["kind"]).text
 
 
-def remote_shows(vb):
-    return decode(vb.chip(0x70).ram, "seg7").text
-
-
 def press(hub, vb, button):
-    vb.press(button)
-    hub.advance(0.1)
-    vb.release(button)
-    hub.advance(0.6)
+    hub_press(hub, vb, button, settle=0.6)
 
 
 @pytest.fixture
@@ -72,11 +45,8 @@ def boards(tmp_path):
     for name, board, mac, config in (
             ("wall", "wall", WALL_MAC, {"board": "wall", "match": {"game": "three_cushion", "target": 5}}),
             ("remote", "referee", REMOTE_MAC, {"board": "referee"})):
-        flash = tmp_path / name
-        build(str(flash))
-        with open(flash / "config.json", "w") as f:
-            json.dump(config, f)
-        made.append(VirtualBoard(flash, board=board_def(board), radio=hub, name=name, unique_id=mac, serial=True))
+        made.append(VirtualBoard(lay_out_flash(tmp_path / name, config), board=board_def(board), radio=hub, name=name,
+                                 unique_id=mac, serial=True))
     wall, remote = made
     try:
         wall.power_on()
@@ -100,7 +70,7 @@ def test_pair_then_a_press_scores_then_unpair(boards):
         f.write("%d 5" % (2**30 - 1))  # and the wall's record of that remote's numbers goes
 
     hub.run_realtime()
-    out = carom("pair", "--wall", wall.serial_path, "--remote", remote.serial_path)
+    out = carom("pair", "--wall", wall.serial_path, "--remote", remote.serial_path, timeout=120)
     text = ok(out)
     assert "paired the wall board 24:0a:c4:00:00:31 with the remote 24:0a:c4:00:00:41" in text
     wcfg, rcfg = config_of(wall), config_of(remote)
@@ -123,14 +93,14 @@ def test_pair_then_a_press_scores_then_unpair(boards):
     assert wall_score(wall) == "   1"
     assert remote_shows(remote) == "01:00"
     acks = [f for f in hub.frames if f.sender == "wall" and f.data[1] == 2]
-    assert [struct.unpack_from("<II", f.data, 8) for f in acks] == [(1, 1), (1, 2)]
+    assert [frame_seq(f) for f in acks] == [(1, 1), (1, 2)]
     # The wall had no record after pairing: its first command was challenged, then acted on.
     challenges = [f for f in hub.frames if f.sender == "wall" and f.data[1] == 3]
-    assert [struct.unpack_from("<II", f.data, 8) for f in challenges] == [(1, 1)]
+    assert [frame_seq(f) for f in challenges] == [(1, 1)]
 
     runs = wall.stdout.count("carom: running on board wall")
     hub.run_realtime()
-    text = ok(carom("pair", "--unpair", "--device", wall.serial_path))
+    text = ok(carom("pair", "--unpair", "--device", wall.serial_path, timeout=120))
     assert "unpaired" in text
     wcfg = config_of(wall)
     assert wcfg["radio"]["peer"] is None and wcfg["radio"]["key"] is None

@@ -9,21 +9,17 @@ firmware/report.py itself.)
 import csv
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-from host_tools import ROOT
-from host_tools.build import build
+from helpers import board_def, carom, lay_out_flash, needs_mpremote
 from host_tools.commands.report import Match, find_chromium, render_html
 from host_tools.simulator.vboard import VirtualBoard
 
-MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board wall"
 CLOCK = 1764497400  # 2025-11-30 10:10:00 on the board's clock
 
-pytestmark = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
+pytestmark = needs_mpremote
 
 CONFIG = {
     "board": "wall", "name": "Table 7",
@@ -32,22 +28,9 @@ CONFIG = {
 }
 
 
-def board_def(name):
-    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
-        return json.load(f)
-
-
-def carom(*args, env=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "host_tools", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env=dict(os.environ, **(env or {})))
-
-
 def start(tmp_path, config):
-    flash = tmp_path / "flash"
-    build(str(flash))
-    with open(flash / "config.json", "w") as f:
-        json.dump(config, f)
-    vb = VirtualBoard(flash, board=board_def("wall"), serial=True, rtc_epoch=CLOCK)
+    vb = VirtualBoard(lay_out_flash(tmp_path / "flash", config), board=board_def("wall"), serial=True,
+                      rtc_epoch=CLOCK)
     vb.power_on()
     vb.advance(1)
     assert RUNNING in vb.stdout
@@ -86,7 +69,8 @@ def test_report_of_a_match_played_with_the_buttons(played, tmp_path):
     vb = played
     out_dir = tmp_path / "reports"
     formats = ["json", "csv", "html"] + (["pdf"] if find_chromium() else [])
-    got = carom("report", "--device", vb.serial_path, "--format", ",".join(formats), "--out", str(out_dir))
+    got = carom("report", "--device", vb.serial_path, "--format", ",".join(formats), "--out", str(out_dir),
+                timeout=120)
     assert got.returncode == 0, got.stdout + got.stderr
     assert "match 1: Kim 1 - 2 Zanetti, Zanetti wins (target reached)" in got.stdout
 
@@ -134,7 +118,8 @@ def test_no_matches_yet_and_no_pdf_converter(tmp_path):
     vb = start(tmp_path, {"board": "wall"})
     try:
         vb.run_realtime()
-        got = carom("report", "--device", vb.serial_path, "--out", str(tmp_path / "out"), "--format", "all")
+        got = carom("report", "--device", vb.serial_path, "--out", str(tmp_path / "out"), "--format", "all",
+                    timeout=120)
         assert got.returncode == 0, got.stderr
         assert "no finished matches on" in got.stdout and not os.path.exists(tmp_path / "out")
     finally:

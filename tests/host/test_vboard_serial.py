@@ -11,44 +11,30 @@ import os
 import random
 import select
 import subprocess
-import sys
 import termios
 import time
 
 import pytest
 
-from host_tools import ROOT
-from host_tools.build import build
+import helpers
+from helpers import MPREMOTE, board_def, needs_mpremote, run_mpremote, start_running
 from host_tools.simulator.vboard import SOFT_RESET, VirtualBoard
 
-MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 RUNNING = "carom: running on board %s"
 
-pytestmark = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
-
-
-def board_def(name):
-    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
-        return json.load(f)  # the virtual board reads the file's own form
+pytestmark = needs_mpremote
 
 
 def lay_out_flash(folder, board="wall"):
-    build(str(folder))
-    with open(os.path.join(folder, "config.json"), "w") as f:
-        json.dump({"board": board}, f)
-    return str(folder)
+    return helpers.lay_out_flash(folder, {"board": board})
 
 
 def start_board(flash, name="wall", **kw):
-    vb = VirtualBoard(flash, board=board_def(name), **kw)
-    vb.power_on()
-    vb.run_realtime()
-    vb.wait_for(lambda b: RUNNING % name in b.stdout)
-    return vb
+    return start_running(flash, name, **kw)
 
 
 def mpremote(device, *args, timeout=60):
-    out = subprocess.run([MPREMOTE, "connect", device, *args], capture_output=True, timeout=timeout)
+    out = run_mpremote(device, *args, timeout=timeout)
     assert out.returncode == 0, "mpremote %s failed (%d):\n%s\n%s" % (
         " ".join(args), out.returncode, out.stdout.decode(errors="replace"), out.stderr.decode(errors="replace"))
     return out.stdout

@@ -5,18 +5,15 @@ The bytes expected here are those of MicroPython's shared/runtime/pyexec.c
 (soft reboot, main.py skipped after a soft reset from the raw REPL).
 """
 
-import json
 import os
 import select
-import shutil
 import socket
 import time
 import tty
 
 import pytest
 
-from host_tools import ROOT
-from host_tools.build import build
+from helpers import board_def, lay_out_flash, start_running
 from host_tools.simulator.vboard import PWRON_RESET, VirtualBoard
 
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n>"
@@ -72,32 +69,13 @@ class Terminal:
         os.close(self.fd)
 
 
-def wall_def():
-    with open(os.path.join(ROOT, "boards", "wall.json")) as f:
-        return json.load(f)
-
-
-@pytest.fixture(scope="module")
-def firmware(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("built")
-    build(str(folder))
-    return str(folder)
-
-
 def wall_flash(tmp_path, firmware):
-    flash = str(tmp_path / "flash")
-    shutil.copytree(firmware, flash)
-    with open(os.path.join(flash, "config.json"), "w") as f:
-        json.dump({"board": "wall"}, f)
-    return flash
+    return lay_out_flash(tmp_path / "flash", {"board": "wall"}, firmware)
 
 
 @pytest.fixture
 def wall(tmp_path, firmware):
-    vb = VirtualBoard(wall_flash(tmp_path, firmware), board=wall_def(), serial=True)
-    vb.power_on()
-    vb.run_realtime()
-    vb.wait_for(lambda b: "carom: running on board wall" in b.stdout)
+    vb = start_running(wall_flash(tmp_path, firmware), serial=True)
     term = Terminal(vb.serial_path)
     yield vb, term
     term.close()
@@ -248,7 +226,7 @@ def test_ctrl_c_interrupts_code_run_from_the_raw_repl(wall):
 
 
 def test_tcp_and_pty_are_the_same_uart(tmp_path, firmware):
-    vb = VirtualBoard(wall_flash(tmp_path, firmware), board=wall_def(), serial=True, tcp=0)
+    vb = VirtualBoard(wall_flash(tmp_path, firmware), board=board_def("wall"), serial=True, tcp=0)
     try:
         vb.power_on()
         vb.run_realtime()

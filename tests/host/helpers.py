@@ -1,0 +1,313 @@
+"""What the host tests share: plain functions and classes (the shared fixtures are in tests/conftest.py).
+
+Imported as `from helpers import ...`, as mosquitto.py is: tests/host has no __init__.py, so pytest
+puts this folder on sys.path for the test files in it.
+
+Every wait here is for a condition, with a generous deadline that only bounds a hang: nothing
+sleeps a fixed time, and nothing passes or fails by how fast the machine is.
+"""
+
+import hashlib
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from host_tools import ROOT
+
+BIN = os.path.dirname(sys.executable)
+MPREMOTE = os.path.join(BIN, "mpremote")
+CAROM = os.path.join(BIN, "carom")
+RUNNING = "carom: running on board %s"  # what the app prints once it runs
+
+needs_mpremote = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
+
+
+# ---- waiting -------------------------------------------------------------------------------------
+
+def wait_for(fn, expected, timeout=15.0, what=""):
+    """Poll fn() until it returns `expected` (or expected(value) is true when callable); return the value.
+
+    AssertionError after `timeout` real seconds, naming what was awaited and the last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if expected(value) if callable(expected) else value == expected:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("%s: expected %r, still %r after %.0f s" % (what or fn, expected, value, timeout))
+        time.sleep(0.02)
+
+
+def wait_until(pred, timeout=15.0, what=""):
+    """Poll pred() until it is true (AssertionError after `timeout` real seconds)."""
+    wait_for(pred, bool, timeout, what)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---- `carom` and boards in folders ---------------------------------------------------------------
+
+def board_def(name):
+    """boards/<name>.json as the virtual board reads it."""
+    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
+        return json.load(f)
+
+
+def carom(*args, env=None, timeout=90):
+    """`python -m host_tools ...` from the repository, as a person runs `carom ...`; a CompletedProcess."""
+    return subprocess.run([sys.executable, "-m", "host_tools", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=dict(os.environ, **(env or {})))
+
+
+def ok(out):
+    """The stdout of a CompletedProcess that exited 0 (else an assertion with both streams)."""
+    assert out.returncode == 0, "exit %d\nstdout:\n%s\nstderr:\n%s" % (out.returncode, out.stdout, out.stderr)
+    return out.stdout
+
+
+def run_mpremote(device, *args, timeout=60, text=False):
+    """`mpremote connect <device> ...` (the venv's): a CompletedProcess, bytes unless text=True."""
+    return subprocess.run([MPREMOTE, "connect", device, *args], capture_output=True, text=text, timeout=timeout)
+
+
+def lay_out_flash(folder, config, firmware=None):
+    """A flash folder as `carom deploy` leaves it (built here, or copied from a `firmware` built
+    beforehand), with `config` as its config.json. Returns the folder as a str."""
+    from host_tools.build import build
+
+    folder = str(folder)
+    if firmware is None:
+        build(folder)
+    else:
+        shutil.copytree(firmware, folder)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f)
+    return folder
+
+
+def start_running(flash, board="wall", **vb_options):
+    """A VirtualBoard on `flash`, powered and following real time, once the app printed that it runs."""
+    from host_tools.simulator.vboard import VirtualBoard
+
+    vb = VirtualBoard(flash, board=board_def(board), **vb_options)
+    vb.power_on()
+    vb.run_realtime()
+    vb.wait_for(lambda b: RUNNING % board in b.stdout)
+    return vb
+
+
+def flash_hashes(folder):
+    """{relative path: sha256} of every file below `folder` (a flash: what a write changes)."""
+    out = {}
+    for top, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(top, name)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, folder)] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def restored_match(flash_dir, copy):
+    """The match a wall's flash holds, restored on the host by the firmware's own rules and store
+    from a copy of its /data in the new folder `copy` (the board's own files stay untouched)."""
+    from host_tools import firmware_path
+
+    firmware_path()
+    import rules
+    import store
+
+    shutil.copytree(os.path.join(flash_dir, "data"), copy)
+    m = rules.Match()
+    assert store.MatchStore(copy).restore(m, 0)
+    return m
+
+
+# ---- the referee remote and the wall on one radio hub --------------------------------------------
+
+KEY = "5a" * 32  # the pairing key the radio tests give both boards
+
+
+def mac_text(mac):
+    return ":".join("%02x" % b for b in mac)
+
+
+def radio_pair(folder, firmware, hub, wall_mac, remote_mac, match, wall_config=None, **wall_options):
+    """A wall board (boards/wall.json, playing `match`) and its referee remote (boards/referee.json),
+    paired with KEY on `hub`, from the built `firmware`, in folder/wall and folder/remote; not powered.
+
+    Returns (wall, remote) ScriptedBoards (displays read from the chips); wall_config is merged into
+    the wall's config.json, wall_options go to its VirtualBoard (wifi=, micropython=, ...)."""
+    from host_tools.simulator.scripted_board import ScriptedBoard
+
+    config = {"board": "wall", "match": match, "radio": {"peer": mac_text(remote_mac), "key": KEY}}
+    config.update(wall_config or {})
+    wall = ScriptedBoard("wall", os.path.join(str(folder), "wall"), config, firmware=firmware, power=False,
+                         radio=hub, name="wall", unique_id=wall_mac, **wall_options)
+    try:
+        remote = ScriptedBoard("referee", os.path.join(str(folder), "remote"),
+                               {"board": "referee", "radio": {"peer": mac_text(wall_mac), "key": KEY}},
+                               firmware=firmware, power=False, radio=hub, name="remote", unique_id=remote_mac)
+    except BaseException:
+        wall.close()
+        raise
+    return wall, remote
+
+
+def hub_press(hub, vb, button, down=0.1, settle=0.5):
+    """Press the VirtualBoard's `button` for `down` virtual seconds, then let `settle` pass: every board on
+    the hub in step."""
+    vb.press(button)
+    hub.advance(down)
+    vb.release(button)
+    hub.advance(settle)
+
+
+def remote_shows(board):
+    """The referee remote's four digits (its HT16K33 at 0x70) as its lit segments read; `board` is the
+    VirtualBoard or a ScriptedBoard holding it."""
+    from host_tools.simulator.segments import decode
+
+    vb = getattr(board, "vb", board)
+    return decode(vb.chip(0x70).ram, "seg7").text
+
+
+def frame_seq(frame):
+    """(boot, counter) of a radio frame (firmware/radio.py's layout)."""
+    import struct
+
+    return struct.unpack_from("<II", frame.data, 8)
+
+
+# ---- a command's output, line by line ------------------------------------------------------------
+
+class LineProcess:
+    """A long-running command (`carom sim`, `carom hall`) as a subprocess in its own session: its
+    output read line by line on a thread, wait_line() for a line, get() from its URL, stop() by Ctrl-C."""
+
+    name = "the command"
+    url = None  # where it serves, once a subclass read it from the output
+
+    def __init__(self, cmd, cwd=ROOT, env=None):
+        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, start_new_session=True)
+        self.lines = []
+        self._q = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self._q.put(line.rstrip("\n"))
+        self._q.put(None)
+
+    def wait_line(self, pattern, timeout=20):
+        """The re.Match of the first new line matching `pattern` (AssertionError with the output if the
+        process ends or `timeout` real seconds pass first)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._q.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                line = ""
+            if line is None or time.monotonic() > deadline:
+                self.gave_up()
+                raise AssertionError("no %r from %s; output:\n%s" % (pattern, self.name, "\n".join(self.lines)))
+            self.lines.append(line)
+            m = re.search(pattern, line)
+            if m:
+                return m
+
+    def gave_up(self):
+        """Called when wait_line() fails, before it raises."""
+
+    def get(self, path, raw=False):
+        """GET url + path: the JSON it answers, or (bytes, headers) if raw."""
+        import urllib.request
+
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            data = r.read()
+            return (data, r.headers) if raw else json.loads(data)
+
+    def stop(self, timeout=30):
+        """Ctrl-C, as in a terminal: to the whole process group. Returns the exit status."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGINT)
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+            raise AssertionError("%s did not stop within %d s of Ctrl-C:\n%s" % (self.name, timeout,
+                                                                                "\n".join(self.lines)))
+        self._reader.join(timeout=5)
+        while not self._q.empty():
+            line = self._q.get()
+            if line is not None:
+                self.lines.append(line)
+        return code
+
+
+# ---- MQTT ----------------------------------------------------------------------------------------
+
+class Listener:
+    """A paho client subscribed to carom/# (QoS 1) on a broker at 127.0.0.1:port: what it got, in order.
+
+    It connects in the background and reconnects quickly; wait_subscribed() before anything it must
+    see is published."""
+
+    def __init__(self, port, client_id="listener"):
+        import paho.mqtt.client as paho
+
+        self.messages = []  # (topic, payload, retain)
+        self.lock = threading.Lock()
+        self._subscribed = threading.Event()
+        self.client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id)
+        self.client.on_message = self._message
+        self.client.on_connect = self._connected
+        self.client.on_subscribe = lambda c, u, mid, rc, p=None: self._subscribed.set()
+        self.client.reconnect_delay_set(0.1, 0.5)
+        self.client.connect_async("127.0.0.1", port)
+        self.client.loop_start()
+
+    def _connected(self, client, userdata, flags, rc, properties=None):
+        self._subscribed.clear()
+        client.subscribe("carom/#", qos=1)
+
+    def _message(self, client, userdata, msg):
+        with self.lock:
+            self.messages.append((msg.topic, msg.payload, msg.retain))
+
+    def payloads(self, topic):
+        with self.lock:
+            return [p for t, p, r in self.messages if t == topic]
+
+    def wait(self, pred, timeout=15):
+        """True once pred() is, False if `timeout` real seconds pass first."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if pred():
+                return True
+            time.sleep(0.02)
+        return bool(pred())
+
+    def wait_subscribed(self, timeout=15):
+        assert self._subscribed.wait(timeout), "the listener did not subscribe within %d s" % timeout
+        return self
+
+    def close(self):
+        self.client.loop_stop()
+        self.client.disconnect()

@@ -1,15 +1,20 @@
 """The wall board running: its tasks (startup.py builds it, then leaves RAM).
 
-With main.py and startup.py, the only module that touches `machine`. Tasks:
+With main.py and startup.py, the only module that touches `machine`. Six tasks
+always, eight with a remote and the hall:
 
 - buttons: polls every button every POLL_MS, hands events to the controller;
 - clock: lets the match clocks run, and makes room in the match log ahead of need;
-- display: redraws the clocks and marquees and retries dead chips;
+- display: redraws the clocks and marquees, shows the error codes, retries dead chips
+  and builds a bus anew whose chips all stay dead;
 - save: the flash right after the display (journal, then a finished match's report,
   written in steps), in its own task so that it never holds up the next poll;
+- buzzer: sound.Buzzer.run plays the cues;
 - watchdog: feeds machine.WDT only while the buttons, clock and display tasks beat;
-- with a remote paired, radio; with Wi-Fi and MQTT, wifi (publisher.py: mqtt and publish,
-  once the board is on the network).
+- with a remote paired, radio: the remote's commands (radio.Receiver checks them; the
+  newest one's number on the flash, radio.last, before it is acted on);
+- with Wi-Fi and MQTT, wifi: keeps the station on the network; publisher.py (mqtt.py)
+  is loaded the first time it is on it.
 
 Running out of memory never costs the match: an event with no room is refused
 (E 24 blinks), a report or a publish that fails for memory is tried again later.
@@ -88,10 +93,17 @@ def wall_clock(offset_s):
 
 
 class Board:
-    """The running wall board. startup.build() makes it and sets: name, table, match, view,
-    ctrl, group, buzzer, chips, buses, i2c_specs, chip_bus, store; hall (None, or the MQTT
-    client's arguments, with wifi and topic); rx (None, or a radio.Receiver with espnow and
-    peer)."""
+    """The running wall board: the tasks above, and what they share. startup.build() makes
+    it (the hardware, the saved match, the radio and MQTT set-up are there, and leave RAM
+    with it) and sets: name, table, match, view, ctrl, group, buzzer, chips, buses,
+    i2c_specs, chip_bus, store, reported, saved_matches; hall (None, or the MQTT client's
+    arguments, with wifi and topic); rx (None, or a radio.Receiver with espnow and peer).
+
+    One class on purpose, not one per job (the journal, the radio link, the hall, the
+    error codes): every class and every object stays in RAM for as long as the board runs,
+    and the first heap has less than 1 KB left (tests/host/test_heap32.py). What it does
+    only now and then is in cold modules instead: report.py (a finished match's report),
+    publisher.py (loaded once on the network), boot_watchdog.py."""
 
     def __init__(self):
         self.hall = None  # MQTT's (client id, host, port, user, password) when the board publishes

@@ -195,15 +195,17 @@ def frame_seq(frame):
 # ---- a command's output, line by line ------------------------------------------------------------
 
 class LineProcess:
-    """A long-running command (`carom sim`, `carom hall`) as a subprocess in its own session: its
-    output read line by line on a thread, wait_line() for a line, get() from its URL, stop() by Ctrl-C."""
+    """A long-running command (`carom sim`, `carom hall`, a MicroPython program) as a subprocess in its
+    own session: its output (stdout and stderr) read line by line on a thread, wait_line() for a line,
+    send() a line to its stdin (stdin=True), get() from its URL, stop() by Ctrl-C or finish()."""
 
     name = "the command"
     url = None  # where it serves, once a subclass read it from the output
 
-    def __init__(self, cmd, cwd=ROOT, env=None):
+    def __init__(self, cmd, cwd=ROOT, env=None, stdin=False):
         self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, start_new_session=True)
+                                     stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, text=True,
+                                     start_new_session=True)
         self.lines = []
         self._q = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -234,6 +236,21 @@ class LineProcess:
     def gave_up(self):
         """Called when wait_line() fails, before it raises."""
 
+    def send(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def finish(self, timeout=30):
+        """Wait for the process to end by itself; its exit status, with every line it wrote in self.lines."""
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+            raise AssertionError("%s did not end within %d s:\n%s" % (self.name, timeout, "\n".join(self.lines)))
+        self._drain()
+        return code
+
     def get(self, path, raw=False):
         """GET url + path: the JSON it answers, or (bytes, headers) if raw."""
         import urllib.request
@@ -253,12 +270,21 @@ class LineProcess:
             self.proc.wait()
             raise AssertionError("%s did not stop within %d s of Ctrl-C:\n%s" % (self.name, timeout,
                                                                                 "\n".join(self.lines)))
+        self._drain()
+        return code
+
+    def kill(self):
+        """End it at once if it still runs (a test's cleanup)."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def _drain(self):
         self._reader.join(timeout=5)
         while not self._q.empty():
             line = self._q.get()
             if line is not None:
                 self.lines.append(line)
-        return code
 
 
 # ---- MQTT ----------------------------------------------------------------------------------------
@@ -267,15 +293,16 @@ class Listener:
     """A paho client subscribed to carom/# (QoS 1) on a broker at 127.0.0.1:port: what it got, in order.
 
     It connects in the background and reconnects quickly; wait_subscribed() before anything it must
-    see is published."""
+    see is published.  persistent: a session the broker keeps (clean_session off), so what is
+    published while it is away waits for it (with a PersistentMosquitto, across a restart too)."""
 
-    def __init__(self, port, client_id="listener"):
+    def __init__(self, port, client_id="listener", persistent=False):
         import paho.mqtt.client as paho
 
         self.messages = []  # (topic, payload, retain)
         self.lock = threading.Lock()
         self._subscribed = threading.Event()
-        self.client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id)
+        self.client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=not persistent)
         self.client.on_message = self._message
         self.client.on_connect = self._connected
         self.client.on_subscribe = lambda c, u, mid, rc, p=None: self._subscribed.set()

@@ -20,7 +20,6 @@ past 2**30-1, acknowledgements and challenges.
   clocks and displays go on exactly as without the flood, and a restart listens again.
 """
 
-import hashlib
 import math
 import os
 import random
@@ -29,12 +28,10 @@ import struct
 
 import pytest
 
+from helpers import KEY, flash_hashes, radio_pair, restored_match
 from host_tools import firmware_path, micropython32_exe
-from host_tools.simulator.scripted_board import ScriptedBoard
-from host_tools.build import build
 from host_tools.simulator.vboard import RadioHub
 
-KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac40000a1")
 REMOTE_MAC = bytes.fromhex("240ac40000b1")
 RATE_MS = 2  # one forged frame every 2 ms (five in each 10 ms poll)...
@@ -50,28 +47,10 @@ SCRIPT = [("press", "A.point"), ("wait", 3), ("press", "A.point"), ("press", "A.
           ("press", "A.end"), ("wait", 23), ("press", "B.point"), ("wait", 1)]
 
 
-def mac_text(mac):
-    return ":".join("%02x" % b for b in mac)
-
-
-@pytest.fixture(scope="module")
-def firmware(tmp_path_factory):
-    out = str(tmp_path_factory.mktemp("build") / "flash")
-    build(out)
-    return out
-
-
 def make(tmp_path, firmware, name, power=True, **wall_options):
     hub = RadioHub(seed=4)
-    wall = ScriptedBoard("wall", str(tmp_path / name / "wall"), {
-        "board": "wall",
-        "match": {"game": "three_cushion", "target": 6, "shot_clock": 20, "break_s": 60},
-        "radio": {"peer": mac_text(REMOTE_MAC), "key": KEY},
-    }, firmware=firmware, power=False, radio=hub, name="wall", unique_id=WALL_MAC, **wall_options)
-    remote = ScriptedBoard("referee", str(tmp_path / name / "remote"), {
-        "board": "referee",
-        "radio": {"peer": mac_text(WALL_MAC), "key": KEY},
-    }, firmware=firmware, power=False, radio=hub, name="remote", unique_id=REMOTE_MAC)
+    wall, remote = radio_pair(tmp_path / name, firmware, hub, WALL_MAC, REMOTE_MAC,
+                              {"game": "three_cushion", "target": 6, "shot_clock": 20, "break_s": 60}, **wall_options)
     with open(os.path.join(wall.flash_dir, "radio.last"), "w") as f:
         f.write("3 100")  # the newest command acted on: frames up to (3, 100) are replays
     with open(os.path.join(remote.flash_dir, "remote.boot"), "w") as f:
@@ -167,27 +146,11 @@ def play(hub, wall, flood):
             run(hub, wall, flood, arg)
 
 
-def flash_hashes(folder):
-    out = {}
-    for root, _, files in os.walk(folder):
-        for name in files:
-            path = os.path.join(root, name)
-            with open(path, "rb") as f:
-                out[os.path.relpath(path, folder)] = hashlib.sha256(f.read()).hexdigest()
-    return out
-
-
 def journal(wall):
     """The wall's match as its flash holds it: [(entry code, argument, whole second)]."""
-    firmware_path()
-    import rules
-    import store
-
     copy = os.path.join(os.path.dirname(wall.flash_dir), "journal-copy")
     shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(os.path.join(wall.flash_dir, "data"), copy)
-    m = rules.Match()
-    assert store.MatchStore(copy).restore(m, 0)
+    m = restored_match(wall.flash_dir, copy)
     return [(m.entry(i)[0], m.entry(i)[1], m.entry(i)[2] // 1000) for i in range(m.n)]
 
 

@@ -11,33 +11,18 @@ next press after the flash is fixed goes through); a counter at 2**30-1 (the boo
 moves on). Every wait is a bounded advance of virtual time.
 """
 
-import hashlib
 import os
 import shutil
 import struct
 
 import pytest
 
-from host_tools.simulator.scripted_board import ScriptedBoard
-from host_tools.build import build
-from host_tools.simulator.segments import decode
+from helpers import flash_hashes, frame_seq, hub_press, radio_pair, remote_shows
 from host_tools.simulator.vboard import RadioHub
 
-KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac4000071")
 REMOTE_MAC = bytes.fromhex("240ac4000081")
 MAX_BOOT = 2**30 - 1
-
-
-def mac_text(mac):
-    return ":".join("%02x" % b for b in mac)
-
-
-@pytest.fixture(scope="module")
-def firmware(tmp_path_factory):
-    out = str(tmp_path_factory.mktemp("build") / "flash")
-    build(out)
-    return out
 
 
 @pytest.fixture
@@ -48,17 +33,9 @@ def make_pair(tmp_path, firmware):
 
     def make(remote_boot=None, name="run"):
         hub = RadioHub(seed=9)
-        wall = ScriptedBoard("wall", str(tmp_path / name / "wall"), {
-            "board": "wall",
-            "match": {"game": "straight_rail", "target": 50},
-            "radio": {"peer": mac_text(REMOTE_MAC), "key": KEY},
-        }, firmware=firmware, power=False, radio=hub, name="wall", unique_id=WALL_MAC)
-        made.append(wall)
-        remote = ScriptedBoard("referee", str(tmp_path / name / "remote"), {
-            "board": "referee",
-            "radio": {"peer": mac_text(WALL_MAC), "key": KEY},
-        }, firmware=firmware, power=False, radio=hub, name="remote", unique_id=REMOTE_MAC)
-        made.append(remote)
+        wall, remote = radio_pair(tmp_path / name, firmware, hub, WALL_MAC, REMOTE_MAC,
+                                  {"game": "straight_rail", "target": 50})
+        made.extend((wall, remote))
         if remote_boot is not None:
             with open(os.path.join(remote.flash_dir, "remote.boot"), "w") as f:
                 f.write(remote_boot)
@@ -73,22 +50,14 @@ def make_pair(tmp_path, firmware):
 
 
 def press(hub, board, button, settle=0.8):  # 10 tries 50 ms apart, twice over after a challenge
-    board.vb.press(button)
-    hub.advance(0.1)
-    board.vb.release(button)
-    hub.advance(settle)
-
-
-def remote_shows(remote):
-    return decode(remote.vb.chip(0x70).ram, "seg7").text
+    hub_press(hub, board.vb, button, settle=settle)
 
 
 def frames(hub, sender, kind):
     return [f for f in hub.frames if f.sender == sender and f.data[1] == kind]
 
 
-def seq(frame):
-    return struct.unpack_from("<II", frame.data, 8)
+seq = frame_seq
 
 
 def nonce(frame):
@@ -98,16 +67,6 @@ def nonce(frame):
 def scores(wall):
     f = wall.state()["fields"]
     return f["A.score"], f["B.score"], f["A.innings"], f["B.innings"]
-
-
-def flash_hashes(folder):
-    out = {}
-    for root, _, files in os.walk(folder):
-        for name in files:
-            path = os.path.join(root, name)
-            with open(path, "rb") as f:
-                out[os.path.relpath(path, folder)] = hashlib.sha256(f.read()).hexdigest()
-    return out
 
 
 def last_on_flash(wall):

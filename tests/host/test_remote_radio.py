@@ -8,41 +8,18 @@ journal and displays compared with a run without loss); replayed, forged and
 old frame). Every wait is a bounded advance of virtual time.
 """
 
-import hashlib
 import os
 import random
-import shutil
 import struct
 
 import pytest
 
+from helpers import KEY, flash_hashes, frame_seq, hub_press, radio_pair, remote_shows, restored_match
 from host_tools import firmware_path
-from host_tools.simulator.scripted_board import ScriptedBoard
-from host_tools.build import build
-from host_tools.simulator.segments import decode
 from host_tools.simulator.vboard import PWRON_RESET, RadioHub
 
-KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac4000011")
 REMOTE_MAC = bytes.fromhex("240ac4000021")
-
-
-def mac_text(mac):
-    return ":".join("%02x" % b for b in mac)
-
-
-class HubBoard(ScriptedBoard):
-    """A ScriptedBoard (displays read from the chips) on a radio hub, with a given MAC."""
-
-    def __init__(self, board_name, flash_dir, firmware, config, hub, name, mac):
-        super().__init__(board_name, flash_dir, config, firmware=firmware, power=False,
-                         radio=hub, name=name, unique_id=mac)
-
-@pytest.fixture(scope="module")
-def firmware(tmp_path_factory):
-    out = str(tmp_path_factory.mktemp("build") / "flash")
-    build(out)
-    return out
 
 
 @pytest.fixture
@@ -52,17 +29,9 @@ def make_pair(tmp_path, firmware):
 
     def make(target=2, seed=5, name="run"):
         hub = RadioHub(seed=seed)
-        wall = HubBoard("wall", str(tmp_path / name / "wall"), firmware, {
-            "board": "wall",
-            "match": {"game": "three_cushion", "target": target},
-            "radio": {"peer": mac_text(REMOTE_MAC), "key": KEY},
-        }, hub, "wall", WALL_MAC)
-        made.append(wall)
-        remote = HubBoard("referee", str(tmp_path / name / "remote"), firmware, {
-            "board": "referee",
-            "radio": {"peer": mac_text(WALL_MAC), "key": KEY},
-        }, hub, "remote", REMOTE_MAC)
-        made.append(remote)
+        wall, remote = radio_pair(tmp_path / name, firmware, hub, WALL_MAC, REMOTE_MAC,
+                                  {"game": "three_cushion", "target": target})
+        made.extend((wall, remote))
         wall.vb.power_on()
         remote.vb.power_on()
         hub.advance(6)
@@ -75,14 +44,7 @@ def make_pair(tmp_path, firmware):
 
 
 def press(hub, board, button, down=0.1, settle=0.25):  # the remote is still awake (AWAKE_MS 0.3 s)
-    board.vb.press(button)
-    hub.advance(down)
-    board.vb.release(button)
-    hub.advance(settle)
-
-
-def remote_shows(remote):
-    return decode(remote.vb.chip(0x70).ram, "seg7").text
+    hub_press(hub, board.vb, button, down, settle)
 
 
 def remote_leds(remote):
@@ -97,8 +59,7 @@ def acks(hub):
     return [f for f in hub.frames if f.sender == "wall" and f.data[1] == 2]
 
 
-def seq(frame):
-    return struct.unpack_from("<II", frame.data, 8)
+seq = frame_seq
 
 
 def summary(frame):
@@ -107,14 +68,7 @@ def summary(frame):
 
 def journal(wall, tmp_path):
     """The wall's match as its flash holds it: [(entry code, arg)], read on the host from a copy."""
-    firmware_path()
-    import rules
-    import store
-
-    copy = str(tmp_path / ("journal-%d" % random.getrandbits(32)))
-    shutil.copytree(os.path.join(wall.flash_dir, "data"), copy)
-    m = rules.Match()
-    assert store.MatchStore(copy).restore(m, 0)
+    m = restored_match(wall.flash_dir, str(tmp_path / ("journal-%d" % random.getrandbits(32))))
     return [tuple(m.entry(i)[:2]) for i in range(m.n)], m
 
 
@@ -123,16 +77,6 @@ def score_fields(wall):
     f = s["fields"]
     keep = ("A.score", "B.score", "A.innings", "B.innings", "A.high_run", "B.high_run", "countdown", "target")
     return {k: f[k] for k in keep}, {k: s["leds"][k] for k in ("A.turn", "B.turn", "equalizing")}
-
-
-def flash_hashes(folder):
-    out = {}
-    for root, _, files in os.walk(folder):
-        for name in files:
-            path = os.path.join(root, name)
-            with open(path, "rb") as f:
-                out[os.path.relpath(path, folder)] = hashlib.sha256(f.read()).hexdigest()
-    return out
 
 
 # ---- 1. a match played from the remote ---------------------------------------------------

@@ -16,34 +16,12 @@ import struct
 
 import pytest
 
-from host_tools.simulator.scripted_board import ScriptedBoard
-from host_tools.build import build
-from host_tools.simulator.segments import decode
+from helpers import frame_seq, hub_press, radio_pair, remote_shows
 from host_tools.simulator.vboard import DEEPSLEEP_RESET, EXT1_WAKE, PWRON_RESET, AccessPoint, RadioHub
 
-KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac4000011")
 REMOTE_MAC = bytes.fromhex("240ac4000021")
 POINT_BIT = 1 << 9  # the remote's "point" button: GPIO32 is RTC GPIO 9
-
-
-def mac_text(mac):
-    return ":".join("%02x" % b for b in mac)
-
-
-class HubBoard(ScriptedBoard):
-    """A ScriptedBoard (displays read from the chips) on a radio hub, with a given MAC."""
-
-    def __init__(self, board_name, flash_dir, firmware, config, hub, name, mac, wifi=None):
-        super().__init__(board_name, flash_dir, config, firmware=firmware, power=False,
-                         radio=hub, name=name, unique_id=mac, wifi=wifi)
-
-@pytest.fixture(scope="module")
-def firmware(tmp_path_factory):
-    """The flash layout `carom deploy` writes (.mpy files, main.py, boards/), built once."""
-    out = str(tmp_path_factory.mktemp("build") / "flash")
-    build(out)
-    return out
 
 
 @pytest.fixture
@@ -53,19 +31,9 @@ def make_pair(tmp_path, firmware):
 
     def make(wall_config=None, wifi=None):
         hub = RadioHub(seed=5)
-        config = {
-            "board": "wall",
-            "match": {"game": "three_cushion", "target": 3},
-            "radio": {"peer": mac_text(REMOTE_MAC), "key": KEY},
-        }
-        config.update(wall_config or {})
-        wall = HubBoard("wall", str(tmp_path / "wall"), firmware, config, hub, "wall", WALL_MAC, wifi)
-        made.append(wall)
-        remote = HubBoard("referee", str(tmp_path / "remote"), firmware, {
-            "board": "referee",
-            "radio": {"peer": mac_text(WALL_MAC), "key": KEY},
-        }, hub, "remote", REMOTE_MAC)
-        made.append(remote)
+        wall, remote = radio_pair(tmp_path, firmware, hub, WALL_MAC, REMOTE_MAC,
+                                  {"game": "three_cushion", "target": 3}, wall_config, wifi=wifi)
+        made.extend((wall, remote))
         wall.vb.power_on()
         remote.vb.power_on()
         hub.advance(6)  # the remote has nothing to do: asleep after AWAKE_MS (5 s)
@@ -83,23 +51,14 @@ def pair(make_pair):
 
 
 def press(hub, board, button, down=0.1, settle=0.5):
-    board.vb.press(button)
-    hub.advance(down)
-    board.vb.release(button)
-    hub.advance(settle)
-
-
-def remote_shows(remote):
-    return decode(remote.vb.chip(0x70).ram, "seg7").text
+    hub_press(hub, board.vb, button, down, settle)
 
 
 def commands(hub):
     return [f for f in hub.frames if f.sender == "remote" or (f.src == REMOTE_MAC and f.kind != "sent")]
 
 
-def seq(frame):
-    """(boot, counter) of a frame (firmware/radio.py's layout)."""
-    return struct.unpack_from("<II", frame.data, 8)
+seq = frame_seq
 
 
 def test_a_press_on_the_sleeping_remote_scores_on_the_wall(pair):

@@ -53,5 +53,19 @@ class Mosquitto:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+class PersistentMosquitto(Mosquitto):
+    """mosquitto with persistence, as a hall installs it: a client's session (its subscriptions
+    and the QoS 1 messages queued for it) survives the broker's restart.  Without it a message
+    sent in the moment before a subscriber has subscribed again is acknowledged and lost."""
+
+    def __init__(self, port=None):
+        super().__init__(port)
+        with open(self.conf, "a") as f:
+            f.write("persistence true\npersistence_location %s/\n" % self.dir)
+        # Started as root, mosquitto drops to its own user: it must be able to write its database
+        # here (else it says so in its log and keeps nothing, and the sessions are lost).
+        os.chmod(self.dir, 0o777)
+
+
 def available():
     return os.path.exists(EXE)

@@ -7,20 +7,19 @@ start and comes up later (the client keeps retrying with backoff, and what
 was queued arrives once); the broker goes away mid-run and comes back.
 """
 
-import os
-import subprocess
-import threading
-import time
-
-import paho.mqtt.client as paho
 import pytest
 
-from host_tools import FIRMWARE_DIR, ROOT
-from host_tools import micropython_exe
-from mosquitto import Mosquitto, available
+from helpers import LineProcess, Listener
+from host_tools import FIRMWARE_DIR, micropython_exe
+from mosquitto import Mosquitto, PersistentMosquitto, available
 
 pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
+# The board's side, told what to do next on its stdin (so nothing here depends on how fast time
+# passes): "r2" queues a second report and a state, "last" a final report whose arrival says
+# everything sent before it has arrived, "end" prints the counts and ends the process without a
+# DISCONNECT.  It prints "ACK n" as the broker acknowledges the n-th of r1 and r2, "LAST" for the
+# last one; the client prints "mqtt: ..." for each failed connection.
 PROGRAM = r"""
 import sys
 sys.path.insert(0, %(fw)r)
@@ -28,122 +27,110 @@ import asyncio, mqtt
 c = mqtt.Client("t1", "127.0.0.1", %(port)d, keepalive=5,
                 will=("carom/t1/status", b"offline", True, 1), birth=("carom/t1/status", b"online", True, 1))
 acked = []
+def on_ack(topic):
+    acked.append(topic)
+    print("ACK", len(acked))
 async def main():
     asyncio.create_task(c.run())
     c.state("carom/t1/state", b"s1")
     c.state("carom/t1/state", b"s2")  # replaces s1 before it is sent
-    c.publish("carom/t1/report", b"r1", qos=1, on_ack=acked.append)
-    for i in range(%(seconds)d * 10):
-        await asyncio.sleep_ms(100)
-        if i == %(second_at)d:
-            c.publish("carom/t1/report", b"r2", qos=1, on_ack=acked.append)
+    c.publish("carom/t1/report", b"r1", qos=1, on_ack=on_ack)
+    stdin = asyncio.StreamReader(sys.stdin)
+    while True:
+        word = (await stdin.readline()).strip()
+        if word == b"r2":
+            c.publish("carom/t1/report", b"r2", qos=1, on_ack=on_ack)
             c.state("carom/t1/state", b"s3")
+        elif word == b"last":
+            c.publish("carom/t1/report", b"last", qos=1, on_ack=lambda topic: print("LAST"))
+        else:
+            break
     print("ACKED", len(acked), "CONNECTS", c.connects)
 asyncio.run(main())
 """
 
 
-class Listener:
+class MqttBoard(LineProcess):
+    name = "the MQTT client"
+
     def __init__(self, port):
-        self.messages = []
-        self.lock = threading.Lock()
-        self.client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="listener")
-        self.client.on_message = self._message
-        self.client.on_connect = lambda c, u, f, rc, p=None: c.subscribe("carom/#", qos=1)
-        self.client.reconnect_delay_set(0.1, 0.5)
-        self.client.connect_async("127.0.0.1", port)
-        self.client.loop_start()
+        super().__init__([micropython_exe(), "-c", PROGRAM % {"fw": FIRMWARE_DIR, "port": port}], stdin=True)
 
-    def _message(self, client, userdata, msg):
-        with self.lock:
-            self.messages.append((msg.topic, msg.payload, msg.retain))
-
-    def payloads(self, topic):
-        with self.lock:
-            return [p for t, p, r in self.messages if t == topic]
-
-    def wait(self, pred, timeout=15):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if pred():
-                return True
-            time.sleep(0.05)
-        return False
-
-    def close(self):
-        self.client.loop_stop()
-        self.client.disconnect()
-
-
-def run_board(port, seconds, second_at=9999):
-    code = PROGRAM % {"fw": FIRMWARE_DIR, "port": port, "seconds": seconds, "second_at": second_at}
-    return subprocess.Popen([micropython_exe(), "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=ROOT)
+    def end(self):
+        """"end": the counts it printed as it ended."""
+        self.send("end")
+        assert self.finish() == 0, "\n".join(self.lines)
+        return self.lines[-1]
 
 
 def test_publish_retained_state_qos1_report_and_last_will():
     broker = Mosquitto().start()
-    listener = Listener(broker.port)
+    listener = Listener(broker.port).wait_subscribed()
+    board = MqttBoard(broker.port)
     try:
-        assert listener.wait(lambda: listener.client.is_connected())
-        board = run_board(broker.port, seconds=2)
         assert listener.wait(lambda: listener.payloads("carom/t1/report") == [b"r1"])
+        board.wait_line(r"^ACK 1$")
         assert listener.payloads("carom/t1/state") == [b"s2"]
         assert listener.payloads("carom/t1/status")[:1] == [b"online"]
-        out, err = board.communicate(timeout=30)
-        assert "ACKED 1 CONNECTS 1" in out, (out, err)
+        assert board.end() == "ACKED 1 CONNECTS 1"
         # The process ended without DISCONNECT: the broker publishes the will.
         assert listener.wait(lambda: listener.payloads("carom/t1/status")[-1:] == [b"offline"], timeout=20)
         # A newcomer gets the retained state and status.
-        late = Listener(broker.port)
+        late = Listener(broker.port, client_id="late")
         try:
             assert late.wait(lambda: late.payloads("carom/t1/state") == [b"s2"])
             assert late.wait(lambda: late.payloads("carom/t1/status") == [b"offline"])
         finally:
             late.close()
     finally:
+        board.kill()
         listener.close()
         broker.close()
 
 
 def test_broker_down_then_up_messages_arrive_once():
-    broker = Mosquitto()
-    board = run_board(broker.port, seconds=9, second_at=60)
+    # The listener's session is on the broker's disk: it gets what the board sends as soon as the
+    # broker is back, however late the listener itself reconnects.
+    broker = PersistentMosquitto().start()
+    listener = Listener(broker.port, persistent=True).wait_subscribed()
+    broker.stop()
+    board = MqttBoard(broker.port)
     try:
-        time.sleep(2.5)  # the board keeps trying with backoff meanwhile (1 s, 2 s, ...)
+        board.wait_line(r"^mqtt: ")
+        board.wait_line(r"^mqtt: ")  # refused, and again after 1 s: it keeps trying with backoff
         broker.start()
-        listener = Listener(broker.port)
-        try:
-            assert listener.wait(lambda: listener.payloads("carom/t1/report") == [b"r1", b"r2"], timeout=20)
-            out, err = board.communicate(timeout=30)
-            assert "ACKED 2" in out, (out, err)
-            time.sleep(0.5)
-            assert listener.payloads("carom/t1/report") == [b"r1", b"r2"]  # once each
-            assert listener.payloads("carom/t1/state")[-1:] == [b"s3"]
-        finally:
-            listener.close()
+        assert listener.wait(lambda: listener.payloads("carom/t1/report") == [b"r1"], timeout=20)
+        board.wait_line(r"^ACK 1$")
+        board.send("r2")
+        assert listener.wait(lambda: listener.payloads("carom/t1/report") == [b"r1", b"r2"], timeout=20)
+        board.wait_line(r"^ACK 2$")
+        board.send("last")
+        board.wait_line(r"^LAST$")
+        assert listener.wait(lambda: listener.payloads("carom/t1/report")[-1:] == [b"last"])
+        assert listener.payloads("carom/t1/report") == [b"r1", b"r2", b"last"]  # once each
+        assert listener.wait(lambda: listener.payloads("carom/t1/state")[-1:] == [b"s3"])
+        assert board.end().startswith("ACKED 2 ")
     finally:
-        if board.poll() is None:
-            board.kill()
+        board.kill()
+        listener.close()
         broker.close()
 
 
 def test_broker_restart_mid_run():
-    broker = Mosquitto().start()
-    board = run_board(broker.port, seconds=10, second_at=55)
-    listener = Listener(broker.port)
+    broker = PersistentMosquitto().start()
+    listener = Listener(broker.port, persistent=True).wait_subscribed()
+    board = MqttBoard(broker.port)
     try:
         assert listener.wait(lambda: listener.payloads("carom/t1/report") == [b"r1"])
+        board.wait_line(r"^ACK 1$")
         broker.stop()
-        time.sleep(1.5)  # r2 is queued at 5.5 s, while the broker may still be away
+        board.wait_line(r"^mqtt: ")  # the board saw its connection go
+        board.send("r2")  # queued while the broker is away
         broker.start()
-        listener.close()
-        listener = Listener(broker.port)
         assert listener.wait(lambda: b"r2" in listener.payloads("carom/t1/report"), timeout=25)
-        out, err = board.communicate(timeout=30)
-        assert "ACKED 2" in out and "CONNECTS 1" not in out, (out, err)
+        board.wait_line(r"^ACK 2$", timeout=25)
+        assert board.end() == "ACKED 2 CONNECTS 2"
     finally:
+        board.kill()
         listener.close()
-        if board.poll() is None:
-            board.kill()
         broker.close()

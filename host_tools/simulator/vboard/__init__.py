@@ -1,6 +1,7 @@
 """Virtual board: the real firmware on the MicroPython unix port, emulated hardware,
 virtual time, Wi-Fi, sockets and an ESP-NOW radio hub. See board.py for the design
-and the control protocol, radio.py for the hub, wifi.py for the access point."""
+(and README.md for its modules), messages.py and mp/_vb_core.py for the control
+protocol, radio.py for the hub, wifi.py for the access point."""
 
 from .board import (
     Boot,

@@ -33,8 +33,12 @@ boards together (hub.advance() first brings every board to the latest clock).
 
 import random
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
+
+from .drive import advance_until
+from .errors import BoardTimeout
 
 BROADCAST = b"\xff" * 6
 
@@ -372,15 +376,7 @@ class RadioHub:
 
     def advance_until(self, predicate, limit=10.0, step=0.01):
         """Advance in steps of `step` s until predicate(hub); returns the virtual seconds it took."""
-        waited = 0.0
-        while not predicate(self):
-            if waited >= limit:
-                from .board import BoardError
-
-                raise BoardError("condition not met within %.3f virtual s" % limit)
-            self.advance(step)
-            waited += step
-        return waited
+        return advance_until(self, predicate, limit, step)
 
     def run_realtime(self, tick=0.01, max_step=0.25):
         """Every board follows real time (each in its own thread, see
@@ -401,10 +397,6 @@ class RadioHub:
 
     def wait_for(self, predicate, timeout=10.0, interval=0.005):
         """Wait in real time (run_realtime) until predicate(hub)."""
-        import time
-
-        from .board import BoardTimeout
-
         deadline = time.monotonic() + timeout
         while not predicate(self):
             for b in self._boards:

@@ -21,12 +21,16 @@
 #   mode <friendly|raw> (the REPL changed mode) | rxd <seq> (rx taken) | err <text> |
 #   radio <sta 0|1> <ap 0|1> <channel> <espnow 0|1> <sta mac> <ap mac> (the radio's state) |
 #   link <t> <0|1> <ip> (Wi-Fi got / lost its IP) | sock <n> (open sockets) |
-#   nt <t> <ifidx> <src mac> <dst mac> <lmk|-> <hex|-> (an ESP-NOW frame; answered "NT 0|1", the ack)
+#   nt <t> <ifidx> <src mac> <dst mac> <lmk|-> <hex|-> (an ESP-NOW frame; answered "NT 0|1", the ack) |
+#   heap <alloc> <free> <held> (vb_boot.py: the heap once the emulation is in) |
+#   fail <path> <exception name> (vb_boot.py: boot.py or main.py ended by an exception)
+# The host handles each in host_tools/simulator/vboard/messages.py (its VERBS
+# table: one row per verb here); the shims send them with send() or request().
 # "ok" may carry "n" (the board stopped waiting on a network socket) and
 # "d<t>" (the next instant it runs by itself: a sleep's end, a timer, the
 # watchdog; none: only something from outside wakes it).
 # "sleep" may carry wake-up sources: e0:<pin>:<level>:<undriven> e1:<level>:<pin>/<undriven>,...
-# Host -> board lines: run <seq> <t> | pin <seq> <n> <0|1|-> |
+# Host -> board lines (handle() below): run <seq> <t> [r] | pin <seq> <n> <0|1|-> |
 #   plug <seq> <bus> <addr> | unplug <seq> <bus> <addr> | sync <seq> |
 #   rx <seq> <hex> (bytes received on the UART) | repl <seq> <0|1> (console attached) |
 #   wifi <seq> <hex of the access point's JSON | -> |

@@ -129,7 +129,20 @@ def _input_changed(n):
         state.irq_handler(Pin(n))
 
 
-class Pin:
+class _Switch:
+    """What Pin and Signal build on their value(): pin(), pin(v), on(), off()."""
+
+    def __call__(self, v=None):
+        return self.value(v)
+
+    def on(self):
+        self.value(1)
+
+    def off(self):
+        self.value(0)
+
+
+class Pin(_Switch):
     IN = const(1)
     OUT = const(3)
     OPEN_DRAIN = const(7)
@@ -179,15 +192,6 @@ class Pin:
         state.last_level = _level(state)
         _report(state)
 
-    def __call__(self, v=None):
-        return self.value(v)
-
-    def on(self):
-        self.value(1)
-
-    def off(self):
-        self.value(0)
-
     def toggle(self):
         self.value(1 - self._state.out)
 
@@ -212,7 +216,7 @@ class Pin:
         return "Pin(%d)" % self._n
 
 
-class Signal:
+class Signal(_Switch):
     def __init__(self, pin, *args, invert=False, **kw):
         self._pin = pin if isinstance(pin, Pin) else Pin(pin, *args, **kw)
         self._invert = 1 if invert else 0
@@ -221,15 +225,6 @@ class Signal:
         if v is None:
             return self._pin.value() ^ self._invert
         self._pin.value((1 if v else 0) ^ self._invert)
-
-    def __call__(self, v=None):
-        return self.value(v)
-
-    def on(self):
-        self.value(1)
-
-    def off(self):
-        self.value(0)
 
 
 # ---------------------------------------------------------------- I2C

@@ -53,6 +53,16 @@ def _tell_count():
     core.send("sock %d" % len(_open))
 
 
+def _attempt(op, *args):
+    """op(*args) on the non-blocking real socket; None where it would block."""
+    try:
+        return op(*args)
+    except OSError as e:
+        if e.errno != errno.EAGAIN:
+            raise
+        return None
+
+
 def _literal(host):
     if isinstance(host, (bytes, bytearray)):
         host = host.decode()
@@ -159,12 +169,7 @@ class socket:
         self._check()
         while True:
             if net.link_up():
-                try:
-                    r = op()
-                except OSError as e:
-                    if e.errno != errno.EAGAIN:
-                        raise
-                    r = None
+                r = _attempt(op)
                 if r is not None:
                     return r
             if self._timeout == 0:
@@ -180,12 +185,7 @@ class socket:
             if self._held:
                 self._flush()
             if not self._held:
-                try:
-                    n = op(data)
-                except OSError as e:
-                    if e.errno != errno.EAGAIN:
-                        raise
-                    n = None
+                n = _attempt(op, data)
                 if n is not None:
                     return n
             if self._timeout == 0:

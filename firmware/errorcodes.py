@@ -29,10 +29,13 @@ code       name                   what
 70..77     ERROR_CHIP + addr & 7  the chip at 0x70..0x77 on bus 0 does not answer (view.py)
 80..87     ERROR_CHIP + 10 + ...  the same on bus 1
 
-Modules that are loaded only now and then (config.py, viewsetup.py, app_remote.py)
-import these names. Those that stay in RAM compile the codes in (app.py's
-_ERROR_* const()s, controller.ERROR_STUCK) and startup.py keeps its own names
-(main.py keeps what startup.py imports); a test checks every one against this table.
+The remote (app_remote.py) imports its codes from here. The wall board never loads
+this module: each name a loaded module holds is interned for good (README: Memory
+on the chip), so the modules that show a code name theirs again, compiled in where
+they stay in RAM (app.py's _ERROR_* const()s, controller.ERROR_STUCK,
+viewsetup._ERROR_CHIP), and startup.py and config.py keep their own names (main.py
+keeps what startup.py imports); tests/host/test_firmware_names.py checks every one
+against this table.
 """
 
 ERROR_STUCK = 10

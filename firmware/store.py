@@ -121,7 +121,7 @@ def replace(path, data, fs=None, tmp=None):
     one); None: the built-in open and os. OSError (a full flash, the power) reaches the
     caller."""
     tmp = tmp or path + ".tmp"
-    f = getattr(fs, "open", open)(tmp, "wb") if fs is not None else open(tmp, "wb")
+    f = getattr(fs, "open", open)(tmp, "wb")  # fs None: the built-in open
     try:
         if callable(data):
             data(f)

@@ -10,7 +10,16 @@ definitions against them); a field's code is its index here.
 from array import array
 
 import rules
-from errorcodes import ERROR_CHIP
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+_ERROR_CHIP = const(70)  # errorcodes.ERROR_CHIP (compiled in; a test checks)
 
 PLAYER_FIELDS = ("score", "innings", "run", "high_run", "average", "name")
 SHARED_FIELDS = ("target", "countdown", "clock", "message")
@@ -68,7 +77,7 @@ def init(v, board, leds):
             i += 1
     v._code = bytearray(len(displays))  # error code of a dead chip: 70..77, 80..87 on bus 1
     for k, d in enumerate(displays):
-        v._code[k] = ERROR_CHIP + 10 * d.get("bus", 0) + (d["addr"] & 7)
+        v._code[k] = _ERROR_CHIP + 10 * d.get("bus", 0) + (d["addr"] & 7)
     v._nslots = n
     v._blink = bytearray(len(displays))
     v._last = array("i", bytes(4 * n))  # each slot's value when it was last drawn (View.invalidate)

@@ -43,11 +43,15 @@ def _crc(path, crc):
 
 def load(path, kept, check, checker):
     """The checked form of file `path`: from file `kept` when it was made from the file as it
-    is now by module `checker` as it is now (its name: checker.mpy or checker.py), else
-    check(), which returns (value, keep): value kept in `kept` when keep."""
-    code = _crc(checker + ".mpy", 0)
-    if code is None:
-        code = _crc(checker + ".py", 0) or 0
+    is now by module `checker` as it is now (its name: checker.mpy or checker.py; or a tuple
+    of names: the checker and the modules whose names it checks against), else check(),
+    which returns (value, keep): value kept in `kept` when keep."""
+    code = 0
+    for name in (checker,) if isinstance(checker, str) else checker:
+        crc = _crc(name + ".mpy", code)
+        if crc is None:
+            crc = _crc(name + ".py", code)
+        code = code if crc is None else crc
     crc = _crc(path, code)
     if crc is not None:
         got = _kept(kept, crc)

@@ -56,6 +56,8 @@ _FALLBACK_SEG14 = ((0, 0x76), (0, 0x77), (1, 0x76))  # its 14-segment chips (bus
 
 
 CONFIG_FILE = "config.json"  # config.FILE
+# What checks it: config.py, and controller.py, whose ACTIONS it checks radio.wall_buttons against.
+CONFIG_CHECKERS = ("config", "controller")
 
 
 def load_config():
@@ -69,7 +71,7 @@ def load_config():
             print("config:", msg)
         return cfg, code[0] == 0
 
-    cfg = cold.call("checked", "load", CONFIG_FILE, "config.ok", check, "config")
+    cfg = cold.call("checked", "load", CONFIG_FILE, "config.ok", check, CONFIG_CHECKERS)
     return cfg, code[0]
 
 

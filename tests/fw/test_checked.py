@@ -100,6 +100,28 @@ def test_a_new_checking_module_checks_again():
     assert c.calls == 3
 
 
+def test_a_new_module_the_checker_uses_checks_again():
+    path, kept = setup()
+    write(path, b'{"a": 1}')
+    write(CHECKER + ".py", b"# version 1")
+    names = BASE + "/names"  # e.g. controller.py, whose ACTIONS config.py checks against
+    write(names + ".py", b"ACTIONS = 1")
+    c = Checker()
+    checked.load(path, kept, c, (CHECKER, names))
+    checked.load(path, kept, c, (CHECKER, names))
+    assert c.calls == 1
+    write(names + ".py", b"ACTIONS = 2")
+    checked.load(path, kept, c, (CHECKER, names))
+    assert c.calls == 2
+    checked.load(path, kept, c, (CHECKER, names))
+    assert c.calls == 2
+    os.remove(names + ".py")
+    write(names + ".mpy", b"M\x06 compiled")
+    checked.load(path, kept, c, (CHECKER, names))
+    assert c.calls == 3
+    os.remove(names + ".mpy")
+
+
 def test_no_file_is_checked_every_time():
     path, kept = setup()
     c = Checker()

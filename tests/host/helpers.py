@@ -14,7 +14,6 @@ import queue
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -23,6 +22,7 @@ import time
 import pytest
 
 from host_tools import ROOT
+from mosquitto import free_port  # noqa: F401 (shared from here too)
 
 BIN = os.path.dirname(sys.executable)
 MPREMOTE = os.path.join(BIN, "mpremote")
@@ -51,12 +51,6 @@ def wait_for(fn, expected, timeout=15.0, what=""):
 def wait_until(pred, timeout=15.0, what=""):
     """Poll pred() until it is true (AssertionError after `timeout` real seconds)."""
     wait_for(pred, bool, timeout, what)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # ---- `carom` and boards in folders ---------------------------------------------------------------
@@ -300,6 +294,7 @@ class Listener:
         import paho.mqtt.client as paho
 
         self.messages = []  # (topic, payload, retain)
+        self.arrived = []  # time.monotonic() as each message came, taken in paho's thread
         self.lock = threading.Lock()
         self._subscribed = threading.Event()
         self.client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=not persistent)
@@ -317,10 +312,17 @@ class Listener:
     def _message(self, client, userdata, msg):
         with self.lock:
             self.messages.append((msg.topic, msg.payload, msg.retain))
+            self.arrived.append(time.monotonic())
 
     def payloads(self, topic):
         with self.lock:
             return [p for t, p, r in self.messages if t == topic]
+
+    def arrival(self, topic, payload):
+        """When the last message `payload` on `topic` came (time.monotonic()), or None."""
+        with self.lock:
+            times = [at for (t, p, r), at in zip(self.messages, self.arrived) if (t, p) == (topic, payload)]
+        return times[-1] if times else None
 
     def wait(self, pred, timeout=15):
         """True once pred() is, False if `timeout` real seconds pass first."""

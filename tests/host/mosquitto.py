@@ -5,6 +5,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 EXE = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
@@ -17,8 +18,12 @@ def free_port():
 
 
 class Mosquitto:
+    """mosquitto on 127.0.0.1:port; what it logs (its stderr: connections, timeouts) collects in
+    self.log, across restarts."""
+
     def __init__(self, port=None):
         self.port = port or free_port()
+        self.log = []
         self.dir = tempfile.mkdtemp(prefix="carom-mosquitto-")
         self.conf = os.path.join(self.dir, "mosquitto.conf")
         with open(self.conf, "w") as f:
@@ -26,7 +31,10 @@ class Mosquitto:
         self.proc = None
 
     def start(self, timeout=10):
-        self.proc = subprocess.Popen([EXE, "-c", self.conf], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen([EXE, "-c", self.conf], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True)
+        reader = threading.Thread(target=self._read_log, args=(self.proc,), daemon=True)
+        reader.start()
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             try:
@@ -34,9 +42,18 @@ class Mosquitto:
                 return self
             except OSError:
                 if self.proc.poll() is not None:
-                    raise RuntimeError("mosquitto did not start: %s" % self.proc.stderr.read().decode())
+                    reader.join(timeout=5)  # its last lines (it ended: the pipe is at its end)
+                    raise RuntimeError("mosquitto did not start: %s" % "".join(self.log))
                 time.sleep(0.05)
         raise RuntimeError("mosquitto is not listening on %d" % self.port)
+
+    def _read_log(self, proc):
+        for line in proc.stderr:
+            self.log.append(line)
+
+    def logged(self, text):
+        """True if a line it logged contains `text`."""
+        return any(text in line for line in list(self.log))
 
     def stop(self):
         if self.proc is not None and self.proc.poll() is None:

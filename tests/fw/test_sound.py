@@ -82,8 +82,13 @@ def test_run_task_plays_on_the_pwm():
     async def main():
         t = asyncio.create_task(b.run())
         await asyncio.sleep_ms(0)
+        assert pwm.writes == [("duty", 0)]  # idle: waiting for a cue
         b.cue(sound.ACCEPT)
-        await asyncio.sleep_ms(100)
+        for _ in range(1000):  # until the note ended (a bound against a hang, not a timing)
+            if len(pwm.writes) >= 4:
+                break
+            await asyncio.sleep_ms(10)
+        assert b.pending() == 0
         t.cancel()
 
     asyncio.run(main())

@@ -12,28 +12,17 @@ The model's rules (topics, the dedup rule, CSV cells) are tested first, without 
 import csv
 import io
 import json
-import os
-import queue
-import re
-import signal
 import subprocess
-import sys
-import threading
-import time
 import urllib.request
 
 import pytest
 
-from host_tools import ROOT
 from host_tools.hall.broker import parse_broker
 from host_tools.hall.model import Hall, fingerprint
 from host_tools.hall.server import parse_listen
+from helpers import CAROM, LineProcess, wait_for
 from mosquitto import Mosquitto, available
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
-CAROM = os.path.join(os.path.dirname(sys.executable), "carom")
 
 need_broker = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
@@ -149,72 +138,20 @@ def test_addresses():
 
 # ---- `carom hall` against a real mosquitto --------------------------------------------------------
 
-class HallProc:
+class HallProc(LineProcess):
     """`carom hall` as a subprocess: its URL, its output, Ctrl-C."""
 
+    name = "carom hall"
+
     def __init__(self, broker_port, *extra, timeout=30):
-        cmd = [CAROM, "hall", "--broker", "127.0.0.1:%d" % broker_port, "--listen", "127.0.0.1:0", *extra]
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     start_new_session=True)
-        self.lines = []
-        self._q = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        super().__init__([CAROM, "hall", "--broker", "127.0.0.1:%d" % broker_port, "--listen", "127.0.0.1:0", *extra])
         self.url = self.wait_line(r"the dashboard is at (http://\S+)", timeout).group(1)
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self._q.put(line.rstrip("\n"))
-        self._q.put(None)
-
-    def wait_line(self, pattern, timeout=20):
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = self._q.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty:
-                line = ""
-            if line is None or time.monotonic() > deadline:
-                raise AssertionError("no %r from carom hall; output:\n%s" % (pattern, "\n".join(self.lines)))
-            self.lines.append(line)
-            m = re.search(pattern, line)
-            if m:
-                return m
-
-    def get(self, path, raw=False):
-        with urllib.request.urlopen(self.url + path, timeout=10) as r:
-            data = r.read()
-            return (data, r.headers) if raw else json.loads(data)
 
     def table(self, table):
         return {t["table"]: t for t in self.get("/api/tables")["tables"]}.get(table)
 
     def stop(self):
-        """Ctrl-C, as in a terminal. Returns the exit status."""
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGINT)
-        try:
-            code = self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-            raise AssertionError("carom hall did not stop within 20 s of Ctrl-C:\n%s" % "\n".join(self.lines))
-        while not self._q.empty():
-            line = self._q.get()
-            if line is not None:
-                self.lines.append(line)
-        return code
-
-
-def wait_for(fn, expected, timeout=15.0, what=""):
-    """Poll fn() until it returns `expected` (or expected(value) is true when callable)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if expected(value) if callable(expected) else value == expected:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("%s: expected %r, still %r after %.0f s" % (what or fn, expected, value, timeout))
-        time.sleep(0.05)
+        return super().stop(timeout=20)
 
 
 @pytest.fixture(scope="module")
@@ -253,20 +190,6 @@ def boards(broker):
             b.close()
         except Exception:
             pass
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        subprocess.run(["sh", os.path.join(ROOT, "tools", "deps.sh")], check=False)
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed and tools/deps.sh could not install it")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 TILE_JS = """(id) => {
@@ -414,7 +337,8 @@ def test_results_file_and_reports_while_away(broker, boards, tmp_path):
     h = HallProc(broker.port, *args)
     assert any("1 results read from" in line for line in h.lines)
     wait_for(lambda: [e["result"] for e in h.get("/results.json")], ["A", "B"], what="both reports, once each")
-    time.sleep(0.5)
+    # The late duplicate of the first was counted as one, and added nothing.
+    wait_for(lambda: h.get("/api/tables")["counts"]["duplicates"], 1, what="the late duplicate counted")
     assert len(h.get("/results.json")) == 2 and h.get("/api/tables")["counts"]["duplicates"] == 1
     assert h.stop() == 0
     with open(path) as f:

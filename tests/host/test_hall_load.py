@@ -15,7 +15,9 @@ import pytest
 
 from host_tools.bench.hall import measure
 from host_tools.hall.loadgen import Board, SimTable
-from test_hall import HallProc, Page, available, broker, browser, wait_for  # noqa: F401 (fixtures)
+from helpers import wait_for
+from mosquitto import available
+from test_hall import HallProc, Page
 
 pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 

@@ -17,7 +17,8 @@ import urllib.request
 import pytest
 
 from host_tools import ROOT
-from test_web import Sim, alive, children_of, free_port
+from helpers import free_port
+from test_web import Sim, alive, children_of
 
 VENV = os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))
 

@@ -6,9 +6,8 @@ score from its lit segments, the remote's display (lit only while it is awake, 0
 an acknowledgement: read on every animation frame) and its "asleep" mark.
 """
 
-import pytest
-
-from test_web import CAROM, Page, Sim, browser, free_port, open_page, stop_and_check, wait_for  # noqa: F401
+from helpers import CAROM, free_port, wait_for
+from test_web import Sim, open_page, stop_and_check
 
 SEG7 = {"0": "abcdef", "1": "bc", "2": "abdeg"}
 

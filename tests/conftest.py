@@ -60,10 +60,7 @@ def browser():
 @pytest.fixture
 def broker():
     """A real mosquitto on a free loopback port (tests/host/mosquitto.py), stopped afterwards."""
-    from mosquitto import Mosquitto, available
+    from helpers import running_mosquitto
 
-    if not available():
-        pytest.skip("mosquitto is not installed (tools/deps.sh installs it)")
-    m = Mosquitto().start()
-    yield m
-    m.close()
+    with running_mosquitto() as m:
+        yield m

@@ -7,6 +7,7 @@ Every wait here is for a condition, with a generous deadline that only bounds a 
 sleeps a fixed time, and nothing passes or fails by how fast the machine is.
 """
 
+import contextlib
 import hashlib
 import json
 import os
@@ -282,6 +283,20 @@ class LineProcess:
 
 
 # ---- MQTT ----------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def running_mosquitto():
+    """A real mosquitto on a free loopback port for the with-block (the test is skipped if there is none)."""
+    from mosquitto import Mosquitto, available
+
+    if not available():
+        pytest.skip("mosquitto is not installed (tools/deps.sh installs it)")
+    m = Mosquitto().start()
+    try:
+        yield m
+    finally:
+        m.close()
+
 
 class Listener:
     """A paho client subscribed to carom/# (QoS 1) on a broker at 127.0.0.1:port: what it got, in order.

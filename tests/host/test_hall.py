@@ -20,7 +20,7 @@ import pytest
 from host_tools.hall.broker import parse_broker
 from host_tools.hall.model import Hall, fingerprint
 from host_tools.hall.server import parse_listen
-from helpers import CAROM, LineProcess, wait_for
+from helpers import CAROM, LineProcess, running_mosquitto, wait_for
 from mosquitto import Mosquitto, available
 
 
@@ -156,11 +156,9 @@ class HallProc(LineProcess):
 
 @pytest.fixture(scope="module")
 def broker():
-    if not available():
-        pytest.skip("mosquitto is not installed (tools/deps.sh installs it)")
-    m = Mosquitto().start()
-    yield m
-    m.close()
+    """One mosquitto for the whole file (the `hall` fixture, module-wide, stays connected to it)."""
+    with running_mosquitto() as m:
+        yield m
 
 
 @pytest.fixture(scope="module")

@@ -257,17 +257,23 @@ def test_waiting_on_a_socket_keeps_manual_time_in_step(tmp_path, echo):
         b.close()
 
 
-def test_blocking_socket_with_a_timeout(tmp_path):
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen(1)  # accepts (the kernel does), never answers
-    b = board(tmp_path, r"""
-import network, socket, time, errno
+# The start of a program that joins the access point, then uses sockets.
+JOINED = r"""
+import network, socket, time
 sta = network.WLAN(network.STA_IF)
 sta.active(True)
 sta.connect("hall", "secret123")
 while not sta.isconnected():
     time.sleep_ms(100)
+"""
+
+
+def test_blocking_socket_with_a_timeout(tmp_path):
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)  # accepts (the kernel does), never answers
+    b = board(tmp_path, JOINED + r"""
+import errno
 s = socket.socket()
 s.settimeout(0.5)
 s.connect(socket.getaddrinfo("127.0.0.1", %d)[0][-1])
@@ -288,13 +294,7 @@ s.close()
 
 
 def test_a_lost_link_holds_what_is_written_until_it_is_back(tmp_path, echo):
-    b = board(tmp_path, r"""
-import network, socket, time
-sta = network.WLAN(network.STA_IF)
-sta.active(True)
-sta.connect("hall", "secret123")
-while not sta.isconnected():
-    time.sleep_ms(100)
+    b = board(tmp_path, JOINED + r"""
 s = socket.socket()
 s.connect(socket.getaddrinfo("127.0.0.1", %d)[0][-1])
 s.settimeout(30)

@@ -18,17 +18,8 @@ from host_tools.simulator.vboard import PWRON_RESET, VirtualBoard
 
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n>"
 LOOPING_MAIN = "import time\nprint('looping')\nwhile True:\n    time.sleep_ms(100)\n"
-SERIAL_ECHO = """\
-import asyncio, sys
-
-async def main():
-    reader = asyncio.StreamReader(sys.stdin)
-    while True:
-        line = await reader.readline()
-        print("got", line.decode().strip())
-
-asyncio.run(main())
-"""
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "vboard_fixtures", "serial_echo.py")) as f:
+    SERIAL_ECHO = f.read()  # echoes console lines read with asyncio from sys.stdin
 
 
 class Terminal:
@@ -80,6 +71,24 @@ def wall(tmp_path, firmware):
     yield vb, term
     term.close()
     vb.close()
+
+
+@pytest.fixture
+def bare(tmp_path):
+    """bare(main, serial=False) -> a powered VirtualBoard with no firmware, only `main` as its
+    main.py; closed after the test."""
+    made = []
+
+    def make(main, **vb_options):
+        vb = VirtualBoard(tmp_path / "flash", firmware=[], **vb_options)
+        made.append(vb)
+        vb.write_file("/main.py", main)
+        vb.power_on()
+        return vb
+
+    yield make
+    for vb in made:
+        vb.close()
 
 
 def interrupt_app(term):
@@ -263,118 +272,88 @@ def test_input_reads_the_uart_with_echo(wall):
     assert term.expect(b">>> ").endswith(b"KeyboardInterrupt: \r\n>>> ")
 
 
-def test_app_reading_lines_typed_one_key_at_a_time(tmp_path):
+def test_app_reading_lines_typed_one_key_at_a_time(bare):
     """A blocking readline on sys.stdin (asyncio's StreamReader does one once a
     byte is there) gets the keys typed afterwards, as from the UART's IRQ."""
-    vb = VirtualBoard(tmp_path / "flash", serial=True, firmware=[])
-    vb.write_file("/main.py", SERIAL_ECHO)
+    vb = bare(SERIAL_ECHO, serial=True)
+    vb.run_realtime()
+    term = Terminal(vb.serial_path)
     try:
-        vb.power_on()
-        vb.run_realtime()
-        term = Terminal(vb.serial_path)
-        try:
-            for key in b"hello\n":
-                term.send(bytes((key,)))
-            assert term.expect(b"got hello\r\n") == b"got hello\r\n"
-            term.send(b"x")  # the app now sits in a blocking read for the rest of the line
-            vb.wait_for(lambda b: b.blocked_on_stdin)
-            term.send(b"\x03")  # Ctrl-C gets it out of the read: KeyboardInterrupt, then the REPL
-            out = term.expect(b">>> ")
-            assert b"KeyboardInterrupt: \r\n" in out and b"MicroPython v1." in out
-            term.send(b"1+1\r")
-            assert term.expect(b">>> ") == b"1+1\r\n2\r\n>>> "
-        finally:
-            term.close()
+        for key in b"hello\n":
+            term.send(bytes((key,)))
+        assert term.expect(b"got hello\r\n") == b"got hello\r\n"
+        term.send(b"x")  # the app now sits in a blocking read for the rest of the line
+        vb.wait_for(lambda b: b.blocked_on_stdin)
+        term.send(b"\x03")  # Ctrl-C gets it out of the read: KeyboardInterrupt, then the REPL
+        out = term.expect(b">>> ")
+        assert b"KeyboardInterrupt: \r\n" in out and b"MicroPython v1." in out
+        term.send(b"1+1\r")
+        assert term.expect(b">>> ") == b"1+1\r\n2\r\n>>> "
     finally:
-        vb.close()
+        term.close()
 
 
 # ---- manual time: the console without a background clock -------------------------
 
 
-def test_partial_lines_reach_a_blocking_readline(tmp_path):
-    vb = VirtualBoard(tmp_path / "flash", firmware=[])
-    vb.write_file("/main.py", SERIAL_ECHO)
-    try:
-        vb.power_on()
-        vb.send_serial("hel")  # returns: the board waits in its read for the rest of the line
-        assert vb.lines() == []
-        vb.send_serial("lo\nagain\n")
-        assert vb.lines() == ["got hello", "got again"]
-        vb.advance(1)
-    finally:
-        vb.close()
+def test_partial_lines_reach_a_blocking_readline(bare):
+    vb = bare(SERIAL_ECHO)
+    vb.send_serial("hel")  # returns: the board waits in its read for the rest of the line
+    assert vb.lines() == []
+    vb.send_serial("lo\nagain\n")
+    assert vb.lines() == ["got hello", "got again"]
+    vb.advance(1)
 
 
-def test_ctrl_c_gets_a_blocking_read_out(tmp_path):
-    vb = VirtualBoard(tmp_path / "flash", firmware=[])
-    vb.write_file("/main.py", "import sys\nprint('reading')\nprint(sys.stdin.buffer.read(3))\n")
-    try:
-        vb.power_on()
-        vb.send_serial("a")
-        assert vb.lines() == ["reading"]
-        vb.send_serial("\x03")
-        assert 'File "/main.py", line 3, in <module>\nKeyboardInterrupt: \n' in vb.stderr
-        vb.advance(1)  # the board is alive and takes time again
-        assert vb.now == 1 and vb.lines() == ["reading"]
-    finally:
-        vb.close()
+def test_ctrl_c_gets_a_blocking_read_out(bare):
+    vb = bare("import sys\nprint('reading')\nprint(sys.stdin.buffer.read(3))\n")
+    vb.send_serial("a")
+    assert vb.lines() == ["reading"]
+    vb.send_serial("\x03")
+    assert 'File "/main.py", line 3, in <module>\nKeyboardInterrupt: \n' in vb.stderr
+    vb.advance(1)  # the board is alive and takes time again
+    assert vb.now == 1 and vb.lines() == ["reading"]
 
 
 
-def test_send_serial_drives_the_repl_on_manual_time(tmp_path):
-    vb = VirtualBoard(tmp_path / "flash", serial=True, firmware=[])
-    vb.write_file("/main.py", LOOPING_MAIN)
-    try:
-        vb.power_on()
-        assert vb.lines() == ["looping"]
-        vb.send_serial("\x03")  # delivered at the next wait: out of time.sleep_ms()
-        # board.stdout is what the board wrote; the serial port adds the "\r" before a lone "\n"
-        assert vb.stdout.startswith(
-            'looping\nTraceback (most recent call last):\n  File "/main.py", line 4, in <module>\n'
-            "KeyboardInterrupt: \nMicroPython v1."
-        )
-        assert vb.stdout.endswith(">>> ")
-        assert "_vb_" not in vb.stdout + vb.stderr
-        t = vb.ticks_ms
-        vb.send_serial("import time; time.sleep(2); print(time.ticks_ms())\r")
-        assert not vb.stdout.endswith(">>> ")  # sleeping: no time passes until the host grants it
-        vb.advance(2)
-        assert vb.stdout.endswith("\r\n%d\n>>> " % (t + 2000))
-    finally:
-        vb.close()
+def test_send_serial_drives_the_repl_on_manual_time(bare):
+    vb = bare(LOOPING_MAIN, serial=True)
+    assert vb.lines() == ["looping"]
+    vb.send_serial("\x03")  # delivered at the next wait: out of time.sleep_ms()
+    # board.stdout is what the board wrote; the serial port adds the "\r" before a lone "\n"
+    assert vb.stdout.startswith(
+        'looping\nTraceback (most recent call last):\n  File "/main.py", line 4, in <module>\n'
+        "KeyboardInterrupt: \nMicroPython v1."
+    )
+    assert vb.stdout.endswith(">>> ")
+    assert "_vb_" not in vb.stdout + vb.stderr
+    t = vb.ticks_ms
+    vb.send_serial("import time; time.sleep(2); print(time.ticks_ms())\r")
+    assert not vb.stdout.endswith(">>> ")  # sleeping: no time passes until the host grants it
+    vb.advance(2)
+    assert vb.stdout.endswith("\r\n%d\n>>> " % (t + 2000))
 
 
-def test_ctrl_c_without_a_console(tmp_path):
+def test_ctrl_c_without_a_console(bare):
     """No serial port: Ctrl-C still interrupts main.py (the traceback goes to stderr), no REPL."""
-    vb = VirtualBoard(tmp_path / "flash", firmware=[])
-    vb.write_file("/main.py", LOOPING_MAIN)
-    try:
-        vb.power_on()
-        vb.send_serial(b"\x03")
-        assert vb.lines() == ["looping"]
-        assert 'File "/main.py", line 4, in <module>\nKeyboardInterrupt: \n' in vb.stderr
-        vb.advance(1)
-        assert vb.lines() == ["looping"] and len(vb.boots) == 1
-    finally:
-        vb.close()
+    vb = bare(LOOPING_MAIN)
+    vb.send_serial(b"\x03")
+    assert vb.lines() == ["looping"]
+    assert 'File "/main.py", line 4, in <module>\nKeyboardInterrupt: \n' in vb.stderr
+    vb.advance(1)
+    assert vb.lines() == ["looping"] and len(vb.boots) == 1
 
 
-def test_realtime_follows_real_time(tmp_path):
-    vb = VirtualBoard(tmp_path / "flash", firmware=[])
-    vb.write_file("/main.py", LOOPING_MAIN)
-    try:
-        vb.power_on()
-        start_v, start_r = vb.now, time.monotonic()
-        vb.run_realtime()
-        vb.wait_for(lambda b: b.now >= start_v + 0.5)
-        real = time.monotonic() - start_r
-        vb.stop_realtime()
-        assert real >= 0.45  # virtual time never runs ahead of real time
-        stopped = vb.now
-        vb.sync()
-        assert vb.now == stopped  # stopped: time moves only when asked again
-        vb.advance(1)
-        assert round(vb.now - stopped, 6) == 1
-    finally:
-        vb.close()
+def test_realtime_follows_real_time(bare):
+    vb = bare(LOOPING_MAIN)
+    start_v, start_r = vb.now, time.monotonic()
+    vb.run_realtime()
+    vb.wait_for(lambda b: b.now >= start_v + 0.5)
+    vb.stop_realtime()
+    real = time.monotonic() - start_r
+    assert 0.5 <= vb.now - start_v <= real  # time ran, and virtual time never ran ahead of real time
+    stopped = vb.now
+    vb.sync()
+    assert vb.now == stopped  # stopped: time moves only when asked again
+    vb.advance(1)
+    assert round(vb.now - stopped, 6) == 1

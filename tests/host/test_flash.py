@@ -282,14 +282,13 @@ def test_no_answer_on_a_silent_serial_path(tmp_path):
     master, slave = os.openpty()
     try:
         fw = write(tmp_path, "fw.bin", make_image(ESP32, payload=1024))
-        t = time.monotonic()
-        r = carom_flash("--device", os.ttyname(slave), "--firmware", fw)
-        took = time.monotonic() - t
+        # Within the limit, or subprocess.TimeoutExpired: a deadline against a hang, five times what
+        # esptool's own connection attempts take.
+        r = carom_flash("--device", os.ttyname(slave), "--firmware", fw, timeout=NO_ANSWER_LIMIT)
     finally:
         os.close(slave)
         os.close(master)
     assert_clean_error(r, "no answer from an ESP32 bootloader on /dev/", "download mode")
-    assert took < NO_ANSWER_LIMIT, took
 
 
 def test_no_answer_on_a_silent_tcp_port(tmp_path):
@@ -301,11 +300,8 @@ def test_no_answer_on_a_silent_tcp_port(tmp_path):
         srv.listen(4)
         url = "socket://127.0.0.1:%d" % srv.getsockname()[1]
         fw = write(tmp_path, "fw.bin", make_image(ESP32, payload=1024))
-        t = time.monotonic()
-        r = carom_flash("--device", url, "--firmware", fw)
-        took = time.monotonic() - t
+        r = carom_flash("--device", url, "--firmware", fw, timeout=NO_ANSWER_LIMIT)  # as above
     assert_clean_error(r, "no answer from an ESP32 bootloader on " + url)
-    assert took < NO_ANSWER_LIMIT, took
 
 
 def test_a_device_that_cannot_be_opened(tmp_path):

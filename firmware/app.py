@@ -60,12 +60,7 @@ _RTC_MAGIC = b"CR"
 
 def __getattr__(name):
     """The names of the timings and error codes above: startup.py."""
-    import startup
-
-    try:
-        return getattr(startup, name)
-    except AttributeError:
-        raise AttributeError("app has no %r" % name) from None
+    return cold.forward("startup", name, "app")
 
 
 # ---- RTC memory (kept through soft and watchdog resets, lost at power-off) ------------

@@ -19,6 +19,16 @@ import sys
 _DROP = sys.implementation.name == "micropython"
 
 
+def forward(module, name, of):
+    """module.name, for a module's __getattr__ that finds its public names in its cold twin
+    (rules in matchsetup, store in history, radio in remote, app in startup); an unknown
+    name raises AttributeError("<of> has no 'name'")."""
+    try:
+        return getattr(__import__(module), name)
+    except AttributeError:
+        raise AttributeError("%s has no %r" % (of, name)) from None
+
+
 def call(module, name, *args):
     before = len(sys.modules)
     loaded = () if not _DROP else tuple(sys.modules)

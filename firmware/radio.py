@@ -42,6 +42,8 @@ import hashlib
 import os
 import struct
 
+import cold
+
 try:
     from micropython import const
 except ImportError:  # CPython
@@ -88,12 +90,7 @@ _N_DROPS = const(8)
 
 def __getattr__(name):
     """The names of the constants above, and the key and address helpers: remote.py."""
-    import remote
-
-    try:
-        return getattr(remote, name)
-    except AttributeError:
-        raise AttributeError("radio has no %r" % name) from None
+    return cold.forward("remote", name, "radio")
 
 
 class Hmac:

@@ -142,12 +142,7 @@ def __getattr__(name):
     and calls' names, the log's entry codes, results, endings, limits. Here they are private
     constants, compiled into the code (no RAM); rules.E_POINT and the like still work for
     everyone else (reports, tools, tests), from there. A test checks both agree."""
-    import matchsetup
-
-    try:
-        return getattr(matchsetup, name)
-    except AttributeError:
-        raise AttributeError("rules has no %r" % name) from None
+    return cold.forward("matchsetup", name, "rules")
 
 
 def _zeros(typecode, n):

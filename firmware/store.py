@@ -103,12 +103,7 @@ _HELD = const(4)
 
 def __getattr__(name):
     """The names of the store's constants (and its file helpers): history.py."""
-    import history
-
-    try:
-        return getattr(history, name)
-    except AttributeError:
-        raise AttributeError("store has no %r" % name) from None
+    return cold.forward("history", name, "store")
 
 
 def replace(path, data, fs=None, tmp=None):

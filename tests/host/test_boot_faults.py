@@ -12,14 +12,13 @@ What is tried (the real firmware on a virtual board, read from the chips' segmen
 
 import json
 import os
-import shutil
-import time
 
 import pytest
 
 from host_tools.simulator.scripted_board import ScriptedBoard, deploy_source
 from host_tools.simulator.vboard import VirtualBoard
 
+from helpers import board_def
 from mosquitto import Mosquitto, available as mosquitto_available
 
 CONFIG = {"board": "wall", "match": {"game": "three_cushion", "target": 2}}
@@ -64,7 +63,7 @@ def test_no_readable_board_definition_shows_e21_on_every_chip_found(tmp_path, ho
     flash = str(tmp_path / "flash")
     deploy_source(flash, "wall", CONFIG)
     _damage_boards(flash, ["wall"], how)
-    raw = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "boards", "wall.json")))
+    raw = board_def("wall")
     with VirtualBoard(flash, board=raw) as vb:
         vb.advance(2)
         chips = vb.chips()
@@ -115,12 +114,10 @@ def test_a_report_lost_to_a_power_cut_is_written_and_sent_at_the_next_start(tmp_
             with open(os.path.join(flash, "data", "sent"), "w") as f:
                 f.write("0")
         got.clear()
-        raw = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "boards", "wall.json")))
+        raw = board_def("wall")
         with VirtualBoard(flash, board=raw, wifi=wifi) as vb:
             vb.run_realtime()
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and not any(t == "carom/t7/report" for t, _ in got):
-                time.sleep(0.05)
+            vb.wait_for(lambda b: any(t == "carom/t7/report" for t, _ in got), timeout=30)
             vb.stop_realtime()
             assert len(os.listdir(history)) == 1
             reports = [p for t, p in got if t == "carom/t7/report"]

@@ -1,6 +1,8 @@
 """Code a running board needs only now and then: loaded for one call, then dropped.
 
     cold.call("viewsetup", "names", view)    # viewsetup.names(view), then out of RAM
+    def __getattr__(name):                   # rules.E_POINT and the like: from matchsetup
+        return cold.forward("matchsetup", name, "rules")
 
 On MicroPython every module the call loaded leaves sys.modules afterwards, so
 its code is garbage once the call returns (the board keeps only what it runs

@@ -436,52 +436,52 @@ def boots(board):
     return [line.split()[1:] for line in board.lines() if line.startswith("boot ")]
 
 
-def test_deep_sleep_woken_by_a_button_with_the_ext1_bits(tmp_path):
+@pytest.fixture
+def sleeper(tmp_path):
+    """A board with the remote's buttons running SLEEPER (deep sleep, woken by them), powered on."""
     b = VirtualBoard(tmp_path / "b", main="app.py", buttons=BUTTONS)
-    try:
-        b.write_file("app.py", SLEEPER % "")
-        b.power_on()
-        b.advance(5)
-        assert b.asleep and len(b.boots) == 1  # asleep for good: nothing runs
-        b.press("point")  # GPIO32 is RTC GPIO 9
-        b.advance(0.05)
-        b.release("point")
-        b.advance(1)
-        b.press("new", hold=0.05)  # GPIO34 is RTC GPIO 4
-        b.advance(1)
-        b.press("miss")  # GPIO33 (RTC GPIO 8) wakes it at once...
-        b.press("point")
-        b.advance(0.15)  # ...both are still held when it sleeps again at +100 ms: up at once
-        b.release("miss")
-        b.release("point")
-        b.advance(1)
-        assert boots(b) == [
-            ["1", "0", "0x0", "b''"],
-            ["4", "3", "0x200", "b'+'"],  # DEEPSLEEP_RESET, EXT1_WAKE, bit 9; RTC memory kept
-            ["4", "3", "0x10", "b'++'"],
-            ["4", "3", "0x100", "b'+++'"],
-            ["4", "3", "0x300", "b'++++'"],  # both: bits 8 and 9
-        ]
-        assert [bt.cause for bt in b.boots] == [PWRON_RESET] + [DEEPSLEEP_RESET] * 4
-        assert b.wakes == [(5000.0, EXT1_WAKE, 0x200), (6050.0, EXT1_WAKE, 0x10), (7100.0, EXT1_WAKE, 0x100),
-                           (7200.0, EXT1_WAKE, 0x300)]
-        assert b.rtc_memory == b"+++++"
-    finally:
-        b.close()
+    b.write_file("app.py", SLEEPER % "")
+    b.power_on()
+    yield b
+    b.close()
 
 
-def test_a_button_held_when_going_to_sleep_wakes_it_at_once(tmp_path):
-    b = VirtualBoard(tmp_path / "b", main="app.py", buttons=BUTTONS)
-    try:
-        b.write_file("app.py", SLEEPER % "")
-        b.power_on()
-        b.advance(0.5)
-        b.press("point", hold=0.25)  # down from 500 to 750 ms; the board sleeps every 100 ms
-        b.advance(1)
-        assert [w[0] for w in b.wakes] == [500.0, 600.0, 700.0]
-        assert b.asleep
-    finally:
-        b.close()
+def test_deep_sleep_woken_by_a_button_with_the_ext1_bits(sleeper):
+    b = sleeper
+    b.advance(5)
+    assert b.asleep and len(b.boots) == 1  # asleep for good: nothing runs
+    b.press("point")  # GPIO32 is RTC GPIO 9
+    b.advance(0.05)
+    b.release("point")
+    b.advance(1)
+    b.press("new", hold=0.05)  # GPIO34 is RTC GPIO 4
+    b.advance(1)
+    b.press("miss")  # GPIO33 (RTC GPIO 8) wakes it at once...
+    b.press("point")
+    b.advance(0.15)  # ...both are still held when it sleeps again at +100 ms: up at once
+    b.release("miss")
+    b.release("point")
+    b.advance(1)
+    assert boots(b) == [
+        ["1", "0", "0x0", "b''"],
+        ["4", "3", "0x200", "b'+'"],  # DEEPSLEEP_RESET, EXT1_WAKE, bit 9; RTC memory kept
+        ["4", "3", "0x10", "b'++'"],
+        ["4", "3", "0x100", "b'+++'"],
+        ["4", "3", "0x300", "b'++++'"],  # both: bits 8 and 9
+    ]
+    assert [bt.cause for bt in b.boots] == [PWRON_RESET] + [DEEPSLEEP_RESET] * 4
+    assert b.wakes == [(5000.0, EXT1_WAKE, 0x200), (6050.0, EXT1_WAKE, 0x10), (7100.0, EXT1_WAKE, 0x100),
+                       (7200.0, EXT1_WAKE, 0x300)]
+    assert b.rtc_memory == b"+++++"
+
+
+def test_a_button_held_when_going_to_sleep_wakes_it_at_once(sleeper):
+    b = sleeper
+    b.advance(0.5)
+    b.press("point", hold=0.25)  # down from 500 to 750 ms; the board sleeps every 100 ms
+    b.advance(1)
+    assert [w[0] for w in b.wakes] == [500.0, 600.0, 700.0]
+    assert b.asleep
 
 
 def test_timer_wake_all_low_and_ext0(tmp_path):

@@ -92,18 +92,19 @@ class Board:
     it (the hardware, the saved match, the radio and MQTT set-up are there, and leave RAM
     with it) and sets: name, table, match, view, ctrl, group, buzzer, chips, buses,
     i2c_specs, chip_bus, store, reported, saved_matches; hall (None, or the MQTT client's
-    arguments, with wifi and topic); rx (None, or a radio.Receiver with espnow and peer).
+    arguments, with wifi and topic); radio (None, or a RadioLink to the paired remote).
 
-    One class on purpose, not one per job (the journal, the radio link, the hall, the
-    error codes): every class and every object stays in RAM for as long as the board runs,
-    and the first heap has less than 1 KB left (tests/host/test_heap32.py). What it does
-    only now and then is in cold modules instead: report.py (a finished match's report),
-    publisher.py (loaded once on the network), boot_watchdog.py."""
+    Its job is the tasks and what they share; the remote's link is a class of its own
+    (RadioLink, below). The journal (store.py), the hall's publishing (publisher.py) and
+    the error codes' drawing (view.py) live in their modules; what the tasks do only now
+    and then is in cold modules: report.py (a finished match's report), publisher.py
+    (loaded once on the network), boot_watchdog.py. No more classes than that: every class
+    and object stays in RAM for as long as the board runs (tests/host/test_heap32.py)."""
 
     def __init__(self):
         self.hall = None  # MQTT's (client id, host, port, user, password) when the board publishes
         self.mqtt = None  # the publisher (publisher.py), once the board is on the network
-        self.rx = None
+        self.radio = None  # a RadioLink when a remote is paired
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
         self.wdt = None
         self.started_at = None
@@ -185,70 +186,6 @@ class Board:
             except MemoryError:
                 self.short_of_memory()
             await asyncio.sleep_ms(2000)
-
-    # ---- the referee remote -----------------------------------------------------------
-
-    async def radio_task(self):
-        """Commands from the paired remote: acted on once, acknowledged every time. At most
-        _RADIO_BATCH frames a step: a flood of frames cannot starve the other tasks.
-
-        ESP-NOW's irecv() keeps the address of every sender in ESPNow.peers_table, which
-        Python cannot empty: forged addresses would fill the heap. Past _RADIO_SENDERS
-        addresses the wall stops reading the radio until it restarts (frames then wait in
-        ESP-NOW's buffer, dropped when it is full, allocating nothing); the rest goes on."""
-        e = self.espnow
-        table = getattr(e, "peers_table", None)  # None: a build without RSSI keeps no table
-        while True:
-            k = 0
-            while k < _RADIO_BATCH and e.any():
-                if table is not None and len(table) > _RADIO_SENDERS:
-                    print("carom: the radio is flooded from %d addresses: not read until a restart (E %d)"
-                          % (len(table), _ERROR_RADIO_FLOOD))
-                    self.view.error = _ERROR_RADIO_FLOOD
-                    return
-                k += 1
-                try:
-                    mac, msg = e.irecv(0)
-                    if msg is None:
-                        break
-                    self.radio_frame(msg)
-                except MemoryError:  # the frame is lost; the remote sends it again
-                    self.short_of_memory()
-            await asyncio.sleep_ms(0 if k == _RADIO_BATCH else _POLL_MS)
-
-    def radio_frame(self, msg):
-        rx = self.rx
-        got = rx.receive(msg)
-        if got is None:
-            reply = rx.reply()  # a challenge, when the wall lost its last sequence number
-            if reply is not None:
-                self.radio_send(reply)
-            return
-        command, arg, seq, new = got
-        if new:
-            # The sequence number first: a power cut then loses at most this command
-            # (its acknowledgement never went out), never counts it twice. Not recorded,
-            # not acted on: the remote sends it again.
-            if not write_last(seq):
-                return
-            rx.accept(seq)
-            m = self.match
-            ctrl = self.ctrl
-            n, edits, matches = m.n, m.edits, ctrl.matches
-            try:
-                ctrl.remote(command, arg, time.ticks_ms())
-            except MemoryError:  # radio_task shows E 24
-                if m.n == n and m.edits == edits and ctrl.matches == matches:
-                    rx.revert()  # not acted on: not recorded either
-                    forget_last()
-                raise
-        self.radio_send(rx.ack(seq, command, arg, self.ctrl.summary()))
-
-    def radio_send(self, frame):
-        try:
-            self.espnow.send(self.peer, frame, False)
-        except OSError:
-            pass  # the remote sends again; it gets the next acknowledgement
 
     # ---- the tasks on the button path --------------------------------------------------
 
@@ -352,8 +289,8 @@ class Board:
             asyncio.create_task(self.buzzer.run()),
             asyncio.create_task(self.watchdog_task()),
         ]
-        if self.rx is not None:
-            tasks.append(asyncio.create_task(self.radio_task()))
+        if self.radio is not None:
+            tasks.append(asyncio.create_task(self.radio.run()))
         if self.hall is not None:
             tasks.append(asyncio.create_task(self.wifi_task()))
         print("carom: running on board", self.name)
@@ -371,6 +308,80 @@ class Board:
                 boot_watchdog.start(self.wdt, _FEED_MS)
         finally:
             asyncio.new_event_loop()
+
+
+class RadioLink:
+    """The paired referee remote, over ESP-NOW: its commands checked (radio.Receiver `rx`),
+    recorded (radio.last: write_last), acted on through the board's controller, and
+    acknowledged to `peer`. startup.setup_radio makes it, with the ESPNow object."""
+
+    def __init__(self, board, rx, espnow, peer):
+        self.board = board
+        self.rx = rx
+        self.espnow = espnow
+        self.peer = peer
+
+    async def run(self):
+        """Commands from the paired remote: acted on once, acknowledged every time. At most
+        _RADIO_BATCH frames a step: a flood of frames cannot starve the other tasks.
+
+        ESP-NOW's irecv() keeps the address of every sender in ESPNow.peers_table, which
+        Python cannot empty: forged addresses would fill the heap. Past _RADIO_SENDERS
+        addresses the wall stops reading the radio until it restarts (frames then wait in
+        ESP-NOW's buffer, dropped when it is full, allocating nothing); the rest goes on."""
+        e = self.espnow
+        table = getattr(e, "peers_table", None)  # None: a build without RSSI keeps no table
+        while True:
+            k = 0
+            while k < _RADIO_BATCH and e.any():
+                if table is not None and len(table) > _RADIO_SENDERS:
+                    print("carom: the radio is flooded from %d addresses: not read until a restart (E %d)"
+                          % (len(table), _ERROR_RADIO_FLOOD))
+                    self.board.view.error = _ERROR_RADIO_FLOOD
+                    return
+                k += 1
+                try:
+                    mac, msg = e.irecv(0)
+                    if msg is None:
+                        break
+                    self.frame(msg)
+                except MemoryError:  # the frame is lost; the remote sends it again
+                    self.board.short_of_memory()
+            await asyncio.sleep_ms(0 if k == _RADIO_BATCH else _POLL_MS)
+
+    def frame(self, msg):
+        rx = self.rx
+        got = rx.receive(msg)
+        if got is None:
+            reply = rx.reply()  # a challenge, when the wall lost its last sequence number
+            if reply is not None:
+                self.send(reply)
+            return
+        command, arg, seq, new = got
+        if new:
+            # The sequence number first: a power cut then loses at most this command
+            # (its acknowledgement never went out), never counts it twice. Not recorded,
+            # not acted on: the remote sends it again.
+            if not write_last(seq):
+                return
+            rx.accept(seq)
+            m = self.board.match
+            ctrl = self.board.ctrl
+            n, edits, matches = m.n, m.edits, ctrl.matches
+            try:
+                ctrl.remote(command, arg, time.ticks_ms())
+            except MemoryError:  # run() shows E 24
+                if m.n == n and m.edits == edits and ctrl.matches == matches:
+                    rx.revert()  # not acted on: not recorded either
+                    forget_last()
+                raise
+        self.send(rx.ack(seq, command, arg, self.board.ctrl.summary()))
+
+    def send(self, frame):
+        try:
+            self.espnow.send(self.peer, frame, False)
+        except OSError:
+            pass  # the remote sends again; it gets the next acknowledgement
 
 
 def write_last(seq):

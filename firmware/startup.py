@@ -312,12 +312,12 @@ def setup_radio(b, radio_cfg):
 
     sta = network.WLAN(network.STA_IF)
     sta.active(True)
-    b.peer = cold.call("remote", "mac_bytes", radio_cfg["peer"])
-    b.espnow = espnow.ESPNow()
-    b.espnow.active(True)
-    b.espnow.add_peer(b.peer)
+    peer = cold.call("remote", "mac_bytes", radio_cfg["peer"])
+    e = espnow.ESPNow()
+    e.active(True)
+    e.add_peer(peer)
     key = cold.call("remote", "hex_key", radio_cfg["key"])
-    b.rx = radio.Receiver(key, b.peer, sta.config("mac"), read_last())
+    b.radio = app.RadioLink(b, radio.Receiver(key, peer, sta.config("mac"), read_last()), e, peer)
     if radio_cfg["wall_buttons"] != "all":
         b.ctrl.allowed = cold.call("buttonsetup", "allowed", radio_cfg["wall_buttons"])
     print("carom: paired with the remote", radio_cfg["peer"])

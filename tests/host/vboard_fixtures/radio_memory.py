@@ -1,7 +1,7 @@
 # main.py for the wall's virtual board: a MemoryError at each step of handling a remote
 # command (tests/host/test_radio_memory.py). The wall's own objects (startup.build with a
 # paired remote); the heap locked (micropython.heap_lock: the first allocation raises
-# MemoryError) inside one step of Board.radio_frame at a time. After each failure: the
+# MemoryError) inside one step of RadioLink.frame at a time. After each failure: the
 # sequence number is recorded (in RAM and on the flash) if and only if the command was acted
 # on; the same frame again, without a fault, acts on it if it had not been, and the command
 # is acted on once in all. Prints "ok <case>" or "FAIL <case>: why", then "DONE <n>".
@@ -17,7 +17,8 @@ import startup
 
 config, error = startup.load_config()
 b = startup.build(startup.load_board(config["board"]), config, error)
-rx = b.rx
+link = b.radio
+rx = link.rx
 m = b.match
 ctrl = b.ctrl
 key = radio.hex_key(config["radio"]["key"])
@@ -43,7 +44,7 @@ class Bus:
 
 
 air = Air()
-b.espnow = air
+link.espnow = air
 for chip in b.chips:
     chip.set_bus(Bus())
 
@@ -133,7 +134,7 @@ def run_case(case, step, frame, seq):
     install()
     raised = False
     try:
-        b.radio_frame(frame)
+        link.frame(frame)
     except MemoryError:
         raised = True
     finally:
@@ -152,7 +153,7 @@ def run_case(case, step, frame, seq):
     # The remote sends it again: acted on now if it was not, acknowledged either way.
     after = state()
     n_sent = len(air.sent)
-    b.radio_frame(frame)
+    link.frame(frame)
     if acted and state() != after:
         return fail(case, "acted on twice")
     if not acted and state() == after:
@@ -167,11 +168,11 @@ def run_case(case, step, frame, seq):
 
 
 action = __import__("controller").ACTIONS
-b.radio_frame(tx.command(0))  # the lag: A breaks (rx.last from /radio.last, written by the test)
+link.frame(tx.command(0))  # the lag: A breaks (rx.last from /radio.last, written by the test)
 for name, step in STEPS:
     for command in COMMANDS:
         if command == "undo":
-            b.radio_frame(tx.command(0))  # something to undo
+            link.frame(tx.command(0))  # something to undo
         frame = tx.command(action.index(command))
         run_case("%s %s" % (name, command), step, frame, tx.pending[0])
 
@@ -180,7 +181,7 @@ for name, step in STEPS:
 app.forget_last()
 rx.last = None
 frame = tx.command(action.index("new_match"))
-b.radio_frame(frame)
+link.frame(frame)
 answer = tx.challenged(air.sent[-1])
 if answer is None:
     fail("challenge", "no challenge")
@@ -189,6 +190,7 @@ else:
 
 # Accepting and taking back a number allocate nothing: no MemoryError can come between them.
 seq = (9, 9)
+was = ok = None  # this module's globals made before the heap is locked (a new one may grow its dict)
 micropython.heap_lock()
 try:
     was = rx.last

@@ -56,8 +56,16 @@ def set_path(d, path, text, source=config.FILE):
     new = config._copy(d) if d is not None else {}
     if type(new) is not dict:
         _err2(source, "config", "expected an object, got %s" % config._show(new, 0))
+    put(new, path, value, source)
+    config.normalize(new, source)
+    return new
+
+
+def put(t, path, value, source=config.FILE):
+    """t[a][b]... = value for path "a.b...", in place, making (or replacing null) the
+    sections on the way; ValueError naming the first that is not an object. Unchecked:
+    set_path checks the whole result."""
     keys = path.split(".")
-    t = new
     for i, key in enumerate(keys[:-1]):
         if t.get(key) is None:
             t[key] = {}
@@ -65,8 +73,6 @@ def set_path(d, path, text, source=config.FILE):
         if type(t) is not dict:
             _err2(source, ".".join(keys[:i + 1]), "expected an object, got %s" % config._show(t, 0))
     t[keys[-1]] = value
-    config.normalize(new, source)
-    return new
 
 
 def _from_text(s, e, path, source):

@@ -81,17 +81,12 @@ def _walk(d, path):
 
 
 def _put(d, path, value):
-    """Set d[a][b]... = value, making (or replacing null) sections on the way."""
-    keys = path.split(".")
-    t = d
-    for i, key in enumerate(keys[:-1]):
-        if t.get(key) is None:
-            t[key] = {}
-        t = t[key]
-        if not isinstance(t, dict):
-            raise CommandError("config.json: %s: expected an object, got %s; nothing was written" % (
-                ".".join(keys[:i + 1]), json.dumps(t)))
-    t[keys[-1]] = value
+    """Set d[a][b]... = value, making (or replacing null) sections on the way (configedit.put)."""
+    _, configedit = firmware_config()
+    try:
+        configedit.put(d, path, value, "config.json")
+    except ValueError as e:
+        raise CommandError("%s; nothing was written" % e)
 
 
 def apply_settings(d, settings):

@@ -73,18 +73,27 @@ def play_long_match(vb, rounds=ROUNDS):
     vb.advance(3)
 
 
-def flash_for(where, config, holes=0):
-    """A flash as `carom deploy` lays it out (.mpy), the heap benchmark's main.py."""
+def heap_firmware(where):
+    """The firmware as `carom deploy` lays it out (.mpy), with the heap benchmark's main.py."""
     from ..build import build
 
     build(where)
     shutil.copy(HEAP_MAIN, os.path.join(where, "main.py"))
+    return where
+
+
+def configure(where, config, holes=0):
+    """config.json on the flash, and the size of the holes heap_main.py cuts the heap into."""
     with open(os.path.join(where, "config.json"), "w") as f:
         json.dump(config, f)
     if holes:
         with open(os.path.join(where, "holes"), "w") as f:
             f.write(str(holes))
     return where
+
+
+def flash_for(where, config, holes=0):
+    return configure(heap_firmware(where), config, holes)
 
 
 def _boot_figures(exe, heap):

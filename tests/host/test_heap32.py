@@ -18,7 +18,6 @@ match and the figures' reading are host_tools/bench/heap.py's (`make bench` prin
 Skipped, with the reason, when there is no 32-bit MicroPython.
 """
 
-import hashlib
 import json
 import os
 import shutil
@@ -27,10 +26,10 @@ import time
 import pytest
 
 from host_tools import micropython32_exe
-from host_tools.build import build
-from host_tools.bench.heap import HEAP_MAIN, RADIO, ROUNDS, WIFI, boots, peak, play_long_match, wall
+from host_tools.bench.heap import RADIO, ROUNDS, WIFI, boots, configure, heap_firmware, peak, play_long_match, wall
 from host_tools.simulator.vboard import VirtualBoard
 
+from helpers import flash_hashes
 from mosquitto import Mosquitto, available as mosquitto_available
 
 MP32 = micropython32_exe()
@@ -50,21 +49,13 @@ COLD = ("startup", "config", "boarddef", "checked", "matchsetup", "snapshot", "h
 
 @pytest.fixture(scope="module")
 def firmware(tmp_path_factory):
-    """The flash as `carom deploy` lays it out (.mpy), built once."""
-    out = str(tmp_path_factory.mktemp("firmware"))
-    build(out)
-    shutil.copy(HEAP_MAIN, os.path.join(out, "main.py"))
-    return out
+    """The flash as `carom deploy` lays it out (.mpy) with the heap's main.py, built once."""
+    return heap_firmware(str(tmp_path_factory.mktemp("firmware")))
 
 
 def flash_with(firmware, where, config, holes=0):
     shutil.copytree(firmware, where)
-    with open(os.path.join(where, "config.json"), "w") as f:
-        json.dump(config, f)
-    if holes:
-        with open(os.path.join(where, "holes"), "w") as f:
-            f.write(str(holes))
-    return where
+    return configure(where, config, holes)
 
 
 def board(flash, heap="112K", **kw):
@@ -74,16 +65,6 @@ def board(flash, heap="112K", **kw):
 def no_trouble(vb):
     text = vb.stdout + vb.stderr
     assert "MemoryError" not in text and "task failed" not in text and "Traceback" not in text, text[-3000:]
-
-
-def files_hashes(flash):
-    out = {}
-    for top, _, names in os.walk(flash):
-        for name in names:
-            path = os.path.join(top, name)
-            with open(path, "rb") as f:
-                out[os.path.relpath(path, flash)] = hashlib.sha256(f.read()).hexdigest()
-    return out
 
 
 # ---- the boot ------------------------------------------------------------------------------
@@ -190,14 +171,14 @@ def test_a_heap_too_small_to_read_the_match_back_changes_nothing_on_the_flash(lo
     flash = str(tmp_path / "flash")
     shutil.copytree(long_match[0], flash)
     os.remove(os.path.join(flash, "holes"))
-    before = files_hashes(flash)
+    before = flash_hashes(flash)
     with board(flash, heap="84K", net_pacing=False) as vb:
         vb.advance(3)
         for name in ("A.point", "B.point", "foul"):  # presses change nothing that is saved
             vb.tap(name, 0.1, 0.3)
         vb.advance(2)
         assert any("not enough memory to read the saved match back" in line for line in vb.lines()), vb.lines()[:10]
-    assert files_hashes(flash) == before
+    assert flash_hashes(flash) == before
     with board(flash, net_pacing=False) as vb:  # powered on
         vb.advance(2)
         restored = [line for line in vb.lines() if "match restored" in line]

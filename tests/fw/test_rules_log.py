@@ -27,23 +27,33 @@ def long_match(n=N, shot_clock=30):
     now = START
     i = 0
     while m.n < n:
-        now = ticks_add(now, 2000)
-        k = i % 23
-        if k == 7:
-            m.miss(rules.NOBODY, now)
-        elif k == 13:
-            m.foul(rules.NOBODY, rules.FOULS.index("push"), now)
-        elif k == 19:
-            m.tick(ticks_add(now, 31000))  # the shot clock runs out: a time-out, then a time foul
-            now = ticks_add(now, 31000)
-        elif k == 3 and not m.break_taken and max(m.score) * 2 >= m.target:
-            m.break_request(m.turn, now)
-        else:
-            m.point(rules.NOBODY, now)
+        now = play(m, i, now, breaks=True)
         i += 1
         if i % 50 == 0:
             m.reserve()
     return m, now
+
+
+def play(m, i, now, breaks=False, undos=False):
+    """Round i of a long match, 2 s after `now`: mostly points, a miss, a push foul, the shot
+    clock run out (a time-out, then a time foul); with `breaks` the half-time break at its
+    first chance, with `undos` an undo every 69 rounds. Returns the time after it."""
+    now = ticks_add(now, 2000)
+    k = i % 23
+    if k == 7:
+        m.miss(rules.NOBODY, now)
+    elif k == 13:
+        m.foul(rules.NOBODY, rules.FOULS.index("push"), now)
+    elif k == 19:
+        m.tick(ticks_add(now, 31000))
+        now = ticks_add(now, 31000)
+    elif breaks and k == 3 and not m.break_taken and max(m.score) * 2 >= m.target:
+        m.break_request(m.turn, now)
+    elif undos and k == 11 and i % 3 == 0:
+        m.undo(now)
+    else:
+        m.point(rules.NOBODY, now)
+    return now
 
 
 def rebuilt(m, n):
@@ -205,19 +215,7 @@ def windowed_match(n, fs=None):
     now = START
     i = 0
     while m.n < n:
-        now = ticks_add(now, 2000)
-        k = i % 23
-        if k == 7:
-            m.miss(rules.NOBODY, now)
-        elif k == 13:
-            m.foul(rules.NOBODY, rules.FOULS.index("push"), now)
-        elif k == 19:
-            m.tick(ticks_add(now, 31000))
-            now = ticks_add(now, 31000)
-        elif k == 11 and i % 3 == 0:
-            m.undo(now)
-        else:
-            m.point(rules.NOBODY, now)
+        now = play(m, i, now, undos=True)
         i += 1
         assert st.sync(m) is None
         if i % 16 == 0:

@@ -209,11 +209,7 @@ def scan(st, match, version):
         if data is None:
             data = b""
         good = 0
-        while good < SEG_RECORDS and (good + 1) * REC_SIZE <= len(data):
-            at = good * REC_SIZE
-            s, kind, code, arg, t, crc = struct.unpack_from(RECORD, data, at)
-            if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
-                break
+        for kind, code, arg, t in records(data, seq, gen):
             if kind == K_ENTRY:
                 match.push(code, arg, t)
                 closed = False
@@ -244,6 +240,21 @@ def scan(st, match, version):
     return tail
 
 
+def records(data, seq, gen):
+    """The good records at the start of a journal segment's bytes, the first numbered `seq`:
+    (kind, code, arg, t) each, up to the first whose number or CRC is wrong (at most
+    SEG_RECORDS). scan() and load_chunk() read the journal through it."""
+    at = 0
+    end = min(len(data), SEG_RECORDS * REC_SIZE) - REC_SIZE
+    while at <= end:
+        s, kind, code, arg, t, crc = struct.unpack_from(RECORD, data, at)
+        if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
+            return
+        yield kind, code, arg, t
+        seq += 1
+        at += REC_SIZE
+
+
 def load_chunk(st, k, put):
     """The entries of log chunk k (positions k * CHUNK ...) from the journal, as put(j, code,
     arg, t) with j the place in the chunk (rules.Match's loader). The journal is read from
@@ -261,11 +272,7 @@ def load_chunk(st, k, put):
         if not data:
             break
         good = 0
-        while good < SEG_RECORDS and (good + 1) * REC_SIZE <= len(data):
-            at = good * REC_SIZE
-            s, kind, code, arg, t, crc = struct.unpack_from(RECORD, data, at)
-            if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
-                break
+        for kind, code, arg, t in records(data, seq, gen):
             if kind == K_ENTRY:
                 if lo <= pos < hi:
                     put(pos - lo, code, arg, t)

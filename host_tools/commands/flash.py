@@ -338,9 +338,9 @@ def flash_image(device, image, erase=False, baud=DEFAULT_BAUD, out=None, verbose
         except errors as e:
             raise CommandError("%s failed on %s: %s" % (step, device, _plain(e)))
         finally:
-            try:
-                esp._port.close()
-            except Exception:
+            try:  # esptool closes its port only in its loader's __exit__: this is what that does,
+                esp._port.close()  # without raising on a port that went away with the cable
+            except Exception:  # noqa: BLE001
                 pass
     return {"chip": esp.CHIP_NAME, "offset": offset, "size": len(image.data), "erased": erase, "verified": verified}
 

@@ -175,13 +175,13 @@ def test_the_firmware_finds_free_what_a_bare_interpreter_has(tmp_path, interpret
 
 def test_the_emulation_is_measured_once_per_interpreter(tmp_path, monkeypatch):
     calls = []
-    real = VirtualBoard._measure_emulation
+    real = VirtualBoard.measure_emulation
 
     def counted(self, heapsize, *args):
         calls.append(heapsize)
         return real(self, heapsize, *args)
 
-    monkeypatch.setattr(VirtualBoard, "_measure_emulation", counted)
+    monkeypatch.setattr(VirtualBoard, "measure_emulation", counted)
     monkeypatch.setattr(heapmod, "_emulations", {})
     monkeypatch.setattr(heapmod, "_loads", {})
     for n in range(2):

@@ -284,6 +284,12 @@ class VirtualBoard(BoardPower, BoardRunner, BoardControl, BoardMessages, BoardNe
         return self._now_us / 1000
 
     @property
+    def now_us(self):
+        """Virtual microseconds since the first power-on (read-only): the clock a
+        RadioHub keeps its boards in step by (radio.py)."""
+        return self._now_us
+
+    @property
     def ticks_ms(self):
         """What time.ticks_ms() returns on the board now (wraps at 2**30)."""
         return (self.ticks_start_ms + (self._now_us - self._origin_us) // 1000) & 0x3FFFFFFF

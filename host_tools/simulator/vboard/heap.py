@@ -193,7 +193,7 @@ def plan(board, firmware):
     bare = probe(interpreter, firmware)
     key = (os.path.realpath(interpreter), json.dumps(board.board_def, sort_keys=True, default=str))
     if key not in _emulations:
-        report = board._measure_emulation(CALIBRATION_HEAP)
+        report = board.measure_emulation(CALIBRATION_HEAP)
         if report is None:
             raise HeapError("the emulation does not load in a heap of %s" % size_text(CALIBRATION_HEAP))
         _emulations[key] = (report.alloc, report.alloc + report.free)
@@ -213,7 +213,7 @@ def _loading_room(board, heapsize, firmware_free, gc_block):
     size it loads in, whether it does depends on where the allocations fall (a few
     bytes more in the board's configuration can tip it), hence the margin."""
     while heapsize < CALIBRATION_HEAP:
-        if board._measure_emulation(heapsize - LOAD_MARGIN, firmware_free, gc_block) is not None:
+        if board.measure_emulation(heapsize - LOAD_MARGIN, firmware_free, gc_block) is not None:
             return heapsize
         heapsize += 16 * 1024
     return CALIBRATION_HEAP

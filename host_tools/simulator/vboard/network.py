@@ -53,7 +53,7 @@ class BoardNetwork:
         """Attach to the access point and the hub."""
         self._ap = AccessPoint.of(wifi)
         if self._ap is not None:
-            self._ap._attach(self)
+            self._ap.attach(self)
         if radio is not None:
             radio.add(self)
 
@@ -61,7 +61,7 @@ class BoardNetwork:
         """Detach from the access point and the hub (close())."""
         _live_boards.discard(self)
         if self._ap is not None:
-            self._ap._detach(self)
+            self._ap.detach(self)
         if self._hub is not None:
             self._hub.remove(self)
 
@@ -73,7 +73,7 @@ class BoardNetwork:
         lmk = None if parts[5] == "-" else parts[5]
         data = b"" if parts[6] == "-" else bytes.fromhex(parts[6])
         hub = self._hub
-        acked = hub._transmit(self, t, src, dst, lmk, data) if hub is not None else bool(dst[0] & 1)
+        acked = hub.transmit(self, t, src, dst, lmk, data) if hub is not None else bool(dst[0] & 1)
         self.radio_sent.append((t / 1000, dst, data, acked))
         return acked
 
@@ -96,9 +96,55 @@ class BoardNetwork:
             frame = self._radio_inbox.popleft()[6]
             frame.lost.append(self.name)
 
+    # ---- the board as its RadioHub sees it (radio.py): the hub's side of the board
+
+    @property
+    def hub(self):
+        """The RadioHub carrying this board's ESP-NOW frames (None: none)."""
+        return self._hub
+
+    @hub.setter
+    def hub(self, hub):
+        """Set by RadioHub.add() and remove() only (the hub's side of the board):
+        to put a board on a hub, hub.add(board) or VirtualBoard(..., radio=hub)."""
+        self._hub = hub
+
+    def hears(self, dst, channel):
+        """Whether this board's radio takes a frame to `dst` on `channel` now
+        (asked by the hub, for each frame sent)."""
+        r = self._radio
+        if self._state != "on" or r is None or r["channel"] != channel:
+            return False
+        if dst[0] & 1:  # broadcast or multicast
+            return r["sta"] or r["ap"]
+        return (r["sta"] and dst == r["sta_mac"]) or (r["ap"] and dst == r["ap_mac"])
+
+    def receive_frame(self, at_us, src, dst, rssi, lmk, data, frame):
+        """The hub hands this board a frame (`frame`: its RadioFrame; lmk: the key
+        as hex, or None): the firmware's ESP-NOW gets it at virtual time `at_us`,
+        or at once if that is past, when the host next talks to the board."""
+        self._radio_inbox.append((at_us, src, dst, rssi, lmk, data, frame))
+
+    def next_event_us(self, t_us, slice_us):
+        """The hub's next step for this board (virtual µs), None for none: the
+        next instant the firmware runs by itself (`slice_us` after `t_us` while it
+        waits on a network socket), its timed wake-up from deep sleep, or the
+        arrival of a frame waiting for it, whichever comes first."""
+        if self._state == "on":
+            cand = t_us + slice_us if self._net_waiting else self._next_us
+        elif self._state == "asleep":
+            cand = self._wake_us
+        else:
+            cand = None
+        for item in list(self._radio_inbox):
+            if cand is None or item[0] < cand:
+                cand = item[0]
+        return cand
+
     @locked
-    def _advance_to(self, t_us):
-        """Run until virtual time t_us (the hub's slices)."""
+    def advance_to(self, t_us):
+        """Run until virtual time `t_us` (the hub's steps, see RadioHub.advance);
+        a board that is off or asleep loses the frames waiting for it."""
         if t_us > self._now_us:
             self._run_until(t_us)
         if self._state != "on":
@@ -129,10 +175,6 @@ class BoardNetwork:
         None while no firmware runs."""
         return self._radio
 
-    @property
-    def hub(self):
-        return self._hub
-
     # ---- Wi-Fi
 
     @property
@@ -158,11 +200,11 @@ class BoardNetwork:
         """Another access point (AccessPoint, dict, or None: no network)."""
         with self._lock:
             if self._ap is not None:
-                self._ap._detach(self)
+                self._ap.detach(self)
             self._ap = AccessPoint.of(wifi)
             if self._ap is not None:
-                self._ap._attach(self)
-        self._wifi_changed()
+                self._ap.attach(self)
+        self.wifi_changed()
 
     def wifi_down(self):
         """Take the access point down (every board on it loses its link)."""
@@ -177,7 +219,10 @@ class BoardNetwork:
         return self._ap
 
     @locked
-    def _wifi_changed(self):
+    def wifi_changed(self):
+        """The board's access point went up or down, or it has another one: the
+        running firmware is told (the access point's side of the board, called by
+        AccessPoint.up()/down() for each board attached to it)."""
         if self._state == "on":
             cfg = self._ap.config() if self._ap is not None else None
             self._command("wifi", json.dumps(cfg).encode().hex() if cfg is not None else "-")

@@ -63,11 +63,12 @@ class BoardPower:
             raise BoardError(str(e)) from None
         self.heapsize = self.heap_plan.heapsize
 
-    def _measure_emulation(self, heapsize, firmware_free=None, gc_block=None):
-        """A calibration start (heap.py): the shim installs the emulation in a heap of
-        `heapsize` bytes (holding what is free beyond `firmware_free`, as at a real start)
-        and reports it; no boot.py or main.py runs, nothing is left of it. Returns the
-        shim's HeapReport, or None when the emulation ran out of memory while it loaded."""
+    def measure_emulation(self, heapsize, firmware_free=None, gc_block=None):
+        """A calibration start, the board's side of heap.plan() (which calls it): the
+        shim installs the emulation in a heap of `heapsize` bytes (holding what is free
+        beyond `firmware_free`, as at a real start) and reports it; no boot.py or main.py
+        runs, nothing is left of it. Returns the shim's HeapReport, or None when the
+        emulation ran out of memory while it loaded."""
         if self._state != "off":
             raise BoardError("the board must be off to measure its emulation")
         saved = (self.heapsize, len(self.boots), len(self.heap_reports), len(self._stdout), len(self._stderr))

@@ -159,14 +159,14 @@ class RadioHub:
                 if b.mac == board.mac:
                     raise ValueError("boards %r and %r have the same MAC %s" % (b.name, board.name, mac_text(b.mac)))
             self._boards.append(board)
-            board._hub = self
+            board.hub = self
         return board
 
     def remove(self, board):
         with self._lock:
             if board in self._boards:
                 self._boards.remove(board)
-                board._hub = None
+                board.hub = None
 
     @property
     def boards(self):
@@ -236,23 +236,16 @@ class RadioHub:
 
     # ---- frames
 
-    def _hears(self, board, dst, channel):
-        """Whether `board`'s radio takes a frame to dst on channel now."""
-        r = board.radio_state
-        if board._state != "on" or r is None or r["channel"] != channel:
-            return False
-        if dst[0] & 1:  # broadcast or multicast
-            return r["sta"] or r["ap"]
-        return (r["sta"] and dst == r["sta_mac"]) or (r["ap"] and dst == r["ap_mac"])
-
-    def _transmit(self, sender, t_us, src, dst, lmk, data):
-        """A board sent a frame (from its pump, holding its lock). Returns the ack."""
+    def transmit(self, sender, t_us, src, dst, lmk, data):
+        """A board sent a frame (the board's side of the hub: called from the
+        sender's pump, holding its lock, for the firmware's espnow.send()).
+        Returns the radio's ack."""
         r = sender.radio_state or {}
         with self._lock:
             frame = RadioFrame(len(self.frames), t_us / 1000, src, dst, data, r.get("channel", 1), "sent",
                                sender.name)
             self.frames.append(frame)
-            hearers = [b for b in self._boards if b is not sender and self._hears(b, dst, frame.channel)]
+            hearers = [b for b in self._boards if b is not sender and b.hears(dst, frame.channel)]
             broadcast = bool(dst[0] & 1)
             if self._lost_on_air(frame):
                 frame.dropped = True
@@ -274,7 +267,7 @@ class RadioHub:
         for k in range(copies):
             delay = self.delay_ms + (self.random.uniform(0, self.jitter_ms) if self.jitter_ms else 0.0)
             at = t_us + round((delay + k * self.dup_gap_ms) * 1000)
-            board._radio_inbox.append((at, frame.src, frame.dst, self.rssi, lmk, frame.data, frame))
+            board.receive_frame(at, frame.src, frame.dst, self.rssi, lmk, frame.data, frame)
 
     def _announce(self, frame):
         if self.on_frame is not None:
@@ -286,17 +279,17 @@ class RadioHub:
         at once, when the host next talks to it). dst: the address in the
         frame (default: the board's STA MAC). lmk: the 16-byte key if it
         pretends to be encrypted. Returns the RadioFrame."""
-        board = to if hasattr(to, "_radio_inbox") else self.board(to)
+        board = to if hasattr(to, "receive_frame") else self.board(to)
         src = mac_bytes(from_mac)
         data = bytes(data)
-        t_us = board._now_us if at is None else round(at * 1_000_000)
+        t_us = board.now_us if at is None else round(at * 1_000_000)
         r = board.radio_state or {}
         with self._lock:
             frame = RadioFrame(len(self.frames), t_us / 1000, src, mac_bytes(dst) if dst else board.mac, data,
                                r.get("channel", 1), "injected")
             self.frames.append(frame)
             frame.heard_by.append(board.name)
-            board._radio_inbox.append((t_us, src, frame.dst, self.rssi, bytes(lmk).hex() if lmk else None, data, frame))
+            board.receive_frame(t_us, src, frame.dst, self.rssi, bytes(lmk).hex() if lmk else None, data, frame)
         self._announce(frame)
         return frame
 
@@ -307,7 +300,7 @@ class RadioHub:
             frame = self.frames[frame]
         if to is None:
             to = mac_text(frame.dst)
-        board = to if hasattr(to, "_radio_inbox") else self.board(to)
+        board = to if hasattr(to, "receive_frame") else self.board(to)
         new = self.inject(board, frame.src, frame.data, at=at, dst=frame.dst)
         new.kind = "replayed"
         return new
@@ -330,13 +323,13 @@ class RadioHub:
     @property
     def now(self):
         """The latest clock among the boards (virtual seconds)."""
-        return max((b._now_us for b in self._boards), default=0) / 1e6
+        return max((b.now_us for b in self._boards), default=0) / 1e6
 
     def _align(self):
-        t = max((b._now_us for b in self._boards), default=0)
+        t = max((b.now_us for b in self._boards), default=0)
         for b in self._boards:
-            if b._now_us < t:
-                b._advance_to(t)
+            if b.now_us < t:
+                b.advance_to(t)
         return t
 
     def advance(self, seconds):
@@ -344,10 +337,10 @@ class RadioHub:
 
         The boards run in turn to the same instant, step by step: the next
         instant any of them runs by itself (a sleep's end, a timer, a timed
-        wake-up: each board says when, see _vb_core) or a frame arrives, so a
-        frame sent at t reaches its receiver at exactly t + delay. A board
-        waiting on a network socket (whose answer may come at any time) makes
-        the steps slice_ms long."""
+        wake-up: each board says when, board.next_event_us(), see _vb_core) or
+        a frame arrives, so a frame sent at t reaches its receiver at exactly
+        t + delay. A board waiting on a network socket (whose answer may come
+        at any time) makes the steps slice_ms long."""
         if seconds < 0:
             raise ValueError("cannot go back in time")
         t = self._align()
@@ -356,20 +349,12 @@ class RadioHub:
         while t < goal:
             t = max(min(goal, self._next_event(t, slice_us)), t + 1)
             for b in self._boards:
-                b._advance_to(t)
+                b.advance_to(t)
 
     def _next_event(self, t, slice_us):
         nxt = None
         for b in self._boards:
-            if b._state == "on":
-                cand = t + slice_us if b._net_waiting else b._next_us
-            elif b._state == "asleep":
-                cand = b._wake_us
-            else:
-                cand = None
-            for item in list(b._radio_inbox):
-                if cand is None or item[0] < cand:
-                    cand = item[0]
+            cand = b.next_event_us(t, slice_us)
             if cand is not None and (nxt is None or cand < nxt):
                 nxt = cand
         return float("inf") if nxt is None else nxt

@@ -73,12 +73,15 @@ class AccessPoint:
             self._up = up
             boards = list(self._boards)
         for b in boards:
-            b._wifi_changed()
+            b.wifi_changed()
 
-    def _attach(self, board):
+    def attach(self, board):
+        """A board joins this access point (the board's side: VirtualBoard(wifi=...),
+        set_wifi()); up() and down() then call its wifi_changed()."""
         with self._lock:
             self._boards.add(board)
 
-    def _detach(self, board):
+    def detach(self, board):
+        """A board leaves this access point (set_wifi(), close())."""
         with self._lock:
             self._boards.discard(board)

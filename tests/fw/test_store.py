@@ -489,6 +489,22 @@ def test_history_byte_bound():
 
 # ---- power cuts -------------------------------------------------------------------
 
+def survives(cut, snapshots_fs, again, r, line, before, after, slots, where, root=ROOT):
+    """The checks after a power cut while `line` was saved: the flash `cut` restores the
+    state before the line or after it, no valid snapshot slot is lost (counted on
+    snapshots_fs), the line is entered again unless it is there already (a new match that
+    made it need not be begun twice); then again() (the flash at another start) restores
+    the state after the line. Returns the store of that last start."""
+    got, s2 = reboot(cut, root)
+    assert got == before or got == after, where
+    assert valid_snapshots(snapshots_fs, root) >= slots, where
+    if got != after or not line.startswith("new "):
+        assert persist(s2, r, line) is None, where
+    got, s3 = reboot(again(), root)
+    assert got == after, where + ": after entering it again"
+    return s3
+
+
 def power_cut_matrix(model, root=ROOT):
     """Cut the power at every write boundary of every save of the script; returns the cut count.
 
@@ -527,13 +543,7 @@ def power_cut_matrix(model, root=ROOT):
             cuts += 1
             where = "%s model, %r, cut %s" % (model, line, fs.cut)
             after_cut = fs.reboot()
-            got, s2 = reboot(after_cut, root)
-            assert got == before or got == after, where
-            assert valid_snapshots(after_cut, root) >= slots, where
-            if got != after or not line.startswith("new "):
-                assert persist(s2, r, line) is None, where
-            got, s3 = reboot(after_cut.reboot(), root)
-            assert got == after, where + ": after entering it again"
+            s3 = survives(after_cut, after_cut, after_cut.reboot, r, line, before, after, slots, where, root)
             for name in history.reports(s3):
                 json.loads(history.read_report(s3, name))
         before = after
@@ -583,14 +593,8 @@ def test_power_cut_real_littlefs():
             for partial in (False, True):
                 data = image(base, log, k, partial)
                 fs = VfsFs(os.VfsLfs2(RamFlash(data=data)))
-                got, s2 = reboot(fs)
                 where = "%r, flash operation %d of %d%s" % (line, k, len(log), " (half done)" if partial else "")
-                assert got == before or got == after, where
-                assert valid_snapshots(fs) >= slots, where
-                if got != after or not line.startswith("new "):
-                    assert persist(s2, r, line) is None, where
-                got, _ = reboot(VfsFs(os.VfsLfs2(RamFlash(data=data))))
-                assert got == after, where + ": after entering it again"
+                survives(fs, fs, lambda: VfsFs(os.VfsLfs2(RamFlash(data=data))), r, line, before, after, slots, where)
                 cuts += 1
         before = after
     print("real littlefs: %d power cuts" % cuts)

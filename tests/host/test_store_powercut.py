@@ -26,7 +26,7 @@ import history  # noqa: E402
 import store  # noqa: E402
 from faultfs import LFS, TORN, FaultFs, MemFs, PowerCut  # noqa: E402
 from referee import Referee  # noqa: E402
-from test_store import ROOT, persist, reboot, script_lines, state, valid_snapshots  # noqa: E402
+from test_store import ROOT, persist, reboot, script_lines, state, survives, valid_snapshots  # noqa: E402
 
 
 class MemMedium:
@@ -146,13 +146,7 @@ def cut_matrix(lines, model, medium, second_cut=False):
                     got, _ = reboot(fs3.reboot(), root)
                     assert got == after, where2
             fs = FaultFs(medium.thaw(after_cut), model)
-            got, s2 = reboot(fs, root)
-            assert got == before or got == after, where
-            assert valid_snapshots(fs.inner, root) >= slots, where
-            if got != after or not line.startswith("new "):
-                assert persist(s2, r, line) is None, where
-            got, s3 = reboot(fs.reboot(), root)
-            assert got == after, where + ": after entering it again"
+            s3 = survives(fs, fs.inner, fs.reboot, r, line, before, after, slots, where, root)
             for name in history.reports(s3):
                 json.loads(history.read_report(s3, name))
         before = after

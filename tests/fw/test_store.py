@@ -489,6 +489,18 @@ def test_history_byte_bound():
 
 # ---- power cuts -------------------------------------------------------------------
 
+def cut_while_saving(fs, root, r, line, k):
+    """Save `line` in a store started on fs (a FaultFs), the power cut at its write boundary k."""
+    live = store.MatchStore(root, fs)
+    history.load(live)
+    fs.arm(k)
+    try:
+        persist(live, r, line)
+    except PowerCut:
+        return
+    raise AssertionError("no cut at boundary %d of %r" % (k, line))
+
+
 def survives(cut, snapshots_fs, again, r, line, before, after, slots, where, root=ROOT):
     """The checks after a power cut while `line` was saved: the flash `cut` restores the
     state before the line or after it, no valid snapshot slot is lost (counted on
@@ -531,15 +543,7 @@ def power_cut_matrix(model, root=ROOT):
         assert s.seq <= seq + 1 or line.startswith("new "), "one record per line: " + line
         for k in range(clean.steps - steps):
             fs = FaultFs(files.clone(), model)
-            live = store.MatchStore(root, fs)
-            history.load(live)
-            fs.arm(k)
-            try:
-                persist(live, r, line)
-            except PowerCut:
-                pass
-            else:
-                raise AssertionError("no cut at boundary %d of %r" % (k, line))
+            cut_while_saving(fs, root, r, line, k)
             cuts += 1
             where = "%s model, %r, cut %s" % (model, line, fs.cut)
             after_cut = fs.reboot()

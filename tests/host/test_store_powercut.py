@@ -26,7 +26,8 @@ import history  # noqa: E402
 import store  # noqa: E402
 from faultfs import LFS, TORN, FaultFs, MemFs, PowerCut  # noqa: E402
 from referee import Referee  # noqa: E402
-from test_store import ROOT, persist, reboot, script_lines, state, survives, valid_snapshots  # noqa: E402
+from test_store import (ROOT, cut_while_saving, persist, reboot, script_lines, state, survives,  # noqa: E402
+                        valid_snapshots)
 
 
 class MemMedium:
@@ -116,15 +117,7 @@ def cut_matrix(lines, model, medium, second_cut=False):
         assert s.seq <= seq + 1 or line.startswith("new "), "one record per line: " + line
         for k in range(clean.steps - steps):
             fs = FaultFs(medium.thaw(frozen), model)
-            live = store.MatchStore(root, fs)
-            history.load(live)
-            fs.arm(k)
-            try:
-                persist(live, r, line)
-            except PowerCut:
-                pass
-            else:
-                raise AssertionError("no cut at boundary %d of %r" % (k, line))
+            cut_while_saving(fs, root, r, line, k)
             cuts += 1
             where = "%s, %r, cut %s" % (model, line, fs.cut)
             after_cut = medium.freeze(fs.inner)

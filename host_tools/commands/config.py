@@ -229,7 +229,7 @@ def run_config(args):
             configedit.get_path({}, rest[0], "")  # a key of the schema? (before connecting)
         except ValueError as e:
             raise CommandError(str(e))
-    with BoardIO(args.device, reset_on_close=args.reset) as board:
+    with BoardIO(args.device, reset_on_close=args.reset, timeout=args.timeout) as board:
         raw = board.read_file(FILE)
         if action in ("show", "get", "export"):
             return read_action(action, rest, raw, args)

@@ -432,7 +432,7 @@ def run_deploy(args):
     out.write("Building the firmware%s...\n" % (" (sources)" if args.source else " with mpy-cross"))
     files = build_local(args.source)
     out.write("Connecting to %s...\n" % args.device)
-    with BoardIO(args.device, out=out, reset_on_close=args.reset) as board:
+    with BoardIO(args.device, out=out, reset_on_close=args.reset, timeout=args.timeout) as board:
         dep = Deployer(board, files, args.source, out)
         changed = dep.run()
         config_note = ensure_config(board, args.board, out)

@@ -258,7 +258,7 @@ def run_doctor(args):
     c = Checklist()
     print("carom doctor: %s" % args.device)
     try:
-        board = BoardIO(args.device, reset_on_close=args.reset)
+        board = BoardIO(args.device, reset_on_close=args.reset, timeout=args.timeout)
         board.connect()
     except CommandError as e:
         c.fail("the board answers: %s" % e)

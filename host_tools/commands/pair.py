@@ -13,7 +13,7 @@ never printed or logged; `carom config show` shows it as ***.
 
 import secrets
 
-from ..link.boardio import BoardIO
+from ..link.boardio import BoardIO, add_timeout_argument
 from .config import FILE, config_bytes, firmware_config, parse_board_config, write_config
 from ..errors import CommandError
 
@@ -66,6 +66,7 @@ def arguments(p):
     p.add_argument("--remote", metavar="DEV", help="the referee remote: a serial port or a pyserial URL")
     p.add_argument("--unpair", action="store_true", help="forget the pairing of --device")
     p.add_argument("--device", "-d", metavar="DEV", help="with --unpair: the board to unpair")
+    add_timeout_argument(p)
     p.set_defaults(run=run_pair)
 
 
@@ -73,7 +74,7 @@ def run_pair(args):
     if args.unpair:
         if not args.device or args.wall or args.remote:
             raise CommandError("usage: carom pair --unpair --device DEV")
-        with BoardIO(args.device, reset_on_close=True) as board:
+        with BoardIO(args.device, reset_on_close=True, timeout=args.timeout) as board:
             set_radio(board, None, None, args.device)
         print("unpaired %s" % args.device)
         return 0
@@ -81,7 +82,7 @@ def run_pair(args):
         raise CommandError("usage: carom pair --wall DEV --remote DEV (or --unpair --device DEV)")
     if args.wall == args.remote:
         raise CommandError("the wall board and the remote must be two boards")
-    with BoardIO(args.wall) as wall, BoardIO(args.remote) as remote:
+    with BoardIO(args.wall, timeout=args.timeout) as wall, BoardIO(args.remote, timeout=args.timeout) as remote:
         wall_mac, channel = radio_of(wall)
         remote_mac, _ = radio_of(remote)
         key = secrets.token_bytes(32).hex()

@@ -498,7 +498,7 @@ def run_report(args):
         raise CommandError("PDF needs Chromium to print the HTML sheet and none was found (Debian: apt-get install "
                            "chromium; or set CAROM_CHROMIUM to a Chrome/Chromium); --format html makes sheets any "
                            "browser prints to PDF")
-    with BoardIO(args.device, reset_on_close=args.reset) as board:
+    with BoardIO(args.device, reset_on_close=args.reset, timeout=args.timeout) as board:
         pulled = pull(board, set(args.match or ()))
     if not pulled:
         print("no finished matches on %s%s" % (args.device, " with those numbers" if args.match else ""))

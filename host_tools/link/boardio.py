@@ -32,6 +32,10 @@ from ..errors import CommandError
 RESET_CODE = "import time, machine; time.sleep_ms(100); machine.reset()"
 CHUNK = 512  # bytes per fs_readfile/fs_writefile round trip (mpremote's default is 256)
 BAUD = 115200
+# Seconds a board may stay silent (while carom waits for its answer, or for room to write to it)
+# before carom gives up on it: mpremote's own wait between characters, now also on a read or a
+# write that pyserial would let block for ever (a pty or socket nobody answers).
+ANSWER_TIMEOUT = 10.0
 
 # What the wall board's app prints at boot (firmware/app.py), to tell a good start.
 APP_RUNNING = "carom: running on board"
@@ -72,6 +76,27 @@ def add_device_argument(p):
     p.add_argument("--device", "-d", metavar="DEV", default=default, required=default is None,
                    help="serial port or pyserial URL: /dev/ttyUSB0, COM3, socket://HOST:PORT, rfc2217://HOST:PORT "
                         "(default: $CAROM_DEVICE)")
+    add_timeout_argument(p)
+
+
+def add_timeout_argument(p):
+    """--timeout S: how long a silent board is waited for (carom's answer timeout)."""
+    p.add_argument("--timeout", type=_seconds, default=ANSWER_TIMEOUT, metavar="S",
+                   help="seconds to wait for a board that does not answer before giving up (default %g)"
+                        % ANSWER_TIMEOUT)
+
+
+def _seconds(text):
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number of seconds: %r" % text)
+    if not (math.isfinite(value) and 0 < value <= 3600):
+        raise argparse.ArgumentTypeError("must be more than 0 and at most 3600 seconds, not %r" % text)
+    return value
 
 
 def add_reset_argument(p, what="leaves the board running its app again"):
@@ -91,7 +116,32 @@ def _mpremote():
         from mpremote.transport_serial import SerialTransport
     except ImportError as e:
         raise CommandError("mpremote is not installed (pip install mpremote): %s" % e)
-    return SerialTransport, TransportError, TransportExecError
+    return _bounded(SerialTransport), TransportError, TransportExecError
+
+
+_BOUNDED = {}
+
+
+def _bounded(SerialTransport):
+    """mpremote's SerialTransport with carom's answer timeout in place of its fixed 10 s waits.
+
+    mpremote waits 10 s between characters of an answer (and 10 s in all to enter the raw REPL);
+    here both are the connection's `answer_timeout`. The port itself gets it as pyserial's read
+    and write timeouts, set in BoardIO.connect: without them a read on a pty (mpremote reads a
+    pty one blocking byte at a time) or the raw-paste handshake waits for ever on a silent board."""
+    if SerialTransport not in _BOUNDED:
+        class BoundedTransport(SerialTransport):
+            answer_timeout = ANSWER_TIMEOUT
+
+            def read_until(self, min_num_bytes, ending, timeout=10, data_consumer=None, timeout_overall=None):
+                if timeout is not None:
+                    timeout = self.answer_timeout
+                if timeout_overall is not None:
+                    timeout_overall = self.answer_timeout
+                return super().read_until(min_num_bytes, ending, timeout, data_consumer, timeout_overall)
+
+        _BOUNDED[SerialTransport] = BoundedTransport
+    return _BOUNDED[SerialTransport]
 
 
 def _serial_exception():
@@ -100,6 +150,14 @@ def _serial_exception():
     except ImportError:  # pragma: no cover - pyserial comes with mpremote
         return OSError
     return SerialException
+
+
+def _serial_timeout():
+    try:
+        from serial import SerialTimeoutException
+    except ImportError:  # pragma: no cover
+        return TimeoutError
+    return SerialTimeoutException
 
 
 def last_line(text):
@@ -123,8 +181,9 @@ class LinkLost(CommandError):
 class BoardIO:
     """One connection to one board, in mpremote's raw REPL for its whole life."""
 
-    def __init__(self, device, out=None, baud=BAUD, reset_on_close=False):
+    def __init__(self, device, out=None, baud=BAUD, reset_on_close=False, timeout=ANSWER_TIMEOUT):
         self.device = device
+        self.timeout = timeout or ANSWER_TIMEOUT  # seconds a silent board is waited for
         self.out = out or sys.stderr
         self.baud = baud
         self.reset_on_close = reset_on_close  # close() with mpremote's `reset` instead of leaving the raw REPL
@@ -146,7 +205,9 @@ class BoardIO:
         if not self.device or not self.device.strip():
             raise CommandError("--device is empty; give a serial port (/dev/ttyUSB0, COM3) or a pyserial URL")
         try:
-            self.transport = SerialTransport(self.device, baudrate=self.baud)
+            self.transport = SerialTransport(self.device, baudrate=self.baud, timeout=self.timeout)
+            self.transport.answer_timeout = self.timeout
+            self.transport.serial.write_timeout = self.timeout
         except ValueError as e:  # pyserial: a URL scheme it does not know
             raise CommandError("%s is neither a serial port nor a URL pyserial knows: %s" % (self.device, e))
         except (TransportError, OSError) as e:
@@ -164,9 +225,11 @@ class BoardIO:
         except Exception as e:  # noqa: BLE001 -- any failure here means no REPL
             self._drop()
             got = captured.getvalue().strip()
-            raise LinkLost("no MicroPython REPL answers on %s (%s)%s; is the board powered, is it running "
-                           "MicroPython (carom flash), is another program using the port?" % (
-                               self.device, _plain(e), ("; it sent " + got[-120:]) if got else ""))
+            if got in ("b''", 'b""'):  # mpremote printed the nothing it got
+                got = ""
+            raise LinkLost("no MicroPython REPL answers on %s within %g s (%s)%s; is the board powered, is it "
+                           "running MicroPython (carom flash), is another program using the port?" % (
+                               self.device, self.timeout, _plain(e), ("; it sent " + got[-120:]) if got else ""))
 
     def _looks_like_missing_path(self):
         return "://" not in self.device and not os.path.exists(self.device)
@@ -204,6 +267,7 @@ class BoardIO:
         """Turn transport failures during `what` into CommandErrors naming it."""
         _, TransportError, TransportExecError = _mpremote()
         SerialException = _serial_exception()
+        SerialTimeout = _serial_timeout()
         if self.transport is None:
             raise LinkLost("not connected to %s (while %s)" % (self.device, what))
         try:
@@ -211,13 +275,17 @@ class BoardIO:
         except TransportExecError as e:
             text = e.error_output if isinstance(e.error_output, str) else str(e)
             raise RemoteError("%s failed on the board: %s" % (what, last_line(text)), text)
+        except SerialTimeout as e:
+            self._drop()
+            raise LinkLost("the board on %s did not answer within %g s while %s (%s): power, cable or reset?" % (
+                self.device, self.timeout, what, _plain(e)))
         except SerialException as e:
             self._drop()
             raise LinkLost("lost the connection to %s while %s: %s" % (self.device, what, _plain(e)))
         except TransportError as e:
             self._drop()
-            raise LinkLost("the board on %s stopped answering while %s (%s): power, cable or reset?" % (
-                self.device, what, _plain(e)))
+            raise LinkLost("the board on %s stopped answering within %g s while %s (%s): power, cable or reset?" % (
+                self.device, self.timeout, what, _plain(e)))
         except OSError as e:
             if getattr(e, "errno", None) is not None and not isinstance(e, SerialException) and e.errno in (
                     errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ENOSPC, errno.EACCES):

@@ -395,12 +395,19 @@ def html_to_pdf(chromium, html_path, pdf_path, timeout=90):
 
 
 def pull(board, wanted=None):
-    """[(generation, doc)] of the board's finished matches, oldest first."""
-    entries = board.listdir(HISTORY)
-    if entries is None:
-        return []
-    names = [name for name, is_dir, _ in sorted(entries)
-             if not is_dir and generation(name) is not None and (not wanted or generation(name) in wanted)]
+    """[(generation, doc)] of the board's finished matches, oldest first.
+
+    A CommandError, before anything is read, when a `wanted` number is not on the board."""
+    entries = board.listdir(HISTORY) or []
+    names = [name for name, is_dir, _ in sorted(entries) if not is_dir and generation(name) is not None]
+    if wanted:
+        on_board = {generation(name) for name in names}
+        missing = sorted(set(wanted) - on_board)
+        if missing:
+            raise CommandError("no match %s on %s (%s); nothing was written" % (
+                ", ".join(str(n) for n in missing), board.device,
+                "its finished matches: %s" % numbers(sorted(on_board)) if on_board else "it has no finished matches"))
+        names = [name for name in names if generation(name) in wanted]
     sizes = {name: size for name, _, size in entries}
     total = sum(sizes[n] for n in names)
     bar = Progress(sys.stderr, "Reading %d report%s" % (len(names), "s"[:len(names) != 1]), total)
@@ -424,6 +431,40 @@ def pull(board, wanted=None):
         out.append((gen, doc))
     out.sort()
     return out
+
+
+def numbers(gens):
+    """1-3, 7, 9-10: a sorted list of match numbers, short."""
+    parts = []
+    for n in gens:
+        if parts and parts[-1][1] == n - 1:
+            parts[-1][1] = n
+        else:
+            parts.append([n, n])
+    return ", ".join(str(a) if a == b else "%d-%d" % (a, b) for a, b in parts)
+
+
+def check_out_dir(out_dir):
+    """--out must be a folder, or a place where one can be made: checked before the board is read."""
+    if not out_dir:
+        raise CommandError("--out is empty; give a folder for the reports")
+    path = os.path.abspath(out_dir)
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            raise CommandError("--out %s is a file, not a folder; nothing was read from the board" % out_dir)
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise CommandError("--out %s: cannot write into this folder (permission denied); nothing was read "
+                               "from the board" % out_dir)
+        return
+    parent = path
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise CommandError("--out %s cannot be made: %s is a file; nothing was read from the board" % (
+            out_dir, parent))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CommandError("--out %s cannot be made in %s (permission denied); nothing was read from the board" % (
+            out_dir, parent))
 
 
 def write_reports(matches, formats, out_dir):
@@ -498,13 +539,21 @@ def run_report(args):
         raise CommandError("PDF needs Chromium to print the HTML sheet and none was found (Debian: apt-get install "
                            "chromium; or set CAROM_CHROMIUM to a Chrome/Chromium); --format html makes sheets any "
                            "browser prints to PDF")
+    check_out_dir(args.out)
     with BoardIO(args.device, reset_on_close=args.reset, timeout=args.timeout) as board:
         pulled = pull(board, set(args.match or ()))
     if not pulled:
-        print("no finished matches on %s%s" % (args.device, " with those numbers" if args.match else ""))
+        if args.match:  # each was on the board, but none was a readable report
+            raise CommandError("match %s on %s could not be read (see the warnings)" % (
+                numbers(sorted(set(args.match))), args.device))
+        print("no finished matches on %s" % args.device)
         return 0
     matches = [Match(gen, doc) for gen, doc in pulled]
-    written = write_reports(matches, formats, args.out)
+    try:
+        written = write_reports(matches, formats, args.out)
+    except OSError as e:
+        raise CommandError("cannot write the reports into %s: %s" % (
+            args.out, "%s: %s" % (e.filename, e.strerror) if e.filename and e.strerror else e))
     for m in matches:
         a, b = m.player("A"), m.player("B")
         print("match %d: %s %s - %s %s, %s" % (m.gen, m.name("A"), a.get("score", "?"), b.get("score", "?"),

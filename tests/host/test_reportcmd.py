@@ -148,3 +148,34 @@ def test_score_sheet_running_totals_and_marks():
     page = render_html(m)
     assert "Bo &lt;b&gt;" in page and "<b>" not in page.split("<body>")[1]
     assert "Balkline 47/2" in page and "Draw (target reached)" in page and "board clock not set" in page
+
+
+def test_no_such_match_fails_and_writes_nothing(played, tmp_path):
+    """Tried (issue 13): `carom report --match 99` on a board whose only finished match is 1 (it
+    exited 0), and `--match 1 --match 99`: both fail naming 99 and what the board has; nothing written."""
+    vb = played
+    for wanted in (["99"], ["1", "--match", "99"]):
+        got = carom("report", "--device", vb.serial_path, "--out", str(tmp_path / "out"), "--match", *wanted,
+                    timeout=120)
+        assert got.returncode == 1, got.stdout + got.stderr
+        assert got.stderr.strip() == "carom: no match 99 on %s (its finished matches: 1); nothing was written" % (
+            vb.serial_path), got.stderr
+        assert not os.path.exists(tmp_path / "out")
+
+
+def test_out_that_cannot_be_a_folder_is_refused_before_the_board(tmp_path):
+    """Tried (issue 13): `carom report -d DEV --out FILE` (a FileExistsError traceback after reading the
+    board) and `--out FILE/sub`: refused before the port is opened (the port here does not exist, and
+    the error is about --out, not the port)."""
+    existing = tmp_path / "reports.txt"
+    existing.write_text("keep me")
+    device = str(tmp_path / "ttyNONE")
+    got = carom("report", "--device", device, "--out", str(existing))
+    assert got.returncode == 1 and "Traceback" not in got.stderr, got.stderr
+    assert got.stderr.strip() == "carom: --out %s is a file, not a folder; nothing was read from the board" % existing
+    got = carom("report", "--device", device, "--out", str(existing / "sub"))
+    assert got.returncode == 1 and got.stderr.strip() == (
+        "carom: --out %s cannot be made: %s is a file; nothing was read from the board" % (existing / "sub", existing))
+    assert existing.read_text() == "keep me"
+    got = carom("report", "--device", device, "--out", str(tmp_path / "new"))  # a folder that can be made:
+    assert got.returncode == 1 and "cannot open %s (no such port)" % device in got.stderr  # on to the port

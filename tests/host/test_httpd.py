@@ -106,8 +106,8 @@ def test_bad_listen_text_is_a_value_error_before_binding():
 def test_request_and_response(tmp_path):
     async def scenario(port, server, hub):
         status, headers, body = await exchange(
-            port, b'POST /echo?x=1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n'
-                  b'Content-Length: 7\r\n\r\n{"a":1}')
+            port, b'POST /echo?x=1 HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n'
+                  b'Content-Length: 7\r\n\r\n{"a":1}' % port)
         assert status == "HTTP/1.1 200 OK"
         assert headers["Content-Type"] == "application/json"
         assert headers["Cache-Control"] == "no-store" and headers["Connection"] == "close"

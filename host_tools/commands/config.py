@@ -49,16 +49,48 @@ def config_bytes(d):
     return raw
 
 
-def parse_board_config(raw):
-    """The board's config.json as a dict ({} when there is none); CommandError when it is not JSON."""
+def parse_board_config(raw, board=None):
+    """The board's config.json as a dict ({} when there is none); CommandError when it is not JSON
+    (saying what the board runs instead, when `board` is given to look at its good copy)."""
     if raw is None:
         return {}
     try:
         d = json.loads(raw.decode("utf-8"))
-    except ValueError as e:
-        raise CommandError("config.json on the board is not valid JSON (%s); the board runs its last good "
-                           "configuration: replace the file with carom config import FILE" % e)
+    except ValueError as e:  # UnicodeDecodeError is one too
+        raise CommandError("config.json on the board is not valid JSON (%s); %s: replace the file with carom config "
+                           "import FILE" % (e, fallback(board) if board is not None else
+                                            "the board runs its last good configuration or the defaults"))
     return d
+
+
+def as_the_board_reads(raw, path):
+    """The normalized config from a file's bytes, checked as firmware/config.py's load() checks
+    them (size, UTF-8, JSON, schema); ValueError naming what is wrong."""
+    config, _ = firmware_config()
+    if len(raw) > config.MAX_BYTES:
+        raise ValueError("%s: more than %d bytes" % (path, config.MAX_BYTES))
+    try:
+        d = json.loads(raw.decode("utf-8"))
+    except ValueError as e:
+        raise ValueError("%s: not valid JSON: %s" % (path, e))
+    return config.normalize(d, path)
+
+
+def fallback(board):
+    """What a board whose config.json is invalid runs and shows, as firmware/config.py's load()
+    decides: its good copy (config.good.json) when that one is valid (E 20), else the defaults (E 22)."""
+    config, _ = firmware_config()
+    good = config.good_path(FILE)
+    raw = board.read_file(good)
+    if raw is not None:
+        try:
+            as_the_board_reads(raw, good)
+        except ValueError:
+            pass
+        else:
+            return "the board runs its last good configuration (%s), showing E %d" % (
+                good.lstrip("/"), config.ERROR_CONFIG)
+    return "the board has no good copy of it, so it runs the defaults, showing E %d" % config.ERROR_CONFIG_DEFAULTS
 
 
 def secret_paths(schema=None, prefix=""):
@@ -89,14 +121,12 @@ def _put(d, path, value):
         raise CommandError("%s; nothing was written" % e)
 
 
-def apply_settings(d, settings):
-    """A new dict: d with every KEY=VALUE of `settings` set, each value parsed by its
-    key's type (configedit), the whole checked once at the end (config.normalize).
-    Raises CommandError naming the field; d is not changed."""
-    config, configedit = firmware_config()
-    new = json.loads(json.dumps(d)) if d else {}
-    if not isinstance(new, dict):
-        raise CommandError("config.json on the board is not an object; replace it with carom config import FILE")
+def parsed_settings(settings):
+    """[(key, value)] of KEY=VALUE items, each value parsed and checked by its key's own type and
+    range (configedit), alone: needs no board, so it runs before connecting. CommandError naming
+    the field."""
+    _, configedit = firmware_config()
+    out = []
     for item in settings:
         key, eq, text = item.partition("=")
         key = key.strip()
@@ -108,6 +138,19 @@ def apply_settings(d, settings):
             value = configedit.get_path(alone, key, "")
         except ValueError as e:
             raise CommandError("%s; nothing was written" % e)
+        out.append((key, value))
+    return out
+
+
+def apply_settings(d, settings):
+    """A new dict: d with every KEY=VALUE of `settings` set, each value parsed by its
+    key's type (configedit), the whole checked once at the end (config.normalize).
+    Raises CommandError naming the field; d is not changed."""
+    config, configedit = firmware_config()
+    new = json.loads(json.dumps(d)) if d else {}
+    if not isinstance(new, dict):
+        raise CommandError("config.json on the board is not an object; replace it with carom config import FILE")
+    for key, value in parsed_settings(settings):
         _put(new, key, value)
     try:
         config.normalize(new, "config.json")
@@ -224,16 +267,21 @@ def run_config(args):
     imported = None
     if action == "import":
         imported = read_import(rest[0])
+        precheck_import(imported, rest[0])
     if action == "get":
         try:
             configedit.get_path({}, rest[0], "")  # a key of the schema? (before connecting)
         except ValueError as e:
             raise CommandError(str(e))
+    if action == "set":
+        parsed_settings(rest)  # each value checked before connecting
+    if action == "export" and rest[0] != "-":
+        check_export_path(rest[0])
     with BoardIO(args.device, reset_on_close=args.reset, timeout=args.timeout) as board:
         raw = board.read_file(FILE)
         if action in ("show", "get", "export"):
-            return read_action(action, rest, raw, args)
-        current = parse_board_config(raw)
+            return read_action(action, rest, raw, args, board)
+        current = parse_board_config(raw, board)
         if action == "set":
             new = apply_settings(current, rest)
         else:
@@ -278,9 +326,39 @@ def read_import(path):
     return d
 
 
-def read_action(action, rest, raw, args):
+def precheck_import(imported, path):
+    """The imported file checked with the schema before connecting; a secret given as "***"
+    (filled from the board later) is left out here."""
+    config, _ = firmware_config()
+    probe = json.loads(json.dumps(imported))
+    for key in secret_paths():
+        v, found = _walk(probe, key)
+        if found and v == config.REDACTED:
+            section, _, name = key.rpartition(".")
+            parent, _ = _walk(probe, section) if section else (probe, True)
+            del parent[name]
+    try:
+        config.normalize(probe, path)
+    except ValueError as e:
+        raise CommandError("%s; nothing was written" % e)
+
+
+def check_export_path(path):
+    """export FILE: a place a file can be written, checked before the board is read."""
+    import os
+
+    if os.path.isdir(path):
+        raise CommandError("cannot write %s: it is a folder; nothing was read from the board" % path)
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise CommandError("cannot write %s: no folder %s; nothing was read from the board" % (path, parent))
+    if not os.access(parent, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise CommandError("cannot write %s: permission denied; nothing was read from the board" % path)
+
+
+def read_action(action, rest, raw, args, board=None):
     config, configedit = firmware_config()
-    d = parse_board_config(raw)
+    d = parse_board_config(raw, board)
     if action == "export":
         if raw is None:
             sys.stderr.write("no config.json on the board (it runs the defaults): exported {}\n")
@@ -301,12 +379,13 @@ def read_action(action, rest, raw, args):
             sys.stderr.write("warning: the board's config.json is invalid: %s\n" % e)
         return 0
     try:
-        full = config.normalize(d, "config.json")
+        full = as_the_board_reads(raw, "config.json") if raw is not None else config.normalize(d, "config.json")
     except ValueError as e:
         if action == "show":
             print(json.dumps(redacted(d, args.secrets), indent=2, ensure_ascii=False))
-        raise CommandError("the board's config.json is invalid (the board runs its last good configuration, "
-                           "showing E 20): %s" % e)
+        raise CommandError("the board's config.json is invalid (%s): %s" % (
+            fallback(board) if board is not None else "the board runs its last good configuration or the defaults",
+            e))
     if action == "show":
         if raw is None:
             sys.stderr.write("no config.json on the board: these are the defaults\n")

@@ -134,6 +134,8 @@ def check_firmware(board, c):
 
 def check_config(board, c):
     """The board's configuration; returns the board name it runs (or None)."""
+    from .config import fallback
+
     firmware_path()
     import config
 
@@ -144,13 +146,12 @@ def check_config(board, c):
     try:
         d = json.loads(raw.decode("utf-8"))
     except ValueError as e:
-        c.fail("config.json: not valid JSON (%s): the board runs its last good configuration and shows E 20; "
-               "fix it with carom config import FILE" % e)
+        c.fail("config.json: not valid JSON (%s): %s; fix it with carom config import FILE" % (e, fallback(board)))
         return _good_board(board)
     try:
         cfg = config.normalize(d, "config.json")
     except ValueError as e:
-        c.fail("%s: the board runs its last good configuration and shows E 20; fix it with carom config set" % e)
+        c.fail("%s: %s; fix it with carom config set" % (e, fallback(board)))
         named = d.get("board") if isinstance(d, dict) and isinstance(d.get("board"), str) else None
         return _good_board(board) or named
     extra = []

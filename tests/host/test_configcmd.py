@@ -135,3 +135,56 @@ def test_secrets_show_export_import(tmp_path):
         assert ok(carom("config", "--device", dev, "export", "-", "--secrets")).count("hunter2hunter") == 1
     finally:
         vb.close()
+
+
+def test_invalid_config_says_what_the_board_shows(tmp_path):
+    """Tried (issue 13): `carom config show` on an invalid config.json said "E 20" even when the
+    board shows E 22. With its good copy (config.good.json, written at a boot on a valid file) the
+    board runs that and shows E 20; without it, the defaults and E 22: show, get and doctor say so,
+    and the board, reset, shows that code on its message display."""
+    vb = start(tmp_path, {"board": "wall"}, serial=True)
+    try:
+        assert os.path.exists(vb.flash_path("/config.good.json"))
+        vb.write_file("/config.json", json.dumps({"board": "wall", "match": {"target": 0}}))
+        out = carom("config", "--device", vb.serial_path, "--no-reset", "show")
+        assert out.returncode == 1 and "Traceback" not in out.stderr
+        assert out.stderr.strip() == (
+            "carom: the board's config.json is invalid (the board runs its last good configuration "
+            "(config.good.json), showing E 20): config.json: match.target: 0 is not in 1..9999"), out.stderr
+        os.remove(vb.flash_path("/config.good.json"))
+        for args in (["show"], ["get", "match.target"]):
+            out = carom("config", "--device", vb.serial_path, "--no-reset", *args)
+            assert out.returncode == 1 and out.stderr.strip() == (
+                "carom: the board's config.json is invalid (the board has no good copy of it, so it runs the "
+                "defaults, showing E 22): config.json: match.target: 0 is not in 1..9999"), out.stderr
+        vb.write_file("/config.json", '{"board": "wall", ')
+        out = carom("config", "--device", vb.serial_path, "--no-reset", "show")
+        assert out.returncode == 1 and "not valid JSON" in out.stderr and "showing E 22" in out.stderr, out.stderr
+        out = carom("doctor", "--device", vb.serial_path)
+        assert out.returncode == 1 and "showing E 22" in out.stdout, out.stdout
+        vb.wait_for(lambda b: any(text(b, d["addr"] if isinstance(d["addr"], int) else int(d["addr"], 16),
+                                       d["bus"]).strip() == "E 22"
+                                  for d in board_def("wall")["displays"]), timeout=30)
+    finally:
+        vb.close()
+
+
+def test_bad_value_refused_before_the_port(tmp_path):
+    """Tried (issue 13): `carom config -d <missing port> set display.brightness=16` reported the
+    port; now the value is checked first (and `set` without '=', an unknown key, an import file
+    that the schema refuses): the error names the value, not the port."""
+    device = str(tmp_path / "ttyNONE")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"board": "wall", "display": {"brightness": 99}}))
+    for args, message in [
+        (["set", "display.brightness=16"], "display.brightness"),
+        (["set", "players.A.name=KIM", "match.target=-1"], "match.target"),
+        (["set", "nokey=1"], "nokey"),
+        (["set", "display.brightness"], "KEY=VALUE"),
+        (["import", str(bad)], "display.brightness"),
+    ]:
+        out = carom("config", "--device", device, *args)
+        assert out.returncode == 1 and out.stderr.startswith("carom: ") and "Traceback" not in out.stderr, out.stderr
+        assert message in out.stderr and device not in out.stderr, (args, out.stderr)
+    out = carom("config", "--device", device, "set", "display.brightness=3")  # a good value: on to the port
+    assert out.returncode == 1 and "cannot open %s (no such port)" % device in out.stderr, out.stderr

@@ -13,12 +13,16 @@
     POST /api/boards/<n>/action     {"do": "tap"|"down"|"up"|"long", "button": "A.point"}
                                     {"do": "power", "on": true|false}
                                     {"do": "plug", "chip": "1:0x71", "plugged": true|false}
-                                    {"do": "advance", "seconds": 60}
+                                    {"do": "advance", "seconds": 60}   (0 < seconds <= 300)
                                     -> {"ok": true} or 400 {"error": reason}
+                                    (429 while that board's clock is still moving)
 
 A POST must be `Content-Type: application/json`: a page from another origin
 cannot send that without the browser asking first (CORS), and nothing here
-says yes, so other sites cannot press the buttons.
+says yes, so other sites cannot press the buttons; an Origin or Host that is
+not this server's is refused before (httpd: 403, 421).  Every field is checked
+by its JSON type and range (session.check_action): booleans are true/false,
+numbers are numbers, names are the board's own.
 
 Each board runs in its own thread (web/session.py); the event loop only moves
 bytes.  Calls that drive a board run in the default executor.
@@ -49,6 +53,7 @@ class Server(httpd.Server):
         super().__init__(STATIC_DIR)
         self.sessions = sessions
         self.hub = hub
+        self._jumping = set()  # boards whose clock jump runs now
 
     async def route(self, writer, request):
         method, path = request.method, request.path
@@ -75,18 +80,26 @@ class Server(httpd.Server):
         return await self.send(writer, 404, {"error": "not found: %s" % path})
 
     async def _action(self, writer, index, headers, body):
-        if not headers.get("content-type", "").startswith("application/json"):
+        if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
             return await self.send(writer, 415, {"error": "send application/json"})
         if not 0 <= index < len(self.sessions):
             return await self.send(writer, 404, {"error": "no board %d" % index})
         try:
-            action = json.loads(body or b"{}")
+            action = httpd.json_body(body)
             if not isinstance(action, dict):
                 raise ValueError
         except ValueError:
             return await self.send(writer, 400, {"error": "the body must be a JSON object"})
+        jump = action.get("do") == "advance"
+        if jump and index in self._jumping:  # one jump at a time per board: each holds its lock
+            return await self.send(writer, 429, {"error": "board %d's clock is still moving" % index})
         loop = asyncio.get_running_loop()
-        reason = await loop.run_in_executor(None, self.sessions[index].act, action)
+        if jump:
+            self._jumping.add(index)
+        try:
+            reason = await loop.run_in_executor(None, self.sessions[index].act, action)
+        finally:
+            self._jumping.discard(index)
         if reason:
             return await self.send(writer, 400, {"error": reason})
         return await self.send(writer, 200, {"ok": True})

@@ -25,6 +25,10 @@ them into server-sent events.
 
 import heapq
 import itertools
+import json
+import math
+import os
+import re
 import threading
 import time
 
@@ -39,6 +43,9 @@ GAP_S = 0.1  # a button is left up at least this long between two presses
 LONG_EXTRA_S = 0.5  # a long press lasts the button's long_ms plus this (1.5 s for 1000 ms)
 CLOCK_EVERY_S = 0.1  # when nothing else changes, the virtual time is sent this often
 JUMPS = (10, 60, 300)  # "move the clock forward" buttons, seconds
+MAX_JUMP_S = max(JUMPS)  # the most one {"do": "advance"} moves the clock (a jump holds the board's lock)
+ACTIONS = {"tap": ("button",), "down": ("button",), "up": ("button",), "long": ("button",),
+           "power": ("on",), "plug": ("chip", "plugged"), "advance": ("seconds",)}  # each one's fields
 LOG_KEEP = 500  # log lines a newly connected page is sent
 BLINK_HZ = (0, 2, 1, 0.5)
 REMOTE_ORDER = ("point", "miss", "foul", "foul.time", "undo", "break", "timeout", "new")  # the referee box's keys
@@ -126,6 +133,122 @@ def layout(board, index):
         "leds": leds,
         "jumps": list(JUMPS),
     }
+
+
+def shown(value, limit=40):
+    """A value from a request, as JSON, cut short: for the reason a request is refused."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = "?"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def check_action(action, buttons, chips):
+    """Why `action` (the JSON a page POSTed) is refused, or None: each field by its JSON type and
+    range.  buttons, chips: the board's button names and display keys ("1:0x71")."""
+    if not isinstance(action, dict):
+        return "the body must be a JSON object"
+    do = action.get("do")
+    if not isinstance(do, str) or do not in ACTIONS:
+        return "unknown action %s (one of %s)" % (shown(do), ", ".join(ACTIONS))
+    fields = ACTIONS[do]
+    for name in action:
+        if name != "do" and name not in fields:
+            return "%s takes %s, not %s" % (do, ", ".join(fields), shown(name))
+    for name in fields:
+        if name not in action:
+            return "%s needs %s" % (do, name)
+    if "button" in fields and not (isinstance(action["button"], str) and action["button"] in buttons):
+        return "no button %s on this board" % shown(action["button"])
+    for name in ("on", "plugged"):
+        if name in fields and type(action[name]) is not bool:
+            return "%s must be true or false, not %s" % (name, shown(action[name]))
+    if "chip" in fields and not (isinstance(action["chip"], str) and action["chip"] in chips):
+        return "no display %s on this board" % shown(action["chip"])
+    if "seconds" in fields:
+        seconds = action["seconds"]
+        if type(seconds) not in (int, float) or (type(seconds) is float and not math.isfinite(seconds)):
+            return "seconds must be a JSON number, not %s" % shown(seconds)
+        if not 0 < seconds <= MAX_JUMP_S:
+            return "seconds must be more than 0 and at most %d" % MAX_JUMP_S
+    return None
+
+
+# ---- secrets never shown ----------------------------------------------------------------------
+
+HIDDEN = "***"  # firmware/config.py's REDACTED
+MIN_SECRET = 4  # a shorter secret is too common a string to hide by its value (the rules below still do)
+HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{64,}(?![0-9A-Fa-f])")  # a radio key (or any 32+ bytes in hex)
+SECRET_FIELD = re.compile(r"""((["'])(?:password|key|psk)\2\s*:\s*)(["'])(?:\\.|(?!\3).)*\3""")
+RAW_REPL = "raw REPL; CTRL-B to exit"  # the board entered the raw REPL (a host tool: mpremote, carom)
+FRIENDLY = 'Type "help()" for more information.'  # the banner: the board left it
+
+
+def _secret_paths():
+    from ...commands.config import secret_paths  # the config schema's F_SECRET entries
+
+    return secret_paths()
+
+
+class Redactor:
+    """Hides the board's secrets (Wi-Fi and MQTT passwords, the radio key) in text the simulator shows.
+
+    By value: every secret the board's config.json (and config.json.tmp, a write under way) held
+    since the session started, as written and as JSON or Python would escape it.  By shape: any run
+    of 64 or more hex digits, and the value of a quoted "password"/"key"/"psk" field."""
+
+    def __init__(self, paths=None):
+        self.paths = paths if paths is not None else _secret_paths()
+        self.secrets = set()
+        self._forms = []
+        self._seen = {}  # file -> (mtime_ns, size) when last read
+
+    def learn_config(self, d):
+        """Every non-empty secret value of a config dict."""
+        for path in self.paths:
+            v = d
+            for key in path.split("."):
+                v = v.get(key) if isinstance(v, dict) else None
+            if isinstance(v, str) and v and v != HIDDEN:
+                self.learn(v)
+
+    def learn(self, secret):
+        if secret in self.secrets:
+            return
+        self.secrets.add(secret)
+        if len(secret) < MIN_SECRET:
+            return
+        forms = set()
+        for written in (secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]):
+            forms |= {written, repr(written)[1:-1], repr(written.encode())[2:-1]}  # as text, as a repr of it
+        self._forms = sorted(set(self._forms) | forms, key=len, reverse=True)
+
+    def watch(self, folder):
+        """Learn the secrets of folder/config.json and config.json.tmp when they changed."""
+        if not folder:
+            return
+        for name in ("config.json", "config.json.tmp"):
+            path = os.path.join(folder, name)
+            try:
+                st = os.stat(path)
+                if self._seen.get(path) == (st.st_mtime_ns, st.st_size):
+                    continue
+                self._seen[path] = (st.st_mtime_ns, st.st_size)
+                with open(path, "rb") as f:
+                    raw = f.read(1 << 16)
+                self.learn_config(json.loads(raw.decode("utf-8", "replace")))
+            except (OSError, ValueError):
+                continue
+
+    def __call__(self, text):
+        if not isinstance(text, str):
+            return text
+        for form in self._forms:
+            if form in text:
+                text = text.replace(form, HIDDEN)
+        text = HEX_RUN.sub(HIDDEN, text)
+        return SECRET_FIELD.sub(lambda m: m.group(1) + m.group(3) + HIDDEN + m.group(3), text)
 
 
 class HubBoard(ScriptedBoard):
@@ -216,6 +339,10 @@ class BoardSession:
         self._buttons = {}  # name -> {"down_at": virtual s or None, "free_at": virtual s}
         self._pressed = set()  # buttons whose pin is driven now
         self.failed = None  # the error that stopped the board's process, if any
+        self.redact = Redactor()  # every line logged and every error shown goes through it
+        self._raw_repl = False  # the board is at the raw REPL: what it sends back is a host tool's, not shown
+        if isinstance(config, dict):
+            self.redact.learn_config(config)
 
     # ---- life ------------------------------------------------------------------------
 
@@ -237,6 +364,7 @@ class BoardSession:
         self.vb = self.sb.vb
         self.vb.open_serial()  # the REPL on a pty: mpremote works against the board while the page runs
         self.flash_dir = self.sb.flash_dir
+        self.redact.watch(self.flash_dir)
         self.layout = layout(self.sb.board, self.index)
         self.layout["flash"] = self.flash_dir
         self.buzzer_pin = self.vb.named_pins.get("buzzer")
@@ -285,7 +413,7 @@ class BoardSession:
         except BoardError as e:
             if self._stop.is_set():
                 return False
-            self.failed = str(e)
+            self.failed = self.redact(str(e))
             self._log("error", str(e).splitlines()[0])
             for line in str(e).splitlines()[1:]:
                 self._log("stderr", line)
@@ -298,24 +426,23 @@ class BoardSession:
     def act(self, action):
         """Do what the page asked: {"do": "tap"|"down"|"up"|"long", "button": name},
         {"do": "power", "on": bool}, {"do": "plug", "chip": "1:0x71", "plugged": bool},
-        {"do": "advance", "seconds": n}.  Returns None, or why it was refused."""
-        do = action.get("do")
+        {"do": "advance", "seconds": n}.  Returns None, or why it was refused (check_action:
+        nothing is done with a field of the wrong type or out of range)."""
+        reason = check_action(action, self._buttons, {d["key"] for d in self.layout["displays"]})
+        if reason:
+            return reason
+        do = action["do"]
         with self.lock:
             if self._stop.is_set():
                 return "the simulator is stopping"
             if do in ("tap", "down", "up", "long"):
-                name = action.get("button")
-                if name not in self._buttons:
-                    return "no button %r on this board" % (name,)
-                reason = getattr(self, "_" + do)(name)
+                reason = getattr(self, "_" + do)(action["button"])
             elif do == "power":
-                reason = self._power(bool(action.get("on")))
+                reason = self._power(action["on"])
             elif do == "plug":
-                reason = self._plug(action.get("chip"), bool(action.get("plugged")))
-            elif do == "advance":
-                reason = self._advance(action.get("seconds"))
+                reason = self._plug(action["chip"], action["plugged"])
             else:
-                reason = "unknown action %r" % (do,)
+                reason = self._advance(action["seconds"])
             self._collect()
             return reason
 
@@ -396,12 +523,6 @@ class BoardSession:
         return None
 
     def _advance(self, seconds):
-        try:
-            seconds = float(seconds)
-        except (TypeError, ValueError):
-            return "seconds must be a number"
-        if not 0 < seconds <= 3600:
-            return "seconds must be in 0..3600"
         self._log("time", "clock moved forward %g s" % seconds)
         self._guard(self.pacer.jump, seconds)
         return None
@@ -409,7 +530,9 @@ class BoardSession:
     # ---- what the board shows -------------------------------------------------------------
 
     def _log(self, kind, text):
-        entry = {"board": self.index, "t": round(self.vb.now, 3) if self.vb else 0.0, "kind": kind, "text": text}
+        """One line to the log (and every page): its secrets hidden first (Redactor)."""
+        entry = {"board": self.index, "t": round(self.vb.now, 3) if self.vb else 0.0, "kind": kind,
+                 "text": self.redact(text)}
         self.log.append(entry)
         del self.log[:-LOG_KEEP]
         self.publish("log", self.index, entry)
@@ -417,6 +540,7 @@ class BoardSession:
     def _collect(self):
         """Publish what changed since last time: printed lines, resets, sounds, the state."""
         vb = self.vb
+        rebooted = len(vb.boots) > self._boots_seen
         for boot in vb.boots[self._boots_seen:]:
             self._log("reset", "boot at %.3f s: %s (%s)" % (boot.t_ms / 1000, boot.cause_name, boot.kind))
         self._boots_seen = len(vb.boots)
@@ -425,10 +549,16 @@ class BoardSession:
             new = text[self._out_seen[stream]:]
             if new:
                 self._out_seen[stream] = len(text)
+                self.redact.watch(self.flash_dir)  # what was just printed may hold a secret set just now
                 lines = (self._partial[stream] + new).split("\n")
                 self._partial[stream] = lines.pop()
+                if stream == "stdout":
+                    lines = self._console_lines(lines, rebooted)
                 for line in lines:
-                    self._log(stream, line.rstrip("\r"))
+                    if isinstance(line, tuple):
+                        self._log(*line)
+                    else:
+                        self._log(stream, line.rstrip("\r"))
         sounds = vb.sounds[self._sounds_seen:]
         self._sounds_seen = len(vb.sounds)
         if sounds:
@@ -447,6 +577,32 @@ class BoardSession:
         elif abs(state["t"] - self._last_t) >= CLOCK_EVERY_S:  # only the clock moved
             self._last_t = state["t"]
             self.publish("tick", self.index, {"board": self.index, "t": state["t"]})
+
+    def _console_lines(self, lines, rebooted):
+        """The lines of the board's console to log (a (kind, text) among them says the raw REPL began):
+        at the raw REPL (mpremote, carom config, doctor,
+        deploy) the board answers a host tool, in pieces that may split a secret (a file read 512
+        bytes at a time, as Python reprs), so those answers are not logged, only that it happened.
+        The raw REPL ends with the friendly banner, or with a reset (after the tool's last reply,
+        which holds the raw REPL's \\x04)."""
+        if self._raw_repl and rebooted:
+            last = max((i for i, line in enumerate(lines) if "\x04" in line), default=-1)
+            self._raw_repl = False
+            lines = lines[last + 1:]
+        out = []
+        for line in lines:
+            if self._raw_repl:
+                if FRIENDLY in line:
+                    self._raw_repl = False
+                    out.append(line[line.index(FRIENDLY):])
+                continue
+            if RAW_REPL in line:
+                self._raw_repl = True
+                out.append(("serial", "a host tool (mpremote, carom config, doctor) uses the raw REPL: "
+                                      "the board's answers to it are not shown here"))
+                continue
+            out.append(line)
+        return out
 
     def _reading(self, chip):
         key = (chip.bus, chip.address)

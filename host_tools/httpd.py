@@ -36,6 +36,8 @@ PING_S = 15  # a comment line on a quiet event stream, so proxies and browsers k
 READ_TIMEOUT_S = 10.0  # the whole request (head and body) arrives within this, else 408
 WRITE_TIMEOUT_S = 30.0  # a client that takes no bytes for this long is dropped
 MAX_CONNECTIONS = 100  # open connections (event streams included); one more gets 503
+LINGER_S = 2.0  # after an answer, what the client still sends is read and dropped this long at most ...
+LINGER_BYTES = 1 << 20  # ... and this much at most (then the connection closes)
 HUB_BYTES = 4 << 20  # bytes of events waiting for one page; beyond that (or `size` events) it is dropped
 MAX_JSON_DEPTH = 32  # nesting of a JSON body ([ and {)
 REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
@@ -47,7 +49,7 @@ EVENTS_HEAD = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Con
 LOCAL_NAMES = ("localhost", "127.0.0.1", "::1", "localhost.localdomain", "ip6-localhost")
 _REQUEST_LINE = re.compile(r"([A-Z]{1,20}) (/[\x21-\x7e]*) HTTP/1\.[01]")
 _HEADER = re.compile(r"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*")
-_DIGITS = re.compile(r"[0-9]{1,12}")
+_DIGITS = re.compile(r"[0-9]+")
 
 Request = collections.namedtuple("Request", "method path headers body")
 
@@ -255,6 +257,7 @@ class Server:
     read_timeout = READ_TIMEOUT_S
     write_timeout = WRITE_TIMEOUT_S
     max_connections = MAX_CONNECTIONS
+    linger_s = LINGER_S
 
     def __init__(self, static_dir):
         self.static_dir = static_dir
@@ -262,6 +265,8 @@ class Server:
         self.server_id = "%x" % int(time.time() * 1000)
         self._tasks = set()
         self._answered = set()  # writers that got their status line
+        self._streams = set()  # writers of event streams
+        self._refusing = 0  # connections past max_connections being answered 503
         self.allowed_hosts = set(LOCAL_NAMES)
         self.any_host = False
         self.port = None
@@ -281,18 +286,15 @@ class Server:
     async def handle(self, reader, writer):
         task = asyncio.current_task()
         if len(self._tasks) >= self.max_connections:
-            try:
-                await self.send(writer, 503, {"error": "too many connections"})
-            except Exception:
-                pass
-            finally:
-                writer.close()
+            await self._refuse(reader, writer)
             return
         self._tasks.add(task)
+        linger = True
         try:
             await self._handle(reader, writer)
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError, TimeoutError,
-                asyncio.TimeoutError):
+        except asyncio.CancelledError:
+            linger = False
+        except (ConnectionError, asyncio.IncompleteReadError, TimeoutError):
             pass
         except Exception:  # a route that failed: an answer, never a traceback
             if writer not in self._answered:
@@ -301,12 +303,48 @@ class Server:
                 except Exception:
                     pass
         finally:
-            self._tasks.discard(task)
-            self._answered.discard(writer)
             try:
+                if linger and writer not in self._streams:
+                    await self._linger(reader, writer)
+            finally:
+                self._tasks.discard(task)
+                self._answered.discard(writer)
+                self._streams.discard(writer)
                 writer.close()
-            except Exception:
-                pass
+
+    async def _refuse(self, reader, writer):
+        """503 past max_connections; past as many again waiting to close, the connection is reset."""
+        if self._refusing >= self.max_connections:
+            writer.transport.abort()
+            return
+        self._refusing += 1
+        try:
+            await self.send(writer, 503, {"error": "too many connections"})
+            await self._linger(reader, writer)
+        except Exception:
+            pass
+        finally:
+            self._refusing -= 1
+            self._answered.discard(writer)
+            writer.close()
+
+    async def _linger(self, reader, writer):
+        """After the answer: end our side, then read and drop what the client still sends (at most
+        LINGER_BYTES, for linger_s), so closing does not reset the connection and lose the answer."""
+        try:
+            if writer.transport.is_closing():
+                return
+            if writer.can_write_eof():
+                writer.write_eof()
+            got = 0
+            async with asyncio.timeout(self.linger_s):
+                while got < LINGER_BYTES:
+                    chunk = await reader.read(65536)
+                    if not chunk:
+                        break
+                    got += len(chunk)
+        except (Exception, asyncio.CancelledError):
+            pass
 
     async def cancel_all(self):
         for task in list(self._tasks):
@@ -357,7 +395,10 @@ class Server:
         length = headers.get("content-length")
         if length is not None and not _DIGITS.fullmatch(length):
             raise BadRequest(400, "bad Content-Length")
-        length = int(length or 0)
+        if length is None:
+            length = 0
+        else:  # any number of digits is a length; more than 18 of them is too long for any body
+            length = int(length) if len(length.lstrip("0")) <= 18 else 1 << 62
         body = b""
         if length and (self.max_body is None or length > self.max_body):
             raise BadRequest(413, "body too large")
@@ -401,6 +442,7 @@ class Server:
         or falls the hub's bound behind, is dropped (its connection closed).
         """
         self._answered.add(writer)
+        self._streams.add(writer)
         writer.write(EVENTS_HEAD)
         queue = hub.add()
         queue.on_drop = writer.transport.abort

@@ -1,0 +1,299 @@
+"""host_tools.httpd against strangers (issue 13): every hostile request gets a status, in bounded time
+and memory, and the server goes on answering.  Over a real loopback socket, raw bytes.
+
+A small Server subclass stands in for the pages (test_httpd.py's shape): it counts the requests that
+reached its route, so a refused one is seen to have done nothing.  Limits are made small here
+(read_timeout, max_connections, the hub's bytes) so each case meets its limit at once; nothing
+waits for a fixed time: each wait is for the server's answer or state.
+"""
+
+import asyncio
+import json
+import socket
+
+import pytest
+
+from host_tools import httpd
+
+
+class Pages(httpd.Server):
+    max_body = 64
+
+    def __init__(self, static_dir, hub):
+        super().__init__(static_dir)
+        self.hub = hub
+        self.routed = []
+
+    async def route(self, writer, request):
+        self.routed.append(request)
+        if request.path == "/events":
+            return await self.stream(writer, self.hub, self.opening)
+        if request.path == "/boom":
+            raise KeyError("a route that fails")
+        if request.path == "/json":
+            try:
+                return await self.send(writer, 200, {"got": httpd.json_body(request.body)})
+            except ValueError as e:
+                return await self.send(writer, 400, {"error": str(e)})
+        return await self.send(writer, 200, {"method": request.method, "path": request.path})
+
+    async def opening(self, writer):
+        writer.write(httpd.sse("hello", {}))
+
+
+def serve(tmp_path, scenario, listen="127.0.0.1:0", hub_size=1000, hub_bytes=httpd.HUB_BYTES, **limits):
+    """Run `await scenario(port, server, hub)` with Pages on `listen`; `limits` set on the server."""
+    (tmp_path / "index.html").write_text("<p>hi</p>")
+    errors = []
+
+    async def main():
+        asyncio.get_running_loop().set_exception_handler(lambda loop, ctx: errors.append(ctx))
+        hub = httpd.Hub(hub_size, asyncio.get_running_loop(), max_bytes=hub_bytes)
+        server = Pages(str(tmp_path), hub)
+        for k, v in limits.items():
+            setattr(server, k, v)
+        sock = httpd.listen(listen, 8080)
+        srv = await server.start(sock)
+        try:
+            async with asyncio.timeout(60):  # only stops a hang
+                return await scenario(sock.getsockname()[1], server, hub)
+        finally:
+            srv.close()
+            hub.close()
+            await server.cancel_all()
+            sock.close()
+
+    out = asyncio.run(main())
+    assert errors == []  # no traceback reached the event loop
+    return out
+
+
+def host(port):
+    return b"Host: 127.0.0.1:%d\r\n" % port
+
+
+async def exchange(port, raw, close_write=False):
+    """Send raw bytes, read the whole answer: (status code, headers, JSON body or bytes)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(raw)
+    await writer.drain()
+    if close_write:
+        writer.write_eof()
+    data = await reader.read()
+    writer.close()
+    return parse(data)
+
+
+def parse(data):
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    version, code, _ = lines[0].split(" ", 2)
+    assert version == "HTTP/1.1", data
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    assert int(headers["Content-Length"]) == len(body), data
+    return int(code), headers, json.loads(body) if headers["Content-Type"] == "application/json" else body
+
+
+@pytest.mark.parametrize("length", [b"abc", b"-5", b"+5", b"5 5", b"0x10", b"\xd9\xa3", b"", b"99999999999999"])
+def test_a_bad_content_length_is_400(tmp_path, length):
+    """Content-Length: abc and -5 killed the handler with a traceback; now 400 (a huge one: 413)."""
+    async def scenario(port, server, hub):
+        code, _, body = await exchange(port, b"POST /echo HTTP/1.1\r\n" + host(port) +
+                                       b"Content-Length: " + length + b"\r\n\r\n{}")
+        assert (code, body) == ((413, {"error": "body too large"}) if length == b"99999999999999"
+                                else (400, {"error": "bad Content-Length"}))
+        assert server.routed == []
+
+    serve(tmp_path, scenario)
+
+
+@pytest.mark.parametrize("raw, error", [
+    (b"POST /e HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", "content-length given twice"),
+    (b"POST /e HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+     "send a Content-Length, not Transfer-Encoding"),
+    (b"GET /e HTTP/1.1\r\nno colon here\r\n\r\n", "bad header line"),
+    (b"GET /e HTTP/1.1\r\n: empty name\r\n\r\n", "bad header line"),
+    (b"GET http://127.0.0.1/e HTTP/1.1\r\n\r\n", "bad request line"),
+    (b"GET /e HTTP/2.0\r\n\r\n", "bad request line"),
+    (b"GET  /e HTTP/1.1\r\n\r\n", "bad request line"),
+    (b"get /e HTTP/1.1\r\n\r\n", "bad request line"),
+    (b"GET /\xff HTTP/1.1\r\n\r\n", "bad request line"),
+    (b"\r\n\r\n", "bad request line"),
+])
+def test_a_malformed_request_is_400(tmp_path, raw, error):
+    """Duplicated lengths, chunked bodies, header lines without a name or colon, absolute or
+    non-ASCII targets, other HTTP versions: 400, and the route never runs."""
+    async def scenario(port, server, hub):
+        code, _, body = await exchange(port, raw)
+        assert (code, body) == (400, {"error": error})
+        assert server.routed == []
+
+    serve(tmp_path, scenario)
+
+
+def test_a_head_with_no_end_is_431(tmp_path):
+    """65 KB of header bytes with no blank line: 431 (the reader's limit), not a silent close."""
+    async def scenario(port, server, hub):
+        code, _, body = await exchange(port, b"GET / HTTP/1.1\r\nX: " + b"y" * (httpd.MAX_HEADER * 4 + 10))
+        assert (code, body) == (431, {"error": "headers too large"})
+
+    serve(tmp_path, scenario)
+
+
+@pytest.mark.parametrize("raw", [b"GET / HTTP/1.1\r\nHost: 127.0.0.1", b"",
+                                 b"POST /json HTTP/1.1\r\nContent-Length: 10\r\n\r\n{\"a\""])
+def test_a_request_that_never_ends_is_408(tmp_path, raw):
+    """Half a head, nothing at all, a body shorter than its Content-Length (the 19,985 half-sent
+    requests that exhausted the sim's file descriptors): 408 once read_timeout passes."""
+    async def scenario(port, server, hub):
+        code, _, body = await exchange(port, raw)  # the client waits; the server answers
+        assert code == 408 and body == {"error": "the request did not arrive within 0.2 s"}
+        while server._tasks:  # the connection closes once the client closed its side
+            await asyncio.sleep(0.01)
+        assert server.routed == []
+
+    serve(tmp_path, scenario, read_timeout=0.2)
+
+
+def test_past_max_connections_is_503_and_the_server_recovers(tmp_path):
+    """300 connections that send half a request, with max_connections 20: the first 20 are held
+    (until read_timeout, long here), every other one is answered 503 at once and closed (20 at a
+    time: past twice max_connections a connection is reset unanswered); once the 20 go away, a
+    request is answered 200."""
+    async def scenario(port, server, hub):
+        held = []
+        for _ in range(20):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"GET / HTTP/1.1\r\n")
+            held.append((reader, writer))
+        while len(server._tasks) < 20:
+            await asyncio.sleep(0.01)
+        answers = []
+        for _ in range(14):  # 20 at once: as many as may wait to close (more are reset)
+            answers += await asyncio.gather(*(exchange(port, b"GET / HTTP/1.1\r\n") for _ in range(20)))
+        assert {(code, json.dumps(body)) for code, _, body in answers} == {
+            (503, '{"error": "too many connections"}')}
+        assert len(server._tasks) == 20 and server.routed == []
+        for reader, writer in held:
+            writer.close()
+        while server._tasks:
+            await asyncio.sleep(0.01)
+        code, _, body = await exchange(port, b"GET /x HTTP/1.1\r\n" + host(port) + b"\r\n")
+        assert (code, body) == (200, {"method": "GET", "path": "/x"})
+
+    serve(tmp_path, scenario, max_connections=20, read_timeout=3600)
+
+
+@pytest.mark.parametrize("listen", ["127.0.0.1:0", "[::1]:0"])
+def test_hosts_allowed_and_refused(tmp_path, listen):
+    """A POST with Host: attacker.example (DNS rebinding) is 421, one with a foreign Origin 403,
+    and neither reaches the route; this server's own names are served."""
+    if listen.startswith("[") and not socket.has_ipv6:
+        pytest.skip("no IPv6")
+
+    async def scenario(port, server, hub):
+        addr = "[::1]" if listen.startswith("[") else "127.0.0.1"
+
+        async def post(*lines):
+            reader, writer = await asyncio.open_connection(addr.strip("[]"), port)
+            writer.write(b"POST /x HTTP/1.1\r\n" + b"".join(line + b"\r\n" for line in lines) +
+                         b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+            data = await reader.read()
+            writer.close()
+            return parse(data)[0]
+
+        p = b"%d" % port
+        for bad in (b"attacker.example", b"attacker.example:" + p, b"127.0.0.1.attacker.example:" + p,
+                    b"127.0.0.1:1", b"[::1", b"127.0.0.1:" + p + b"x", b"", b"10.0.0.1:" + p):
+            assert await post(b"Host: " + bad) == 421, bad
+        for origin in (b"http://attacker.example", b"null", b"https://127.0.0.1:" + p, b"http://127.0.0.1:1",
+                       b"http://localhost:" + p):
+            assert await post(b"Host: 127.0.0.1:" + p, b"Origin: " + origin) == 403, origin
+        assert await post(b"Origin: http://attacker.example") == 403  # no Host: the Origin alone
+        assert server.routed == []
+        for good in (b"127.0.0.1:" + p, b"localhost:" + p, b"LocalHost:" + p, b"[::1]:" + p, b"127.0.0.1",
+                     addr.encode() + b":" + p):
+            assert await post(b"Host: " + good) == 200, good
+            assert await post(b"Host: " + good, b"Origin: http://" + good) == 200, good
+        assert await post() == 200  # no Host at all: not a browser
+        assert await post(b"Origin: http://" + addr.encode() + b":" + p) == 200
+
+    serve(tmp_path, scenario, listen=listen)
+
+
+def test_listening_everywhere_any_host_but_its_own_origin(tmp_path):
+    """On 0.0.0.0 (a hall's LAN) any Host is served, but an Origin must be http://<that Host>."""
+    async def scenario(port, server, hub):
+        p = b"%d" % port
+        for h in (b"hall-pc.lan:" + p, b"192.168.1.20:" + p, b"127.0.0.1:" + p):
+            code, _, _ = await exchange(port, b"GET /x HTTP/1.1\r\nHost: " + h + b"\r\n\r\n")
+            assert code == 200
+            code, _, _ = await exchange(port, b"GET /x HTTP/1.1\r\nHost: " + h + b"\r\nOrigin: http://" + h +
+                                        b"\r\n\r\n")
+            assert code == 200
+            code, _, _ = await exchange(port, b"GET /x HTTP/1.1\r\nHost: " + h +
+                                        b"\r\nOrigin: http://attacker.example\r\n\r\n")
+            assert code == 403
+
+    serve(tmp_path, scenario, listen="0.0.0.0:0")
+
+
+def test_a_failing_route_is_500_without_a_traceback(tmp_path):
+    """A route that raises: 500 with a JSON reason; the loop's exception handler sees nothing."""
+    async def scenario(port, server, hub):
+        code, _, body = await exchange(port, b"GET /boom HTTP/1.1\r\n\r\n")
+        assert (code, body) == (500, {"error": "internal error"})
+        code, _, _ = await exchange(port, b"GET /x HTTP/1.1\r\n\r\n")
+        assert code == 200
+
+    serve(tmp_path, scenario)
+
+
+@pytest.mark.parametrize("body, ok", [
+    (b"[" * 30000 + b"]" * 30000, False),  # 30,000 deep: RecursionError in the handler before
+    (b"[" * 40, False),
+    (b'{"a": NaN}', False), (b'{"a": Infinity}', False), (b"\xff\xfe", False), (b'"\\ud800"', True),
+    (b"[" * 32 + b"]" * 32, True), (b'{"s": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}', True),
+])
+def test_json_body(body, ok):
+    if ok:
+        httpd.json_body(body)
+    else:
+        with pytest.raises(ValueError):
+            httpd.json_body(body)
+
+
+def test_an_event_stream_that_is_not_read_is_dropped(tmp_path):
+    """One SSE client that never reads, while 1 KB events go out: its queue never holds more than the
+    hub's max_bytes (64 KB here, with room for 10,000 events), it is dropped and its connection
+    closed; a page that reads goes on getting every event."""
+    async def scenario(port, server, hub):
+        idle = socket.socket()
+        idle.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        idle.connect(("127.0.0.1", port))
+        idle.sendall(b"GET /events HTTP/1.1\r\n\r\n")  # and never reads
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /events HTTP/1.1\r\n\r\n")
+        await reader.readuntil(b"event: hello")
+        await reader.readuntil(b"\n\n")  # the rest of hello
+        while len(hub.clients) < 2:
+            await asyncio.sleep(0.01)
+        quick = {q for q in hub.clients}
+        sent = 0
+        payload = "x" * 1000
+        while len(hub.clients) == 2:
+            hub.send("tick", {"n": sent, "pad": payload})
+            sent += 1
+            assert all(q.bytes <= 65536 for q in hub.clients)
+            assert b'"n":%d,' % (sent - 1) in await reader.readuntil(b"\n\n")  # the reading page keeps up
+            await asyncio.sleep(0)
+            assert sent < 100000
+        assert len(hub.clients) == 1 and hub.clients < quick
+        while len(server._tasks) > 1:  # the dropped page's handler ended, its connection closed
+            await asyncio.sleep(0.01)
+        hub.send("tick", {"n": "last"})
+        assert b'"n":"last"' in await reader.readuntil(b'"last"}\n\n')
+        idle.close()
+        writer.close()
+
+    serve(tmp_path, scenario, hub_size=10000, hub_bytes=65536)

@@ -1,6 +1,10 @@
 """`carom hall`: the hall dashboard, every table's match on one page (host_tools/hall)."""
 
+import os
+
 from ..errors import CommandError
+
+PASSWORD_ENV = "CAROM_HALL_PASSWORD"
 
 
 def arguments(p):
@@ -22,7 +26,26 @@ def arguments(p):
                    help="keep the results list in FILE (JSON lines): read at start, each finished match appended")
     p.add_argument("--client-id", metavar="ID",
                    help="the MQTT client id (default carom-hall-<host>-<port>; the broker keeps its session)")
+    p.add_argument("--user", metavar="NAME", help="the broker's login (mosquitto's password_file); the password"
+                   " comes from $%s or --password-file, never from the command line" % PASSWORD_ENV)
+    p.add_argument("--password-file", metavar="FILE",
+                   help="a file whose first line is the broker password for --user (else $%s)" % PASSWORD_ENV)
     p.set_defaults(run=run_hall)
+
+
+def password(args):
+    """--user's password: from --password-file's first line, else $CAROM_HALL_PASSWORD; never printed."""
+    if args.password_file:
+        try:
+            with open(args.password_file, encoding="utf-8") as f:
+                return f.readline().rstrip("\r\n")
+        except (OSError, UnicodeDecodeError) as e:
+            raise CommandError("cannot read the password file %s: %s" % (args.password_file,
+                                                                        getattr(e, "strerror", None) or "not text"))
+    secret = os.environ.get(PASSWORD_ENV)
+    if args.user and secret is None:
+        raise CommandError("--user %s wants a password: put it in $%s or a --password-file" % (args.user, PASSWORD_ENV))
+    return secret
 
 
 def run_hall(args):
@@ -36,6 +59,7 @@ def run_hall(args):
         print(text, flush=True)
 
     try:
-        return run(args.broker, args.listen, prefix, args.client_id, args.results, out=out)
+        return run(args.broker, args.listen, prefix, args.client_id, args.results, out=out, user=args.user,
+                   password=password(args) if args.user else None)
     except (ValueError, ListenError) as e:
         raise CommandError(str(e))

@@ -36,7 +36,7 @@ def parse_broker(text):
 class Subscriber:
     """Receives every table's topics; calls on_message(topic, payload, retained) and on_link(connected, detail)."""
 
-    def __init__(self, host, port, prefix, client_id, on_message, on_link):
+    def __init__(self, host, port, prefix, client_id, on_message, on_link, user=None, password=None):
         self.host = host
         self.port = port
         self.prefix = prefix.rstrip("/")
@@ -46,6 +46,8 @@ class Subscriber:
         c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
                         protocol=paho.MQTTv311)
         c.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)
+        if user:
+            c.username_pw_set(user, password or None)  # the password is never printed
         c.on_connect = self._connected
         c.on_connect_fail = self._failed
         c.on_disconnect = self._disconnected

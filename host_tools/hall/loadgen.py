@@ -154,7 +154,8 @@ class SSEClient:
     def __init__(self, url, on_event):
         host, port = url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
         self.sock = socket.create_connection((host.strip("[]"), int(port)), 10)
-        self.sock.sendall(b"GET /events HTTP/1.1\r\nHost: hall\r\nAccept: text/event-stream\r\n\r\n")
+        self.sock.sendall(("GET /events HTTP/1.1\r\nHost: %s:%s\r\nAccept: text/event-stream\r\n\r\n"
+                           % (host, port)).encode())  # its own Host: the server refuses others
         self.sock.settimeout(None)
         self.on_event = on_event
         self.thread = threading.Thread(target=self._read, daemon=True)

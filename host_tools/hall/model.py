@@ -19,16 +19,44 @@ report seen before is dropped, even after it was replaced.  A board that finishe
 match again after an undo replaces its report in its history; the hall does the same: a new
 report with the same table and the same `report.started_at` (when the board's clock was
 set; null otherwise) replaces the older one in the results list.
+
+**What a table is.**  A topic <prefix>/<table>/... whose <table> is a board's table id
+([a-z0-9_-], 1..24 characters, as config.json's mqtt.table), and a state document that passes
+schema.py.  Anything else is dropped at the door: counted by kind (counts["dropped"]) and
+logged once per kind (`drops_to_log()`).  Only a valid state takes one of the MAX_TABLES
+slots.  A table heard of only by its status or a report waits in a small pool of its own
+(MAX_PENDING; the oldest goes first) and takes a slot with its first valid state.
+
+**Eviction.**  When every slot is taken (or the states' bytes reach MAX_TABLES_BYTES), a new
+table's valid state takes the slot of the table whose newest valid state is oldest, offline
+ones first, but never of a table whose valid state is younger than FRESH_S: then the newcomer
+is dropped (counted as "full").  A table that goes on playing therefore keeps its tile
+against any number of strangers; a retained document that is never updated loses its slot
+FRESH_S after it arrived, to the first table that needs one.
+
+**Bounds.**  Every store has a count and a byte limit: the tables (MAX_TABLES, MAX_PENDING,
+MAX_TABLES_BYTES of state documents), the results (MAX_RESULTS, MAX_RESULTS_BYTES: each is kept
+as its compact JSON plus its flat row, the oldest go first), the reports seen (MAX_SEEN).
+`bytes()` is what they hold.
 """
 
+import collections
 import csv
 import hashlib
 import io
 import json
 import re
 
-MAX_TABLES = 256  # tables the hall keeps; messages for more are counted and dropped
-MAX_RESULTS = 10000  # results kept in memory (the oldest go first); --results keeps them all on disk
+from . import schema
+from .schema import Invalid
+
+MAX_TABLES = 256  # tables with a valid state document (a slot each)
+MAX_PENDING = 64  # tables heard of only by their status or a report (no slot yet)
+MAX_TABLES_BYTES = 8 * 1024 * 1024  # the state documents kept, as compact JSON
+FRESH_S = 300  # a table whose newest valid state is younger than this is never evicted
+MAX_RESULTS = 10000  # results kept in memory (the oldest go first)
+MAX_RESULTS_BYTES = 32 * 1024 * 1024  # their compact JSON and rows (the oldest go first)
+MAX_SEEN = 4 * MAX_RESULTS  # report identities remembered for the dedup rule (the oldest forgotten first)
 KINDS = ("state", "status", "report")
 STATUSES = ("online", "offline")
 
@@ -38,6 +66,10 @@ def natural_key(text):
     return [(0, int(p), "") if p.isdigit() else (1, 0, p.lower()) for p in re.split(r"(\d+)", text) if p]
 
 
+def compact(doc):
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
 def fingerprint(doc):
     """The content identity of a report: SHA-256 of its canonical JSON, 16 hex digits."""
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -45,21 +77,20 @@ def fingerprint(doc):
 
 
 def valid_state(doc):
-    """A JSON object with players A and B (what a tile and a result row need)."""
-    players = doc.get("players") if isinstance(doc, dict) else None
-    return isinstance(players, dict) and isinstance(players.get("A"), dict) and isinstance(players.get("B"), dict)
+    """A state document the hall shows (schema.check_state)."""
+    try:
+        schema.check_state(doc)
+        return True
+    except Invalid:
+        return False
 
 
 def valid_report(doc):
-    return valid_state(doc) and isinstance(doc.get("report"), dict)
-
-
-def _json_object(payload):
     try:
-        doc = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return doc if isinstance(doc, dict) else None
+        schema.check_report(doc)
+        return True
+    except Invalid:
+        return False
 
 
 class Table:
@@ -72,6 +103,8 @@ class Table:
         self.status = None  # "online", "offline", or None (never heard)
         self.updated = None  # epoch seconds of the newest message about this table
         self.updates = 0  # state documents received
+        self.valid_at = None  # when its newest valid state arrived (None: no state, no slot)
+        self.size = 0  # bytes of its state document as compact JSON
 
     def to_json(self):
         return {"table": self.table, "name": self.name or self.table, "status": self.status,
@@ -81,27 +114,48 @@ class Table:
         return self.state is None and self.status is None
 
 
+ROW_OVERHEAD = 1024  # what a result's row and object cost besides its JSON, counted in its bytes
+
+
 class Result:
-    """A finished match in the results list: the report as the board sent it, and where from."""
+    """A finished match in the results list: the report as compact JSON, its flat row, where from."""
 
     def __init__(self, table, doc, received, key):
+        doc.pop("hall", None)
         self.table = table
-        self.doc = doc
         self.received = received
         self.key = key
-        report = doc.get("report") if isinstance(doc.get("report"), dict) else {}
-        self.started_at = report.get("started_at")
+        self.raw = compact(doc)
+        self.started_at = doc["report"].get("started_at")
+        self.row = self._summary(doc)
+        self.size = len(self.raw) + ROW_OVERHEAD
+
+    @property
+    def doc(self):
+        return json.loads(self.raw)
+
+    def hall_info(self):
+        return {"table": self.table, "received_at": self.received, "id": self.key}
 
     def to_json(self):
         """The report document with a "hall" key: table, received_at (epoch s), id."""
-        out = dict(self.doc)
-        out["hall"] = {"table": self.table, "received_at": self.received, "id": self.key}
+        out = self.doc
+        out["hall"] = self.hall_info()
         return out
+
+    def json_bytes(self):
+        """to_json() as compact JSON, spliced without parsing the report again."""
+        return self.raw[:-1] + b',"hall":' + compact(self.hall_info()) + b"}"
 
     def summary(self):
         """The flat row the page's results list and /results.csv show."""
-        doc = self.doc
-        report = doc.get("report") if isinstance(doc.get("report"), dict) else {}
+        out = dict(self.row)
+        out["A"] = dict(self.row["A"])
+        out["B"] = dict(self.row["B"])
+        return out
+
+    def _summary(self, doc):
+        report = doc["report"]
         out = {"id": self.key, "table": self.table, "name": report.get("table") or self.table,
                "received_at": self.received, "game": doc.get("game"), "target": doc.get("target"),
                "innings_limit": doc.get("innings_limit"), "result": doc.get("result"),
@@ -122,9 +176,14 @@ class Hall:
         self.prefix = prefix.rstrip("/")
         self.tables = {}
         self.results = []  # in the order they arrived (a replacement takes the old one's place)
-        self._seen = set()  # (table, fingerprint) of every report accepted
+        self.results_bytes = 0
+        self.tables_bytes = 0
+        self._seen = collections.OrderedDict()  # (table, fingerprint) of the reports accepted, oldest first
+        self._by_start = {}  # (table, started_at) -> the Result in the list
         self.last_result = None  # the Result the newest "result" event is about
-        self.counts = {"messages": 0, "rejected": 0, "duplicates": 0, "replaced": 0, "results": 0}
+        self.counts = {"messages": 0, "rejected": 0, "duplicates": 0, "replaced": 0, "results": 0,
+                       "evicted": 0, "dropped": {}}
+        self._to_log = []  # (kind, topic, detail) of the first drop of each kind
 
     # ---- messages in -----------------------------------------------------------------------
 
@@ -142,89 +201,185 @@ class Hall:
         """One MQTT message (payload: bytes) received at `now` (epoch s). Returns a list of events."""
         self.counts["messages"] += 1
         where = self.split(topic)
-        if where is None:
-            return self._reject()
+        if where is None or not schema.TABLE_NAME.match(where[0]):
+            return self.drop("topic", topic, "not <prefix>/<table>/state, status or report")
         table, kind = where
         t = self.tables.get(table)
-        if t is None:
-            if not payload:
-                return []  # a retained message cleared for a table we never knew
-            if len(self.tables) >= MAX_TABLES:
-                return self._reject()
-            t = self.tables[table] = Table(table)
-        if kind == "report":
-            return self._report(t, payload, now)
-        if kind == "status":
-            if not payload:
-                t.status = None
-            else:
-                status = payload.decode("utf-8", "replace").strip().lower()
-                if status not in STATUSES:
-                    return self._reject()
-                t.status = status
-        else:
-            if not payload:
-                t.state = None
-            else:
-                doc = _json_object(payload)
-                if not valid_state(doc):
-                    return self._reject()
-                t.state = doc
-                t.updates += 1
-        t.updated = now
-        if t.empty() and not any(r.table == t.table for r in self.results):
-            del self.tables[t.table]
-            return [("gone", {"table": t.table})]
-        return [("table", t.to_json())]
+        try:
+            if kind == "report":
+                return [] if not payload else self._report(table, t, schema.report(payload), now)
+            if kind == "status":
+                return self._status(table, t, schema.status(payload) if payload else None, now)
+            return self._state(table, t, payload and schema.state(payload), now)
+        except Invalid as e:
+            return self.drop(e.kind, topic, e.detail)
 
-    def _reject(self):
+    def drop(self, kind, topic, detail):
+        """A message refused: counted by kind; the first of each kind is kept for the log."""
         self.counts["rejected"] += 1
+        dropped = self.counts["dropped"]
+        if kind not in dropped:
+            dropped[kind] = 0
+            self._to_log.append((kind, topic, detail))
+        dropped[kind] += 1
         return []
 
-    def _report(self, t, payload, now):
-        doc = _json_object(payload)
-        if not valid_report(doc):
-            return self._reject()
+    def drops_to_log(self):
+        """The first drop of each kind not yet logged: [(kind, topic, detail)]; then forgotten."""
+        out, self._to_log = self._to_log, []
+        return out
+
+    def _state(self, table, t, doc, now):
+        if not doc:  # the retained state cleared
+            if t is None:
+                return []
+            self._set_state(t, None, 0)
+            t.updated = now
+            return self._changed(t)
+        size = len(compact(doc))
+        events = []
+        if t is None or t.state is None:
+            events = self._make_room(size, now)
+            if events is None:
+                return self.drop("full", "%s/%s/state" % (self.prefix, table), "every table's slot is taken")
+            if t is None:
+                t = self.tables[table] = Table(table)
+        elif self.tables_bytes - t.size + size > MAX_TABLES_BYTES:
+            events = self._make_room(size - t.size, now, keep=t)
+            if events is None:
+                return self.drop("full", "%s/%s/state" % (self.prefix, table), "the tables' bytes are used up")
+        self._set_state(t, doc, size)
+        t.valid_at = now
+        t.updates += 1
+        t.updated = now
+        return events + self._changed(t)
+
+    def _set_state(self, t, doc, size):
+        self.tables_bytes += size - t.size
+        t.state, t.size = doc, size
+        if doc is None:
+            t.valid_at = None
+
+    def _make_room(self, size, now, keep=None):
+        """Events of the tables evicted so that a state of `size` more bytes fits; None if it cannot."""
+        events = []
+        while True:
+            slots = sum(1 for x in self.tables.values() if x.state is not None) + (keep is None)
+            if slots <= MAX_TABLES and self.tables_bytes + size <= MAX_TABLES_BYTES:
+                return events
+            victims = [x for x in self.tables.values()
+                       if x.state is not None and x is not keep and now - x.valid_at >= FRESH_S]
+            if not victims:
+                return None
+            v = min(victims, key=lambda x: (x.status != "offline", x.valid_at))
+            self._set_state(v, None, 0)
+            del self.tables[v.table]
+            self.counts["evicted"] += 1
+            events.append(("gone", {"table": v.table}))
+
+    def _trim_pending(self):
+        """Keep MAX_PENDING tables without a state (the oldest heard of go first)."""
+        pending = [x for x in self.tables.values() if x.state is None]
+        events = []
+        for x in sorted(pending, key=lambda x: x.updated or 0)[:max(0, len(pending) - MAX_PENDING)]:
+            del self.tables[x.table]
+            events.append(("gone", {"table": x.table}))
+        return events
+
+    def _pending(self, table, t, now):
+        """The table `table` for a status or a report: made, without a slot, if new."""
+        if t is None:
+            t = self.tables[table] = Table(table)
+            t.updated = now
+            return t, self._trim_pending()
+        return t, []
+
+    def _status(self, table, t, status, now):
+        if status is None:  # the retained status cleared
+            if t is None:
+                return []
+            t.status = None
+            t.updated = now
+            return self._changed(t)
+        t, events = self._pending(table, t, now)
+        t.status = status
+        t.updated = now
+        return events + self._changed(t)
+
+    def _changed(self, t):
+        if t.empty() and not t.name:
+            del self.tables[t.table]
+            return [("gone", {"table": t.table})]
+        if t.table not in self.tables:  # evicted meanwhile as pending
+            return []
+        return [("table", t.to_json())]
+
+    def _report(self, table, t, doc, now):
         events = []
         name = doc["report"].get("table")
-        if isinstance(name, str) and name and name != t.name:
+        if name and (t is None or name != t.name):
+            t, events = self._pending(table, t, now)
             t.name = name
-            events.append(("table", t.to_json()))
-        result = self.add_result(t.table, doc, now)
+            if table in self.tables:
+                events.append(("table", t.to_json()))
+        result = self.add_result(table, doc, now)
         if result is not None:
             events.append(result)
         return events
 
     def add_result(self, table, doc, received):
-        """Add a report to the results list. Returns ("result", {...}) or None for a duplicate."""
+        """Add a (checked) report to the results list. Returns ("result", {...}) or None for a duplicate."""
         key = fingerprint(doc)
         if (table, key) in self._seen:
             self.counts["duplicates"] += 1
             return None
-        self._seen.add((table, key))
+        self._seen[(table, key)] = True
+        while len(self._seen) > MAX_SEEN:
+            self._seen.popitem(last=False)
         entry = self.last_result = Result(table, doc, received, key)
         replaces = None
-        if entry.started_at is not None:
-            for i, old in enumerate(self.results):
-                if old.table == table and old.started_at == entry.started_at:
-                    self.results[i] = entry
-                    replaces = old.key
-                    self.counts["replaced"] += 1
-                    break
-        if replaces is None:
+        old = self._by_start.get((table, entry.started_at)) if entry.started_at is not None else None
+        if old is not None:
+            self.results[self.results.index(old)] = entry
+            self.results_bytes += entry.size - old.size
+            replaces = old.key
+            self.counts["replaced"] += 1
+        else:
             self.results.append(entry)
+            self.results_bytes += entry.size
             self.counts["results"] += 1
-            if len(self.results) > MAX_RESULTS:
-                del self.results[0]
+        if entry.started_at is not None:
+            self._by_start[(table, entry.started_at)] = entry
+        while len(self.results) > 1 and (len(self.results) > MAX_RESULTS or self.results_bytes > MAX_RESULTS_BYTES):
+            gone = self.results.pop(0)
+            self.results_bytes -= gone.size
+            if self._by_start.get((gone.table, gone.started_at)) is gone:
+                del self._by_start[(gone.table, gone.started_at)]
         return ("result", {"result": entry.summary(), "replaces": replaces})
 
     # ---- views out -----------------------------------------------------------------------------
+
+    def bytes(self):
+        """What the model holds: the states' and the results' bytes, and a bound for the rest."""
+        return (self.tables_bytes + self.results_bytes + 512 * len(self.tables) + 64 * len(self._seen)
+                + 64 * len(self._by_start))
+
+    def slots(self):
+        return sum(1 for t in self.tables.values() if t.state is not None)
 
     def table_list(self):
         return [self.tables[k].to_json() for k in sorted(self.tables, key=natural_key)]
 
     def results_json(self):
         return [r.to_json() for r in self.results]
+
+    def results_json_chunks(self, results=None):
+        """/results.json in pieces: a JSON list, one report a line."""
+        results = self.results[:] if results is None else results
+        yield b"["
+        for i, r in enumerate(results):
+            yield (b"\n" if i == 0 else b",\n") + r.json_bytes()
+        yield b"\n]\n"
 
     def summaries(self, newest=None):
         """The results list's rows, oldest first (only the `newest` n of them if given)."""
@@ -233,11 +388,16 @@ class Hall:
 
     def results_csv(self, local_time):
         """The results list as CSV (one row per match; `local_time(epoch)` formats the times)."""
+        return "".join(self.results_csv_chunks(local_time))
+
+    def results_csv_chunks(self, local_time, results=None, rows_per_chunk=200):
+        """The results list as CSV, in pieces of `rows_per_chunk` rows (text)."""
+        results = self.results[:] if results is None else results
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\r\n")
         w.writerow(CSV_COLUMNS)
-        for r in self.results:
-            s = r.summary()
+        for i, r in enumerate(results):
+            s = r.row
             row = {"received_at": local_time(s["received_at"]), "started_at": local_time(s["started_at"]),
                    "ended_at": local_time(s["ended_at"])}
             for k in ("table", "name", "game", "target", "innings_limit", "result", "winner", "ended_by",
@@ -247,7 +407,11 @@ class Hall:
                 for k, v in s[p].items():
                     row["%s_%s" % (k, p)] = v
             w.writerow([_cell(row.get(c)) for c in CSV_COLUMNS])
-        return out.getvalue()
+            if i % rows_per_chunk == rows_per_chunk - 1:
+                yield out.getvalue()
+                out.seek(0)
+                out.truncate()
+        yield out.getvalue()
 
 
 CSV_COLUMNS = ("received_at", "table", "name", "game", "target", "innings_limit",
@@ -256,10 +420,17 @@ CSV_COLUMNS = ("received_at", "table", "name", "game", "target", "innings_limit"
                "result", "winner", "ended_by", "started_at", "ended_at", "duration_s", "id")
 
 
+_FORMULA = re.compile(r"(^|[,;])( *)(?=[=+\-@\t\r])")
+
+
 def _cell(value):
-    """A CSV cell; text a spreadsheet would take for a formula gets a leading apostrophe."""
+    """A CSV cell; text a spreadsheet would take for a formula gets an apostrophe.
+
+    Not only at its start: after every "," and ";" too (and the spaces after them), since a
+    spreadsheet in a locale whose list separator is ";" (hu-HU, de-DE) splits the cell there.
+    """
     if value is None:
         return ""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
+    if isinstance(value, str):
+        return _FORMULA.sub(lambda m: m.group(1) + m.group(2) + "'", value)
     return value

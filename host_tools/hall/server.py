@@ -24,23 +24,32 @@ and the pages' queues live, so nothing needs a lock.
 
 import asyncio
 import json
+import math
 import os
 import socket
+import threading
 import time
 
 from .. import httpd
 from ..httpd import ListenError  # noqa: F401 (host_tools.hall's)
+from . import schema
 from .broker import Subscriber, parse_broker
-from .model import Hall, valid_report
+from .model import Hall
 
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 PORT = 8090  # the default --listen port, shown in --listen's error message
 PAGE_RESULTS = 500  # results a page gets when it connects (all of them: /results.csv, /results.json)
 CLIENT_QUEUE = 5000  # events waiting for one page; a page that falls this far behind is dropped (it reconnects)
+MAX_BACKLOG_BYTES = 32 * 1024 * 1024  # payloads received on paho's thread, not yet handled on the loop
+MAX_FILE_BYTES = 64 * 1024 * 1024  # the results file; when full it becomes FILE.1 and FILE starts again
+EXPORT_CHUNK = 256 * 1024  # an export is written in pieces of about this size, other requests in between
 
 
 def local_time(epoch):
-    return "" if epoch is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+    try:
+        return "" if epoch is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+    except (OverflowError, OSError, ValueError, TypeError):
+        return ""
 
 
 class Dashboard:
@@ -48,43 +57,114 @@ class Dashboard:
 
     def __init__(self, hall, address, results_file=None, out=print):
         self.hall = hall
-        self.hub = httpd.Hub(CLIENT_QUEUE)  # on the event loop's thread: send()
+        self.hub = httpd.Hub(CLIENT_QUEUE)  # on the event loop's thread: send(); bounded in bytes (httpd.HUB_BYTES)
         self.out = out
         self.broker = {"address": address, "connected": False, "since": None, "detail": "connecting", "connects": 0}
         self.results_file = results_file
         self._results_out = None
+        self._file_bytes = 0
+        self._backlog = 0  # bytes of payloads on their way from paho's thread to the loop
+        self._backlog_lock = threading.Lock()
         if results_file:
             try:
                 self._load_results(results_file)
-                self._results_out = open(results_file, "a", encoding="utf-8")
+                self._results_out = open(results_file, "ab")
+                self._file_bytes = self._results_out.tell()
             except OSError as e:
                 raise ValueError("cannot use the results file %s: %s" % (results_file, e.strerror or e)) from None
 
     def _load_results(self, path):
-        """Results kept by an earlier run (JSON lines, as /results.json's entries)."""
+        """Results kept by an earlier run (JSON lines, as /results.json's entries), checked as reports are."""
         if not os.path.exists(path):
             return
         bad = 0
-        with open(path, encoding="utf-8") as f:
-            for line in f:
+        longest = schema.MAX_REPORT_BYTES + 4096
+        with open(path, "rb") as f:
+            while True:
+                line = f.readline(longest + 1)
+                if not line:
+                    break
+                if len(line) > longest:
+                    bad += 1
+                    while line and not line.endswith(b"\n"):  # the rest of a line too long to be a report
+                        line = f.readline(longest)
+                    continue
                 try:
-                    entry = json.loads(line)
+                    entry = schema.parse(line, longest)
                     info = entry.pop("hall")
-                    if not valid_report(entry):
+                    table, received = info["table"], info["received_at"]
+                    if (type(table) is not str or not schema.TABLE_NAME.match(table) or type(received) not in (int, float)
+                            or not math.isfinite(received)):
                         raise ValueError(line)
-                    self.hall.add_result(str(info["table"]), entry, float(info["received_at"]))
+                    schema.check_report(entry)
+                    self.hall.add_result(table, entry, float(received))
                 except (ValueError, KeyError, TypeError, AttributeError):
                     bad += 1
         self.out("carom hall: %d results read from %s%s" % (len(self.hall.results), path,
                                                           ", %d damaged lines skipped" % bad if bad else ""))
 
+    def received(self, topic, payload, when, loop):
+        """On paho's thread: hands a message to the loop, unless too many bytes are already on their way."""
+        size = len(payload)
+        with self._backlog_lock:
+            if size > schema.MAX_REPORT_BYTES or self._backlog + size > MAX_BACKLOG_BYTES:
+                kind, payload, size = ("size" if size > schema.MAX_REPORT_BYTES else "backlog"), None, 0
+            else:
+                kind = None
+                self._backlog += size
+        try:
+            if kind is None:
+                loop.call_soon_threadsafe(self.message, topic, payload, when)
+            else:
+                loop.call_soon_threadsafe(self.refused, kind, topic)
+        except RuntimeError:
+            pass  # the loop is closed: shutting down
+
+    def refused(self, kind, topic):
+        self.hall.counts["messages"] += 1
+        self.hall.drop(kind, topic, "too large" if kind == "size" else "the hall is %d bytes behind" % MAX_BACKLOG_BYTES)
+        self._log_drops()
+
     def message(self, topic, payload, received):
+        with self._backlog_lock:
+            self._backlog -= len(payload)
         for kind, data in self.hall.handle(topic, payload, received):
             if kind == "result" and self._results_out is not None:
-                entry = self.hall.last_result
-                self._results_out.write(json.dumps(entry.to_json(), separators=(",", ":")) + "\n")
-                self._results_out.flush()
+                self._append(self.hall.last_result)
             self.hub.send(kind, data)
+        self._log_drops()
+
+    def _log_drops(self):
+        for kind, topic, detail in self.hall.drops_to_log():
+            self.out("carom hall: dropped a message on %s (%s: %s); more of this kind are only counted"
+                     " (/api/tables counts.dropped)" % (ascii(topic[:100]), kind, ascii(detail[:120])))
+
+    def _append(self, result):
+        line = result.json_bytes() + b"\n"
+        try:
+            if self._file_bytes + len(line) > MAX_FILE_BYTES:
+                self._rotate()
+            self._results_out.write(line)
+            self._results_out.flush()
+            self._file_bytes += len(line)
+        except OSError as e:
+            self.out("carom hall: cannot write the results file %s: %s" % (self.results_file, e.strerror or e))
+
+    def _rotate(self):
+        """The results file is full: it becomes FILE.1 (replacing an older one), and FILE starts again
+        with the results list as kept in memory (its newest results, without the replaced ones)."""
+        path = self.results_file
+        self._results_out.close()
+        os.replace(path, path + ".1")
+        tmp = path + ".tmp"
+        with open(tmp, "wb") as f:
+            for r in self.hall.results:
+                f.write(r.json_bytes() + b"\n")
+        os.replace(tmp, path)
+        self._results_out = open(path, "ab")
+        self._file_bytes = self._results_out.tell()
+        self.out("carom hall: the results file reached %d bytes: the older results are in %s.1, %s starts again"
+                 " with the %d results in memory" % (MAX_FILE_BYTES, path, path, len(self.hall.results)))
 
     def link(self, connected, detail, when):
         b = self.broker
@@ -108,6 +188,8 @@ class Dashboard:
 class Server(httpd.Server):
     """The HTTP side: the page's files, the JSON and CSV views, the event stream."""
 
+    max_body = 1024  # nothing takes a body; a small one is read so that a POST gets its 405
+
     def __init__(self, dash):
         super().__init__(STATIC_DIR)
         self.dash = dash
@@ -124,18 +206,38 @@ class Server(httpd.Server):
         if path == "/api/tables":
             return await self.send(writer, 200, {"server": self.server_id, "prefix": hall.prefix,
                                                  "broker": self.dash.broker, "counts": hall.counts,
-                                                 "tables": hall.table_list()})
+                                                 "bytes": hall.bytes(), "tables": hall.table_list()})
         if path == "/api/results":
             return await self.send(writer, 200, {"results": hall.summaries()})
         if path == "/results.json":
-            data = json.dumps(hall.results_json(), indent=1).encode()
-            return await self.send_bytes(writer, 200, data, "application/json", self._download("json"))
+            return await self.send_stream(writer, hall.results_json_chunks(), "application/json",
+                                          self._download("json"))
         if path == "/results.csv":
-            data = hall.results_csv(local_time).encode("utf-8-sig")  # the BOM: spreadsheets read UTF-8 names
-            return await self.send_bytes(writer, 200, data, "text/csv; charset=utf-8", self._download("csv"))
+            chunks = (c.encode("utf-8") for c in hall.results_csv_chunks(local_time))
+            return await self.send_stream(writer, chunks, "text/csv; charset=utf-8", self._download("csv"),
+                                          b"\xef\xbb\xbf")  # the BOM: spreadsheets read UTF-8 names
         if path == "/events":
             return await self.stream(writer, self.dash.hub, self._opening)
         return await self.send(writer, 404, {"error": "not found: %s" % path})
+
+    async def send_stream(self, writer, chunks, ctype, extra="", first=b""):
+        """A 200 answer of unknown length (the connection's end ends it), written in pieces of about
+        EXPORT_CHUNK bytes, each drained before the next is made: an export of the whole results list
+        holds one piece at a time and lets the loop serve other requests between pieces."""
+        self._answered.add(writer)
+        writer.write(("HTTP/1.1 200 OK\r\nContent-Type: %s\r\nCache-Control: no-store\r\n%sConnection: close\r\n\r\n"
+                      % (ctype, extra)).encode() + first)
+        piece, size = [], 0
+        for chunk in chunks:
+            piece.append(chunk)
+            size += len(chunk)
+            if size >= EXPORT_CHUNK:
+                writer.write(b"".join(piece))
+                piece, size = [], 0
+                await self._drain(writer)
+                await asyncio.sleep(0)
+        writer.write(b"".join(piece))
+        await self._drain(writer)
 
     def _download(self, ext):
         return 'Content-Disposition: attachment; filename="carom-results-%s.%s"\r\n' % (
@@ -167,7 +269,7 @@ def default_client_id(port):
 
 
 def run(broker, listen="127.0.0.1:8090", prefix="carom", client_id=None, results_file=None, out=print,
-        ready=None, stop=None):
+        ready=None, stop=None, user=None, password=None):
     """Serve the dashboard until Ctrl-C / SIGTERM (or `stop`, a threading.Event, is set).
 
     `ready(url, dashboard)` is called once the page answers.  Raises ValueError for a bad
@@ -177,23 +279,19 @@ def run(broker, listen="127.0.0.1:8090", prefix="carom", client_id=None, results
     sock = httpd.listen(listen, PORT)
     try:
         return asyncio.run(_main(sock, host, port, prefix, client_id or default_client_id(sock.getsockname()[1]),
-                                 results_file, out, ready, stop))
+                                 results_file, out, ready, stop, user, password))
     finally:
         sock.close()
 
 
-async def _main(sock, host, port, prefix, client_id, results_file, out, ready, stop):
+async def _main(sock, host, port, prefix, client_id, results_file, out, ready, stop, user=None, password=None):
     loop = asyncio.get_running_loop()
     stopping = httpd.stop_signals(loop)
     address = "%s:%d" % (host if ":" not in host else "[%s]" % host, port)
     dash = Dashboard(Hall(prefix), address, results_file, out)
 
     def on_message(topic, payload, retained):
-        received = time.time()  # stamped on paho's thread, when the message arrived
-        try:
-            loop.call_soon_threadsafe(dash.message, topic, payload, received)
-        except RuntimeError:
-            pass  # the loop is closed: shutting down
+        dash.received(topic, payload, time.time(), loop)  # stamped on paho's thread, when the message arrived
 
     def on_link(connected, detail):
         try:
@@ -201,12 +299,13 @@ async def _main(sock, host, port, prefix, client_id, results_file, out, ready, s
         except RuntimeError:
             pass
 
-    subscriber = Subscriber(host, port, prefix, client_id, on_message, on_link)
+    subscriber = Subscriber(host, port, prefix, client_id, on_message, on_link, user, password)
     server = Server(dash)
     srv = await server.start(sock)
     url = httpd.url_of(sock)
     subscriber.start()
-    out("carom hall: tables under %s/<table>/ on the broker %s (client id %s)" % (prefix, address, client_id))
+    out("carom hall: tables under %s/<table>/ on the broker %s (client id %s%s)"
+        % (prefix, address, client_id, ", user %s" % ascii(user) if user else ""))
     out("carom hall: the dashboard is at %s  (Ctrl-C stops it)" % url)
     if ready:
         ready(url, dash)

@@ -92,14 +92,72 @@ def summary(doc):
     return "  ".join(parts)
 
 
-def read_lines(args):
-    if not args.script:
-        return sys.stdin
+def check_folder(path, what="--flash"):
+    """A folder carom may use or make: CommandError, before anything starts, when it is a file,
+    cannot be made (a file or a missing or read-only folder on the way), or cannot be written."""
+    import os
+
+    if not path or not path.strip():
+        raise CommandError("%s is empty; give a folder" % what)
+    full = os.path.abspath(path)
+    if os.path.exists(full):
+        if not os.path.isdir(full):
+            raise CommandError("%s %s is a file, not a folder" % (what, path))
+        if not os.access(full, os.W_OK | os.X_OK):
+            raise CommandError("%s %s: cannot write into this folder (permission denied)" % (what, path))
+        return
+    parent = full
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise CommandError("%s %s cannot be made: %s is a file, not a folder" % (what, path, parent))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CommandError("%s %s cannot be made in %s (permission denied)" % (what, path, parent))
+
+
+def check_flash(flash, count=1, remote=False):
+    """The flash folders the boards will use (as the page lays them out): FLASH, FLASH/boardN, FLASH-remote."""
+    import os
+
+    if flash is None:
+        return
+    check_folder(flash)
     try:
-        with open(args.script, encoding="utf-8") as f:
-            return f.readlines()
+        os.makedirs(flash, exist_ok=True)  # made now, so that a place that refuses it is said before a start
+    except OSError as e:
+        raise CommandError("--flash %s cannot be made: %s" % (flash, e.strerror or e))
+    if count > 1:
+        for i in range(count):
+            check_folder(os.path.join(flash, "board%d" % (i + 1)), "--flash %s: the folder" % flash)
+    if remote:
+        check_folder(flash.rstrip("/") + "-remote", "--flash %s with --remote: the folder" % flash)
+
+
+def read_lines(args):
+    """The script's lines (--script FILE, else stdin), read one at a time as UTF-8 text: a line
+    that is not UTF-8, or longer than the referee takes (4096 characters), is refused with its
+    reason like any refused event (scripted_rules.text_lines)."""
+    from ..simulator.scripted_rules import text_lines
+
+    if not args.script:
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream put in place of stdin (tests): its lines as they are
+            return sys.stdin
+        return text_lines(stream)
+    try:
+        f = open(args.script, "rb")
+        f.peek(1)  # a folder or an unreadable file fails here, not mid-run
     except OSError as e:
         raise CommandError("cannot read the script %s: %s" % (args.script, e.strerror or e))
+
+    def lines():
+        with f:
+            try:
+                yield from text_lines(f)
+            except OSError as e:
+                raise CommandError("cannot read the script %s: %s" % (args.script, e.strerror or e))
+
+    return lines()
 
 
 def interpreter_arg(text):
@@ -148,6 +206,7 @@ def run_board(args):
     from ..simulator.vboard import BoardError
 
     load_board(args.board)  # a bad name or definition is a clear error before anything starts
+    check_flash(args.flash)
     options = {}
     if args.micropython:
         options["micropython"] = interpreter_arg(args.micropython)
@@ -171,6 +230,10 @@ def run_board(args):
         raise CommandError(str(e))
     except BoardError as e:
         raise CommandError("the virtual board failed: %s" % e)
+    except OSError as e:
+        if e.filename is None:
+            raise
+        raise CommandError("the virtual board's flash: %s: %s" % (e.filename, e.strerror or e))
     return 0
 
 
@@ -188,6 +251,7 @@ def run_page(args):
         raise CommandError("--boards must be 1..16")
     if args.script or args.pretty or args.cpython:
         raise CommandError("--script, --pretty and --cpython go with --headless")
+    check_flash(args.flash, args.boards, args.remote)
 
     def out(text):
         print(text, flush=True)
@@ -198,6 +262,10 @@ def run_page(args):
         raise CommandError(str(e))
     except BoardError as e:
         raise CommandError("the virtual board failed: %s" % e)
+    except OSError as e:
+        if e.filename is None:
+            raise
+        raise CommandError("the virtual board's flash: %s: %s" % (e.filename, e.strerror or e))
 
 
 def run_sim(args):

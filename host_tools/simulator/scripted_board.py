@@ -23,6 +23,7 @@ import tempfile
 
 from .. import firmware_path
 from ..boards import board_file, load_board
+from .scripted_rules import Refused
 from .segments import decode
 from .vboard.heap import size_text
 
@@ -270,6 +271,9 @@ def run_script(board_name, lines, write, flash_dir=None, log=None, **options):
             raise oom
         write(json.dumps(dict(sb.state(), line=None, refused=None)) + "\n")
         for text in lines:
+            if isinstance(text, Refused):  # not UTF-8, or too long: refused as it was read
+                write(json.dumps(dict(sb.state(), line=str(text), refused=text.reason)) + "\n")
+                continue
             text = text.strip()
             if not text or text.startswith("#"):
                 continue

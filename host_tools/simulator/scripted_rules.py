@@ -34,6 +34,63 @@ def ordered(doc):
     return out
 
 
+def max_line():
+    """The longest line the referee takes, in characters (firmware/referee.py's MAX_LINE), and
+    its reason for a longer one."""
+    firmware_path()
+    import referee
+
+    return referee.MAX_LINE, referee.TOO_LONG
+
+
+class Refused(str):
+    """A line refused here, before the rules core or the board sees it: its text as shown (bytes
+    that are not UTF-8 replaced by U+FFFD, a long line cut), and `reason`."""
+
+    def __new__(cls, text, reason):
+        self = super().__new__(cls, text)
+        self.reason = reason
+        return self
+
+
+def text_lines(stream, limit=None):
+    """The lines of a binary stream as text, read one at a time (a line of any length costs
+    at most its first `limit` characters' worth of memory). A line that is not UTF-8, or is
+    longer than `limit` characters (default: the referee's MAX_LINE), comes as a Refused:
+    nothing is replaced and then applied."""
+    if limit is None:
+        limit, too_long = max_line()
+    else:
+        too_long = "line too long (more than %d characters)" % limit
+    most = 4 * limit + 2  # bytes: 4 per character at most in UTF-8, and \r\n
+    while True:
+        raw = stream.readline(most + 1)
+        if not raw:
+            return
+        if len(raw) > most and not raw.endswith(b"\n"):
+            head = raw[:240].decode("utf-8", "replace")
+            while raw and not raw.endswith(b"\n"):  # the rest of the line, skipped a block at a time
+                raw = stream.readline(1 << 16)
+            yield Refused(_shown(head), too_long)
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            yield Refused(_shown(raw.decode("utf-8", "replace")), "not UTF-8 text (byte 0x%02x at column %d)" % (
+                raw[e.start], len(raw[:e.start].decode("utf-8", "replace")) + 1))
+            continue
+        if len(text.rstrip("\r\n")) > limit:
+            yield Refused(_shown(text), too_long)
+            continue
+        yield text
+
+
+def _shown(text):
+    """A refused line as printed: stripped, at most 60 characters."""
+    text = text.strip()
+    return text if len(text) <= 60 else text[:59] + "\u2026"
+
+
 class RulesProcess:
     """The rules core in the MicroPython unix port, fed one referee line at a time."""
 
@@ -45,21 +102,45 @@ class RulesProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            encoding="utf-8",
+            errors="replace",
             bufsize=1,
         )
 
     def send(self, text):
         """Apply one event line; return the state document it printed."""
-        self.proc.stdin.write(text.strip() + "\n")
-        self.proc.stdin.flush()
-        out = self.proc.stdout.readline()
+        try:
+            self.proc.stdin.write(text.strip() + "\n")
+            self.proc.stdin.flush()
+            out = self.proc.stdout.readline()
+        except OSError:  # the process is gone (a broken pipe)
+            out = ""
         if not out:
-            err = self.proc.stderr.read().strip()
-            raise CommandError("the rules core stopped on MicroPython: %s" % (err or self.proc.wait()))
-        return json.loads(out)
+            raise CommandError("the rules core stopped on MicroPython: %s" % self._last_words())
+        try:
+            return json.loads(out)
+        except ValueError:
+            raise CommandError("the rules core on MicroPython printed what is not a state document: %r%s" % (
+                out.strip()[:120], "; " + self._last_words() if self.proc.poll() is not None else ""))
+
+    def refuse(self, reason):
+        """The state document, unchanged, with `reason` as why the line was refused. (The rules
+        core is sent a lone quote, which its referee refuses before anything changes.)"""
+        doc = self.send('"')
+        doc["refused"] = reason
+        return doc
+
+    def _last_words(self):
+        self.proc.kill()
+        self.proc.wait()
+        err = self.proc.stderr.read().strip()
+        return last_line(err) if err else "exit status %d" % self.proc.returncode
 
     def close(self):
-        self.proc.stdin.close()
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
         self.proc.wait()
 
 
@@ -76,6 +157,9 @@ class RulesInProcess:
 
     def send(self, text):
         reason = self.ref.line(text.strip())
+        return self.refuse(reason)
+
+    def refuse(self, reason):
         doc = self.matchdoc.doc(self.ref.match, self.ref.now)
         doc["refused"] = reason
         return json.loads(json.dumps(doc))
@@ -92,7 +176,14 @@ def scripted_docs(lines, interpreter="micropython"):
     rules = RulesInProcess() if interpreter == "cpython" else RulesProcess()
     try:
         for text in lines:
-            if text.strip() and not text.lstrip().startswith("#"):
+            if isinstance(text, Refused):
+                yield str(text), rules.refuse(text.reason)
+            elif text.strip() and not text.lstrip().startswith("#"):
                 yield text.strip(), rules.send(text)
     finally:
         rules.close()
+
+
+def last_line(text):
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines[-1] if lines else text

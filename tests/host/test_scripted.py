@@ -92,3 +92,85 @@ def test_cli_garbage_input_never_tracebacks():
         assert "Traceback" not in out.stderr
         docs = [json.loads(l) for l in out.stdout.splitlines()]
         assert len(docs) == 10 and all(d["refused"] for d in docs), docs
+
+
+def run_bytes(*args, stdin=b""):
+    return subprocess.run(CAROM + list(args), input=stdin, capture_output=True, cwd=ROOT)
+
+
+BAD_BYTES = b"new game=three_cushion target=3 name_A=K\xffM\n\xc3\npoint\n"
+
+
+@pytest.mark.parametrize("interpreter", [[], ["--cpython"]])
+def test_bytes_that_are_not_utf8_are_refused_lines(tmp_path, interpreter):
+    """Tried (issue 13): bytes that are not UTF-8 on `carom sim --headless`'s stdin (a
+    UnicodeEncodeError traceback) and in a --script file (UnicodeDecodeError). Each such line is
+    refused with the reason, nothing of it applied (not even with the bad byte replaced: the name
+    K\ufffdM is not taken), and the next lines go on."""
+    script = tmp_path / "bad.txt"
+    script.write_bytes(BAD_BYTES)
+    for out in (run_bytes("sim", "--headless", *interpreter, stdin=BAD_BYTES),
+                run_bytes("sim", "--headless", *interpreter, "--script", str(script))):
+        assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
+        docs = [json.loads(line) for line in out.stdout.decode().splitlines()]
+        assert [d["refused"] for d in docs] == [
+            "not UTF-8 text (byte 0xff at column 41)", "not UTF-8 text (byte 0xc3 at column 1)",
+            "the lag decides who breaks first"]
+        assert docs[0]["target"] == 30 and docs[0]["players"]["A"]["name"] == ""  # the `new` was not applied
+
+
+@pytest.mark.parametrize("interpreter", [[], ["--cpython"]])
+def test_a_huge_line_is_refused_and_the_next_one_applies(interpreter):
+    """Tried (issue 13): a 500,000-character line (split was quadratic: MemoryError on MicroPython,
+    then a JSONDecodeError traceback). Refused as too long, read a block at a time; then the next
+    line applies. A line of exactly 4096 characters is taken."""
+    stdin = ("point " + "A" * 500000 + "\n" + "new game=three_cushion target=3" + " " * 4065 + "\n").encode()
+    out = run_bytes("sim", "--headless", *interpreter, stdin=stdin)
+    assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
+    docs = [json.loads(line) for line in out.stdout.decode().splitlines()]
+    assert [d["refused"] for d in docs] == ["line too long (more than 4096 characters)", None]
+    assert docs[1]["target"] == 3
+
+
+def test_scripted_board_refuses_bad_lines(tmp_path):
+    """Tried (issue 13): non-UTF-8 and 10,000-character lines on `carom sim --headless --board wall`."""
+    stdin = b"press A.\xffpoint\n" + b"wait " + b"1" * 10000 + b"\nwait 0.1\n"
+    out = run_bytes("sim", "--headless", "--board", "wall", "--flash", str(tmp_path / "flash"), stdin=stdin)
+    assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
+    docs = [json.loads(line) for line in out.stdout.decode().splitlines()]
+    assert [d["refused"] for d in docs] == [None, "not UTF-8 text (byte 0xff at column 9)",
+                                           "line too long (more than 4096 characters)", None]
+
+
+@pytest.mark.parametrize("extra", [[], ["--boards", "2"], ["--remote"], ["--headless", "--board", "wall"]])
+def test_flash_that_is_not_a_folder(tmp_path, extra):
+    """Tried (issue 13): `carom sim --flash FILE` and `--flash /proc/nope` (NotADirectoryError and
+    FileNotFoundError tracebacks), also with --boards 2, --remote and --headless --board wall;
+    and --flash FILE/sub. Each a `carom:` line before any board starts; the file is untouched."""
+    afile = tmp_path / "afile"
+    afile.write_text("keep")
+    cases = [(str(afile), "carom: --flash %s is a file, not a folder" % afile),
+             (str(afile / "sub"), "carom: --flash %s cannot be made: %s is a file, not a folder" % (afile / "sub", afile)),
+             ("/proc/nope", "carom: --flash /proc/nope cannot be made")]
+    for flash, message in cases:
+        out = run_carom("sim", "--listen", "127.0.0.1:0", "--flash", flash, *extra)
+        assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+        assert out.stderr.startswith(message), out.stderr
+        assert "serial console" not in out.stdout + out.stderr  # no board started
+    assert afile.read_text() == "keep"
+    if extra == ["--boards", "2"]:
+        (tmp_path / "two").mkdir()
+        (tmp_path / "two" / "board2").write_text("")
+        out = run_carom("sim", "--listen", "127.0.0.1:0", "--flash", str(tmp_path / "two"), *extra)
+        assert out.returncode == 1 and "board2 is a file, not a folder" in out.stderr, out.stderr
+    if extra == ["--remote"]:
+        (tmp_path / "f-remote").write_text("")
+        out = run_carom("sim", "--listen", "127.0.0.1:0", "--flash", str(tmp_path / "f"), *extra)
+        assert out.returncode == 1 and "f-remote is a file, not a folder" in out.stderr, out.stderr
+
+
+def test_script_that_cannot_be_read():
+    """Tried: --script on a folder and on a missing file."""
+    for path in ("/proc", "/nonexistent/script.txt"):
+        out = run_carom("sim", "--headless", "--script", path)
+        assert out.returncode == 1 and out.stderr.startswith("carom: cannot read the script %s" % path), out.stderr

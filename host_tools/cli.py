@@ -1,9 +1,11 @@
 """The `carom` command: one subparser per row of commands.COMMANDS (host_tools/commands/).
 
-Errors are printed as `carom: what went wrong` on stderr with exit status 1.
+Errors are printed as `carom: what went wrong` on stderr with exit status 1; a command
+line argparse cannot take, as its usage and `carom: COMMAND: what is wrong`, exit status 2.
 """
 
 import argparse
+import os
 import sys
 
 from . import __version__
@@ -11,8 +13,17 @@ from .commands import COMMANDS, module
 from .errors import CommandError
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors in carom's form: `carom: sim: argument --boards: ...`."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        where = self.prog.split(None, 1)[1:] or []
+        self.exit(2, "carom: %s%s\n" % ("".join(w + ": " for w in where), message))
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="carom",
         description="Carom billiards scoreboard: simulate, flash, deploy and configure boards.",
     )
@@ -30,6 +41,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
+        print("carom: no command given", file=sys.stderr)
         return 2
     try:
         return args.run(args) or 0
@@ -41,6 +53,12 @@ def main(argv=None):
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as e:  # noqa: BLE001 -- a bug: said in one line too (CAROM_DEBUG=1: the traceback)
+        if os.environ.get("CAROM_DEBUG"):
+            raise
+        print("carom: internal error, please report it: %s: %s (CAROM_DEBUG=1 shows where)" % (
+            type(e).__name__, str(e).splitlines()[0] if str(e) else ""), file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

@@ -13,13 +13,18 @@ from .commands import COMMANDS, module
 from .errors import CommandError
 
 
+def one_line(text):
+    """An error as one line: control characters and line separators (in a file name, say) as escapes."""
+    return "".join(ch if ch >= " " and ch not in "\x7f\x85\u2028\u2029" else repr(ch)[1:-1] for ch in text)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse's parser, its errors in carom's form: `carom: sim: argument --boards: ...`."""
 
     def error(self, message):
         self.print_usage(sys.stderr)
         where = self.prog.split(None, 1)[1:] or []
-        self.exit(2, "carom: %s%s\n" % ("".join(w + ": " for w in where), message))
+        self.exit(2, "carom: %s%s\n" % ("".join(w + ": " for w in where), one_line(message)))
 
 
 def build_parser():
@@ -46,7 +51,7 @@ def main(argv=None):
     try:
         return args.run(args) or 0
     except CommandError as e:
-        print("carom: %s" % e, file=sys.stderr)
+        print("carom: %s" % one_line(str(e)), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("carom: interrupted", file=sys.stderr)
@@ -57,7 +62,7 @@ def main(argv=None):
         if os.environ.get("CAROM_DEBUG"):
             raise
         print("carom: internal error, please report it: %s: %s (CAROM_DEBUG=1 shows where)" % (
-            type(e).__name__, str(e).splitlines()[0] if str(e) else ""), file=sys.stderr)
+            type(e).__name__, one_line(str(e))[:300]), file=sys.stderr)
         return 3
 
 

@@ -355,3 +355,57 @@ class Listener:
     def close(self):
         self.client.loop_stop()
         self.client.disconnect()
+
+
+# ---- a board that does not answer (issue 13) ----------------------------------------------------
+
+class Pty:
+    """A pseudo-terminal whose other end this test holds: `path` is the port carom opens."""
+
+    def __init__(self, answer_repl=False):
+        self.master, self.slave = os.openpty()
+        self.path = os.ttyname(self.slave)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve if answer_repl else self._drain, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        import select
+
+        while not self.stop.is_set():
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if ready:
+                try:
+                    return os.read(self.master, 4096)
+                except OSError:
+                    return b""
+        return b""
+
+    def _drain(self):
+        """Read what carom writes (so its writes never block) and answer nothing."""
+        while self._read():
+            pass
+
+    def _serve(self):
+        """Answer the raw-REPL handshake and the soft reset as MicroPython does, then nothing."""
+        got = b""
+        entered = False
+        while True:
+            data = self._read()
+            if not data:
+                return
+            got += data
+            if not entered and b"\x01" in got:
+                os.write(self.master, b"raw REPL; CTRL-B to exit\r\n>")
+                got = got[got.index(b"\x01") + 1:]
+                entered = True
+            if entered and b"\x04" in got:
+                os.write(self.master, b"soft reboot\r\nraw REPL; CTRL-B to exit\r\n>")
+                self._drain()
+                return
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(5)
+        os.close(self.master)
+        os.close(self.slave)

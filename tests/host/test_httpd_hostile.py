@@ -41,15 +41,15 @@ class Pages(httpd.Server):
         writer.write(httpd.sse("hello", {}))
 
 
-def serve(tmp_path, scenario, listen="127.0.0.1:0", hub_size=1000, hub_bytes=httpd.HUB_BYTES, **limits):
-    """Run `await scenario(port, server, hub)` with Pages on `listen`; `limits` set on the server."""
+def serve(tmp_path, scenario, listen="127.0.0.1:0", hub_size=1000, hub_bytes=httpd.HUB_BYTES, cls=None, **limits):
+    """Run `await scenario(port, server, hub)` with Pages (or `cls`) on `listen`; `limits` set on the server."""
     (tmp_path / "index.html").write_text("<p>hi</p>")
     errors = []
 
     async def main():
         asyncio.get_running_loop().set_exception_handler(lambda loop, ctx: errors.append(ctx))
         hub = httpd.Hub(hub_size, asyncio.get_running_loop(), max_bytes=hub_bytes)
-        server = Pages(str(tmp_path), hub)
+        server = (cls or Pages)(str(tmp_path), hub)
         for k, v in limits.items():
             setattr(server, k, v)
         sock = httpd.listen(listen, 8080)
@@ -297,3 +297,31 @@ def test_an_event_stream_that_is_not_read_is_dropped(tmp_path):
         writer.close()
 
     serve(tmp_path, scenario, hub_size=10000, hub_bytes=65536)
+
+
+def test_a_client_that_takes_no_answer_is_dropped(tmp_path):
+    """A client asks for an 8 MB file and never reads (its receive buffer 4 KB): once the socket
+    buffers are full nothing moves for write_timeout (0.3 s here) and the connection is closed, so
+    it holds neither the file's bytes nor a connection slot; the server answers others meanwhile."""
+    (tmp_path / "big.bin").write_bytes(b"x" * (8 << 20))
+
+    class Files(Pages):
+        async def route(self, writer, request):
+            if request.path == "/big":
+                return await self.file(writer, "big.bin")
+            return await super().route(writer, request)
+
+    async def scenario(port, server, hub):
+        idle = socket.socket()
+        idle.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        idle.connect(("127.0.0.1", port))
+        idle.sendall(b"GET /big HTTP/1.1\r\n\r\n")  # and never reads
+        while not server._tasks:
+            await asyncio.sleep(0.01)
+        code, _, _ = await exchange(port, b"GET /x HTTP/1.1\r\n\r\n")
+        assert code == 200
+        while server._tasks:  # dropped once nothing moved for write_timeout
+            await asyncio.sleep(0.01)
+        idle.close()
+
+    serve(tmp_path, scenario, cls=Files, write_timeout=0.3)

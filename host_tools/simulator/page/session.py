@@ -413,9 +413,12 @@ class BoardSession:
         except BoardError as e:
             if self._stop.is_set():
                 return False
-            self.failed = self.redact(str(e))
-            self._log("error", str(e).splitlines()[0])
-            for line in str(e).splitlines()[1:]:
+            # The error quotes the console's last lines: a raw REPL answer among them (its \x04) is left out.
+            lines = [line if "\x04" not in line else "(an answer to a host tool at the raw REPL, not shown)"
+                     for line in str(e).splitlines()] or [""]
+            self.failed = self.redact("\n".join(lines))
+            self._log("error", lines[0])
+            for line in lines[1:]:
                 self._log("stderr", line)
             if self.vb.powered:
                 self.vb.power_off()

@@ -129,3 +129,45 @@ def test_secrets_never_leave_the_simulator(tmp_path, browser):
             events.close()
         sim.stop(timeout=30)
         sim.kill()
+
+
+def test_redactor_by_value_and_by_shape(tmp_path):
+    """The Redactor alone: a secret config.json held (read from the folder, kept after it changes), as
+    written, JSON-escaped and in a Python repr of the file's bytes; any 64-hex run; quoted fields."""
+    import json
+
+    from host_tools.simulator.page.session import Redactor
+
+    r = Redactor()
+    wifi, mqtt = "pa'ss\"wörd", "mqtt-Secret"
+    (tmp_path / "config.json").write_text(json.dumps({"wifi": {"password": wifi}, "mqtt": {"password": mqtt},
+                                                      "radio": {"key": KEY}}, ensure_ascii=False))
+    r.watch(str(tmp_path))
+    (tmp_path / "config.json").write_text("{}")  # changed: the old secrets stay hidden
+    r.watch(str(tmp_path))
+    raw = json.dumps({"wifi": {"password": wifi}}, ensure_ascii=False).encode()
+    for text in (wifi, json.dumps(wifi), repr(raw), str({"p": wifi}), "x" + mqtt + "y", KEY.upper(), "k=" + KEY + "0",
+                 "%s: %s" % ("mqtt.password", mqtt)):
+        shown = r(text)
+        assert leaks(shown) == [] and wifi not in shown and mqtt not in shown and "wörd" not in shown, (text, shown)
+    assert r('{"password": "other", "key": "k", "ssid": "hall"}') == '{"password": "***", "key": "***", "ssid": "hall"}'
+    assert r("score 12 3abc") == "score 12 3abc"
+
+
+def test_raw_repl_answers_are_not_logged():
+    """A config.json read 512 bytes at a time splits a secret between two raw REPL answers: no line of
+    them is logged; the friendly banner, or a reset after the last answer, ends the hiding."""
+    from host_tools.simulator.page.session import BoardSession
+
+    s = BoardSession(0, "wall")
+    lines = ["carom: stopped (Ctrl-C)", "raw REPL; CTRL-B to exit\r", ">OK\x04\x04>OKb'{\\n  \"password\": \"hun'\r",
+             "\x04\x04>OKb'ter2\"}'\r", "\x04\x04>", "MicroPython v1.29.0 on 2026-07-05; ESP32",
+             'Type "help()" for more information.\r', ">>> hello"]
+    out = s._console_lines(lines, rebooted=False)
+    assert out == ["carom: stopped (Ctrl-C)", ("serial", "a host tool (mpremote, carom config, doctor) uses the raw "
+                                                         "REPL: the board's answers to it are not shown here"),
+                   'Type "help()" for more information.\r', ">>> hello"]
+    assert s._console_lines(["raw REPL; CTRL-B to exit\r", ">OKb'hun'"], False)[1:] == []
+    assert s._console_lines(["\x04\x04>OKb'ter2'", "\x04>OK", "carom: running on board wall"], rebooted=True) == [
+        "carom: running on board wall"]  # reset by the tool: the app's lines after its last answer
+    assert s._console_lines(["carom: running on board wall"], False) == ["carom: running on board wall"]

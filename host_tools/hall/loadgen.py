@@ -94,11 +94,14 @@ class SimTable:
 class Board:
     """One board's MQTT connection, publishing as the wall board does."""
 
-    def __init__(self, host, port, table, prefix="carom", client_id=None):
+    def __init__(self, host, port, table, prefix="carom", client_id=None, user=None, password=None):
         self.topic = "%s/%s/" % (prefix, table)
         self.connected = threading.Event()
+        self.refused = None  # the broker's reason when it refused the connection
         self.dead = False
         c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id or "carom-sim-%s" % table)
+        if user is not None:
+            c.username_pw_set(user, password)
         c.will_set(self.topic + "status", b"offline", qos=1, retain=True)
         c.reconnect_delay_set(0.2, 1)
         c.on_connect = self._connected
@@ -108,7 +111,9 @@ class Board:
         c.loop_start()
 
     def _connected(self, client, userdata, flags, reason, properties):
-        if not reason.is_failure:
+        if reason.is_failure:
+            self.refused = str(reason)
+        else:
             client.publish(self.topic + "status", b"online", qos=1, retain=True)  # the birth message
             self.connected.set()
 

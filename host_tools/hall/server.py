@@ -152,19 +152,25 @@ class Dashboard:
 
     def _rotate(self):
         """The results file is full: it becomes FILE.1 (replacing an older one), and FILE starts again
-        with the results list as kept in memory (its newest results, without the replaced ones)."""
+        with the newest results of the list in memory (without the replaced ones), up to half its limit."""
         path = self.results_file
         self._results_out.close()
         os.replace(path, path + ".1")
         tmp = path + ".tmp"
+        keep, size = [], 0
+        for r in reversed(self.hall.results):  # the newest results, up to half the file's limit
+            line = r.json_bytes() + b"\n"
+            if size + len(line) > MAX_FILE_BYTES // 2:
+                break
+            keep.append(line)
+            size += len(line)
         with open(tmp, "wb") as f:
-            for r in self.hall.results:
-                f.write(r.json_bytes() + b"\n")
+            f.writelines(reversed(keep))
         os.replace(tmp, path)
         self._results_out = open(path, "ab")
         self._file_bytes = self._results_out.tell()
         self.out("carom hall: the results file reached %d bytes: the older results are in %s.1, %s starts again"
-                 " with the %d results in memory" % (MAX_FILE_BYTES, path, path, len(self.hall.results)))
+                 " with the newest %d results" % (MAX_FILE_BYTES, path, path, len(keep)))
 
     def link(self, connected, detail, when):
         b = self.broker

@@ -86,3 +86,41 @@ class PersistentMosquitto(Mosquitto):
 
 def available():
     return os.path.exists(EXE)
+
+
+# The README's example ("Who may publish: the broker's logins and ACLs"): each board logs in as its
+# table id and may write only its own table's topics; the hall reads them all; no anonymous clients.
+ACL_EXAMPLE = """\
+# the hall's dashboard (carom hall --user hall) reads every table
+user hall
+topic read carom/+/state
+topic read carom/+/status
+topic read carom/+/report
+
+# a board logs in as its table id (config.json: mqtt.user = mqtt.table) and writes only its own topics
+pattern write carom/%u/state
+pattern write carom/%u/status
+pattern write carom/%u/report
+"""
+
+
+class SecureMosquitto(Mosquitto):
+    """mosquitto as the README's example sets it up: no anonymous clients, a password_file made
+    with mosquitto_passwd from `users` ({name: password}), and ACL_EXAMPLE (or `acl`) as acl_file."""
+
+    def __init__(self, users, acl=ACL_EXAMPLE, port=None):
+        super().__init__(port)
+        passwords = os.path.join(self.dir, "passwords")
+        with open(passwords, "w") as f:  # plain "user:password" lines, hashed in place by mosquitto_passwd -U
+            f.write("".join("%s:%s\n" % kv for kv in users.items()))
+        subprocess.run([shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd", "-U", passwords],
+                       check=True, capture_output=True, timeout=30)
+        acl_file = os.path.join(self.dir, "acl")
+        with open(acl_file, "w") as f:
+            f.write(acl)
+        for name in (passwords, acl_file):
+            os.chmod(name, 0o644)  # mosquitto drops from root to its own user before reading them
+        os.chmod(self.dir, 0o755)
+        with open(self.conf, "w") as f:
+            f.write("listener %d 127.0.0.1\nallow_anonymous false\npassword_file %s\nacl_file %s\n"
+                    "persistence false\n" % (self.port, passwords, acl_file))

@@ -143,8 +143,9 @@ class HallProc(LineProcess):
 
     name = "carom hall"
 
-    def __init__(self, broker_port, *extra, timeout=30):
-        super().__init__([CAROM, "hall", "--broker", "127.0.0.1:%d" % broker_port, "--listen", "127.0.0.1:0", *extra])
+    def __init__(self, broker_port, *extra, timeout=30, env=None):
+        super().__init__([CAROM, "hall", "--broker", "127.0.0.1:%d" % broker_port, "--listen", "127.0.0.1:0", *extra],
+                         env=env)
         self.url = self.wait_line(r"the dashboard is at (http://\S+)", timeout).group(1)
 
     def table(self, table):

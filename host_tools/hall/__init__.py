@@ -4,7 +4,9 @@
 serves a page (default http://127.0.0.1:8090) with a tile per table and the results list
 of finished matches (exported as /results.csv and /results.json).
 
-    model.py    the tables and the results list, fed message by message (pure; the dedup rule)
+    schema.py   what gets in: the state document's and the report's schema, bounded in bytes before parsing
+    model.py    the tables and the results list, fed message by message (pure; the dedup rule, slots,
+                eviction, the byte bounds)
     broker.py   the MQTT subscription: paho-mqtt on its own thread, reconnecting by itself
     server.py   HTTP + server-sent events on asyncio (standard library only)
     loadgen.py  simulated tables publishing real state documents (tests, benchmark, a demo)

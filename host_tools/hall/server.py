@@ -7,6 +7,7 @@
     GET /api/results        {results: [...]}: the results list as the page shows it (flat rows)
     GET /results.json       every finished match: the report as the board sent it plus
                             "hall": {table, received_at, id}, in the order they arrived
+                            (both exports are written in pieces: send_stream)
     GET /results.csv        one row per match (columns: model.CSV_COLUMNS), local times
     GET /events             server-sent events to every page:
                               hello     {server, prefix, broker}        on connect, then
@@ -23,7 +24,6 @@ and the pages' queues live, so nothing needs a lock.
 """
 
 import asyncio
-import json
 import math
 import os
 import socket

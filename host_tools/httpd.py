@@ -132,7 +132,7 @@ def json_body(body, max_depth=MAX_JSON_DEPTH):
     """The JSON value of a request body; ValueError when it is not UTF-8 JSON, nests deeper than
     `max_depth`, or holds NaN or Infinity."""
     text = body.decode("utf-8")  # UnicodeDecodeError is a ValueError
-    depth = deepest = 0
+    depth = 0
     in_string = escaped = False
     for c in text:  # nesting counted before parsing, so no recursion limit is ever met
         if in_string:
@@ -490,6 +490,26 @@ class Server:
         writer.write(("HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nCache-Control: no-store\r\n"
                       "%sConnection: close\r\n\r\n" % (status, REASONS.get(status, "Error"), ctype, len(data), extra)
                       ).encode() + data)
+        await self._drain(writer)
+
+    async def send_stream(self, writer, chunks, ctype, extra="", first=b"", piece_bytes=256 * 1024):
+        """A 200 answer of unknown length (the connection's end ends it), from an iterable of
+        bytes, written in pieces of about `piece_bytes`, each drained before the next is made: a
+        large answer (the hall's exports) holds one piece at a time and lets the loop serve
+        other requests between pieces."""
+        self._answered.add(writer)
+        writer.write(("HTTP/1.1 200 OK\r\nContent-Type: %s\r\nCache-Control: no-store\r\n%sConnection: close\r\n\r\n"
+                      % (ctype, extra)).encode() + first)
+        piece, size = [], 0
+        for chunk in chunks:
+            piece.append(chunk)
+            size += len(chunk)
+            if size >= piece_bytes:
+                writer.write(b"".join(piece))
+                piece, size = [], 0
+                await self._drain(writer)
+                await asyncio.sleep(0)
+        writer.write(b"".join(piece))
         await self._drain(writer)
 
 

@@ -16,9 +16,10 @@ or null.  A refused payload raises Invalid(kind, detail): `kind` is one of KINDS
 and the once-per-kind log line use it), `detail` says where.
 """
 
-import json
 import math
 import re
+
+from ..httpd import json_body
 
 MAX_STATE_BYTES = 64 * 1024  # a state document: ~2 KB for a usual match, ~20 KB for 2,000 innings
 MAX_REPORT_BYTES = 512 * 1024  # a report: ~150 bytes an inning on top of the state
@@ -53,21 +54,17 @@ class Invalid(ValueError):
         self.detail = detail
 
 
-def _no_constant(name):
-    raise ValueError("%s is not JSON" % name)
-
-
 def parse(payload, max_bytes):
-    """A JSON object from `payload` (bytes) of at most `max_bytes`, or Invalid."""
+    """A JSON object from `payload` (bytes) of at most `max_bytes`, or Invalid. Parsed as the
+    HTTP server parses a body (httpd.json_body): strict UTF-8, no NaN or Infinity, nesting
+    counted before parsing (no state document or report nests deeper than its limit)."""
     if len(payload) > max_bytes:
         raise Invalid("size", "%d bytes (at most %d)" % (len(payload), max_bytes))
     try:
-        text = payload.decode("utf-8")
+        doc = json_body(payload)
     except UnicodeDecodeError:
         raise Invalid("encoding", "not UTF-8") from None
-    try:
-        doc = json.loads(text, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as e:
+    except ValueError as e:
         raise Invalid("json", str(e)[:80]) from None
     if not isinstance(doc, dict):
         raise Invalid("json", "not a JSON object")

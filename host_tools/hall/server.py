@@ -217,33 +217,14 @@ class Server(httpd.Server):
             return await self.send(writer, 200, {"results": hall.summaries()})
         if path == "/results.json":
             return await self.send_stream(writer, hall.results_json_chunks(), "application/json",
-                                          self._download("json"))
+                                          self._download("json"), piece_bytes=EXPORT_CHUNK)
         if path == "/results.csv":
             chunks = (c.encode("utf-8") for c in hall.results_csv_chunks(local_time))
             return await self.send_stream(writer, chunks, "text/csv; charset=utf-8", self._download("csv"),
-                                          b"\xef\xbb\xbf")  # the BOM: spreadsheets read UTF-8 names
+                                          b"\xef\xbb\xbf", EXPORT_CHUNK)  # the BOM: spreadsheets read UTF-8 names
         if path == "/events":
             return await self.stream(writer, self.dash.hub, self._opening)
         return await self.send(writer, 404, {"error": "not found: %s" % path})
-
-    async def send_stream(self, writer, chunks, ctype, extra="", first=b""):
-        """A 200 answer of unknown length (the connection's end ends it), written in pieces of about
-        EXPORT_CHUNK bytes, each drained before the next is made: an export of the whole results list
-        holds one piece at a time and lets the loop serve other requests between pieces."""
-        self._answered.add(writer)
-        writer.write(("HTTP/1.1 200 OK\r\nContent-Type: %s\r\nCache-Control: no-store\r\n%sConnection: close\r\n\r\n"
-                      % (ctype, extra)).encode() + first)
-        piece, size = [], 0
-        for chunk in chunks:
-            piece.append(chunk)
-            size += len(chunk)
-            if size >= EXPORT_CHUNK:
-                writer.write(b"".join(piece))
-                piece, size = [], 0
-                await self._drain(writer)
-                await asyncio.sleep(0)
-        writer.write(b"".join(piece))
-        await self._drain(writer)
 
     def _download(self, ext):
         return 'Content-Disposition: attachment; filename="carom-results-%s.%s"\r\n' % (

@@ -7,6 +7,7 @@ rules core runs on the real MicroPython unix port; `--cpython` runs the same
 firmware modules inside this process instead.
 """
 
+import contextlib
 import json
 import sys
 
@@ -203,7 +204,6 @@ def heap_arg(text, exe):
 
 def run_board(args):
     from ..simulator.scripted_board import OutOfMemory, load_board, run_script
-    from ..simulator.vboard import BoardError
 
     load_board(args.board)  # a bad name or definition is a clear error before anything starts
     check_flash(args.flash)
@@ -225,23 +225,32 @@ def run_board(args):
         print("carom sim: %s" % text, file=sys.stderr, flush=True)
 
     try:
-        run_script(args.board, lines, write, args.flash, log=log, **options)
+        with board_errors():
+            run_script(args.board, lines, write, args.flash, log=log, **options)
     except OutOfMemory as e:
         raise CommandError(str(e))
+    return 0
+
+
+@contextlib.contextmanager
+def board_errors():
+    """The virtual board's failures, and its flash folder's, as carom: errors."""
+    from ..simulator.vboard import BoardError
+
+    try:
+        yield
     except BoardError as e:
         raise CommandError("the virtual board failed: %s" % e)
     except OSError as e:
         if e.filename is None:
             raise
         raise CommandError("the virtual board's flash: %s: %s" % (e.filename, e.strerror or e))
-    return 0
 
 
 def run_page(args):
     """The simulator page: boards on the virtual board, served until Ctrl-C."""
-    from ..simulator.scripted_board import load_board
-    from ..simulator.vboard import BoardError
     from ..simulator.page import ListenError, run
+    from ..simulator.scripted_board import load_board
 
     board = args.board or "wall"
     if args.micropython or args.heap or args.source:
@@ -257,15 +266,10 @@ def run_page(args):
         print(text, flush=True)
 
     try:
-        return run(board, args.listen, count=args.boards, flash=args.flash, out=out, remote=args.remote)
+        with board_errors():
+            return run(board, args.listen, count=args.boards, flash=args.flash, out=out, remote=args.remote)
     except (ValueError, ListenError) as e:
         raise CommandError(str(e))
-    except BoardError as e:
-        raise CommandError("the virtual board failed: %s" % e)
-    except OSError as e:
-        if e.filename is None:
-            raise
-        raise CommandError("the virtual board's flash: %s: %s" % (e.filename, e.strerror or e))
 
 
 def run_sim(args):

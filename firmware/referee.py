@@ -168,6 +168,8 @@ class Referee:
                 raise ValueError("wait needs seconds, not %r" % args[0])
             if not 0 <= seconds <= 86400:
                 raise ValueError("wait takes 0..86400 seconds")
+            if m.closed:
+                return matchsetup.CLOSED  # after close, only new (as every other event)
             self.now = now + int(seconds * 1000 + 0.5)
             m.tick(self.now)
             return None

@@ -101,3 +101,18 @@ def test_a_line_over_the_limit_is_refused_and_changes_nothing():
     assert r.now == before[1] + 1000
     assert TOO_LONG == "line too long (more than %d characters)" % MAX_LINE
     assert referee.MAX_LINE == 4096
+
+
+def test_wait_after_close_is_refused_as_every_event_but_new():
+    """Issue 14: `wait` was taken after `close` (the clock moved on a closed match)."""
+    r = Referee()
+    for text in ("new game=three_cushion target=1 breaker=A equalizing=off", "point A", "close"):
+        assert r.line(text) is None, text
+    now = r.now
+    closed = r.line("point A")
+    assert closed == "match closed"
+    assert r.line("wait 5") == closed
+    assert r.now == now
+    assert r.line("wait x") == "wait needs seconds, not 'x'"  # a wrong word is still named first
+    assert r.line("new game=three_cushion target=1") is None
+    assert r.line("wait 5") is None and r.now == now + 5000

@@ -10,6 +10,20 @@ and config.get_path import it when called.
 import config
 
 
+def whole(text):
+    """The int that `text` writes in plain ASCII digits, with an optional leading "-"; None
+    for anything else. Not int() alone: CPython's takes any Unicode digit ("\u0663", "\uff11\uff10")
+    and MicroPython's does not, nor isdigit() ("\u00b9" is a digit to it). Every number read
+    from text goes through here: config set, the scripted mode's words (referee.py)."""
+    digits = text[1:] if text[:1] == "-" else text
+    if not digits:
+        return None
+    for c in digits:
+        if c not in "0123456789":
+            return None
+    return int(text)
+
+
 def _entry(path, source):
     """The schema entry at a dotted path like "players.A.name"."""
     schema = config.SCHEMA
@@ -81,13 +95,8 @@ def _from_text(s, e, path, source):
     if flags & config.F_NULL and low == "null":
         return None
     if kind == config.T_INT:
-        digits = low[1:] if low[:1] == "-" else low
-        for c in digits:
-            if c not in "0123456789":  # not isdigit(): "\u00b9" is a digit to it
-                return s  # the check names it: "abc" is not an integer
-        if digits:
-            return int(low)
-        return s
+        n = whole(low)
+        return s if n is None else n  # the check names it: "abc" is not an integer
     if kind == config.T_BOOL:
         if low in ("on", "true"):
             return True

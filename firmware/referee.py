@@ -14,6 +14,7 @@ Time is virtual: `wait <seconds>` moves this referee's clock forward.
     tiebreak A|B    wait <seconds>    close
 """
 
+import configedit
 import matchsetup
 import reasons
 import rules
@@ -64,10 +65,10 @@ def split(line):
 
 
 def _int(text, what):
-    try:
-        return int(text)
-    except ValueError:
+    n = configedit.whole(text)  # plain ASCII digits, as on MicroPython
+    if n is None:
         raise ValueError("%s must be a whole number, not %r" % (what, text))
+    return n
 
 
 def _player(text):
@@ -162,9 +163,16 @@ class Referee:
             return m.undo(now)
         if name == "wait":
             self._need(args, 1, "wait <seconds>")
-            try:
-                seconds = float(args[0])
-            except ValueError:
+            seconds = None
+            for c in args[0]:
+                if c not in "0123456789.eE+-":  # float() on CPython takes any Unicode digit
+                    break
+            else:
+                try:
+                    seconds = float(args[0])
+                except ValueError:
+                    pass
+            if seconds is None:
                 raise ValueError("wait needs seconds, not %r" % args[0])
             if not 0 <= seconds <= 86400:
                 raise ValueError("wait takes 0..86400 seconds")

@@ -765,6 +765,19 @@ def test_set_path_parses_by_the_schema_type():
     assert d == {}
 
 
+def test_whole_takes_plain_ascii_digits_only():
+    """Issue 14: one function reads every number from text (config set, the scripted mode); int()
+    alone takes Arabic-Indic and fullwidth digits on CPython, not on MicroPython."""
+    for text, value in (("0", 0), ("10", 10), ("-3", -3), ("-0", 0), ("007", 7), ("9999", 9999)):
+        assert configedit.whole(text) == value, text
+    for text in ("", "-", "+5", " 5", "5 ", "2.5", "1e3", "0x10", "1_0", "--1", "abc",
+                 "\u0663", "\uff11\uff10", "\u00b9", "1\u0660", "\u06f5", "\u0969"):
+        assert configedit.whole(text) is None, text
+    for text in ("\u0663", "\uff11\uff10"):
+        e = raises(ValueError, config.set_path, {}, "match.target", text)
+        assert "is not an integer" in str(e), str(e)
+
+
 def test_set_path_returns_a_new_dict():
     d = example()
     before = json.dumps(d)

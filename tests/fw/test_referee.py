@@ -116,3 +116,19 @@ def test_wait_after_close_is_refused_as_every_event_but_new():
     assert r.line("wait x") == "wait needs seconds, not 'x'"  # a wrong word is still named first
     assert r.line("new game=three_cushion target=1") is None
     assert r.line("wait 5") is None and r.now == now + 5000
+
+
+def test_numbers_are_plain_ascii_digits_on_every_interpreter():
+    """Issue 14: `target=\u0663` and `target=\uff11\uff10` were taken on CPython (its int() reads any
+    Unicode digit) and refused on MicroPython; now refused on both, as `wait \u0663` and `extend \u0663`."""
+    r = Referee()
+    for text in ("\u0663", "\uff11\uff10", "\u00b9", "+3"):
+        assert r.line("new game=three_cushion target=" + text) == "target must be a whole number, not %r" % text
+        assert r.line("new game=three_cushion target=5 innings_limit=" + text) is not None
+    assert r.line("new game=three_cushion target=1 breaker=A equalizing=off") is None
+    assert r.line("wait \u0663") == "wait needs seconds, not %r" % "\u0663"
+    assert r.line("wait 1.5") is None and r.now == 1500
+    assert r.line("point A") is None
+    assert r.match.phase == rules.FINISHED
+    assert r.line("extend \u0663") == "extend must be a whole number, not %r" % "\u0663"
+    assert r.line("new game=three_cushion target=10") is None and r.match.target == 10

@@ -174,3 +174,13 @@ def test_script_that_cannot_be_read():
     for path in ("/proc", "/nonexistent/script.txt"):
         out = run_carom("sim", "--headless", "--script", path)
         assert out.returncode == 1 and out.stderr.startswith("carom: cannot read the script %s" % path), out.stderr
+
+
+def test_unicode_digits_are_refused_on_both_interpreters():
+    """Issue 14: CPython's int() took `target=\u0663` and `target=\uff11\uff10`; MicroPython's does not."""
+    lines = ["new game=three_cushion target=\u0663\n", "new game=three_cushion target=\uff11\uff10\n", "wait \u0663\n"]
+    for interpreter in ("micropython", "cpython"):
+        docs = [d for _, d in scripted_docs(lines, interpreter)]
+        refused = [d["refused"] or "" for d in docs]
+        assert [r.split(", not ")[0] for r in refused] == [
+            "target must be a whole number", "target must be a whole number", "wait needs seconds"], refused

@@ -44,6 +44,8 @@ RETRY_MS = 2000  # a dead chip is tried again this often
 WARN_S = 10  # the shot clock blinks in its last seconds
 
 _POW10 = (1, 10, 100, 1000, 10000)
+_DASH7 = const(0x40)  # "-" on a 7-segment cell: a number too big for its field
+_DASH14 = const(0xC0)  # and on a 14-segment one
 
 # Messages for the 14-segment message chip, in one bytes (one object, not fifteen): each
 # between four blanks, so a window a marquee moves over it shows blanks around it, as
@@ -344,17 +346,23 @@ class View:
         return self.chips[self._disp[s]]
 
     def _draw_number(self, s, n, decimals):
-        """n right-aligned in the slot; too big for it: its last digits."""
+        """n right-aligned in the slot; too big for it: dashes, never a part of n."""
         if n >= _POW10[self._width[s]]:
-            n %= _POW10[self._width[s]]
-        chip = self._chip(s)
-        chip.set_number_at(n, self._end[s], self._width[s], decimals)
+            self._draw_dashes(s)
+        else:
+            chip = self._chip(s)
+            chip.set_number_at(n, self._end[s], self._width[s], decimals)
 
-    def _draw_blank(self, s):
+    def _draw_dashes(self, s):
+        """The overflow (README): a dash in every cell of a slot too small for its number."""
+        self._draw_blank(s, _DASH7 if self._chip(s).MASK == 0xFF else _DASH14)
+
+    def _draw_blank(self, s, bits=0):
+        """Every cell of the slot blank (or `bits`: the overflow's dashes), its colon off."""
         chip = self._chip(s)
         cell = self._end[s] + 1 - self._width[s]
         while cell <= self._end[s]:
-            chip.set_segments(cell, 0)
+            chip.set_segments(cell, bits)
             cell += 1
         if self._field[s] == _CLOCK and chip.HAS_COLON:
             chip.set_colon(False)
@@ -387,8 +395,7 @@ class View:
 
     def _draw_clock(self, s, v):
         if v >= _BREAK_CLOCK and self._width[s] >= 3:
-            self._draw_break(s, v - _BREAK_CLOCK)
-            colon = True
+            colon = self._draw_break(s, v - _BREAK_CLOCK)
         else:
             self._draw_number(s, v % _BREAK_CLOCK, 0)
             colon = False
@@ -396,10 +403,15 @@ class View:
             self._chip(s).set_colon(colon)
 
     def _draw_break(self, s, v):
-        """The break's seconds as m:ss (the colon is set by the caller)."""
-        v = ((v // 60) * 100 + v % 60) % _POW10[self._width[s]]
+        """The break's seconds as m:ss; False, with dashes, when they do not fit (the
+        caller sets the colon)."""
+        v = (v // 60) * 100 + v % 60
+        if v >= _POW10[self._width[s]]:
+            self._draw_dashes(s)
+            return False
         chip = self._chip(s)
         chip.set_number_at(v, self._end[s], self._width[s], 0, 3)
+        return True
 
     def _draw_name(self, s, step):
         text = self.names[self._field[s] // 6]

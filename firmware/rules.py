@@ -713,11 +713,12 @@ class Match:
             self._finish(R_A if p == A else R_B, _END_TARGET)
 
     def _end_inning(self, t):
-        """A miss or a foul ends the inning; the opponent plays, or the match ends."""
+        """A miss or a foul ends the inning; the opponent plays, or the match ends. The innings
+        limit is the match's as agreed: an extension plays to its own total (I.8.4)."""
         p = self.turn
         if self.phase == EQUALIZING:
             self._finish(R_B if p == A else R_A, _END_TARGET)
-        elif self.innings_limit and p != self.breaker and self.innings[p] >= self.innings_limit:
+        elif self.innings_limit and not self.extensions and p != self.breaker and self.innings[p] >= self.innings_limit:
             a, b = self.score[A], self.score[B]
             if a == b:
                 self._draw(_END_INNINGS)

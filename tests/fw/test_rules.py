@@ -365,6 +365,29 @@ def test_innings_limit_with_equalizing_inning():
     assert doc(r)["result"] == "A"
 
 
+def test_an_extension_is_played_without_the_innings_limit():
+    """Issue 14: the extension of a match drawn by the target ended after one inning each on the
+    innings limit (and could not be extended again). The limit is the match's as agreed; an
+    extension plays to its own total, with the equalizing inning, as often as needed (I.8.4)."""
+    r = play("new game=three_cushion target=2 breaker=A innings_limit=1\npoint A\npoint A\npoint B\npoint B")
+    d = doc(r)
+    assert d["result"] == "draw" and d["ended_by"] == "target"
+    play("extend 3\nmiss A\nmiss B", r)
+    d = doc(r)
+    assert d["phase"] == "running" and d["turn"] == "A" and d["target"] == 3
+    assert d["players"]["A"]["innings"] == 3 and d["players"]["B"]["innings"] == 2
+    play("point A\nmiss B", r)
+    d = doc(r)
+    assert d["phase"] == "finished" and d["result"] == "A" and d["ended_by"] == "target"
+    r = play("new game=three_cushion target=2 breaker=A innings_limit=1\npoint A\npoint A\npoint B\npoint B")
+    play("extend 3\nmiss A\nmiss B\npoint A\npoint B", r)
+    assert doc(r)["result"] == "draw" and doc(r)["ended_by"] == "target"
+    play("extend 4", r)
+    assert doc(r)["phase"] == "running" and doc(r)["target"] == 4
+    r = play("new game=three_cushion target=30 breaker=A innings_limit=1\nmiss\nmiss")
+    assert refused(r, "extend 40") == reasons.EXTEND_INNINGS  # a draw on the limit itself: as before
+
+
 def test_player_leaving_loses():
     r = play("new game=three_cushion target=15 breaker=A\npoint\nleft A")
     d = doc(r)

@@ -184,3 +184,18 @@ def test_unicode_digits_are_refused_on_both_interpreters():
         refused = [d["refused"] or "" for d in docs]
         assert [r.split(", not ")[0] for r in refused] == [
             "target must be a whole number", "target must be a whole number", "wait needs seconds"], refused
+
+
+def test_an_extension_of_an_innings_limited_match_plays_to_its_total():
+    """Issue 14: the extension ended after one inning each on the innings limit (README "Readings
+    and choices": an extension is played without the innings limit, to its new total)."""
+    lines = ["new game=three_cushion target=2 breaker=A innings_limit=1\n", "point A\n", "point A\n",
+             "point B\n", "point B\n", "extend 3\n", "miss A\n", "miss B\n", "point A\n", "point B\n",
+             "extend 4\n"]
+    for interpreter in ("micropython", "cpython"):
+        docs = [d for _, d in scripted_docs(lines, interpreter)]
+        assert [d["refused"] for d in docs] == [None] * len(lines), interpreter
+        assert docs[4]["result"] == "draw" and docs[4]["ended_by"] == "target"
+        assert docs[7]["phase"] == "running" and docs[7]["turn"] == "A"
+        assert docs[9]["result"] == "draw" and docs[9]["ended_by"] == "target"
+        assert docs[10]["phase"] == "running" and docs[10]["target"] == 4

@@ -50,6 +50,8 @@ LOCAL_NAMES = ("localhost", "127.0.0.1", "::1", "localhost.localdomain", "ip6-lo
 _REQUEST_LINE = re.compile(r"([A-Z]{1,20}) (/[\x21-\x7e]*) HTTP/1\.[01]")
 _HEADER = re.compile(r"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*")
 _DIGITS = re.compile(r"[0-9]+")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)  # a JSON string, escapes included
+_BRACKET = re.compile(r"[\[\]{}]")
 
 Request = collections.namedtuple("Request", "method path headers body")
 
@@ -133,22 +135,14 @@ def json_body(body, max_depth=MAX_JSON_DEPTH):
     `max_depth`, or holds NaN or Infinity."""
     text = body.decode("utf-8")  # UnicodeDecodeError is a ValueError
     depth = 0
-    in_string = escaped = False
-    for c in text:  # nesting counted before parsing, so no recursion limit is ever met
-        if in_string:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c in "[{":
+    # Nesting counted before parsing, so no recursion limit is ever met: the brackets outside
+    # strings, found by the regex engine (not a Python step per character).
+    for m in _BRACKET.finditer(_JSON_STRING.sub("", text)):
+        if m.group() in "[{":
             depth += 1
             if depth > max_depth:
                 raise ValueError("JSON nested deeper than %d" % max_depth)
-        elif c in "]}":
+        else:
             depth -= 1
 
     def constant(name):

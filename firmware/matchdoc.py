@@ -20,10 +20,12 @@ VERSION = 1
 # Names of the rules core's small-int codes, as the document writes them.
 PHASES = ("lag", "running", "break", "equalizing", "finished", "tiebreak")
 RESULTS = (None, "A", "B", "draw", "tiebreak")
-ENDINGS = (None, "target", "innings_limit", "left", "tiebreak")
-RESPOTS = (None, "start", "three_cushion")
+ENDINGS = (None, "target", "innings_limit", "left", "tiebreak", "abandoned")
+RESPOTS = (None, "start", "three_cushion", "choice", "free_ball", "masse")
 ENTRY_NAMES = (None, "lag", "lag_collision", "lag_fault", "choose", "point", "miss", "foul", "break_request",
-               "resume", "left", "extend", "call", "timeout", "break_end", "tiebreak")
+               "resume", "left", "extend", "call", "timeout", "break_end", "tiebreak", "lag_tie", "abandon",
+               "frozen", "frozen_choice", "jumped", "review")
+BALLS = ("A", "B", "red")
 
 
 def _who(p):
@@ -54,6 +56,44 @@ def _player(m, p, out):
     out.close("}")
 
 
+def _respot(m, out):
+    """respot_balls: the balls a jump sent off the table, when told (three-cushion); spots:
+    each ball's spot for the player coming to the table (II.3.4: red on the top spot, his
+    opponent's ball on the centre spot, his own on the middle of the baulk line; a ball whose
+    spot is taken goes to the spot of the ball on it, II.3.4c)."""
+    out.key("respot_balls")
+    if m.respot_balls:
+        out.open("[")
+        for k in range(3):
+            if m.respot_balls & (1 << k):
+                out.value(BALLS[k])
+        out.close("]")
+    else:
+        out.value(None)
+    out.key("spots")
+    if m.respot == rules.RESPOT_3C and m.turn != rules.NOBODY:
+        out.open("{")
+        out.field(BALLS[m.turn], "baulk")
+        out.field(BALLS[1 - m.turn], "centre")
+        out.field("red", "top")
+        out.close("}")
+    else:
+        out.value(None)
+
+
+def _area(m, out):
+    """The restricted area the object balls are in (the referee's calls), or null."""
+    if not m.area:
+        out.value(None)
+        return
+    out.open("{")
+    out.field("anchor", m.area == 2)
+    out.field("caroms", m.area_caroms)
+    out.field("limit", 1 if rules.GAMES[m.game] == "balkline_47_1" else 2)
+    out.field("out_next", m.out_next())
+    out.close("}")
+
+
 def write_fields(m, now, out):
     """The state document's fields, into an open object of a jsonout.JsonOut."""
     shot = m.shot_left_ms(now)
@@ -74,15 +114,26 @@ def write_fields(m, now, out):
     out.field("last_foul", None if m.last_foul < 0 else rules.FOULS[m.last_foul])
     out.field("last_call", None if m.last_call < 0 else rules.CALLS[m.last_call])
     out.field("respot", RESPOTS[m.respot])
+    _respot(m, out)
+    out.key("area")
+    _area(m, out)
     out.key("lag")
     if m.phase == rules.LAG:
         out.open("{")
         out.field("chooser", _who(m.chooser))
         out.field("collisions", m.collisions)
+        out.field("ties", m.lag_ties)
         out.close("}")
     else:
         out.value(None)
-    out.field("break_taken", m.break_taken)
+    out.key("review_used")
+    out.open("{")
+    out.field("A", m.reviews & 1 != 0)
+    out.field("B", m.reviews & 2 != 0)
+    out.close("}")
+    elapsed = m.elapsed_ms(now)
+    out.field("elapsed_s", None if elapsed < 0 else elapsed // 1000)
+    out.field("break_taken", m.break_taken != 0)
     out.field("break_left_s", _seconds(m.break_left_ms(now)))
     out.key("shot_clock")
     if shot < 0:
@@ -99,6 +150,7 @@ def write_fields(m, now, out):
     out.field("break_s", m.break_ms // 1000)
     out.field("shot_clock_s", m.shot_ms // 1000)
     out.field("timeouts", m.timeouts0)
+    out.field("timeout_s", m.timeout_ms // 1000)
     out.field("breaker_ball", "white" if m.white_breaker else "spot")
     out.close("}")
     out.field("events", m.n)

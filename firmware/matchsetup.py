@@ -17,7 +17,7 @@ private constants, and rules.E_POINT and the like come from here
     matchsetup.extend(match, 40, now)     # None, or the reason (rules.py's numbers)
 """
 
-from rules import A, B, FINISHED, LAG, NOBODY, R_DRAW, TIEBREAK, Match, _Chunk
+from rules import A, B, EQUALIZING, FINISHED, LAG, NOBODY, R_DRAW, TIEBREAK, Match, _Chunk
 
 try:
     from micropython import const
@@ -41,6 +41,7 @@ END_TARGET = const(1)
 END_INNINGS = const(2)
 END_LEFT = const(3)
 END_TIEBREAK = const(4)
+END_ABANDONED = const(5)  # I.8.2: loses, and is excluded from the competition
 
 # Foul kinds (I.9.2); "miss" is the empty inning, not counted as a foul;
 # "other" is a foul whose kind the board was not told (a wall board's foul button).
@@ -51,7 +52,17 @@ F_JUMPED = const(1)
 F_ZONE = const(8)
 F_OTHER = const(10)  # (rules.py: F_TIME)
 
-CALLS = ("entre", "dedans", "a_cheval")  # III.4.3b, straight rail and balkline
+CALLS = ("entre", "dedans", "a_cheval", "out")  # III.4.3b, straight rail and balkline; out: a ball left the area
+ANCHOR = const(16)  # added to a call's kind: the balls are in an anchor (II.2.4)
+BALLS = ("A", "B", "red")  # a jump's balls (three-cushion): bit k is BALLS[k]
+FROZEN_CHOICES = ("start", "free_ball", "masse")  # II.2.7, II.3.3: what the player chooses
+
+# Where the balls go (rules.py's respot; matchdoc.RESPOTS names them).
+RESPOT_START = const(1)
+RESPOT_3C = const(2)
+RESPOT_CHOICE = const(3)
+RESPOT_FREE_BALL = const(4)
+RESPOT_MASSE = const(5)
 LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1
 
 # Log entry codes (matchdoc.ENTRY_NAMES) and their argument, one byte (p: player A 0, B 1;
@@ -59,8 +70,12 @@ LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1
 #   E_LAG            p, the lag's winner           E_LAG_COLLISION  p + 1, at fault
 #   E_LAG_FAULT      p * 16 + LAG_FAULTS index     E_CHOOSE         p * 2 + give (1: gives the break)
 #   E_POINT, E_MISS, E_TIMEOUT  p + 1              E_FOUL           (p + 1) * 16 + FOULS index
-#   E_BREAK, E_LEFT, E_TIEBREAK  p                 E_CALL           CALLS index
+#   E_BREAK, E_LEFT, E_TIEBREAK  p                 E_CALL           CALLS index (+ ANCHOR)
 #   E_RESUME, E_BREAK_END  0                       E_EXTEND         the extension's number
+#   E_ABANDON, E_REVIEW  p                         E_LAG_TIE        0
+#   E_JUMPED         (p + 1) * 16 + balls (bits: BALLS)
+#   E_FROZEN         (p + 1) * 16 + the respot that follows (RESPOT_*)
+#   E_FROZEN_CHOICE  FROZEN_CHOICES index * 16 + the respot that follows
 # Three packings: a player and a kind share the byte as p * 16 + kind (11 foul kinds,
 # 4 lag faults: up to 15), with p + 1 where nobody may be named (a foul at the table, or
 # the shot clock's automatic F_TIME foul, arg F_TIME); a choice is one bit, p * 2 + give.
@@ -81,6 +96,12 @@ E_CALL = const(12)
 E_TIMEOUT = const(13)
 E_BREAK_END = const(14)
 E_TIEBREAK = const(15)
+E_LAG_TIE = const(16)
+E_ABANDON = const(17)
+E_FROZEN = const(18)
+E_FROZEN_CHOICE = const(19)
+E_JUMPED = const(20)
+E_REVIEW = const(21)
 
 MAX_TARGET = const(9999)
 MAX_INNINGS_LIMIT = const(999)
@@ -114,6 +135,12 @@ _BAD_SHOT_CLOCK = const(32)  # shot_clock must be 0 (off) or 10..300 s
 _BAD_TIMEOUTS = const(33)  # timeouts must be 0..9
 _BAD_BREAK = const(34)  # break_s must be 0..3600
 _BAD_BALL = const(35)  # breaker_ball must be spot or white
+_REVIEW_USED = const(38)  # that player has had his review (III.4.9a: once per match)
+_NO_FROZEN = const(39)  # no frozen ball waits for the player's choice
+_BALLS_3C = const(40)  # the jumped balls are named only in three-cushion (elsewhere all go to the start)
+_NOT_PLAYING = const(4)  # no inning is being played
+_NOT_AT_TABLE = const(3)  # that player is not at the table
+_BAD_TIMEOUT_S = const(41)  # timeout_s must be 10..300 (the time-out's extra seconds)
 
 
 def init(m, capacity, options):
@@ -168,7 +195,7 @@ def new(m, now, options):
 
 
 def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0, equalizing=True,
-         draw=True, shot_clock=0, timeouts=None, break_s=180, breaker_ball="spot",
+         draw=True, shot_clock=0, timeouts=None, timeout_s=None, break_s=180, breaker_ball="spot",
          name_A="", club_A="", name_B="", club_B=""):
     if game not in GAMES:
         return _BAD_GAME
@@ -182,6 +209,8 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
         timeouts = (3 if target < 40 else 4) if shot_clock else 0
     if not isinstance(timeouts, int) or not 0 <= timeouts <= 9:
         return _BAD_TIMEOUTS
+    if timeout_s is not None and (not isinstance(timeout_s, int) or not 10 <= timeout_s <= 300):
+        return _BAD_TIMEOUT_S
     if not isinstance(break_s, int) or not 0 <= break_s <= 3600:
         return _BAD_BREAK
     if breaker_ball not in ("spot", "white"):
@@ -195,6 +224,8 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
     m.draw_allowed = bool(draw)
     m.shot_ms = shot_clock * 1000
     m.timeouts0 = timeouts
+    m.timeout_s = timeout_s  # None: one more shot period
+    m.timeout_ms = shot_clock * 1000 if timeout_s is None else timeout_s * 1000
     m.break_ms = break_s * 1000
     m.white_breaker = breaker_ball == "white"
     m.breaker0 = NOBODY if breaker is None else breaker
@@ -230,12 +261,29 @@ def _check(m, code, arg):
         if p != A and p != B:
             return BAD_PLAYER
         return None
-    if code == E_LEFT:
+    if code == E_LAG_TIE:
+        if phase != LAG:
+            return _LAG_DONE
+        return _LAG_DECIDED if m.chooser != NOBODY else None
+    if code == E_LEFT or code == E_ABANDON or code == E_REVIEW:
         if arg != A and arg != B:
             return BAD_PLAYER
+        if code == E_REVIEW:
+            return _REVIEW_USED if m.reviews & (1 << arg) else None
         if phase == FINISHED:
             return _FINISHED_ALREADY
         return None
+    if code == E_FROZEN or code == E_FROZEN_CHOICE:
+        if phase == LAG:
+            return _IN_LAG
+        if phase == FINISHED or phase == TIEBREAK:
+            return _FINISHED_ALREADY
+        if phase != RUNNING and phase != EQUALIZING:
+            return _NOT_PLAYING
+        if code == E_FROZEN_CHOICE:
+            return None if m.respot == RESPOT_CHOICE else _NO_FROZEN
+        p = (arg >> 4) - 1
+        return _NOT_AT_TABLE if p != NOBODY and p != m.turn else None
     if code == E_EXTEND:
         if not ((phase == FINISHED and m.result == R_DRAW) or phase == TIEBREAK):
             return _NOT_DRAWN
@@ -287,16 +335,67 @@ def lag_fault(m, p, kind, now):
     return _event(m, E_LAG_FAULT, p * 16 + kind, now)
 
 
+def lag_tie(m, now):
+    """The lag balls stopped equally far (I.1.3): lagged again; nobody at fault, no collision."""
+    return _event(m, E_LAG_TIE, 0, now)
+
+
 def left(m, p, now):
-    """p left his place or abandoned the match: he loses it (I.4.3, I.8.2)."""
+    """p left his place (I.4.3): he loses the match."""
     return _event(m, E_LEFT, p, now)
 
 
-def call(m, kind, now):
-    """A position call: entre, dedans, a cheval (III.4.3b); no score changes."""
-    if not 0 <= kind < len(CALLS):
+def abandon(m, p, now):
+    """p abandoned the match (I.8.2): he loses it and is excluded from the competition."""
+    return _event(m, E_ABANDON, p, now)
+
+
+def review(m, p, now):
+    """p asks the referee to review a decision: once per player per match (III.4.9a)."""
+    return _event(m, E_REVIEW, p, now)
+
+
+def frozen(m, p, now):
+    """The ball of the player at the table (p: NOBODY, or who it must be) is frozen (I.5):
+    no score changes; straight rail and one-cushion respot all three balls, balkline and
+    three-cushion leave the choice to the player (frozen_choice)."""
+    if p != NOBODY and p != A and p != B:
+        return BAD_PLAYER
+    choice = GAMES[m.game] not in ("straight_rail", "one_cushion")
+    return _event(m, E_FROZEN, (p + 1) * 16 + (RESPOT_CHOICE if choice else RESPOT_START), now)
+
+
+def frozen_choice(m, kind, now):
+    """The player's choice after a frozen ball (FROZEN_CHOICES index): respotting puts all
+    three balls on the start in balkline (II.2.7), only the frozen ones on their spots in
+    three-cushion (II.3.3, as after a jump)."""
+    if not 0 <= kind < len(FROZEN_CHOICES):
         return BAD_KIND
-    return _event(m, E_CALL, kind, now)
+    if kind == 0:
+        respot = RESPOT_3C if GAMES[m.game] == "three_cushion" else RESPOT_START
+    else:
+        respot = RESPOT_FREE_BALL if kind == 1 else RESPOT_MASSE
+    return _event(m, E_FROZEN_CHOICE, kind * 16 + respot, now)
+
+
+def jumped(m, p, balls, now):
+    """A jump foul in three-cushion with the balls that left the table (bits: BALLS); they go
+    to their spots (II.3.4). p: NOBODY, or who must be at the table."""
+    if p != NOBODY and p != A and p != B:
+        return BAD_PLAYER
+    if not 1 <= balls <= 7:
+        return BAD_KIND
+    if GAMES[m.game] != "three_cushion":
+        return _BALLS_3C
+    return m._event(E_JUMPED, (p + 1) * 16 + balls, now)
+
+
+def call(m, kind, now, anchor=False):
+    """A position call: entre, dedans, a cheval, out (III.4.3b), in an anchor or not; no
+    score changes. The board counts the caroms made in the area (rules.Match.out_next)."""
+    if not 0 <= kind < len(CALLS) or (anchor and CALLS[kind] == "out"):
+        return BAD_KIND
+    return _event(m, E_CALL, kind + (ANCHOR if anchor else 0), now)
 
 
 def tiebreak(m, p, now):
@@ -354,7 +453,8 @@ def options(m):
     return {
         "game": GAMES[m.game], "target": m.target0, "breaker": None if m.breaker0 == NOBODY else m.breaker0,
         "innings_limit": m.innings_limit, "equalizing": m.equalizing, "draw": m.draw_allowed,
-        "shot_clock": m.shot_ms // 1000, "timeouts": m.timeouts0, "break_s": m.break_ms // 1000,
+        "shot_clock": m.shot_ms // 1000, "timeouts": m.timeouts0, "timeout_s": m.timeout_s,
+        "break_s": m.break_ms // 1000,
         "breaker_ball": "white" if m.white_breaker else "spot",
         "name_A": m.names[A], "club_A": m.clubs[A], "name_B": m.names[B], "club_B": m.clubs[B],
     }

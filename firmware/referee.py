@@ -5,12 +5,14 @@ and by tests.  Parsing builds strings, so it is not on the button path.
 Time is virtual: `wait <seconds>` moves this referee's clock forward.
 
     point [A|B]    miss [A|B]    foul [A|B] <kind>    undo
+    foul [A|B] jumped [A] [B] [red]      (three-cushion: the balls that left the table)
     new game=<id> target=<n> [breaker=A|B] [innings_limit=<n>]
-        [equalizing=on|off] [draw=on|off] [shot_clock=<s>] [timeouts=<n>]
+        [equalizing=on|off] [draw=on|off] [shot_clock=<s>] [timeouts=<n>] [timeout_s=<s>]
         [break_s=<s>] [breaker_ball=spot|white] [name_A=..] [club_A=..] ...
-    lag A|B    lag_collision [A|B]    lag_fault A|B <kind>
-    choose A|B break|give    break_request A|B    resume    left A|B
-    extend <n>    call entre|dedans|a_cheval    timeout [A|B]
+    lag A|B    lag_collision [A|B]    lag_fault A|B <kind>    lag_tie
+    choose A|B break|give    break_request A|B    resume    left A|B    abandon A|B
+    extend <n>    call entre|dedans|a_cheval|out [anchor]    timeout [A|B]
+    frozen [A|B]    frozen_choice start|free_ball|masse    review A|B
     tiebreak A|B    wait <seconds>    close
 """
 
@@ -21,7 +23,7 @@ import rules
 
 _PLAYERS = {"A": rules.A, "B": rules.B}
 _ON_OFF = {"on": True, "off": False}
-_INT_OPTIONS = ("target", "innings_limit", "shot_clock", "timeouts", "break_s")
+_INT_OPTIONS = ("target", "innings_limit", "shot_clock", "timeouts", "timeout_s", "break_s")
 _TEXT_OPTIONS = ("name_A", "club_A", "name_B", "club_B")
 
 # The longest line taken, in characters: a `new` with every option and four long names fits
@@ -120,6 +122,28 @@ def _new_options(args):
     return options
 
 
+def _foul(m, args, now):
+    """foul [A|B] <kind>, and for a jump in three-cushion the balls that left the table."""
+    p = rules.NOBODY
+    if len(args) >= 2 and args[0] in _PLAYERS:
+        p = _player(args[0])
+        args = args[1:]
+    if not args:
+        raise ValueError("usage: foul [A|B] <kind>")
+    kind = _kind(args[0], rules.FOULS, "foul")
+    if len(args) == 1:
+        return m.foul(p, kind, now)
+    if rules.FOULS[kind] != "jumped":
+        raise ValueError("only a jumped foul names balls: foul [A|B] jumped [A] [B] [red]")
+    balls = 0
+    for name in args[1:]:
+        bit = 1 << _kind(name, matchsetup.BALLS, "ball")
+        if balls & bit:
+            raise ValueError("ball %s named twice" % name)
+        balls |= bit
+    return matchsetup.jumped(m, p, balls, now)
+
+
 class Referee:
     """Applies text events to a match, on a virtual clock in milliseconds."""
 
@@ -154,10 +178,7 @@ class Referee:
         if name == "miss":
             return m.miss(_optional_player(args, name), now)
         if name == "foul":
-            if not args or len(args) > 2:
-                raise ValueError("usage: foul [A|B] <kind>")
-            p = _player(args[0]) if len(args) == 2 else rules.NOBODY
-            return m.foul(p, _kind(args[-1], rules.FOULS, "foul"), now)
+            return _foul(m, args, now)
         if name == "undo":
             self._need(args, 0, "undo")
             return m.undo(now)
@@ -202,15 +223,24 @@ class Referee:
         if name == "resume":
             self._need(args, 0, "resume")
             return m.resume(now)
-        if name == "left":
-            self._need(args, 1, "left A|B")
-            return matchsetup.left(m, _player(args[0]), now)
+        if name == "left" or name == "abandon" or name == "review":
+            self._need(args, 1, name + " A|B")
+            return getattr(matchsetup, name)(m, _player(args[0]), now)
+        if name == "lag_tie":
+            self._need(args, 0, "lag_tie")
+            return matchsetup.lag_tie(m, now)
+        if name == "frozen":
+            return matchsetup.frozen(m, _optional_player(args, name), now)
+        if name == "frozen_choice":
+            self._need(args, 1, "frozen_choice start|free_ball|masse")
+            return matchsetup.frozen_choice(m, _kind(args[0], matchsetup.FROZEN_CHOICES, "choice"), now)
         if name == "extend":
             self._need(args, 1, "extend <n>")
             return matchsetup.extend(m, _int(args[0], "extend"), now)
         if name == "call":
-            self._need(args, 1, "call entre|dedans|a_cheval")
-            return matchsetup.call(m, _kind(args[0], rules.CALLS, "call"), now)
+            if not args or len(args) > 2 or (len(args) == 2 and args[1] != "anchor"):
+                raise ValueError("usage: call entre|dedans|a_cheval|out [anchor]")
+            return matchsetup.call(m, _kind(args[0], rules.CALLS, "call"), now, len(args) == 2)
         if name == "timeout":
             return m.timeout(_optional_player(args, name), now)
         if name == "tiebreak":

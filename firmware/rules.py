@@ -41,7 +41,8 @@ A = const(0)
 B = const(1)
 NOBODY = const(-1)
 
-_ONE_CUSHION = const(4)  # game codes: indexes into matchsetup.GAMES
+_BALKLINE_47_1 = const(2)  # game codes: indexes into matchsetup.GAMES
+_ONE_CUSHION = const(4)
 _THREE_CUSHION = const(5)
 
 # Phases (matchdoc.PHASES names them).
@@ -64,6 +65,7 @@ _END_TARGET = const(1)
 _END_INNINGS = const(2)
 _END_LEFT = const(3)
 _END_TIEBREAK = const(4)
+_END_ABANDONED = const(5)
 
 # Foul kinds (I.9.2); "miss" is the empty inning, not counted as a foul;
 # "other" is a foul whose kind the board was not told (a wall board's foul button).
@@ -75,9 +77,15 @@ _F_OTHER = const(10)
 _N_FOULS = const(11)  # len(matchsetup.FOULS)
 
 
-# Where the balls go after a foul (II.3.4; matchdoc.RESPOTS).
+# Where the balls go after a jump or a frozen ball (II.3.4, I.5; matchdoc.RESPOTS).
 _RESPOT_START = const(1)
-_RESPOT_3C = const(2)
+_RESPOT_3C = const(2)  # the jumped (or frozen) balls to their spots; respot_balls: which, when told
+_RESPOT_CHOICE = const(3)  # a frozen ball in balkline or three-cushion: the player chooses (frozen_choice)
+
+# Position calls (matchsetup.CALLS); the call's argument adds _ANCHOR for an anchor (II.2.4).
+_C_DEDANS = const(1)
+_C_OUT = const(3)
+_ANCHOR = const(16)
 
 # Log entry codes (matchdoc.ENTRY_NAMES; their arguments: matchsetup.py).
 _E_LAG = const(1)
@@ -95,6 +103,12 @@ _E_CALL = const(12)
 _E_TIMEOUT = const(13)
 _E_BREAK_END = const(14)
 _E_TIEBREAK = const(15)
+_E_LAG_TIE = const(16)
+_E_ABANDON = const(17)
+_E_FROZEN = const(18)
+_E_FROZEN_CHOICE = const(19)
+_E_JUMPED = const(20)
+_E_REVIEW = const(21)
 
 _CHUNK = const(128)  # log entries per chunk
 _SHIFT = const(7)  # _CHUNK == 1 << _SHIFT
@@ -103,8 +117,7 @@ _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than thi
 _RUNS = const(64)  # innings' runs per chunk of a player's runs
 _RSHIFT = const(6)  # _RUNS == 1 << _RSHIFT
 _RLOW = const(63)
-_N_STATE = const(30)  # ints in a checkpoint (_save)
-_EXT = const(28)  # where a checkpoint keeps the number of extensions
+_N_STATE = const(36)  # ints in a checkpoint (_save): _FIELDS, then _PAIRS' two each
 _WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the others back
 
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
@@ -143,6 +156,14 @@ def __getattr__(name):
     constants, compiled into the code (no RAM); rules.E_POINT and the like still work for
     everyone else (reports, tools, tests), from there. A test checks both agree."""
     return cold.forward("matchsetup", name, "rules")
+
+
+# A checkpoint's fields: the state's ints, then its pairs (a value per player).
+_FIELDS = ("target", "phase", "turn", "shooter", "breaker", "chooser", "collisions", "result", "ended_by", "run",
+           "last_foul", "last_call", "respot", "respot_balls", "break_taken", "break_start", "shot_anchor",
+           "shot_limit", "timeout_this_shot", "extensions", "lag_ties", "reviews", "area", "area_caroms",
+           "start_t", "end_t")
+_PAIRS = ("score", "innings", "high_run", "fouls", "timeouts")
 
 
 def _zeros(typecode, n):
@@ -202,12 +223,19 @@ class Match:
         self.last_foul = -1
         self.last_call = -1
         self.respot = 0
-        self.break_taken = False
+        self.respot_balls = 0  # bits: A's ball 1, B's 2, the red 4 (a jump in three-cushion)
+        self.break_taken = 0
         self.break_start = 0
         self.shot_anchor = 0
         self.shot_limit = self.shot_ms
-        self.timeout_this_shot = False
+        self.timeout_this_shot = 0
         self.extensions = 0
+        self.lag_ties = 0
+        self.reviews = 0  # bits: A 1, B 2 (III.4.9a: once per player)
+        self.area = 0  # the object balls in a restricted area: 1, in an anchor: 2 (the referee's calls)
+        self.area_caroms = 0  # caroms made there since the call
+        self.start_t = 0  # match time of the first stroke
+        self.end_t = 0  # and of the end
         if self.breaker0 != NOBODY:
             self._begin(self.breaker0, 0)
 
@@ -418,67 +446,30 @@ class Match:
     # way (later entries of that inning change it; earlier innings are final).
 
     def _save(self, st):
-        st[0] = self.target
-        st[1] = self.score[A]
-        st[2] = self.score[B]
-        st[3] = self.innings[A]
-        st[4] = self.innings[B]
-        st[5] = self.high_run[A]
-        st[6] = self.high_run[B]
-        st[7] = self.fouls[A]
-        st[8] = self.fouls[B]
-        st[9] = self.timeouts[A]
-        st[10] = self.timeouts[B]
-        st[11] = self.phase
-        st[12] = self.turn
-        st[13] = self.shooter
-        st[14] = self.breaker
-        st[15] = self.chooser
-        st[16] = self.collisions
-        st[17] = self.result
-        st[18] = self.ended_by
-        st[19] = self.run
-        st[20] = self.last_foul
-        st[21] = self.last_call
-        st[22] = self.respot
-        st[23] = 1 if self.break_taken else 0
-        st[24] = self.break_start
-        st[25] = self.shot_anchor
-        st[26] = self.shot_limit
-        st[27] = 1 if self.timeout_this_shot else 0
-        st[28] = self.extensions
-        st[29] = 0
+        i = 0
+        while i < len(_FIELDS):
+            st[i] = getattr(self, _FIELDS[i])
+            i += 1
+        j = 0
+        while j < len(_PAIRS):
+            pair = getattr(self, _PAIRS[j])
+            st[i] = pair[0]
+            st[i + 1] = pair[1]
+            i += 2
+            j += 1
 
     def _load(self, st):
-        self.target = st[0]
-        self.score[A] = st[1]
-        self.score[B] = st[2]
-        self.innings[A] = st[3]
-        self.innings[B] = st[4]
-        self.high_run[A] = st[5]
-        self.high_run[B] = st[6]
-        self.fouls[A] = st[7]
-        self.fouls[B] = st[8]
-        self.timeouts[A] = st[9]
-        self.timeouts[B] = st[10]
-        self.phase = st[11]
-        self.turn = st[12]
-        self.shooter = st[13]
-        self.breaker = st[14]
-        self.chooser = st[15]
-        self.collisions = st[16]
-        self.result = st[17]
-        self.ended_by = st[18]
-        self.run = st[19]
-        self.last_foul = st[20]
-        self.last_call = st[21]
-        self.respot = st[22]
-        self.break_taken = st[23] != 0
-        self.break_start = st[24]
-        self.shot_anchor = st[25]
-        self.shot_limit = st[26]
-        self.timeout_this_shot = st[27] != 0
-        self.extensions = st[28]
+        i = 0
+        while i < len(_FIELDS):
+            setattr(self, _FIELDS[i], st[i])
+            i += 1
+        j = 0
+        while j < len(_PAIRS):
+            pair = getattr(self, _PAIRS[j])
+            pair[0] = st[i]
+            pair[1] = st[i + 1]
+            i += 2
+            j += 1
         if self.shooter != NOBODY:
             i = self.innings[self.shooter] - 1
             self._runs[self.shooter][i >> _RSHIFT][i & _RLOW] = self.run
@@ -538,6 +529,17 @@ class Match:
         n = self.innings[p]
         return (self.score[p] * 2000 + n) // (2 * n) if n else 0
 
+    def out_next(self):
+        """The next carom must bring an object ball out of the area (II.1.2, II.2.3-4: in 47/1
+        every carom, elsewhere every second): the view's OUT."""
+        return self.area != 0 and self.area_caroms + 1 >= (1 if self.game == _BALKLINE_47_1 else 2)
+
+    def elapsed_ms(self, now):
+        """The match's time from its first stroke (III.4.2), stopped at its end; -1 in the lag."""
+        if self.phase == LAG:
+            return -1
+        return (self.end_t if self.phase >= FINISHED else self._time(now)) - self.start_t
+
     def spot_ball(self):
         """Who plays the spot (yellow) ball: the breaker, or his opponent with breaker_ball=white."""
         if self.breaker == NOBODY:
@@ -548,8 +550,8 @@ class Match:
 
     def _check(self, code, arg):
         phase = self.phase
-        if code == _E_POINT or code == _E_MISS or code == _E_FOUL or code == _E_TIMEOUT:
-            p = (arg >> 4 if code == _E_FOUL else arg) - 1
+        if code == _E_POINT or code == _E_MISS or code == _E_FOUL or code == _E_TIMEOUT or code == _E_JUMPED:
+            p = (arg >> 4 if code == _E_FOUL or code == _E_JUMPED else arg) - 1
             if phase == LAG:
                 return _IN_LAG
             if phase == FINISHED or phase == TIEBREAK:
@@ -613,30 +615,29 @@ class Match:
     # ---- doing an event (also used by replay; assumes it was checked) -------
 
     def _do(self, code, arg, t):
-        if code == _E_POINT or code == _E_MISS or code == _E_FOUL:
+        if code == _E_POINT or code == _E_MISS or code == _E_FOUL or code == _E_JUMPED:
             if self.phase == BREAK:
                 self.phase = _RUNNING
                 self._restart_shot(t)
             self.last_call = -1
             self.last_foul = -1
             self.respot = 0
+            self.respot_balls = 0
             if code == _E_POINT:
                 self._point(t)
             else:
-                if code == _E_FOUL:
-                    kind = arg & 15
-                    self.last_foul = kind
-                    self.fouls[self.turn] += 1
-                    if kind == _F_JUMPED:
-                        self.respot = _RESPOT_3C if self.game == _THREE_CUSHION else _RESPOT_START
+                if code != _E_MISS:
+                    self._foul(_F_JUMPED if code == _E_JUMPED else arg & 15)
+                    if code == _E_JUMPED:
+                        self.respot_balls = arg & 7
                 self._end_inning(t)
         elif code == _E_TIMEOUT:
             self.timeouts[self.turn] -= 1
-            self.timeout_this_shot = True
-            self.shot_limit = 2 * self.shot_ms
+            self.timeout_this_shot = 1
+            self.shot_limit = self.shot_ms + self.timeout_ms
         elif code == _E_BREAK:
             self.phase = BREAK
-            self.break_taken = True
+            self.break_taken = 1
             self.break_start = t
         elif code == _E_RESUME or code == _E_BREAK_END:
             self.phase = _RUNNING
@@ -653,8 +654,8 @@ class Match:
             p = arg >> 1
             self.breaker = 1 - p if arg & 1 else p
             self._begin(self.breaker, t)
-        elif code == _E_LEFT:
-            self._finish(R_B if arg == A else R_A, _END_LEFT)
+        elif code == _E_LEFT or code == _E_ABANDON:
+            self._finish(R_B if arg == A else R_A, _END_LEFT if code == _E_LEFT else _END_ABANDONED, t)
         elif code == _E_EXTEND:
             self.target = self._targets[arg]
             self.extensions = arg + 1
@@ -664,14 +665,43 @@ class Match:
             self.respot = _RESPOT_START
             self._start_inning(self.breaker, t)
         elif code == _E_CALL:
-            self.last_call = arg
+            self._call(arg)
         elif code == _E_TIEBREAK:
-            self._finish(R_A if arg == A else R_B, _END_TIEBREAK)
+            self._finish(R_A if arg == A else R_B, _END_TIEBREAK, t)
+        elif code == _E_FROZEN or code == _E_FROZEN_CHOICE:  # the arg's low bits: what follows (matchsetup)
+            self.respot = arg & 15
+            self.respot_balls = 0
+            self.last_foul = -1
+        elif code == _E_LAG_TIE:
+            self.lag_ties += 1
+        elif code == _E_REVIEW:
+            self.reviews |= 1 << arg
+
+    def _foul(self, kind):
+        self.last_foul = kind
+        self.fouls[self.turn] += 1
+        if kind == _F_JUMPED:
+            self.respot = _RESPOT_3C if self.game == _THREE_CUSHION else _RESPOT_START
+
+    def _call(self, arg):
+        """A position call (III.4.3b): the caroms made in a restricted area are counted from
+        entre (or a cheval, or dedans: one made) until out; an anchor call marks an anchor."""
+        kind = arg & 15
+        self.last_call = kind
+        if kind == _C_OUT:
+            self.area = 0
+            return
+        if not self.area or not kind:  # outside, or entre again: a new count
+            self.area_caroms = 1 if kind == _C_DEDANS else 0
+            self.area = 1
+        if arg & _ANCHOR:
+            self.area = 2
 
     def _begin(self, breaker, t):
         self.breaker = breaker
         self.chooser = NOBODY
         self.phase = _RUNNING
+        self.start_t = t
         self._start_inning(breaker, t)
 
     def _start_inning(self, p, t):
@@ -681,6 +711,7 @@ class Match:
         self.turn = p
         self.shooter = p
         self.run = 0
+        self.area = 0
         self._restart_shot(t)
 
     def _restart_shot(self, t):
@@ -696,6 +727,7 @@ class Match:
         self._runs[p][i >> _RSHIFT][i & _RLOW] = self.run
         if self.run > self.high_run[p]:
             self.high_run[p] = self.run
+        self.area_caroms += 1
         if self.score[p] >= self.target:
             self._reached_target(p, t)
         else:
@@ -704,37 +736,39 @@ class Match:
     def _reached_target(self, p, t):
         """Reaching the target ends the inning at once (I.8.3, I.8.4)."""
         if self.phase == EQUALIZING:
-            self._draw(_END_TARGET)
+            self._draw(_END_TARGET, t)
         elif self.equalizing and p == self.breaker:
             self.phase = EQUALIZING
             self.respot = _RESPOT_START
             self._start_inning(1 - p, t)
         else:
-            self._finish(R_A if p == A else R_B, _END_TARGET)
+            self._finish(R_A if p == A else R_B, _END_TARGET, t)
 
     def _end_inning(self, t):
         """A miss or a foul ends the inning; the opponent plays, or the match ends. The innings
         limit is the match's as agreed: an extension plays to its own total (I.8.4)."""
         p = self.turn
         if self.phase == EQUALIZING:
-            self._finish(R_B if p == A else R_A, _END_TARGET)
+            self._finish(R_B if p == A else R_A, _END_TARGET, t)
         elif self.innings_limit and not self.extensions and p != self.breaker and self.innings[p] >= self.innings_limit:
             a, b = self.score[A], self.score[B]
             if a == b:
-                self._draw(_END_INNINGS)
+                self._draw(_END_INNINGS, t)
             else:
-                self._finish(R_A if a > b else R_B, _END_INNINGS)
+                self._finish(R_A if a > b else R_B, _END_INNINGS, t)
         else:
             self._start_inning(1 - p, t)
 
-    def _draw(self, how):
+    def _draw(self, how, t):
         if self.draw_allowed:
-            self._finish(R_DRAW, how)
+            self._finish(R_DRAW, how, t)
         else:
-            self._finish(_R_TIEBREAK, how)
+            self._finish(_R_TIEBREAK, how, t)
             self.phase = TIEBREAK
 
-    def _finish(self, result, how):
+    def _finish(self, result, how, t):
+        if self.phase < FINISHED:  # a tie-break's winner, later: the match ended at the draw
+            self.end_t = t
         self.phase = FINISHED
         self.result = result
         self.ended_by = how

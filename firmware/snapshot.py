@@ -10,7 +10,8 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
     match; the other is the previous match, the fallback when the newer one
     is unreadable.  Written as snap.tmp, then renamed over the older slot.
       0  4  magic b"CRMS"
-      4  1  format version: 2 (its journal starts with a start record); 1 is read too
+      4  1  format version: 3 (with the time-out's length); 2 and 1 are read too (2:
+            its journal starts with a start record, as 3's)
       5  1  game (index into rules.GAMES)
       6  1  flags: 1 equalizing, 2 draw allowed, 4 breaker plays the white
       7  1  breaker: 0 A, 1 B, 255 decided by the lag
@@ -18,9 +19,11 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
      12  2  target            14  2  innings limit (0 none)
      16  2  shot clock, s     18  2  break, s
      20  1  time-outs per player
-     21  4  byte lengths of name A, club A, name B, club B
-     25 99  those four texts, UTF-8, one after the other; when they do not
+     21  2  a time-out's extra seconds (0: one more shot period; format 3)
+     23  4  byte lengths of name A, club A, name B, club B
+     27 97  those four texts, UTF-8, one after the other; when they do not
             fit, the longest is cut first, on a character boundary
+            (formats 1 and 2: the lengths at 21, the texts at 25, 99 bytes)
     124  4  CRC32 of bytes 0..123
 """
 
@@ -43,11 +46,13 @@ except ImportError:  # CPython
         return x
 
 
-FORMAT = const(2)
+FORMAT = const(3)
 _MAGIC = b"CRMS"
-_SNAP_HEAD = "<4sBBBBIHHHHB4B"
-_TEXT_AT = const(25)
-_TEXT_MAX = const(99)
+_SNAP_HEAD = "<4sBBBBIHHHHBH4B"
+_TEXT_AT = const(27)
+_TEXT_MAX = const(97)
+_OLD_HEAD = "<4sBBBBIHHHHB4B"  # formats 1 and 2: no time-out length, the texts at 25
+_OLD_TEXT_AT = const(25)
 _CRC_AT = const(124)
 _NO_BREAKER = const(255)
 
@@ -79,7 +84,7 @@ def pack_snapshot(gen, m):
     breaker = _NO_BREAKER if m.breaker0 == rules.NOBODY else m.breaker0
     buf = bytearray(SNAP_SIZE)
     struct.pack_into(_SNAP_HEAD, buf, 0, _MAGIC, FORMAT, m.game, flags, breaker, gen, m.target0, m.innings_limit,
-                     m.shot_ms // 1000, m.break_ms // 1000, m.timeouts0,
+                     m.shot_ms // 1000, m.break_ms // 1000, m.timeouts0, m.timeout_s or 0,
                      len(texts[0]), len(texts[1]), len(texts[2]), len(texts[3]))
     at = _TEXT_AT
     for t in texts:
@@ -95,16 +100,23 @@ def parse_snapshot(data):
         return None
     if crc32(memoryview(data)[:_CRC_AT]) != struct.unpack_from("<I", data, _CRC_AT)[0]:
         return None
-    (magic, version, game, flags, breaker, gen, target, limit, shot, brk, timeouts,
-     l0, l1, l2, l3) = struct.unpack_from(_SNAP_HEAD, data, 0)
+    version = data[4]
+    if version < FORMAT:
+        (magic, version, game, flags, breaker, gen, target, limit, shot, brk, timeouts,
+         l0, l1, l2, l3) = struct.unpack_from(_OLD_HEAD, data, 0)
+        timeout_s = 0
+        at = _OLD_TEXT_AT
+    else:
+        (magic, version, game, flags, breaker, gen, target, limit, shot, brk, timeouts, timeout_s,
+         l0, l1, l2, l3) = struct.unpack_from(_SNAP_HEAD, data, 0)
+        at = _TEXT_AT
     if magic != _MAGIC or not 1 <= version <= FORMAT or game >= len(rules.GAMES):
         return None
     if breaker != rules.A and breaker != rules.B and breaker != _NO_BREAKER:
         return None
-    if l0 + l1 + l2 + l3 > _TEXT_MAX:
+    if l0 + l1 + l2 + l3 > _CRC_AT - at:
         return None
     texts = []
-    at = _TEXT_AT
     for n in (l0, l1, l2, l3):
         try:
             texts.append(str(bytes(data[at:at + n]), "utf-8"))
@@ -122,6 +134,7 @@ def parse_snapshot(data):
         "shot_clock": shot,
         "break_s": brk,
         "timeouts": timeouts,
+        "timeout_s": timeout_s or None,
         "name_A": texts[0],
         "club_A": texts[1],
         "name_B": texts[2],

@@ -143,28 +143,34 @@ def test_snapshot_is_128_bytes_and_round_trips():
     # Every option goes into the 128-byte snapshot (the size LittleFS keeps inline) and comes back.
     m = rules.Match()
     m.new(0, game="balkline_71_2", target=300, breaker=rules.B, innings_limit=25, equalizing=False, draw=False,
-          shot_clock=50, timeouts=2, break_s=300, breaker_ball="white", name_A="Ceulemans", club_A="Antwerpen",
-          name_B="Sang Lee", club_B="NY")
+          shot_clock=50, timeouts=2, timeout_s=25, break_s=300, breaker_ball="white", name_A="Ceulemans",
+          club_A="Antwerpen", name_B="Sang Lee", club_B="NY")
     buf = snapshot.pack_snapshot(7, m)
     assert len(buf) == store.SNAP_SIZE <= 128
-    assert buf[:5] == b"CRMS\x02", buf[:5]
+    assert buf[:5] == b"CRMS\x03", buf[:5]
     gen, options = snapshot.parse_snapshot(bytes(buf))
     assert gen == 7
     assert options == {"game": "balkline_71_2", "target": 300, "innings_limit": 25, "equalizing": False,
                        "draw": False, "breaker_ball": "white", "breaker": rules.B, "shot_clock": 50, "break_s": 300,
-                       "timeouts": 2, "name_A": "Ceulemans", "club_A": "Antwerpen", "name_B": "Sang Lee",
-                       "club_B": "NY"}, options
+                       "timeouts": 2, "timeout_s": 25, "name_A": "Ceulemans", "club_A": "Antwerpen",
+                       "name_B": "Sang Lee", "club_B": "NY"}, options
     m2 = rules.Match()
     assert m2.new(0, **options) is None
     assert matchdoc.doc(m2, 0) == matchdoc.doc(m, 0)
     # No breaker (the lag decides) is kept as such.
     m.new(0, game="three_cushion", target=40)
     assert snapshot.parse_snapshot(bytes(snapshot.pack_snapshot(1, m)))[1]["breaker"] is None
-    # A format-1 snapshot (written before journals began with a start record) is read too.
-    old = bytearray(buf)
-    old[4] = 1
-    snapshot.struct.pack_into("<I", old, 124, snapshot.crc32(memoryview(old)[:124]))
-    assert snapshot.parse_snapshot(bytes(old)) == (7, options)
+    # Format-1 and format-2 snapshots (before the time-out's length; 1: before journals began
+    # with a start record) are read too: their time-out is one more shot period.
+    for version in (1, 2):
+        old = bytearray(128)
+        snapshot.struct.pack_into("<4sBBBBIHHHHB4B", old, 0, b"CRMS", version, 3, 2, 1, 7, 300, 25, 50, 300, 2,
+                                  9, 9, 8, 2)
+        old[25:25 + 28] = b"CeulemansAntwerpenSang LeeNY"
+        snapshot.struct.pack_into("<I", old, 124, snapshot.crc32(memoryview(old)[:124]))
+        want = dict(options)
+        want.update(timeout_s=None, equalizing=False, draw=True, breaker_ball="spot")  # flags 2: draw allowed
+        assert snapshot.parse_snapshot(bytes(old)) == (7, want), version
 
 
 def test_long_names_cut_on_character_boundaries():
@@ -187,7 +193,7 @@ def test_long_names_cut_on_character_boundaries():
     assert snapshot.fit_texts(("a", "é", "", "xyz")) == [b"a", bytes("é", "utf-8"), b"", b"xyz"]
     # A text of 2-byte characters only: cut to whole characters.
     cut = snapshot.fit_texts(("é" * 60, "", "", ""))[0]
-    assert len(cut) == 98 and str(cut, "utf-8") == "é" * 49
+    assert len(cut) == 96 and str(cut, "utf-8") == "é" * 48
 
 
 def test_bad_snapshots_are_refused():

@@ -1,8 +1,8 @@
 """Code a running board needs only now and then: loaded for one call, then dropped.
 
     cold.call("viewsetup", "names", view)    # viewsetup.names(view), then out of RAM
-    def __getattr__(name):                   # rules.E_POINT and the like: from matchsetup
-        return cold.forward("matchsetup", name, "rules")
+    def __getattr__(name):                   # rules.E_POINT and the like: from matchnames
+        return cold.forward("matchnames", name, "rules")
 
 On MicroPython every module the call loaded leaves sys.modules afterwards, so
 its code is garbage once the call returns (the board keeps only what it runs
@@ -10,7 +10,7 @@ every second in RAM). On CPython (host tools, tests) they stay loaded. Loading
 needs memory: a MemoryError reaches the caller, who decides what it costs.
 
 Cold halves: a class whose rare work is split off keeps it in a module of its
-own that works on the class's private state (matchsetup.py and logback.py for
+own that works on the class's private state (matchsetup.py, matchevents.py and logback.py for
 rules.Match, snapshot.py and history.py for store.MatchStore, viewsetup.py for
 view.View, configedit.py for config.py). Those pairs are one class in two
 files; no other module uses another's underscore names (a test checks).
@@ -25,6 +25,8 @@ def forward(module, name, of):
     """module.name, for a module's __getattr__ that finds its public names in its cold twin
     (rules in matchsetup, store in history, radio in remote, app in startup); an unknown
     name raises AttributeError("<of> has no 'name'")."""
+    if name[:2] == "__":  # __path__ and the like (CPython's `from m import x` asks): never forwarded
+        raise AttributeError(name)
     try:
         return getattr(__import__(module), name)
     except AttributeError:

@@ -91,7 +91,7 @@ except ImportError:  # CPython
 
 
 from controller import ACTIONS  # the wall buttons' actions (radio.wall_buttons)
-from rules import GAMES, MAX_INNINGS_LIMIT, MAX_TARGET
+from matchsetup import GAMES, MAX_INNINGS_LIMIT, MAX_TARGET
 
 FILE = "config.json"
 # load()'s codes (errorcodes.py: the table; named here, not imported, so that a start that

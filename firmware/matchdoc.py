@@ -13,7 +13,16 @@ GD ("average") has three decimals, rounded half up from whole numbers
 import json
 
 import jsonout
+import matchsetup
 import rules
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
 
 VERSION = 1
 
@@ -22,10 +31,8 @@ PHASES = ("lag", "running", "break", "equalizing", "finished", "tiebreak")
 RESULTS = (None, "A", "B", "draw", "tiebreak")
 ENDINGS = (None, "target", "innings_limit", "left", "tiebreak", "abandoned")
 RESPOTS = (None, "start", "three_cushion", "choice", "free_ball", "masse")
-ENTRY_NAMES = (None, "lag", "lag_collision", "lag_fault", "choose", "point", "miss", "foul", "break_request",
-               "resume", "left", "extend", "call", "timeout", "break_end", "tiebreak", "lag_tie", "abandon",
-               "frozen", "frozen_choice", "jumped", "review")
-BALLS = ("A", "B", "red")
+BALLS = ("A", "B", "red")  # a jump's balls: bit k of rules.Match.respot_balls is BALLS[k]
+_RESPOT_3C = const(2)  # rules.py's, matchnames.RESPOT_3C
 
 
 def _who(p):
@@ -71,7 +78,7 @@ def _respot(m, out):
     else:
         out.value(None)
     out.key("spots")
-    if m.respot == rules.RESPOT_3C and m.turn != rules.NOBODY:
+    if m.respot == _RESPOT_3C and m.turn != rules.NOBODY:
         out.open("{")
         out.field(BALLS[m.turn], "baulk")
         out.field(BALLS[1 - m.turn], "centre")
@@ -89,7 +96,7 @@ def _area(m, out):
     out.open("{")
     out.field("anchor", m.area == 2)
     out.field("caroms", m.area_caroms)
-    out.field("limit", 1 if rules.GAMES[m.game] == "balkline_47_1" else 2)
+    out.field("limit", 1 if matchsetup.GAMES[m.game] == "balkline_47_1" else 2)
     out.field("out_next", m.out_next())
     out.close("}")
 
@@ -99,7 +106,7 @@ def write_fields(m, now, out):
     shot = m.shot_left_ms(now)
     countdown = m.countdown()
     out.field("version", VERSION)
-    out.field("game", rules.GAMES[m.game])
+    out.field("game", matchsetup.GAMES[m.game])
     out.field("target", m.target)
     out.field("innings_limit", m.innings_limit or None)
     out.field("phase", PHASES[m.phase])
@@ -111,8 +118,8 @@ def write_fields(m, now, out):
     out.field("equalizing_inning", m.phase == rules.EQUALIZING)
     out.field("result", RESULTS[m.result])
     out.field("ended_by", ENDINGS[m.ended_by])
-    out.field("last_foul", None if m.last_foul < 0 else rules.FOULS[m.last_foul])
-    out.field("last_call", None if m.last_call < 0 else rules.CALLS[m.last_call])
+    out.field("last_foul", None if m.last_foul < 0 else matchsetup.FOULS[m.last_foul])
+    out.field("last_call", None if m.last_call < 0 else matchsetup.CALLS[m.last_call])
     out.field("respot", RESPOTS[m.respot])
     _respot(m, out)
     out.key("area")

@@ -1,7 +1,7 @@
 """Why an event was refused, in words: the texts of the rules core's reason numbers.
 
 The rules core returns small ints and keeps no text in the board's RAM
-(rules.py, and matchsetup.py for new()'s options). Each reason is one line
+(rules.py, matchsetup.py for new()'s options, matchevents.py for the rarer events'). Each reason is one line
 there, its number and its text:
 
     _NOT_AT_TABLE = const(3)  # that player is not at the table
@@ -16,6 +16,7 @@ people who read reasons: the scripted mode, the simulator's log, the tests.
 Host side only (CPython, and the MicroPython unix port of the scripted mode).
 """
 
+import matchevents
 import matchsetup
 import rules
 
@@ -49,6 +50,7 @@ def _read(module):
 
 _read(rules)
 _read(matchsetup)
+_read(matchevents)
 
 
 def text(reason):

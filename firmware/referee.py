@@ -17,7 +17,8 @@ Time is virtual: `wait <seconds>` moves this referee's clock forward.
 """
 
 import configedit
-import matchsetup
+import matchdoc
+import matchevents
 import reasons
 import rules
 
@@ -137,11 +138,11 @@ def _foul(m, args, now):
         raise ValueError("only a jumped foul names balls: foul [A|B] jumped [A] [B] [red]")
     balls = 0
     for name in args[1:]:
-        bit = 1 << _kind(name, matchsetup.BALLS, "ball")
+        bit = 1 << _kind(name, matchdoc.BALLS, "ball")
         if balls & bit:
             raise ValueError("ball %s named twice" % name)
         balls |= bit
-    return matchsetup.jumped(m, p, balls, now)
+    return matchevents.jumped(m, p, balls, now)
 
 
 class Referee:
@@ -198,7 +199,7 @@ class Referee:
             if not 0 <= seconds <= 86400:
                 raise ValueError("wait takes 0..86400 seconds")
             if m.closed:
-                return matchsetup.CLOSED  # after close, only new (as every other event)
+                return matchevents.CLOSED  # after close, only new (as every other event)
             self.now = now + int(seconds * 1000 + 0.5)
             m.tick(self.now)
             return None
@@ -208,10 +209,10 @@ class Referee:
             self._need(args, 1, "lag A|B")
             return m.lag(_player(args[0]), now)
         if name == "lag_collision":
-            return matchsetup.lag_collision(m, _optional_player(args, name), now)
+            return matchevents.lag_collision(m, _optional_player(args, name), now)
         if name == "lag_fault":
             self._need(args, 2, "lag_fault A|B <kind>")
-            return matchsetup.lag_fault(m, _player(args[0]), _kind(args[1], rules.LAG_FAULTS, "lag fault"), now)
+            return matchevents.lag_fault(m, _player(args[0]), _kind(args[1], rules.LAG_FAULTS, "lag fault"), now)
         if name == "choose":
             self._need(args, 2, "choose A|B break|give")
             if args[1] not in ("break", "give"):
@@ -225,30 +226,30 @@ class Referee:
             return m.resume(now)
         if name == "left" or name == "abandon" or name == "review":
             self._need(args, 1, name + " A|B")
-            return getattr(matchsetup, name)(m, _player(args[0]), now)
+            return getattr(matchevents, name)(m, _player(args[0]), now)
         if name == "lag_tie":
             self._need(args, 0, "lag_tie")
-            return matchsetup.lag_tie(m, now)
+            return matchevents.lag_tie(m, now)
         if name == "frozen":
-            return matchsetup.frozen(m, _optional_player(args, name), now)
+            return matchevents.frozen(m, _optional_player(args, name), now)
         if name == "frozen_choice":
             self._need(args, 1, "frozen_choice start|free_ball|masse")
-            return matchsetup.frozen_choice(m, _kind(args[0], matchsetup.FROZEN_CHOICES, "choice"), now)
+            return matchevents.frozen_choice(m, _kind(args[0], matchevents.FROZEN_CHOICES, "choice"), now)
         if name == "extend":
             self._need(args, 1, "extend <n>")
-            return matchsetup.extend(m, _int(args[0], "extend"), now)
+            return matchevents.extend(m, _int(args[0], "extend"), now)
         if name == "call":
             if not args or len(args) > 2 or (len(args) == 2 and args[1] != "anchor"):
                 raise ValueError("usage: call entre|dedans|a_cheval|out [anchor]")
-            return matchsetup.call(m, _kind(args[0], rules.CALLS, "call"), now, len(args) == 2)
+            return matchevents.call(m, _kind(args[0], rules.CALLS, "call"), now, len(args) == 2)
         if name == "timeout":
             return m.timeout(_optional_player(args, name), now)
         if name == "tiebreak":
             self._need(args, 1, "tiebreak A|B")
-            return matchsetup.tiebreak(m, _player(args[0]), now)
+            return matchevents.tiebreak(m, _player(args[0]), now)
         if name == "close":
             self._need(args, 0, "close")
-            return matchsetup.close(m, now)
+            return matchevents.close(m, now)
         raise ValueError("unknown event %r" % name)
 
 
@@ -258,7 +259,6 @@ def run(lines, write, referee=None):
     Blank lines and lines starting with # are skipped and print nothing.
     """
     import json
-    import matchdoc
 
     ref = referee or Referee()
     for text in lines:

@@ -11,7 +11,7 @@ state lives in small ints, lists of two ints and preallocated arrays.
 
 The log is kept in fixed chunks of CHUNK entries (a byte of code, a byte
 of argument, the match time of each; how an argument packs a player and a
-kind: matchsetup.py's entry codes), made one at a time as the match
+kind: matchnames.py's entry codes), made one at a time as the match
 grows: no allocation grows with the match in one piece, and `reserve()`
 (called off the button path) makes the next chunk before it is needed, so
 an event itself allocates nothing.  An event that finds no room and no
@@ -41,7 +41,7 @@ A = const(0)
 B = const(1)
 NOBODY = const(-1)
 
-_BALKLINE_47_1 = const(2)  # game codes: indexes into matchsetup.GAMES
+_BALKLINE_47_1 = const(2)  # game codes: indexes into matchsetup.GAMES (named in matchnames.py)
 _ONE_CUSHION = const(4)
 _THREE_CUSHION = const(5)
 
@@ -87,7 +87,7 @@ _C_DEDANS = const(1)
 _C_OUT = const(3)
 _ANCHOR = const(16)
 
-# Log entry codes (matchdoc.ENTRY_NAMES; their arguments: matchsetup.py).
+# Log entry codes (their names and arguments: matchnames.py).
 _E_LAG = const(1)
 _E_LAG_COLLISION = const(2)
 _E_LAG_FAULT = const(3)
@@ -123,7 +123,8 @@ _WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the 
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
 # no text of it in RAM). The text after each is for people: reasons.py reads it from
 # these lines (the scripted mode, the simulator, the tests). Numbers never change meaning;
-# 12, 24..35 are in matchsetup.py (the rarer events', the close's and new()'s).
+# 12, 24..28, 38..40 are in matchevents.py (the rarer events' and the close's), 29..35
+# and 41 in matchsetup.py (new()'s).
 _CLOSED = const(1)  # match closed
 _NOTHING_TO_UNDO = const(2)  # nothing to undo
 _NOT_AT_TABLE = const(3)  # that player is not at the table
@@ -151,11 +152,11 @@ LOCKED = const(37)  # the saved match could not be read back: only a new match c
 
 
 def __getattr__(name):
-    """The names the board's hot path does not need live in matchsetup.py: the games', fouls'
+    """The names the board's hot path does not need live in matchnames.py: the games', fouls'
     and calls' names, the log's entry codes, results, endings, limits. Here they are private
     constants, compiled into the code (no RAM); rules.E_POINT and the like still work for
     everyone else (reports, tools, tests), from there. A test checks both agree."""
-    return cold.forward("matchsetup", name, "rules")
+    return cold.forward("matchnames", name, "rules")
 
 
 # A checkpoint's fields: the state's ints, then its pairs (a value per player).
@@ -348,7 +349,7 @@ class Match:
         c.times[j] = t
 
     def _event(self, code, arg, now):
-        """Check and log an event at `now` (the rarer events: matchsetup._event)."""
+        """Check and log an event at `now` (the rarer events: matchevents._event)."""
         if self.closed:
             return _CLOSED
         t = self._time(now)
@@ -368,7 +369,7 @@ class Match:
         """The lag winner p breaks (give=False) or gives the break (give=True)."""
         if p != A and p != B:
             return _BAD_PLAYER
-        return self._event(_E_CHOOSE, p * 2 + (1 if give else 0), now)  # packing: matchsetup.E_LAG
+        return self._event(_E_CHOOSE, p * 2 + (1 if give else 0), now)  # packing: matchnames.E_LAG
 
     def point(self, p, now):
         """A carom for the player at the table (p = NOBODY, or who it must be)."""
@@ -384,7 +385,7 @@ class Match:
             return _BAD_KIND
         if kind == _F_MISS:
             return self.miss(p, now)
-        return self._event(_E_FOUL, (p + 1) * 16 + kind, now)  # packing: matchsetup.E_LAG
+        return self._event(_E_FOUL, (p + 1) * 16 + kind, now)  # packing: matchnames.E_LAG
 
     def break_request(self, p, now):
         """The player about to shoot asks for the half-time break (I.4)."""

@@ -55,6 +55,7 @@ _OLD_HEAD = "<4sBBBBIHHHHB4B"  # formats 1 and 2: no time-out length, the texts 
 _OLD_TEXT_AT = const(25)
 _CRC_AT = const(124)
 _NO_BREAKER = const(255)
+_CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
 
 
 def fit_texts(texts, budget=_TEXT_MAX):
@@ -110,7 +111,7 @@ def parse_snapshot(data):
         (magic, version, game, flags, breaker, gen, target, limit, shot, brk, timeouts, timeout_s,
          l0, l1, l2, l3) = struct.unpack_from(_SNAP_HEAD, data, 0)
         at = _TEXT_AT
-    if magic != _MAGIC or not 1 <= version <= FORMAT or game >= len(rules.GAMES):
+    if magic != _MAGIC or not 1 <= version <= FORMAT or game >= len(matchsetup.GAMES):
         return None
     if breaker != rules.A and breaker != rules.B and breaker != _NO_BREAKER:
         return None
@@ -124,7 +125,7 @@ def parse_snapshot(data):
             return None
         at += n
     return gen, {
-        "game": rules.GAMES[game],
+        "game": matchsetup.GAMES[game],
         "target": target,
         "innings_limit": limit,
         "equalizing": bool(flags & 1),
@@ -184,7 +185,9 @@ def restore(st, match, now):
     if ends is not None:  # a torn or corrupt tail, or a lost segment: cut it off now
         cut_tail(st, *ends)
     if st.closed:
-        matchsetup.close(match, now)
+        import matchevents  # only for a closed match: its names stay out of RAM otherwise
+
+        matchevents.close(match, now)
     return True
 
 
@@ -273,8 +276,8 @@ def load_chunk(st, k, put):
     arg, t) with j the place in the chunk (rules.Match's loader). The journal is read from
     its start: an undo record takes the position back, so a later entry at a position is
     the one that stands. Returns the number of entries the journal has in all."""
-    lo = k * rules.CHUNK
-    hi = lo + rules.CHUNK
+    lo = k * _CHUNK
+    hi = lo + _CHUNK
     gen = st.gen
     pos = 0
     seq = 0

@@ -16,7 +16,7 @@ jnl/<generation>.<segment> -- the append-only journal of that match, 16-byte
       4  1  kind: 1 entry, 2 undo (take back the newest entry), 3 close,
             4 start (seq 0 of a format-2 match: written before its snapshot,
             so a journal that is gone is noticed)
-      5  1  entry code (rules.E_*)     6  2  entry arg (u16; what it packs: matchsetup.E_*)
+      5  1  entry code (rules.E_*)     6  2  entry arg (u16; what it packs: matchnames.E_*)
       8  4  match time, ms (i32)
      12  4  CRC32 of bytes 0..11, seeded with the generation (a record of
             another match never passes)

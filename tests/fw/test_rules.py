@@ -9,7 +9,7 @@ import json
 from fwtest import twins
 
 import matchdoc
-import matchsetup
+import matchevents
 import reasons
 import rules
 from ticks import ticks_add
@@ -731,18 +731,18 @@ def test_api_refuses_bad_players_and_kinds():
     before = (m.n, list(m.score), m.turn)
     assert reasons.text(m.foul(rules.NOBODY, 99, 0)) == reasons.BAD_KIND
     assert reasons.text(m.foul(rules.NOBODY, -1, 0)) == reasons.BAD_KIND
-    assert reasons.text(matchsetup.call(m, 7, 0)) == reasons.BAD_KIND
-    assert reasons.text(matchsetup.lag_fault(m, rules.A, 9, 0)) == reasons.BAD_KIND
+    assert reasons.text(matchevents.call(m, 7, 0)) == reasons.BAD_KIND
+    assert reasons.text(matchevents.lag_fault(m, rules.A, 9, 0)) == reasons.BAD_KIND
     assert reasons.text(m.break_request(5, 0)) == reasons.BAD_PLAYER
-    assert reasons.text(matchsetup.left(m, -1, 0)) == reasons.BAD_PLAYER
+    assert reasons.text(matchevents.left(m, -1, 0)) == reasons.BAD_PLAYER
     assert reasons.text(m.choose(2, False, 0)) == reasons.BAD_PLAYER
     assert reasons.text(m.point(3, 0)) == reasons.NOT_AT_TABLE
-    assert reasons.text(matchsetup.extend(m, 0, 0)) == reasons.BAD_TARGET
-    assert reasons.text(matchsetup.extend(m, 10000, 0)) == reasons.BAD_TARGET
+    assert reasons.text(matchevents.extend(m, 0, 0)) == reasons.BAD_TARGET
+    assert reasons.text(matchevents.extend(m, 10000, 0)) == reasons.BAD_TARGET
     assert reasons.text(m.new(0, game="straight_rail", target=50, breaker=2)) == reasons.BAD_PLAYER
     assert (m.n, list(m.score), m.turn) == before
     m = rules.Match(game="straight_rail", target=50)
-    assert reasons.text(matchsetup.lag_fault(m, 7, 0, 0)) == reasons.BAD_PLAYER
+    assert reasons.text(matchevents.lag_fault(m, 7, 0, 0)) == reasons.BAD_PLAYER
     assert reasons.text(m.lag(7, 0)) == reasons.BAD_PLAYER
     assert m.n == 0
 
@@ -769,25 +769,31 @@ def test_every_reason_has_one_number_and_words():
     assert reasons.text(None) is None and reasons.text(999) == "refused (reason 999)"
 
 
-# ---- names kept in matchsetup.py, private constants in rules.py ----------------------------
+# ---- names kept in matchnames.py, private constants in rules.py ----------------------------
 
 
-def test_names_the_hot_path_does_not_need_come_from_matchsetup():
+def test_names_the_hot_path_does_not_need_come_from_matchnames():
+    import matchnames
     import matchsetup
 
-    assert rules.E_POINT == matchsetup.E_POINT and rules.FOULS is matchsetup.FOULS
+    assert rules.E_POINT == matchnames.E_POINT and rules.FOULS is matchsetup.FOULS is matchnames.FOULS
     assert rules.GAMES[rules.Match(game="three_cushion").game] == "three_cushion"
     from rules import E_EXTEND, CHUNK  # `from` goes the same way
 
-    assert (E_EXTEND, CHUNK) == (matchsetup.E_EXTEND, matchsetup.CHUNK)
+    assert (E_EXTEND, CHUNK) == (matchnames.E_EXTEND, matchnames.CHUNK)
 
 
-def test_rules_private_constants_agree_with_matchsetup_names():
-    """rules.py compiles its constants in (const with a leading underscore); matchsetup.py
-    keeps their public names. Every pair must agree (CPython sees both)."""
+def test_private_constants_agree_with_matchnames():
+    """rules.py, matchsetup.py, matchevents.py and matchdoc.py compile their constants in
+    (const with a leading underscore); matchnames.py keeps their public names. Every pair
+    must agree (CPython sees both)."""
+    import matchdoc
+    import matchnames
     import matchsetup
 
-    assert twins(rules, matchsetup, "_E_POINT") >= 30
+    assert twins(rules, matchnames, "_E_POINT") >= 30
+    assert twins(matchsetup, matchnames, "_E_EXTEND") >= 5
+    assert twins(matchdoc, matchnames, "_RESPOT_3C") == 1
     assert rules._N_FOULS == len(matchsetup.FOULS)
     assert matchsetup.GAMES[rules._ONE_CUSHION] == "one_cushion"
     assert matchsetup.GAMES[rules._THREE_CUSHION] == "three_cushion"

@@ -11,6 +11,7 @@ import gc
 
 import matchdoc
 import reasons
+import matchevents
 import matchsetup
 import rules
 from fwtest import SkipTest
@@ -117,12 +118,12 @@ def test_an_extension_undone_and_made_again_reuses_its_number():
     m.point(rules.NOBODY, 11)
     assert m.result == rules.R_DRAW
     for target in (5, 6, 7, 8):
-        assert matchsetup.extend(m, target, 20) is None
+        assert matchevents.extend(m, target, 20) is None
         assert m.entry(m.n - 1)[:2] == (rules.E_EXTEND, target)
         assert m.target == target
         assert m.undo(30) is None
     assert len(m._targets) == 1
-    assert matchsetup.extend(m, 9, 40) is None
+    assert matchevents.extend(m, 9, 40) is None
     assert rebuilt(m, m.n).target == 9
 
 
@@ -310,7 +311,7 @@ def test_extensions_in_chunks_read_back_keep_their_targets():
     while m.n < 5 * rules.CHUNK:
         now += 1000
         if m.result == rules.R_DRAW:
-            assert matchsetup.extend(m, m.target + 2, now) is None
+            assert matchevents.extend(m, m.target + 2, now) is None
         else:  # A reaches the target, B equalizes: a draw, extended again and again
             assert m.point(rules.NOBODY, now) is None
         made.append(m.entry(m.n - 1))

@@ -1,0 +1,235 @@
+"""The referee's rarer events: checked here and logged (their effects: rules.py).
+
+Loaded for one event and dropped (cold.py), so that a board that never hears
+of a lag tie or a frozen ball keeps none of this in RAM, not even its names:
+the lag's collisions, faults and ties, a player leaving or abandoning, a
+review, a frozen ball and the player's choice, a jump's balls, the position
+calls, an extension, a tie-break's winner, the close. It works on Match's
+internals, as part of rules.py (matchsetup.py is its other cold half).
+
+    matchevents.extend(match, 40, now)     # None, or the reason (rules.py's numbers)
+"""
+
+from matchnames import (BAD_KIND, BAD_PLAYER, BAD_TARGET, CALLS, CLOSED, E_ABANDON, E_CALL, E_EXTEND,
+                        E_FROZEN, E_FROZEN_CHOICE, E_JUMPED, E_LAG_COLLISION, E_LAG_FAULT, E_LAG_TIE, E_LEFT,
+                        E_REVIEW, E_TIEBREAK, END_INNINGS, GAMES, LAG_FAULTS, MAX_TARGET, NO_MEMORY, RESPOT_3C,
+                        RESPOT_CHOICE, RESPOT_FREE_BALL, RESPOT_MASSE, RESPOT_START, RUNNING)
+from matchsetup import keep_extension
+from rules import A, B, EQUALIZING, FINISHED, LAG, NOBODY, R_DRAW, TIEBREAK
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+ANCHOR = const(16)  # added to a call's kind: the balls are in an anchor (II.2.4)
+FROZEN_CHOICES = ("start", "free_ball", "masse")  # II.2.7, II.3.3: what the player chooses
+
+# Why a rarer event is refused (reasons.py reads these lines, as rules.py's; 3..7, 13
+# and 14 are rules.py's too, with the same number and words).
+_IN_LAG = const(5)  # the lag decides who breaks first
+_LAG_DONE = const(6)  # the lag is over
+_LAG_DECIDED = const(7)  # the lag is decided: the winner chooses
+_FINISHED_ALREADY = const(13)  # the match is finished
+_CUSHION_GAME = const(14)  # not in cushion games
+_NOT_DRAWN = const(24)  # only a drawn match can be extended
+_EXTEND_LOW = const(25)  # the extension target must be above the target
+_EXTEND_INNINGS = const(26)  # a draw on the innings limit is not extended
+_NOT_FINISHED = const(12)  # the match is not finished
+_NO_TIEBREAK = const(27)  # no tie-break is pending
+_TIEBREAK_PENDING = const(28)  # the tie-break winner is not recorded
+_REVIEW_USED = const(38)  # that player has had his review (III.4.9a: once per match)
+_NO_FROZEN = const(39)  # no frozen ball waits for the player's choice
+_BALLS_3C = const(40)  # the jumped balls are named only in three-cushion (elsewhere all go to the start)
+_NOT_PLAYING = const(4)  # no inning is being played
+_NOT_AT_TABLE = const(3)  # that player is not at the table
+
+
+def _check(m, code, arg):
+    """Why a rarer event may not be played now (None: it may); rules.Match._check's half
+    for the events that come only through here."""
+    phase = m.phase
+    if code == E_LAG_COLLISION or code == E_LAG_FAULT:
+        if phase != LAG:
+            return _LAG_DONE
+        if m.chooser != NOBODY:
+            return _LAG_DECIDED
+        p = arg - 1 if code == E_LAG_COLLISION else arg >> 4
+        if code == E_LAG_COLLISION and p == NOBODY:
+            return None
+        if p != A and p != B:
+            return BAD_PLAYER
+        return None
+    if code == E_LAG_TIE:
+        if phase != LAG:
+            return _LAG_DONE
+        return _LAG_DECIDED if m.chooser != NOBODY else None
+    if code == E_LEFT or code == E_ABANDON or code == E_REVIEW:
+        if arg != A and arg != B:
+            return BAD_PLAYER
+        if code == E_REVIEW:
+            return _REVIEW_USED if m.reviews & (1 << arg) else None
+        if phase == FINISHED:
+            return _FINISHED_ALREADY
+        return None
+    if code == E_FROZEN or code == E_FROZEN_CHOICE:
+        if phase == LAG:
+            return _IN_LAG
+        if phase == FINISHED or phase == TIEBREAK:
+            return _FINISHED_ALREADY
+        if phase != RUNNING and phase != EQUALIZING:
+            return _NOT_PLAYING
+        if code == E_FROZEN_CHOICE:
+            return None if m.respot == RESPOT_CHOICE else _NO_FROZEN
+        p = (arg >> 4) - 1
+        return _NOT_AT_TABLE if p != NOBODY and p != m.turn else None
+    if code == E_EXTEND:
+        if not ((phase == FINISHED and m.result == R_DRAW) or phase == TIEBREAK):
+            return _NOT_DRAWN
+        if m.ended_by == END_INNINGS:
+            return _EXTEND_INNINGS
+        if arg <= m.target:
+            return _EXTEND_LOW
+        return None
+    if code == E_CALL:
+        if GAMES[m.game].endswith("cushion"):
+            return _CUSHION_GAME
+        if phase == LAG:
+            return _IN_LAG
+        if phase == FINISHED or phase == TIEBREAK:
+            return _FINISHED_ALREADY
+        return None
+    if code == E_TIEBREAK:
+        if phase != TIEBREAK:
+            return _NO_TIEBREAK
+        if arg != A and arg != B:
+            return BAD_PLAYER
+        return None
+    return BAD_KIND
+
+
+def _event(m, code, arg, now):
+    """A rarer event checked here (rules.Match._event's twin: its frame stays small)."""
+    if m.closed:
+        return CLOSED
+    t = m._time(now)
+    m._advance(t)
+    reason = _check(m, code, arg)
+    if reason is None and not m._log(code, arg, t):
+        reason = NO_MEMORY
+    return reason
+
+
+def lag_collision(m, p, now):
+    """The lag balls collided; p (or NOBODY) at fault. Second collision: p loses the choice."""
+    return _event(m, E_LAG_COLLISION, p + 1, now)
+
+
+def lag_fault(m, p, kind, now):
+    """p's lag was faulty (kind indexes rules.LAG_FAULTS): the opponent has the choice."""
+    if not 0 <= kind < len(LAG_FAULTS):
+        return BAD_KIND
+    if p != A and p != B:
+        return BAD_PLAYER
+    return _event(m, E_LAG_FAULT, p * 16 + kind, now)
+
+
+def lag_tie(m, now):
+    """The lag balls stopped equally far (I.1.3): lagged again; nobody at fault, no collision."""
+    return _event(m, E_LAG_TIE, 0, now)
+
+
+def left(m, p, now):
+    """p left his place (I.4.3): he loses the match."""
+    return _event(m, E_LEFT, p, now)
+
+
+def abandon(m, p, now):
+    """p abandoned the match (I.8.2): he loses it and is excluded from the competition."""
+    return _event(m, E_ABANDON, p, now)
+
+
+def review(m, p, now):
+    """p asks the referee to review a decision: once per player per match (III.4.9a)."""
+    return _event(m, E_REVIEW, p, now)
+
+
+def frozen(m, p, now):
+    """The ball of the player at the table (p: NOBODY, or who it must be) is frozen (I.5):
+    no score changes; straight rail and one-cushion respot all three balls, balkline and
+    three-cushion leave the choice to the player (frozen_choice)."""
+    if p != NOBODY and p != A and p != B:
+        return BAD_PLAYER
+    choice = GAMES[m.game] not in ("straight_rail", "one_cushion")
+    return _event(m, E_FROZEN, (p + 1) * 16 + (RESPOT_CHOICE if choice else RESPOT_START), now)
+
+
+def frozen_choice(m, kind, now):
+    """The player's choice after a frozen ball (FROZEN_CHOICES index): respotting puts all
+    three balls on the start in balkline (II.2.7), only the frozen ones on their spots in
+    three-cushion (II.3.3, as after a jump)."""
+    if not 0 <= kind < len(FROZEN_CHOICES):
+        return BAD_KIND
+    if kind == 0:
+        respot = RESPOT_3C if GAMES[m.game] == "three_cushion" else RESPOT_START
+    else:
+        respot = RESPOT_FREE_BALL if kind == 1 else RESPOT_MASSE
+    return _event(m, E_FROZEN_CHOICE, kind * 16 + respot, now)
+
+
+def jumped(m, p, balls, now):
+    """A jump foul in three-cushion with the balls that left the table (bits: matchdoc.BALLS); they go
+    to their spots (II.3.4). p: NOBODY, or who must be at the table."""
+    if p != NOBODY and p != A and p != B:
+        return BAD_PLAYER
+    if not 1 <= balls <= 7:
+        return BAD_KIND
+    if GAMES[m.game] != "three_cushion":
+        return _BALLS_3C
+    return m._event(E_JUMPED, (p + 1) * 16 + balls, now)
+
+
+def call(m, kind, now, anchor=False):
+    """A position call: entre, dedans, a cheval, out (III.4.3b), in an anchor or not; no
+    score changes. The board counts the caroms made in the area (rules.Match.out_next)."""
+    if not 0 <= kind < len(CALLS) or (anchor and CALLS[kind] == "out"):
+        return BAD_KIND
+    return _event(m, E_CALL, kind + (ANCHOR if anchor else 0), now)
+
+
+def tiebreak(m, p, now):
+    """The winner of the tie-break after a draw that may not stand."""
+    return _event(m, E_TIEBREAK, p, now)
+
+
+def extend(m, target, now):
+    """A drawn match goes on to an agreed total (I.8.4). The log keeps the extension's
+    number; its target is kept apart (m._targets), as the log's argument is a byte."""
+    if not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
+        return BAD_TARGET
+    if m.closed:
+        return CLOSED
+    t = m._time(now)
+    m._advance(t)
+    reason = _check(m, E_EXTEND, target)
+    if reason is None:
+        reason = keep_extension(m, target)
+    if reason is None and not m._log(E_EXTEND, m.extensions, t):
+        reason = NO_MEMORY
+    return reason
+
+
+def close(m, now):
+    """The report is signed: no more changes, no more undo."""
+    if m.closed:
+        return CLOSED
+    m._advance(m._time(now))
+    if m.phase == TIEBREAK:
+        return _TIEBREAK_PENDING
+    if m.phase != FINISHED:
+        return _NOT_FINISHED
+    m.closed = True
+    return None

@@ -145,6 +145,7 @@ SCHEMA = (
         ("draw", T_BOOL, True, 0, 0, 0, None),
         ("shot_clock", T_INT, 0, 10, 300, F_OR_ZERO, None),
         ("timeouts", T_INT, None, 0, 9, F_NULL, None),
+        ("timeout_s", T_INT, None, 10, 300, F_NULL, None),  # a time-out's extra seconds; null: one shot period
         ("break_s", T_INT, 180, 0, 3600, 0, None),
         ("breaker_ball", T_CHOICE, "spot", 0, 0, 0, ("spot", "white")),
     )),

@@ -100,7 +100,7 @@ def test_example_validates():
     assert cfg["name"] == "Table 3"
     assert cfg["players"]["A"] == {"name": "Kim Ho", "club": "BC Budapest"}
     assert cfg["match"]["target"] == 40 and cfg["match"]["shot_clock"] == 40
-    assert cfg["match"]["timeouts"] is None
+    assert cfg["match"]["timeouts"] is None and cfg["match"]["timeout_s"] is None
     assert cfg["buttons"] == {"debounce_ms": None, "long_ms": 800, "stuck_ms": None, "lockout_ms": 500}
     assert cfg["radio"]["wall_buttons"] == ["point", "miss", "undo"]
     # every key of the schema is spelled out in the example ("a full example")
@@ -125,6 +125,7 @@ def test_defaults():
         "draw": True,
         "shot_clock": 0,
         "timeouts": None,
+        "timeout_s": None,
         "break_s": 180,
         "breaker_ball": "spot",
     }
@@ -197,6 +198,7 @@ BROKEN = (
     ("shot_clock 301", {"match": {"shot_clock": 301}}, "match.shot_clock", "301 is not 0 (off) or in 10..300"),
     ("timeouts 10", {"match": {"timeouts": 10}}, "match.timeouts", "10 is not in 0..9"),
     ("timeouts false", {"match": {"timeouts": False}}, "match.timeouts", "false is not an integer"),
+    ("timeout_s 5", {"match": {"timeout_s": 5}}, "match.timeout_s", "5 is not in 10..300"),
     ("break_s 3601", {"match": {"break_s": 3601}}, "match.break_s", "3601 is not in 0..3600"),
     ("breaker_ball red", {"match": {"breaker_ball": "red"}}, "match.breaker_ball", "is not one of spot, white"),
     ("brightness 16", {"display": {"brightness": 16}}, "display.brightness", "16 is not in 0..15"),
@@ -286,6 +288,7 @@ def test_ranges_are_the_rules_ranges():
         ("innings_limit", (-1, 0, 1, rules.MAX_INNINGS_LIMIT, rules.MAX_INNINGS_LIMIT + 1)),
         ("shot_clock", (-1, 0, 1, 9, 10, 300, 301)),
         ("timeouts", (None, -1, 0, 9, 10)),
+        ("timeout_s", (None, -1, 0, 9, 10, 300, 301)),
         ("break_s", (-1, 0, 3600, 3601)),
         ("breaker_ball", ("spot", "white", "red")),
         ("equalizing", (True, False)),
@@ -325,6 +328,7 @@ def test_match_options_start_a_match():
         "draw": True,
         "shot_clock": 40,
         "timeouts": None,
+        "timeout_s": None,
         "break_s": 300,
         "breaker_ball": "spot",
         "name_A": "Kim Ho",
@@ -335,6 +339,9 @@ def test_match_options_start_a_match():
     m = rules.Match(**opts)
     assert m.names == ["Kim Ho", "Nagy Peter"] and m.clubs == ["BC Budapest", "Debreceni BC"]
     assert m.timeouts0 == 4  # null: the rules' default (with a shot clock: 3 below target 40, else 4)
+    assert m.timeout_ms == 40000  # null: a time-out gives one more shot period
+    opts["timeout_s"] = 20
+    assert rules.Match(**opts).timeout_ms == 20000
     assert rules.Match(**config.match_options(config.defaults())).target == 30
 
 

@@ -30,17 +30,21 @@ MAX_RUNS = 10000  # innings of one player (the runs list)
 MAX_INNINGS = 2 * MAX_RUNS  # a report's innings list
 MAX_POINTS = 99999  # scores, runs, targets after extensions
 MAX_EXTRA_KEYS = 8
+MAX_ELAPSED_S = 30 * 24 * 3600  # a match's elapsed time (elapsed_s): 30 days, far beyond any match
+MAX_AREA_CAROMS = 10000
 EPOCH_MAX = 4102444800  # 2100-01-01: a wall clock time beyond it is not one
 TABLE_NAME = re.compile(r"[a-z0-9_-]{1,24}\Z")  # config.json's mqtt.table (and the MAC default, t + 6 hex)
 
 GAMES = ("straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2", "one_cushion", "three_cushion")
 PHASES = ("lag", "running", "break", "equalizing", "finished", "tiebreak")
 RESULTS = (None, "A", "B", "draw", "tiebreak")
-ENDINGS = (None, "target", "innings_limit", "left", "tiebreak")
-RESPOTS = (None, "start", "three_cushion")
+ENDINGS = (None, "target", "innings_limit", "left", "tiebreak", "abandoned")
+RESPOTS = (None, "start", "three_cushion", "choice", "free_ball", "masse")
+BALLS = ("A", "B", "red")
+SPOTS = ("baulk", "centre", "top")
 FOULS = ("miss", "jumped", "moving_balls", "touched", "push", "foot", "marked_cushion", "wrong_ball", "zone", "time",
          "other")
-CALLS = ("entre", "dedans", "a_cheval")
+CALLS = ("entre", "dedans", "a_cheval", "out")
 WHO = (None, "A", "B")
 
 KINDS = ("topic", "size", "encoding", "json", "schema", "status", "full")
@@ -158,11 +162,56 @@ def _players(v, path):
 def _lag(v, path):
     if v is None:
         return
-    _object(v, path, ("chooser", "collisions"))
+    _object(v, path, ("chooser", "collisions", "ties"))
     if "chooser" in v:
         _choice(v["chooser"], path + ".chooser", WHO)
-    if "collisions" in v:
-        _int(v["collisions"], path + ".collisions", 0, MAX_POINTS)
+    for k in ("collisions", "ties"):
+        if k in v:
+            _int(v[k], path + "." + k, 0, MAX_POINTS)
+
+
+def _respot_balls(v, path):
+    """The balls a jump sent off the table (three-cushion): null, or each of A, B, red at most once."""
+    if v is None:
+        return
+    if type(v) is not list or len(v) > len(BALLS):
+        _bad(path, "not null or a list of at most %d balls" % len(BALLS))
+    for i, x in enumerate(v):
+        _choice(x, "%s[%d]" % (path, i), BALLS)
+    if len(set(v)) != len(v):
+        _bad(path, "a ball named twice")
+
+
+def _spots(v, path):
+    """Each ball's spot for the player coming to the table: null, or {ball: spot}."""
+    if v is None:
+        return
+    _object(v, path, BALLS)
+    for k, x in v.items():
+        _choice(x, path + "." + k, SPOTS)
+
+
+_AREA = {
+    "anchor": _bool,
+    "caroms": lambda v, p: _int(v, p, 0, MAX_AREA_CAROMS),
+    "limit": lambda v, p: _int(v, p, 1, 2),
+    "out_next": _bool,
+}
+
+
+def _area(v, path):
+    """The restricted area the object balls are in: null, or its count."""
+    if v is None:
+        return
+    _object(v, path, _AREA, tuple(_AREA))
+    for k, x in v.items():
+        _AREA[k](x, path + "." + k)
+
+
+def _review_used(v, path):
+    _object(v, path, ("A", "B"), ("A", "B"))
+    for k, x in v.items():
+        _bool(x, path + "." + k)
 
 
 def _shot_clock(v, path):
@@ -179,6 +228,7 @@ _OPTIONS = {
     "break_s": lambda v, p: _int(v, p, 0, 3600),
     "shot_clock_s": lambda v, p: _int(v, p, 0, 3600),
     "timeouts": lambda v, p: _int(v, p, 0, 99, null=True),
+    "timeout_s": lambda v, p: _int(v, p, 0, 300, null=True),
     "breaker_ball": lambda v, p: _choice(v, p, ("spot", "white")),
 }
 
@@ -206,7 +256,12 @@ STATE = {
     "last_foul": lambda v, p: _choice(v, p, (None,) + FOULS),
     "last_call": lambda v, p: _choice(v, p, (None,) + CALLS),
     "respot": lambda v, p: _choice(v, p, RESPOTS),
+    "respot_balls": _respot_balls,
+    "spots": _spots,
+    "area": _area,
     "lag": _lag,
+    "review_used": _review_used,
+    "elapsed_s": lambda v, p: _int(v, p, 0, MAX_ELAPSED_S, null=True),
     "break_taken": _bool,
     "break_left_s": lambda v, p: _int(v, p, 0, 3600, null=True),
     "shot_clock": _shot_clock,

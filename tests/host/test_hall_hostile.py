@@ -236,6 +236,139 @@ def test_report_fields_checked_before_they_reach_the_results(tmp_path):
         dash.close()
 
 
+# ---- issue 14's keys: what the firmware writes passes, what it cannot write does not -----------
+
+ISSUE14_MATCHES = (
+    # lag ties, a review, jumped balls with their spots, a frozen ball and its choice, a time-out's
+    # own length, the elapsed time, and an abandon
+    ["new game=three_cushion target=3 shot_clock=40 timeout_s=30", "lag_tie", "lag_tie", "lag A",
+     "choose A break", "wait 65", "review B", "foul jumped B red", "frozen", "frozen_choice masse",
+     "point", "frozen", "frozen_choice start", "frozen", "frozen_choice free_ball", "abandon A"],
+    # the restricted areas (an anchor, out, dedans), the frozen balls to the start, left
+    ["new game=balkline_47_1 target=50 breaker=A", "call entre anchor", "point", "point", "call out",
+     "call dedans", "point", "miss", "call entre", "point", "frozen", "left B"],
+    ["new game=straight_rail target=5 breaker=B shot_clock=40", "call a_cheval", "point", "frozen", "review A", "wait 3",
+     "point", "point", "point", "point", "miss"],
+)
+
+
+def issue14_docs():
+    """The state documents (after every line) and the reports of ISSUE14_MATCHES, made by the firmware."""
+    from host_tools.hall.loadgen import firmware
+
+    _, matchdoc, referee, report = firmware()
+    states, reports = [], []
+    for lines in ISSUE14_MATCHES:
+        ref = referee.Referee()
+        for line in lines:
+            assert ref.line(line) is None, line
+            states.append(matchdoc.doc(ref.match, ref.now))
+        reports.append(report.build(ref.match, ref.now, 1764489600, 1764489600 + ref.now // 1000, "Table 1", "wall"))
+    return states, reports
+
+
+def test_issue14_fields_from_the_firmware_pass_whole():
+    """Every state document the firmware writes with issue 14's keys (lag ties, abandoned, respot
+    and its balls and spots, the area count, the reviews, the elapsed time, a time-out's length,
+    the call out) is kept whole, and the reports with them reach the results."""
+    states, reports = issue14_docs()
+    seen = {}
+    for d in states:
+        for k in ("ended_by", "respot", "last_call"):
+            seen.setdefault(k, set()).add(d[k])
+        seen.setdefault("respot_balls", set()).add(tuple(d["respot_balls"] or ()))
+        seen.setdefault("spots", set()).add(tuple(sorted((d["spots"] or {}).items())))
+        seen.setdefault("area", set()).add(json.dumps(d["area"], sort_keys=True))
+        seen.setdefault("ties", set()).add((d["lag"] or {}).get("ties"))
+        seen.setdefault("review_used", set()).add(tuple(sorted(d["review_used"].items())))
+        seen.setdefault("elapsed_s", set()).add(d["elapsed_s"])
+        seen.setdefault("timeout_s", set()).add(d["options"]["timeout_s"])
+    # The documents hold every new value the hall must take.
+    assert {"abandoned", "left", "target"} <= seen["ended_by"]
+    assert {None, "start", "three_cushion", "choice", "free_ball", "masse"} <= seen["respot"]
+    assert ("B", "red") in seen["respot_balls"] and {"out", "entre", "dedans", "a_cheval"} <= seen["last_call"]
+    assert (("A", "centre"), ("B", "baulk"), ("red", "top")) in seen["spots"]
+    assert '{"anchor": true, "caroms": 2, "limit": 1, "out_next": true}' in seen["area"]
+    assert '{"anchor": false, "caroms": 1, "limit": 2, "out_next": true}' in seen["area"]
+    assert {0, 2} <= seen["ties"] and (("A", False), ("B", True)) in seen["review_used"]
+    assert {None, 0, 65} <= seen["elapsed_s"] and {0, 30, 40} <= seen["timeout_s"]
+    hall = Hall()
+    for i, d in enumerate(states):
+        payload = json.dumps(d).encode()
+        assert hall.handle("carom/t1/state", payload, float(i)), d
+        assert hall.tables["t1"].state == d
+    for i, r in enumerate(reports):
+        assert hall.handle("carom/t%d/report" % (i + 1), json.dumps(r).encode(), 100.0 + i)[-1][0] == "result"
+    assert hall.counts["rejected"] == 0
+    assert [r.row["ended_by"] for r in hall.results] == ["abandoned", "left", "target"]
+    assert [r.row["result"] for r in hall.results] == ["B", "A", "B"]  # who abandoned or left lost
+    rows = list(csv.DictReader(io.StringIO(hall.results_csv(server.local_time))))
+    assert [r["ended_by"] for r in rows] == ["abandoned", "left", "target"]
+    answers(hall)
+
+
+BAD_ISSUE14_FIELDS = [
+    ("ended_by", "abandon"), ("ended_by", "ABANDONED"), ("ended_by", 5), ("ended_by", ["abandoned"]),
+    ("respot", "choose"), ("respot", ["start"]), ("respot", {"start": 1}), ("respot", True),
+    ("respot_balls", "red"), ("respot_balls", ["red", "red"]), ("respot_balls", ["white"]),
+    ("respot_balls", ["A", "B", "red", "A"]), ("respot_balls", [["A"]]), ("respot_balls", [1]),
+    ("respot_balls", {"A": 1}), ("respot_balls", ["A"] * 1000), ("respot_balls", 0),
+    ("spots", "top"), ("spots", ["A", "top"]), ("spots", {"white": "top"}), ("spots", {"A": "corner"}),
+    ("spots", {"A": ["top"]}), ("spots", {"A": {"spot": "top"}}), ("spots", {"A": None}), ("spots", {"A": 1}),
+    ("area", True), ("area", 2), ("area", []), ("area", {}), ("area", {"anchor": False, "caroms": 1, "limit": 2}),
+    ("area", {"anchor": 1, "caroms": 1, "limit": 2, "out_next": False}),
+    ("area", {"anchor": False, "caroms": -1, "limit": 2, "out_next": False}),
+    ("area", {"anchor": False, "caroms": 10 ** 6, "limit": 2, "out_next": False}),
+    ("area", {"anchor": False, "caroms": 2 ** 64, "limit": 2, "out_next": False}),
+    ("area", {"anchor": False, "caroms": 1.5, "limit": 2, "out_next": False}),
+    ("area", {"anchor": False, "caroms": True, "limit": 2, "out_next": False}),
+    ("area", {"anchor": False, "caroms": "1", "limit": 2, "out_next": False}),
+    ("area", {"anchor": False, "caroms": 1, "limit": 3, "out_next": False}),
+    ("area", {"anchor": False, "caroms": 1, "limit": 0, "out_next": False}),
+    ("area", {"anchor": False, "caroms": 1, "limit": 2, "out_next": "yes"}),
+    ("area", {"anchor": False, "caroms": 1, "limit": 2, "out_next": False, "zone": "x"}),
+    ("lag", {"chooser": None, "collisions": 0, "ties": -1}), ("lag", {"chooser": None, "collisions": 0, "ties": "1"}),
+    ("lag", {"chooser": None, "collisions": 0, "ties": 10 ** 20}), ("lag", {"chooser": None, "ties": [1]}),
+    ("lag", {"chooser": None, "ties": 0.5}),
+    ("review_used", None), ("review_used", True), ("review_used", [True, False]), ("review_used", {"A": True}),
+    ("review_used", {"A": 1, "B": 0}), ("review_used", {"A": True, "B": False, "C": True}),
+    ("review_used", {"A": "true", "B": False}), ("review_used", {"A": None, "B": False}),
+    ("elapsed_s", -1), ("elapsed_s", 10 ** 12), ("elapsed_s", 30 * 86400 + 1), ("elapsed_s", 1.5), ("elapsed_s", "5"),
+    ("elapsed_s", [5]), ("elapsed_s", {"s": 5}), ("elapsed_s", True), ("elapsed_s", 10 ** 100),
+    ("options.timeout_s", 301), ("options.timeout_s", -1), ("options.timeout_s", "30"), ("options.timeout_s", 30.5),
+    ("options.timeout_s", [30]), ("last_call", "in"), ("last_call", "OUT"), ("last_call", ["out"]),
+]
+
+
+def test_issue14_fields_of_the_wrong_kind_are_dropped():
+    """Tried on a real document with every new key set: wrong types, unknown names (a ball
+    "white", a spot "corner", a respot "choose"), a ball named twice, too many balls, numbers out
+    of range and huge, floats and booleans where a whole number belongs, missing and unknown keys,
+    and lists nested 900 deep in each new key. Each is dropped and counted as a schema (or json)
+    drop; the table keeps its last good document."""
+    states, _ = issue14_docs()
+    good = next(d for d in states if d["respot_balls"] and d["review_used"]["B"])
+    good = with_field(good, "area", {"anchor": True, "caroms": 1, "limit": 2, "out_next": True})
+    good["lag"] = {"chooser": "A", "collisions": 1, "ties": 3}
+    good["ended_by"], good["elapsed_s"], good["last_call"] = "abandoned", 30 * 86400, "out"
+    hall = Hall()
+    assert hall.handle("carom/t1/state", json.dumps(good).encode(), 1.0)
+    for path, value in BAD_ISSUE14_FIELDS:
+        assert hall.handle("carom/t1/state", json.dumps(with_field(good, path, value)).encode(), 2.0) == [], \
+            (path, value)
+    paths = ("respot_balls", "spots", "spots.red", "area", "area.caroms", "lag.ties", "review_used", "review_used.A",
+             "elapsed_s", "options.timeout_s")
+    for depth in (3, 20, 900):  # within the parser's nesting limit: the schema refuses it; beyond: the parser
+        for path in paths:
+            payload = json.dumps(with_field(good, path, "DEEP")).replace('"DEEP"', nested(depth)).encode()
+            assert hall.handle("carom/t1/state", payload, 3.0) == [], (path, depth)
+    assert hall.handle("carom/t1/state", json.dumps(good).replace(
+        '"out_next": true', '"out_next": %s' % nested(30000)).encode(), 4.0) == []
+    assert hall.counts["dropped"] == {"schema": len(BAD_ISSUE14_FIELDS) + 2 * len(paths), "json": len(paths) + 1}
+    assert hall.tables["t1"].state == good
+    answers(hall)
+
+
 def formula_parts(text):
     """Every part of a CSV cell a spreadsheet might read as a cell of its own, as it would begin."""
     import re

@@ -16,7 +16,7 @@ import json
 import jsonout
 import matchdoc
 import matchsetup
-from rules import A, B, EQUALIZING, E_BREAK, E_FOUL, FINISHED, FOULS, LAG, NOBODY
+from rules import A, B, EQUALIZING, E_BREAK, E_FOUL, E_REVIEW, FINISHED, FOULS, LAG, NOBODY
 
 STEP = 16  # innings written between two yields of writer()
 
@@ -75,12 +75,23 @@ def _close(current, t, started_at):
         current["end"] = _epoch(started_at, t)
 
 
+def match_end_ms(m):
+    """Match time of the newest entry that is not a review: a review asked for after the end
+    (it may be, until the report is signed) does not move the match's end. duration_s is this,
+    from the `new` (the lag included); elapsed_s (the state document's) counts from the first
+    stroke to the end (at the draw when a tie-break followed)."""
+    i = m.n - 1
+    while i > 0 and m.entry(i)[0] == E_REVIEW:
+        i -= 1
+    return m.entry(i)[2] if i >= 0 else 0
+
+
 def writer(m, now, out, started_at=None, ended_at=None, table="", board=""):
     """Write the report of match m to `out` (a jsonout.JsonOut) in steps: a generator that
     yields every STEP innings. The caller may let other work run at each yield; if the
     match's log changed meanwhile (m.edits), the report written is not the match's."""
     n = m.n
-    end_ms = m.entry(n - 1)[2] if n else 0
+    end = match_end_ms(m)
     out.open("{")
     matchdoc.write_fields(m, now, out)
     out.key("report")
@@ -88,8 +99,8 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board=""):
     out.field("table", table)
     out.field("board", board)
     out.field("started_at", started_at)
-    out.field("ended_at", ended_at if ended_at is not None else _epoch(started_at, end_ms))
-    out.field("duration_s", end_ms // 1000)
+    out.field("ended_at", ended_at if ended_at is not None else _epoch(started_at, end))
+    out.field("duration_s", end // 1000)
     out.key("innings")
     out.open("[")
     k = 0

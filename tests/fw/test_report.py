@@ -3,7 +3,6 @@
 import json
 
 import report
-import rules
 from referee import Referee
 
 
@@ -81,3 +80,39 @@ def test_report_of_a_match_in_progress():
     inns = report.innings(r.match)
     assert inns == [{"player": "A", "inning": 1, "run": 2, "fouls": [], "break": False, "equalizing": False,
                      "start_ms": 0, "end_ms": None, "start": None, "end": None}]
+
+
+def test_report_of_an_abandoned_match_with_reviews():
+    """Issue 14: how it ended (abandoned, not left), the reviews used, the elapsed match time
+    (from the first stroke; the lag not counted), and a review after the end, which the rules
+    allow until the report is signed: it does not move the match's end."""
+    r = play("""
+        new game=three_cushion target=5 name_A=Anna name_B=Bela
+        wait 30
+        review A
+        lag_tie
+        lag A
+        choose A break
+        wait 10
+        point
+        frozen
+        wait 20
+        miss
+        wait 5
+        point
+        abandon B
+        wait 60
+        review B
+    """)
+    rep = report.build(r.match, r.now, started_at=1764489600)
+    assert (rep["result"], rep["ended_by"]) == ("A", "abandoned")
+    assert rep["review_used"] == {"A": True, "B": True}
+    assert rep["elapsed_s"] == 35  # 30 s (the lag) to 65 s (the abandon)
+    assert rep["report"]["duration_s"] == 65 and rep["report"]["ended_at"] == 1764489600 + 65
+    inns = rep["report"]["innings"]
+    assert [(i["player"], i["inning"], i["run"], i["start_ms"], i["end_ms"]) for i in inns] == [
+        ("A", 1, 1, 30000, 60000), ("B", 1, 1, 60000, 65000)]
+    # left stays left (I.4.3)
+    r = play("new game=three_cushion target=5 breaker=A\npoint\nleft A")
+    rep = report.build(r.match, r.now)
+    assert (rep["result"], rep["ended_by"]) == ("B", "left")

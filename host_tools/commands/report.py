@@ -9,7 +9,8 @@ inning) through mpremote and writes, in DIR (default: the current folder):
     json   match-<generation>.json   the board's report as it is, indented
     csv    matches.csv               one row per match: names, clubs, game, target,
                                      breaker, balls, score, innings, GD, HR, fouls,
-                                     result, start and end
+                                     result and how it ended, reviews used, start,
+                                     end, duration and match time
            innings.csv               one row per inning: match, player, inning, run,
                                      running total, fouls, break, equalizing, times
     html   match-<generation>.html   a federation-style score sheet: the match data
@@ -50,15 +51,18 @@ GAMES = {
     "one_cushion": "One-cushion",
     "three_cushion": "Three-cushion",
 }
-ENDED_BY = {"target": "target reached", "innings_limit": "innings limit", "left": "a player left",
-            "tiebreak": "tie-break"}
+ENDED_BY = {"target": "target reached", "innings_limit": "innings limit", "tiebreak": "tie-break"}
+# How the loser's match ended when he did not play it out ("%s": his name).
+LOSER_ENDED_BY = {"left": "%s left his place: loses the match, I.4.3",
+                  "abandoned": "%s abandoned: loses and is excluded from the competition, I.8.2"}
 CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "microsoft-edge")
 
 MATCH_COLUMNS = (
     "match", "table", "board", "game", "target", "innings_limit", "breaker",
     "A_name", "A_club", "A_ball", "A_score", "A_innings", "A_average", "A_high_run", "A_fouls",
     "B_name", "B_club", "B_ball", "B_score", "B_innings", "B_average", "B_high_run", "B_fouls",
-    "result", "winner", "ended_by", "break_taken", "started_at", "ended_at", "duration_s",
+    "result", "winner", "ended_by", "break_taken", "A_review_used", "B_review_used",
+    "started_at", "ended_at", "duration_s", "elapsed_s",
 )
 INNING_COLUMNS = ("match", "player", "name", "inning", "run", "total", "fouls", "break", "equalizing",
                   "start", "end", "start_ms", "end_ms")
@@ -80,7 +84,7 @@ def when(epoch, fmt="%Y-%m-%d %H:%M"):
 
 
 def match_time(ms):
-    if ms is None:
+    if ms is None or isinstance(ms, bool) or not isinstance(ms, (int, float)):
         return ""
     s = int(ms) // 1000
     return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
@@ -144,7 +148,11 @@ class Match:
 
     def result_text(self):
         r = self.result
-        how = ENDED_BY.get(self.doc.get("ended_by"), self.doc.get("ended_by") or "")
+        ended_by = self.doc.get("ended_by")
+        if ended_by in LOSER_ENDED_BY and r in ("A", "B"):
+            how = LOSER_ENDED_BY[ended_by] % self.name("B" if r == "A" else "A")
+        else:
+            how = ENDED_BY.get(ended_by, ended_by or "")
         how = " (%s)" % how if how else ""
         if r in ("A", "B"):
             return "%s wins%s" % (self.name(r), how)
@@ -164,6 +172,18 @@ class Match:
     def ended(self):
         return self.report.get("ended_at")
 
+    def review_used(self, p):
+        """Whether player p used his review (III.4.9a): True, False, or None in a report from
+        before the board kept it."""
+        used = self.doc.get("review_used")
+        return bool(used.get(p)) if isinstance(used, dict) else None
+
+    def elapsed_s(self):
+        """The match time (III.4.2): from the first stroke to the end, the lag, and a power cut's
+        time, not counted; None in a report from before the board kept it."""
+        s = self.doc.get("elapsed_s")
+        return s if isinstance(s, int) and not isinstance(s, bool) else None
+
     def summary_row(self):
         d, r = self.doc, self.report
         row = {
@@ -176,6 +196,7 @@ class Match:
             "started_at": when(self.started(), "%Y-%m-%d %H:%M:%S"),
             "ended_at": when(self.ended(), "%Y-%m-%d %H:%M:%S"),
             "duration_s": r.get("duration_s", ""),
+            "elapsed_s": "" if self.elapsed_s() is None else self.elapsed_s(),
         }
         for p in "AB":
             pl = self.player(p)
@@ -184,6 +205,7 @@ class Match:
                 p + "_score": pl.get("score", ""), p + "_innings": pl.get("innings", ""),
                 p + "_average": "%.3f" % pl["average"] if isinstance(pl.get("average"), (int, float)) else "",
                 p + "_high_run": pl.get("high_run", ""), p + "_fouls": pl.get("fouls", ""),
+                p + "_review_used": "" if self.review_used(p) is None else self.review_used(p),
             })
         return row
 
@@ -260,6 +282,11 @@ th { background: #e6e6e6; font-weight: bold; }
 """
 
 
+def review(used):
+    """A player's review (III.4.9a) on the sheet: used, not used, or nothing when not known."""
+    return "" if used is None else "used" if used else "not used"
+
+
 def render_html(m):
     e = html.escape
     d, r = m.doc, m.report
@@ -272,7 +299,8 @@ def render_html(m):
         ("Date", when(m.started(), "%Y-%m-%d") or "board clock not set"), ("Match no.", str(m.gen)),
         ("Start", when(m.started(), "%H:%M") or ""), ("End", when(m.ended(), "%H:%M") or ""),
         ("Breaker", m.name(breaker) if breaker in ("A", "B") else ""),
-        ("Duration", match_time((r.get("duration_s") or 0) * 1000)),
+        ("Duration", match_time((r.get("duration_s") or 0) * 1000)) if m.elapsed_s() is None else
+        ("Match time", match_time(m.elapsed_s() * 1000)),
     ]
     meta_rows = "".join("<tr><th>%s</th><td>%s</td><th>%s</th><td>%s</td></tr>" % (
         e(meta[i][0]), e(str(meta[i][1])), e(meta[i + 1][0]), e(str(meta[i + 1][1]))) for i in range(0, len(meta), 2))
@@ -282,6 +310,7 @@ def render_html(m):
         ("Club", a.get("club", ""), b.get("club", "")),
         ("Ball", ball_of(d, "A"), ball_of(d, "B")),
         ("Breaks", "yes" if breaker == "A" else "", "yes" if breaker == "B" else ""),
+        ("Review", review(m.review_used("A")), review(m.review_used("B"))),
     ))
     body = []
     for row in m.rows():
@@ -313,6 +342,9 @@ def render_html(m):
              "B the half-time break was taken, E the equalizing inning.")
     if d.get("break_taken"):
         notes += " The half-time break was held."
+    if m.elapsed_s() is not None:
+        notes += (" Match time: from the first stroke to the end (III.4.2); the lag and a power cut's time are "
+                  "not counted (from the new match to its end: %s)." % match_time((r.get("duration_s") or 0) * 1000))
     if m.started() is None:
         notes += " The board's clock was not set: no wall-clock times."
     return """<!doctype html>

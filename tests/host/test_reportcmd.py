@@ -13,7 +13,7 @@ import os
 import pytest
 
 from helpers import board_def, carom, lay_out_flash, needs_mpremote
-from host_tools.commands.report import Match, find_chromium, render_html
+from host_tools.commands.report import Match, find_chromium, render_html, write_reports
 from host_tools.simulator.vboard import VirtualBoard
 
 RUNNING = "carom: running on board wall"
@@ -93,6 +93,8 @@ def test_report_of_a_match_played_with_the_buttons(played, tmp_path):
     assert [m["B_" + k] for k in ("name", "club", "ball", "score", "innings", "average", "high_run", "fouls")] == [
         "Zanetti", "Roma", "white", "2", "2", "1.000", "1", "0"]
     assert m["started_at"].startswith("2025-11-30 10:1") and m["ended_at"] >= m["started_at"]
+    assert (m["A_review_used"], m["B_review_used"]) == ("False", "False")
+    assert int(m["elapsed_s"]) == doc["elapsed_s"] <= int(m["duration_s"])  # the lag is not match time
     rows = read_csv(out_dir / "innings.csv")
     assert [(r["player"], r["inning"], r["run"], r["total"], r["fouls"]) for r in rows] == [
         ("A", "1", "1", "1", ""), ("B", "1", "1", "1", ""), ("A", "2", "0", "1", "other"), ("B", "2", "1", "2", "")]
@@ -148,6 +150,58 @@ def test_score_sheet_running_totals_and_marks():
     page = render_html(m)
     assert "Bo &lt;b&gt;" in page and "<b>" not in page.split("<body>")[1]
     assert "Balkline 47/2" in page and "Draw (target reached)" in page and "board clock not set" in page
+    # A report from before the board kept the reviews and the match time: neither is made up.
+    assert "<th>Duration</th>" in page and "Match time" not in page and "<th>Review</th><td></td><td></td>" in page
+    assert m.summary_row()["elapsed_s"] == "" and m.summary_row()["A_review_used"] == ""
+
+
+def firmware_match(gen, lines, started_at=1764489600):
+    """A Match from the firmware's own report of the referee's `lines` (tests/fw's rules, on CPython)."""
+    from host_tools import firmware_path
+
+    firmware_path()
+    import referee
+    import report
+
+    r = referee.Referee()
+    for line in lines:
+        assert r.line(line) is None, line
+    return Match(gen, report.build(r.match, r.now, started_at, None, "Table 2", "wall"))
+
+
+def test_abandoned_left_reviews_and_match_time(tmp_path):
+    """Issue 14: abandoned (I.8.2: loses and is excluded) reads apart from left (I.4.3: loses the
+    match) in every format; the reviews used and the match time (from the first stroke: the lag
+    and a review after the end not counted) are on the sheet and in the CSV."""
+    abandoned = firmware_match(1, [
+        "new game=three_cushion target=5 name_A=Anna name_B=Bela", "wait 30", "review A", "lag_tie", "lag A",
+        "choose A break", "wait 10", "point", "wait 20", "miss", "wait 3605", "point", "abandon B", "wait 60",
+        "review B"])
+    left = firmware_match(2, ["new game=straight_rail target=50 breaker=B name_A=Anna name_B=Bela", "wait 12",
+                              "point", "left B"])
+    assert abandoned.result_text() == (
+        "Anna wins (Bela abandoned: loses and is excluded from the competition, I.8.2)")
+    assert left.result_text() == "Anna wins (Bela left his place: loses the match, I.4.3)"
+    written = write_reports([abandoned, left], ["json", "csv", "html"], str(tmp_path))
+    assert sorted(os.path.basename(p) for p in written) == [
+        "innings.csv", "match-000001.html", "match-000001.json", "match-000002.html", "match-000002.json",
+        "matches.csv"]
+    with open(tmp_path / "match-000001.json") as f:
+        doc = json.load(f)
+    assert (doc["ended_by"], doc["review_used"], doc["elapsed_s"]) == ("abandoned", {"A": True, "B": True}, 3635)
+    rows = read_csv(tmp_path / "matches.csv")
+    assert [(r["result"], r["winner"], r["ended_by"]) for r in rows] == [("A", "Anna", "abandoned"),
+                                                                         ("A", "Anna", "left")]
+    assert [(r["A_review_used"], r["B_review_used"], r["elapsed_s"], r["duration_s"]) for r in rows] == [
+        ("True", "True", "3635", "3665"), ("False", "False", "12", "12")]
+    page = (tmp_path / "match-000001.html").read_text()
+    for text in ("Result: Anna wins (Bela abandoned: loses and is excluded from the competition, I.8.2)",
+                 "<th>Match time</th><td>1:00:35</td>", "<th>Review</th><td>used</td><td>used</td>",
+                 "(from the new match to its end: 1:01:05)", "<th>Start</th><td>08:00</td><th>End</th><td>09:01</td>"):
+        assert text in page, text
+    page = (tmp_path / "match-000002.html").read_text()
+    assert "Result: Anna wins (Bela left his place: loses the match, I.4.3)" in page and "abandoned" not in page
+    assert "<th>Review</th><td>not used</td><td>not used</td>" in page and "<th>Match time</th><td>0:00:12</td>" in page
 
 
 def test_no_such_match_fails_and_writes_nothing(played, tmp_path):

@@ -14,23 +14,36 @@ import subprocess
 from .. import FIRMWARE_DIR, firmware_path, micropython_exe
 from ..errors import CommandError
 
-# Keys in the order a person reads them (MicroPython's dicts have no order).
+# Keys in the order a person reads them (MicroPython's dicts have no order): matchdoc.py's.
 KEY_ORDER = (
     "version game target innings_limit phase turn breaker spot_ball current_run countdown "
-    "equalizing_inning result ended_by last_foul last_call respot lag break_taken break_left_s "
-    "shot_clock options events closed players refused"
+    "equalizing_inning result ended_by last_foul last_call respot respot_balls spots area lag review_used "
+    "elapsed_s break_taken break_left_s shot_clock options events closed players refused"
 ).split()
 PLAYER_ORDER = "name club score innings high_run average timeouts_left fouls runs".split()
+# The small objects inside, the same way.
+INNER_ORDER = {
+    "spots": "A B red".split(),
+    "area": "anchor caroms limit out_next".split(),
+    "lag": "chooser collisions ties".split(),
+    "review_used": "A B".split(),
+    "shot_clock": "left_s limit_s".split(),
+    "options": "equalizing draw break_s shot_clock_s timeouts timeout_s breaker_ball".split(),
+}
+
+
+def _in_order(d, order):
+    return {k: d[k] for k in order if k in d} | d
 
 
 def ordered(doc):
     """The state document with its keys in reading order."""
-    out = {k: doc[k] for k in KEY_ORDER if k in doc}
-    out.update((k, v) for k, v in doc.items() if k not in out)
+    out = _in_order(doc, KEY_ORDER)
+    for k, order in INNER_ORDER.items():
+        if isinstance(out.get(k), dict):
+            out[k] = _in_order(out[k], order)
     if isinstance(out.get("players"), dict):
-        out["players"] = {
-            p: {k: d[k] for k in PLAYER_ORDER if k in d} | d for p, d in sorted(out["players"].items())
-        }
+        out["players"] = {p: _in_order(d, PLAYER_ORDER) for p, d in sorted(out["players"].items())}
     return out
 
 

@@ -199,3 +199,48 @@ def test_an_extension_of_an_innings_limited_match_plays_to_its_total():
         assert docs[7]["phase"] == "running" and docs[7]["turn"] == "A"
         assert docs[9]["result"] == "draw" and docs[9]["ended_by"] == "target"
         assert docs[10]["phase"] == "running" and docs[10]["target"] == 4
+
+
+ISSUE14_WORDS = """new game=three_cushion target=3 shot_clock=40 timeout_s=30
+lag_tie
+review A
+lag A
+choose A break
+wait 7
+foul jumped B red
+frozen
+frozen_choice masse
+new game=balkline_47_1 target=20 breaker=A
+call entre anchor
+point
+call out
+call dedans
+abandon B
+"""
+
+
+def test_the_new_words_print_every_key_in_reading_order():
+    """Issue 14's words through `carom sim --headless` (MicroPython): each line's document has its
+    keys in scripted_rules' reading order, and every key (also inside spots, area, lag,
+    review_used, options) is one the order knows, so none is put at the end unnoticed."""
+    from host_tools.simulator.scripted_rules import INNER_ORDER, KEY_ORDER
+
+    got = run_carom("sim", "--headless", stdin=ISSUE14_WORDS)
+    assert got.returncode == 0, got.stderr
+    docs = [json.loads(line) for line in got.stdout.splitlines()]
+    assert len(docs) == ISSUE14_WORDS.count("\n") and all(d["refused"] is None for d in docs), docs[-1]
+    for d in docs:
+        assert list(d) == KEY_ORDER
+        for k, order in INNER_ORDER.items():
+            if isinstance(d[k], dict):
+                assert list(d[k]) == [x for x in order if x in d[k]] and set(d[k]) <= set(order), (k, d[k])
+    assert docs[1]["lag"] == {"chooser": None, "collisions": 0, "ties": 1}
+    assert docs[5]["elapsed_s"] == 7 and docs[5]["options"]["timeout_s"] == 30 and docs[5]["review_used"]["A"]
+    assert (docs[6]["respot"], docs[6]["respot_balls"], docs[6]["spots"]) == (
+        "three_cushion", ["B", "red"], {"A": "centre", "B": "baulk", "red": "top"})
+    assert [d["respot"] for d in docs[7:9]] == ["choice", "masse"]
+    assert docs[11]["area"] == {"anchor": True, "caroms": 1, "limit": 1, "out_next": True}
+    assert docs[12]["area"] is None and docs[12]["last_call"] == "out"
+    assert (docs[14]["result"], docs[14]["ended_by"]) == ("A", "abandoned")
+    pretty = run_carom("sim", "--headless", "--pretty", stdin=ISSUE14_WORDS)
+    assert pretty.returncode == 0 and len(pretty.stdout.splitlines()) == len(docs), pretty.stderr

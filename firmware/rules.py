@@ -536,8 +536,9 @@ class Match:
         return self.area != 0 and self.area_caroms + 1 >= (1 if self.game == _BALKLINE_47_1 else 2)
 
     def elapsed_ms(self, now):
-        """The match's time from its first stroke (III.4.2), stopped at its end; -1 in the lag."""
-        if self.phase == LAG:
+        """The match's time from its first stroke (III.4.2), stopped at its end; -1 before the
+        first stroke (in the lag, or a match that ended there)."""
+        if self.breaker == NOBODY:
             return -1
         return (self.end_t if self.phase >= FINISHED else self._time(now)) - self.start_t
 
@@ -673,6 +674,8 @@ class Match:
             self.respot = arg & 15
             self.respot_balls = 0
             self.last_foul = -1
+            if self.respot == _RESPOT_START:
+                self.area = 0  # the balls on the starting position lie in no area
         elif code == _E_LAG_TIE:
             self.lag_ties += 1
         elif code == _E_REVIEW:

@@ -2,7 +2,9 @@
 
 With the heap locked any allocation raises MemoryError, so each event below
 is proved allocation-free: point, miss, every foul, undo (a full replay),
-the clock tick, and the derived values the displays read.
+the clock tick, and the derived values the displays read; undo's replay
+across every rarer entry (lag tie, review, frozen and the choice, the position
+calls with anchor and out, a jump's balls) and out_next(), elapsed_ms().
 """
 
 import reasons
@@ -58,3 +60,63 @@ def test_events_do_not_allocate():
     assert m.timeouts[shooter] == timeouts - 1
     assert locked(lambda: m.tick(t2)) == 1
     assert m.turn == 1 - shooter and m.last_foul == rules.F_TIME
+
+
+def test_undo_replays_the_new_entries_without_allocating():
+    # The rarer events themselves go through matchevents.py, a cold module loaded for the event
+    # (cold.call): they may allocate, by design (a referee's word, not a button-to-display press).
+    # What must not allocate is undo's replay across their entries (rules.Match._do, the resident
+    # half), and the values the displays read every frame: out_next() and elapsed_ms().
+    if heap_lock is None:
+        raise SkipTest("needs micropython.heap_lock")
+    import matchevents
+
+    now = (1 << 30) - 5000  # the ms counter wraps during the test
+    for game in ("balkline_47_1", "three_cushion"):
+        m = rules.Match(capacity=1024, game=game, target=200, shot_clock=30, timeout_s=20)
+        m.new(now, **m.options())
+        assert matchevents.lag_tie(m, now) is None
+        assert matchevents.lag_tie(m, now) is None
+        assert matchevents.review(m, rules.B, now) is None
+        assert m.lag(rules.A, now) is None and m.choose(rules.A, False, now) is None
+        if game == "three_cushion":
+            assert matchevents.jumped(m, rules.A, 5, now) is None  # A's ball and the red
+            assert matchevents.frozen(m, rules.B, now) is None
+            assert matchevents.frozen_choice(m, 0, now) is None  # respot: the frozen ball to its spot
+        else:
+            assert matchevents.call(m, rules.CALLS.index("entre"), now, anchor=True) is None
+            assert m.point(rules.NOBODY, now) is None
+            assert matchevents.call(m, rules.CALLS.index("dedans"), now) is None
+            assert matchevents.frozen(m, rules.A, now) is None
+            assert matchevents.frozen_choice(m, 2, now) is None  # masse
+            assert matchevents.call(m, rules.CALLS.index("out"), now) is None
+            assert matchevents.call(m, rules.CALLS.index("a_cheval"), now) is None
+        assert matchevents.review(m, rules.A, now) is None
+        codes = set(m.entry(i)[0] for i in range(m.n))
+        want = {rules.E_LAG_TIE, rules.E_REVIEW, rules.E_FROZEN, rules.E_FROZEN_CHOICE}
+        want.add(rules.E_JUMPED if game == "three_cushion" else rules.E_CALL)
+        assert want <= codes, (game, codes)
+        for i in range(20):  # warm up: attribute slots exist
+            m.point(rules.NOBODY, now)
+            m.undo(now)
+        m.reserve()
+        n = m.n
+        for i in range(10):
+            now = ticks_add(now, 1000)
+            assert locked(lambda: m.point(rules.NOBODY, now)) is None
+            assert locked(lambda: m.undo(now)) is None  # replays every entry above
+            assert m.n == n
+            assert locked(lambda: m.out_next()) is (game != "three_cushion")  # 47/1: every carom
+            assert locked(lambda: m.elapsed_ms(now)) >= 0
+            assert locked(lambda: m.tick(now)) == 0
+        assert m.reviews == 3 and m.lag_ties == 2
+        if game == "three_cushion":
+            assert m.respot == rules.RESPOT_3C
+        else:
+            assert m.area == 1 and m.area_caroms == 0 and m.respot == rules.RESPOT_MASSE
+        # Undo entry by entry, through each new kind, the heap locked all the way back.
+        while m.n:
+            assert locked(lambda: m.undo(now)) is None
+            assert locked(lambda: m.elapsed_ms(now)) >= -1
+            assert locked(lambda: m.out_next()) in (True, False)
+        assert m.lag_ties == 0 and m.reviews == 0 and m.phase == rules.LAG

@@ -244,3 +244,34 @@ def test_the_new_words_print_every_key_in_reading_order():
     assert (docs[14]["result"], docs[14]["ended_by"]) == ("A", "abandoned")
     pretty = run_carom("sim", "--headless", "--pretty", stdin=ISSUE14_WORDS)
     assert pretty.returncode == 0 and len(pretty.stdout.splitlines()) == len(docs), pretty.stderr
+
+
+def test_readme_grammar_lists_every_word_and_option():
+    """The README's scripted-mode grammar has every event the referee takes (firmware/referee.py),
+    every option of `new`, every call and frozen choice: a new word cannot go undocumented."""
+    import re
+
+    from host_tools import firmware_path
+
+    firmware_path()
+    import referee
+
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    section = readme.split("\n## Scripted mode\n")[1].split("\n## ")[0]
+    grammar = section.split("```\n")[1]
+    words = set(re.findall(r"[A-Za-z_]+", grammar))
+    with open(os.path.join(ROOT, "firmware", "referee.py"), encoding="utf-8") as f:
+        source = f.read()
+    events = set(re.findall(r'name == "([a-z_]+)"', source))
+    options = set(referee._INT_OPTIONS + referee._TEXT_OPTIONS) | {"game", "breaker", "breaker_ball", "equalizing",
+                                                                   "draw"}
+    calls = {"entre", "dedans", "a_cheval", "out", "anchor", "start", "free_ball", "masse", "jumped", "red"}
+    assert len(events) >= 23 and {"lag_tie", "abandon", "review", "frozen", "frozen_choice"} <= events
+    assert events | options | calls <= words, sorted((events | options | calls) - words)
+    doc_grammar = [line.strip() for line in referee.__doc__.splitlines() if line.startswith("    ")]
+    assert doc_grammar and doc_grammar[0].startswith("point")
+    for line in doc_grammar:  # the docstring's grammar, item for item (its <kind>s the README spells out)
+        for item in re.split(r"\s{3,}", line):
+            if item and not item.startswith(("(", "[", "new ")):
+                assert item.split(" <kind>")[0] in grammar, item

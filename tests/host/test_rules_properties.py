@@ -1,11 +1,15 @@
 """Random event sequences never break the rules' invariants (hypothesis).
 
 What is tried: random options (every game, targets 1..12, innings limits,
-equalizing and draw on/off, shot clock, break length) and random referee
-lines, including undo, waits that make clocks run out, extensions and
-malformed lines.  After every line the invariants below must hold; a refused
-line must leave the document unchanged; undo of everything returns exactly to
-the start; a rebuild from the log equals the live state.
+equalizing and draw on/off, shot clock, break length, the time-out's length)
+and random referee lines, including undo, waits that make clocks run out,
+extensions, malformed lines and issue 14's words (lag ties, abandon, review,
+frozen balls and the choice, a jump's balls, the area calls with anchor and
+out).  After every line the invariants below must hold, and from one line to
+the next: lag ties grow only by a lag_tie, a review is given back only by
+undo, the elapsed time never runs backward but by undo.  A refused line must
+leave the document unchanged; undo of everything returns exactly to the
+start; a rebuild from the log equals the live state.
 """
 
 import json
@@ -27,7 +31,12 @@ EVENTS = st.sampled_from(
      "foul zone", "foul A wrong_ball", "undo", "undo", "break_request A", "break_request B", "resume",
      "wait 5", "wait 31", "wait 200", "timeout", "call entre", "extend 20", "extend 8", "left A",
      "lag A", "lag B", "lag_collision A", "lag_collision", "lag_fault B hit_red", "choose A break",
-     "choose B give", "tiebreak A", "close", "nonsense", "point C"]
+     "choose B give", "tiebreak A", "close", "nonsense", "point C",
+     # issue 14's words
+     "lag_tie", "lag_tie", "abandon A", "abandon B", "left B", "review A", "review B", "frozen", "frozen A",
+     "frozen_choice start", "frozen_choice free_ball", "frozen_choice masse", "foul jumped B red",
+     "foul jumped A", "foul A jumped A B red", "foul jumped red red", "call dedans", "call a_cheval",
+     "call out", "call entre anchor", "call dedans anchor", "call out anchor"]
 )
 
 OPTIONS = st.fixed_dictionaries(
@@ -40,13 +49,14 @@ OPTIONS = st.fixed_dictionaries(
         "draw": st.sampled_from(["", " draw=off"]),
         "clock": st.sampled_from(["", " shot_clock=30", " shot_clock=30 timeouts=0"]),
         "brk": st.sampled_from(["", " break_s=60", " break_s=0"]),
+        "timeout": st.sampled_from(["", "", " timeout_s=10", " timeout_s=45"]),
     }
 )
 
 
 def new_line(o):
-    return "new game=%s target=%d%s%s%s%s%s%s" % (
-        o["game"], o["target"], o["breaker"], o["limit"], o["eq"], o["draw"], o["clock"], o["brk"])
+    return "new game=%s target=%d%s%s%s%s%s%s%s" % (
+        o["game"], o["target"], o["breaker"], o["limit"], o["eq"], o["draw"], o["clock"], o["brk"], o["timeout"])
 
 
 def doc(r):
@@ -92,6 +102,54 @@ def check_invariants(d, m, options):
         assert 0 <= d["shot_clock"]["left_s"] <= d["shot_clock"]["limit_s"]
     assert (d["break_left_s"] is not None) == (d["phase"] == "break")
     assert d["events"] == m.n
+    # issue 14's keys
+    clock = int(options["clock"].split("=")[1].split()[0]) if options["clock"] else 0
+    assert d["options"]["timeout_s"] == (int(options["timeout"].split("=")[1]) if options["timeout"] else clock)
+    if d["shot_clock"]:
+        assert d["shot_clock"]["limit_s"] in (clock, clock + d["options"]["timeout_s"])
+    if d["lag"] is not None:
+        assert d["lag"]["ties"] >= 0 and d["lag"]["collisions"] >= 0
+    cushion = d["game"] in ("one_cushion", "three_cushion")
+    if d["area"] is not None:
+        assert not cushion
+        limit = 1 if d["game"] == "balkline_47_1" else 2
+        assert d["area"]["caroms"] >= 0 and d["area"]["limit"] == limit
+        assert d["area"]["out_next"] == (d["area"]["caroms"] + 1 >= limit)
+        assert d["phase"] != "lag"
+    assert m.out_next() == (d["area"] is not None and d["area"]["out_next"])
+    if d["respot_balls"] is not None:
+        assert d["game"] == "three_cushion" and d["respot"] == "three_cushion" and d["last_foul"] == "jumped"
+        assert d["respot_balls"] and set(d["respot_balls"]) <= {"A", "B", "red"}
+    if d["spots"] is not None:
+        assert d["respot"] == "three_cushion" and d["turn"] is not None
+        assert d["spots"] == {d["turn"]: "baulk", "AB".replace(d["turn"], ""): "centre", "red": "top"}
+    if d["respot"] in ("choice", "free_ball", "masse"):
+        assert d["game"] not in ("straight_rail", "one_cushion")
+    reviews = [m.entry(i)[1] for i in range(m.n) if m.entry(i)[0] == rules.E_REVIEW]
+    assert len(reviews) == len(set(reviews)) <= 2, reviews  # once per player
+    assert d["review_used"] == {"A": rules.A in reviews, "B": rules.B in reviews}
+    if d["phase"] == "lag":
+        assert d["elapsed_s"] is None
+    if d["elapsed_s"] is not None:
+        assert d["elapsed_s"] >= 0 and d["breaker"] is not None
+    if d["ended_by"] in ("left", "abandoned"):
+        assert d["phase"] == "finished" and d["result"] in ("A", "B")
+
+
+def check_steps(prev, d, line, reason):
+    """What may change from one document to the next: ties grow only by a lag_tie, a review is
+    given back only by undo, match time never runs backward but by undo."""
+    undo = line == "undo" and reason is None
+    if prev["lag"] is not None and d["lag"] is not None and not undo:
+        grew = 1 if line == "lag_tie" and reason is None else 0
+        assert d["lag"]["ties"] == prev["lag"]["ties"] + grew, line
+    for p in ("A", "B"):
+        if prev["review_used"][p] and not d["review_used"][p]:
+            assert undo, line
+        if not prev["review_used"][p] and d["review_used"][p]:
+            assert line == "review " + p, line
+    if prev["elapsed_s"] is not None and not undo:
+        assert d["elapsed_s"] is not None and d["elapsed_s"] >= prev["elapsed_s"], line
 
 
 def rebuilt(m):
@@ -111,7 +169,8 @@ def test_random_sequences_keep_invariants(options, events):
     start = json.dumps(doc(r), sort_keys=True)
     check_invariants(doc(r), r.match, options)
     for line in events:
-        before = json.dumps(doc(r), sort_keys=True)
+        prev = doc(r)
+        before = json.dumps(prev, sort_keys=True)
         n = r.match.n
         reason = r.line(line)
         if line.startswith("wait") and not r.match.closed:
@@ -120,11 +179,11 @@ def test_random_sequences_keep_invariants(options, events):
             assert isinstance(reason, str) and reason
             assert r.match.n == n and json.dumps(doc(r), sort_keys=True) == before, line
         check_invariants(doc(r), r.match, options)
+        check_steps(prev, doc(r), line, reason)
     # A rebuild from the log gives the live state.
     live = json.dumps(doc(r), sort_keys=True)
     if not r.match.closed:
-        assert json.dumps(matchdoc.doc(rebuilt(r.match), r.now), sort_keys=True) == json.dumps(
-            matchdoc.doc(r.match, r.now), sort_keys=True)
+        assert json.dumps(matchdoc.doc(rebuilt(r.match), r.now), sort_keys=True) == live
         # Undo of the whole sequence returns exactly to the start, clocks included,
         # however late the undos come.
         if r.match.n:
@@ -136,7 +195,8 @@ def test_random_sequences_keep_invariants(options, events):
 
 
 LONG_EVENTS = st.sampled_from(["point"] * 12 + ["miss", "miss", "foul push", "undo", "wait 31", "break_request A",
-                                                "break_request B", "resume", "timeout", "call entre"])
+                                                "break_request B", "resume", "timeout", "call entre",
+                                                "call dedans anchor", "call out", "frozen", "review A", "review B"])
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -3,7 +3,9 @@
 What is tried, on a store holding two matches (the previous one, 13
 records, and the current one, 22 records over three journal segments (each
 begins with its start record), with
-undo records and a close): a bit flip at every bit of every file, truncation
+undo records and a close; between them every kind of entry, issue 14's
+too: lag tie, review, frozen and the choice, a jump's balls, calls with
+anchor and out, abandon): a bit flip at every bit of every file, truncation
 of every file at every length, and random combinations of bit flips,
 truncations, garbage, appended garbage, swapped and duplicated records,
 files swapped, copied over each other or deleted.  A load must give None,
@@ -33,12 +35,13 @@ def _build():
     fs = MemFs()
     s = store.MatchStore(ROOT, fs)
     matches = []
-    scripts = [
-        ["new game=three_cushion target=20 breaker=A name_A=Prev", "point", "point", "miss", "point", "undo",
-         "point", "foul push", "point", "point", "undo", "undo", "miss"],
-        ["new game=straight_rail target=50 name_A=Cur club_B=\"Szolnok\"", "lag B", "choose B break", "point",
-         "point", "call dedans", "point", "undo", "point", "miss", "point", "point", "point", "miss", "undo",
-         "undo", "point", "miss", "point", "point", "left A", "close"],
+    scripts = [  # every kind of entry issue 14 added, and a time-out's length in the snapshot
+        ["new game=three_cushion target=20 breaker=A name_A=Prev timeout_s=25", "point", "foul jumped B red",
+         "frozen", "frozen_choice start", "undo", "frozen_choice masse", "review A", "point", "foul B jumped A",
+         "undo", "undo", "miss"],
+        ["new game=straight_rail target=50 name_A=Cur club_B=\"Szolnok\"", "lag_tie", "lag B", "choose B break",
+         "point", "call entre anchor", "point", "undo", "point", "call dedans", "miss", "review A", "point",
+         "frozen", "miss", "undo", "call out", "point", "miss", "point", "abandon A", "close"],
     ]
     for lines in scripts:
         r = Referee(now=1000)
@@ -62,6 +65,10 @@ def _build():
 FS, MATCHES = _build()
 FILES = sorted(FS.files)
 assert len([p for p in FILES if "/jnl/" in p]) == 2 + 3, FILES
+CODES = set(code for _, states in MATCHES for code, _, _ in states[-1])
+assert {rules.E_LAG_TIE, rules.E_ABANDON, rules.E_FROZEN, rules.E_FROZEN_CHOICE, rules.E_JUMPED, rules.E_REVIEW,
+        rules.E_CALL} <= CODES, CODES
+assert MATCHES[0][0]["timeout_s"] == 25
 
 
 def _check(fs, untouched=False):

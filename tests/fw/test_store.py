@@ -25,16 +25,20 @@ from referee import Referee
 ROOT = "/sb"
 REBOOT_NOW = 987654  # any time: a restored match does not depend on it
 
-# One scripted evening: three matches, every kind of entry, undo, auto entries
-# from the clocks, close and report.  Each line saves at most one journal record,
+# One scripted evening: three matches, every kind of entry (issue 14's too: a lag tie, a
+# frozen ball and the choice, an anchor, a review, abandon, the time-out's length), undo,
+# auto entries from the clocks, close and report.  Each line saves at most one journal record,
 # so "the state after the last saved event or the one before it" is the state
 # after this line or after the one before.  "report" saves the finished match's report.
 SCRIPT = """
-new game=three_cushion target=5 shot_clock=40 timeouts=1 break_s=60 name_A=Zanetti club_A=BSE name_B=Jaspers club_B=Ede
+new game=three_cushion target=5 shot_clock=40 timeouts=1 timeout_s=20 break_s=60 name_A=Zanetti club_A=BSE name_B=Jaspers club_B=Ede
 lag_collision
+lag_tie
 lag_fault B short
 choose A break
 point
+frozen
+frozen_choice start
 point
 miss
 point B
@@ -57,7 +61,7 @@ report
 new game=straight_rail target=4 breaker=B innings_limit=3 equalizing=off break_s=0 name_A=Ceulemans name_B=Sang
 point
 wait 7
-call entre
+call entre anchor
 point
 wait 12.5
 miss
@@ -66,6 +70,7 @@ undo
 undo
 point
 point B
+review A
 close
 report
 new game=one_cushion target=2 name_A="Őrsi Éva" club_A="Kecskeméti SE" name_B=Kiss
@@ -76,7 +81,7 @@ point
 point
 point
 extend 4
-left A
+abandon A
 """
 
 

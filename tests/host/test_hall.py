@@ -318,6 +318,27 @@ def test_reports_twice_appear_once(hall, boards, browser):
     page.close()
 
 
+def test_abandoned_reads_apart_from_left(hall, boards, browser):
+    """Issue 14: a player who abandons loses and is excluded (I.8.2), one who leaves his place loses
+    the match (I.4.3): the tile and the results list say which, from the board's own documents."""
+    page = Page(browser, hall.url)
+    t6 = sim_table("t6", ["point", "abandon B"], name="Table 6")
+    t7 = sim_table("t7", ["point", "miss", "left A"], name="Table 7")
+    for t in (t6, t7):
+        b = boards(t.table)
+        b.state(t.doc())
+        b.report(t.report_doc()).wait_for_publish(5)
+    page.wait_tile("t6", lambda t: t["result"] == "Anna Kovacs wins (Bela Nagy abandoned)", "t6's result")
+    page.wait_tile("t7", lambda t: t["result"] == "Bela Nagy wins (Anna Kovacs left)", "t7's result")
+    rows = wait_for(lambda: {r[1]: r[-1] for r in page.results()}, lambda r: "Table 6" in r and "Table 7" in r,
+                    what="t6's and t7's rows")
+    assert rows["Table 6"] == "Anna Kovacs wins (Bela Nagy abandoned)"
+    assert rows["Table 7"] == "Bela Nagy wins (Anna Kovacs left)"
+    ended = {r["table"]: r["ended_by"] for r in hall.get("/api/results")["results"]}
+    assert (ended["t6"], ended["t7"]) == ("abandoned", "left")
+    page.close()
+
+
 def test_results_file_and_reports_while_away(broker, boards, tmp_path):
     """--results keeps the list across restarts; a report published while the hall was away arrives later."""
     path = str(tmp_path / "results.jsonl")

@@ -77,9 +77,22 @@ function clock(s) {
   return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
 }
 
+// How the loser ended a match he did not play out: left his place (I.4.3), or abandoned it and
+// is excluded from the competition (I.8.2).
+const LOSER_ENDED = {left: " left", abandoned: " abandoned"};
+
+function winsText(winner, ended_by, names) {
+  const loser = winner === "A" ? "B" : "A";
+  const how = Object.hasOwn(LOSER_ENDED, ended_by || "") ? " (" + names[loser] + LOSER_ENDED[ended_by] + ")" : "";
+  return names[winner] + " wins" + how;
+}
+
 function resultText(s) {
   const pl = s.players;
-  if (s.result === "A" || s.result === "B") return (pl[s.result].name || "Player " + s.result) + " wins";
+  if (s.result === "A" || s.result === "B") {
+    const names = {A: pl.A.name || "Player A", B: pl.B.name || "Player B"};
+    return winsText(s.result, s.ended_by, names);
+  }
   if (s.result === "draw") return "Draw";
   if (s.result === "tiebreak") return "Tie-break";
   return "";
@@ -177,7 +190,8 @@ function resultRow(r) {
     [A.innings === B.innings ? String(A.innings) : A.innings + " / " + B.innings, "c"],
     [Number(A.average).toFixed(3) + " / " + Number(B.average).toFixed(3), "c"],
     [A.high_run + " / " + B.high_run, "c"],
-    [r.winner ? r.winner + " wins" : r.result === "draw" ? "Draw" : r.result === "tiebreak" ? "Tie-break" : (r.result || "")],
+    [r.result === "A" || r.result === "B" ? winsText(r.result, r.ended_by, {A: A.name || "Player A", B: B.name || "Player B"})
+      : r.result === "draw" ? "Draw" : r.result === "tiebreak" ? "Tie-break" : (r.result || "")],
   ];
   for (const [text, cls] of cells) el("td", cls || "", tr, text === null || text === undefined ? "" : String(text));
   return tr;

@@ -86,11 +86,41 @@ def summary(doc):
         parts.append("break %d:%02d" % divmod(doc["break_left_s"], 60))
     if doc["last_foul"]:
         parts.append("foul %s" % doc["last_foul"])
+    parts += _issue14_parts(doc)
     if doc["result"]:
         parts.append("result %s" % doc["result"])
+        if doc.get("ended_by"):
+            parts.append("by %s" % doc["ended_by"])
     if doc.get("refused"):
         parts.append("REFUSED: %s" % doc["refused"])
     return "  ".join(parts)
+
+
+def _issue14_parts(doc):
+    """The referee's helps: what follows a jump or a frozen ball, the restricted area's count
+    and OUT, the lag's ties, the reviews used, the match's time (H:MM:SS)."""
+    parts = []
+    lag = doc.get("lag") or {}
+    if lag.get("ties"):
+        parts.append("lag ties %d" % lag["ties"])
+    if doc.get("respot"):
+        text = "respot %s" % doc["respot"]
+        if doc.get("respot_balls"):
+            text += " (%s)" % " ".join(doc["respot_balls"])
+        if doc.get("spots"):
+            text += " spots " + " ".join("%s:%s" % kv for kv in sorted(doc["spots"].items()))
+        parts.append(text)
+    area = doc.get("area")
+    if area:
+        parts.append("%s %d/%d%s" % ("anchor" if area["anchor"] else "area", area["caroms"], area["limit"],
+                                     " OUT" if area["out_next"] else ""))
+    used = [p for p in ("A", "B") if (doc.get("review_used") or {}).get(p)]
+    if used:
+        parts.append("review used " + " ".join(used))
+    if doc.get("elapsed_s") is not None:
+        h, rest = divmod(doc["elapsed_s"], 3600)
+        parts.append("time %d:%02d:%02d" % (h, rest // 60, rest % 60))
+    return parts
 
 
 def check_folder(path, what="--flash"):
@@ -284,7 +314,7 @@ def run_sim(args):
     lines = read_lines(args)
     for text, doc in scripted_docs(lines, "cpython" if args.cpython else "micropython"):
         if args.pretty:
-            print("%-28s %s" % (text[:28], summary(doc)))
+            print("%-28s %s" % (text, summary(doc)))  # the whole event, however long
         else:
             print(json.dumps(ordered(doc)))
         sys.stdout.flush()

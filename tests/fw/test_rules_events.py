@@ -18,6 +18,7 @@ import rules
 import store
 from faultfs import MemFs
 from referee import Referee
+from snapshot import pack_snapshot, parse_snapshot
 from test_rules import doc, play, refused, snapshot
 from ticks import ticks_add
 
@@ -465,6 +466,14 @@ def test_timeout_length_defaults_to_one_more_shot_period():
         assert opts["timeout_s"] == (int(extra.split("=")[1]) if extra else None)
         m = rules.Match(**opts)
         assert matchdoc.doc(m, 0)["options"] == doc(r)["options"]
+        # The snapshot (format 3) keeps it, the default as the default.
+        buf = snapshot_of(r.match)
+        assert buf[4] == 3
+        assert parse_snapshot(bytes(buf)) == (9, opts)
+
+
+def snapshot_of(m):
+    return pack_snapshot(9, m)
 
 
 def test_bad_timeout_lengths_are_refused():

@@ -372,6 +372,21 @@ def test_review_once_per_player():
     assert "usage" in refused(r, "review")
 
 
+def test_review_in_every_phase_before_the_close_and_not_renewed_by_an_extension():
+    r = play("new game=three_cushion target=1 breaker=B")
+    play("point\npoint", r)  # a draw
+    assert doc(r)["result"] == "draw"
+    d = replays(r, "review A")  # after the end, until the report is signed
+    assert d["review_used"] == {"A": True, "B": False} and d["result"] == "draw"
+    play("extend 2", r)
+    assert refused(r, "review A") == reasons.REVIEW_USED  # an extension gives no new one
+    play("point\npoint\nclose", r)
+    assert refused(r, "review B") == reasons.CLOSED
+    r = play("new game=three_cushion target=15")
+    d = replays(r, "review B")  # in the lag
+    assert d["review_used"] == {"A": False, "B": True} and d["phase"] == "lag"
+
+
 def test_review_survives_undo_of_later_entries_and_comes_back_with_its_own():
     r = play("new game=three_cushion target=15 breaker=A\nreview A\npoint\nmiss\npoint")
     play("undo\nundo\nundo", r)

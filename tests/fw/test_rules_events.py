@@ -627,3 +627,28 @@ def test_a_match_with_the_new_events_saved_and_restored():
     assert m2.options()["timeout_s"] == 15 and matchdoc.doc(m2, 987654)["shot_clock"]["limit_s"] == 45
     r, m2 = saved_and_restored("new game=straight_rail target=10 shot_clock=40\nlag_tie")
     assert m2.options()["timeout_s"] is None and matchdoc.doc(m2, 0)["options"]["timeout_s"] == 40
+
+
+def test_the_api_refuses_bad_players_and_kinds():
+    import matchevents
+
+    m = rules.Match(game="three_cushion", target=15, breaker=rules.A)
+    assert m.point(rules.NOBODY, 0) is None
+    before = json.dumps(matchdoc.doc(m, 0))
+    for call, reason in ((lambda: matchevents.review(m, 2, 0), reasons.BAD_PLAYER),
+                         (lambda: matchevents.review(m, -1, 0), reasons.BAD_PLAYER),
+                         (lambda: matchevents.abandon(m, 2, 0), reasons.BAD_PLAYER),
+                         (lambda: matchevents.abandon(m, rules.NOBODY, 0), reasons.BAD_PLAYER),
+                         (lambda: matchevents.frozen(m, 2, 0), reasons.BAD_PLAYER),
+                         (lambda: matchevents.frozen_choice(m, 3, 0), reasons.BAD_KIND),
+                         (lambda: matchevents.frozen_choice(m, -1, 0), reasons.BAD_KIND),
+                         (lambda: matchevents.jumped(m, rules.A, 0, 0), reasons.BAD_KIND),
+                         (lambda: matchevents.jumped(m, rules.A, 8, 0), reasons.BAD_KIND),
+                         (lambda: matchevents.jumped(m, 2, 1, 0), reasons.BAD_PLAYER),
+                         (lambda: matchevents.jumped(m, rules.B, 1, 0), reasons.NOT_AT_TABLE),
+                         (lambda: matchevents.call(m, len(rules.CALLS), 0), reasons.BAD_KIND),
+                         (lambda: matchevents.call(m, -1, 0), reasons.BAD_KIND),
+                         (lambda: matchevents.lag_tie(m, 0), reasons.LAG_DONE)):
+        assert reasons.text(call()) == reason
+        assert json.dumps(matchdoc.doc(m, 0)) == before
+    assert m.n == 1

@@ -777,3 +777,4 @@ class Match:
         self.result = result
         self.ended_by = how
         self.turn = NOBODY
+        self.area = 0  # no next carom: no OUT

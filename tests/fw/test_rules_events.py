@@ -356,6 +356,14 @@ def test_the_area_count_of_a_long_run():
     assert outs == [False, True] * 3
 
 
+def test_the_end_of_the_match_ends_the_area_count():
+    # No next carom after the end: no OUT on the board, no area in the document; an undo brings it back.
+    for end in ("abandon B", "left A", "point\npoint"):
+        r = play("new game=balkline_47_2 target=3 breaker=A equalizing=off\ncall entre\npoint\n" + end)
+        assert doc(r)["phase"] == "finished" and doc(r)["area"] is None and not r.match.out_next(), end
+    play("undo", r)
+    assert doc(r)["area"] == {"anchor": False, "caroms": 2, "limit": 2, "out_next": True}
+
 # ---- review (III.4.9a) ----------------------------------------------------------------------------------
 
 def test_review_once_per_player():

@@ -244,6 +244,17 @@ def test_the_new_words_print_every_key_in_reading_order():
     assert (docs[14]["result"], docs[14]["ended_by"]) == ("A", "abandoned")
     pretty = run_carom("sim", "--headless", "--pretty", stdin=ISSUE14_WORDS)
     assert pretty.returncode == 0 and len(pretty.stdout.splitlines()) == len(docs), pretty.stderr
+    lines = pretty.stdout.splitlines()
+    # The whole event stands at the start of its line (it was cut to 28 characters), then the helps.
+    assert lines[0].startswith("new game=three_cushion target=3 shot_clock=40 timeout_s=30 "), lines[0]
+    assert "lag ties 1" in lines[1] and "review used A" in lines[2]
+    assert "time 0:00:07" in lines[5]
+    assert "respot three_cushion (B red) spots A:centre B:baulk red:top" in lines[6], lines[6]
+    assert "respot choice" in lines[7] and "respot masse" in lines[8]
+    assert "anchor 0/1 OUT" in lines[10] and "anchor 1/1 OUT" in lines[11], lines[10:12]  # 47/1: every carom
+    assert "area" not in lines[12] and "anchor" not in lines[12]
+    assert "area 1/1 OUT" in lines[13]
+    assert lines[14].endswith("result A  by abandoned") and "area" not in lines[14], lines[14]
 
 
 def test_readme_grammar_lists_every_word_and_option():

@@ -9,10 +9,22 @@ dropped), so render() allocates nothing:
 it writes digits into the chips' frames and each chip's show() sends only
 what changed.  A chip that stops answering is retried every RETRY_MS and
 reported through `failed`; the others keep working.
+
+The clock field shows, first that applies: the break's time left (m:ss, colon
+lit); the shot clock's seconds (blinking in its last WARN_S); else, past the
+lag, the match's time since its first stroke in whole minutes (h:mm, colon lit,
+rounded down, stopped at the end; blank in a slot of fewer than 3 cells). The
+referee remote's one display is such a field: it shows the same (III.4.2 is the
+referee's). A time too long for the slot shows dashes, as every number.
+
+The message field shows, first that applies: LAG; the result (A WINS, B WINS,
+DRAW), TIE-BREAK; BREAK; after a frozen ball, what follows until the next stroke
+(FROZEN: the player chooses; RESPOT: all three to the start; SPOTS: to their
+spots; FREE BALL; MASSE); OUT (blinking: the next carom must bring an object
+ball out of the area); LAST n (blinking); EQUALIZING INNING; TIME; FOUL.
 """
 
 import cold
-import rules
 from ticks import ticks_add, ticks_diff
 
 try:
@@ -35,6 +47,20 @@ _COUNTDOWN = const(13)
 _CLOCK = const(14)
 _MESSAGE = const(15)
 
+# rules.py's codes, compiled in (a use costs no lookup and no bytes of a name; a test checks
+# they are rules'): the players, the phases, the results, the time foul.
+_A = const(0)
+_B = const(1)
+_LAG = const(0)
+_BREAK = const(2)
+_EQUALIZING = const(3)
+_FINISHED = const(4)
+_TIEBREAK = const(5)
+_R_A = const(1)
+_R_B = const(2)
+_R_DRAW = const(3)
+_F_TIME = const(9)
+
 _BLINK_2HZ = const(1)
 _BLINK_1HZ = const(2)
 _BLINK_HALF_HZ = const(3)
@@ -52,7 +78,8 @@ _DASH14 = const(0xC0)  # and on a 14-segment one
 # around any text. Bytes, not str: indexing a str makes a 1-character string (an
 # allocation the first time each character is seen); indexing bytes gives an int.
 _TEXT = (b"    LAG    BREAK    EQUALIZING INNING    DRAW    TIE-BREAK    FOUL    TIME    A WINS    B WINS"
-         b"    LAST 1    LAST 2    LAST 3    LAST 4    LAST 5    ")
+         b"    RESPOT    SPOTS    FROZEN    FREE BALL    MASSE    LAST 1    LAST 2    LAST 3    LAST 4    LAST 5"
+         b"    OUT    ")
 
 
 def _index(text):
@@ -85,10 +112,13 @@ _MSG_TIEBREAK = const(5)
 _MSG_FOUL = const(6)
 _MSG_TIME = const(7)
 _MSG_WINS = const(8)
-_MSG_LAST = const(10)
+_MSG_RESPOT = const(9)  # + match.respot: what follows a frozen ball (rules' order)
+_MSG_LAST = const(15)  # from here on the messages blink: what the next strokes must do
+_MSG_OUT = const(20)
 _STEPS = const(100)  # a message's value: its id * _STEPS + its marquee step
 
 _BREAK_CLOCK = const(1000000)  # a clock value at or above: the break's seconds
+_ELAPSED_CLOCK = const(2000000)  # and at or above this: the match's minutes
 _STALE = const(-2)  # a slot value no content has: draw it
 
 
@@ -261,8 +291,8 @@ class View:
 
     def _score_value(self, s, p):
         m = self.m
-        if m.phase == rules.FINISHED:
-            if m.result == rules.R_DRAW:
+        if m.phase == _FINISHED:
+            if m.result == _R_DRAW:
                 self._blink[self._disp[s]] = _BLINK_HALF_HZ
             elif m.result == p + 1:  # R_A == 1, R_B == 2: the winner blinks
                 self._blink[self._disp[s]] = _BLINK_1HZ
@@ -281,8 +311,9 @@ class View:
         if ms >= 0:
             return _BREAK_CLOCK + (ms + 999) // 1000
         ms = self.m.shot_left_ms(now)
-        if ms < 0:
-            return -1
+        if ms < 0:  # nothing runs: the match's whole minutes (h:mm); blank in the lag, and
+            ms = self.m.elapsed_ms(now)  # in fewer than 3 cells (no room for h:mm)
+            return _ELAPSED_CLOCK + ms // 60000 if ms >= 0 and self._width[s] >= 3 else -1
         ms = (ms + 999) // 1000
         if ms <= WARN_S:
             self._blink[self._disp[s]] = _BLINK_2HZ
@@ -290,28 +321,34 @@ class View:
 
     def _message_value(self, s, now):
         msg = self._message_id()
-        if msg >= _MSG_LAST:
+        if msg >= _MSG_LAST:  # LAST n, OUT
             self._blink[self._disp[s]] = _BLINK_1HZ
         return msg * _STEPS + self._step(_MSG_LEN[msg], now)
 
     def _message_id(self):
         m = self.m
-        if m.phase == rules.LAG:
+        if m.phase == _LAG:
             return _MSG_LAG
-        if m.phase == rules.FINISHED:
-            if m.result == rules.R_A or m.result == rules.R_B:
+        if m.phase == _FINISHED:
+            if m.result == _R_A or m.result == _R_B:
                 return _MSG_WINS + m.result - 1
             return _MSG_DRAW
-        if m.phase == rules.TIEBREAK:
+        if m.phase == _TIEBREAK:
             return _MSG_TIEBREAK
-        if m.phase == rules.BREAK:
+        if m.phase == _BREAK:
             return _MSG_BREAK
+        # After a frozen ball, what follows (until the next stroke). A foul's respot shows FOUL;
+        # respot 1 (the start) also opens the equalizing inning, whose message says more.
+        if m.respot and m.last_foul < 0 and (m.respot != 1 or m.phase != _EQUALIZING):
+            return _MSG_RESPOT + m.respot
+        if m.out_next():
+            return _MSG_OUT
         cd = m.countdown()
         if cd > 0:
             return _MSG_LAST + cd - 1
-        if m.phase == rules.EQUALIZING:
+        if m.phase == _EQUALIZING:
             return _MSG_EQUALIZING
-        if m.last_foul == rules.F_TIME:
+        if m.last_foul == _F_TIME:
             return _MSG_TIME
         if m.last_foul >= 0:
             return _MSG_FOUL
@@ -395,7 +432,7 @@ class View:
 
     def _draw_clock(self, s, v):
         if v >= _BREAK_CLOCK and self._width[s] >= 3:
-            colon = self._draw_break(s, v - _BREAK_CLOCK)
+            colon = self._draw_break(s, v % _BREAK_CLOCK)
         else:
             self._draw_number(s, v % _BREAK_CLOCK, 0)
             colon = False
@@ -403,8 +440,8 @@ class View:
             self._chip(s).set_colon(colon)
 
     def _draw_break(self, s, v):
-        """The break's seconds as m:ss; False, with dashes, when they do not fit (the
-        caller sets the colon)."""
+        """The break's seconds as m:ss, the match's minutes as h:mm; False, with dashes,
+        when they do not fit (the caller sets the colon)."""
         v = (v // 60) * 100 + v % 60
         if v >= _POW10[self._width[s]]:
             self._draw_dashes(s)
@@ -428,11 +465,11 @@ class View:
     def _show_leds(self):
         m = self.m
         spot = m.spot_ball()
-        self._set_led(0, m.turn == rules.A)
-        self._set_led(1, m.turn == rules.B)
-        self._set_led(2, spot == rules.A)
-        self._set_led(3, spot == rules.B)
-        self._set_led(4, m.phase == rules.EQUALIZING)
+        self._set_led(0, m.turn == _A)
+        self._set_led(1, m.turn == _B)
+        self._set_led(2, spot == _A)
+        self._set_led(3, spot == _B)
+        self._set_led(4, m.phase == _EQUALIZING)
 
     def _set_led(self, k, on, force=False):
         pin = self._leds[k]

@@ -8,7 +8,7 @@ import boarddef
 import rules
 import view
 import viewsetup
-from fwtest import SkipTest
+from fwtest import SkipTest, twins
 from ht16k33_text import Seg7x4, Seg14x4
 
 
@@ -83,6 +83,10 @@ def test_fields_match_the_board_definition_schema():
     assert viewsetup.LEDS == boarddef.LEDS
 
 
+def test_the_rules_codes_compiled_into_the_view_are_the_rules():
+    assert twins(view, rules, "_LAG") == 11  # players, phases, results, the time foul
+
+
 def test_wall_board_shows_every_field():
     board, buses, chips, leds, m, v = build("wall", breaker=rules.A, name_A="Kim", club_A="BC", name_B="Bo")
     v.new_match()
@@ -103,7 +107,7 @@ def test_wall_board_shows_every_field():
     assert looks(c("A.high_run"), "   5")
     assert looks(c("target"), "  15")
     assert looks(c("countdown"), "    ")
-    assert looks(c("clock"), "    ")
+    assert looks(c("clock"), " 000", colon=True)  # no break, no shot clock: the match's 0:00 (h:mm)
     assert looks(c("B.name"), "BO  ")  # four letters or fewer stand still, left-aligned
     assert looks(c("A.name"), "    ")  # "KIM - BC" runs as a marquee, entering from the right
     v.render(4 * view.SCROLL_MS)
@@ -278,7 +282,8 @@ def test_names_shown_in_plain_capitals():
 def test_messages_are_found_in_the_packed_text_with_blanks_around():
     got = [bytes(view._TEXT[a:a + n]) for a, n in zip(view._MSG_AT, view._MSG_LEN)]
     assert got == [b"", b"LAG", b"BREAK", b"EQUALIZING INNING", b"DRAW", b"TIE-BREAK", b"FOUL", b"TIME", b"A WINS",
-                   b"B WINS", b"LAST 1", b"LAST 2", b"LAST 3", b"LAST 4", b"LAST 5"]
+                   b"B WINS", b"RESPOT", b"SPOTS", b"FROZEN", b"FREE BALL", b"MASSE", b"LAST 1", b"LAST 2", b"LAST 3",
+                   b"LAST 4", b"LAST 5", b"OUT"]
     for a, n in zip(view._MSG_AT, view._MSG_LEN):
         if n:  # a marquee's window (4 cells, from 4 before the text to its end) sees only blanks around it
             assert view._TEXT[a - 4:a] == b"    " and view._TEXT[a + n:a + n + 4] == b"    "

@@ -18,6 +18,7 @@ GDS = (0, 666, 667, 1667, 9994, 9995, 9999, 10000, 12345, 99949, 99950, 99994, 9
        999499, 999500, 9999000)  # GD x 1000 (the largest real one: 9,999 in 1 inning)
 BREAKS = (0, 59, 60, 300, 599, 600, 5999, 6000)  # the break's seconds: up to 99:59 and past it
 SHOTS = (0, 9, 10, 60, 99, 100, 999)
+ELAPSED_MIN = (0, 5, 59, 60, 67, 599, 600, 5999, 6000, 100000)  # the match's minutes: h:mm up to 99:59
 
 
 class FakeMatch:
@@ -38,6 +39,9 @@ class FakeMatch:
         self.break_s = -1
         self.shot_s = -1
         self.last_foul = -1
+        self.respot = 0
+        self.out = False
+        self.elapsed_s = -1
         self.names = ["", ""]
         self.clubs = ["", ""]
 
@@ -52,6 +56,12 @@ class FakeMatch:
 
     def shot_left_ms(self, now):
         return self.shot_s * 1000 if self.shot_s >= 0 else -1
+
+    def elapsed_ms(self, now):
+        return self.elapsed_s * 1000 if self.elapsed_s >= 0 else -1
+
+    def out_next(self):
+        return self.out
 
     def spot_ball(self):
         return rules.NOBODY
@@ -230,6 +240,27 @@ def test_every_clock_shows_the_true_time_or_dashes():
                 want = ("%" + str(w) + "d") % s if s < 10 ** w else dashes(w)
                 assert text == want, (name, s, text, want)
                 seen += 1
+            m.shot_s = -1
+            for minutes in ELAPSED_MIN:  # nothing else runs: the match's time as h:mm, rounded down
+                m.elapsed_s = minutes * 60 + 59
+                v.invalidate()
+                v.render(0)
+                text = read(chips[k], part["at"], w)
+                n = (minutes // 60) * 100 + minutes % 60
+                if w < 3:
+                    want = " " * w  # no room for h:mm: blank, never a bare number of minutes
+                elif n >= 10 ** w:
+                    want = dashes(w)
+                else:
+                    want = ("%" + str(w) + "s") % ("%03d" % n)
+                assert text == want, (name, minutes, text, want)
+                if chips[k].HAS_COLON and w == 4:
+                    assert bool(chips[k]._frame[5] & 2) == (n < 10 ** w), (name, minutes)
+                seen += 1
+            m.elapsed_s = -1
+            v.invalidate()
+            v.render(0)
+            assert read(chips[k], part["at"], w) == " " * w  # the lag: blank
     assert seen > 0
 
 
@@ -288,5 +319,10 @@ def test_drawing_the_overflow_does_not_allocate():
             m.break_s = -1
             m.shot_s = 9999
             v.render(1000)
+            m.shot_s = -1
+            m.elapsed_s = 6000 * 60
+            v.render(2000)
+            m.elapsed_s = 67 * 60
+            v.render(3000)
         finally:
             micropython.heap_unlock()

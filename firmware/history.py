@@ -32,6 +32,7 @@ K_ENTRY = const(1)
 K_UNDO = const(2)
 K_CLOSE = const(3)
 K_START = const(4)
+K_ARG2 = const(5)  # the next entry's second argument (an extension's B target)
 GEN_MAX = 0xFFFFFFFF
 
 # Bits of MatchStore.errors, for the app to show.

@@ -27,12 +27,14 @@ except ImportError:  # CPython
 VERSION = 1
 
 # Names of the rules core's small-int codes, as the document writes them.
-PHASES = ("lag", "running", "break", "equalizing", "finished", "tiebreak")
+PHASES = ("lag", "running", "break", "equalizing", "finished", "tiebreak", "set_over", "shootout", "warmup")
 RESULTS = (None, "A", "B", "draw", "tiebreak")
-ENDINGS = (None, "target", "innings_limit", "left", "tiebreak", "abandoned")
+ENDINGS = (None, "target", "innings_limit", "left", "tiebreak", "abandoned", "shootout")
 RESPOTS = (None, "start", "three_cushion", "choice", "free_ball", "masse")
 BALLS = ("A", "B", "red")  # a jump's balls: bit k of rules.Match.respot_balls is BALLS[k]
 _RESPOT_3C = const(2)  # rules.py's, matchnames.RESPOT_3C
+_SHOOTOUT = const(7)  # matchnames.SHOOTOUT
+_WARMUP = const(8)
 
 
 def _who(p):
@@ -48,6 +50,7 @@ def _player(m, p, out):
     out.open("{")
     out.field("name", m.names[p])
     out.field("club", m.clubs[p])
+    out.field("target", m.targets[p])
     out.field("score", m.score[p])
     out.field("innings", m.innings[p])
     out.field("high_run", m.high_run[p])
@@ -57,10 +60,84 @@ def _player(m, p, out):
     out.field("fouls", m.fouls[p])
     out.key("runs")
     out.open("[")
-    for i in range(m.innings[p]):
+    for i in range(m.played[p] - m.innings[p], m.played[p]):  # this set's
         out.value(m.run_of(p, i))
     out.close("]")
+    out.key("match")
+    if m.fmt is not None and m.sets_to_win:
+        score = m.match_score[p] + m.score[p]
+        out.open("{")
+        out.field("score", score)
+        out.field("innings", m.played[p])
+        out.field("high_run", m.match_high[p] if m.match_high[p] > m.high_run[p] else m.high_run[p])
+        out.key("average")
+        n = m.played[p]
+        out.thousandths((score * 2000 + n) // (2 * n) if n else 0)
+        out.close("}")
+    else:
+        out.value(None)
     out.close("}")
+
+
+def _formats(m, now, out):
+    """sets, shootout and warmup: each null, or its state (formats.py)."""
+    f = m.fmt is not None
+    out.key("sets")
+    if f and m.sets_to_win:
+        out.open("{")
+        out.field("to_win", m.sets_to_win)
+        out.field("number", m.set_no)
+        out.key("won")
+        out.open("{")
+        out.field("A", m.sets_won[0])
+        out.field("B", m.sets_won[1])
+        out.close("}")
+        out.key("scores")
+        out.open("[")
+        half = len(m.set_scores) // 2
+        for k in range(m.sets_won[0] + m.sets_won[1]):
+            out.open("[")
+            out.value(m.set_scores[k])
+            out.value(m.set_scores[half + k])
+            out.close("]")
+        out.close("]")
+        out.close("}")
+    else:
+        out.value(None)
+    out.key("shootout")
+    if f and m.shootout and (m.phase == _SHOOTOUT or m.so_round):
+        rounds = len(m.so_runs) // 2
+        out.open("{")
+        out.key("rounds")
+        out.open("[")
+        first = m.so_round - rounds if m.so_round > rounds else 0
+        for k in range(first, m.so_round):
+            out.open("[")
+            out.value(m.so_runs[k % rounds])
+            out.value(m.so_runs[rounds + k % rounds])
+            out.close("]")
+        out.close("]")
+        out.field("played", m.so_round)
+        out.key("current")
+        if m.phase == _SHOOTOUT:
+            k = m.so_round % rounds
+            out.open("[")
+            out.value(m.so_runs[k])
+            out.value(m.so_runs[rounds + k])
+            out.close("]")
+        else:
+            out.value(None)
+        out.close("}")
+    else:
+        out.value(None)
+    out.key("warmup")
+    if f and m.phase == _WARMUP:
+        out.open("{")
+        out.field("player", _who(m.warm_p))
+        out.field("left_s", _seconds(m.fmt.warmup_left_ms(m, now)))
+        out.close("}")
+    else:
+        out.value(None)
 
 
 def _respot(m, out):
@@ -107,7 +184,7 @@ def write_fields(m, now, out):
     countdown = m.countdown()
     out.field("version", VERSION)
     out.field("game", matchsetup.GAMES[m.game])
-    out.field("target", m.target)
+    out.field("target", m.targets[0] if m.targets[0] == m.targets[1] else None)  # a handicap: the players'
     out.field("innings_limit", m.innings_limit or None)
     out.field("phase", PHASES[m.phase])
     out.field("turn", _who(m.turn))
@@ -150,6 +227,7 @@ def write_fields(m, now, out):
         out.field("left_s", _seconds(shot))
         out.field("limit_s", m.shot_limit // 1000)
         out.close("}")
+    _formats(m, now, out)
     out.key("options")
     out.open("{")
     out.field("equalizing", m.equalizing)
@@ -159,6 +237,11 @@ def write_fields(m, now, out):
     out.field("timeouts", m.timeouts0)
     out.field("timeout_s", m.timeout_ms // 1000)
     out.field("breaker_ball", "white" if m.white_breaker else "spot")
+    f = m.fmt is not None
+    out.field("sets", m.sets_to_win if f else 0)
+    out.field("deciding_target", m.deciding_target or None if f else None)
+    out.field("shootout", m.shootout if f else False)
+    out.field("warmup_s", m.warmup_ms // 1000 if f else 0)
     out.close("}")
     out.field("events", m.n)
     out.field("closed", m.closed)

@@ -12,7 +12,7 @@ internals, as part of rules.py (matchsetup.py is its other cold half).
 
 from matchnames import (BAD_KIND, BAD_PLAYER, BAD_TARGET, CALLS, CLOSED, E_ABANDON, E_CALL, E_EXTEND,
                         E_FROZEN, E_FROZEN_CHOICE, E_JUMPED, E_LAG_COLLISION, E_LAG_FAULT, E_LAG_TIE, E_LEFT,
-                        E_REVIEW, E_TIEBREAK, END_INNINGS, GAMES, LAG_FAULTS, MAX_TARGET, NO_MEMORY, RESPOT_3C,
+                        E_NEXT_SET, E_REVIEW, E_TIEBREAK, E_WARMUP, END_INNINGS, GAMES, LAG_FAULTS, MAX_TARGET, NO_MEMORY, RESPOT_3C,
                         RESPOT_CHOICE, RESPOT_FREE_BALL, RESPOT_MASSE, RESPOT_START, RUNNING)
 from matchsetup import keep_extension
 from rules import A, B, EQUALIZING, FINISHED, LAG, NOBODY, R_DRAW, TIEBREAK
@@ -46,6 +46,9 @@ _NO_FROZEN = const(39)  # no frozen ball waits for the player's choice
 _BALLS_3C = const(40)  # the jumped balls are named only in three-cushion (elsewhere all go to the start)
 _NOT_PLAYING = const(4)  # no inning is being played
 _NOT_AT_TABLE = const(3)  # that player is not at the table
+_EXTEND_TWO = const(49)  # a handicap match is extended to two targets: extend <a> <b>
+_NO_EXTENSION_IN_SETS = const(54)  # a set is not extended: a drawn set goes to the shoot-out or a tie-break
+_NO_FORMATS = const(55)  # this match has no sets or warm-up
 
 
 def _check(m, code, arg):
@@ -91,7 +94,9 @@ def _check(m, code, arg):
             return _NOT_DRAWN
         if m.ended_by == END_INNINGS:
             return _EXTEND_INNINGS
-        if arg <= m.target:
+        if m.fmt is not None and m.sets_to_win:
+            return _NO_EXTENSION_IN_SETS
+        if arg <= m.targets[A]:
             return _EXTEND_LOW
         return None
     if code == E_CALL:
@@ -205,21 +210,44 @@ def tiebreak(m, p, now):
     return _event(m, E_TIEBREAK, p, now)
 
 
-def extend(m, target, now):
-    """A drawn match goes on to an agreed total (I.8.4). The log keeps the extension's
-    number; its target is kept apart (m._targets), as the log's argument is a byte."""
-    if not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
-        return BAD_TARGET
+def extend(m, target, now, target_b=None):
+    """A drawn match goes on to an agreed total (I.8.4): `target` for both, or with
+    `target_b`, A's and B's (a handicap: rules.md, each above his current one). The log
+    keeps the extension's number; its targets are kept apart (m._targets), as the log's
+    argument is a byte."""
+    if target_b is None:
+        if m.targets0[A] != m.targets0[B]:
+            return _EXTEND_TWO
+        target_b = target
+    for x in (target, target_b):
+        if not isinstance(x, int) or not 1 <= x <= MAX_TARGET:
+            return BAD_TARGET
     if m.closed:
         return CLOSED
     t = m._time(now)
     m._advance(t)
     reason = _check(m, E_EXTEND, target)
+    if reason is None and target_b <= m.targets[B]:
+        reason = _EXTEND_LOW
     if reason is None:
-        reason = keep_extension(m, target)
+        reason = keep_extension(m, target, target_b)
     if reason is None and not m._log(E_EXTEND, m.extensions, t):
         reason = NO_MEMORY
     return reason
+
+
+def next_set(m, now):
+    """The next set starts (a set match in phase set_over; rules.Match.next_set)."""
+    if m.fmt is None or not m.sets_to_win:
+        return _NO_FORMATS
+    return m._event(E_NEXT_SET, 0, now)  # checked by formats.py
+
+
+def warmup(m, p, now):
+    """p's warm-up starts, before the first stroke (rules.Match.warmup)."""
+    if m.fmt is None or not m.warmup_ms:
+        return _NO_FORMATS
+    return m._event(E_WARMUP, p, now)
 
 
 def close(m, now):

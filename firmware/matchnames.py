@@ -17,8 +17,12 @@ except ImportError:  # CPython
         return x
 
 
-# Phases (rules.py: LAG, BREAK, EQUALIZING, FINISHED, TIEBREAK; matchdoc.PHASES names them).
+# Phases (rules.py: LAG, BREAK, EQUALIZING, FINISHED, TIEBREAK, SET_OVER, SHOOTOUT, WARMUP;
+# matchdoc.PHASES names them).
 RUNNING = const(1)
+SET_OVER = const(6)  # the formats' (formats.py)
+SHOOTOUT = const(7)
+WARMUP = const(8)
 
 # Results (rules.py: R_A, R_B, R_DRAW; matchdoc.RESULTS).
 R_NONE = const(0)
@@ -30,6 +34,7 @@ END_INNINGS = const(2)
 END_LEFT = const(3)
 END_TIEBREAK = const(4)
 END_ABANDONED = const(5)  # I.8.2: loses, and is excluded from the competition
+END_SHOOTOUT = const(6)  # the shoot-out decided (formats.py)
 
 # Foul kinds (I.9.2); "miss" is the empty inning, not counted as a foul;
 # "other" is a foul whose kind the board was not told (a wall board's foul button).
@@ -53,6 +58,7 @@ RESPOT_MASSE = const(5)
 #   E_BREAK, E_LEFT, E_TIEBREAK  p                 E_CALL           CALLS index (+ matchevents.ANCHOR)
 #   E_RESUME, E_BREAK_END  0                       E_EXTEND         the extension's number
 #   E_ABANDON, E_REVIEW  p                         E_LAG_TIE        0
+#   E_WARMUP         p                             E_NEXT_SET, E_WARMUP_END  0
 #   E_JUMPED         (p + 1) * 16 + balls (bits: matchdoc.BALLS)
 #   E_FROZEN         (p + 1) * 16 + the respot that follows (RESPOT_*)
 #   E_FROZEN_CHOICE  matchevents.FROZEN_CHOICES index * 16 + the respot that follows
@@ -82,6 +88,9 @@ E_FROZEN = const(18)
 E_FROZEN_CHOICE = const(19)
 E_JUMPED = const(20)
 E_REVIEW = const(21)
+E_NEXT_SET = const(22)
+E_WARMUP = const(23)
+E_WARMUP_END = const(24)
 
 CHUNK = const(128)  # log entries per chunk
 WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the others back

@@ -34,6 +34,8 @@ LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1
 MAX_TARGET = const(9999)  # the config's schema takes these too
 MAX_INNINGS_LIMIT = const(999)
 
+_MAX_SETS = const(9)  # formats.MAX_SETS
+
 # matchnames.py's, compiled in here.
 _E_EXTEND = const(11)
 _CHUNK = const(128)
@@ -50,6 +52,10 @@ _BAD_TIMEOUTS = const(33)  # timeouts must be 0..9
 _BAD_BREAK = const(34)  # break_s must be 0..3600
 _BAD_BALL = const(35)  # breaker_ball must be spot or white
 _BAD_TIMEOUT_S = const(41)  # timeout_s must be 10..300 (the time-out's extra seconds)
+_BAD_SETS = const(50)  # sets must be 0 (none) or 1..9 (the sets to win)
+_BAD_DECIDING = const(51)  # deciding_target must be 1..9999, in a match with sets
+_SHOOTOUT_DRAW = const(52)  # a shoot-out decides a draw that may not stand: draw=off, or sets
+_BAD_WARMUP = const(53)  # warmup_s must be 0..900
 
 
 def init(m, capacity, options):
@@ -65,8 +71,11 @@ def init(m, capacity, options):
     m.low = 0  # the fewest entries the log had since the owner last set low = n (undo lowers it)
     m.edits = 0  # undos and new matches so far: the log's entries changed, not just grew
     m.out_of_memory = 0  # events refused, or chunks not made, for want of memory
+    m.targets0 = [0, 0]  # each player's target as agreed (a handicap: two)
+    m.targets = [0, 0]
     m.score = [0, 0]
-    m.innings = [0, 0]
+    m.innings = [0, 0]  # this set's (the match's, without sets)
+    m.played = [0, 0]  # every inning of the match: its runs' place in the log
     m.high_run = [0, 0]
     m.fouls = [0, 0]
     m.timeouts = [0, 0]
@@ -105,11 +114,19 @@ def new(m, now, options):
 
 def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0, equalizing=True,
          draw=True, shot_clock=0, timeouts=None, timeout_s=None, break_s=180, breaker_ball="spot",
-         name_A="", club_A="", name_B="", club_B=""):
+         name_A="", club_A="", name_B="", club_B="", target_A=None, target_B=None, sets=0,
+         deciding_target=None, shootout=False, warmup_s=0):
     if game not in GAMES:
         return _BAD_GAME
-    if not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
-        return _BAD_TARGET
+    ta = target if target_A is None else target_A
+    tb = target if target_B is None else target_B
+    for t in (target, ta, tb):
+        if not isinstance(t, int) or not 1 <= t <= MAX_TARGET:
+            return _BAD_TARGET
+    reason = _formats_ok(sets, deciding_target, shootout, draw, warmup_s)
+    if reason:
+        return reason
+    target = ta if ta > tb else tb
     if not isinstance(innings_limit, int) or not 0 <= innings_limit <= MAX_INNINGS_LIMIT:
         return _BAD_INNINGS_LIMIT
     if not isinstance(shot_clock, int) or not (shot_clock == 0 or 10 <= shot_clock <= 300):
@@ -127,7 +144,8 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
     if breaker is not None and breaker not in (A, B):
         return _BAD_PLAYER
     m.game = GAMES.index(game)
-    m.target0 = target
+    m.targets0[A] = ta
+    m.targets0[B] = tb
     m.innings_limit = innings_limit
     m.equalizing = bool(equalizing)
     m.draw_allowed = bool(draw)
@@ -149,17 +167,41 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
     m.edits += 1
     m._base = now
     _free(m)
+    m.fmt = None
+    if sets or shootout or warmup_s:
+        import formats  # stays in RAM with the match (formats.py)
+
+        m.sets_to_win = sets
+        m.deciding_target = deciding_target or 0
+        m.shootout = bool(shootout)
+        m.warmup_ms = warmup_s * 1000
+        formats.init(m)
+        m.fmt = formats
     m._reset()
     return None
 
 
-def keep_extension(m, target):
-    """Keep an extension's target under its number (the next one)."""
+def _formats_ok(sets, deciding_target, shootout, draw, warmup_s):
+    if not isinstance(sets, int) or not 0 <= sets <= _MAX_SETS:
+        return _BAD_SETS
+    if deciding_target is not None and (not isinstance(deciding_target, int) or not sets
+                                        or not 1 <= deciding_target <= MAX_TARGET):
+        return _BAD_DECIDING
+    if shootout and draw and not sets:
+        return _SHOOTOUT_DRAW
+    if not isinstance(warmup_s, int) or not 0 <= warmup_s <= 900:
+        return _BAD_WARMUP
+    return None
+
+
+def keep_extension(m, a, b):
+    """Keep an extension's targets (A's, B's) under its number (the next one)."""
+    k = 2 * m.extensions
     try:
-        if m.extensions < len(m._targets):
-            m._targets[m.extensions] = target
-        else:
-            m._targets.append(target)
+        while len(m._targets) < k + 2:
+            m._targets.append(0)
+        m._targets[k] = a
+        m._targets[k + 1] = b
     except MemoryError:
         m.out_of_memory += 1
         return _NO_MEMORY
@@ -169,15 +211,25 @@ def keep_extension(m, target):
 # ---- a match's options, a follower -----------------------------------------------
 
 def options(m):
-    """This match's options, as new() takes them."""
-    return {
-        "game": GAMES[m.game], "target": m.target0, "breaker": None if m.breaker0 == NOBODY else m.breaker0,
+    """This match's options, as new() takes them (a handicap's and the formats' only when the
+    match has them)."""
+    d = {
+        "game": GAMES[m.game], "target": m.targets0[A], "breaker": None if m.breaker0 == NOBODY else m.breaker0,
         "innings_limit": m.innings_limit, "equalizing": m.equalizing, "draw": m.draw_allowed,
         "shot_clock": m.shot_ms // 1000, "timeouts": m.timeouts0, "timeout_s": m.timeout_s,
         "break_s": m.break_ms // 1000,
         "breaker_ball": "white" if m.white_breaker else "spot",
         "name_A": m.names[A], "club_A": m.clubs[A], "name_B": m.names[B], "club_B": m.clubs[B],
     }
+    if m.targets0[A] != m.targets0[B]:
+        d["target_A"] = m.targets0[A]
+        d["target_B"] = m.targets0[B]
+    if m.fmt is not None:
+        d["sets"] = m.sets_to_win
+        d["deciding_target"] = m.deciding_target or None
+        d["shootout"] = m.shootout
+        d["warmup_s"] = m.warmup_ms // 1000
+    return d
 
 
 def follower(m):
@@ -198,11 +250,19 @@ def follow(m, source, i):
     m._do(c.codes[j], c.args[j], c.times[j])
 
 
-def apply(m, code, arg, t):
-    """Append an entry that was checked when it was played (a journal's), unchecked.
-    Raises MemoryError when there is no memory for it (the match is as before)."""
+def arg2(m, i):
+    """B's target of entry i, an extension, when it has its own (a handicap), else -1: the
+    journal keeps it in a record of its own (store.py)."""
+    k = 2 * m._chunk_at(i).args[i % _CHUNK]
+    return m._targets[k + 1] if m._targets[k + 1] != m._targets[k] else -1
+
+
+def apply(m, code, arg, t, arg2=-1):
+    """Append an entry that was checked when it was played (a journal's), unchecked; arg2: an
+    extension's B target when it has its own (a handicap). Raises MemoryError when there is
+    no memory for it (the match is as before)."""
     if code == _E_EXTEND:
-        if keep_extension(m, arg):
+        if keep_extension(m, arg, arg if arg2 < 0 else arg2):
             raise MemoryError
         arg = m.extensions
     if not m._log(code, arg, t):

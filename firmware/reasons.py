@@ -16,6 +16,7 @@ people who read reasons: the scripted mode, the simulator's log, the tests.
 Host side only (CPython, and the MicroPython unix port of the scripted mode).
 """
 
+import formats
 import matchevents
 import matchsetup
 import rules
@@ -51,6 +52,7 @@ def _read(module):
 _read(rules)
 _read(matchsetup)
 _read(matchevents)
+_read(formats)
 
 
 def text(reason):

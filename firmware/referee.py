@@ -9,9 +9,12 @@ Time is virtual: `wait <seconds>` moves this referee's clock forward.
     new game=<id> target=<n> [breaker=A|B] [innings_limit=<n>]
         [equalizing=on|off] [draw=on|off] [shot_clock=<s>] [timeouts=<n>] [timeout_s=<s>]
         [break_s=<s>] [breaker_ball=spot|white] [name_A=..] [club_A=..] ...
+        [target_A=<n>] [target_B=<n>] [sets=<N>] [deciding_target=<n>]
+        [shootout=on|off] [warmup_s=<s>]
     lag A|B    lag_collision [A|B]    lag_fault A|B <kind>    lag_tie
     choose A|B break|give    break_request A|B    resume    left A|B    abandon A|B
-    extend <n>    call entre|dedans|a_cheval|out [anchor]    timeout [A|B]
+    extend <n> [<n_B>]    call entre|dedans|a_cheval|out [anchor]    timeout [A|B]
+    next_set    warmup A|B
     frozen [A|B]    frozen_choice start|free_ball|masse    review A|B
     tiebreak A|B    wait <seconds>    close
 """
@@ -24,7 +27,8 @@ import rules
 
 _PLAYERS = {"A": rules.A, "B": rules.B}
 _ON_OFF = {"on": True, "off": False}
-_INT_OPTIONS = ("target", "innings_limit", "shot_clock", "timeouts", "timeout_s", "break_s")
+_INT_OPTIONS = ("target", "innings_limit", "shot_clock", "timeouts", "timeout_s", "break_s", "target_A", "target_B",
+                "sets", "deciding_target", "warmup_s")
 _TEXT_OPTIONS = ("name_A", "club_A", "name_B", "club_B")
 
 # The longest line taken, in characters: a `new` with every option and four long names fits
@@ -106,7 +110,7 @@ def _new_options(args):
             options[key] = value
         elif key in _INT_OPTIONS:
             options[key] = _int(value, key)
-        elif key in ("equalizing", "draw"):
+        elif key in ("equalizing", "draw", "shootout"):
             if value not in _ON_OFF:
                 raise ValueError("%s must be on or off, not %r" % (key, value))
             options[key] = _ON_OFF[value]
@@ -118,7 +122,7 @@ def _new_options(args):
             options[key] = value
         else:
             raise ValueError("unknown option %r for new" % key)
-    if "game" not in options or "target" not in options:
+    if "game" not in options or ("target" not in options and ("target_A" not in options or "target_B" not in options)):
         raise ValueError("new needs game=<id> and target=<n>")
     return options
 
@@ -236,8 +240,16 @@ class Referee:
             self._need(args, 1, "frozen_choice start|free_ball|masse")
             return matchevents.frozen_choice(m, _kind(args[0], matchevents.FROZEN_CHOICES, "choice"), now)
         if name == "extend":
-            self._need(args, 1, "extend <n>")
-            return matchevents.extend(m, _int(args[0], "extend"), now)
+            if not 1 <= len(args) <= 2:
+                raise ValueError("usage: extend <n>, or extend <a> <b> (each player's target)")
+            b = _int(args[1], "extend") if len(args) == 2 else None
+            return matchevents.extend(m, _int(args[0], "extend"), now, b)
+        if name == "next_set":
+            self._need(args, 0, "next_set")
+            return matchevents.next_set(m, now)
+        if name == "warmup":
+            self._need(args, 1, "warmup A|B")
+            return matchevents.warmup(m, _player(args[0]), now)
         if name == "call":
             if not args or len(args) > 2 or (len(args) == 2 and args[1] != "anchor"):
                 raise ValueError("usage: call entre|dedans|a_cheval|out [anchor]")

@@ -52,6 +52,7 @@ BREAK = const(2)
 EQUALIZING = const(3)
 FINISHED = const(4)
 TIEBREAK = const(5)
+_WARMUP = const(8)  # the formats' phases (formats.py; matchnames: SET_OVER 6, SHOOTOUT 7, WARMUP 8)
 
 # Results (matchdoc.RESULTS).
 _R_NONE = const(0)
@@ -109,6 +110,9 @@ _E_FROZEN = const(18)
 _E_FROZEN_CHOICE = const(19)
 _E_JUMPED = const(20)
 _E_REVIEW = const(21)
+_E_NEXT_SET = const(22)
+_E_WARMUP = const(23)
+_E_WARMUP_END = const(24)
 
 _CHUNK = const(128)  # log entries per chunk
 _SHIFT = const(7)  # _CHUNK == 1 << _SHIFT
@@ -117,7 +121,7 @@ _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than thi
 _RUNS = const(64)  # innings' runs per chunk of a player's runs
 _RSHIFT = const(6)  # _RUNS == 1 << _RSHIFT
 _RLOW = const(63)
-_N_STATE = const(36)  # ints in a checkpoint (_save): _FIELDS, then _PAIRS' two each
+_N_STATE = const(51)  # ints in a checkpoint (_save): _FIELDS, _PAIRS' two each, then formats.py's 12
 _WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the others back
 
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
@@ -160,11 +164,11 @@ def __getattr__(name):
 
 
 # A checkpoint's fields: the state's ints, then its pairs (a value per player).
-_FIELDS = ("target", "phase", "turn", "shooter", "breaker", "chooser", "collisions", "result", "ended_by", "run",
+_FIELDS = ("phase", "turn", "shooter", "breaker", "chooser", "collisions", "result", "ended_by", "run",
            "last_foul", "last_call", "respot", "respot_balls", "break_taken", "break_start", "shot_anchor",
            "shot_limit", "timeout_this_shot", "extensions", "lag_ties", "reviews", "area", "area_caroms",
            "start_t", "end_t")
-_PAIRS = ("score", "innings", "high_run", "fouls", "timeouts")
+_PAIRS = ("targets", "score", "innings", "played", "high_run", "fouls", "timeouts")
 
 
 def _zeros(typecode, n):
@@ -205,10 +209,11 @@ class Match:
 
     def _reset(self):
         """The state at the start of the match, before any entry."""
-        self.target = self.target0
         for p in (A, B):
+            self.targets[p] = self.targets0[p]
             self.score[p] = 0
             self.innings[p] = 0
+            self.played[p] = 0
             self.high_run[p] = 0
             self.fouls[p] = 0
             self.timeouts[p] = self.timeouts0
@@ -237,6 +242,8 @@ class Match:
         self.area_caroms = 0  # caroms made there since the call
         self.start_t = 0  # match time of the first stroke
         self.end_t = 0  # and of the end
+        if self.fmt is not None:
+            self.fmt.reset(self)
         if self.breaker0 != NOBODY:
             self._begin(self.breaker0, 0)
 
@@ -251,8 +258,8 @@ class Match:
         _SPARE entries and innings."""
         if self.loader is not None:
             self._retire()
-        if (self.n + _SPARE <= self._cap and self.innings[0] + _SPARE <= self._runs_cap[0]
-                and self.innings[1] + _SPARE <= self._runs_cap[1]):
+        if (self.n + _SPARE <= self._cap and self.played[0] + _SPARE <= self._runs_cap[0]
+                and self.played[1] + _SPARE <= self._runs_cap[1]):
             return True  # nothing to make: no call to _make_room (its try block: a heap frame)
         return self._make_room(_SPARE)
 
@@ -270,7 +277,7 @@ class Match:
 
     def _room(self):
         """Room for one more entry (and an inning for each player), made now if need be."""
-        if self.n < self._cap and self.innings[0] < self._runs_cap[0] and self.innings[1] < self._runs_cap[1]:
+        if self.n < self._cap and self.played[0] < self._runs_cap[0] and self.played[1] < self._runs_cap[1]:
             return True
         return self._make_room(1)
 
@@ -279,7 +286,7 @@ class Match:
             while self.n + ahead > self._cap:
                 self._more_log()
             for p in (0, 1):
-                while self.innings[p] + ahead > self._runs_cap[p]:
+                while self.played[p] + ahead > self._runs_cap[p]:
                     self._runs[p].append(_zeros("H", _RUNS))
                     self._runs_cap[p] += _RUNS
         except MemoryError:
@@ -312,8 +319,9 @@ class Match:
         code = c.codes[j]
         arg = c.args[j]
         if code == _E_EXTEND:
-            arg = self._targets[arg]
+            arg = self._targets[2 * arg]  # A's; B's: arg2()
         return code, arg, c.times[j]
+
 
     def run_of(self, p, i):
         """The run of player p's inning i (0 = his first)."""
@@ -458,6 +466,8 @@ class Match:
             st[i + 1] = pair[1]
             i += 2
             j += 1
+        if self.fmt is not None:
+            self.fmt.save(self, st)
 
     def _load(self, st):
         i = 0
@@ -471,8 +481,10 @@ class Match:
             pair[1] = st[i + 1]
             i += 2
             j += 1
+        if self.fmt is not None:
+            self.fmt.load(self, st)
         if self.shooter != NOBODY:
-            i = self.innings[self.shooter] - 1
+            i = self.played[self.shooter] - 1
             self._runs[self.shooter][i >> _RSHIFT][i & _RLOW] = self.run
 
     # ---- clocks ------------------------------------------------------------
@@ -491,6 +503,13 @@ class Match:
                 end = self.shot_anchor + self.shot_limit
                 if t >= end:
                     if not self._shot_over(end):
+                        return added
+                    added += 1
+                    continue
+            elif self.phase == _WARMUP:
+                end = self.warm_start + self.warmup_ms
+                if t >= end:
+                    if not self._log(_E_WARMUP_END, 0, end):
                         return added
                     added += 1
                     continue
@@ -522,7 +541,9 @@ class Match:
         """Points the player at the table still needs, inside the last 5 (3); else -1."""
         if self.turn == NOBODY:
             return -1
-        need = self.target - self.score[self.turn]
+        if self.phase > EQUALIZING:
+            return -1
+        need = self.targets[self.turn] - self.score[self.turn]
         return need if need <= self.window else -1
 
     def average_x1000(self, p):
@@ -538,9 +559,10 @@ class Match:
     def elapsed_ms(self, now):
         """The match's time from its first stroke (III.4.2), stopped at its end; -1 before the
         first stroke (in the lag, or a match that ended there)."""
-        if self.breaker == NOBODY:
+        if not self.played[A] + self.played[B]:
             return -1
-        return (self.end_t if self.phase >= FINISHED else self._time(now)) - self.start_t
+        done = self.phase == FINISHED or self.phase == TIEBREAK
+        return (self.end_t if done else self._time(now)) - self.start_t
 
     def spot_ball(self):
         """Who plays the spot (yellow) ball: the breaker, or his opponent with breaker_ball=white."""
@@ -551,6 +573,10 @@ class Match:
     # ---- checking an event ---------------------------------------------------
 
     def _check(self, code, arg):
+        if self.fmt is not None:  # the formats' phases and events (formats.py): -1 leaves it to here
+            reason = self.fmt.check(self, code, arg)
+            if reason != -1:
+                return reason
         phase = self.phase
         if code == _E_POINT or code == _E_MISS or code == _E_FOUL or code == _E_TIMEOUT or code == _E_JUMPED:
             p = (arg >> 4 if code == _E_FOUL or code == _E_JUMPED else arg) - 1
@@ -607,7 +633,7 @@ class Match:
                 return _BREAK_NOT_ASKER
             if self.run:
                 return _BREAK_IN_RUN
-            if self.score[A] < (self.target + 1) // 2 and self.score[B] < (self.target + 1) // 2:
+            if self.score[A] < (self.targets[A] + 1) // 2 and self.score[B] < (self.targets[B] + 1) // 2:
                 return _BREAK_NOT_HALF  # at half of the match: either player has half the target (I.4)
             return None
         if code == _E_RESUME:
@@ -617,6 +643,8 @@ class Match:
     # ---- doing an event (also used by replay; assumes it was checked) -------
 
     def _do(self, code, arg, t):
+        if self.fmt is not None and self.fmt.do(self, code, arg, t):
+            return
         if code == _E_POINT or code == _E_MISS or code == _E_FOUL or code == _E_JUMPED:
             if self.phase == BREAK:
                 self.phase = _RUNNING
@@ -658,8 +686,9 @@ class Match:
             self._begin(self.breaker, t)
         elif code == _E_LEFT or code == _E_ABANDON:
             self._finish(R_B if arg == A else R_A, _END_LEFT if code == _E_LEFT else _END_ABANDONED, t)
-        elif code == _E_EXTEND:
-            self.target = self._targets[arg]
+        elif code == _E_EXTEND:  # its targets: A's, B's in _targets at 2 * its number
+            self.targets[A] = self._targets[2 * arg]
+            self.targets[B] = self._targets[2 * arg + 1]
             self.extensions = arg + 1
             self.result = _R_NONE
             self.ended_by = 0
@@ -705,13 +734,15 @@ class Match:
         self.breaker = breaker
         self.chooser = NOBODY
         self.phase = _RUNNING
-        self.start_t = t
+        if not self.played[A] + self.played[B]:  # the match's first stroke (not a deciding set's)
+            self.start_t = t
         self._start_inning(breaker, t)
 
     def _start_inning(self, p, t):
-        i = self.innings[p]
+        i = self.played[p]  # the runs of every set (formats.py) in one log
         self._runs[p][i >> _RSHIFT][i & _RLOW] = 0
-        self.innings[p] = i + 1
+        self.played[p] = i + 1
+        self.innings[p] += 1
         self.turn = p
         self.shooter = p
         self.run = 0
@@ -727,12 +758,12 @@ class Match:
         p = self.turn
         self.score[p] += 1
         self.run += 1
-        i = self.innings[p] - 1
+        i = self.played[p] - 1
         self._runs[p][i >> _RSHIFT][i & _RLOW] = self.run
         if self.run > self.high_run[p]:
             self.high_run[p] = self.run
         self.area_caroms += 1
-        if self.score[p] >= self.target:
+        if self.score[p] >= self.targets[p]:
             self._reached_target(p, t)
         else:
             self._restart_shot(t)
@@ -755,7 +786,8 @@ class Match:
         if self.phase == EQUALIZING:
             self._finish(R_B if p == A else R_A, _END_TARGET, t)
         elif self.innings_limit and not self.extensions and p != self.breaker and self.innings[p] >= self.innings_limit:
-            a, b = self.score[A], self.score[B]
+            a = self.score[A] * self.targets[B]  # the shares of their own targets (a handicap)
+            b = self.score[B] * self.targets[A]
             if a == b:
                 self._draw(_END_INNINGS, t)
             else:
@@ -764,16 +796,14 @@ class Match:
             self._start_inning(1 - p, t)
 
     def _draw(self, how, t):
-        if self.draw_allowed:
-            self._finish(R_DRAW, how, t)
-        else:
-            self._finish(_R_TIEBREAK, how, t)
-            self.phase = TIEBREAK
+        self._finish(R_DRAW if self.draw_allowed else _R_TIEBREAK, how, t)
 
     def _finish(self, result, how, t):
-        if self.phase < FINISHED:  # a tie-break's winner, later: the match ended at the draw
+        if self.fmt is not None and self.fmt.finish(self, result, how, t):
+            return  # a set is over, not the match
+        if self.phase != TIEBREAK:  # a tie-break's winner, later: the match ended at the draw
             self.end_t = t
-        self.phase = FINISHED
+        self.phase = TIEBREAK if result == _R_TIEBREAK else FINISHED
         self.result = result
         self.ended_by = how
         self.turn = NOBODY

@@ -10,20 +10,25 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
     match; the other is the previous match, the fallback when the newer one
     is unreadable.  Written as snap.tmp, then renamed over the older slot.
       0  4  magic b"CRMS"
-      4  1  format version: 3 (with the time-out's length); 2 and 1 are read too (2:
-            its journal starts with a start record, as 3's)
+      4  1  format version: 4 (a handicap and the formats); 3, 2 and 1 are read too
+            (2 and on: the journal starts with a start record)
       5  1  game (index into rules.GAMES)
-      6  1  flags: 1 equalizing, 2 draw allowed, 4 breaker plays the white
+      6  1  flags: 1 equalizing, 2 draw allowed, 4 breaker plays the white,
+            8 shoot-out, 16 the formats (sets, shoot-out or warm-up: formats.py)
       7  1  breaker: 0 A, 1 B, 255 decided by the lag
       8  4  generation (u32): one per match, always growing
-     12  2  target            14  2  innings limit (0 none)
+     12  2  target (A's)      14  2  innings limit (0 none)
      16  2  shot clock, s     18  2  break, s
      20  1  time-outs per player
-     21  2  a time-out's extra seconds (0: one more shot period; format 3)
-     23  4  byte lengths of name A, club A, name B, club B
-     27 97  those four texts, UTF-8, one after the other; when they do not
+     21  2  a time-out's extra seconds (0: one more shot period; formats 3, 4)
+     23  2  B's target        25  1  sets to win (0 none)
+     26  2  the deciding set's target (0: the set target)
+     28  2  warm-up, s
+     30  4  byte lengths of name A, club A, name B, club B
+     34 90  those four texts, UTF-8, one after the other; when they do not
             fit, the longest is cut first, on a character boundary
-            (formats 1 and 2: the lengths at 21, the texts at 25, 99 bytes)
+            (formats 1 and 2: the lengths at 21, the texts at 25, 99 bytes;
+            format 3: the lengths at 23, the texts at 27, 97 bytes)
     124  4  CRC32 of bytes 0..123
 """
 
@@ -34,7 +39,7 @@ import matchsetup
 import rules
 import store
 from history import (ERR_JOURNAL, ERR_MEMORY, ERR_READ, ERR_RESTORE, ERR_ROLLBACK, ERR_SNAPSHOT, ERR_WRITE,
-                     GEN_MAX, K_CLOSE, K_ENTRY, K_START, K_UNDO, REC_SIZE, RECORD, SEG_RECORDS, SNAP_SIZE,
+                     GEN_MAX, K_ARG2, K_CLOSE, K_ENTRY, K_START, K_UNDO, REC_SIZE, RECORD, SEG_RECORDS, SNAP_SIZE,
                      WRITE_FAILED)
 from store import crc32, report_name
 
@@ -46,13 +51,13 @@ except ImportError:  # CPython
         return x
 
 
-FORMAT = const(3)
+FORMAT = const(4)
 _MAGIC = b"CRMS"
-_SNAP_HEAD = "<4sBBBBIHHHHBH4B"
-_TEXT_AT = const(27)
-_TEXT_MAX = const(97)
-_OLD_HEAD = "<4sBBBBIHHHHB4B"  # formats 1 and 2: no time-out length, the texts at 25
-_OLD_TEXT_AT = const(25)
+_HEAD = "<4sBBBBIHHHHB"  # every format's first 21 bytes
+_TAIL = "<HHBHH4B"  # format 4's, from byte 21
+_TEXT_AT = const(34)
+_TEXT_MAX = const(90)
+_OLD_TAILS = ("<4B", "<4B", "<H4B")  # formats 1, 2 (lengths at 21, texts at 25) and 3 (texts at 27)
 _CRC_AT = const(124)
 _NO_BREAKER = const(255)
 _CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
@@ -81,11 +86,15 @@ def fit_texts(texts, budget=_TEXT_MAX):
 def pack_snapshot(gen, m):
     """The 128-byte snapshot of match m's options, for generation gen."""
     texts = fit_texts((m.names[rules.A], m.clubs[rules.A], m.names[rules.B], m.clubs[rules.B]))
-    flags = (1 if m.equalizing else 0) | (2 if m.draw_allowed else 0) | (4 if m.white_breaker else 0)
+    fmt = m.fmt is not None
+    flags = ((1 if m.equalizing else 0) | (2 if m.draw_allowed else 0) | (4 if m.white_breaker else 0)
+             | (8 if fmt and m.shootout else 0) | (16 if fmt else 0))
     breaker = _NO_BREAKER if m.breaker0 == rules.NOBODY else m.breaker0
     buf = bytearray(SNAP_SIZE)
-    struct.pack_into(_SNAP_HEAD, buf, 0, _MAGIC, FORMAT, m.game, flags, breaker, gen, m.target0, m.innings_limit,
-                     m.shot_ms // 1000, m.break_ms // 1000, m.timeouts0, m.timeout_s or 0,
+    struct.pack_into(_HEAD, buf, 0, _MAGIC, FORMAT, m.game, flags, breaker, gen, m.targets0[0], m.innings_limit,
+                     m.shot_ms // 1000, m.break_ms // 1000, m.timeouts0)
+    struct.pack_into(_TAIL, buf, 21, m.timeout_s or 0, m.targets0[1], m.sets_to_win if fmt else 0,
+                     m.deciding_target if fmt else 0, m.warmup_ms // 1000 if fmt else 0,
                      len(texts[0]), len(texts[1]), len(texts[2]), len(texts[3]))
     at = _TEXT_AT
     for t in texts:
@@ -101,18 +110,19 @@ def parse_snapshot(data):
         return None
     if crc32(memoryview(data)[:_CRC_AT]) != struct.unpack_from("<I", data, _CRC_AT)[0]:
         return None
-    version = data[4]
-    if version < FORMAT:
-        (magic, version, game, flags, breaker, gen, target, limit, shot, brk, timeouts,
-         l0, l1, l2, l3) = struct.unpack_from(_OLD_HEAD, data, 0)
-        timeout_s = 0
-        at = _OLD_TEXT_AT
-    else:
-        (magic, version, game, flags, breaker, gen, target, limit, shot, brk, timeouts, timeout_s,
-         l0, l1, l2, l3) = struct.unpack_from(_SNAP_HEAD, data, 0)
-        at = _TEXT_AT
+    magic, version, game, flags, breaker, gen, target, limit, shot, brk, timeouts = struct.unpack_from(_HEAD, data, 0)
     if magic != _MAGIC or not 1 <= version <= FORMAT or game >= len(matchsetup.GAMES):
         return None
+    timeout_s = target_b = sets = deciding = warmup = 0
+    if version == FORMAT:
+        timeout_s, target_b, sets, deciding, warmup, l0, l1, l2, l3 = struct.unpack_from(_TAIL, data, 21)
+        at = _TEXT_AT
+    elif version == 3:
+        timeout_s, l0, l1, l2, l3 = struct.unpack_from(_OLD_TAILS[2], data, 21)
+        at = 27
+    else:
+        l0, l1, l2, l3 = struct.unpack_from(_OLD_TAILS[0], data, 21)
+        at = 25
     if breaker != rules.A and breaker != rules.B and breaker != _NO_BREAKER:
         return None
     if l0 + l1 + l2 + l3 > _CRC_AT - at:
@@ -124,7 +134,7 @@ def parse_snapshot(data):
         except Exception:  # not UTF-8 (CPython checks; MicroPython may not)
             return None
         at += n
-    return gen, {
+    options = {
         "game": matchsetup.GAMES[game],
         "target": target,
         "innings_limit": limit,
@@ -141,6 +151,15 @@ def parse_snapshot(data):
         "name_B": texts[2],
         "club_B": texts[3],
     }
+    if target_b and target_b != target:
+        options["target_A"] = target
+        options["target_B"] = target_b
+    if flags & 16:  # the formats (formats.py)
+        options["sets"] = sets
+        options["deciding_target"] = deciding or None
+        options["shootout"] = bool(flags & 8)
+        options["warmup_s"] = warmup
+    return gen, options
 
 
 def restore(st, match, now):
@@ -219,6 +238,7 @@ def scan(st, match, version):
     closed = False
     seq = 0
     seg = 0
+    arg2 = -1
     full = SEG_RECORDS * REC_SIZE
     while True:
         data = history.read(st, st._segment_path(gen, seg), full + 1)
@@ -227,8 +247,11 @@ def scan(st, match, version):
         good = 0
         for kind, code, arg, t in records(data, seq, gen):
             if kind == K_ENTRY:
-                match.push(code, arg, t)
+                match.push(code, arg, t, arg2)
+                arg2 = -1
                 closed = False
+            elif kind == K_ARG2:
+                arg2 = arg
             elif kind == K_UNDO:
                 match.pop()
                 closed = False
@@ -474,9 +497,9 @@ class _Player:
         self.st.load_chunk(k, put)
         return self.m.n
 
-    def push(self, code, arg, t):
+    def push(self, code, arg, t, arg2=-1):
         m = self.m
-        matchsetup.apply(m, code, arg, t)  # MemoryError: no room
+        matchsetup.apply(m, code, arg, t, arg2)  # MemoryError: no room
         m.low = m.n  # on the flash already
         if not m.n & 31:
             m.reserve()  # the next chunk made ahead, the old ones let go
@@ -491,7 +514,7 @@ class _Counter:
     def __init__(self):
         self.n = 0
 
-    def push(self, code, arg, t):
+    def push(self, code, arg, t, arg2=-1):
         self.n += 1
 
     def pop(self):

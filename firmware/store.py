@@ -15,7 +15,8 @@ jnl/<generation>.<segment> -- the append-only journal of that match, 16-byte
       0  4  seq (u32), 0, 1, 2, ... within the generation
       4  1  kind: 1 entry, 2 undo (take back the newest entry), 3 close,
             4 start (seq 0 of a format-2 match: written before its snapshot,
-            so a journal that is gone is noticed)
+            so a journal that is gone is noticed), 5 the next entry's second
+            argument in its arg (an extension's B target, a handicap)
       5  1  entry code (rules.E_*)     6  2  entry arg (u16; what it packs: matchnames.E_*)
       8  4  match time, ms (i32)
      12  4  CRC32 of bytes 0..11, seeded with the generation (a record of
@@ -89,6 +90,8 @@ _EEXIST = const(17)
 _K_ENTRY = const(1)
 _K_UNDO = const(2)
 _K_CLOSE = const(3)
+_K_ARG2 = const(5)
+_E_EXTEND = const(11)  # rules.py's
 
 # Bits of MatchStore.errors, for the app to show (their meanings: history.py).
 _ERR_WRITE = const(4)
@@ -261,7 +264,10 @@ class MatchStore:
             reason = self.undo()
         while reason is None and self.count < match.n:
             code, arg, t = match.entry(self.count)
-            reason = self.append(code, arg, t)
+            if code == _E_EXTEND and cold.call("matchsetup", "arg2", match, self.count) >= 0:
+                reason = self._put(_K_ARG2, code, cold.call("matchsetup", "arg2", match, self.count), t)
+            if reason is None:
+                reason = self.append(code, arg, t)
         if reason is None and match.closed and not self.closed:
             reason = self.close()
         if reason is None:

@@ -266,7 +266,7 @@ class View:
         if field < _TARGET:
             return self._player_value(s, field, now)
         if field == _TARGET:
-            return self.m.target
+            return self.m.targets[0]  # a handicap: the players' own (A.target, B.target)
         if field == _COUNTDOWN:
             return self._countdown_value(s)
         if field == _CLOCK:

@@ -342,7 +342,7 @@ def test_match_options_start_a_match():
     assert m.timeout_ms == 40000  # null: a time-out gives one more shot period
     opts["timeout_s"] = 20
     assert rules.Match(**opts).timeout_ms == 20000
-    assert rules.Match(**config.match_options(config.defaults())).target == 30
+    assert rules.Match(**config.match_options(config.defaults())).targets == [30, 30]
 
 
 # ---- load: the last good configuration ----------------------------------------------------

@@ -208,7 +208,7 @@ def test_new_match_button_uses_the_options():
     r = Rig(breaker=rules.A, target=7)
     r.press("A.point")
     r.hold("new", 3200)
-    assert r.m.n == 0 and r.m.score == [0, 0] and r.m.target == 7
+    assert r.m.n == 0 and r.m.score == [0, 0] and r.m.targets == [7, 7]
 
 
 def test_press_path_does_not_allocate():

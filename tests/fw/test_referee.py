@@ -131,4 +131,4 @@ def test_numbers_are_plain_ascii_digits_on_every_interpreter():
     assert r.line("point A") is None
     assert r.match.phase == rules.FINISHED
     assert r.line("extend \u0663") == "extend must be a whole number, not %r" % "\u0663"
-    assert r.line("new game=three_cushion target=10") is None and r.match.target == 10
+    assert r.line("new game=three_cushion target=10") is None and r.match.targets == [10, 10]

@@ -793,7 +793,11 @@ def test_private_constants_agree_with_matchnames():
 
     assert twins(rules, matchnames, "_E_POINT") >= 30
     assert twins(matchsetup, matchnames, "_E_EXTEND") >= 5
-    assert twins(matchdoc, matchnames, "_RESPOT_3C") == 1
+    assert twins(matchdoc, matchnames, "_RESPOT_3C") == 3
+    import formats
+
+    assert twins(formats, matchnames, "_E_NEXT_SET") >= 20
+    assert twins(formats, rules, "_LAG") >= 9  # A, NOBODY, the phases and results rules.py names
     assert rules._N_FOULS == len(matchsetup.FOULS)
     assert matchsetup.GAMES[rules._ONE_CUSHION] == "one_cushion"
     assert matchsetup.GAMES[rules._THREE_CUSHION] == "three_cushion"

@@ -18,6 +18,7 @@ import rules
 import store
 from faultfs import MemFs
 from referee import Referee
+import snapshot as snapshot_module
 from snapshot import pack_snapshot, parse_snapshot
 from test_rules import doc, play, refused, snapshot
 from ticks import ticks_add
@@ -489,9 +490,9 @@ def test_timeout_length_defaults_to_one_more_shot_period():
         assert opts["timeout_s"] == (int(extra.split("=")[1]) if extra else None)
         m = rules.Match(**opts)
         assert matchdoc.doc(m, 0)["options"] == doc(r)["options"]
-        # The snapshot (format 3) keeps it, the default as the default.
+        # The snapshot (format 3 and on) keeps it, the default as the default.
         buf = snapshot_of(r.match)
-        assert buf[4] == 3
+        assert buf[4] == snapshot_module.FORMAT
         assert parse_snapshot(bytes(buf)) == (9, opts)
 
 

@@ -48,7 +48,7 @@ def play(m, i, now, breaks=False, undos=False):
     elif k == 19:
         m.tick(ticks_add(now, 31000))
         now = ticks_add(now, 31000)
-    elif breaks and k == 3 and not m.break_taken and max(m.score) * 2 >= m.target:
+    elif breaks and k == 3 and not m.break_taken and max(m.score) * 2 >= m.targets[0]:
         m.break_request(m.turn, now)
     elif undos and k == 11 and i % 3 == 0:
         m.undo(now)
@@ -120,11 +120,11 @@ def test_an_extension_undone_and_made_again_reuses_its_number():
     for target in (5, 6, 7, 8):
         assert matchevents.extend(m, target, 20) is None
         assert m.entry(m.n - 1)[:2] == (rules.E_EXTEND, target)
-        assert m.target == target
+        assert m.targets == [target, target]
         assert m.undo(30) is None
-    assert len(m._targets) == 1
+    assert len(m._targets) == 2  # one extension's two targets (A's, B's)
     assert matchevents.extend(m, 9, 40) is None
-    assert rebuilt(m, m.n).target == 9
+    assert rebuilt(m, m.n).targets == [9, 9]
 
 
 def test_low_water_mark_follows_undo():
@@ -311,7 +311,7 @@ def test_extensions_in_chunks_read_back_keep_their_targets():
     while m.n < 5 * rules.CHUNK:
         now += 1000
         if m.result == rules.R_DRAW:
-            assert matchevents.extend(m, m.target + 2, now) is None
+            assert matchevents.extend(m, m.targets[0] + 2, now) is None
         else:  # A reaches the target, B equalizes: a draw, extended again and again
             assert m.point(rules.NOBODY, now) is None
         made.append(m.entry(m.n - 1))

@@ -34,7 +34,7 @@ class FakeMatch:
         self.innings = [0, 0]
         self.high_run = [0, 0]
         self.gd = [0, 0]
-        self.target = 0
+        self.targets = [0, 0]
         self.cd = -1
         self.break_s = -1
         self.shot_s = -1
@@ -155,7 +155,7 @@ def _put_count(m, field, n):
     elif f == "high_run":
         m.high_run[p] = n
     elif f == "target":
-        m.target = n
+        m.targets[0] = m.targets[1] = n
     elif f == "countdown":
         m.cd = n
     else:

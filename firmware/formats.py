@@ -1,0 +1,322 @@
+"""The formats beyond the original: sets, the shoot-out, the warm-up (rules.md, "Formats").
+
+Part of rules.Match, in a module of its own so that a board playing a plain
+match never has it in RAM: matchsetup.new() sets match.fmt to this module
+when the match has sets, a shoot-out or a warm-up, and rules.py then calls
+it at a few points (check, do, a draw, a finish, a checkpoint). Once
+loaded it stays for the match, as rules.py does: nothing here allocates,
+so the button path stays allocation-free in these matches too.
+
+Sets: first to `sets_to_win` sets, each to the targets (the deciding set,
+both at N - 1, to `deciding_target` when given). A set won ends in phase
+SET_OVER; `next_set` starts the next one (the breaker alternates; the
+deciding set starts with a new lag). Scores, innings, runs and high runs
+restart every set; the match keeps the sets' scores and its totals. A drawn
+set may not stand: the shoot-out decides it, or else a tie-break.
+Shoot-out: rounds of one inning each, the set's (match's) breaker first; the
+longer run wins the round and the match (or set); equal runs play another.
+Warm-up: `warmup A|B` before the first stroke starts that player's warm-up;
+it ends after `warmup_ms` or with `resume`.
+
+    match.fmt.check(match, code, arg)   # -1: not the formats' to decide
+"""
+
+from array import array
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+# rules.py's, compiled in here (a test checks them against matchnames.py's names).
+_A = const(0)
+_NOBODY = const(-1)
+_LAG = const(0)
+_RUNNING = const(1)
+_BREAK = const(2)
+_EQUALIZING = const(3)
+_FINISHED = const(4)
+_TIEBREAK = const(5)
+_SET_OVER = const(6)
+_SHOOTOUT = const(7)
+_WARMUP = const(8)
+_R_A = const(1)
+_R_B = const(2)
+_R_DRAW = const(3)
+_R_TIEBREAK = const(4)
+_END_LEFT = const(3)
+_END_ABANDONED = const(5)
+_END_SHOOTOUT = const(6)
+_E_LAG = const(1)
+_E_POINT = const(5)
+_E_MISS = const(6)
+_E_FOUL = const(7)
+_E_BREAK = const(8)
+_E_RESUME = const(9)
+_E_TIMEOUT = const(13)
+_E_BREAK_END = const(14)
+_E_TIEBREAK = const(15)
+_E_JUMPED = const(20)
+_E_NEXT_SET = const(22)
+_E_WARMUP = const(23)
+_E_WARMUP_END = const(24)
+_F_MISS = const(0)
+
+MAX_SETS = const(9)  # sets_to_win at most: 17 sets
+ROUNDS = const(32)  # shoot-out rounds kept (the newest; more are counted)
+_AT = const(39)  # where a checkpoint keeps this module's fields (rules._N_STATE)
+
+# Why an event is refused (reasons.py reads these lines).
+_SET_IS_OVER = const(42)  # the set is over: next_set starts the next one
+_NO_SET_OVER = const(43)  # no set is over
+_IN_WARMUP = const(44)  # a warm-up is on: resume ends it
+_NO_WARMUP = const(45)  # no warm-up in this match
+_WARMUP_LATE = const(46)  # the warm-up is before the first stroke
+_NO_TIMEOUT_HERE = const(47)  # no time-out in a shoot-out
+_BREAK_BETWEEN_SETS = const(48)  # in a set match the break is between sets
+_BREAK_TAKEN = const(16)  # the break was taken already
+_NOT_AT_TABLE = const(3)  # that player is not at the table
+_BAD_PLAYER = const(10)  # player must be A or B
+
+
+def init(m):
+    """The fields of a match with formats (matchsetup.new; allocates, once per match)."""
+    m.sets_won = [0, 0]
+    m.match_score = [0, 0]  # the sets finished so far, and their high runs
+    m.match_high = [0, 0]
+    m.set_scores = array("H", bytes(8 * MAX_SETS))  # the finished sets' scores: A's 2 * MAX_SETS, then B's
+    m.so_runs = array("H", bytes(4 * ROUNDS))  # the shoot-out's rounds, A's then B's
+    reset(m)
+
+
+def reset(m):
+    """The formats' state at the start of the match (rules.Match._reset)."""
+    m.set_no = 1
+    m.first_breaker = _NOBODY
+    m.so_round = 0  # shoot-out rounds finished
+    m.warm_p = _NOBODY
+    m.warm_start = 0
+    m.warm_back = _LAG  # the phase the warm-up came from
+    for p in (0, 1):
+        m.sets_won[p] = 0
+        m.match_score[p] = 0
+        m.match_high[p] = 0
+
+
+def save(m, st):
+    st[_AT] = m.set_no
+    st[_AT + 1] = m.first_breaker
+    st[_AT + 2] = m.so_round
+    st[_AT + 3] = m.warm_p
+    st[_AT + 4] = m.warm_start
+    st[_AT + 5] = m.warm_back
+    for p in (0, 1):
+        st[_AT + 6 + p] = m.sets_won[p]
+        st[_AT + 8 + p] = m.match_score[p]
+        st[_AT + 10 + p] = m.match_high[p]
+
+
+def load(m, st):
+    m.set_no = st[_AT]
+    m.first_breaker = st[_AT + 1]
+    m.so_round = st[_AT + 2]
+    m.warm_p = st[_AT + 3]
+    m.warm_start = st[_AT + 4]
+    m.warm_back = st[_AT + 5]
+    for p in (0, 1):
+        m.sets_won[p] = st[_AT + 6 + p]
+        m.match_score[p] = st[_AT + 8 + p]
+        m.match_high[p] = st[_AT + 10 + p]
+
+
+# ---- what the formats decide -------------------------------------------------------
+
+def check(m, code, arg):
+    """Why an event may not be played in this match's format now (None: it may); -1 when it is
+    not the formats' to decide (rules.Match._check goes on)."""
+    phase = m.phase
+    if code == _E_WARMUP:
+        if not m.warmup_ms:
+            return _NO_WARMUP
+        if phase != _WARMUP and not _before_first_stroke(m):
+            return _WARMUP_LATE
+        return _BAD_PLAYER if arg != 0 and arg != 1 else None
+    if phase == _WARMUP:
+        if code == _E_RESUME or code == _E_WARMUP_END:
+            return None
+        return _IN_WARMUP
+    if code == _E_NEXT_SET:
+        return None if phase == _SET_OVER else _NO_SET_OVER
+    if code == _E_BREAK and m.sets_to_win:
+        if phase != _SET_OVER:
+            return _BREAK_BETWEEN_SETS if phase == _RUNNING else -1
+        if arg != 0 and arg != 1:
+            return _BAD_PLAYER
+        return _BREAK_TAKEN if m.break_taken else None
+    if phase == _SET_OVER and (_E_POINT <= code <= _E_FOUL or code == _E_TIMEOUT or code == _E_JUMPED
+                               or code == _E_LAG):
+        return _SET_IS_OVER
+    if phase == _SHOOTOUT:
+        if code == _E_TIMEOUT:
+            return _NO_TIMEOUT_HERE
+        if _E_POINT <= code <= _E_FOUL or code == _E_JUMPED:
+            p = (arg >> 4 if code == _E_FOUL or code == _E_JUMPED else arg) - 1
+            return _NOT_AT_TABLE if p != _NOBODY and p != m.turn else None
+    return -1
+
+
+def _before_first_stroke(m):
+    """No stroke played yet: the lag, or the breaker (preset) not yet at it."""
+    if m.phase == _LAG:
+        return True
+    return (m.phase == _RUNNING and m.set_no == 1 and m.innings[0] + m.innings[1] == 1 and not m.run
+            and m.last_foul < 0 and m.score[0] + m.score[1] == 0)
+
+
+def do(m, code, arg, t):
+    """Do an entry the formats handle; False when rules.py does it."""
+    phase = m.phase
+    if code == _E_WARMUP:
+        if phase != _WARMUP:
+            m.warm_back = phase
+        m.phase = _WARMUP
+        m.warm_p = arg
+        m.warm_start = t
+        return True
+    if phase == _WARMUP:  # resume, or the warm-up's time is over
+        m.phase = m.warm_back
+        m.warm_p = _NOBODY
+        if m.phase == _RUNNING:
+            m.start_t = t  # the first stroke comes now
+            m._restart_shot(t)
+        return True
+    if code == _E_NEXT_SET:
+        _next_set(m, t)
+        return True
+    if (code == _E_RESUME or code == _E_BREAK_END) and m.turn == _NOBODY and m.sets_to_win:
+        m.phase = _SET_OVER  # a break between sets ends where it began
+        return True
+    if phase == _SHOOTOUT and _E_POINT <= code <= _E_FOUL or phase == _SHOOTOUT and code == _E_JUMPED:
+        _shootout_stroke(m, code, arg, t)
+        return True
+    return False
+
+
+def finish(m, result, how, t):
+    """A level end that may not stand (a set's, or the match's with the shoot-out on): the
+    shoot-out, or in a set match without it a tie-break for the set. A set won: phase
+    SET_OVER unless it won the match. Leaving or abandoning ends the match whatever the
+    sets. False: rules.py ends the match as it would."""
+    if result == _R_DRAW or result == _R_TIEBREAK:
+        if m.shootout and (result == _R_TIEBREAK or m.sets_to_win):
+            _start_shootout(m)
+            return True
+        if m.sets_to_win and result == _R_DRAW:  # a set is not drawn: its tie-break
+            m._finish(_R_TIEBREAK, how, t)
+            return True
+        return False
+    if not m.sets_to_win or how == _END_LEFT or how == _END_ABANDONED:
+        return False
+    k = m.set_no - 1
+    for p in (0, 1):
+        m.set_scores[k + p * 2 * MAX_SETS] = m.score[p]
+    w = result - _R_A
+    m.sets_won[w] += 1
+    if m.sets_won[w] >= m.sets_to_win:
+        return False
+    m.phase = _SET_OVER
+    m.result = 0
+    m.ended_by = how
+    m.turn = _NOBODY
+    m.area = 0
+    return True
+
+
+def _start_shootout(m):
+    m.phase = _SHOOTOUT
+    m.so_round = 0
+    m.so_runs[0] = 0
+    m.so_runs[ROUNDS] = 0
+    m.respot = 0
+    m.area = 0
+    m.turn = m.breaker
+    m.shooter = m.breaker
+    m.run = 0
+
+
+def _next_set(m, t):
+    if m.set_no == 1:
+        m.first_breaker = m.breaker
+    m.set_no += 1
+    deciding = m.sets_won[0] == m.sets_to_win - 1 and m.sets_won[1] == m.sets_to_win - 1
+    for p in (0, 1):
+        m.match_score[p] += m.score[p]  # the sets before this one
+        if m.high_run[p] > m.match_high[p]:
+            m.match_high[p] = m.high_run[p]
+        m.targets[p] = m.deciding_target if deciding and m.deciding_target else m.targets0[p]
+        m.score[p] = 0
+        m.innings[p] = 0
+        m.high_run[p] = 0
+        m.timeouts[p] = m.timeouts0
+    m.run = 0
+    m.ended_by = 0
+    m.last_foul = -1
+    m.last_call = -1
+    m.respot = 0
+    m.break_taken = 0
+    m.extensions = 0
+    if deciding:  # a new lag (rules.md: the deciding set starts with the lag)
+        m.phase = _LAG
+        m.breaker = _NOBODY
+        m.chooser = _NOBODY
+        m.collisions = 0
+        m.lag_ties = 0
+        m.shooter = _NOBODY
+    else:
+        b = m.first_breaker if m.set_no & 1 else 1 - m.first_breaker
+        m.breaker = b
+        m.chooser = _NOBODY
+        m.phase = _RUNNING
+        m._start_inning(b, t)
+
+
+def _shootout_stroke(m, code, arg, t):
+    p = m.turn
+    k = (m.so_round % ROUNDS) + p * ROUNDS
+    if code == _E_POINT:
+        m.run += 1
+        m.so_runs[k] = m.run
+        return
+    m.last_foul = -1 if code == _E_MISS else (1 if code == _E_JUMPED else arg & 15)
+    first = m.breaker
+    if p == first:  # the other plays his inning of the round
+        m.turn = 1 - p
+        m.shooter = m.turn
+        m.run = 0
+        m.so_runs[(m.so_round % ROUNDS) + m.turn * ROUNDS] = 0
+        return
+    j = m.so_round % ROUNDS
+    a = m.so_runs[j]
+    b = m.so_runs[j + ROUNDS]
+    m.so_round += 1
+    if a != b:
+        m.turn = _NOBODY
+        m._finish(_R_A if a > b else _R_B, _END_SHOOTOUT, t)
+        return
+    m.turn = first  # equal runs: another round
+    m.shooter = first
+    m.run = 0
+    j = m.so_round % ROUNDS
+    m.so_runs[j] = 0
+    m.so_runs[j + ROUNDS] = 0
+
+
+def warmup_left_ms(m, now):
+    """Milliseconds left of the warm-up, or -1 when none runs."""
+    if m.phase != _WARMUP:
+        return -1
+    left = m.warm_start + m.warmup_ms - m._time(now)
+    return left if left > 0 else 0

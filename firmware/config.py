@@ -39,8 +39,15 @@ match          the game defaults (the ranges rules.Match.new checks)
   draw         true/false; true
   shot_clock   0 (off) or 10..300 s; 0
   timeouts     null (the rules' default) or 0..9; null
+  timeout_s    null (one more shot period) or 10..300: a time-out's extra seconds; null
   break_s      0..3600; 180
   breaker_ball "spot" or "white"; "spot"
+  target_A, target_B  null (the target) or 1..9999: a handicap's own targets; null
+  sets         0 (none) or 1..9: the sets to win, each to the target; 0
+  deciding_target  null (the target) or 1..9999: the deciding set's, with sets; null
+  shootout     true/false: a level end that may not stand goes to a shoot-out
+               (with draw false, or sets); false
+  warmup_s     0..900: each player's warm-up before the first stroke (0: none); 0
 display.brightness  null (each display's own, from the board) or 0..15; null
 sound.volume   0..100; 50
 buttons        timing overrides, each null (the board's) or a number:
@@ -148,6 +155,12 @@ SCHEMA = (
         ("timeout_s", T_INT, None, 10, 300, F_NULL, None),  # a time-out's extra seconds; null: one shot period
         ("break_s", T_INT, 180, 0, 3600, 0, None),
         ("breaker_ball", T_CHOICE, "spot", 0, 0, 0, ("spot", "white")),
+        ("target_A", T_INT, None, 1, MAX_TARGET, F_NULL, None),
+        ("target_B", T_INT, None, 1, MAX_TARGET, F_NULL, None),
+        ("sets", T_INT, 0, 0, 9, 0, None),
+        ("deciding_target", T_INT, None, 1, MAX_TARGET, F_NULL, None),
+        ("shootout", T_BOOL, False, 0, 0, 0, None),
+        ("warmup_s", T_INT, 0, 0, 900, 0, None),
     )),
     ("display", T_OBJ, None, 0, 0, 0, (
         ("brightness", T_INT, None, 0, 15, F_NULL, None),
@@ -193,11 +206,20 @@ def normalize(d, source=FILE):
             raise ValueError("expected an object, got %s" % _show(d, 0))
         out = _section(d, SCHEMA, "")
         _order(out["buttons"])
+        _formats(out["match"])
         return out
     except ValueError as e:
         if source:
             raise ValueError("%s: %s" % (source, e))
         raise
+
+
+def _formats(m):
+    """The match options that go together (as rules.Match.new has them)."""
+    if m["deciding_target"] is not None and not m["sets"]:
+        _err("match.deciding_target", "goes with match.sets (0: no sets)")
+    if m["shootout"] and m["draw"] and not m["sets"]:
+        _err("match.shootout", "decides a draw that may not stand: set match.draw false, or match.sets")
 
 
 validate = normalize

@@ -128,6 +128,12 @@ def test_defaults():
         "timeout_s": None,
         "break_s": 180,
         "breaker_ball": "spot",
+        "target_A": None,
+        "target_B": None,
+        "sets": 0,
+        "deciding_target": None,
+        "shootout": False,
+        "warmup_s": 0,
     }
     assert d["display"] == {"brightness": None}  # None: each display's own brightness
     assert d["sound"] == {"volume": 50}
@@ -199,6 +205,9 @@ BROKEN = (
     ("timeouts 10", {"match": {"timeouts": 10}}, "match.timeouts", "10 is not in 0..9"),
     ("timeouts false", {"match": {"timeouts": False}}, "match.timeouts", "false is not an integer"),
     ("timeout_s 5", {"match": {"timeout_s": 5}}, "match.timeout_s", "5 is not in 10..300"),
+    ("deciding set without sets", {"match": {"deciding_target": 11}}, "match.deciding_target", "goes with match.sets"),
+    ("shoot-out with draws", {"match": {"shootout": True}}, "match.shootout", "decides a draw that may not stand"),
+    ("sets 10", {"match": {"sets": 10}}, "match.sets", "10 is not in 0..9"),
     ("break_s 3601", {"match": {"break_s": 3601}}, "match.break_s", "3601 is not in 0..3600"),
     ("breaker_ball red", {"match": {"breaker_ball": "red"}}, "match.breaker_ball", "is not one of spot, white"),
     ("brightness 16", {"display": {"brightness": 16}}, "display.brightness", "16 is not in 0..15"),
@@ -289,6 +298,12 @@ def test_ranges_are_the_rules_ranges():
         ("shot_clock", (-1, 0, 1, 9, 10, 300, 301)),
         ("timeouts", (None, -1, 0, 9, 10)),
         ("timeout_s", (None, -1, 0, 9, 10, 300, 301)),
+        ("target_A", (None, 0, 1, rules.MAX_TARGET, rules.MAX_TARGET + 1)),
+        ("target_B", (None, 0, 1, rules.MAX_TARGET, rules.MAX_TARGET + 1)),
+        ("sets", (-1, 0, 1, 9, 10)),
+        ("deciding_target", (None, 0, 11)),  # alone: it goes with sets, both refuse
+        ("shootout", (False, True)),  # alone (draw on, no sets): both refuse the shoot-out
+        ("warmup_s", (-1, 0, 300, 900, 901)),
         ("break_s", (-1, 0, 3600, 3601)),
         ("breaker_ball", ("spot", "white", "red")),
         ("equalizing", (True, False)),
@@ -331,6 +346,12 @@ def test_match_options_start_a_match():
         "timeout_s": None,
         "break_s": 300,
         "breaker_ball": "spot",
+        "target_A": None,
+        "target_B": None,
+        "sets": 0,
+        "deciding_target": None,
+        "shootout": False,
+        "warmup_s": 0,
         "name_A": "Kim Ho",
         "club_A": "BC Budapest",
         "name_B": "Nagy Peter",
@@ -861,3 +882,15 @@ def test_redact_hides_every_secret():
     # a redacted config is not taken back as the real one
     e = raises(ValueError, config.normalize, config.redact(d))
     assert "radio.key" in str(e) or "mqtt.password" in str(e), str(e)
+
+
+def test_the_formats_options_start_such_a_match():
+    # A handicap, sets with a shorter deciding set, the shoot-out and a warm-up: through the
+    # config to the rules core, which then has the formats (formats.py) with these options.
+    cfg = config.normalize({"match": {"target": 15, "target_A": 15, "target_B": 11, "sets": 3,
+                                      "deciding_target": 11, "shootout": True, "warmup_s": 300}})
+    m = rules.Match(**config.match_options(cfg))
+    assert m.targets == [15, 11] and m.fmt is not None
+    assert (m.sets_to_win, m.deciding_target, m.shootout, m.warmup_ms) == (3, 11, True, 300000)
+    plain = rules.Match(**config.match_options(config.defaults()))
+    assert plain.fmt is None and plain.targets == [30, 30]

@@ -66,15 +66,16 @@ class JsonOut:
         self._first = False
 
     def key(self, name):
-        """The key of the next value in an object."""
+        """The key of the next value in an object: str, or bytes (a plain name: a module that
+        writes its names as bytes leaves no interned strings behind, matchdoc.py)."""
         self._item()
         self._put(b'"')
-        self._put(name.encode())
+        self._put(name if isinstance(name, bytes) else name.encode())
         self._put(b'":')
         self._first = True
 
     def value(self, v):
-        """None, a bool, an int, a str, or a list or tuple of them."""
+        """None, a bool, an int, a str, a plain name as bytes, or a list or tuple of them."""
         self._item()
         if v is None:
             self._put(b"null")
@@ -86,6 +87,10 @@ class JsonOut:
             self._put(b"%d" % v)
         elif isinstance(v, str):
             self._put(json.dumps(v).encode())
+        elif isinstance(v, bytes):  # a plain name (no quote or backslash in it), as key() takes
+            self._put(b'"')
+            self._put(v)
+            self._put(b'"')
         elif isinstance(v, (list, tuple)):
             self._put(b"[")
             self._first = True

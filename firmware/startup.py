@@ -209,11 +209,19 @@ def match_options(cfg):
     so the board does not load config.py again)."""
     options = {}
     for key, value in cfg["match"].items():
-        options[key] = value
+        if key not in _DEFAULTS or _DEFAULTS[key] != value or type(_DEFAULTS[key]) is not type(value):
+            options[key] = value  # only what differs from the rules' defaults: the dict stays small
     for p in ("A", "B"):
-        options["name_" + p] = cfg["players"][p]["name"]
-        options["club_" + p] = cfg["players"][p]["club"]
+        for key in ("name", "club"):
+            if cfg["players"][p][key]:
+                options[key + "_" + p] = cfg["players"][p][key]
     return options
+
+
+# rules.Match.new's defaults (matchsetup._new): the options equal to them are left out.
+_DEFAULTS = {"innings_limit": 0, "equalizing": True, "draw": True, "shot_clock": 0, "timeouts": None,
+             "timeout_s": None, "break_s": 180, "breaker_ball": "spot", "target_A": None, "target_B": None,
+             "sets": 0, "deciding_target": None, "shootout": False, "warmup_s": 0}
 
 
 def build(board, config, error=0):

@@ -894,3 +894,24 @@ def test_the_formats_options_start_such_a_match():
     assert (m.sets_to_win, m.deciding_target, m.shootout, m.warmup_ms) == (3, 11, True, 300000)
     plain = rules.Match(**config.match_options(config.defaults()))
     assert plain.fmt is None and plain.targets == [30, 30]
+
+
+def test_the_board_keeps_only_the_options_that_differ_and_they_start_the_same_match():
+    # startup.match_options (the board's, kept for every new match) leaves out what equals the
+    # rules' defaults; the match it starts is the one the full options start.
+    import matchdoc
+
+    try:
+        import startup
+    except ImportError:  # startup.py imports machine: MicroPython's unix port has one, CPython not
+        raise SkipTest("startup.py needs machine")
+    for d in (example(), {}, {"match": {"equalizing": False, "draw": False, "shootout": True, "sets": 0}},
+              {"match": {"sets": 3, "deciding_target": 11, "target_A": 20, "warmup_s": 60, "break_s": 180}},
+              {"players": {"A": {"name": "Kim"}}, "match": {"innings_limit": 0, "shot_clock": 40}}):
+        cfg = config.normalize(d)
+        full = config.match_options(cfg)
+        kept = startup.match_options(cfg)
+        assert set(kept) <= set(full) and all(kept[k] == full[k] for k in kept)
+        a, b = rules.Match(**full), rules.Match(**kept)
+        assert matchdoc.doc(a, 0) == matchdoc.doc(b, 0), d
+    assert startup.match_options(config.defaults()) == {"game": "three_cushion", "target": 30}

@@ -7,7 +7,11 @@
 Innings are found by stepping a follower match (matchsetup.follower) through
 the log and watching whose turn it is.  Each inning: player, number, run,
 fouls, and its start and end as match time (ms) and, when the board's clock
-was set, as epoch seconds.  Nothing is held whole: one inning at a time goes
+was set, as epoch seconds. A set match's innings are every set's, each with
+its set's number ("set"; "inning" counts in its set, as the state document's
+runs, which are only the current set's); a shoot-out's innings follow, each
+with "shootout": true and its round's number as "inning" (the state
+document's shootout keeps only the newest rounds; the report has them all).  Nothing is held whole: one inning at a time goes
 to the writer. Allocates: made when a match ends or a report is asked for.
 """
 
@@ -16,6 +20,7 @@ import json
 import jsonout
 import matchdoc
 import matchsetup
+from matchnames import SET_OVER, SHOOTOUT, WARMUP
 from rules import A, B, EQUALIZING, E_BREAK, E_FOUL, E_REVIEW, FINISHED, FOULS, LAG, NOBODY
 
 STEP = 16  # innings written between two yields of writer()
@@ -30,6 +35,7 @@ def each_inning(m, started_at=None, n=None):
     n = m.n if n is None else n
     shadow = matchsetup.follower(m)
     current = _opened(shadow, 0, started_at)  # a breaker set directly starts at once
+    at = shadow.played[0] + shadow.played[1] - 1  # the current inning's place in its player's log
     for i in range(n):
         code, arg, t = m.entry(i)
         if current is not None:
@@ -37,18 +43,31 @@ def each_inning(m, started_at=None, n=None):
                 current["fouls"].append(FOULS[arg & 15])
             elif code == E_BREAK:
                 current["break"] = True
+        warm = shadow.phase == WARMUP
         matchsetup.follow(shadow, m, i)
         if current is not None:
             p = 0 if current["player"] == "A" else 1
-            current["run"] = shadow.run_of(p, current["inning"] - 1)
-            if shadow.shooter != p or shadow.innings[p] != current["inning"]:
+            if "shootout" in current:  # a shoot-out round's inning: its run is the round's
+                k = current["inning"] - 1
+                rounds = len(shadow.so_runs) // 2
+                current["run"] = shadow.so_runs[k % rounds + p * rounds]
+                over = shadow.phase != SHOOTOUT or shadow.shooter != p or shadow.so_round != k
+            else:
+                current["run"] = shadow.run_of(p, at)
+                over = shadow.shooter != p or shadow.played[p] != at + 1 or shadow.phase == SHOOTOUT
+            if warm and shadow.phase != WARMUP and not current["run"] and not current["fouls"]:
+                current["start_ms"] = t  # the breaker's first stroke comes after the warm-up
+                current["start"] = _epoch(started_at, t)
+            if over:
                 _close(current, t, started_at)
                 yield current
                 current = None
         if current is None:
             current = _opened(shadow, t, started_at)
+            if current is not None:
+                at = shadow.played[shadow.shooter] - 1
         if current is not None and shadow.turn == NOBODY:
-            _close(current, t, started_at)  # the match is over (an extension may open another)
+            _close(current, t, started_at)  # the match or the set is over (an extension may open another)
     if current is not None:
         yield current
 
@@ -59,14 +78,23 @@ def innings(m, started_at=None):
 
 
 def _opened(shadow, t, started_at):
-    """A new inning where the follower has one under way, else None."""
+    """A new inning where the follower has one under way, else None. In a set match each
+    inning has its set's number ("set"; "inning" counts in the set); a shoot-out round's inning
+    has "shootout": true, and "inning" is the round's number."""
     p = shadow.shooter
-    if p == NOBODY or shadow.phase == LAG or not shadow.innings[p]:
+    if p == NOBODY or shadow.turn == NOBODY or shadow.phase == LAG or shadow.phase == SET_OVER or not shadow.innings[p]:
         return None
-    number = shadow.innings[p]
-    return {"player": ("A", "B")[p], "inning": number, "run": shadow.run_of(p, number - 1), "fouls": [],
-            "break": False, "equalizing": shadow.phase == EQUALIZING, "start_ms": t, "end_ms": None,
-            "start": _epoch(started_at, t), "end": None}
+    out = {"player": ("A", "B")[p], "inning": shadow.innings[p], "run": 0, "fouls": [], "break": False,
+           "equalizing": shadow.phase == EQUALIZING, "start_ms": t, "end_ms": None,
+           "start": _epoch(started_at, t), "end": None}
+    if shadow.fmt is not None and shadow.sets_to_win:
+        out["set"] = shadow.set_no
+    if shadow.phase == SHOOTOUT:
+        out["inning"] = shadow.so_round + 1
+        out["shootout"] = True
+    else:
+        out["run"] = shadow.run_of(p, shadow.played[p] - 1)
+    return out
 
 
 def _close(current, t, started_at):

@@ -32,13 +32,19 @@ MAX_POINTS = 99999  # scores, runs, targets after extensions
 MAX_EXTRA_KEYS = 8
 MAX_ELAPSED_S = 30 * 24 * 3600  # a match's elapsed time (elapsed_s): 30 days, far beyond any match
 MAX_AREA_CAROMS = 10000
+MAX_SETS = 9  # sets to win (firmware/formats.py MAX_SETS): at most 2 * 9 - 1 = 17 sets
+MAX_SET_NUMBER = 2 * MAX_SETS - 1
+MAX_SET_POINTS = 9999  # a set's score (a set's target is at most this)
+MAX_ROUNDS = 32  # shoot-out rounds the document lists (the newest; formats.ROUNDS)
+MAX_ROUNDS_PLAYED = 100000  # shoot-out rounds played, counted
+MAX_WARMUP_S = 900  # a warm-up's length (config.py: warmup_s at most 900)
 EPOCH_MAX = 4102444800  # 2100-01-01: a wall clock time beyond it is not one
 TABLE_NAME = re.compile(r"[a-z0-9_-]{1,24}\Z")  # config.json's mqtt.table (and the MAC default, t + 6 hex)
 
 GAMES = ("straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2", "one_cushion", "three_cushion")
-PHASES = ("lag", "running", "break", "equalizing", "finished", "tiebreak")
+PHASES = ("lag", "running", "break", "equalizing", "finished", "tiebreak", "set_over", "shootout", "warmup")
 RESULTS = (None, "A", "B", "draw", "tiebreak")
-ENDINGS = (None, "target", "innings_limit", "left", "tiebreak", "abandoned")
+ENDINGS = (None, "target", "innings_limit", "left", "tiebreak", "abandoned", "shootout")
 RESPOTS = (None, "start", "three_cushion", "choice", "free_ball", "masse")
 BALLS = ("A", "B", "red")
 SPOTS = ("baulk", "centre", "top")
@@ -127,9 +133,28 @@ def _epoch(v, path):
     _number(v, path, 0, EPOCH_MAX, null=True)
 
 
+_MATCH_TOTALS = {
+    "score": lambda v, p: _int(v, p, 0, MAX_POINTS),
+    "innings": lambda v, p: _int(v, p, 0, MAX_RUNS),
+    "high_run": lambda v, p: _int(v, p, 0, MAX_POINTS),
+    "average": lambda v, p: _number(v, p, 0, MAX_POINTS),
+}
+
+
+def _match_totals(v, path):
+    """A player's totals over all sets (a set match), or null."""
+    if v is None:
+        return
+    _object(v, path, _MATCH_TOTALS, tuple(_MATCH_TOTALS))
+    for k, x in v.items():
+        _MATCH_TOTALS[k](x, path + "." + k)
+
+
 _PLAYER = {
     "name": lambda v, p: _text(v, p, MAX_TEXT),
     "club": lambda v, p: _text(v, p, MAX_TEXT),
+    "target": lambda v, p: _int(v, p, 1, MAX_POINTS),
+    "match": _match_totals,
     "score": lambda v, p: _int(v, p, 0, MAX_POINTS),
     "innings": lambda v, p: _int(v, p, 0, MAX_RUNS),
     "high_run": lambda v, p: _int(v, p, 0, MAX_POINTS),
@@ -222,6 +247,85 @@ def _shot_clock(v, path):
         _int(x, path + "." + k, 0, 3600, null=True)
 
 
+def _pairs(v, path, most, hi):
+    """A list of at most `most` [a, b] pairs of whole numbers 0..hi."""
+    if type(v) is not list or len(v) > most:
+        _bad(path, "not a list of at most %d pairs" % most)
+    for i, x in enumerate(v):
+        _pair(x, "%s[%d]" % (path, i), hi)
+
+
+def _pair(v, path, hi):
+    if type(v) is not list or len(v) != 2:
+        _bad(path, "not a pair [A, B]")
+    for i, x in enumerate(v):
+        _int(x, "%s[%d]" % (path, i), 0, hi)
+
+
+def _won(v, path):
+    _object(v, path, ("A", "B"), ("A", "B"))
+    for k, x in v.items():
+        _int(x, path + "." + k, 0, MAX_SETS)
+
+
+_SETS = {
+    "to_win": lambda v, p: _int(v, p, 1, MAX_SETS),
+    "number": lambda v, p: _int(v, p, 1, MAX_SET_NUMBER),
+    "won": _won,
+    "scores": lambda v, p: _pairs(v, p, MAX_SET_NUMBER, MAX_SET_POINTS),
+}
+
+
+def _sets(v, path):
+    """A set match's sets: null, or to_win, the set's number, sets won and the finished sets' scores."""
+    if v is None:
+        return
+    _object(v, path, _SETS, tuple(_SETS))
+    for k, x in v.items():
+        _SETS[k](x, path + "." + k)
+    won = v["won"]
+    if max(won["A"], won["B"]) > v["to_win"] or won["A"] + won["B"] != len(v["scores"]):
+        _bad(path, "sets won do not fit to_win and the sets' scores")
+
+
+def _current_round(v, path):
+    if v is not None:
+        _pair(v, path, MAX_POINTS)
+
+
+_SHOOTOUT = {
+    "rounds": lambda v, p: _pairs(v, p, MAX_ROUNDS, MAX_POINTS),
+    "played": lambda v, p: _int(v, p, 0, MAX_ROUNDS_PLAYED),
+    "current": _current_round,
+}
+
+
+def _shootout(v, path):
+    """The shoot-out: null, or its finished rounds (the newest), how many were played, the one on."""
+    if v is None:
+        return
+    _object(v, path, _SHOOTOUT, tuple(_SHOOTOUT))
+    for k, x in v.items():
+        _SHOOTOUT[k](x, path + "." + k)
+    if len(v["rounds"]) != min(v["played"], MAX_ROUNDS):
+        _bad(path, "rounds do not fit played")
+
+
+_WARMUP = {
+    "player": lambda v, p: _choice(v, p, ("A", "B")),
+    "left_s": lambda v, p: _int(v, p, 0, MAX_WARMUP_S, null=True),
+}
+
+
+def _warmup(v, path):
+    """The warm-up on: null, or whose and the seconds left."""
+    if v is None:
+        return
+    _object(v, path, _WARMUP, tuple(_WARMUP))
+    for k, x in v.items():
+        _WARMUP[k](x, path + "." + k)
+
+
 _OPTIONS = {
     "equalizing": _bool,
     "draw": _bool,
@@ -230,6 +334,10 @@ _OPTIONS = {
     "timeouts": lambda v, p: _int(v, p, 0, 99, null=True),
     "timeout_s": lambda v, p: _int(v, p, 0, 300, null=True),
     "breaker_ball": lambda v, p: _choice(v, p, ("spot", "white")),
+    "sets": lambda v, p: _int(v, p, 0, MAX_SETS),
+    "deciding_target": lambda v, p: _int(v, p, 1, MAX_SET_POINTS, null=True),
+    "shootout": _bool,
+    "warmup_s": lambda v, p: _int(v, p, 0, MAX_WARMUP_S),
 }
 
 
@@ -242,7 +350,7 @@ def _options(v, path):
 STATE = {
     "version": lambda v, p: _int(v, p, 1, 1),
     "game": lambda v, p: _choice(v, p, GAMES),
-    "target": lambda v, p: _int(v, p, 1, MAX_POINTS),
+    "target": lambda v, p: _int(v, p, 1, MAX_POINTS, null=True),  # null: a handicap (players.X.target)
     "innings_limit": lambda v, p: _int(v, p, 1, 9999, null=True),
     "phase": lambda v, p: _choice(v, p, PHASES),
     "turn": lambda v, p: _choice(v, p, WHO),
@@ -265,6 +373,9 @@ STATE = {
     "break_taken": _bool,
     "break_left_s": lambda v, p: _int(v, p, 0, 3600, null=True),
     "shot_clock": _shot_clock,
+    "sets": _sets,
+    "shootout": _shootout,
+    "warmup": _warmup,
     "options": _options,
     "events": lambda v, p: _int(v, p, 0, 10 ** 8),
     "closed": _bool,
@@ -322,6 +433,8 @@ INNING = {
     "fouls": _foul_list,
     "break": _bool,
     "equalizing": _bool,
+    "set": lambda v, p: _int(v, p, 1, MAX_SET_NUMBER),  # a set match's
+    "shootout": _bool,  # a shoot-out round's inning ("inning": the round's number)
     "start_ms": lambda v, p: _int(v, p, 0, 2 ** 48, null=True),
     "end_ms": lambda v, p: _int(v, p, 0, 2 ** 48, null=True),
     "start": _epoch,

@@ -18,9 +18,9 @@ from ..errors import CommandError
 KEY_ORDER = (
     "version game target innings_limit phase turn breaker spot_ball current_run countdown "
     "equalizing_inning result ended_by last_foul last_call respot respot_balls spots area lag review_used "
-    "elapsed_s break_taken break_left_s shot_clock options events closed players refused"
+    "elapsed_s break_taken break_left_s shot_clock sets shootout warmup options events closed players refused"
 ).split()
-PLAYER_ORDER = "name club score innings high_run average timeouts_left fouls runs".split()
+PLAYER_ORDER = "name club target score innings high_run average timeouts_left fouls runs match".split()
 # The small objects inside, the same way.
 INNER_ORDER = {
     "spots": "A B red".split(),
@@ -28,8 +28,13 @@ INNER_ORDER = {
     "lag": "chooser collisions ties".split(),
     "review_used": "A B".split(),
     "shot_clock": "left_s limit_s".split(),
-    "options": "equalizing draw break_s shot_clock_s timeouts timeout_s breaker_ball".split(),
+    "sets": "to_win number won scores".split(),
+    "shootout": "rounds played current".split(),
+    "warmup": "player left_s".split(),
+    "options": ("equalizing draw break_s shot_clock_s timeouts timeout_s breaker_ball sets deciding_target shootout "
+                "warmup_s").split(),
 }
+MATCH_ORDER = "score innings high_run average".split()  # players.X.match
 
 
 def _in_order(d, order):
@@ -42,8 +47,13 @@ def ordered(doc):
     for k, order in INNER_ORDER.items():
         if isinstance(out.get(k), dict):
             out[k] = _in_order(out[k], order)
+    if isinstance(out.get("sets"), dict) and isinstance(out["sets"].get("won"), dict):
+        out["sets"]["won"] = _in_order(out["sets"]["won"], "A B".split())
     if isinstance(out.get("players"), dict):
         out["players"] = {p: _in_order(d, PLAYER_ORDER) for p, d in sorted(out["players"].items())}
+        for d in out["players"].values():
+            if isinstance(d.get("match"), dict):
+                d["match"] = _in_order(d["match"], MATCH_ORDER)
     return out
 
 

@@ -116,3 +116,93 @@ def test_report_of_an_abandoned_match_with_reviews():
     r = play("new game=three_cushion target=5 breaker=A\npoint\nleft A")
     rep = report.build(r.match, r.now)
     assert (rep["result"], rep["ended_by"]) == ("B", "left")
+
+
+def test_report_of_a_set_match_lists_each_sets_innings():
+    """Innings carry their set's number and count in their set; the runs are each set's (the
+    state document's runs are only the current set's)."""
+    r = play("""
+        new game=three_cushion target=2 sets=2 deciding_target=1
+        lag A
+        choose A break
+        point
+        miss
+        point
+        miss
+        point
+        miss
+        break_request A
+        resume
+        next_set
+        point
+        point
+        miss
+        next_set
+        lag B
+        choose B break
+        miss
+        point
+    """)
+    rep = report.build(r.match, r.now)
+    inns = rep["report"]["innings"]
+    assert [(i["set"], i["player"], i["inning"], i["run"]) for i in inns] == [
+        (1, "A", 1, 1), (1, "B", 1, 1), (1, "A", 2, 1), (1, "B", 2, 0),
+        (2, "B", 1, 2), (2, "A", 1, 0), (3, "B", 1, 0), (3, "A", 1, 1)]
+    assert inns[1]["equalizing"] is False and inns[5]["equalizing"]
+    assert not any("shootout" in i for i in inns)
+    assert rep["sets"]["scores"] == [[2, 1], [0, 2], [1, 0]]
+    for p in ("A", "B"):  # every set's runs add up to its score, and the match's to players.X.match
+        for k, (a, b) in enumerate(rep["sets"]["scores"]):
+            assert sum(i["run"] for i in inns if i["player"] == p and i["set"] == k + 1) == (a, b)[p == "B"]
+        assert sum(i["run"] for i in inns if i["player"] == p) == rep["players"][p]["match"]["score"]
+        assert len([i for i in inns if i["player"] == p]) == rep["players"][p]["match"]["innings"]
+
+
+def test_report_of_a_shootout_lists_every_round():
+    r = play("""
+        new game=three_cushion target=2 draw=off shootout=on innings_limit=1
+        lag A
+        choose A break
+        point
+        miss
+        point
+        wait 7
+        miss
+        point
+        miss
+        point
+        miss
+        point
+        point
+        wait 3
+        foul push
+        point
+        miss
+    """)
+    rep = report.build(r.match, r.now)
+    inns = rep["report"]["innings"]
+    assert [(i["player"], i["inning"], i["run"], i.get("shootout", False)) for i in inns] == [
+        ("A", 1, 1, False), ("B", 1, 1, False),
+        ("A", 1, 1, True), ("B", 1, 1, True), ("A", 2, 2, True), ("B", 2, 1, True)]
+    assert inns[4]["fouls"] == ["push"] and inns[4]["end_ms"] == 10000 and inns[1]["end_ms"] == 7000
+    assert rep["shootout"]["rounds"] == [[1, 1], [2, 1]] and rep["ended_by"] == "shootout"
+    assert rep["result"] == "A" and rep["players"]["A"]["score"] == 1  # the match's score unchanged
+    assert all("set" not in i for i in inns)
+
+
+def test_report_of_a_match_with_a_warmup_starts_its_first_inning_when_the_warmup_ends():
+    r = play("""
+        new game=three_cushion target=2 warmup_s=60 breaker=A
+        warmup A
+        wait 30
+        warmup B
+        wait 70
+        wait 10
+        point
+        wait 4
+        point
+        miss
+    """)
+    inns = report.build(r.match, r.now)["report"]["innings"]
+    assert [(i["player"], i["run"], i["start_ms"], i["end_ms"]) for i in inns] == [
+        ("A", 2, 90000, 114000), ("B", 0, 114000, 114000)]  # A's from the warm-up's end

@@ -257,6 +257,61 @@ def test_the_new_words_print_every_key_in_reading_order():
     assert lines[14].endswith("result A  by abandoned") and "area" not in lines[14], lines[14]
 
 
+ISSUE15_WORDS = """new game=three_cushion target_A=3 target_B=2 warmup_s=60 breaker=A
+warmup A
+wait 30
+warmup B
+resume
+new game=three_cushion target=2 sets=2 deciding_target=1 shootout=on innings_limit=1
+lag A
+choose A break
+point
+point
+miss
+next_set
+point
+miss
+point
+miss
+miss
+point
+miss
+"""
+
+
+def test_issue15_words_print_every_key_in_reading_order():
+    """Issue 15's words (handicap, warm-up, sets, shoot-out) through `carom sim --headless`
+    (MicroPython): every key of the document, the new ones inside sets, shootout, warmup,
+    options and players.X.match too, is one the reading order knows, in its place."""
+    from host_tools.simulator.scripted_rules import INNER_ORDER, KEY_ORDER, MATCH_ORDER, PLAYER_ORDER
+
+    got = run_carom("sim", "--headless", stdin=ISSUE15_WORDS)
+    assert got.returncode == 0, got.stderr
+    docs = [json.loads(line) for line in got.stdout.splitlines()]
+    assert len(docs) == ISSUE15_WORDS.count("\n") and all(d["refused"] is None for d in docs), docs[-1]
+    for d in docs:
+        assert list(d) == KEY_ORDER
+        for k, order in INNER_ORDER.items():
+            if isinstance(d[k], dict):
+                assert list(d[k]) == [x for x in order if x in d[k]] and set(d[k]) <= set(order), (k, d[k])
+        for p in ("A", "B"):
+            assert list(d["players"][p]) == PLAYER_ORDER
+            if d["players"][p]["match"] is not None:
+                assert list(d["players"][p]["match"]) == MATCH_ORDER
+    assert docs[0]["target"] is None and [docs[0]["players"][p]["target"] for p in "AB"] == [3, 2]
+    assert docs[2]["warmup"] == {"player": "A", "left_s": 30} and docs[3]["warmup"]["player"] == "B"
+    assert docs[4]["warmup"] is None and docs[4]["phase"] == "running"
+    assert docs[10]["phase"] == "set_over" and docs[10]["sets"] == {
+        "to_win": 2, "number": 1, "won": {"A": 1, "B": 0}, "scores": [[2, 0]]}
+    assert docs[11]["sets"]["number"] == 2 and docs[11]["turn"] == "B"
+    assert docs[14]["shootout"] is None
+    assert docs[15]["phase"] == "shootout" and docs[15]["shootout"] == {"rounds": [], "played": 0, "current": [0, 0]}
+    assert docs[16]["turn"] == "A" and docs[17]["shootout"]["current"] == [1, 0]  # the set's breaker (B) first
+    assert docs[18]["shootout"] == {"rounds": [[1, 0]], "played": 1, "current": None}
+    assert (docs[18]["result"], docs[18]["ended_by"], docs[18]["sets"]["scores"]) == ("A", "shootout", [[2, 0], [1, 1]])
+    assert docs[18]["players"]["A"]["match"]["score"] == 3 and docs[18]["options"]["deciding_target"] == 1
+
+
 def test_readme_grammar_lists_every_word_and_option():
     """The README's scripted-mode grammar has every event the referee takes (firmware/referee.py),
     every option of `new`, every call and frozen choice: a new word cannot go undocumented."""
@@ -276,7 +331,7 @@ def test_readme_grammar_lists_every_word_and_option():
         source = f.read()
     events = set(re.findall(r'name == "([a-z_]+)"', source))
     options = set(referee._INT_OPTIONS + referee._TEXT_OPTIONS) | {"game", "breaker", "breaker_ball", "equalizing",
-                                                                   "draw"}
+                                                                   "draw", "shootout"}
     calls = {"entre", "dedans", "a_cheval", "out", "anchor", "start", "free_ball", "masse", "jumped", "red"}
     assert len(events) >= 23 and {"lag_tie", "abandon", "review", "frozen", "frozen_choice"} <= events
     assert events | options | calls <= words, sorted((events | options | calls) - words)

@@ -8,11 +8,13 @@ inning) through mpremote and writes, in DIR (default: the current folder):
 
     json   match-<generation>.json   the board's report as it is, indented
     csv    matches.csv               one row per match: names, clubs, game, target,
-                                     breaker, balls, score, innings, GD, HR, fouls,
-                                     result and how it ended, reviews used, start,
-                                     end, duration and match time
-           innings.csv               one row per inning: match, player, inning, run,
-                                     running total, fouls, break, equalizing, times
+                                     format, breaker, balls, each player's target,
+                                     score, innings, GD, HR, fouls, result and how it
+                                     ended, reviews used, start, end, duration and
+                                     match time
+           innings.csv               one row per inning: match, set, shoot-out,
+                                     player, inning, run, running total, fouls,
+                                     break, equalizing, times
     html   match-<generation>.html   a federation-style score sheet: the match data
                                      in the header, a row per inning with both
                                      players' runs and running totals, the totals,
@@ -21,6 +23,15 @@ inning) through mpremote and writes, in DIR (default: the current folder):
     pdf    match-<generation>.pdf    the same sheet printed by a headless Chromium
                                      (chromium --headless --print-to-pdf); a clear
                                      error when none is installed
+
+The formats of issue 15 read as the hall reads them (hall/model.py match_format):
+"30:22 handicap" (each player's target), "sets 3:1 (15:9, 12:15, 15:4, 15:11)",
+"30:30, shoot-out 2:1" (the runs of the round that decided). A set match's sheet
+has the innings set by set (each set's running totals from 0), its totals are
+the match's over all sets (players.X.match), and a shoot-out's rounds follow in a
+table of their own; in the CSV a set match's score, innings, GD and HR are the
+match's, and each inning has its set (and "shootout" for a shoot-out's innings,
+whose "inning" is the round and whose runs are not points: no running total).
 
 Times are the board's clock (set it with `mpremote rtc --set`, which sets local
 time); a board whose clock was never set has no wall-clock times, only the
@@ -40,6 +51,7 @@ import time
 
 from ..link.boardio import BoardIO, Progress, add_device_argument, add_reset_argument
 from ..errors import CommandError
+from ..hall.model import match_format
 
 HISTORY = "/data/history"
 FORMATS = ("json", "csv", "html", "pdf")
@@ -51,21 +63,22 @@ GAMES = {
     "one_cushion": "One-cushion",
     "three_cushion": "Three-cushion",
 }
-ENDED_BY = {"target": "target reached", "innings_limit": "innings limit", "tiebreak": "tie-break"}
+ENDED_BY = {"target": "target reached", "innings_limit": "innings limit", "tiebreak": "tie-break",
+            "shootout": "shoot-out"}
 # How the loser's match ended when he did not play it out ("%s": his name).
 LOSER_ENDED_BY = {"left": "%s left his place: loses the match, I.4.3",
                   "abandoned": "%s abandoned: loses and is excluded from the competition, I.8.2"}
 CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "microsoft-edge")
 
 MATCH_COLUMNS = (
-    "match", "table", "board", "game", "target", "innings_limit", "breaker",
-    "A_name", "A_club", "A_ball", "A_score", "A_innings", "A_average", "A_high_run", "A_fouls",
-    "B_name", "B_club", "B_ball", "B_score", "B_innings", "B_average", "B_high_run", "B_fouls",
+    "match", "table", "board", "game", "target", "innings_limit", "format", "breaker",
+    "A_name", "A_club", "A_ball", "A_target", "A_score", "A_innings", "A_average", "A_high_run", "A_fouls",
+    "B_name", "B_club", "B_ball", "B_target", "B_score", "B_innings", "B_average", "B_high_run", "B_fouls",
     "result", "winner", "ended_by", "break_taken", "A_review_used", "B_review_used",
     "started_at", "ended_at", "duration_s", "elapsed_s",
 )
-INNING_COLUMNS = ("match", "player", "name", "inning", "run", "total", "fouls", "break", "equalizing",
-                  "start", "end", "start_ms", "end_ms")
+INNING_COLUMNS = ("match", "set", "shootout", "player", "name", "inning", "run", "total", "fouls", "break",
+                  "equalizing", "start", "end", "start_ms", "end_ms")
 
 
 # ---- reading a report -------------------------------------------------------------------------
@@ -117,15 +130,66 @@ class Match:
     def runs(self, p):
         return list(self.player(p).get("runs") or [])
 
-    def inning(self, p, number):
+    def total(self, p):
+        """Player p's totals: the match's over all sets in a set match (players.X.match)."""
+        pl = self.player(p)
+        return pl.get("match") or pl
+
+    def target_text(self):
+        """The target: "30", or each player's in a handicap ("30:22")."""
+        target = self.doc.get("target")
+        if target is None and self.player("A").get("target") is not None:
+            return "%s:%s" % (self.player("A").get("target"), self.player("B").get("target", ""))
+        return "" if target is None else str(target)
+
+    def format(self):
+        """"30:22 handicap", "sets 3:1 (15:9, 12:15)", "30:30, shoot-out 2:1", or ""."""
+        try:
+            return match_format(self.doc)
+        except (AttributeError, KeyError, TypeError, IndexError):  # a report the board did not write
+            return ""
+
+    def sets(self):
+        """The set numbers a set match's sheet shows ([None]: not a set match)."""
+        sets = self.doc.get("sets")
+        if not isinstance(sets, dict) or not isinstance(sets.get("number"), int):
+            return [None]
+        return list(range(1, sets["number"] + 1))
+
+    def set_score(self, k):
+        """Set k's score as "a:b" (a finished set's), or ""."""
+        scores = (self.doc.get("sets") or {}).get("scores") or []
+        return "%s:%s" % tuple(scores[k - 1]) if 0 < k <= len(scores) else ""
+
+    def inning(self, p, number, set_no=None):
         for i in self.innings:
-            if i.get("player") == p and i.get("inning") == number:
+            if (i.get("player") == p and i.get("inning") == number and i.get("set") == set_no
+                    and not i.get("shootout")):
                 return i
         return {}
 
-    def rows(self):
-        """One row per inning number: for A and B (run, total, marks) or None."""
-        runs = {p: self.runs(p) for p in "AB"}
+    def shootout_rows(self):
+        """The shoot-out's rounds: [(round, A's run, B's run)], from the innings (every round),
+        else from the state document (its newest rounds)."""
+        rounds = {}
+        for i in self.innings:
+            if i.get("shootout") and i.get("player") in ("A", "B"):
+                rounds.setdefault(i.get("inning"), {})[i["player"]] = i.get("run")
+        if rounds:
+            return [(n, rounds[n].get("A"), rounds[n].get("B")) for n in sorted(rounds, key=lambda n: n or 0)]
+        so = self.doc.get("shootout") or {}
+        listed = so.get("rounds") or []
+        first = (so.get("played") or len(listed)) - len(listed)
+        return [(first + k + 1, a, b) for k, (a, b) in enumerate(listed)]
+
+    def rows(self, set_no=None):
+        """One row per inning number (of set `set_no` in a set match): for A and B (run, total,
+        marks) or None."""
+        if set_no is None:
+            runs = {p: self.runs(p) for p in "AB"}
+        else:
+            runs = {p: [i.get("run") or 0 for i in self.innings
+                        if i.get("player") == p and i.get("set") == set_no and not i.get("shootout")] for p in "AB"}
         totals = {"A": 0, "B": 0}
         out = []
         for n in range(1, max(len(runs["A"]), len(runs["B"])) + 1):
@@ -133,7 +197,7 @@ class Match:
             for p in "AB":
                 if n <= len(runs[p]):
                     totals[p] += runs[p][n - 1]
-                    info = self.inning(p, n)
+                    info = self.inning(p, n, set_no)
                     marks = "F" * len(info.get("fouls") or []) + ("B" if info.get("break") else "") + \
                         ("E" if info.get("equalizing") else "")
                     row[p] = (runs[p][n - 1], totals[p], marks)
@@ -153,6 +217,9 @@ class Match:
             how = LOSER_ENDED_BY[ended_by] % self.name("B" if r == "A" else "A")
         else:
             how = ENDED_BY.get(ended_by, ended_by or "")
+            rounds = self.shootout_rows()
+            if ended_by == "shootout" and rounds:
+                how += " %s:%s" % rounds[-1][1:]
         how = " (%s)" % how if how else ""
         if r in ("A", "B"):
             return "%s wins%s" % (self.name(r), how)
@@ -189,6 +256,7 @@ class Match:
         row = {
             "match": self.gen, "table": r.get("table", ""), "board": r.get("board", ""),
             "game": d.get("game", ""), "target": d.get("target"), "innings_limit": d.get("innings_limit") or "",
+            "format": self.format(),
             "breaker": d.get("breaker") or "",
             "result": d.get("result") or "", "ended_by": d.get("ended_by") or "",
             "winner": self.name(d["result"]) if d.get("result") in ("A", "B") else "",
@@ -199,27 +267,36 @@ class Match:
             "elapsed_s": "" if self.elapsed_s() is None else self.elapsed_s(),
         }
         for p in "AB":
-            pl = self.player(p)
+            pl, tot = self.player(p), self.total(p)
             row.update({
                 p + "_name": pl.get("name", ""), p + "_club": pl.get("club", ""), p + "_ball": ball_of(d, p),
-                p + "_score": pl.get("score", ""), p + "_innings": pl.get("innings", ""),
-                p + "_average": "%.3f" % pl["average"] if isinstance(pl.get("average"), (int, float)) else "",
-                p + "_high_run": pl.get("high_run", ""), p + "_fouls": pl.get("fouls", ""),
+                p + "_target": pl.get("target", ""),
+                p + "_score": tot.get("score", ""), p + "_innings": tot.get("innings", ""),
+                p + "_average": "%.3f" % tot["average"] if isinstance(tot.get("average"), (int, float)) else "",
+                p + "_high_run": tot.get("high_run", ""), p + "_fouls": pl.get("fouls", ""),
                 p + "_review_used": "" if self.review_used(p) is None else self.review_used(p),
             })
         return row
 
     def inning_rows(self):
+        """innings.csv's rows: a set's running totals start from 0; a shoot-out's runs are not points."""
         out = []
         totals = {"A": 0, "B": 0}
+        at = None
         for i in self.innings:
             p = i.get("player")
             if p not in totals:
                 continue
-            totals[p] += i.get("run") or 0
+            if i.get("set") != at:
+                at = i.get("set")
+                totals = {"A": 0, "B": 0}
+            shootout = bool(i.get("shootout"))
+            if not shootout:
+                totals[p] += i.get("run") or 0
             out.append({
-                "match": self.gen, "player": p, "name": self.player(p).get("name", ""), "inning": i.get("inning"),
-                "run": i.get("run"), "total": totals[p], "fouls": " ".join(i.get("fouls") or []),
+                "match": self.gen, "set": "" if i.get("set") is None else i["set"], "shootout": shootout,
+                "player": p, "name": self.player(p).get("name", ""), "inning": i.get("inning"),
+                "run": i.get("run"), "total": "" if shootout else totals[p], "fouls": " ".join(i.get("fouls") or []),
                 "break": bool(i.get("break")), "equalizing": bool(i.get("equalizing")),
                 "start": when(i.get("start"), "%Y-%m-%d %H:%M:%S"), "end": when(i.get("end"), "%Y-%m-%d %H:%M:%S"),
                 "start_ms": i.get("start_ms"), "end_ms": i.get("end_ms"),
@@ -272,6 +349,9 @@ th { background: #e6e6e6; font-weight: bold; }
 .innings tbody tr:nth-child(5n) td { border-bottom-width: 2px; }
 .innings tfoot th { text-align: left; }
 .innings tfoot td { font-weight: bold; }
+.innings tr.set th { text-align: left; background: #d0d0d0; }
+.shootout { width: 60%; margin-bottom: 4mm; }
+.shootout td { text-align: center; font-variant-numeric: tabular-nums; }
 .result { font-size: 12pt; font-weight: bold; margin: 3mm 0; }
 .notes { font-size: 8pt; color: #333; }
 .signatures { display: flex; gap: 8mm; margin-top: 14mm; page-break-inside: avoid; }
@@ -287,14 +367,31 @@ def review(used):
     return "" if used is None else "used" if used else "not used"
 
 
+def inning_rows_html(m, set_no=None):
+    """The sheet's innings rows (of set `set_no` in a set match)."""
+    e = html.escape
+    body = []
+    for row in m.rows(set_no):
+        cells = ['<td class="n">%d</td>' % row["inning"]]
+        for p in "AB":
+            if row[p] is None:
+                cells.append("<td></td><td></td><td class=\"mark\"></td>")
+            else:
+                run, total, marks = row[p]
+                cells.append("<td>%d</td><td>%d</td><td class=\"mark\">%s</td>" % (run, total, e(marks)))
+        body.append("<tr>%s</tr>" % "".join(cells))
+    return body
+
+
 def render_html(m):
     e = html.escape
     d, r = m.doc, m.report
     a, b = m.player("A"), m.player("B")
     title = "%s vs %s" % (m.name("A"), m.name("B"))
     breaker = d.get("breaker")
+    target = m.target_text()
     meta = [
-        ("Game", m.game()), ("Target", "%s points" % d.get("target", "")),
+        ("Game", m.game()), ("Target", "%s points" % target),
         ("Table", r.get("table") or ""), ("Innings limit", d.get("innings_limit") or "none"),
         ("Date", when(m.started(), "%Y-%m-%d") or "board clock not set"), ("Match no.", str(m.gen)),
         ("Start", when(m.started(), "%H:%M") or ""), ("End", when(m.ended(), "%H:%M") or ""),
@@ -302,6 +399,11 @@ def render_html(m):
         ("Duration", match_time((r.get("duration_s") or 0) * 1000)) if m.elapsed_s() is None else
         ("Match time", match_time(m.elapsed_s() * 1000)),
     ]
+    sets = d.get("sets") if isinstance(d.get("sets"), dict) else None
+    if m.format() or sets:
+        deciding = (d.get("options") or {}).get("deciding_target")
+        meta += [("Format", m.format()), ("Sets", "first to %s%s" % (
+            sets.get("to_win"), "; the deciding set to %s" % deciding if deciding else "") if sets else "none")]
     meta_rows = "".join("<tr><th>%s</th><td>%s</td><th>%s</th><td>%s</td></tr>" % (
         e(meta[i][0]), e(str(meta[i][1])), e(meta[i + 1][0]), e(str(meta[i + 1][1]))) for i in range(0, len(meta), 2))
     row3 = "<tr><th>%s</th><td>%s</td><td>%s</td></tr>"
@@ -311,29 +413,35 @@ def render_html(m):
         ("Ball", ball_of(d, "A"), ball_of(d, "B")),
         ("Breaks", "yes" if breaker == "A" else "", "yes" if breaker == "B" else ""),
         ("Review", review(m.review_used("A")), review(m.review_used("B"))),
-    ))
+    ) + ((("Target", a.get("target", ""), b.get("target", "")),) if d.get("target") is None else ()))
     body = []
-    for row in m.rows():
-        cells = ['<td class="n">%d</td>' % row["inning"]]
-        for p in "AB":
-            if row[p] is None:
-                cells.append("<td></td><td></td><td class=\"mark\"></td>")
-            else:
-                run, total, marks = row[p]
-                cells.append("<td>%d</td><td>%d</td><td class=\"mark\">%s</td>" % (run, total, e(marks)))
-        body.append("<tr>%s</tr>" % "".join(cells))
+    for k in m.sets():
+        if k is not None:
+            score = m.set_score(k)
+            body.append('<tr class="set"><th colspan="7">Set %d%s</th></tr>' % (k, ": " + score if score else ""))
+        body += inning_rows_html(m, k)
+    rounds = m.shootout_rows()
+    shootout = ""
+    if rounds:
+        shootout = ('<table class="shootout"><thead><tr><th>Shoot-out round</th><th>A: %s</th><th>B: %s</th></tr>'
+                    '</thead><tbody>%s</tbody></table>' % (e(m.name("A")), e(m.name("B")), "".join(
+                        "<tr><td>%s</td><td>%s</td><td>%s</td></tr>" % tuple("" if x is None else x for x in row)
+                        for row in rounds)))
 
     def avg(pl):
         return "%.3f" % pl["average"] if isinstance(pl.get("average"), (int, float)) else ""
 
+    ta, tb = m.total("A"), m.total("B")  # a set match's: over all sets
+    totals = [("Score", ta.get("score", ""), tb.get("score", "")),
+              ("Innings", ta.get("innings", ""), tb.get("innings", "")),
+              ("GD", avg(ta), avg(tb)),
+              ("HR", ta.get("high_run", ""), tb.get("high_run", "")),
+              ("Fouls", a.get("fouls", ""), b.get("fouls", ""))]
+    if sets:
+        won = sets.get("won") or {}
+        totals.insert(0, ("Sets", won.get("A", ""), won.get("B", "")))
     foot = "".join("<tr><th>%s</th><td colspan=\"3\">%s</td><td colspan=\"3\">%s</td></tr>" % (
-        e(label), e(str(va)), e(str(vb))) for label, va, vb in (
-        ("Score", a.get("score", ""), b.get("score", "")),
-        ("Innings", a.get("innings", ""), b.get("innings", "")),
-        ("GD", avg(a), avg(b)),
-        ("HR", a.get("high_run", ""), b.get("high_run", "")),
-        ("Fouls", a.get("fouls", ""), b.get("fouls", "")),
-    ))
+        e(label), e(str(va)), e(str(vb))) for label, va, vb in totals)
     sigs = r.get("signatures") or {}
     sign = "".join('<div><div class="line">%s</div><div class="who">%s</div></div>' % (e(sigs.get(k) or ""), e(label))
                    for k, label in (("referee", "Referee"), ("A", "Player A: %s" % m.name("A")),
@@ -341,7 +449,12 @@ def render_html(m):
     notes = ("GD: general average (points / innings); HR: high run. Notes: F a foul in that inning, "
              "B the half-time break was taken, E the equalizing inning.")
     if d.get("break_taken"):
-        notes += " The half-time break was held."
+        notes += " The break was held." if sets else " The half-time break was held."
+    if sets:
+        notes += (" A set match: the innings set by set, each set's totals from 0; the totals below are the "
+                  "match's over all sets.")
+    if rounds:
+        notes += " Shoot-out: rounds of one inning each, the breaker first; the longer run wins; its runs are not points."
     if m.elapsed_s() is not None:
         notes += (" Match time: from the first stroke to the end (III.4.2); the lag and a power cut's time are "
                   "not counted (from the new match to its end: %s)." % match_time((r.get("duration_s") or 0) * 1000))
@@ -357,7 +470,7 @@ def render_html(m):
 <body>
 <header>
 <h1>Match report</h1>
-<div class="sub">%(game)s to %(target)s points &middot; %(title)s</div>
+<div class="sub">%(game)s to %(target)s points%(fmt)s &middot; %(title)s</div>
 <table class="meta">%(meta)s</table>
 </header>
 <table class="players"><thead><tr><th></th><th>Player A</th><th>Player B</th></tr></thead>
@@ -374,14 +487,15 @@ def render_html(m):
 </tbody>
 <tfoot>%(foot)s</tfoot>
 </table>
+%(shootout)s
 <p class="result">Result: %(result)s</p>
 <p class="notes">%(notes)s</p>
 <footer class="signatures">%(sign)s</footer>
 </body>
 </html>
-""" % {"gen": m.gen, "title": e(title), "css": CSS, "game": e(m.game()), "target": e(str(d.get("target", ""))),
+""" % {"gen": m.gen, "title": e(title), "css": CSS, "game": e(m.game()), "target": e(target), "fmt": e(", " + m.format() if m.format() else ""),
        "meta": meta_rows, "players": players, "nameA": e(m.name("A")), "nameB": e(m.name("B")),
-       "body": "\n".join(body), "foot": foot, "result": e(m.result_text()), "notes": e(notes), "sign": sign}
+       "body": "\n".join(body), "foot": foot, "shootout": shootout, "result": e(m.result_text()), "notes": e(notes), "sign": sign}
 
 
 def find_chromium():
@@ -587,9 +701,10 @@ def run_report(args):
         raise CommandError("cannot write the reports into %s: %s" % (
             args.out, "%s: %s" % (e.filename, e.strerror) if e.filename and e.strerror else e))
     for m in matches:
-        a, b = m.player("A"), m.player("B")
-        print("match %d: %s %s - %s %s, %s" % (m.gen, m.name("A"), a.get("score", "?"), b.get("score", "?"),
-                                              m.name("B"), m.result_text()))
+        a, b = m.total("A"), m.total("B")
+        fmt = m.format()
+        print("match %d: %s %s - %s %s, %s%s" % (m.gen, m.name("A"), a.get("score", "?"), b.get("score", "?"),
+                                                m.name("B"), m.result_text(), "; " + fmt if fmt else ""))
     for path in written:
         print("wrote %s" % path)
     return 0

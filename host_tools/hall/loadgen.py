@@ -6,7 +6,8 @@ report (report.build).  Each Board publishes like the wall board does (firmware/
 state retained, "online" retained at connect and "offline" as its last will, reports at QoS 1.
 Used by the tests, the load benchmark, and to see the dashboard without boards:
 
-    .venv/bin/python -m host_tools.hall.loadgen --broker 127.0.0.1 --tables 12 --interval 3
+    .venv/bin/python -m host_tools.hall.loadgen --broker 127.0.0.1 --tables 12 --interval 3 \
+        --formats plain,handicap,sets,shootout,warmup
 
 SSEClient reads the dashboard's event stream on a thread and stamps each event's arrival.
 """
@@ -41,7 +42,7 @@ def firmware():
 class SimTable:
     """One table's matches, played event by event with the firmware's rules core."""
 
-    def __init__(self, table, rng=None, game="three_cushion", target=15, name=None, names=None):
+    def __init__(self, table, rng=None, game="three_cushion", target=15, name=None, names=None, options=""):
         self.rules, self.matchdoc, self.referee, self.report = firmware()
         self.table = table
         self.name = name if name is not None else "Table %s" % table.lstrip("t")
@@ -49,6 +50,7 @@ class SimTable:
         self.game = game
         self.target = target
         self.names = names
+        self.options = options  # more of `new`'s options: "target_A=20 target_B=15", "sets=3", ...
         self.matches = 0
         self.epoch = int(time.time())  # this table's wall clock: each match starts after the previous one
         self.new_match()
@@ -56,11 +58,13 @@ class SimTable:
     def new_match(self, names=None):
         a, b = names or self.names or self.rng.sample(NAMES, 2)
         self.ref = self.referee.Referee()
-        reason = self.ref.line('new game=%s target=%d breaker=A name_A="%s" name_B="%s"'
-                               % (self.game, self.target, a, b))
+        reason = self.ref.line('new game=%s target=%d breaker=A name_A="%s" name_B="%s" %s'
+                               % (self.game, self.target, a, b, self.options))
         assert reason is None, reason
         self.started_at = self.epoch
         self.matches += 1
+        if "warmup_s=" in self.options:
+            assert self.ref.line("warmup A") is None
 
     def line(self, text):
         """Apply one referee line (e.g. "point", "miss", "wait 20"); returns None or why it was refused."""
@@ -84,8 +88,18 @@ class SimTable:
             self.epoch = self.started_at + self.ref.now // 1000 + 60
             self.new_match()
             return self.doc(), None
+        phase = self.ref.match.phase
         self.line("wait %d" % self.rng.randint(8, 40))
-        self.line("point" if self.rng.random() < 0.45 else "miss")
+        if phase == self.rules.SET_OVER:
+            self.line("next_set")
+        elif phase == self.rules.WARMUP:
+            self.line("resume" if self.rng.random() < 0.3 else "wait 30")
+        elif phase == self.rules.LAG:  # a deciding set's lag
+            who = self.rng.choice("AB")
+            self.line("lag %s" % who)
+            self.line("choose %s break" % who)
+        else:
+            self.line("point" if self.rng.random() < 0.45 else "miss")
         if self.ref.match.phase == self.rules.TIEBREAK:
             self.line("tiebreak %s" % self.rng.choice("AB"))
         return self.doc(), (self.report_doc() if self.finished() else None)
@@ -203,6 +217,16 @@ class SSEClient:
         self.thread.join(5)
 
 
+# The formats a table may play (issue 15), as more of `new`'s options; %d is the target.
+FORMATS = {
+    "plain": lambda t: "",
+    "handicap": lambda t: "target_A=%d target_B=%d" % (t, max(1, t * 3 // 4)),
+    "sets": lambda t: "sets=3 deciding_target=%d" % max(1, t * 2 // 3),
+    "shootout": lambda t: "draw=off shootout=on innings_limit=%d" % max(5, t),
+    "warmup": lambda t: "warmup_s=120",
+}
+
+
 def main(argv=None):
     """A demo: N simulated tables playing three-cushion to the broker, until Ctrl-C."""
     from .broker import parse_broker
@@ -213,10 +237,17 @@ def main(argv=None):
     ap.add_argument("--tables", type=int, default=12)
     ap.add_argument("--interval", type=float, default=3.0, help="mean seconds between strokes at one table")
     ap.add_argument("--target", type=int, default=15)
+    ap.add_argument("--formats", default="plain", metavar="F,F",
+                    help="the formats the tables play, in turn: %s (default plain)" % ", ".join(FORMATS))
     args = ap.parse_args(argv)
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    for f in formats:
+        if f not in FORMATS:
+            ap.error("unknown format %r (%s)" % (f, ", ".join(FORMATS)))
     host, port = parse_broker(args.broker)
     rng = random.Random()
-    tables = [SimTable("t%d" % (i + 1), random.Random(i), target=args.target) for i in range(args.tables)]
+    tables = [SimTable("t%d" % (i + 1), random.Random(i), target=args.target,
+                       options=FORMATS[formats[i % len(formats)]](args.target)) for i in range(args.tables)]
     boards = [Board(host, port, t.table, args.prefix).wait() for t in tables]
     for t, b in zip(tables, boards):
         b.state(t.doc())

@@ -76,6 +76,32 @@ def fingerprint(doc):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+def _pair(pair):
+    return "%s:%s" % (pair[0], pair[1])
+
+
+def match_format(doc):
+    """How a match was played beyond the plain format, as the report and the hall write it:
+    "30:22 handicap" (each player's target), "sets 3:1 (15:9, 12:15, 15:4, 15:11)" (sets won,
+    each finished set's score), "30:30, shoot-out 2:1" (the score, and the runs of the round
+    that decided the shoot-out; in a set match after the sets). "" for a plain match. `doc` is a
+    state document or a report (checked: schema.py)."""
+    parts = []
+    players = doc.get("players") or {}
+    a, b = players.get("A") or {}, players.get("B") or {}
+    if doc.get("target") is None and a.get("target") is not None and b.get("target") is not None:
+        parts.append("%s:%s handicap" % (a["target"], b["target"]))
+    sets = doc.get("sets")
+    if sets:
+        parts.append("sets %s:%s (%s)" % (sets["won"]["A"], sets["won"]["B"],
+                                          ", ".join(_pair(x) for x in sets["scores"])))
+    shootout = doc.get("shootout")
+    if shootout and shootout.get("rounds") and doc.get("ended_by") == "shootout":
+        deciding = "shoot-out " + _pair(shootout["rounds"][-1])
+        parts.append(deciding if sets else "%s:%s, %s" % (a.get("score"), b.get("score"), deciding))
+    return ", ".join(parts)
+
+
 def valid_state(doc):
     """A state document the hall shows (schema.check_state)."""
     try:
@@ -161,9 +187,12 @@ class Result:
                "innings_limit": doc.get("innings_limit"), "result": doc.get("result"),
                "ended_by": doc.get("ended_by"), "started_at": report.get("started_at"),
                "ended_at": report.get("ended_at"), "duration_s": report.get("duration_s")}
+        out["format"] = match_format(doc)
         for p in ("A", "B"):
             d = doc["players"][p]
-            out[p] = {k: d.get(k) for k in ("name", "club", "score", "innings", "average", "high_run")}
+            total = d.get("match") or d  # a set match: over all sets
+            out[p] = {k: d.get(k) for k in ("name", "club", "target")}
+            out[p].update((k, total.get(k)) for k in ("score", "innings", "average", "high_run"))
         result = doc.get("result")
         out["winner"] = doc["players"][result].get("name") if result in ("A", "B") else None
         return out
@@ -400,7 +429,7 @@ class Hall:
             s = r.row
             row = {"received_at": local_time(s["received_at"]), "started_at": local_time(s["started_at"]),
                    "ended_at": local_time(s["ended_at"])}
-            for k in ("table", "name", "game", "target", "innings_limit", "result", "winner", "ended_by",
+            for k in ("table", "name", "game", "target", "innings_limit", "format", "result", "winner", "ended_by",
                       "duration_s", "id"):
                 row[k] = s[k]
             for p in ("A", "B"):
@@ -414,9 +443,9 @@ class Hall:
         yield out.getvalue()
 
 
-CSV_COLUMNS = ("received_at", "table", "name", "game", "target", "innings_limit",
-               "name_A", "club_A", "score_A", "innings_A", "average_A", "high_run_A",
-               "name_B", "club_B", "score_B", "innings_B", "average_B", "high_run_B",
+CSV_COLUMNS = ("received_at", "table", "name", "game", "target", "innings_limit", "format",
+               "name_A", "club_A", "target_A", "score_A", "innings_A", "average_A", "high_run_A",
+               "name_B", "club_B", "target_B", "score_B", "innings_B", "average_B", "high_run_B",
                "result", "winner", "ended_by", "started_at", "ended_at", "duration_s", "id")
 
 

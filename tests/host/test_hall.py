@@ -260,6 +260,122 @@ def test_tiles_show_each_tables_match(hall, boards, browser):
     page.close()
 
 
+FMT_JS = """(id) => {
+  const t = document.querySelector('.tile[data-table="' + CSS.escape(id) + '"]');
+  if (!t) return null;
+  const q = s => t.querySelector(s);
+  const box = t.getBoundingClientRect();
+  // Every text shown whole: inside its tile and not cut by an ellipsis.
+  const cut = [...t.querySelectorAll('.t-fmt, .p-name, .p-target, .p-inn, .p-score, .p-sets, .tile-foot span')]
+    .filter(e => e.textContent && getComputedStyle(e).display !== 'none')
+    .filter(e => { const r = e.getBoundingClientRect();
+                   return e.scrollWidth > e.clientWidth + 1 || r.right > box.right + 1 || r.bottom > box.bottom + 1; })
+    .map(e => e.className + ': ' + e.textContent);
+  const side = p => ({target: q('[data-player=' + p + '] .p-target').textContent,
+                      sets: q('[data-player=' + p + '] .p-sets').textContent,
+                      score: q('[data-player=' + p + '] .p-score').textContent,
+                      at_table: q('[data-player=' + p + ']').dataset.atTable});
+  return {fmt: q('.t-fmt').textContent, game: q('.t-game').textContent, phase: q('.f-phase').textContent,
+          run: q('.f-run').textContent,
+          countdown: q('.f-countdown').textContent, result: q('.f-result').textContent,
+          fmt_px: Math.round(parseFloat(getComputedStyle(q('.t-fmt')).fontSize)), A: side('A'), B: side('B'), cut};
+}"""
+
+
+def fmt_table(table, options, lines, target=15):
+    """A table playing one of issue 15's formats (handicap, sets, shoot-out, warm-up)."""
+    from host_tools.hall.loadgen import SimTable
+
+    t = SimTable(table, target=target, options=options, names=("Anna Kovacs", "Bela Nagy"))
+    for line in lines:
+        assert t.line(line) is None, line
+    return t
+
+
+@need_broker
+def test_tiles_show_handicap_sets_shootout_and_warmup(browser):
+    """Issue 15 on the hall's tiles at 1920x1080 with eight tables: each player's target in a
+    handicap, the sets won and the sets' scores, the shoot-out's round and its deciding runs, the
+    warm-up's clock; every text whole in its tile. The results list says the format too. (A
+    broker and a hall of its own: the module's keep other tables.)"""
+    from host_tools.hall.loadgen import Board
+
+    with running_mosquitto() as broker:
+        hall = HallProc(broker.port)
+        made = {}
+
+        def boards(table):
+            if table not in made:
+                made[table] = Board("127.0.0.1", broker.port, table).wait()
+            return made[table]
+
+        try:
+            hall.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
+            formats_on_tiles(hall, boards, browser)
+        finally:
+            for b in made.values():
+                b.close()
+            hall.stop()
+
+
+def formats_on_tiles(hall, boards, browser):
+    page = Page(browser, hall.url)
+    tables = {
+        "t1": fmt_table("t1", "target_A=30 target_B=22", ["point"]),
+        "t2": fmt_table("t2", "sets=2 deciding_target=10", ["point"] * 15 + ["point"] * 9 + ["miss", "next_set"]
+                        + ["point"] * 15 + ["point"] * 12 + ["miss", "next_set", "lag A", "choose A break", "point",
+                                                             "point", "point"]),
+        "t3": fmt_table("t3", "draw=off shootout=on", ["point"] * 60 + ["point", "point"], target=30),
+        "t4": fmt_table("t4", "warmup_s=300", ["warmup A", "wait 15"]),
+    }
+    for i in range(5, 9):  # plain matches beside them: eight tiles on the screen
+        tables["t%d" % i] = sim_table("t%d" % i, ["point"], target=30)
+    for t in tables.values():
+        boards(t.table).state(t.doc())
+    for table in tables:
+        page.wait_tile(table, lambda t: t["A"]["name"], table)
+
+    def tile(table, check, what):
+        return wait_for(lambda: page.page.evaluate(FMT_JS, table), lambda t: t is not None and check(t), 15, what)
+
+    got = tile("t1", lambda t: t["fmt"] == "30:22 handicap", "t1's handicap")
+    assert got["game"] == "Three-cushion · 30:22" and (got["A"]["target"], got["B"]["target"]) == ("30", "22")
+    assert got["A"]["sets"] == "" and not got["cut"], got
+    got = tile("t2", lambda t: t["fmt"] == "sets 1:1 (15:9, 12:15) · set 3", "t2's third set")
+    assert (got["A"]["sets"], got["B"]["sets"], got["A"]["score"], got["B"]["score"]) == ("1", "1", "3", "0")
+    assert got["game"] == "Three-cushion · 10 · best of 3" and got["A"]["target"] == "" and not got["cut"], got
+    got = tile("t3", lambda t: t["fmt"] == "30:30, shoot-out round 1 2:0", "t3's shoot-out")
+    assert got["phase"] == "Shoot-out" and got["countdown"] == "" and not got["cut"], got
+    got = tile("t4", lambda t: t["phase"].startswith("Warm-up 4:"), "t4's warm-up clock")
+    assert got["fmt"] == "" and (got["A"]["at_table"], got["B"]["at_table"]) == ("true", "false") and not got["cut"]
+    assert got["run"] == ""
+    tables["t4"].line("warmup B")  # B's follows A's: his row is marked
+    boards("t4").state(tables["t4"].doc())
+    got = tile("t4", lambda t: t["B"]["at_table"] == "true", "t4: B's warm-up")
+    assert got["phase"] in ("Warm-up 5:00", "Warm-up 4:59", "Warm-up 4:58") and got["A"]["at_table"] == "false", got
+    for t in range(5, 9):
+        assert page.page.evaluate(FMT_JS, "t%d" % t)["fmt"] == ""
+    assert tile("t2", lambda t: True, "t2")["fmt_px"] >= 14  # readable across the hall
+    # The shoot-out decided (A's run of 2, B's of 1) and a set match ended: tiles and results.
+    for line in ("miss", "point", "miss"):
+        assert tables["t3"].line(line) is None
+    for line in ["point"] * 7 + ["miss"]:
+        assert tables["t2"].line(line) is None, line
+    for table in ("t2", "t3"):
+        b = boards(table)
+        b.state(tables[table].doc())
+        b.report(tables[table].report_doc()).wait_for_publish(5)
+    got = tile("t3", lambda t: t["fmt"] == "30:30, shoot-out 2:1", "t3's shoot-out decided")
+    assert got["result"] == "Anna Kovacs wins" and not got["cut"], got
+    got = tile("t2", lambda t: t["fmt"] == "sets 2:1 (15:9, 12:15, 10:0)", "t2 decided")
+    assert not got["cut"], got
+    rows = wait_for(lambda: {r[1]: r for r in page.results()}, lambda r: len(r) == 2, what="two results")
+    assert rows["Table 3"][-2:] == ["30:30, shoot-out 2:1", "Anna Kovacs wins"]
+    assert rows["Table 2"][-2:] == ["sets 2:1 (15:9, 12:15, 10:0)", "Anna Kovacs wins"]
+    assert rows["Table 2"][4] == "37 – 24"  # a set match's score: over all its sets
+    page.close()
+
+
 def test_power_cut_shows_offline(hall, boards, browser):
     page = Page(browser, hall.url)
     b = boards("t3")

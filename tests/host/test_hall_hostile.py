@@ -369,6 +369,161 @@ def test_issue14_fields_of_the_wrong_kind_are_dropped():
     answers(hall)
 
 
+# ---- issue 15's keys: handicap, sets, shoot-out, warm-up ------------------------------------------
+
+ISSUE15_MATCHES = (
+    # a handicap (each his own target, the top-level target null), drawn on target and extended
+    ["new game=straight_rail target_A=3 target_B=2 name_A=Ann name_B=Bob", "lag A", "choose A break", "point",
+     "miss", "miss", "point", "point", "point", "point", "extend 5 4", "point", "miss", "point", "miss", "point",
+     "point"],
+    # sets through the deciding set (its lag and target), a break between sets
+    ["new game=three_cushion target=2 sets=2 deciding_target=1 name_A=Ann name_B=Bob", "lag A", "choose A break",
+     "point", "miss", "point", "miss", "point", "miss", "break_request A", "resume", "next_set", "point", "point",
+     "miss", "next_set", "lag B", "choose B break", "miss", "point"],
+    # a shoot-out after a level end that may not stand: a round of equal runs, then the longer run
+    ["new game=three_cushion target=2 draw=off shootout=on innings_limit=1", "lag A", "choose A break", "point",
+     "miss", "point", "miss", "point", "miss", "point", "miss", "point", "point", "foul push", "point", "miss"],
+    # a warm-up each, one ended by its time, one by resume
+    ["new game=three_cushion target=2 warmup_s=60 breaker=A", "warmup A", "wait 30", "warmup B", "wait 70",
+     "warmup B", "wait 5", "resume", "point", "point", "miss"],
+)
+
+
+def issue15_docs():
+    """The state documents (after every line) and the reports of ISSUE15_MATCHES, made by the firmware."""
+    from host_tools.hall.loadgen import firmware
+
+    _, matchdoc, referee, report = firmware()
+    states, reports = [], []
+    for lines in ISSUE15_MATCHES:
+        ref = referee.Referee()
+        for line in lines:
+            assert ref.line(line) is None, line
+            states.append(matchdoc.doc(ref.match, ref.now))
+        reports.append(report.build(ref.match, ref.now, 1764489600, 1764489600 + ref.now // 1000, "Table 1", "wall"))
+    return states, reports
+
+
+def test_issue15_fields_from_the_firmware_pass_whole():
+    """Every state document the firmware writes in a handicap match, a set match through its
+    deciding set, a shoot-out and a warm-up is kept whole, and their reports reach the results."""
+    states, reports = issue15_docs()
+    seen = {}
+    for d in states:
+        seen.setdefault("phase", set()).add(d["phase"])
+        seen.setdefault("ended_by", set()).add(d["ended_by"])
+        seen.setdefault("target", set()).add(d["target"])
+        for k in ("sets", "shootout", "warmup"):
+            seen.setdefault(k, set()).add(json.dumps(d[k], sort_keys=True))
+        seen.setdefault("match", set()).add(json.dumps(d["players"]["A"]["match"], sort_keys=True))
+        seen.setdefault("options", set()).add(json.dumps(
+            {k: d["options"][k] for k in ("sets", "deciding_target", "shootout", "warmup_s")}, sort_keys=True))
+    assert {"set_over", "shootout", "warmup", "break", "lag", "finished"} <= seen["phase"]
+    assert "shootout" in seen["ended_by"] and {None, 1, 2} <= seen["target"]
+    assert '{"number": 3, "scores": [[2, 1], [0, 2], [1, 0]], "to_win": 2, "won": {"A": 2, "B": 1}}' in seen["sets"]
+    assert '{"current": [2, 0], "played": 1, "rounds": [[1, 1]]}' in seen["shootout"]
+    assert '{"current": null, "played": 2, "rounds": [[1, 1], [2, 1]]}' in seen["shootout"]
+    assert {'{"left_s": 60, "player": "A"}', '{"left_s": 30, "player": "A"}', '{"left_s": 55, "player": "B"}',
+            "null"} <= seen["warmup"]
+    assert '{"average": 0.75, "high_run": 1, "innings": 4, "score": 3}' in seen["match"]
+    assert '{"deciding_target": 1, "sets": 2, "shootout": false, "warmup_s": 0}' in seen["options"]
+    assert '{"deciding_target": null, "sets": 0, "shootout": true, "warmup_s": 0}' in seen["options"]
+    assert '{"deciding_target": null, "sets": 0, "shootout": false, "warmup_s": 60}' in seen["options"]
+    hall = Hall()
+    for i, d in enumerate(states):
+        assert hall.handle("carom/t1/state", json.dumps(d).encode(), float(i)), d
+        assert hall.tables["t1"].state == d
+    for i, r in enumerate(reports):
+        assert hall.handle("carom/t%d/report" % (i + 1), json.dumps(r).encode(), 100.0 + i)[-1][0] == "result"
+    assert hall.counts["rejected"] == 0
+    assert [r.row["format"] for r in hall.results] == ["5:4 handicap", "sets 2:1 (2:1, 0:2, 1:0)",
+                                                       "1:1, shoot-out 2:1", ""]
+    rows = list(csv.DictReader(io.StringIO(hall.results_csv(server.local_time))))
+    assert [r["format"] for r in rows] == ["5:4 handicap", "sets 2:1 (2:1, 0:2, 1:0)", "1:1, shoot-out 2:1", ""]
+    assert [(r["target_A"], r["target_B"]) for r in rows] == [("5", "4"), ("1", "1"), ("2", "2"), ("2", "2")]
+    assert [(r["score_A"], r["score_B"]) for r in rows][1] == ("3", "3")  # a set match's: over all sets
+    answers(hall)
+
+
+BAD_ISSUE15_FIELDS = [
+    ("target", 0), ("target", "30"), ("target", [30]), ("target", 1.5),
+    ("phase", "set over"), ("phase", "SHOOTOUT"), ("phase", "warm_up"), ("phase", 7), ("ended_by", "shoot-out"),
+    ("players.A.target", None), ("players.A.target", 0), ("players.A.target", 10 ** 6), ("players.A.target", "3"),
+    ("players.A.target", True), ("players.B.target", [3]),
+    ("players.A.match", 3), ("players.A.match", []), ("players.A.match", {}),
+    ("players.A.match", {"score": 3, "innings": 4, "high_run": 1}),
+    ("players.A.match", {"score": -1, "innings": 4, "high_run": 1, "average": 0.75}),
+    ("players.A.match", {"score": 3, "innings": 4, "high_run": 1, "average": "0.75"}),
+    ("players.A.match", {"score": 3, "innings": 4, "high_run": 1, "average": 0.75, "sets": 2}),
+    ("players.A.match", {"score": 3, "innings": 10 ** 9, "high_run": 1, "average": 0.75}),
+    ("sets", 2), ("sets", []), ("sets", {}), ("sets", {"to_win": 2, "number": 1, "won": {"A": 0, "B": 0}}),
+    ("sets", {"to_win": 0, "number": 1, "won": {"A": 0, "B": 0}, "scores": []}),
+    ("sets", {"to_win": 10, "number": 1, "won": {"A": 0, "B": 0}, "scores": []}),
+    ("sets", {"to_win": 2, "number": 0, "won": {"A": 0, "B": 0}, "scores": []}),
+    ("sets", {"to_win": 2, "number": 18, "won": {"A": 0, "B": 0}, "scores": []}),
+    ("sets", {"to_win": 2, "number": 1, "won": {"A": 3, "B": 0}, "scores": [[1, 0]] * 3}),
+    ("sets", {"to_win": 2, "number": 1, "won": {"A": 1, "B": 0}, "scores": []}),
+    ("sets", {"to_win": 2, "number": 1, "won": {"A": 1}, "scores": [[1, 0]]}),
+    ("sets", {"to_win": 2, "number": 1, "won": {"A": 1, "B": 0, "C": 0}, "scores": [[1, 0]]}),
+    ("sets", {"to_win": 2, "number": 1, "won": {"A": 1, "B": 0}, "scores": [[1, 0, 2]]}),
+    ("sets", {"to_win": 2, "number": 1, "won": {"A": 1, "B": 0}, "scores": [[1]]}),
+    ("sets", {"to_win": 2, "number": 1, "won": {"A": 1, "B": 0}, "scores": [[10000, 0]]}),
+    ("sets", {"to_win": 2, "number": 1, "won": {"A": 1, "B": 0}, "scores": [[-1, 0]]}),
+    ("sets", {"to_win": 2, "number": 1, "won": {"A": 1, "B": 0}, "scores": [{"A": 1, "B": 0}]}),
+    ("sets", {"to_win": 9, "number": 1, "won": {"A": 9, "B": 9}, "scores": [[1, 0]] * 18}),
+    ("sets", {"to_win": 2, "number": 1, "won": {"A": 1, "B": 0}, "scores": [[1, 0]], "extra": 1}),
+    ("shootout", 1), ("shootout", []), ("shootout", {}), ("shootout", {"rounds": []}),
+    ("shootout", {"rounds": [], "played": 0, "current": [0]}),
+    ("shootout", {"rounds": [], "played": 0, "current": [0, -1]}),
+    ("shootout", {"rounds": [], "played": 0, "current": "0:0"}),
+    ("shootout", {"rounds": [[1, 1]], "played": 0, "current": None}),
+    ("shootout", {"rounds": [[1, 1]] * 33, "played": 33, "current": None}),
+    ("shootout", {"rounds": [[1, 1]] * 31, "played": 100, "current": None}),
+    ("shootout", {"rounds": [[1, 1]] * 32, "played": 100001, "current": None}),
+    ("shootout", {"rounds": [[1, 1.5]], "played": 1, "current": None}),
+    ("shootout", {"rounds": [[1, None]], "played": 1, "current": None}),
+    ("shootout", {"rounds": [[1, 1]], "played": -1, "current": None}),
+    ("shootout", {"rounds": [], "played": 0, "current": None, "winner": "A"}),
+    ("warmup", "A"), ("warmup", {}), ("warmup", {"player": "A"}), ("warmup", {"player": "C", "left_s": 30}),
+    ("warmup", {"player": None, "left_s": 30}), ("warmup", {"player": "A", "left_s": 901}),
+    ("warmup", {"player": "A", "left_s": -1}), ("warmup", {"player": "A", "left_s": "30"}),
+    ("warmup", {"player": "A", "left_s": 30, "minute": True}),
+    ("options.sets", 10), ("options.sets", -1), ("options.sets", None), ("options.sets", True),
+    ("options.deciding_target", 0), ("options.deciding_target", 10000), ("options.deciding_target", "11"),
+    ("options.shootout", "on"), ("options.shootout", 1), ("options.shootout", None),
+    ("options.warmup_s", 901), ("options.warmup_s", -5), ("options.warmup_s", 60.0), ("options.warmup_s", None),
+]
+
+
+def test_issue15_fields_of_the_wrong_kind_are_dropped():
+    """Tried on a real document with every new key set (a set match in its shoot-out, a
+    warm-up's clock): wrong types, unknown names, a pair of one or three, scores and rounds out of
+    range, more sets or rounds than there can be, sets won that do not add up to the sets'
+    scores, rounds that do not fit the rounds played, missing and unknown keys, and lists
+    nested 900 deep in each new key. Each is dropped and counted as a schema (or json) drop;
+    the table keeps its last good document."""
+    states, _ = issue15_docs()
+    good = next(d for d in states if d["sets"] and d["players"]["A"]["match"])
+    good = with_field(good, "shootout", {"rounds": [[1, 1]], "played": 1, "current": [2, 0]})
+    good = with_field(good, "warmup", {"player": "B", "left_s": 900})
+    good["target"] = None
+    hall = Hall()
+    assert hall.handle("carom/t1/state", json.dumps(good).encode(), 1.0)
+    for path, value in BAD_ISSUE15_FIELDS:
+        assert hall.handle("carom/t1/state", json.dumps(with_field(good, path, value)).encode(), 2.0) == [], \
+            (path, value)
+    paths = ("players.A.target", "players.A.match", "players.B.match.score", "sets", "sets.won", "sets.won.A",
+             "sets.scores", "shootout", "shootout.rounds", "shootout.current", "warmup", "warmup.left_s",
+             "options.sets", "options.warmup_s")
+    for depth in (3, 20, 900):  # within the parser's nesting limit: the schema refuses it; beyond: the parser
+        for path in paths:
+            payload = json.dumps(with_field(good, path, "DEEP")).replace('"DEEP"', nested(depth)).encode()
+            assert hall.handle("carom/t1/state", payload, 3.0) == [], (path, depth)
+    assert hall.counts["dropped"] == {"schema": len(BAD_ISSUE15_FIELDS) + 2 * len(paths), "json": len(paths)}
+    assert hall.tables["t1"].state == good
+    answers(hall)
+
+
 def formula_parts(text):
     """Every part of a CSV cell a spreadsheet might read as a cell of its own, as it would begin."""
     import re
@@ -399,7 +554,7 @@ def test_csv_guards_every_part_of_every_cell():
     for line in text.splitlines()[1:]:
         for field in line.split(";"):
             assert field.strip(' "')[:1] not in ("=", "+", "-", "@"), line
-    a = {r[6] for r in rows[1:]}
+    a = {r[rows[0].index("name_A")] for r in rows[1:]}
     assert {"Kim;'=1+2;", "Kim, '+1", "a;'@SUM(1)", "x; '-2", "'=1", "Jean-Pierre", "'+36 1"} <= a
 
 

@@ -233,3 +233,57 @@ def test_out_that_cannot_be_a_folder_is_refused_before_the_board(tmp_path):
     assert existing.read_text() == "keep me"
     got = carom("report", "--device", device, "--out", str(tmp_path / "new"))  # a folder that can be made:
     assert got.returncode == 1 and "cannot open %s (no such port)" % device in got.stderr  # on to the port
+
+
+def test_handicap_sets_and_shootout_in_every_format(tmp_path):
+    """Issue 15: the sheet, the CSV and the command's line say "30:22 handicap" (each player's
+    target), "sets 2:1 (2:1, 0:2, 1:0)" with the innings set by set (each set's totals from 0)
+    and the match's totals over all sets, and "1:1, shoot-out 2:1" with every round's runs."""
+    handicap = firmware_match(1, ["new game=straight_rail target_A=30 target_B=22 name_A=Anna name_B=Bela",
+                                  "lag A", "choose A break", "point", "miss", "point", "point", "miss", "abandon B"])
+    sets = firmware_match(2, [
+        "new game=three_cushion target=2 sets=2 deciding_target=1 name_A=Anna name_B=Bela", "lag A",
+        "choose A break", "point", "miss", "point", "miss", "point", "miss", "next_set", "point", "point", "miss",
+        "next_set", "lag B", "choose B break", "miss", "point"])
+    shootout = firmware_match(3, [
+        "new game=three_cushion target=2 draw=off shootout=on innings_limit=1 name_A=Anna name_B=Bela", "lag A",
+        "choose A break", "point", "miss", "point", "miss", "point", "miss", "point", "miss", "point", "point",
+        "foul push", "point", "miss"])
+    assert [m.format() for m in (handicap, sets, shootout)] == [
+        "30:22 handicap", "sets 2:1 (2:1, 0:2, 1:0)", "1:1, shoot-out 2:1"]
+    assert shootout.result_text() == "Anna wins (shoot-out 2:1)"
+    assert [(r["inning"], r["A"], r["B"]) for r in sets.rows(2)] == [(1, (0, 0, "E"), (2, 2, ""))]
+    assert shootout.shootout_rows() == [(1, 1, 1), (2, 2, 1)]
+    write_reports([handicap, sets, shootout], ["csv", "html"], str(tmp_path))
+    rows = read_csv(tmp_path / "matches.csv")
+    assert [(r["target"], r["format"], r["A_target"], r["B_target"]) for r in rows] == [
+        ("", "30:22 handicap", "30", "22"), ("1", "sets 2:1 (2:1, 0:2, 1:0)", "1", "1"),
+        ("2", "1:1, shoot-out 2:1", "2", "2")]
+    assert [(r["A_score"], r["B_score"], r["A_innings"], r["A_average"]) for r in rows][1] == ("3", "3", "4", "0.750")
+    assert rows[2]["ended_by"] == "shootout" and rows[2]["winner"] == "Anna"
+    inns = [r for r in read_csv(tmp_path / "innings.csv") if r["match"] == "2"]
+    assert [(r["set"], r["player"], r["inning"], r["run"], r["total"]) for r in inns] == [
+        ("1", "A", "1", "1", "1"), ("1", "B", "1", "1", "1"), ("1", "A", "2", "1", "2"), ("1", "B", "2", "0", "1"),
+        ("2", "B", "1", "2", "2"), ("2", "A", "1", "0", "0"), ("3", "B", "1", "0", "0"), ("3", "A", "1", "1", "1")]
+    inns = [r for r in read_csv(tmp_path / "innings.csv") if r["match"] == "3"]
+    assert [(r["shootout"], r["player"], r["inning"], r["run"], r["total"], r["fouls"]) for r in inns] == [
+        ("False", "A", "1", "1", "1", ""), ("False", "B", "1", "1", "1", ""), ("True", "A", "1", "1", "", ""),
+        ("True", "B", "1", "1", "", ""), ("True", "A", "2", "2", "", "push"), ("True", "B", "2", "1", "", "")]
+    page = (tmp_path / "match-000001.html").read_text()
+    for text in ("Straight rail to 30:22 points, 30:22 handicap", "<th>Target</th><td>30:22 points</td>",
+                 "<th>Target</th><td>30</td><td>22</td>", "<th>Format</th><td>30:22 handicap</td>"):
+        assert text in page, text
+    page = (tmp_path / "match-000002.html").read_text()
+    body = page.split("<tbody>\n")[1].split("</tbody>")[0]
+    assert [line for line in body.splitlines() if "Set" in line] == [
+        '<tr class="set"><th colspan="7">Set 1: 2:1</th></tr>', '<tr class="set"><th colspan="7">Set 2: 0:2</th></tr>',
+        '<tr class="set"><th colspan="7">Set 3: 1:0</th></tr>']
+    for text in ("<th>Sets</th><td>first to 2; the deciding set to 1</td>",
+                 '<tr><th>Sets</th><td colspan="3">2</td><td colspan="3">1</td></tr>',
+                 '<tr><th>Score</th><td colspan="3">3</td><td colspan="3">3</td></tr>',
+                 '<tr><th>GD</th><td colspan="3">0.750</td><td colspan="3">0.750</td></tr>'):
+        assert text in page, text
+    page = (tmp_path / "match-000003.html").read_text()
+    for text in ("<th>Shoot-out round</th><th>A: Anna</th><th>B: Bela</th>", "<tr><td>2</td><td>2</td><td>1</td></tr>",
+                 "Result: Anna wins (shoot-out 2:1)", "<th>Format</th><td>1:1, shoot-out 2:1</td>"):
+        assert text in page, text

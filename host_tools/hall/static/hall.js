@@ -55,11 +55,15 @@ function buildTile(id) {
   e.dataset.table = id;
   const head = el("header", "tile-head", e);
   const parts = {name: el("span", "t-name", head), game: el("span", "t-game", head), status: el("span", "t-status", head)};
+  parts.fmt = el("div", "t-fmt", e);  // handicap, sets, shoot-out: shown only in such a match
   for (const p of ["A", "B"]) {
     const row = el("div", "pl", e);
     row.dataset.player = p;
-    parts[p] = {row, name: el("span", "p-name", row), inn: el("span", "p-inn", row), score: el("span", "p-score", row)};
+    parts[p] = {row, name: el("span", "p-name", row), target: el("span", "p-target", row), inn: el("span", "p-inn", row),
+                score: el("span", "p-score", row), sets: el("span", "p-sets", row)};
     parts[p].inn.title = "innings";
+    parts[p].target.title = "his target (handicap)";
+    parts[p].sets.title = "sets won";
   }
   const foot = el("footer", "tile-foot", e);
   for (const k of ["run", "countdown", "eq", "phase", "result"]) parts[k] = el("span", "f-" + k, foot);
@@ -98,8 +102,44 @@ function resultText(s) {
   return "";
 }
 
+function pair(x) { return x[0] + ":" + x[1]; }
+
+function handicap(s) {
+  const A = s.players.A, B = s.players.B;
+  return s.target === null && A.target != null && B.target != null;
+}
+
+// How the match is played beyond the plain format, as the report and the results say it
+// (model.match_format): "30:22 handicap", "sets 3:1 (15:9, 12:15, 15:4, 15:11)", "30:30,
+// shoot-out 2:1"; while it is played, which set, and the shoot-out's round and its runs.
+function formatText(s) {
+  const parts = [], A = s.players.A, B = s.players.B, over = s.phase === "finished";
+  if (handicap(s)) parts.push(A.target + ":" + B.target + " handicap");
+  if (s.sets) {
+    let t = "sets " + s.sets.won.A + ":" + s.sets.won.B;
+    if (s.sets.scores.length) t += " (" + s.sets.scores.map(pair).join(", ") + ")";
+    if (!over && s.phase !== "set_over") t += " · set " + s.sets.number;
+    parts.push(t);
+  }
+  const so = s.shootout;
+  if (so) {
+    let t = "";
+    if (s.phase === "shootout") t = "shoot-out round " + (so.played + 1) + (so.current ? " " + pair(so.current) : "");
+    else if (s.ended_by === "shootout" && so.rounds.length) t = "shoot-out " + pair(so.rounds[so.rounds.length - 1]);
+    if (t) parts.push(s.sets ? t : A.score + ":" + B.score + ", " + t);
+  }
+  return parts.join(", ");
+}
+
 function phaseText(s, t) {
   if (s.phase === "lag") return "Lag";
+  if (s.phase === "warmup" && s.warmup) {  // whose: his row is marked
+    if (s.warmup.left_s === null || s.warmup.left_s === undefined) return "Warm-up";
+    const left = Math.max(0, s.warmup.left_s - Math.floor((Date.now() - t.receivedAt) / 1000));
+    return "Warm-up " + clock(left);
+  }
+  if (s.phase === "set_over") return "Set over";
+  if (s.phase === "shootout") return "Shoot-out";
   if (s.phase === "break") {
     if (s.break_left_s === null || s.break_left_s === undefined) return "Break";
     const left = Math.max(0, s.break_left_s - Math.floor((Date.now() - t.receivedAt) / 1000));
@@ -121,27 +161,40 @@ function draw(id, data) {
     t.el.dataset.state = "none";
     t.el.dataset.phase = "";
     p.game.textContent = "no match";
-    for (const k of ["A", "B"]) { p[k].name.textContent = ""; p[k].inn.textContent = ""; p[k].score.textContent = ""; }
+    p.fmt.textContent = "";
+    t.el.dataset.fmt = "false";
+    for (const k of ["A", "B"]) {
+      for (const f of ["name", "target", "inn", "score", "sets"]) p[k][f].textContent = "";
+    }
     for (const k of ["run", "countdown", "eq", "phase", "result"]) p[k].textContent = "";
   } else {
     t.el.dataset.state = "match";
     t.el.dataset.phase = s.phase;
     t.el.dataset.turn = s.turn || "";
     t.el.dataset.result = s.result || "";
-    let game = (GAMES[s.game] || s.game) + " · " + s.target;
+    const hc = handicap(s);
+    let game = (GAMES[s.game] || s.game) + " · " + (hc ? s.players.A.target + ":" + s.players.B.target : s.target);
     if (s.innings_limit) game += " in " + s.innings_limit;
+    if (s.sets) game += " · best of " + (2 * s.sets.to_win - 1);
     p.game.textContent = game;
+    const fmt = formatText(s);
+    p.fmt.textContent = fmt;
+    p.fmt.title = fmt;
+    t.el.dataset.fmt = String(fmt !== "");
     for (const k of ["A", "B"]) {
       const pl = s.players[k];
       p[k].name.textContent = pl.name || "Player " + k;
+      p[k].target.textContent = hc ? String(pl.target) : "";
       p[k].inn.textContent = pl.innings;
       p[k].score.textContent = pl.score;
-      p[k].row.dataset.atTable = String(s.turn === k);
+      p[k].sets.textContent = s.sets ? String(s.sets.won[k]) : "";
+      p[k].row.dataset.atTable = String(s.phase === "warmup" && s.warmup ? s.warmup.player === k : s.turn === k);
       p[k].row.dataset.winner = String(s.result === k);
     }
-    const over = s.phase === "finished" || s.phase === "tiebreak";
-    p.run.textContent = !over && s.turn ? "Run " + s.current_run : "";
-    p.countdown.textContent = s.countdown !== null && s.countdown !== undefined && !over ? "Last " + s.countdown : "";
+    const over = s.phase === "finished" || s.phase === "tiebreak" || s.phase === "set_over";
+    p.run.textContent = !over && s.turn && s.phase !== "warmup" ? "Run " + s.current_run : "";
+    p.countdown.textContent = s.countdown !== null && s.countdown !== undefined && !over && s.phase !== "shootout"
+      ? "Last " + s.countdown : "";
     p.eq.textContent = s.equalizing_inning ? "Equalizing inning" : "";
     p.phase.textContent = phaseText(s, t);
     p.result.textContent = resultText(s);
@@ -185,11 +238,13 @@ function resultRow(r) {
   tr.dataset.table = r.table;
   const A = r.A, B = r.B;
   const cells = [
-    [when(r.ended_at || r.received_at)], [r.name], [(GAMES[r.game] || r.game) + " · " + r.target],
+    [when(r.ended_at || r.received_at)], [r.name],
+    [(GAMES[r.game] || r.game) + " · " + (r.target === null ? A.target + ":" + B.target : r.target)],
     [A.name, "r"], [A.score + " – " + B.score, "c score"], [B.name],
     [A.innings === B.innings ? String(A.innings) : A.innings + " / " + B.innings, "c"],
     [Number(A.average).toFixed(3) + " / " + Number(B.average).toFixed(3), "c"],
     [A.high_run + " / " + B.high_run, "c"],
+    [r.format || ""],
     [r.result === "A" || r.result === "B" ? winsText(r.result, r.ended_by, {A: A.name || "Player A", B: B.name || "Player B"})
       : r.result === "draw" ? "Draw" : r.result === "tiebreak" ? "Tie-break" : (r.result || "")],
   ];
@@ -253,12 +308,13 @@ function connect() {
   es.addEventListener("broker", e => showBroker(JSON.parse(e.data)));
 }
 
-// The wall clock in the corner, and the half-time break's countdown, once a second.
+// The wall clock in the corner, and the break's and the warm-up's countdowns, once a second.
 function tick() {
   document.getElementById("clock").textContent =
     new Date().toLocaleTimeString([], {hour: "2-digit", minute: "2-digit"});
   for (const t of tiles.values()) {
-    if (t.data && t.data.state && t.data.state.phase === "break") t.parts.phase.textContent = phaseText(t.data.state, t);
+    const s = t.data && t.data.state;
+    if (s && (s.phase === "break" || s.phase === "warmup")) t.parts.phase.textContent = phaseText(s, t);
   }
 }
 setInterval(tick, 1000);

@@ -95,6 +95,8 @@ class Page:
         for d in layout["displays"]:
             for part in d["show"]:
                 self.fields[part["field"]] = (d["key"], d["kind"], part["at"], part["width"])
+        if "countdown" not in self.fields and "sets" in self.fields:  # issue 15: the sets field shows it
+            self.fields["countdown"] = self.fields["sets"]
 
     def chip(self, key):
         return self.page.evaluate(READ_JS, key)
@@ -347,7 +349,11 @@ def test_blink_brightness_colon_plug_clock_keys_two_pages(browser, configured, t
     assert float(page.get_attribute('.board[data-board="0"]', "data-t")) >= t_before + 60
     # Shift+A: a long press (1.5 s) of A.point, which undoes the newest entry: the break request.
     page.keyboard.press("Shift+A")
-    p.wait_text("clock", "    ", timeout=6)
+    # No break and no shot clock: the match's time since its first stroke, h:mm with the colon
+    # (issue 14). The undo took the break's minute back: time goes on from the newest entry's
+    # (rules.Match.resume_at), seconds after the first stroke.
+    p.wait_text("clock", " 0:00", timeout=6)
+    assert p.chip("0x75")["colon"] is True
     assert p.led("B.turn") == "1" and p.text("A.score") == "   2"
     assert any("A.point long press 1.50 s" in x for x in p.log_lines())
     assert clock and p.errors == [] and other.errors == []

@@ -96,12 +96,17 @@ def flash_for(where, config, holes=0):
     return configure(heap_firmware(where), config, holes)
 
 
-def _boot_figures(exe, heap):
+# A match with the formats (formats.py in RAM with it): sets with a deciding set, the shoot-out, a warm-up.
+FORMATS_MATCH = {"game": "three_cushion", "target": 15, "sets": 3, "deciding_target": 11, "shootout": True,
+                 "warmup_s": 300}
+
+
+def _boot_figures(exe, heap, match=None):
     """Boot with Wi-Fi, MQTT (when mosquitto is there) and the radio configured, twice."""
     from ..simulator.vboard import VirtualBoard
 
     broker = None
-    config = {"board": "wall", "match": {"game": "straight_rail", "target": 200}, "radio": RADIO}
+    config = {"board": "wall", "match": match or {"game": "straight_rail", "target": 200}, "radio": RADIO}
     import sys
 
     sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
@@ -193,6 +198,7 @@ def heap_section():
     for name, exe, heap in runs:
         r = results[name] = {}
         r["boot"] = _boot_figures(exe, heap)
+        r["boot_formats"] = _boot_figures(exe, heap, FORMATS_MATCH)
         r["long"] = _long_match_figures(exe, heap, 4096 if heap else 0)
         if heap:
             r["long_2k"] = _long_match_figures(exe, heap, 2048)
@@ -215,6 +221,8 @@ def heap_section():
     row("  free", lambda r: r["boot"]["boot2"]["free"])
     row("  largest free block", lambda r: r["boot"]["boot2"]["largest"])
     row("  running, highest live (6 s each start)", lambda r: r["boot"]["run_peak"])
+    row("the same with a set match (sets, shoot-out, warm-up): first", lambda r: r["boot_formats"]["boot1"]["live"])
+    row("  the next start: live", lambda r: r["boot_formats"]["boot2"]["live"])
     row("3,000-entry match: highest live (goal <= 81920)", lambda r: r["long"]["peak"])
     row("  then the power cut and restore: highest live", lambda r: r["long"]["peak_with_restore"])
     row("  entries restored", lambda r: r["long"]["restored"])

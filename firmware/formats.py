@@ -68,6 +68,7 @@ _F_MISS = const(0)
 MAX_SETS = const(9)  # sets_to_win at most: 17 sets
 ROUNDS = const(32)  # shoot-out rounds kept (the newest; more are counted)
 _AT = const(39)  # where a checkpoint keeps this module's fields (rules._N_STATE)
+_RUN_AT = const(8)  # where it keeps the run (rules._FIELDS)
 
 # Why an event is refused (reasons.py reads these lines).
 _SET_IS_OVER = const(42)  # the set is over: next_set starts the next one
@@ -78,7 +79,7 @@ _WARMUP_LATE = const(46)  # the warm-up is before the first stroke
 _NO_TIMEOUT_HERE = const(47)  # no time-out in a shoot-out
 _BREAK_BETWEEN_SETS = const(48)  # in a set match the break is between sets
 _BREAK_TAKEN = const(16)  # the break was taken already
-_NOT_AT_TABLE = const(3)  # that player is not at the table
+_BREAK_OFF = const(18)  # no break in this match
 _BAD_PLAYER = const(10)  # player must be A or B
 
 
@@ -117,9 +118,16 @@ def save(m, st):
         st[_AT + 6 + p] = m.sets_won[p]
         st[_AT + 8 + p] = m.match_score[p]
         st[_AT + 10 + p] = m.match_high[p]
+    # A shoot-out's run (during it, and after it ended the match or the set) is not one of
+    # the players' innings: the checkpoint keeps it apart, and the shooter's own last run
+    # where rules.Match._load puts it back into his runs.
+    st[_AT + 12] = m.run
+    if m.shooter != _NOBODY:
+        st[_RUN_AT] = m.run_of(m.shooter, m.played[m.shooter] - 1)
 
 
 def load(m, st):
+    """A checkpoint's fields (rules.Match._load, after the players' runs)."""
     m.set_no = st[_AT]
     m.first_breaker = st[_AT + 1]
     m.so_round = st[_AT + 2]
@@ -130,6 +138,12 @@ def load(m, st):
         m.sets_won[p] = st[_AT + 6 + p]
         m.match_score[p] = st[_AT + 8 + p]
         m.match_high[p] = st[_AT + 10 + p]
+    m.run = st[_AT + 12]
+    if m.phase == _SHOOTOUT:  # the round under way: its runs may be a later one's (undone)
+        j = m.so_round % ROUNDS
+        m.so_runs[j + m.turn * ROUNDS] = m.run
+        if m.turn == m.breaker:
+            m.so_runs[j + (1 - m.turn) * ROUNDS] = 0
 
 
 # ---- what the formats decide -------------------------------------------------------
@@ -155,23 +169,22 @@ def check(m, code, arg):
             return _BREAK_BETWEEN_SETS if phase == _RUNNING else -1
         if arg != 0 and arg != 1:
             return _BAD_PLAYER
+        if not m.break_ms:
+            return _BREAK_OFF
         return _BREAK_TAKEN if m.break_taken else None
-    if phase == _SET_OVER and (_E_POINT <= code <= _E_FOUL or code == _E_TIMEOUT or code == _E_JUMPED
-                               or code == _E_LAG):
+    if ((phase == _SET_OVER or phase == _BREAK and m.turn == _NOBODY)  # between sets
+            and (_E_POINT <= code <= _E_FOUL or code == _E_TIMEOUT or code == _E_JUMPED or code == _E_LAG)):
         return _SET_IS_OVER
-    if phase == _SHOOTOUT:
-        if code == _E_TIMEOUT:
-            return _NO_TIMEOUT_HERE
-        if _E_POINT <= code <= _E_FOUL or code == _E_JUMPED:
-            p = (arg >> 4 if code == _E_FOUL or code == _E_JUMPED else arg) - 1
-            return _NOT_AT_TABLE if p != _NOBODY and p != m.turn else None
-    return -1
+    if phase == _SHOOTOUT and code == _E_TIMEOUT:
+        return _NO_TIMEOUT_HERE
+    return -1  # a stroke in the shoot-out: rules.py checks it as any (the player, the zone)
 
 
 def _before_first_stroke(m):
-    """No stroke played yet: the lag, or the breaker (preset) not yet at it."""
+    """No stroke played yet: the lag (not the deciding set's), or the breaker (preset) not yet
+    at it."""
     if m.phase == _LAG:
-        return True
+        return m.set_no == 1
     return (m.phase == _RUNNING and m.set_no == 1 and m.innings[0] + m.innings[1] == 1 and not m.run
             and m.last_foul < 0 and m.score[0] + m.score[1] == 0)
 

@@ -13,7 +13,7 @@ internals, as part of rules.py (matchsetup.py is its other cold half).
 from matchnames import (BAD_KIND, BAD_PLAYER, BAD_TARGET, CALLS, CLOSED, E_ABANDON, E_CALL, E_EXTEND,
                         E_FROZEN, E_FROZEN_CHOICE, E_JUMPED, E_LAG_COLLISION, E_LAG_FAULT, E_LAG_TIE, E_LEFT,
                         E_NEXT_SET, E_REVIEW, E_TIEBREAK, E_WARMUP, END_INNINGS, GAMES, LAG_FAULTS, MAX_TARGET, NO_MEMORY, RESPOT_3C,
-                        RESPOT_CHOICE, RESPOT_FREE_BALL, RESPOT_MASSE, RESPOT_START, RUNNING)
+                        RESPOT_CHOICE, RESPOT_FREE_BALL, RESPOT_MASSE, RESPOT_START, RUNNING, WARMUP)
 from matchsetup import keep_extension
 from rules import A, B, EQUALIZING, FINISHED, LAG, NOBODY, R_DRAW, TIEBREAK
 
@@ -106,6 +106,8 @@ def _check(m, code, arg):
             return _IN_LAG
         if phase == FINISHED or phase == TIEBREAK:
             return _FINISHED_ALREADY
+        if m.turn == NOBODY or phase == WARMUP:  # between sets, in a warm-up: no balls in play
+            return _NOT_PLAYING
         return None
     if code == E_TIEBREAK:
         if phase != TIEBREAK:
@@ -245,9 +247,9 @@ def next_set(m, now):
 
 def warmup(m, p, now):
     """p's warm-up starts, before the first stroke (rules.Match.warmup)."""
-    if m.fmt is None or not m.warmup_ms:
+    if m.fmt is None:
         return _NO_FORMATS
-    return m._event(E_WARMUP, p, now)
+    return m._event(E_WARMUP, p, now)  # checked by formats.py
 
 
 def close(m, now):

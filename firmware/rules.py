@@ -121,7 +121,7 @@ _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than thi
 _RUNS = const(64)  # innings' runs per chunk of a player's runs
 _RSHIFT = const(6)  # _RUNS == 1 << _RSHIFT
 _RLOW = const(63)
-_N_STATE = const(51)  # ints in a checkpoint (_save): _FIELDS, _PAIRS' two each, then formats.py's 12
+_N_STATE = const(52)  # ints in a checkpoint (_save): _FIELDS, _PAIRS' two each, then formats.py's 13
 _WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the others back
 
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
@@ -481,11 +481,11 @@ class Match:
             pair[1] = st[i + 1]
             i += 2
             j += 1
-        if self.fmt is not None:
-            self.fmt.load(self, st)
         if self.shooter != NOBODY:
             i = self.played[self.shooter] - 1
             self._runs[self.shooter][i >> _RSHIFT][i & _RLOW] = self.run
+        if self.fmt is not None:  # after the runs: a shoot-out's run is not an inning's (formats.save)
+            self.fmt.load(self, st)
 
     # ---- clocks ------------------------------------------------------------
 
@@ -558,8 +558,8 @@ class Match:
 
     def elapsed_ms(self, now):
         """The match's time from its first stroke (III.4.2), stopped at its end; -1 before the
-        first stroke (in the lag, or a match that ended there)."""
-        if not self.played[A] + self.played[B]:
+        first stroke (in the lag, or a match that ended there) and in a warm-up (formats.py)."""
+        if not self.played[A] + self.played[B] or self.phase == _WARMUP:
             return -1
         done = self.phase == FINISHED or self.phase == TIEBREAK
         return (self.end_t if done else self._time(now)) - self.start_t

@@ -239,6 +239,7 @@ def scan(st, match, version):
     seq = 0
     seg = 0
     arg2 = -1
+    dangling = None  # the newest second argument: (its seq, its segment, the good bytes before it)
     full = SEG_RECORDS * REC_SIZE
     while True:
         data = history.read(st, st._segment_path(gen, seg), full + 1)
@@ -252,10 +253,13 @@ def scan(st, match, version):
                 closed = False
             elif kind == K_ARG2:
                 arg2 = arg
+                dangling = (seq, seg, data[:good * REC_SIZE])
             elif kind == K_UNDO:
                 match.pop()
+                arg2 = -1  # a second argument is the next record's, an entry's, or none's
                 closed = False
             elif kind == K_CLOSE:
+                arg2 = -1
                 closed = True
             elif kind != K_START or seq:
                 break
@@ -272,6 +276,9 @@ def scan(st, match, version):
         if len(data) != good * REC_SIZE or later_segments(st, seg):
             st.errors |= ERR_JOURNAL
             tail = (seg, data[:good * REC_SIZE], len(data) > 0)
+        if dangling is not None and dangling[0] == seq - 1:  # no entry after it (a power cut
+            tail = (dangling[1], dangling[2], True)  # between an extension's B target and its
+            seq -= 1  # entry): cut it, or the next extension played would take it as its own
         break
     st.seq = seq
     st.count = match.n

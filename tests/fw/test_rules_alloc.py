@@ -120,3 +120,75 @@ def test_undo_replays_the_new_entries_without_allocating():
             assert locked(lambda: m.elapsed_ms(now)) >= -1
             assert locked(lambda: m.out_next()) in (True, False)
         assert m.lag_ties == 0 and m.reviews == 0 and m.phase == rules.LAG
+
+
+def test_a_set_match_with_the_shootout_does_not_allocate():
+    # Issue 15's formats (formats.py, loaded with the match): in a set match with the shoot-out
+    # and a warm-up, the presses allocate nothing: points, misses, a foul, the set-winning point,
+    # the shoot-out's strokes and its end, undo back across a set's end and across next_set, and
+    # the clock's tick through a warm-up and its end. next_set and warmup themselves are words of
+    # the referee that go through the cold module matchevents (loaded for the call): they may
+    # allocate, by design, as the other rarer events do.
+    if heap_lock is None:
+        raise SkipTest("needs micropython.heap_lock")
+    import matchevents
+
+    now = (1 << 30) - 5000  # the ms counter wraps during the test
+    m = rules.Match(capacity=1024, game="straight_rail", target=3, breaker=rules.A, sets=2, shootout=True,
+                    warmup_s=60)
+    m.new(now, **m.options())
+    for i in range(5):  # warm up: attribute slots exist, the formats' code is loaded
+        m.point(rules.NOBODY, now)
+        m.undo(now)
+    m.reserve()
+    assert matchevents.warmup(m, rules.A, now) is None
+    assert m.phase == rules.WARMUP
+    later = ticks_add(now, 30000)
+    assert locked(lambda: m.tick(later)) == 0
+    assert locked(lambda: m.elapsed_ms(later)) == -1
+    end = ticks_add(now, 60000)
+    assert locked(lambda: m.tick(end)) == 1  # its time is over: an entry, logged without allocating
+    assert m.phase == rules.RUNNING
+    now = end
+
+    def press(*calls):
+        for call in calls:
+            assert locked(call) is None
+    # Set 1: A misses, B 2 and a miss, A a foul, B the set-winning point (he did not break).
+    press(lambda: m.miss(rules.A, now), lambda: m.point(rules.B, now), lambda: m.point(rules.B, now),
+          lambda: m.miss(rules.B, now), lambda: m.foul(rules.A, 3, now), lambda: m.point(rules.B, now))
+    assert m.phase == rules.SET_OVER and m.sets_won[rules.B] == 1
+    press(lambda: m.undo(now))  # back across the set's end
+    assert m.phase == rules.RUNNING and m.sets_won[rules.B] == 0
+    press(lambda: m.point(rules.B, now))
+    assert m.phase == rules.SET_OVER
+    assert matchevents.next_set(m, now) is None  # the cold module: may allocate
+    press(lambda: m.undo(now))  # back across next_set
+    assert m.phase == rules.SET_OVER and m.set_no == 1
+    assert matchevents.next_set(m, now) is None
+    assert m.turn == rules.B
+    # Set 2: B breaks and makes 3; A equalizes: a drawn set, to the shoot-out.
+    press(lambda: m.point(rules.B, now), lambda: m.point(rules.B, now), lambda: m.point(rules.B, now))
+    assert m.phase == rules.EQUALIZING
+    press(lambda: m.point(rules.A, now), lambda: m.point(rules.A, now), lambda: m.point(rules.A, now))
+    assert m.phase == rules.SHOOTOUT and m.turn == rules.B
+    # Shoot-out: 1:1, another round; then B 2, A 1: B wins the set and the match.
+    press(lambda: m.point(rules.B, now), lambda: m.miss(rules.B, now), lambda: m.point(rules.A, now),
+          lambda: m.foul(rules.A, 3, now))
+    assert m.so_round == 1 and m.phase == rules.SHOOTOUT
+    press(lambda: m.undo(now), lambda: m.foul(rules.A, 3, now))
+    assert locked(lambda: m.timeout(rules.B, now)) is not None  # no time-out in it: refused, no allocation
+    press(lambda: m.point(rules.B, now), lambda: m.point(rules.B, now), lambda: m.miss(rules.B, now),
+          lambda: m.point(rules.A, now), lambda: m.miss(rules.A, now))
+    assert m.phase == rules.FINISHED and m.result == rules.R_B and m.ended_by == rules.END_SHOOTOUT
+    assert m.sets_won[rules.A] == 0 and m.sets_won[rules.B] == 2
+    press(lambda: m.undo(now))
+    assert m.phase == rules.SHOOTOUT
+    assert locked(lambda: m.countdown()) == -1
+    assert locked(lambda: m.elapsed_ms(now)) >= 0
+    assert locked(lambda: m.tick(ticks_add(now, 500000))) == 0  # no clock runs in the shoot-out
+    # Undo entry by entry, the heap locked all the way back (replays through every kind).
+    while m.n:
+        code = m.entry(m.n - 1)[0]
+        assert locked(lambda: m.undo(now)) is None, code
+    assert m.phase == rules.RUNNING and m.set_no == 1

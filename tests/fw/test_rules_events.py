@@ -48,7 +48,8 @@ def rebuilt(m):
     """A new match with m's options and its entries applied one by one (m's clock base)."""
     f = rules.Match(**m.options())
     for i in range(m.n):
-        matchsetup.apply(f, *m.entry(i))
+        code, arg, t = m.entry(i)
+        matchsetup.apply(f, code, arg, t, matchsetup.arg2(m, i) if code == rules.E_EXTEND else -1)  # a handicap's B
     f._base = m._base
     f.closed = m.closed
     return f

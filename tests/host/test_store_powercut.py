@@ -8,6 +8,9 @@ scripted evening, on both interpreters.  Here (CPython) the same check runs
   * with a second power cut at every write boundary of the recovery itself
     (the reboot's load, which cuts a torn tail, and the referee entering the
     lost event again), then a third boot.
+  * on issue 15's formats: a handicap's extension to two targets (two records: the B
+    target's, kind 5, then the entry; a cut between them), sets with next_set and a break
+    between sets, the shoot-out, the warm-up.
 Every boot must show the state after the event being saved or after the one
 before, and after the event is entered again, the state after it.
 """
@@ -114,7 +117,7 @@ def cut_matrix(lines, model, medium, second_cut=False):
         steps = clean.steps
         seq = s.seq
         assert persist(s, r, line) is None, line
-        assert s.seq <= seq + 1 or line.startswith("new "), "one record per line: " + line
+        assert s.seq <= seq + 1 or line.startswith(("new ", "extend ")), "one record per line: " + line
         for k in range(clean.steps - steps):
             fs = FaultFs(medium.thaw(frozen), model)
             cut_while_saving(fs, root, r, line, k)
@@ -184,3 +187,21 @@ def test_random_matches(first, events, model):
             lines.append(line)
             closed = r.match.closed
     cut_matrix(lines, model, MemMedium())
+
+
+FORMAT_LINES = [
+    "new game=three_cushion target_A=3 target_B=2 breaker=A name_A=Hc",
+    "point", "point", "point", "point", "point", "extend 5 4", "point", "miss", "point B", "undo", "point B",
+    "miss B", "point", "point B", "extend 6 6", "point", "miss B",
+    "new game=straight_rail target=1 sets=2 deciding_target=1 shootout=on break_s=20 warmup_s=30",
+    "warmup A", "wait 31", "lag A", "choose A break", "point", "miss B", "break_request B", "resume", "next_set",
+    "point B", "point A", "point B", "miss B", "miss A", "undo", "point A", "miss A", "miss B", "point A",
+    "miss A", "close", "report",
+]
+
+
+def test_format_matches_with_a_cut_at_every_boundary():
+    lines = [line for line in FORMAT_LINES]
+    for model in (TORN, LFS):
+        cuts = cut_matrix(lines, model, MemMedium())
+        assert cuts >= 100, (model, cuts)

@@ -279,6 +279,7 @@ def _next_set(m, t):
     m.last_foul = -1
     m.last_call = -1
     m.respot = 0
+    m.respot_balls = 0  # a jump that ended the set: its balls are not the next set's
     m.break_taken = 0
     m.extensions = 0
     if deciding:  # a new lag (rules.md: the deciding set starts with the lag)

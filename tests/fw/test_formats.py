@@ -255,6 +255,15 @@ def test_break_only_between_sets_and_it_ends_back_in_set_over():
     assert refused(r, "break_request A") == reasons.BREAK_OFF
 
 
+def test_a_jump_that_ends_a_set_is_not_the_next_sets():
+    r = play("new game=three_cushion target=1 sets=2 breaker=A\npoint\nfoul jumped B red")
+    d = doc(r)
+    assert d["phase"] == "set_over" and d["respot_balls"] == ["B", "red"] and d["spots"] is None
+    play("next_set", r)
+    d = doc(r)
+    assert d["respot"] is None and d["respot_balls"] is None and d["last_foul"] is None and d["spots"] is None
+
+
 def test_a_point_in_a_break_between_sets_is_refused():
     r = play("new game=straight_rail target=1 sets=2 breaker=A equalizing=off\npoint\nbreak_request A")
     for line in ("point", "miss", "foul push", "timeout"):

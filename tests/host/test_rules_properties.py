@@ -283,7 +283,7 @@ FORMAT_EVENTS = st.sampled_from(
                       "lag A", "lag B", "choose A break", "choose B give", "warmup A", "warmup B", "resume",
                       "break_request A", "break_request B", "wait 61", "wait 5", "timeout", "tiebreak A",
                       "tiebreak B", "extend 6", "extend 6 5", "extend 3 7", "frozen", "call entre", "review A",
-                      "lag_tie", "close", "abandon B"])
+                      "lag_tie", "close", "abandon B", "foul jumped B red", "foul jumped A", "call out"])
 
 FORMAT_OPTIONS = st.fixed_dictionaries(
     {

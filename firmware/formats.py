@@ -199,7 +199,7 @@ def do(m, code, arg, t):
         m.warm_p = arg
         m.warm_start = t
         return True
-    if phase == _WARMUP:  # resume, or the warm-up's time is over
+    if phase == _WARMUP and (code == _E_RESUME or code == _E_WARMUP_END):  # not a review, leaving
         m.phase = m.warm_back
         m.warm_p = _NOBODY
         if m.phase == _RUNNING:

@@ -477,6 +477,17 @@ def test_warmup_refused_after_the_first_stroke_and_without_warmup_s():
     assert refused(r, "warmup A") == reasons.WARMUP_LATE
 
 
+def test_a_review_or_leaving_in_a_warmup_is_that():
+    r = play("new game=straight_rail target=5 warmup_s=60\nwarmup A")
+    d = replays(r, "review B")
+    assert d["phase"] == "warmup" and d["review_used"]["B"] and d["warmup"]["player"] == "A"
+    for word, result in (("left A", "B"), ("abandon B", "A")):
+        r = play("new game=straight_rail target=5 breaker=A warmup_s=60\nwarmup B")
+        d = replays(r, word)
+        assert d["phase"] == "finished" and d["result"] == result and d["warmup"] is None, word
+        same_as_rebuilt(r)
+
+
 def test_warmup_undo_and_resume():
     r = play("new game=three_cushion target=5 breaker=B warmup_s=120")
     before = snapshot(r)

@@ -31,9 +31,13 @@ displays     list of HT16K33 chips, 4 digits each:
                show        a field name (the whole chip shows it), or a list
                            of {"field": name, "at": 0..3, "width": 1..4}
                            (digit 0 is the leftmost), not overlapping.
-             Fields: A./B. score, innings, run, high_run, average, name
-             and target, countdown, clock, message.  name and message need
-             letters, so a seg14 chip.  A field may appear on several chips.
+             Fields: A./B. score, innings, run, high_run, average, name,
+             target (each player's own) and target (the player at the
+             table's), countdown (the player at the table's points left in
+             the last 5 or 3; in a set match, the set score between them),
+             sets (the set score of a set match, a:b: 4 cells of a seg7 show
+             2:1; blank in a plain match), clock, message.  name and message need letters, so a seg14 chip.  A
+             field may appear on several chips.
 buttons      {name: {"pin": n, "active_low": bool, "pull": "up"|"down"|null,
                      "action": action|null, "long_action": action|null,
                      "lockout": bool (optional, default false),

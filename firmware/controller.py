@@ -2,11 +2,17 @@
 
 No machine, no clock: the app hands in the match, the view, the buzzer and
 the button group, and calls press()/tick() with the time.  The path from a
-button event to the chips allocates nothing (starting a new match does).
-"""
+button event to the chips allocates nothing, except for three rare referee
+actions: a new match, next_set and warmup (these two only in a match with
+formats: formatwall.py, loaded with such a match, does them through
+matchevents.py, loaded for the press and dropped as for the rules' rarer
+events; refused in a plain match, which loads nothing for them).
 
-import rules
-import sound
+Cues: a point, a miss... ACCEPT; a refusal REFUSE; the countdown's points COUNT;
+the equalizing inning and a shoot-out's start EQUALIZING; the end of the match,
+of a set or a tie-break END; the shot clock's last 10 s and the warm-up's last
+minute (three) CLOCK.
+"""
 
 try:
     from micropython import const
@@ -35,6 +41,8 @@ ACTIONS = (
     "break",  # start/stop the break (intermission) timer
     "timeout",  # a player's time-out (shot-clock extension)
     "new_match",
+    "next_set",  # the next set starts (a set match, after a set is over)
+    "warmup",  # a warm-up: A's, then B's (also during A's), and a third press ends it
 )
 _POINT = const(0)
 _MISS = const(1)
@@ -56,6 +64,26 @@ _SHORT = const(1)
 _LONG = const(2)
 _STUCK = const(3)
 _CLEARED = const(4)
+
+# rules.py's (a test checks): nobody, phases, the lock's reason.
+_NOBODY = const(-1)
+_LAG = const(0)
+_IN_BREAK = const(2)  # rules.BREAK (the phase)
+_EQUALIZING = const(3)
+_FINISHED = const(4)
+_SET_OVER = const(6)
+_SHOOTOUT = const(7)
+_WARMUP = const(8)
+_LOCKED = const(37)
+_NO_FORMATS = const(55)  # matchevents': this match has no sets or warm-up
+# sound.py's cues (a test checks).
+_CUE_ACCEPT = const(1)
+_CUE_REFUSE = const(2)
+_CUE_COUNT = const(3)
+_CUE_CLOCK = const(4)
+_CUE_EQUALIZING = const(5)
+_CUE_END = const(6)
+_CUE_ERROR = const(7)
 
 ERROR_STUCK = 10  # + button index: a button held down too long (errorcodes.py; a test checks)
 
@@ -86,7 +114,7 @@ class Controller:
         if event == _STUCK:
             self.stuck = i
             self.view.error = ERROR_STUCK + i
-            self.buzzer.cue(sound.ERROR)
+            self.buzzer.cue(_CUE_ERROR)
             self.view.render(now)
             return None
         if event == _CLEARED:
@@ -123,7 +151,7 @@ class Controller:
         self.last_reason = reason
         if reason is not None:
             self.refused += 1
-            self.buzzer.cue(sound.REFUSE)
+            self.buzzer.cue(_CUE_REFUSE)
         else:
             self.accepted += 1
             self._cue(self._phase, self._countdown)
@@ -138,25 +166,30 @@ class Controller:
         if action == _NEW:
             return self.new_match(now)
         if self.locked:
-            return rules.LOCKED
+            return _LOCKED
         if action <= _B_MISS:
-            if self.m.phase == rules.LAG:
+            if self.m.phase == _LAG:
                 return self._lag(action, now)
             return self._stroke(action, now)
         if action <= _FOUL_TIME:
             if self._kind >= 0:
-                return self.m.foul(rules.NOBODY, self._kind, now)
-            return self.m.foul(rules.NOBODY, _FOUL_KINDS[action - _FOUL], now)
+                return self.m.foul(_NOBODY, self._kind, now)
+            return self.m.foul(_NOBODY, _FOUL_KINDS[action - _FOUL], now)
         if action == _UNDO:
             return self.m.undo(now)
         if action == _BREAK:
-            if self.m.phase == rules.BREAK:
+            if self.m.phase == _IN_BREAK or self.m.phase == _WARMUP:  # its end
                 return self.m.resume(now)
             return self.m.break_request(self.m.turn, now)
-        return self.m.timeout(rules.NOBODY, now)
+        if action == _TIMEOUT:
+            return self.m.timeout(_NOBODY, now)
+        fmt = self.view.fmt  # next_set, warmup: formatwall.py's, loaded with a format match
+        if fmt is None:
+            return _NO_FORMATS
+        return fmt.act(self, action, now)
 
     def _stroke(self, action, now):
-        p = rules.NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
+        p = _NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
         if action & 1:
             return self.m.miss(p, now)
         return self.m.point(p, now)
@@ -174,19 +207,20 @@ class Controller:
 
     def _cue(self, phase, countdown):
         m = self.m
-        if m.phase != phase and (m.phase == rules.FINISHED or m.phase == rules.TIEBREAK):
-            self.buzzer.cue(sound.END)
-        elif m.phase == rules.EQUALIZING and phase != rules.EQUALIZING:
-            self.buzzer.cue(sound.EQUALIZING)
+        if m.phase != phase and _FINISHED <= m.phase <= _SET_OVER:  # the match's end, a tie-break, a set's end
+            self.buzzer.cue(_CUE_END)
+        elif m.phase != phase and (m.phase == _EQUALIZING or m.phase == _SHOOTOUT):
+            self.buzzer.cue(_CUE_EQUALIZING)
         else:
             cd = m.countdown()
             if cd > 0 and cd != countdown:
-                self.buzzer.cue(sound.COUNT, cd)
+                self.buzzer.cue(_CUE_COUNT, cd)
             else:
-                self.buzzer.cue(sound.ACCEPT)
+                self.buzzer.cue(_CUE_ACCEPT)
 
     def tick(self, now):
-        """Let the clocks run: automatic entries, the shot clock's last-seconds beeps."""
+        """Let the clocks run: automatic entries, the shot clock's last-seconds beeps, the
+        warm-up's last minute (three beeps as it begins)."""
         m = self.m
         phase = m.phase
         countdown = m.countdown()
@@ -196,8 +230,10 @@ class Controller:
         s = (left + 999) // 1000 if left >= 0 else -1
         if s != self._shot_s:
             if 0 < s <= 10 and self._shot_s > s:
-                self.buzzer.cue(sound.CLOCK)
+                self.buzzer.cue(_CUE_CLOCK)
             self._shot_s = s
+        if self.view.fmt is not None:  # a format match: the warm-up's last minute (formatwall.py)
+            self.view.fmt.tick(self, now)
 
     def new_match(self, now):
         """Start a new match with the configured options (allocates)."""

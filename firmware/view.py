@@ -17,6 +17,14 @@ rounded down, stopped at the end; blank in a slot of fewer than 3 cells). The
 referee remote's one display is such a field: it shows the same (III.4.2 is the
 referee's). A time too long for the slot shows dashes, as every number.
 
+The target field shows the target of the player at the table (A's when nobody
+is): in a handicap match each has his own, which A.target and B.target show.
+A match with sets, a shoot-out or a warm-up is drawn with formatwall.py's help
+(loaded only for such a match): the set score on the sets field, and on the
+countdown's between its last points; the shoot-out's runs in the run fields;
+the warm-up's time left on the clock (m:ss, blinking in its last minute); the
+messages SET OVER, SHOOT-OUT, WARM-UP A/B. In a plain match sets is blank.
+
 The message field shows, first that applies: LAG; the result (A WINS, B WINS,
 DRAW), TIE-BREAK; BREAK; after a frozen ball, what follows until the next stroke
 (FROZEN: the player chooses; RESPOT: all three to the start; SPOTS: to their
@@ -35,17 +43,20 @@ except ImportError:  # CPython
         return x
 
 
-# Field codes: indexes into viewsetup.FIELDS (A's six fields, B's six, the shared ones).
+# Field codes: indexes into viewsetup.FIELDS (A's seven fields, B's seven, the shared ones).
 _SCORE = const(0)
 _INNINGS = const(1)
 _RUN = const(2)
 _HIGH_RUN = const(3)
 _AVERAGE = const(4)
 _NAME = const(5)
-_TARGET = const(12)
-_COUNTDOWN = const(13)
-_CLOCK = const(14)
-_MESSAGE = const(15)
+_OWN_TARGET = const(6)  # A.target, B.target
+_PER_PLAYER = const(7)
+_TARGET = const(14)
+_COUNTDOWN = const(15)  # in a set match, between its last points, the set score (formatwall.py)
+_SETS = const(16)  # the set score: formatwall.py draws it (a set match); else blank
+_CLOCK = const(17)
+_MESSAGE = const(18)
 
 # rules.py's codes, compiled in (a use costs no lookup and no bytes of a name; a test checks
 # they are rules'): the players, the phases, the results, the time foul.
@@ -120,6 +131,7 @@ _STEPS = const(100)  # a message's value: its id * _STEPS + its marquee step
 _BREAK_CLOCK = const(1000000)  # a clock value at or above: the break's seconds
 _ELAPSED_CLOCK = const(2000000)  # and at or above this: the match's minutes
 _STALE = const(-2)  # a slot value no content has: draw it
+_PLAIN = const(-3)  # formatwall.value: the format match shows what a plain one does
 
 
 class View:
@@ -263,19 +275,25 @@ class View:
 
     def _value(self, s, now):
         field = self._field[s]
+        if self.fmt is not None:  # sets, a shoot-out or a warm-up: formatwall.py first
+            v = self.fmt.value(self, s, field, now)
+            if v != _PLAIN:
+                return v
         if field < _TARGET:
             return self._player_value(s, field, now)
-        if field == _TARGET:
-            return self.m.targets[0]  # a handicap: the players' own (A.target, B.target)
+        if field == _TARGET:  # a handicap: the player at the table's (A's when nobody is)
+            return self.m.targets[self.m.turn > 0]
         if field == _COUNTDOWN:
             return self._countdown_value(s)
+        if field == _SETS:
+            return -1  # a plain match: no set score
         if field == _CLOCK:
             return self._clock_value(s, now)
         return self._message_value(s, now)
 
     def _player_value(self, s, field, now):
-        p = field // 6
-        field %= 6
+        p = field // _PER_PLAYER
+        field %= _PER_PLAYER
         if field == _SCORE:
             return self._score_value(s, p)
         if field == _INNINGS:
@@ -286,6 +304,8 @@ class View:
             return self.m.high_run[p]
         if field == _AVERAGE:
             return self.m.average_x1000(p)
+        if field == _OWN_TARGET:
+            return self.m.targets[p]
         n = len(self.names[p])
         return self._step(n, now)
 
@@ -366,15 +386,15 @@ class View:
         field = self._field[s]
         if field == _MESSAGE:
             self._draw_message(s, v)
-        elif field < _TARGET and field % 6 == _NAME:
+        elif field < _TARGET and field % _PER_PLAYER == _NAME:
             self._draw_name(s, v)
         elif v < 0:
             self._draw_blank(s)
-        elif field == _CLOCK:
+        elif field >= _COUNTDOWN:  # the clock, the countdown (the colon off: a set score had it)
             self._draw_clock(s, v)
-        elif field < _TARGET and field % 6 == _SCORE:
+        elif field < _TARGET and field % _PER_PLAYER == _SCORE:
             self._draw_score(s, v)
-        elif field < _TARGET and field % 6 == _AVERAGE:
+        elif field < _TARGET and field % _PER_PLAYER == _AVERAGE:
             self._draw_average(s, v)
         else:
             self._draw_number(s, v, 0)
@@ -401,7 +421,7 @@ class View:
         while cell <= self._end[s]:
             chip.set_segments(cell, bits)
             cell += 1
-        if self._field[s] == _CLOCK and chip.HAS_COLON:
+        if self._field[s] >= _COUNTDOWN and chip.HAS_COLON:  # the clock's, a set score's
             chip.set_colon(False)
 
     def _draw_score(self, s, v):
@@ -451,7 +471,7 @@ class View:
         return True
 
     def _draw_name(self, s, step):
-        text = self.names[self._field[s] // 6]
+        text = self.names[self._field[s] // _PER_PLAYER]
         start = _window(len(text), step)
         self._chip(s).set_window(text, start)
 

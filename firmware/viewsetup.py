@@ -21,8 +21,8 @@ except ImportError:  # CPython
 
 _ERROR_CHIP = const(70)  # errorcodes.ERROR_CHIP (compiled in; a test checks)
 
-PLAYER_FIELDS = ("score", "innings", "run", "high_run", "average", "name")
-SHARED_FIELDS = ("target", "countdown", "clock", "message")
+PLAYER_FIELDS = ("score", "innings", "run", "high_run", "average", "name", "target")
+SHARED_FIELDS = ("target", "countdown", "sets", "clock", "message")
 FIELDS = tuple("A." + f for f in PLAYER_FIELDS) + tuple("B." + f for f in PLAYER_FIELDS) + SHARED_FIELDS
 LEDS = ("A.turn", "B.turn", "A.spot", "B.spot", "equalizing")
 _MESSAGE_FIELDS = ("message", "clock", "target")  # where error codes go, the first a board has
@@ -102,8 +102,15 @@ def init(v, board, leds):
 
 
 def names(v):
-    """The name marquees of v's match: name and club, in capitals without accents."""
+    """The name marquees of v's match: name and club, in capitals without accents; and the
+    format matches' half of the view when the match has sets, a shoot-out
+    or a warm-up (formatwall.py: it stays in RAM with the match, as formats.py does)."""
     m = v.m
+    v.fmt = None  # first: short of memory below, the plain view still draws the match
+    if m.fmt is not None:
+        import formatwall
+
+        v.fmt = formatwall
     for p in (rules.A, rules.B):
         text = m.names[p] or ("PLAYER A", "PLAYER B")[p]
         if m.clubs[p]:

@@ -100,8 +100,10 @@ def test_wall_board_normalized():
             shown.append(s["field"])
     for f in ("score", "innings", "run", "high_run", "average", "name"):
         assert "A." + f in shown and "B." + f in shown, f
-    for f in ("target", "countdown", "clock", "message"):
+    for f in ("target", "countdown", "clock", "message"):  # countdown: a set match's set score between
         assert f in shown, f
+    assert b["buttons"][names_of(b).index("new")]["action"] == "next_set"
+    assert b["buttons"][names_of(b).index("break")]["long_action"] == "warmup"
     names = [x["name"] for x in b["buttons"]]
     assert names == sorted(["A.point", "A.end", "B.point", "B.end", "foul", "break", "new"])
     ap = b["buttons"][names.index("A.point")]
@@ -285,7 +287,8 @@ def test_button_errors():
     broken("wall", setter("buttons", "foul", "action", "fowl"), 'buttons["foul"].action', '"fowl" is not one of')
     broken("wall", setter("buttons", "A.point", "long_action", "undo!"), 'buttons["A.point"].long_action')
     # neither action nor long action
-    broken("wall", setter("buttons", "new", "long_action", None), 'buttons["new"]', "no action")
+    broken("wall", lambda d: (setter("buttons", "new", "long_action", None)(d), setter("buttons", "new", "action", None)(d)),
+           'buttons["new"]', "no action")
     # a bad button name, and buttons as a list
     broken("mini", lambda d: d["buttons"].update({"my button": d["buttons"].pop("end")}), 'buttons["my button"]', "character")
     broken("mini", setter("buttons", []), "buttons: expected an object")
@@ -332,3 +335,7 @@ def test_remote_board_may_have_no_display():
     d["i2c"] = None
     b = boarddef.validate(d, "boards/referee.json")
     assert b["displays"] == [] and b["i2c"] == []
+
+
+def names_of(b):
+    return [x["name"] for x in b["buttons"]]

@@ -334,3 +334,139 @@ def test_foul_kinds_of_the_foul_buttons():
     assert names == ["other", "touched", "push", "jumped", "time"]
     assert [controller.ACTIONS[a] for a in range(6, 11)] == ["foul", "foul.touch", "foul.push", "foul.jump",
                                                             "foul.time"]
+
+
+# ---- issue 15: sets, the shoot-out, the warm-up --------------------------------------------
+
+def test_the_controllers_private_codes_are_the_rules_and_the_sounds():
+    if not hasattr(controller, "_LAG"):
+        raise SkipTest("MicroPython compiles private constants away")
+    import matchnames
+
+    assert controller._NOBODY == rules.NOBODY and controller._LAG == rules.LAG
+    assert controller._IN_BREAK == rules.BREAK and controller._EQUALIZING == rules.EQUALIZING
+    assert controller._FINISHED == rules.FINISHED and rules.TIEBREAK == controller._FINISHED + 1
+    assert controller._SET_OVER == matchnames.SET_OVER and controller._SHOOTOUT == matchnames.SHOOTOUT
+    assert controller._WARMUP == matchnames.WARMUP
+    assert controller._LOCKED == rules.LOCKED and reasons.text(controller._NO_FORMATS) == reasons.NO_FORMATS
+    for name in ("ACCEPT", "REFUSE", "COUNT", "CLOCK", "EQUALIZING", "END", "ERROR"):
+        assert getattr(controller, "_CUE_" + name) == getattr(sound, name), name
+    assert controller.ACTIONS[-2:] == ("next_set", "warmup")  # appended: the remote's indexes stay
+
+
+def test_new_buttons_short_press_starts_the_next_set_only_after_a_set():
+    r = Rig(breaker=rules.A, target=2, sets=2)
+    r.press("new")  # a set under way: refused, nothing changes
+    assert reasons.text(r.c.last_reason) == reasons.NO_SET_OVER and r.cues() == [("refuse", 1)]
+    r.press("A.point")
+    r.press("A.point")
+    r.cues()
+    r.press("B.end")  # B's equalizing inning: nothing; A wins the set
+    assert r.m.phase == rules.SET_OVER and r.cues() == [("end", 1)]  # as the end of a match
+    r.press("A.point")
+    assert reasons.text(r.c.last_reason) == reasons.SET_IS_OVER
+    r.press("new")
+    assert r.c.last_reason is None and r.m.phase == rules.RUNNING and r.m.set_no == 2
+    assert r.m.turn == rules.B and r.m.score == [0, 0] and r.m.sets_won == [1, 0]
+    r.hold("new", 3200)  # held: still a new match
+    assert r.m.n == 0 and r.m.set_no == 1
+
+
+def test_new_buttons_short_press_in_a_plain_match_is_a_refusal_that_loads_nothing():
+    r = Rig(breaker=rules.A)
+    r.press("new")
+    assert reasons.text(r.c.last_reason) == reasons.NO_FORMATS and r.cues() == [("refuse", 1)]
+    assert r.m.n == 0
+    r.hold("break", 1200)  # warmup: refused too
+    assert reasons.text(r.c.last_reason) == reasons.NO_FORMATS
+
+
+def test_remote_next_set_and_warmup_commands():
+    r = Rig(breaker=rules.A, target=1, sets=2, warmup_s=60)
+    assert r.c.remote(controller.ACTIONS.index("warmup"), 0, 100) is None and r.m.warm_p == rules.A
+    assert r.c.remote(controller.ACTIONS.index("warmup"), 0, 200) is None and r.m.warm_p == rules.B
+    assert r.c.remote(controller.ACTIONS.index("warmup"), 0, 300) is None and r.m.phase == rules.RUNNING
+    assert r.c.remote(controller.ACTIONS.index("point"), 0, 400) is None
+    assert r.c.remote(controller.ACTIONS.index("miss"), 0, 500) is None  # B's equalizing: A wins set 1
+    assert r.m.phase == rules.SET_OVER
+    assert r.c.remote(controller.ACTIONS.index("next_set"), 0, 600) is None and r.m.set_no == 2
+
+
+def test_shootout_start_cue():
+    r = Rig(breaker=rules.A, target=1, draw=False, shootout=True)
+    r.press("A.point")
+    r.cues()
+    r.press("B.point")  # level at the target, no draw: the shoot-out
+    assert r.m.phase == rules.SHOOTOUT and r.cues() == [("equalizing", 1)]
+    r.press("A.point")
+    r.press("A.end")
+    r.press("B.end")  # A 1, B 0: A wins it
+    assert r.m.phase == rules.FINISHED and r.m.result == rules.R_A and r.cues()[-1] == ("end", 1)
+
+
+def test_warmup_button_a_then_b_then_resume_and_the_last_minute():
+    r = Rig(target=15, warmup_s=90)
+    r.hold("break", 1200)  # held 1 s: the warm-up, A's first
+    assert r.m.phase == rules.WARMUP and r.m.warm_p == rules.A
+    r.cues()
+    r.advance(29000)  # 90 s - 1.3 s - 29 s: just over the last minute
+    assert r.cues() == []
+    r.advance(1000)  # the last minute begins: three beeps, once
+    assert r.cues() == [("clock", 3)]
+    r.advance(5000)
+    assert r.cues() == []
+    r.hold("break", 1200)  # B's, during A's
+    assert r.m.phase == rules.WARMUP and r.m.warm_p == rules.B
+    r.hold("break", 1200)  # a third press: it ends
+    assert r.m.phase == rules.LAG
+    r.hold("break", 1200)  # again: the other of the latest, A
+    assert r.m.warm_p == rules.A
+    r.advance(91000)  # A's time runs out (the last minute beeps)
+    assert r.m.phase == rules.LAG and ("clock", 3) in r.cues()
+    r.hold("break", 1200)  # next: B's
+    assert r.m.phase == rules.WARMUP and r.m.warm_p == rules.B
+    r.press("break")  # a short press ends it (resume), as it ends a break
+    assert r.m.phase == rules.LAG
+
+
+def test_clock_ticks_and_renders_in_format_matches_do_not_allocate():
+    """A set match's and the shoot-out's clock ticks and renders (every slot drawn again: the set
+    score, the messages, the runs), the warm-up's ticks with its last-minute beeps and blinking:
+    nothing allocated. (The presses are not measured here: rules' events in a format match
+    allocate a call frame of formats.check, which is rules' own.)"""
+    mem_total, gc = allocation_counter()
+    for options, presses in (({"sets": 2, "target": 8}, ("A.point", "A.point", "A.end", "B.point")),
+                             ({"target": 2, "draw": False, "shootout": True},
+                              ("A.point", "A.point", "B.point", "B.point", "A.point", "A.end", "B.point"))):
+        r = quiet_rig(breaker=rules.A, shot_clock=30, **options)
+        now = (1 << 30) - 4000
+        r.m.new(now, **r.options)
+        r.v.new_match()
+        for name in presses:
+            now = ticks_add(now, 700)
+            r.c.press(buttonsetup.index(r.board, name), 1, now)
+        gc.collect()
+        before = mem_total()
+        for _ in range(20):
+            now = ticks_add(now, 100)
+            r.c.tick(now)
+            r.v.invalidate()
+            r.v.render(now)
+        assert mem_total() - before == 0, (options, mem_total() - before)
+    assert r.m.phase == rules.SHOOTOUT and r.m.turn == rules.B and r.m.run == 1, r.m.phase  # A 1, B 1 so far
+    r = quiet_rig(target=15, warmup_s=65)
+    r.c.remote(controller.ACTIONS.index("warmup"), 0, r.now)  # (this allocates: a cold module)
+    now = r.now
+    for _ in range(3):
+        now = ticks_add(now, 100)
+        r.c.tick(now)
+        r.v.render(now)
+    gc.collect()
+    before = mem_total()
+    for _ in range(100):  # 10 s: into the last minute, its beeps and blinking
+        now = ticks_add(now, 100)
+        r.c.tick(now)
+        r.m.reserve()
+        r.v.render(now)
+    assert mem_total() - before == 0, mem_total() - before
+    assert r.buzzer.pending() and r.m.phase == rules.WARMUP

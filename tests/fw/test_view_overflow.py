@@ -44,6 +44,7 @@ class FakeMatch:
         self.elapsed_s = -1
         self.names = ["", ""]
         self.clubs = ["", ""]
+        self.fmt = None  # a plain match (formatwall.py draws a format match's extras)
 
     def average_x1000(self, p):
         return self.gd[p]
@@ -154,6 +155,8 @@ def _put_count(m, field, n):
         m.run = n
     elif f == "high_run":
         m.high_run[p] = n
+    elif field in ("A.target", "B.target"):
+        m.targets[p] = n
     elif f == "target":
         m.targets[0] = m.targets[1] = n
     elif f == "countdown":
@@ -178,7 +181,7 @@ def test_run_of_105_on_the_wall_board_is_not_5():
 
 def test_every_count_field_of_every_board_shows_the_true_number_or_dashes():
     count_fields = ("score", "innings", "run", "high_run")
-    fields = tuple(p + f for p in ("A.", "B.") for f in count_fields) + ("target",)
+    fields = tuple(p + f for p in ("A.", "B.") for f in count_fields + ("target",)) + ("target",)
     seen = 0
     for name, board in boards():
         seen += check_int(name, board, fields, COUNTS + INNINGS, _put_count)

@@ -1,0 +1,184 @@
+"""The wall board's side of a match with sets, a shoot-out or a warm-up (formats.py).
+
+In a module of its own so that a board playing a plain match never has it in
+RAM: viewsetup.names() sets view.fmt to this module when the match has formats
+(match.fmt), and it stays with the match, as formats.py does. Its first
+functions are view.View's and controller.Controller's methods kept here (hence
+`self`), one class in two files as viewsetup.py is: they allocate nothing.
+
+    sets      the set score a:b (A's sets won, B's), in the middle two cells of a
+              4-cell slot with the colon lit
+    countdown the set score too, while no countdown runs (the last points), in 2 cells or more
+    message   SET OVER, SHOOT-OUT, WARM-UP A, WARM-UP B (in the formats' phases)
+    A.run     in the shoot-out, the round's runs (the second player's blank until
+    B.run     his inning); after the shoot-out decided, its deciding round's
+    clock     in the warm-up, its time left (m:ss), blinking in its last minute
+    tick      the warm-up's last minute begins: three beeps (Controller.tick)
+
+The view draws the set score and these messages here, as their values change
+(their texts are here too), so the resident view.py keeps none of it.
+
+    act       the referee's two rare buttons, next_set and warmup (Controller.act)
+"""
+
+import cold
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+# view.py's codes (a test checks them): fields, the value "as a plain match", blinking.
+_RUN = const(2)
+_PER_PLAYER = const(7)
+_COUNTDOWN = const(15)
+_SETS = const(16)
+_CLOCK = const(17)
+_MESSAGE = const(18)
+_PLAIN = const(-3)
+_BREAK_CLOCK = const(1000000)  # a clock value at or above: the seconds as m:ss
+_BLINK_1HZ = const(2)
+# rules.py's and formats.py's (a test checks them).
+_A = const(0)
+_B = const(1)
+_SET_OVER = const(6)
+_SHOOTOUT = const(7)
+_WARMUP = const(8)
+_END_SHOOTOUT = const(6)
+_ROUNDS = const(32)
+_E_WARMUP = const(23)
+_CUE_CLOCK = const(4)  # sound.CLOCK
+_NEXT_SET = const(15)  # controller.ACTIONS.index("next_set")
+
+LAST_MINUTE_S = 60  # the warm-up's clock blinks in its last minute, whose start beeps
+_SET_SCORE = const(1000000)  # a sets value at or above: the set score, 10 a + b
+_MESSAGES = const(1000000)  # a message value at or above: one of these, * _STEPS + its marquee's step
+_STEPS = const(100)
+_SCAN = const(64)  # the warmup button looks this far back in the log (warm-ups come before the first stroke)
+
+# The messages, as view.py keeps its own: each between four blanks (a marquee's window
+# sees blanks around it); where each starts and its length.
+_TEXT = b"    SET OVER    SHOOT-OUT    WARM-UP A    WARM-UP B    "
+_AT = b"\x04\x10\x1d\x2a"
+_LEN = b"\x08\x09\x09\x09"
+
+_warm_s = -1  # the warm-up's whole seconds left at the latest tick (-1: none runs)
+
+
+def value(self, s, field, now):
+    """View slot s's value where a format match shows more than a plain one, else _PLAIN.
+    (Small functions: MicroPython keeps a call's frame off the heap while it is small.)"""
+    if field == _COUNTDOWN or field == _SETS:
+        return _sets(self, s, field)
+    if field == _MESSAGE:
+        return _message(self, s, now)
+    if field == _CLOCK:
+        return _clock(self, s, now)
+    if field == _RUN or field == _RUN + _PER_PLAYER:
+        return _shootout_run(self.m, field // _PER_PLAYER)
+    return _PLAIN
+
+
+def _sets(self, s, field):
+    m = self.m
+    if not m.sets_to_win:
+        return _PLAIN
+    if field == _COUNTDOWN and (m.countdown() >= 0 or self._width[s] < 2):
+        return _PLAIN  # the last points (or no room for a:b): the countdown
+    n = m.sets_won[0] * 10 + m.sets_won[1]
+    if n + _SET_SCORE != self._last[s]:
+        self._last[s] = n + _SET_SCORE  # drawn here: the view finds it drawn
+        _draw_sets(self, s, n)
+    return n + _SET_SCORE
+
+
+def _message(self, s, now):
+    k = self.m.phase - _SET_OVER
+    if k < 0:
+        return _PLAIN
+    if k == _WARMUP - _SET_OVER:
+        k += self.m.warm_p  # WARM-UP A, WARM-UP B
+    v = _MESSAGES + k * _STEPS + self._step(_LEN[k], now)
+    if v != self._last[s]:
+        self._last[s] = v  # drawn here: the view finds it drawn
+        _draw_message(self._chip(s), k, v % _STEPS)
+    return v
+
+
+def _draw_message(chip, k, step):
+    chip.set_window(_TEXT, _AT[k] + step - 4)  # each runs right to left (longer than 4)
+
+
+def _clock(self, s, now):
+    m = self.m
+    if m.phase != _WARMUP:
+        return _PLAIN
+    left = (m.fmt.warmup_left_ms(m, now) + 999) // 1000
+    if left <= LAST_MINUTE_S:
+        self._blink[self._disp[s]] = _BLINK_1HZ
+    return _BREAK_CLOCK + left
+
+
+def _shootout_run(m, p):
+    if m.phase == _SHOOTOUT:
+        if p != m.breaker and m.turn == m.breaker:
+            return -1  # the round's second inning is still to come
+        return m.so_runs[m.so_round % _ROUNDS + p * _ROUNDS]
+    if m.ended_by == _END_SHOOTOUT and m.so_round:  # decided by the shoot-out: its last round
+        return m.so_runs[(m.so_round - 1) % _ROUNDS + p * _ROUNDS]
+    return _PLAIN
+
+
+def _draw_sets(self, s, n):
+    """The set score (n = 10 a + b): in a slot of 4 cells in its middle two with the colon lit
+    ( 2:1 ), in a smaller one in its last two; dashes in one cell."""
+    width = self._width[s]
+    if width < 2:
+        self._draw_dashes(s)
+        return
+    self._draw_blank(s)  # the colon too
+    _two_digits(self._chip(s), n, self._end[s] - (1 if width == 4 else 0), width == 4)
+
+
+def _two_digits(chip, n, end, colon):
+    chip.set_number_at(n, end, 2, 0, 2)
+    if colon and chip.HAS_COLON:
+        chip.set_colon(True)
+
+
+def tick(self, now):
+    """Controller.tick's part: three beeps when the warm-up's last minute begins."""
+    global _warm_s
+    m = self.m
+    s = (m.fmt.warmup_left_ms(m, now) + 999) // 1000 if m.phase == _WARMUP else -1
+    if s <= LAST_MINUTE_S < _warm_s:
+        self.buzzer.cue(_CUE_CLOCK, 3)
+    _warm_s = s
+
+
+# ---- the referee's buttons -------------------------------------------------------------
+
+def act(self, action, now):
+    """Controller.act's part: next_set, warmup (controller.ACTIONS). Both go through
+    matchevents.py, loaded for the press and dropped (cold.call): they allocate, as a new
+    match does. warmup starts the warm-up of the other of the latest warm-up's player, A
+    first (so A's, then B's, B's also during A's); during B's the press ends it (resume)."""
+    m = self.m
+    if action == _NEXT_SET:
+        return cold.call("matchevents", "next_set", m, now)
+    if m.phase == _WARMUP:
+        if m.warm_p != _A:
+            return m.resume(now)
+        return cold.call("matchevents", "warmup", m, _B, now)
+    p = _A
+    i = m.n
+    while i > 0 and i > m.n - _SCAN:
+        i -= 1
+        entry = m.entry(i)
+        if entry[0] == _E_WARMUP:
+            p = _B if entry[1] == _A else _A
+            break
+    return cold.call("matchevents", "warmup", m, p, now)

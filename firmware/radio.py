@@ -66,7 +66,7 @@ _NONCE_LEN = const(8)
 MAX_COUNTER = const(0x3FFFFFFF)  # 2**30 - 1: small ints on a 32-bit MicroPython
 MAX_BOOT = const(0x3FFFFFFF)
 _KEY_LEN = const(32)
-_N_COMMANDS = const(15)  # len(controller.ACTIONS); these three: a test checks them
+_N_COMMANDS = const(17)  # len(controller.ACTIONS); these three: a test checks them
 _N_FOULS = const(11)  # len(rules.FOULS)
 _FOUL = const(6)  # controller.ACTIONS.index("foul")
 

@@ -2,9 +2,9 @@
 
 In a module of its own so that a board playing a plain match never has it in
 RAM: viewsetup.names() sets view.fmt to this module when the match has formats
-(match.fmt), and it stays with the match, as formats.py does. Its first
-functions are view.View's and controller.Controller's methods kept here (hence
-`self`), one class in two files as viewsetup.py is: they allocate nothing.
+(match.fmt), and it stays with the match, as formats.py does. Its functions
+are view.View's and controller.Controller's methods kept here (hence `self`),
+one class in two files as viewsetup.py is. All but act allocate nothing.
 
     sets      the set score a:b (A's sets won, B's), in the middle two cells of a
               4-cell slot with the colon lit
@@ -18,7 +18,9 @@ functions are view.View's and controller.Controller's methods kept here (hence
 The view draws the set score and these messages here, as their values change
 (their texts are here too), so the resident view.py keeps none of it.
 
-    act       the referee's two rare buttons, next_set and warmup (Controller.act)
+    act       the referee's two rare buttons, next_set and warmup (Controller.act):
+              through matchevents.py, loaded for the press and dropped (this
+              allocates, as a new match does)
 """
 
 import cold

@@ -120,7 +120,7 @@ def test_formatwall_codes_are_the_views_the_rules_and_the_controllers():
     assert formatwall._A == rules.A and formatwall._B == rules.B
     assert formatwall._SET_OVER == matchnames.SET_OVER and formatwall._SHOOTOUT == matchnames.SHOOTOUT
     assert formatwall._WARMUP == matchnames.WARMUP and formatwall._E_WARMUP == matchnames.E_WARMUP
-    assert formatwall._END_SHOOTOUT == matchnames.ENDINGS.index("shootout") if hasattr(matchnames, "ENDINGS") else True
+    assert formatwall._END_SHOOTOUT == matchnames.END_SHOOTOUT
     assert formatwall._ROUNDS == formats.ROUNDS
     assert formatwall._CUE_CLOCK == sound.CLOCK
     assert formatwall._NEXT_SET == controller.ACTIONS.index("next_set")

@@ -332,3 +332,29 @@ def test_long_matches_undo_across_checkpoints(events, undo_at):
                 r.line("undo")
             assert json.dumps(matchdoc.doc(rebuilt(r.match), r.now), sort_keys=True) == json.dumps(
                 matchdoc.doc(r.match, r.now), sort_keys=True)
+
+
+LONG_SET_WORDS = ["point"] * 14 + ["miss", "miss", "miss", "foul push", "undo", "next_set", "next_set", "lag A",
+                                    "choose A break", "break_request B", "resume", "wait 31", "timeout", "review B",
+                                    "call entre"]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False), st.sampled_from(["target=30", "target_A=40 target_B=25"]))
+def test_long_set_matches_undo_across_checkpoints(rnd, targets):
+    """Sets past the log's chunks (720 words, drawn as a referee would say them, not shrunk one by
+    one): undo runs of 1..60 every 40 words, across sets and their ends, give the state of the
+    match rebuilt from its remaining entries; the invariants hold all the way."""
+    options = {"target": 30 if targets == "target=30" else 40, "target_B": 0 if targets == "target=30" else 25,
+               "clock": " shot_clock=30", "timeout": ""}
+    r = Referee()
+    assert r.line("new game=straight_rail %s sets=5 deciding_target=20 shootout=on breaker=A shot_clock=30 "
+                  "break_s=60" % targets) is None
+    for i in range(720):
+        r.line(rnd.choice(LONG_SET_WORDS))
+        if i % 60 == 59:
+            for _ in range(rnd.randint(1, 20) if i % 360 != 359 else rnd.randint(50, 150)):
+                r.line("undo")
+            assert json.dumps(matchdoc.doc(rebuilt(r.match), r.now), sort_keys=True) == json.dumps(
+                matchdoc.doc(r.match, r.now), sort_keys=True)
+            check_invariants(doc(r), r.match, options)

@@ -233,9 +233,7 @@ def finish(m, result, how, t):
         return False
     if not m.sets_to_win or how == _END_LEFT or how == _END_ABANDONED:
         return False
-    k = m.set_no - 1
-    for p in (0, 1):
-        m.set_scores[k + p * 2 * MAX_SETS] = m.score[p]
+    _record_set(m)
     w = result - _R_A
     m.sets_won[w] += 1
     if m.sets_won[w] >= m.sets_to_win:
@@ -246,6 +244,16 @@ def finish(m, result, how, t):
     m.turn = _NOBODY
     m.area = 0
     return True
+
+
+# Small functions: MicroPython keeps a call's frame on the C stack only while it is small
+# (11 words; a `for` over a tuple takes 4); a larger one is a heap allocation at every call
+# (tests/fw/test_rules_alloc.py counts them with mem_total).
+
+def _record_set(m):
+    k = m.set_no - 1
+    m.set_scores[k] = m.score[0]
+    m.set_scores[k + 2 * MAX_SETS] = m.score[1]
 
 
 def _start_shootout(m):
@@ -265,15 +273,8 @@ def _next_set(m, t):
         m.first_breaker = m.breaker
     m.set_no += 1
     deciding = m.sets_won[0] == m.sets_to_win - 1 and m.sets_won[1] == m.sets_to_win - 1
-    for p in (0, 1):
-        m.match_score[p] += m.score[p]  # the sets before this one
-        if m.high_run[p] > m.match_high[p]:
-            m.match_high[p] = m.high_run[p]
-        m.targets[p] = m.deciding_target if deciding and m.deciding_target else m.targets0[p]
-        m.score[p] = 0
-        m.innings[p] = 0
-        m.high_run[p] = 0
-        m.timeouts[p] = m.timeouts0
+    _new_set_for(m, 0, deciding)
+    _new_set_for(m, 1, deciding)
     m.run = 0
     m.ended_by = 0
     m.last_foul = -1
@@ -290,42 +291,62 @@ def _next_set(m, t):
         m.lag_ties = 0
         m.shooter = _NOBODY
     else:
-        b = m.first_breaker if m.set_no & 1 else 1 - m.first_breaker
-        m.breaker = b
+        m.breaker = m.first_breaker if m.set_no & 1 else 1 - m.first_breaker
         m.chooser = _NOBODY
         m.phase = _RUNNING
-        m._start_inning(b, t)
+        m._start_inning(m.breaker, t)
+
+
+def _new_set_for(m, p, deciding):
+    m.match_score[p] += m.score[p]  # the sets before this one
+    if m.high_run[p] > m.match_high[p]:
+        m.match_high[p] = m.high_run[p]
+    m.targets[p] = m.deciding_target if deciding and m.deciding_target else m.targets0[p]
+    m.score[p] = 0
+    m.innings[p] = 0
+    m.high_run[p] = 0
+    m.timeouts[p] = m.timeouts0
 
 
 def _shootout_stroke(m, code, arg, t):
-    p = m.turn
-    k = (m.so_round % ROUNDS) + p * ROUNDS
     if code == _E_POINT:
         m.run += 1
-        m.so_runs[k] = m.run
+        m.so_runs[_so_at(m, m.turn)] = m.run
         return
     m.last_foul = -1 if code == _E_MISS else (1 if code == _E_JUMPED else arg & 15)
-    first = m.breaker
-    if p == first:  # the other plays his inning of the round
-        m.turn = 1 - p
-        m.shooter = m.turn
-        m.run = 0
-        m.so_runs[(m.so_round % ROUNDS) + m.turn * ROUNDS] = 0
-        return
-    j = m.so_round % ROUNDS
-    a = m.so_runs[j]
-    b = m.so_runs[j + ROUNDS]
+    if m.turn == m.breaker:
+        _so_second(m)
+    else:
+        _so_round_end(m, t)
+
+
+def _so_at(m, p):
+    """Where p's run of the current round is kept in m.so_runs."""
+    return m.so_round % ROUNDS + p * ROUNDS
+
+
+def _so_second(m):
+    """The other plays his inning of the round."""
+    m.turn = 1 - m.turn
+    m.shooter = m.turn
+    m.run = 0
+    m.so_runs[_so_at(m, m.turn)] = 0
+
+
+def _so_round_end(m, t):
+    """Both played: the longer run wins; equal runs play another round."""
+    a = m.so_runs[_so_at(m, 0)]
+    b = m.so_runs[_so_at(m, 1)]
     m.so_round += 1
     if a != b:
         m.turn = _NOBODY
         m._finish(_R_A if a > b else _R_B, _END_SHOOTOUT, t)
         return
-    m.turn = first  # equal runs: another round
-    m.shooter = first
+    m.turn = m.breaker
+    m.shooter = m.breaker
     m.run = 0
-    j = m.so_round % ROUNDS
-    m.so_runs[j] = 0
-    m.so_runs[j + ROUNDS] = 0
+    m.so_runs[_so_at(m, 0)] = 0
+    m.so_runs[_so_at(m, 1)] = 0
 
 
 def warmup_left_ms(m, now):

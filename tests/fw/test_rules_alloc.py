@@ -192,3 +192,51 @@ def test_a_set_match_with_the_shootout_does_not_allocate():
         code = m.entry(m.n - 1)[0]
         assert locked(lambda: m.undo(now)) is None, code
     assert m.phase == rules.RUNNING and m.set_no == 1
+
+
+def test_a_format_match_allocates_not_even_call_frames():
+    # heap_lock cannot see a call frame MicroPython puts on the heap when a function's frame
+    # is large (it falls back to the C stack while the heap is locked); mem_total counts
+    # every byte allocated. The presses of a set match with the shoot-out, the formats' hooks
+    # (formats.check, do, finish) in each, allocate nothing at all.
+    try:
+        from micropython import mem_total
+    except ImportError:
+        raise SkipTest("needs micropython.mem_total")
+    import gc
+
+    import matchevents
+
+    now = 1000
+    m = rules.Match(capacity=1024, game="straight_rail", target=3, breaker=rules.A, sets=2, shootout=True)
+    for i in range(5):  # warm up: attribute slots exist
+        m.point(rules.NOBODY, now)
+        m.undo(now)
+    m.reserve()
+    used = []
+
+    def press(call):
+        gc.collect()
+        before = mem_total()
+        reason = call()
+        used.append(mem_total() - before)
+        assert reason is None, reason
+
+    for call in (lambda: m.miss(rules.A, now), lambda: m.point(rules.B, now), lambda: m.point(rules.B, now),
+                 lambda: m.foul(rules.B, 3, now), lambda: m.point(rules.A, now), lambda: m.undo(now),
+                 lambda: m.miss(rules.A, now), lambda: m.point(rules.B, now)):
+        press(call)
+    assert m.phase == rules.SET_OVER
+    assert matchevents.next_set(m, now) is None  # the cold module: may allocate, by design
+    for call in (lambda: m.point(rules.B, now), lambda: m.point(rules.B, now), lambda: m.point(rules.B, now),
+                 lambda: m.point(rules.A, now), lambda: m.point(rules.A, now), lambda: m.point(rules.A, now),
+                 lambda: m.point(rules.B, now), lambda: m.miss(rules.B, now), lambda: m.miss(rules.A, now)):
+        press(call)
+    assert m.phase == rules.FINISHED and m.ended_by == rules.END_SHOOTOUT
+    gc.collect()
+    before = mem_total()
+    assert m.tick(now + 1000) == 0 and m.countdown() == -1 and m.elapsed_ms(now) >= 0
+    used.append(mem_total() - before)
+    while m.n:  # every entry undone, the replays through the shoot-out, next_set and the set's end
+        press(lambda: m.undo(now))
+    assert used == [0] * len(used), used

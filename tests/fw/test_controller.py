@@ -470,3 +470,43 @@ def test_clock_ticks_and_renders_in_format_matches_do_not_allocate():
         r.v.render(now)
     assert mem_total() - before == 0, mem_total() - before
     assert r.buzzer.pending() and r.m.phase == rules.WARMUP
+
+
+def test_press_path_of_a_set_match_allocates_not_even_transient_frames():
+    """The same in a set match with the shoot-out (formats.py and the wall's formatwall.py in
+    RAM): presses to a set's end, undo across it, the next set's strokes to a drawn set and its
+    shoot-out, each with its tick, render and poll, allocate nothing. The next set itself (NEW's
+    short press) goes through the cold module matchevents, as a new match does: not measured."""
+    mem_total, gc = allocation_counter()
+    r = quiet_rig(breaker=rules.A, target=2, sets=2, shootout=True, game="straight_rail")
+    c = r.c
+
+    def idx(name):
+        return buttonsetup.index(r.board, name)
+
+    now = 1000
+    r.m.new(now, **r.options)
+
+    def play(presses):
+        nonlocal now
+        presses = [(idx(name), ev) for name, ev in presses]  # the buttons' indexes found beforehand
+        gc.collect()
+        before = mem_total()
+        for i, ev in presses:
+            now = ticks_add(now, 700)
+            c.press(i, ev, now)
+            c.tick(ticks_add(now, 300))
+            r.v.render(ticks_add(now, 350))
+            r.group.poll(ticks_add(now, 400))
+        return mem_total() - before
+
+    # Set 1: A 1 and a miss, B 2 (B did not break: the set is his), undo it, B again.
+    used = play([("A.point", 1), ("A.end", 1), ("B.point", 1), ("B.point", 1), ("B.point", 2), ("B.point", 1)])
+    assert r.m.phase == rules.SET_OVER and used == 0, (r.m.phase, used)
+    now = ticks_add(now, 700)
+    assert c.press(idx("new"), 1, now) is None and r.m.set_no == 2  # next_set: may allocate
+    # Set 2: B breaks, 2; A equalizes: the shoot-out; B 1, A 0: B wins.
+    used = play([("B.point", 1), ("B.point", 1), ("A.point", 1), ("A.point", 1), ("B.point", 1),
+                 ("B.end", 1), ("A.end", 1)])
+    assert r.m.phase == rules.FINISHED and r.m.ended_by == rules.END_SHOOTOUT, (r.m.phase, r.m.ended_by)
+    assert used == 0, used

@@ -90,7 +90,10 @@ def forged(rng):
         counter = rng.randrange(0, 100) if boot == 3 else rng.randrange(0, 2**30)
         return radio.encode(h, radio.T_COMMAND, REMOTE_MAC, boot, counter, rng.randrange(15), 0)
     if kind == 5:  # the pairing key, a new number, an unknown command
-        return radio.encode(h, radio.T_COMMAND, REMOTE_MAC, 9, rng.randrange(1, 1000), rng.randint(15, 255), 0)
+        import controller  # every index past the wall's actions is unknown
+
+        return radio.encode(h, radio.T_COMMAND, REMOTE_MAC, 9, rng.randrange(1, 1000),
+                            rng.randint(len(controller.ACTIONS), 255), 0)
     if kind == 6:  # ... a foul of an unknown kind
         return radio.encode(h, radio.T_COMMAND, REMOTE_MAC, 9, rng.randrange(1, 1000), 6, rng.randint(11, 255))
     if kind == 7:  # ... a number past 2**30-1

@@ -129,6 +129,14 @@ def _object(v, path, known, required=()):
             _bad(path, "%s missing" % k)
 
 
+def _by_table(v, path, table, required=None):
+    """An object whose keys are the table's (all of them required, unless `required` says
+    which), each value checked by the table's function for its key."""
+    _object(v, path, table, tuple(table) if required is None else required)
+    for k, x in v.items():
+        table[k](x, path + "." + k)
+
+
 def _epoch(v, path):
     _number(v, path, 0, EPOCH_MAX, null=True)
 
@@ -145,9 +153,7 @@ def _match_totals(v, path):
     """A player's totals over all sets (a set match), or null."""
     if v is None:
         return
-    _object(v, path, _MATCH_TOTALS, tuple(_MATCH_TOTALS))
-    for k, x in v.items():
-        _MATCH_TOTALS[k](x, path + "." + k)
+    _by_table(v, path, _MATCH_TOTALS)
 
 
 _PLAYER = {
@@ -173,9 +179,7 @@ def _runs(v, path):
 
 
 def _player(v, path):
-    _object(v, path, _PLAYER, ("name", "score", "innings"))
-    for k, x in v.items():
-        _PLAYER[k](x, path + "." + k)
+    _by_table(v, path, _PLAYER, ("name", "score", "innings"))
 
 
 def _players(v, path):
@@ -228,9 +232,7 @@ def _area(v, path):
     """The restricted area the object balls are in: null, or its count."""
     if v is None:
         return
-    _object(v, path, _AREA, tuple(_AREA))
-    for k, x in v.items():
-        _AREA[k](x, path + "." + k)
+    _by_table(v, path, _AREA)
 
 
 def _review_used(v, path):
@@ -280,9 +282,7 @@ def _sets(v, path):
     """A set match's sets: null, or to_win, the set's number, sets won and the finished sets' scores."""
     if v is None:
         return
-    _object(v, path, _SETS, tuple(_SETS))
-    for k, x in v.items():
-        _SETS[k](x, path + "." + k)
+    _by_table(v, path, _SETS)
     won = v["won"]
     if max(won["A"], won["B"]) > v["to_win"] or won["A"] + won["B"] != len(v["scores"]):
         _bad(path, "sets won do not fit to_win and the sets' scores")
@@ -304,9 +304,7 @@ def _shootout(v, path):
     """The shoot-out: null, or its finished rounds (the newest), how many were played, the one on."""
     if v is None:
         return
-    _object(v, path, _SHOOTOUT, tuple(_SHOOTOUT))
-    for k, x in v.items():
-        _SHOOTOUT[k](x, path + "." + k)
+    _by_table(v, path, _SHOOTOUT)
     if len(v["rounds"]) != min(v["played"], MAX_ROUNDS):
         _bad(path, "rounds do not fit played")
 
@@ -321,9 +319,7 @@ def _warmup(v, path):
     """The warm-up on: null, or whose and the seconds left."""
     if v is None:
         return
-    _object(v, path, _WARMUP, tuple(_WARMUP))
-    for k, x in v.items():
-        _WARMUP[k](x, path + "." + k)
+    _by_table(v, path, _WARMUP)
 
 
 _OPTIONS = {

@@ -9,7 +9,8 @@ one class in two files as viewsetup.py is. All but act allocate nothing.
     sets      the set score a:b (A's sets won, B's), in the middle two cells of a
               4-cell slot with the colon lit
     countdown the set score too, while no countdown runs (the last points), in 2 cells or more
-    message   SET OVER, SHOOT-OUT, WARM-UP A, WARM-UP B (in the formats' phases)
+    message   SET OVER, SHOOT-OUT, WARM-UP A, WARM-UP B (in the formats' phases); in a
+              set match with nothing else to say, the set being played (SET2, S 10)
     A.run     in the shoot-out, the round's runs (the second player's blank until
     B.run     his inning); after the shoot-out decided, its deciding round's
     clock     in the warm-up, its time left (m:ss), blinking in its last minute
@@ -67,6 +68,11 @@ _TEXT = b"    SET OVER    SHOOT-OUT    WARM-UP A    WARM-UP B    "
 _AT = b"\x04\x10\x1d\x2a"
 _LEN = b"\x08\x09\x09\x09"
 
+# The set being played, on the message display when it has nothing else to say: SET1 .. SET9,
+# S 10 .. S 17 (first to 9 sets: at most 17), four characters each.
+_SET_TEXT = b"SET1SET2SET3SET4SET5SET6SET7SET8SET9S 10S 11S 12S 13S 14S 15S 16S 17"
+_SET_NUMBER = const(2000000)  # a message value at or above: the set's number
+
 _warm_s = -1  # the warm-up's whole seconds left at the latest tick (-1: none runs)
 
 
@@ -100,6 +106,8 @@ def _sets(self, s, field):
 def _message(self, s, now):
     k = self.m.phase - _SET_OVER
     if k < 0:
+        if self.m.sets_to_win and not self._message_id():  # nothing else to say: which set this is
+            return _set_number(self, s)
         return _PLAIN
     if k == _WARMUP - _SET_OVER:
         k += self.m.warm_p  # WARM-UP A, WARM-UP B
@@ -107,6 +115,15 @@ def _message(self, s, now):
     if v != self._last[s]:
         self._last[s] = v  # drawn here: the view finds it drawn
         _draw_message(self._chip(s), k, v % _STEPS)
+    return v
+
+
+def _set_number(self, s):
+    n = self.m.set_no
+    v = _SET_NUMBER + n
+    if v != self._last[s]:
+        self._last[s] = v  # drawn here: the view finds it drawn
+        self._chip(s).set_window(_SET_TEXT, 4 * (n - 1))
     return v
 
 

@@ -201,6 +201,7 @@ def test_the_set_score_on_the_countdown_with_the_colon_between_the_last_points()
     sets = chip_for(board, chips, "countdown")
     v.render(0)
     assert looks(sets, " 00 ", colon=True) and sets._blink == 0  # 0:0
+    assert message_shows(board, chips, v, 0, "SET1")  # nothing else to say: which set this is
     say(r, "point", "point")  # A needs 3: the countdown (blinking) has the display
     v.render(0)
     assert looks(sets, "   3", colon=False) and sets._blink == 2
@@ -214,8 +215,21 @@ def test_the_set_score_on_the_countdown_with_the_colon_between_the_last_points()
     say(r, "next_set")
     v.render(0)
     assert looks(sets, " 10 ", colon=True) and looks(chip_for(board, chips, "A.score"), "   0")
-    assert message_shows(board, chips, v, 0, "")
+    assert message_shows(board, chips, v, 0, "SET2")
     assert renders_without_allocating(v, chips, 3000)
+    say(r, "foul touched")
+    assert message_shows(board, chips, v, 0, "FOUL")  # the view's own messages go first
+    say(r, "undo")
+    assert message_shows(board, chips, v, 0, "SET2")
+
+
+def test_the_set_number_up_to_the_seventeenth():
+    # First to 9 sets: at most 17; the tenth and later as "S 10" (four characters).
+    board, chips, m, v, r = set_match()
+    for n, text in ((1, "SET1"), (9, "SET9"), (10, "S 10"), (17, "S 17")):
+        m.set_no = n
+        assert message_shows(board, chips, v, 0, text), n
+    assert renders_without_allocating(v, chips, 4000)
 
 
 def test_the_sets_field_shows_the_set_score_always_and_is_blank_in_a_plain_match():

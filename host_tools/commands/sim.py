@@ -120,6 +120,27 @@ def _issue14_parts(doc):
     if doc.get("elapsed_s") is not None:
         h, rest = divmod(doc["elapsed_s"], 3600)
         parts.append("time %d:%02d:%02d" % (h, rest // 60, rest % 60))
+    return parts + _format_parts(doc)
+
+
+def _format_parts(doc):
+    """Issue 15's formats: a handicap's targets, the set and the sets won, the shoot-out's
+    round, the warm-up's clock."""
+    parts = []
+    a, b = doc["players"]["A"], doc["players"]["B"]
+    if doc.get("target") is None and "target" in a:
+        parts.append("targets %d:%d" % (a["target"], b["target"]))
+    sets = doc.get("sets")
+    if sets:
+        parts.append("set %d, sets %d:%d" % (sets["number"], sets["won"]["A"], sets["won"]["B"]))
+    so = doc.get("shootout")
+    if so:
+        text = "shoot-out round %d" % (so["played"] + (1 if so["current"] else 0))
+        if so["current"]:
+            text += " %d:%d" % tuple(so["current"])
+        parts.append(text)
+    if doc.get("warmup"):
+        parts.append("warm-up %s %d:%02d" % ((doc["warmup"]["player"],) + divmod(doc["warmup"]["left_s"], 60)))
     return parts
 
 

@@ -310,6 +310,13 @@ def test_issue15_words_print_every_key_in_reading_order():
     assert docs[18]["shootout"] == {"rounds": [[1, 0]], "played": 1, "current": None}
     assert (docs[18]["result"], docs[18]["ended_by"], docs[18]["sets"]["scores"]) == ("A", "shootout", [[2, 0], [1, 1]])
     assert docs[18]["players"]["A"]["match"]["score"] == 3 and docs[18]["options"]["deciding_target"] == 1
+    # The --pretty line says the same: the targets, the warm-up's clock, the set, the shoot-out's round.
+    lines = run_carom("sim", "--headless", "--pretty", stdin=ISSUE15_WORDS).stdout.splitlines()
+    assert len(lines) == len(docs)
+    assert "targets 3:2" in lines[0] and "warm-up A 0:30" in lines[2] and "warm-up B 1:00" in lines[3]
+    assert "set 1, sets 1:0" in lines[10] and "set 2, sets 1:0" in lines[11]
+    assert "shoot-out round 1 0:0" in lines[15] and "shoot-out round 1 1:0" in lines[17]
+    assert "shoot-out round 1" in lines[18] and "1:0" not in lines[18].split("shoot-out")[1]
 
 
 def test_readme_grammar_lists_every_word_and_option():

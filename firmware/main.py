@@ -9,9 +9,11 @@ heap_at_start = gc.mem_alloc()  # what the interpreter (and on the virtual board
 # stays in one piece; app.py keeps a threshold while the board runs).
 gc.threshold(4096)
 
+import machine  # noqa: E402  (handed to startup: only main.py and app.py import it)
+
 import startup  # noqa: E402
 
-board = startup.start(heap_at_start)
+board = startup.start(machine, heap_at_start)
 del sys.modules["startup"], startup  # its code and the board definition: not needed any more
 gc.collect()
 if board is not None:

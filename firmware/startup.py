@@ -1,6 +1,6 @@
 """Starting a board: configuration, board definition, safe boot, hardware, the saved match.
 
-    board = startup.start(heap_at_start)   # main.py; None: nothing to run (safe boot, ...)
+    board = startup.start(machine, heap_at_start)   # main.py; None: nothing to run (safe boot, ...)
     # main.py then drops this module from RAM and runs board.serve()
 
 Reads config.json (config.py: the schema) and boards/<board>.json, builds the
@@ -14,18 +14,20 @@ shows an error code on every display; the REPL stays free. A board
 definition that cannot be read falls back to the wall board's; when that
 cannot be read either, the board scans the wall board's buses and shows
 E 21 on every HT16K33 it finds, so the wall is never dark.
+
+The hardware is handed in: main.py (or a test's main) passes its `machine` module
+to start() or build(); this module never imports it.
 """
 
 import gc
 import time
-
-import machine
 
 import app
 import cold
 
 BOARDS_DIR = "boards"
 CRASHES_FOR_SAFE_BOOT = 3
+machine = None  # the board's machine module, as start() or build() was handed it
 STORE_DIR = "/data"  # the match journal and the history (not "/store": a folder would shadow store.py)
 
 # The running board's timings (app.py compiles them in; app.X comes from here).
@@ -224,10 +226,18 @@ _DEFAULTS = {"innings_limit": 0, "equalizing": True, "draw": True, "shot_clock":
              "sets": 0, "deciding_target": None, "shootout": False, "warmup_s": 0}
 
 
-def build(board, config, error=0):
-    """The running wall board (app.Board) from the definition and the configuration.
-    The saved match is read back first, while little else is in the heap: its log then
-    lies low, and reading it (snapshot.py, loaded and dropped) has the most room."""
+def _hand_in(hw):
+    global machine
+    machine = hw
+
+
+def build(board, config, error=0, hw=None):
+    """The running wall board (app.Board) from the definition and the configuration (`hw`:
+    the machine module, when start() was not what handed it in). The saved match is read
+    back first, while little else is in the heap: its log then lies low, and reading it
+    (snapshot.py, loaded and dropped) has the most room."""
+    if hw is not None:
+        _hand_in(hw)
     import rules
     import store
 
@@ -349,9 +359,10 @@ def read_last():
 
 # ---- the start ---------------------------------------------------------------------------
 
-def start(heap_at_start=0):
-    """Build the board for config.json; None when there is nothing to serve (safe boot, a
-    remote that went to sleep, no board definition at all)."""
+def start(hw, heap_at_start=0):
+    """Build the board for config.json with the machine module `hw`; None when there is
+    nothing to serve (safe boot, a remote that went to sleep, no board definition at all)."""
+    _hand_in(hw)
     config, error = load_config()
     try:
         board = load_board(config["board"], config["buttons"])

@@ -44,7 +44,9 @@ import startup  # noqa: E402
 
 config, error = startup.load_config()
 board = startup.load_board(config["board"])
-b = startup.build(board, config, error)
+import machine  # noqa: E402
+
+b = startup.build(board, config, error, machine)
 for chip in b.chips:
     chip.set_bus(CountingBus())  # the emulator's I2C allocates to tell the host; a real bus does not
 b.radio.espnow = Air()

@@ -34,7 +34,9 @@ import startup  # noqa: E402
 
 config, error = startup.load_config()
 board = startup.load_board(config["board"])
-b = startup.build(board, config, error)
+import machine  # noqa: E402
+
+b = startup.build(board, config, error, machine)
 bus = CountingBus()
 for chip in b.chips:
     chip.set_bus(bus)

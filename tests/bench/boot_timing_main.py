@@ -29,6 +29,8 @@ view.View.render = render
 gc.collect()
 import startup  # noqa: E402
 
-board = startup.start(gc.mem_alloc())
+import machine  # noqa: E402
+
+board = startup.start(machine, gc.mem_alloc())
 if board is not None:
     board.serve()

@@ -1,6 +1,6 @@
 """Constants the firmware keeps twice: compiled in where the board runs them (private
 const()s, no RAM), named where people and tools read them. Checked here from the source
-(app.py and startup.py import machine: they are read, not imported)."""
+(app.py imports machine, and startup.py imports app.py: they are read, not imported)."""
 
 import ast
 import json

@@ -17,7 +17,9 @@ gc.threshold(4096)
 
 import startup  # noqa: E402
 
-board = startup.start(heap_at_start)
+import machine  # noqa: E402
+
+board = startup.start(machine, heap_at_start)
 del sys.modules["startup"], startup
 gc.collect()
 

@@ -16,7 +16,9 @@ import remote
 import startup
 
 config, error = startup.load_config()
-b = startup.build(startup.load_board(config["board"]), config, error)
+import machine  # noqa: E402
+
+b = startup.build(startup.load_board(config["board"]), config, error, machine)
 link = b.radio
 rx = link.rx
 m = b.match

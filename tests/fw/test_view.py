@@ -67,6 +67,20 @@ def chip_for(board, chips, field):
     raise KeyError(field)
 
 
+class NullI2C:
+    """A bus that takes the bytes and allocates nothing (the test's buses record them)."""
+
+    def writeto(self, addr, buf):
+        return len(buf)
+
+
+def quiet(chips):
+    """The chips write to a NullI2C: a render can then be measured for what it allocates."""
+    null = NullI2C()
+    for chip in chips:
+        chip._i2c = null
+
+
 def looks(chip, text, colon=None):
     """The chip's frame equals what set_text(text) makes."""
     ref = (Seg14x4 if isinstance(chip, Seg14x4) else Seg7x4)(FakeI2C(), chip.addr)
@@ -251,14 +265,7 @@ def test_render_does_not_allocate():
         raise SkipTest("needs micropython.heap_lock")
     board, buses, chips, leds, m, v = build("wall", breaker=rules.A, target=6, shot_clock=30)
     v.render(0)
-
-    class NullI2C:
-        def writeto(self, addr, buf):
-            return len(buf)
-
-    null = NullI2C()
-    for chip in chips:
-        chip._i2c = null
+    quiet(chips)
     point = lambda: m.point(rules.NOBODY, 1000)  # noqa: E731
     render = lambda: v.render(1000)  # noqa: E731
     micropython.heap_lock()

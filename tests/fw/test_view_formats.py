@@ -11,7 +11,7 @@ import sound
 import view
 from fwtest import SkipTest
 from referee import Referee
-from test_view import build, chip_for, looks
+from test_view import build, chip_for, looks, quiet
 
 MINUTE = 60000
 
@@ -82,18 +82,6 @@ def heap_locked(fn):
     finally:
         micropython.heap_unlock()
     return True
-
-
-def quiet(chips):
-    """The chips write to a bus that allocates nothing (the test's buses do)."""
-
-    class NullI2C:
-        def writeto(self, addr, buf):
-            return len(buf)
-
-    null = NullI2C()
-    for chip in chips:
-        chip._i2c = null
 
 
 def renders_without_allocating(v, chips, now):

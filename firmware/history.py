@@ -62,6 +62,15 @@ def crc32_py(data, crc=0):
     return crc ^ 0xFFFFFFFF
 
 
+def put_arg2(st, m, t):
+    """Before an extension's entry, its B target in a record of its own when it has one (a
+    handicap; MatchStore.sync). None, or why the record could not be written."""
+    import matchsetup
+
+    b = matchsetup.arg2(m, st.count)
+    return st._put(K_ARG2, rules.E_EXTEND, b, t) if b >= 0 else None
+
+
 def report_number(name):
     """The number of a report file name like 000123.json, or -1."""
     if not name.endswith(".json") or len(name) < 6:

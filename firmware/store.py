@@ -90,7 +90,6 @@ _EEXIST = const(17)
 _K_ENTRY = const(1)
 _K_UNDO = const(2)
 _K_CLOSE = const(3)
-_K_ARG2 = const(5)
 _E_EXTEND = const(11)  # rules.py's
 
 # Bits of MatchStore.errors, for the app to show (their meanings: history.py).
@@ -264,8 +263,8 @@ class MatchStore:
             reason = self.undo()
         while reason is None and self.count < match.n:
             code, arg, t = match.entry(self.count)
-            if code == _E_EXTEND and cold.call("matchsetup", "arg2", match, self.count) >= 0:
-                reason = self._put(_K_ARG2, code, cold.call("matchsetup", "arg2", match, self.count), t)
+            if code == _E_EXTEND:  # a handicap's B target: a record before the entry (history.py)
+                reason = cold.call("history", "put_arg2", self, match, t)
             if reason is None:
                 reason = self.append(code, arg, t)
         if reason is None and match.closed and not self.closed:

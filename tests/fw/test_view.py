@@ -119,8 +119,9 @@ def test_wall_board_shows_every_field():
     assert looks(c("A.average"), "1.667")  # 5/3, rounded half up like the state document
     assert looks(c("B.average"), "0.333")
     assert looks(c("A.high_run"), "   5")
-    assert looks(c("target"), "  15")
+    assert looks(c("A.target"), "  15") and looks(c("B.target"), "  15")  # each his own (the same here)
     assert looks(c("countdown"), "    ")
+    assert looks(c("sets"), "    ")  # no sets in this match
     assert looks(c("clock"), " 000", colon=True)  # no break, no shot clock: the match's 0:00 (h:mm)
     assert looks(c("B.name"), "BO  ")  # four letters or fewer stand still, left-aligned
     assert looks(c("A.name"), "    ")  # "KIM - BC" runs as a marquee, entering from the right

@@ -459,3 +459,54 @@ asyncio.run(main())
         assert listener.payloads("carom/vb1/state")[-1] == b"during"
     finally:
         b.close()
+
+
+def test_an_address_the_access_point_routes_reaches_the_server_on_this_machine(tmp_path, echo):
+    """AccessPoint(routes=...): what the board's config calls 192.168.1.10:1883 (or broker.local:1883)
+    is the server on this machine (`carom sim --hall`); other addresses are reached as they are."""
+    ap = AccessPoint("hall", "secret123", connect_s=0.5,
+                     routes={("192.168.1.10", 1883): ("127.0.0.1", echo.port),
+                             ("broker.local", 1883): ("127.0.0.1", echo.port)})
+    b = board(tmp_path, r"""
+import network, socket, errno
+def attempt(what, f):
+    try:
+        print(what, f())
+    except OSError as e:
+        print(what, "OSError", e.args[0] == errno.EHOSTUNREACH)
+attempt("offline", lambda: socket.socket().connect(socket.getaddrinfo("192.168.1.10", 1883)[0][-1]))
+sta = network.WLAN(network.STA_IF)
+sta.active(True)
+sta.connect("hall", "secret123")
+while not sta.isconnected():
+    import time
+    time.sleep_ms(50)
+for host in ("192.168.1.10", "broker.local"):
+    s = socket.socket()
+    s.settimeout(5)
+    s.connect(socket.getaddrinfo(host, 1883)[0][-1])
+    s.write(host.encode())
+    got = b""
+    while len(got) < len(host):
+        got += s.recv(100)
+    print(host, got.decode())
+    s.close()
+attempt("unrouted port", lambda: socket.getaddrinfo("192.168.1.10", 1884)[0][-1] and "looked up as it is")
+""", wifi=ap)
+    try:
+        b.power_on()
+        b.run_realtime()
+        b.wait_for(lambda b: "unrouted port" in b.stdout, timeout=20)
+        b.stop_realtime()
+        assert b.lines() == ["offline OSError True", "192.168.1.10 192.168.1.10",  # the echo upper-cases
+                             "broker.local BROKER.LOCAL", "unrouted port looked up as it is"], b.lines()
+        assert echo.received == [b"192.168.1.10", b"broker.local"]
+    finally:
+        b.close()
+
+
+def test_a_route_is_checked():
+    with pytest.raises(ValueError, match="a route is"):
+        AccessPoint("hall", routes={("192.168.1.10", 0): ("127.0.0.1", 1883)})
+    with pytest.raises(ValueError, match="a route is"):
+        AccessPoint("hall", routes={("192.168.1.10", 1883): ("", 1883)})

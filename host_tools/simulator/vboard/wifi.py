@@ -5,6 +5,9 @@
     ap.down()          # every board on it loses its link (isconnected() False, sockets go silent)
     ap.up()            # they connect again (the firmware's connect() keeps trying, as on an ESP32)
 
+    # The hall's network: what the boards' config.json calls 192.168.1.10:1883 is the broker on this machine
+    hall = AccessPoint("hall", "", routes={("192.168.1.10", 1883): ("127.0.0.1", 18830)})
+
 What the board does with it is in mp/_vb_network.py (connect timing, status
 codes) and mp/_vb_socket.py (sockets while the link is down).
 """
@@ -17,11 +20,24 @@ class AccessPoint:
     """An access point: SSID, password ("" for an open network), channel (the
     ESP-NOW radio of a connected board follows it), whether it is up, how long
     a connection takes (virtual seconds, scan + association + DHCP), the
-    subnet the boards get addresses in (x.y.z.100+), the RSSI boards see."""
+    subnet the boards get addresses in (x.y.z.100+), the RSSI boards see.
 
-    def __init__(self, ssid, password="", channel=1, up=True, connect_s=1.5, subnet="192.168.1", rssi=-55):
+    routes: {(host, port): (host, port)}: where a connection from a board goes
+    when it looks up that address (a name or a literal address, as the board's
+    config.json gives it): the first is the address on the hall's network, the
+    second a real one on this machine (`carom sim --hall`: the broker the
+    boards' MQTT client reaches). Other addresses are reached as they are."""
+
+    def __init__(self, ssid, password="", channel=1, up=True, connect_s=1.5, subnet="192.168.1", rssi=-55,
+                 routes=None):
         if not 1 <= int(channel) <= 14:
             raise ValueError("a 2.4 GHz channel is 1..14")
+        self.routes = {}
+        for (host, port), (to_host, to_port) in (routes or {}).items():
+            for h, p in ((host, port), (to_host, to_port)):
+                if not isinstance(h, str) or not h or not isinstance(p, int) or not 1 <= p <= 65535:
+                    raise ValueError("a route is (host, port) -> (host, port), port 1..65535: not %r" % ((h, p),))
+            self.routes[(host, port)] = (to_host, to_port)
         self.ssid = ssid
         self.password = password or ""
         self.channel = int(channel)
@@ -58,6 +74,7 @@ class AccessPoint:
             "connect_ms": int(self.connect_s * 1000),
             "subnet": self.subnet,
             "rssi": self.rssi,
+            "routes": [[h, p, th, tp] for (h, p), (th, tp) in sorted(self.routes.items())],
         }
 
     def down(self):

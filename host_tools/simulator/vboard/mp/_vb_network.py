@@ -194,6 +194,17 @@ def link_up():
     return _connected
 
 
+def route(host, port):
+    """Where the access point sends a connection to (host, port): the (host, port) of its
+    route for that address (wifi.py: AccessPoint(routes=...)), or None (reached as it is)."""
+    if isinstance(host, (bytes, bytearray)):
+        host = host.decode()
+    for r in (_ap or {}).get("routes") or ():
+        if r[0] == host and r[1] == int(port):
+            return r[2], r[3]
+    return None
+
+
 def channel():
     """The radio's channel: the access point's while connected, else the one configured."""
     if _connected and _ap is not None:

@@ -2,7 +2,9 @@
 # port's real sockets, reached only while the board's Wi-Fi has an IP.
 #
 # Every address is "outside": 127.0.0.1 is the host machine, where the test's
-# servers run (an echo server, mosquitto). The real socket is always
+# servers run (an echo server, mosquitto). An address the access point routes
+# (AccessPoint(routes=...): the hall's broker for `carom sim --hall`) is looked
+# up as the route's target: getaddrinfo() gives the target's address. The real socket is always
 # non-blocking; a blocking call (or one with a timeout) waits in idle(), so
 # timers and the watchdog keep running and virtual time keeps step with the
 # real time the peer takes (see _vb_core: pacing).
@@ -78,6 +80,10 @@ def _literal(host):
 def getaddrinfo(host, port, af=0, type=0, proto=0, flags=0):
     if not net.link_up() and not _literal(host):
         raise OSError(_EAI_FAIL)
+    if net.link_up():
+        to = net.route(host, port)  # the access point's route for that address (carom sim --hall)
+        if to is not None:
+            host, port = to
     return _real.getaddrinfo(host, port, af, type, proto, flags)
 
 

@@ -1,0 +1,53 @@
+"""pyproject.toml builds without a warning: no screens of `project.license` deprecation on the
+first `make sim` (issue 16).
+
+The build runs offline: setuptools (>= 77, in the test extras) from the venv, no build
+isolation, no index. The whole project is built as pip builds it for `pip install -e .`.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def setuptools_version():
+    try:
+        import setuptools
+    except ImportError:
+        return None
+    return tuple(int(x) for x in setuptools.__version__.split(".")[:2])
+
+
+def test_the_license_is_an_spdx_string_and_the_backend_takes_it():
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        project = tomllib.load(f)
+    assert project["project"]["license"] == "MIT"
+    assert "setuptools>=77" in project["build-system"]["requires"]  # the first that takes an SPDX string
+
+
+@pytest.mark.skipif((setuptools_version() or (0,)) < (77,), reason="setuptools >= 77 not in the venv (tools/venv.sh)")
+def test_building_the_project_prints_no_warning(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", "node_modules",
+        "tests", "docs", "sim-flash*"))
+    got = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
+         "-w", str(tmp_path / "out"), str(src)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    output = got.stdout + got.stderr
+    assert got.returncode == 0, output
+    assert "license" not in output.lower(), output
+    assert "warning" not in output.lower(), output
+    (wheel,) = os.listdir(tmp_path / "out")
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "out" / wheel) as z:
+        meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: MIT" in meta.splitlines()

@@ -9,6 +9,7 @@ firmware modules inside this process instead.
 
 import contextlib
 import json
+import os
 import sys
 
 from ..errors import CommandError
@@ -38,6 +39,19 @@ def arguments(p):
     are printed on stderr. With --heap the firmware is laid out as .mpy, as
     `carom deploy` puts it on a board (--source: the .py files). A firmware
     that runs out of memory at boot stops carom with an error.
+
+    --config FILE gives the virtual boards that config.json (each board a
+    copy; checked first with the firmware's schema: a file the board would
+    refuse stops carom). A config.json already in --flash that the board
+    would refuse is said on stderr; the board then starts as a real one
+    does, on its last good configuration (E 20) or the defaults (E 22).
+
+    --hall HOST[:PORT] puts the page's boards on a Wi-Fi network that
+    reaches the MQTT broker at HOST:PORT (default port 1883), so that they
+    publish to a real `carom hall` on that broker: each board's config.json
+    gets the network and the broker if it names none (its own mqtt.host and
+    port, if it has them, are routed to HOST:PORT) and a table id of its own
+    (t1, t2...) if it has none or shares one.
     """
     p.add_argument("--headless", action="store_true", help="scripted mode: events in, JSON lines out")
     p.add_argument("--script", metavar="FILE", help="read events from FILE instead of stdin")
@@ -62,6 +76,11 @@ def arguments(p):
     p.add_argument("--heap", metavar="SIZE",
                    help="with --headless --board: the firmware's share of the MicroPython heap, e.g. 112K (a stock "
                         "ESP32's) or 1M; the emulation's own bytes are measured and added on top (figures on stderr)")
+    p.add_argument("--config", metavar="FILE",
+                   help="the virtual boards' config.json (names, match, wifi, mqtt...), checked before anything starts")
+    p.add_argument("--hall", metavar="HOST[:PORT]",
+                   help="the boards join a Wi-Fi network that reaches this MQTT broker and publish to it "
+                        "(for carom hall --broker HOST:PORT); each board gets its own table id")
     p.add_argument("--source", action="store_true",
                    help="with --heap: run the firmware's .py files rather than the .mpy that carom deploy puts on a board")
     p.set_defaults(run=run_sim)
@@ -258,7 +277,13 @@ def run_board(args):
 
     load_board(args.board)  # a bad name or definition is a clear error before anything starts
     check_flash(args.flash)
+    if args.hall:
+        raise CommandError("--hall goes with the page (carom sim --hall HOST:PORT [--boards N]), not --headless")
     options = {}
+    if args.config:
+        options["config"] = board_config(read_config(args.config), args.board)
+    else:
+        warn_flash_config(args.flash, 0, 1)
     if args.micropython:
         options["micropython"] = interpreter_arg(args.micropython)
     if args.heap:
@@ -300,27 +325,213 @@ def board_errors():
 
 def run_page(args):
     """The simulator page: boards on the virtual board, served until Ctrl-C."""
+    import shutil
+    import tempfile
+
     from ..simulator.page import ListenError, run
+    from ..simulator.page.server import flash_dirs
     from ..simulator.scripted_board import load_board
 
-    board = args.board or "wall"
     if args.micropython or args.heap or args.source:
         raise CommandError("--micropython, --heap and --source go with --headless --board NAME")
+    config = read_config(args.config) if args.config else None
+    board = args.board or (config or {}).get("board") or "wall"
+    if config is not None:
+        config = board_config(config, board)
     load_board(board)  # a bad name or definition is a clear error before anything starts
     if not 1 <= args.boards <= 16:
         raise CommandError("--boards must be 1..16")
     if args.script or args.pretty or args.cpython:
         raise CommandError("--script, --pretty and --cpython go with --headless")
+    if args.remote and args.boards != 1:
+        raise CommandError("--remote goes with one board (no --boards)")
+    hall = hall_arg(args.hall) if args.hall else None
     check_flash(args.flash, args.boards, args.remote)
 
     def out(text):
         print(text, flush=True)
 
+    flash, tmp = args.flash, None
+    if flash is None and (config is not None or hall is not None):
+        tmp = tempfile.mkdtemp(prefix="carom-sim-")  # the boards' flash, laid out here with their config.json
+        flash = os.path.join(tmp, "flash")
+    ready = None
     try:
+        walls = flash_dirs(flash, 1 if args.remote else args.boards)
+        for i, folder in enumerate(walls):
+            if config is not None:
+                write_config(folder, config)
+            elif hall is None:
+                warn_flash_config(folder, i, len(walls))
+        if hall is not None:
+            ready = join_hall(hall, walls, board, out)
         with board_errors():
-            return run(board, args.listen, count=args.boards, flash=args.flash, out=out, remote=args.remote)
+            return run(board, args.listen, count=args.boards, flash=flash, out=out, remote=args.remote, ready=ready)
     except (ValueError, ListenError) as e:
         raise CommandError(str(e))
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---- config.json: --config, the one in --flash, and --hall's network ------------------------------------
+
+def read_config(path):
+    """--config FILE: the dict the user wrote, checked as the board's firmware/config.py load()
+    checks it (size, UTF-8, JSON, schema); CommandError naming what is wrong."""
+    from .config import as_the_board_reads
+
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise CommandError("--config %s: %s" % (path, e.strerror or e))
+    try:
+        as_the_board_reads(raw, path)
+    except ValueError as e:
+        raise CommandError("--config %s; the boards would refuse it (nothing was started)" % e)
+    return json.loads(raw.decode("utf-8"))
+
+
+def board_config(config, board):
+    """--config's dict for boards NAME: its "board" must agree with --board."""
+    named = config.get("board")
+    if named is not None and named != board:
+        raise CommandError("--config names board %r but --board is %r: give one, or the same" % (named, board))
+    return dict(config, board=board)
+
+
+def write_config(folder, config):
+    """config.json in a board's flash folder (made if missing), as firmware/config.py writes it."""
+    from .config import config_bytes
+
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "wb") as f:
+        f.write(config_bytes(config))
+
+
+def flash_config(folder):
+    """(the dict in folder/config.json or None when there is none, None or the reason the board
+    refuses it: what load() says, with what the board runs instead)."""
+    from .config import as_the_board_reads, firmware_config
+
+    if folder is None:
+        return None, None
+    path = os.path.join(folder, "config.json")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return None, None
+    except OSError as e:
+        return None, "%s: %s" % (path, e.strerror or e)
+    try:
+        as_the_board_reads(raw, path)
+    except ValueError as e:
+        fw, _ = firmware_config()
+        good = os.path.join(folder, fw.good_path("config.json"))
+        try:
+            with open(good, "rb") as f:
+                as_the_board_reads(f.read(), good)
+        except (OSError, ValueError):
+            runs = "it has no good copy (config.good.json), so it runs the defaults, showing E %d" % (
+                fw.ERROR_CONFIG_DEFAULTS)
+        else:
+            runs = "it runs its last good configuration (config.good.json), showing E %d" % fw.ERROR_CONFIG
+        return None, "%s; the board refuses it: %s" % (e, runs)
+    return json.loads(raw.decode("utf-8")), None
+
+
+def warn_flash_config(folder, i, count):
+    """Say on stderr that a board's config.json in --flash is one it refuses (it starts anyway,
+    as a real board does, on its good copy or the defaults, with the error on its display)."""
+    _, problem = flash_config(folder)
+    if problem:
+        who = "board %d: " % (i + 1) if count > 1 else ""
+        print("carom sim: warning: %s%s" % (who, problem), file=sys.stderr, flush=True)
+
+
+HALL_SSID = "carom-sim"  # the network a board joins when its config.json names none (open)
+
+
+def hall_arg(text):
+    """--hall HOST[:PORT] -> (host as given, port, its IPv4 address)."""
+    import socket
+
+    from ..hall.broker import parse_broker
+
+    try:
+        host, port = parse_broker(text)
+    except ValueError:
+        raise CommandError("--hall wants HOST[:PORT], the MQTT broker carom hall uses, e.g. 127.0.0.1:1883, "
+                           "not %r" % text)
+    try:
+        infos = socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)
+    except OSError as e:
+        raise CommandError("--hall %s: no IPv4 address for %s (%s)" % (text, host, e.strerror or e))
+    return host, port, infos[0][4][0]
+
+
+def hall_configs(hall, folders, board):
+    """Each board's config.json with the hall's network and broker, and its own table id; returns
+    [(config, AccessPoint, what to say)].  A config.json the board refuses stops carom (it would not
+    reach the hall: it runs its good copy or the defaults)."""
+    from ..simulator.vboard import AccessPoint
+
+    host, port, ip = hall
+    out, tables = [], set()
+    for i, folder in enumerate(folders):
+        cfg, problem = flash_config(folder)
+        if problem:
+            raise CommandError("--hall: %s; fix it (carom config import) or remove it" % problem)
+        cfg = dict(cfg or {"board": board})
+        wifi = dict(cfg.get("wifi") or {})
+        if not wifi.get("ssid"):
+            wifi = {"ssid": HALL_SSID, "password": ""}
+        mqtt = dict(cfg.get("mqtt") or {})
+        if not mqtt.get("host"):
+            mqtt["host"], mqtt["port"] = ip, port
+        mqtt.setdefault("port", 1883)
+        table = mqtt.get("table") or ""
+        if not table or table in tables:
+            n = i + 1
+            while "t%d" % n in tables:
+                n += 1
+            table = mqtt["table"] = "t%d" % n
+        tables.add(table)
+        cfg["wifi"], cfg["mqtt"] = wifi, mqtt
+        ap = AccessPoint(wifi["ssid"], wifi.get("password") or "", connect_s=0.5,
+                         routes={(mqtt["host"], mqtt["port"]): (ip, port)})
+        where = "%s:%d" % (mqtt["host"], mqtt["port"])
+        to = "%s:%d" % (host, port)
+        said = "table %s on Wi-Fi %r, MQTT to %s%s" % (table, wifi["ssid"], where,
+                                                        "" if where == "%s:%d" % (ip, port) else " (reaches " + to + ")")
+        out.append((cfg, ap, said))
+    return out
+
+
+def join_hall(hall, folders, board, out):
+    """Write each board's config.json for the hall and return the page's ready(url, sessions),
+    which gives each wall board its access point."""
+    import socket
+
+    host, port, ip = hall
+    boards = hall_configs(hall, folders, board)
+    for folder, (cfg, ap, said) in zip(folders, boards):
+        write_config(folder, cfg)
+    try:
+        socket.create_connection((ip, port), 2).close()
+    except OSError as e:
+        print("carom sim: warning: --hall %s:%d: nothing answers there yet (%s); the boards keep trying"
+              % (host, port, e.strerror or e), file=sys.stderr, flush=True)
+
+    def ready(url, sessions):
+        for s in sessions:
+            if s.index < len(boards) and not s.layout.get("remote"):
+                s.vb.set_wifi(boards[s.index][1])
+                out("carom sim: board %d: %s" % (s.index + 1, boards[s.index][2]))
+
+    return ready
 
 
 def run_sim(args):
@@ -330,6 +541,9 @@ def run_sim(args):
         return run_board(args)
     if args.micropython or args.heap or args.source:
         raise CommandError("--micropython, --heap and --source go with --board NAME (the virtual board)")
+    if args.config or args.hall:
+        raise CommandError("--config and --hall go with the virtual board (the page, or --headless --board NAME); "
+                           "the scripted rules take `new` lines")
     from ..simulator.scripted_rules import ordered, scripted_docs
 
     lines = read_lines(args)

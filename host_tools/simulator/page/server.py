@@ -10,6 +10,11 @@
                                       log    {board, t, kind, text} button presses, power, resets, printed lines
                                       sound  {board, events: [{t_ms, age_ms, freq, duty}]}  buzzer PWM changes
                                       tick   {board, t}                  virtual time, when nothing else changed
+                                      refused {board, button, action, reason, t}  the firmware refused a press
+    GET  /api/boards/<n>/config     the form's values: names, clubs, match options (a wall board)
+    POST /api/boards/<n>/config     {"values": {"players.A.name": "ANNA", ...}, "new_match": false}
+                                    -> written as config.json through the board's serial console
+                                    (as `carom config set`); {"ok": true, "said": [...]} or 400 {"error"}
     POST /api/boards/<n>/action     {"do": "tap"|"down"|"up"|"long", "button": "A.point"}
                                     {"do": "power", "on": true|false}
                                     {"do": "plug", "chip": "1:0x71", "plugged": true|false}
@@ -70,6 +75,9 @@ class Server(httpd.Server):
             return await self.send(writer, 200, states)
         if method == "GET" and path == "/events":
             return await self.stream(writer, self.hub, self._opening)
+        m = re.fullmatch(r"/api/boards/(\d+)/config", path)
+        if m:
+            return await self._config(writer, int(m.group(1)), method, request.headers, request.body)
         m = re.fullmatch(r"/api/boards/(\d+)/action", path)
         if m:
             if method != "POST":
@@ -103,6 +111,33 @@ class Server(httpd.Server):
         if reason:
             return await self.send(writer, 400, {"error": reason})
         return await self.send(writer, 200, {"ok": True})
+
+    async def _config(self, writer, index, method, headers, body):
+        """GET: the form's values (names, clubs, match options); POST {"values": {key: text},
+        "new_match": bool}: written through the board's serial console (session.configure)."""
+        if not 0 <= index < len(self.sessions) or not self.sessions[index].layout.get("form"):
+            return await self.send(writer, 404, {"error": "no board %d with a match to configure" % index})
+        session = self.sessions[index]
+        loop = asyncio.get_running_loop()
+        if method == "GET":
+            return await self.send(writer, 200, await loop.run_in_executor(None, session.config_values))
+        if method != "POST":
+            return await self.send(writer, 405, {"error": "use GET or POST"})
+        if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            return await self.send(writer, 415, {"error": "send application/json"})
+        try:
+            request = httpd.json_body(body)
+            if not isinstance(request, dict) or set(request) - {"values", "new_match"}:
+                raise ValueError
+        except ValueError:
+            return await self.send(writer, 400, {"error": 'the body must be {"values": {...}, "new_match": false}'})
+        new_match = request.get("new_match", False)
+        if type(new_match) is not bool:
+            return await self.send(writer, 400, {"error": "new_match must be true or false"})
+        error, said = await loop.run_in_executor(None, session.configure, request.get("values"), new_match)
+        if error:
+            return await self.send(writer, 400, {"error": error, "said": said})
+        return await self.send(writer, 200, {"ok": True, "said": said})
 
     async def _opening(self, writer):
         """What a page gets first: hello, then each board's log so far and its state."""
@@ -139,6 +174,7 @@ async def _boot_pair(loop, board_name, flash, publish, out, sessions):
     sessions.append(remote)
     await loop.run_in_executor(None, remote.boot)
     wall.layout["paired"] = remote.layout["paired"] = True
+    wall.partner = remote  # a refusal the wall prints may be of the referee box's press
     remote.layout["remote"] = True
     remote.layout["title"] = "Referee box"
     wall.run()

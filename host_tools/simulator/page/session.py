@@ -34,6 +34,7 @@ import time
 
 from ..scripted_board import ScriptedBoard, chip_key
 from ..segments import decode
+from .phase import PhaseReader, hint
 
 TICK_S = 0.02  # virtual time is granted in steps of about this much real time
 MAX_STEP_S = 0.25  # a late tick grants at most this much (the board slows down instead of jumping)
@@ -48,6 +49,8 @@ ACTIONS = {"tap": ("button",), "down": ("button",), "up": ("button",), "long": (
            "power": ("on",), "plug": ("chip", "plugged"), "advance": ("seconds",)}  # each one's fields
 LOG_KEEP = 500  # log lines a newly connected page is sent
 BLINK_HZ = (0, 2, 1, 0.5)
+REFUSED = re.compile(r"carom: refused (\S+): (.*)$")  # the firmware's line for a refused press or a lock-out
+MARK_S = 1.2  # how long the page marks a refused button (real seconds; the page's own timer)
 REMOTE_ORDER = ("point", "miss", "foul", "foul.time", "undo", "break", "timeout", "new")  # the referee box's keys
 
 # Where a display, button or LED goes on the page: player A's column, B's, or the middle.
@@ -73,6 +76,18 @@ def label_of(field):
     return LABELS.get(short, short.replace("_", " ").upper())
 
 
+def display_label(field, column, role=None):
+    """A field's label on its display: its name (SCORE), with the player's letter when the display
+    shows both players' fields (A SCORE | B SCORE).  The referee box's one display shows the score
+    AA:BB (app_remote.show); a board definition that still names it "clock" is labelled so."""
+    if role == "remote" and field == "clock":
+        return "SCORE A : B"
+    label = label_of(field)
+    if column == "mid" and field[:2] in ("A.", "B."):
+        return field[0] + " " + label
+    return label
+
+
 def _order(field):
     short = field.split(".", 1)[-1]
     table = PLAYER_ORDER if "." in field else SHARED_ORDER
@@ -96,7 +111,8 @@ def layout(board, index):
             "order": (min(_order(f) for f in fields) if fields else 99, pos),
             "role": "name" if any(f.endswith(".name") for f in fields) else (
                 "score" if any(f.endswith(".score") for f in fields) else "stat"),
-            "show": [{"field": p["field"], "at": p["at"], "width": p["width"], "label": label_of(p["field"])}
+            "show": [{"field": p["field"], "at": p["at"], "width": p["width"],
+                      "label": display_label(p["field"], column, board.get("role"))}
                      for p in d["show"]],
         })
     displays.sort(key=lambda d: (d["column"], d["order"]))
@@ -172,6 +188,42 @@ def check_action(action, buttons, chips):
             return "seconds must be a JSON number, not %s" % shown(seconds)
         if not 0 < seconds <= MAX_JUMP_S:
             return "seconds must be more than 0 and at most %d" % MAX_JUMP_S
+    return None
+
+
+# ---- the form: names and match options (firmware/config.py's `players` and `match` keys) ---------
+
+FORM_KEYS = ("players.A.name", "players.A.club", "players.B.name", "players.B.club",
+             "match.game", "match.target", "match.target_A", "match.target_B", "match.innings_limit",
+             "match.draw", "match.sets", "match.deciding_target", "match.shootout", "match.warmup_s")
+NULLABLE = ("match.target_A", "match.target_B", "match.deciding_target")  # blank: not set (null)
+SKIP_BLANK = ("match.game", "match.target", "match.innings_limit", "match.draw", "match.sets", "match.shootout",
+              "match.warmup_s")  # blank: left as the board has it
+BOOT_WAIT_S = 30  # seconds the board's start is watched after the reset (real time)
+MAX_FORM_TEXT = 100  # a value longer than this is refused before the board is touched
+
+
+class _Quiet:
+    """BoardIO's progress stream: nothing to show on the page's server terminal."""
+
+    def write(self, text):
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def check_form(values):
+    """Why the form's JSON is refused (None: each key one of FORM_KEYS, each value a string)."""
+    if not isinstance(values, dict) or not values:
+        return "values must be a JSON object of the form's fields"
+    for k, v in values.items():
+        if k not in FORM_KEYS:
+            return "%s is not a field of the form (%s)" % (shown(k), ", ".join(FORM_KEYS))
+        if not isinstance(v, str):
+            return "%s must be a string, not %s" % (k, shown(v))
+        if len(v) > MAX_FORM_TEXT or any(c in v for c in "\n\r\x00"):
+            return "%s: at most %d characters on one line" % (k, MAX_FORM_TEXT)
     return None
 
 
@@ -341,6 +393,12 @@ class BoardSession:
         self.failed = None  # the error that stopped the board's process, if any
         self.redact = Redactor()  # every line logged and every error shown goes through it
         self._raw_repl = False  # the board is at the raw REPL: what it sends back is a host tool's, not shown
+        self.partner = None  # the referee box paired with this wall (its presses may be refused here)
+        self.phase = None  # the saved match's phase and turn (phase.py), for the hint line
+        self._phases = None
+        self._hint = ""
+        self._phase_name = None
+        self._configuring = threading.Lock()  # one config.json write at a time
         if isinstance(config, dict):
             self.redact.learn_config(config)
 
@@ -367,13 +425,16 @@ class BoardSession:
         self.redact.watch(self.flash_dir)
         self.layout = layout(self.sb.board, self.index)
         self.layout["flash"] = self.flash_dir
+        self.layout["mark_s"] = MARK_S
+        self.layout["form"] = self.layout["role"] == "wall" and bool(self.flash_dir)
+        self._phases = PhaseReader(self.flash_dir) if self.layout["role"] == "wall" else None
         self.buzzer_pin = self.vb.named_pins.get("buzzer")
         if self.lead is not None:
             self.pacer = self.lead.pacer  # boot the lead first
         else:
             self.pacer = Pacer(self.vb, self.radio["hub"] if self.radio else None)
         for b in self.sb.board["buttons"]:
-            self._buttons[b["name"]] = {"down_at": None, "free_at": 0.0}
+            self._buttons[b["name"]] = {"down_at": None, "free_at": 0.0, "last": -1.0}
         self._collect()
 
     def run(self):
@@ -472,7 +533,7 @@ class BoardSession:
         if b["down_at"] is not None:
             return None  # already held
         t = max(self.pacer.now, b["free_at"])
-        b["down_at"] = t
+        b["down_at"] = b["last"] = t
         b["free_at"] = float("inf")
         self._press_at(name, t)
         return None
@@ -482,8 +543,8 @@ class BoardSession:
         if b["down_at"] is None:
             return None
         t = max(self.pacer.now, b["down_at"] + held)
-        if not quiet:
-            self._log("press", "%s pressed %.2f s" % (name, t - b["down_at"]))
+        if not quiet:  # logged at the instant it went down (the release comes later)
+            self._log("press", "%s pressed %.2f s" % (name, t - b["down_at"]), at=b["down_at"])
         b["down_at"] = None
         b["free_at"] = t + GAP_S
         self._release_at(name, t)
@@ -494,7 +555,7 @@ class BoardSession:
         if b["down_at"] is not None:
             return "%s is held down" % name
         t = max(self.pacer.now, b["free_at"])
-        b["down_at"] = t
+        b["down_at"] = b["last"] = t
         self._log("press", "%s %s %.2f s" % (name, what, seconds))
         self._press_at(name, t)
         return self._up(name, held=seconds, quiet=True)
@@ -530,11 +591,102 @@ class BoardSession:
         self._guard(self.pacer.jump, seconds)
         return None
 
+    # ---- names and match options, through the board's serial console ------------------------
+
+    def config_values(self):
+        """The form's fields as the board's config.json has them now (players, match; defaults
+        filled in by the firmware's schema), and the games to choose from.  Read from the flash
+        folder (read only: no secret is in these keys); written only by configure()."""
+        from ...commands.config import as_the_board_reads, firmware_config
+
+        config, _ = firmware_config()
+        path = os.path.join(self.flash_dir, "config.json") if self.flash_dir else None
+        try:
+            with open(path, "rb") as f:
+                full = as_the_board_reads(f.read(), "config.json")
+        except (OSError, TypeError, ValueError):
+            full = config.normalize({}, "config.json")
+        values = {}
+        for key in FORM_KEYS:
+            section, _, name = key.rpartition(".")
+            v = full
+            for part in section.split("."):
+                v = v.get(part) or {}
+            values[key] = v.get(name)
+        games = next(e[6] for e in next(e for e in config.SCHEMA if e[0] == "match")[6] if e[0] == "game")
+        return {"values": values, "games": list(games)}
+
+    def configure(self, values, new_match=False):
+        """Write the form's values into config.json the way `carom config set` does: over the
+        board's serial console (mpremote's raw REPL: the app stops), each value parsed and the
+        whole checked by the firmware's own schema before anything is written, the file written
+        atomically, then the board reset and its start watched.  Returns (None, lines said) or
+        (the error, lines); nothing is written when a value is refused."""
+        from ...commands.config import FILE, apply_settings, changes, parse_board_config, parsed_settings, \
+            write_config
+        from ...errors import CommandError
+        from ...link.boardio import BoardIO, boot_problems
+
+        reason = check_form(values)
+        if reason:
+            return reason, []
+        settings = ["%s=%s" % (k, "null" if v == "" and k in NULLABLE else v) for k, v in values.items()
+                    if not (v == "" and k in SKIP_BLANK)]
+        try:
+            parsed_settings(settings)  # each value alone, before the board is touched
+        except CommandError as e:
+            return self.redact(str(e)), []
+        port = getattr(self.vb, "serial_path", None)
+        if not port:
+            return "this board has no serial console", []
+        if not self._configuring.acquire(blocking=False):
+            return "a configuration is being written to this board now", []
+        said = []
+        try:
+            self._log("config", "writing config.json through the serial console %s (as carom config set)" % port)
+            with BoardIO(port, reset_on_close=True, out=_Quiet()) as board:
+                raw = board.read_file(FILE)
+                current = parse_board_config(raw, board)
+                new = apply_settings(current, settings)
+                diff = changes(current if isinstance(current, dict) else {}, new, False)
+                if raw is not None and new == current:
+                    said.append("config.json already says so; nothing written")
+                else:
+                    said += diff
+                    size = write_config(board, new)
+                    said.append("wrote config.json (%d bytes)" % size)
+                ok, lines = board.restart_and_watch(BOOT_WAIT_S, "wall")
+                problems = boot_problems(lines or [])
+            for line in said:
+                self._log("config", line)
+            if ok is False or problems:
+                return self.redact("the board reports a problem at boot: %s" % "; ".join(problems)), said
+            if ok is None:
+                return "the board did not say it runs within %d s after the reset" % BOOT_WAIT_S, said
+            said.append("reset; the board started with the new configuration")
+        except CommandError as e:
+            self._log("refused", "config: %s" % e)
+            return self.redact(str(e)), said
+        finally:
+            self._configuring.release()
+        if new_match:
+            spec = next((b for b in self.layout["buttons"] if b["long_action"] == "new_match"), None)
+            if spec is not None:
+                self.act({"do": "long", "button": spec["name"]})
+                said.append("%s held %g s: a new match with these options" % (spec["name"], spec["long_s"]))
+        else:
+            said.append("names, clubs and match options apply now if the match has not started, else from "
+                        "the next new match (hold NEW 3 s)")
+        return None, [self.redact(x) for x in said]
+
     # ---- what the board shows -------------------------------------------------------------
 
-    def _log(self, kind, text):
-        """One line to the log (and every page): its secrets hidden first (Redactor)."""
-        entry = {"board": self.index, "t": round(self.vb.now, 3) if self.vb else 0.0, "kind": kind,
+    def _log(self, kind, text, at=None):
+        """One line to the log (and every page): its secrets hidden first (Redactor); `at`: the
+        virtual instant it happened, when not now."""
+        if at is None:
+            at = self.vb.now if self.vb else 0.0
+        entry = {"board": self.index, "t": round(at, 3), "kind": kind,
                  "text": self.redact(text)}
         self.log.append(entry)
         del self.log[:-LOG_KEEP]
@@ -560,8 +712,13 @@ class BoardSession:
                 for line in lines:
                     if isinstance(line, tuple):
                         self._log(*line)
+                        continue
+                    line = line.rstrip("\r")
+                    refused = REFUSED.search(line) if stream == "stdout" else None
+                    if refused:
+                        self._refused(refused.group(1), refused.group(2).strip())
                     else:
-                        self._log(stream, line.rstrip("\r"))
+                        self._log(stream, line)
         sounds = vb.sounds[self._sounds_seen:]
         self._sounds_seen = len(vb.sounds)
         if sounds:
@@ -571,6 +728,7 @@ class BoardSession:
                       for ev in sounds if self.buzzer_pin is None or ev.pin == self.buzzer_pin]
             if events:
                 self.publish("sound", self.index, {"board": self.index, "events": events})
+        self._update_hint()
         state = self.snapshot()
         comparable = dict(state, t=None)
         if comparable != self._last_state:
@@ -580,6 +738,47 @@ class BoardSession:
         elif abs(state["t"] - self._last_t) >= CLOCK_EVERY_S:  # only the clock moved
             self._last_t = state["t"]
             self.publish("tick", self.index, {"board": self.index, "t": state["t"]})
+
+    def _refused(self, action, reason):
+        """The firmware refused a press (or ignored it in a lock-out): said in the log of the board
+        that printed it, and a "refused" event marks the button pressed for it (this board's, or
+        the paired referee box's when its press came last)."""
+        board, button = self, None
+        best = -1.0
+        for s in (self, self.partner):
+            if s is None or s.layout is None:
+                continue
+            for spec in s.layout["buttons"]:
+                if action not in (spec["name"], spec["action"], spec["long_action"]):
+                    continue
+                last = s._buttons[spec["name"]]["last"]
+                if last > best:
+                    board, button, best = s, spec["name"], last
+        who = button if board is self else "the referee box's %s" % button
+        self._log("refused", "%s refused: %s" % (who if button else action, reason))
+        payload = {"board": board.index, "button": button, "action": action, "reason": self.redact(reason),
+                   "t": round(self.vb.now, 3)}
+        self.publish("refused", board.index, payload)
+
+    def _update_hint(self):
+        """The hint line for the phase the board's match is in (a referee box: its wall's)."""
+        if self.lead is not None:
+            info = self.lead.phase
+            role = "remote"
+        elif self._phases is not None:
+            info = self.phase = self._phases.read()
+            role = "wall"
+        else:
+            self._hint = self._phase_name = None
+            return
+        if not self.vb.powered:
+            self._hint = "The power is off: Power on starts the board again" if role == "wall" else \
+                "No batteries: Put in"
+        elif self.failed:
+            self._hint = ""
+        else:
+            self._hint = hint(info, role)
+        self._phase_name = (info or {}).get("phase", "lag")
 
     def _console_lines(self, lines, rebooted):
         """The lines of the board's console to log (a (kind, text) among them says the raw REPL began):
@@ -666,4 +865,6 @@ class BoardSession:
                 "chips": out,
                 "leds": leds,
                 "buttons": {name: name in self._pressed for name in self._buttons},
+                "phase": self._phase_name,
+                "hint": self._hint,
             }

@@ -172,6 +172,7 @@ function buildRemote(layout, root) {
   b.clock = el("span", {class: "face-clock", title: "virtual time since the first power-on"}, head, "0:00.0");
   b.power = el("span", {class: "face-power", "data-powered": "true"}, head, "");
   b.sleep = el("div", {class: "remote-sleep", "data-asleep": "false"}, face, "");
+  b.say = el("p", {class: "say", "data-phase": "", role: "status"}, face, "");
   for (const d of layout.displays) b.views[d.key] = buildDisplay(d, face, "mid");
   const row = el("div", {class: "leds"}, face);
   for (const l of layout.leds) {
@@ -197,7 +198,7 @@ function buildRemote(layout, root) {
   b.powerCut.addEventListener("click", () => act(b.index, {do: "power", on: false}));
   b.powerOn.addEventListener("click", () => act(b.index, {do: "power", on: true}));
   const keys = el("p", {class: "hint"}, panel,
-                  "Click a button (or press 2, then its key). Hold NEW 3.5 s (Shift+N) for a new match.");
+                  "Click a button, or 2 then its key.");
   keys.title = layout.buttons.map(x => x.key + " " + x.name).join(", ");
   const log = el("div", {class: "group log-group"}, panel);
   el("h3", {}, log, "Log");
@@ -213,10 +214,12 @@ function buildBoard(layout, root, count) {
   b.section = section;
   section.addEventListener("pointerdown", () => select(layout.index));
   const face = el("div", {class: "face"}, section);
+  b.face = face;
   const head = el("div", {class: "face-head"}, face);
   el("span", {class: "face-name"}, head, count > 1 && !layout.paired ? "Board " + (layout.index + 1) + " · " + layout.board : layout.board);
   b.clock = el("span", {class: "face-clock", title: "virtual time since the first power-on"}, head, "0:00.0");
   b.power = el("span", {class: "face-power", "data-powered": "true"}, head, "");
+  b.say = el("span", {class: "say", "data-phase": "", role: "status", title: "what to press now"}, head, "");
   const cols = el("div", {class: "columns"}, face);
   const colEls = {};
   for (const name of ["A", "mid", "B"]) {
@@ -249,6 +252,7 @@ function buildBoard(layout, root, count) {
                                 title: spec.name + ": " + (spec.action || "—") +
                                        (spec.long_action ? "; hold: " + spec.long_action : "")}, row);
       el("span", {class: "press-label"}, btn, spec.label);
+      if (/\.miss$/.test(spec.action || "")) el("span", {class: "press-sub"}, btn, "miss");
       if (spec.key) el("kbd", {}, btn, spec.key.toUpperCase());
       b.buttons[spec.name] = btn;
       wireButton(btn, layout.index, spec.name);
@@ -285,6 +289,17 @@ function wireButton(btn, index, name) {
   window.addEventListener("blur", release);
 }
 
+// A display's short name on the panel: its address and what it shows ("1:0x71 B inn/run").
+const SHORT = {innings: "inn", high_run: "high run", average: "avg", countdown: "countdown"};
+function plugLabel(d) {
+  const fields = d.show.map(p => p.field);
+  const player = fields.every(f => f.startsWith(fields[0].split(".")[0] + ".")) && fields[0].includes(".");
+  const short = f => SHORT[f] || f.replace(/_/g, " ");
+  const what = player ? fields[0].split(".")[0] + " " + fields.map(f => short(f.split(".")[1])).join("/")
+                      : fields.map(short).join("/");
+  return d.key + " " + what;
+}
+
 function buildPanel(b, section) {
   const index = b.index;
   const panel = el("aside", {class: "panel"}, section);
@@ -305,24 +320,28 @@ function buildPanel(b, section) {
     btn.addEventListener("click", () => act(index, {do: "advance", seconds: s}));
   }
 
+  if (b.layout.form) {
+    const match = el("div", {class: "group"}, panel);
+    el("h3", {}, match, "Players and match");
+    const open = el("button", {class: "tool", type: "button", "data-action": "match-form"}, match, "Names and match options…");
+    open.addEventListener("click", () => openForm(b));
+  }
+
   const chips = el("div", {class: "group"}, panel);
   el("h3", {}, chips, "Displays plugged in");
   const list = el("div", {class: "chips"}, chips);
   b.plugs = {};
   for (const d of b.layout.displays) {
-    const lab = el("label", {class: "plug"}, list);
+    const lab = el("label", {class: "plug", title: d.key + " on bus " + d.bus + ": " + d.show.map(p => p.field).join(", ")}, list);
     const box = el("input", {type: "checkbox", "data-chip": d.key}, lab);
     box.checked = true;
-    const fields = d.show.map(p => p.field);
-    const player = fields.every(f => f.startsWith(fields[0].split(".")[0] + ".")) && fields[0].includes(".");
-    const what = player ? fields[0].split(".")[0] + " " + fields.map(f => f.split(".")[1]).join("/") : fields.join("/");
-    el("span", {title: d.key + " on bus " + d.bus}, lab, d.key + " " + what.replace(/_/g, " "));
+    el("span", {class: "plug-name"}, lab, plugLabel(d));
     box.addEventListener("change", () => act(index, {do: "plug", chip: d.key, plugged: box.checked}));
     b.plugs[d.key] = box;
   }
 
-  const keys = el("div", {class: "group"}, panel);
-  el("h3", {}, keys, "Keys");
+  const keys = el("details", {class: "group keys-group"}, panel);
+  el("summary", {}, keys, "Keys");
   const ul = el("ul", {class: "keys"}, keys);
   for (const spec of b.layout.buttons) {
     if (!spec.key) continue;
@@ -336,6 +355,115 @@ function buildPanel(b, section) {
   const log = el("div", {class: "group log-group"}, panel);
   el("h3", {}, log, "Log");
   b.log = el("ol", {class: "log", "data-board": index}, log);
+}
+
+// ---- names and match options: a form, written as config.json through the board's serial console ----
+
+const FORM_FIELDS = [
+  // [key, label, kind, note]
+  ["players.A.name", "Player A", "text", ""], ["players.A.club", "Club A", "text", ""],
+  ["players.B.name", "Player B", "text", ""], ["players.B.club", "Club B", "text", ""],
+  ["match.game", "Game", "game", ""], ["match.target", "Target", "number", "points"],
+  ["match.target_A", "A's target", "number", "handicap; blank: the target"],
+  ["match.target_B", "B's target", "number", "handicap; blank: the target"],
+  ["match.innings_limit", "Innings limit", "number", "0: none"],
+  ["match.draw", "Draw allowed", "bool", ""],
+  ["match.sets", "Sets to win", "number", "0: no sets"],
+  ["match.deciding_target", "Deciding set's target", "number", "blank: the set target"],
+  ["match.shootout", "Shoot-out", "bool", "decides a draw that may not stand"],
+  ["match.warmup_s", "Warm-up", "number", "seconds per player; 0: none"],
+];
+
+let formDialog = null;
+
+function buildForm() {
+  const dlg = el("dialog", {class: "match-form", id: "match-form"}, document.body);
+  const form = el("form", {method: "dialog"}, dlg);
+  el("h2", {}, form, "Names and match options");
+  el("p", {class: "hint"}, form, "Written as the board's config.json through its serial console, as " +
+     "carom config set does; the board then restarts.");
+  const grid = el("div", {class: "form-grid"}, form);
+  const inputs = {};
+  for (const [key, label, kind, note] of FORM_FIELDS) {
+    const lab = el("label", {class: "field"}, grid);
+    el("span", {class: "field-label"}, lab, label);
+    let input;
+    if (kind === "game") {
+      input = el("select", {name: key}, lab);
+    } else if (kind === "bool") {
+      input = el("select", {name: key}, lab);
+      el("option", {value: "on"}, input, "on");
+      el("option", {value: "off"}, input, "off");
+    } else {
+      input = el("input", {name: key, type: "text", autocomplete: "off", spellcheck: "false",
+                           inputmode: kind === "number" ? "numeric" : "text"}, lab);
+    }
+    input.dataset.key = key;
+    if (note) el("span", {class: "field-note"}, lab, note);
+    inputs[key] = input;
+  }
+  const newMatch = el("label", {class: "field field-wide"}, form);
+  const box = el("input", {type: "checkbox", name: "new_match"}, newMatch);
+  el("span", {}, newMatch, " and start a new match with them (holds NEW 3 s; the match now is closed)");
+  const status = el("p", {class: "form-status", role: "status", "aria-live": "polite"}, form, "");
+  const row = el("div", {class: "form-buttons"}, form);
+  const save = el("button", {class: "tool", type: "submit", value: "save", "data-action": "save-config"}, row, "Write to the board");
+  const cancel = el("button", {class: "tool", type: "button", value: "cancel"}, row, "Close");
+  cancel.addEventListener("click", () => dlg.close());
+  form.addEventListener("submit", async e => {
+    e.preventDefault();
+    const board = dlg.board;
+    const values = {};
+    for (const [key, input] of Object.entries(inputs)) {
+      const v = input.value.trim();
+      if (v !== (input.dataset.initial || "")) values[key] = v;
+    }
+    if (!Object.keys(values).length) { status.dataset.state = "ok"; status.textContent = "Nothing changed."; return; }
+    save.disabled = true;
+    status.dataset.state = "busy";
+    status.textContent = "Writing config.json through the serial console…";
+    try {
+      const r = await fetch("/api/boards/" + board.index + "/config", {
+        method: "POST", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({values, new_match: box.checked}),
+      });
+      const body = await r.json().catch(() => ({error: r.statusText}));
+      if (r.ok) {
+        status.dataset.state = "ok";
+        status.textContent = body.said.join("\n");
+        for (const [key, input] of Object.entries(inputs)) input.dataset.initial = input.value.trim();
+      } else {
+        status.dataset.state = "error";
+        status.textContent = body.error + (body.said && body.said.length ? "\n" + body.said.join("\n") : "");
+      }
+    } catch (err) {
+      status.dataset.state = "error";
+      status.textContent = "the simulator did not answer: " + err;
+    } finally {
+      save.disabled = false;
+    }
+  });
+  formDialog = {dlg, inputs, status, box};
+  return formDialog;
+}
+
+async function openForm(b) {
+  const f = formDialog || buildForm();
+  f.dlg.board = b;
+  f.status.textContent = "";
+  f.status.dataset.state = "";
+  f.box.checked = false;
+  const r = await fetch("/api/boards/" + b.index + "/config");
+  const info = await r.json();
+  const game = f.inputs["match.game"];
+  if (!game.options.length) for (const g of info.games) el("option", {value: g}, game, g.replace(/_/g, " "));
+  for (const [key, input] of Object.entries(f.inputs)) {
+    const v = info.values[key];
+    input.value = v === null || v === undefined ? "" : v === true ? "on" : v === false ? "off" : String(v);
+    input.dataset.initial = input.value;
+  }
+  f.dlg.showModal();
+  f.inputs["players.A.name"].focus();
 }
 
 function select(index) {
@@ -368,6 +496,12 @@ function applyState(s) {
     b.sleep.textContent = asleep ? "asleep" : (s.powered ? "awake" : "");
   }
   b.section.dataset.boots = s.boots;
+  if (b.say) {
+    const text = s.hint || "";
+    if (b.say.textContent !== text) { b.say.textContent = text; b.say.title = text; }
+    b.say.dataset.phase = s.phase || "";
+    b.section.dataset.phase = s.phase || "";
+  }
   applyTime(s);
   b.power.dataset.powered = s.powered;
   b.power.textContent = s.failed ? "stopped: " + s.failed.split("\n")[0] : (s.powered ? "" : "power off");
@@ -380,6 +514,18 @@ function applyTime(s) {
   if (!b) return;
   b.section.dataset.t = s.t;
   b.clock.textContent = fmtTime(s.t);
+}
+
+// The firmware refused a press (or ignored it in the lock-out): the button says so for a moment.
+function applyRefused(m) {
+  const b = boards[m.board];
+  if (!b || !m.button || !b.buttons[m.button]) return;
+  const btn = b.buttons[m.button];
+  btn.dataset.refused = "true";
+  btn.dataset.reason = m.reason;
+  btn.title = btn.title.split("\n")[0] + "\nrefused: " + m.reason;
+  clearTimeout(btn.refusedTimer);
+  btn.refusedTimer = setTimeout(() => { btn.dataset.refused = "false"; }, 1000 * (b.layout.mark_s || 1.2));
 }
 
 const LOG_MAX = 400;
@@ -401,7 +547,8 @@ function addLog(index, entry) {
 const keyHeld = new Map();  // key -> button name, for keys held down
 document.addEventListener("keydown", e => {
   if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
-  if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA")) return;
+  if (e.target && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName)) return;
+  if (formDialog && formDialog.dlg.open) return;
   const b = boards[selected];
   if (!b) return;
   if (/^[1-9]$/.test(e.key) && boards[Number(e.key) - 1]) { select(Number(e.key) - 1); return; }
@@ -484,6 +631,39 @@ function playSound(msg) {
   soundBtn.dataset.played = sound.played;
 }
 
+// ---- fitting the window: every button in view at 1280x720 and up ----------------------------
+
+const FIT_MARGIN = 14, MIN_FACE = 480, MIN_PANEL = 120;
+
+// A wall board's face is as wide as its column, and its displays scale with its width: when it is
+// taller than the window below its top, it is made narrower (a binary search on max-width) until
+// it fits.  Each panel reaches down to the window's bottom (its log fills it, and scrolls).  Boards wrapped onto a
+// second row (--boards 3 on a narrow window) are left at full size: the page scrolls to them.
+function fit() {
+  const bottom = window.innerHeight - FIT_MARGIN;
+  for (const b of boards) {
+    if (!b) continue;
+    const top = b.section.getBoundingClientRect().top + window.scrollY;
+    if (top > window.innerHeight / 2) continue;
+    for (const panel of b.section.querySelectorAll(".panel")) {
+      panel.style.height = Math.max(MIN_PANEL, bottom - (panel.getBoundingClientRect().top + window.scrollY)) + "px";
+    }
+    if (!b.face) continue;
+    const face = b.face;
+    face.style.maxWidth = "";
+    const room = bottom - (face.getBoundingClientRect().top + window.scrollY);
+    if (face.offsetHeight <= room) continue;
+    let lo = MIN_FACE, hi = face.offsetWidth;
+    for (let i = 0; i < 14 && hi - lo > 2; i++) {
+      const mid = (lo + hi) / 2;
+      face.style.maxWidth = mid + "px";
+      if (face.offsetHeight <= room) lo = mid; else hi = mid;
+    }
+    face.style.maxWidth = lo + "px";
+  }
+  document.body.dataset.fitted = "true";
+}
+
 // ---- connection -----------------------------------------------------------------------------
 
 const link = document.getElementById("link");
@@ -498,6 +678,8 @@ async function start() {
   if (info.boards.some(x => x.role === "remote")) root.dataset.paired = "true";
   for (const layout of info.boards) buildBoard(layout, root, info.boards.length);
   select(0);
+  fit();
+  window.addEventListener("resize", () => requestAnimationFrame(fit));
   const es = new EventSource("/events");
   es.addEventListener("open", () => { link.dataset.state = "live"; link.textContent = "live"; });
   es.addEventListener("error", () => { link.dataset.state = "lost"; link.textContent = "reconnecting…"; });
@@ -510,6 +692,7 @@ async function start() {
   es.addEventListener("tick", e => applyTime(JSON.parse(e.data)));
   es.addEventListener("log", e => { const m = JSON.parse(e.data); addLog(m.board, m); });
   es.addEventListener("sound", e => playSound(JSON.parse(e.data)));
+  es.addEventListener("refused", e => applyRefused(JSON.parse(e.data)));
   document.body.dataset.ready = "true";
 }
 

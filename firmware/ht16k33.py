@@ -4,9 +4,17 @@ One object per chip, handed its bus. Setters change a 17-byte frame (byte 0 = RA
 address 0x00); show() alone uses the bus: one writeto() when a cell changed since the
 chip last accepted the frame. Setters and show() do not allocate (except to raise). On
 a bus error show() raises the OSError and redoes the full init at the next show(), so
-a replugged chip comes back by itself. What only tools and tests use (text as
-Adafruit's print() shows it, reading cells back, a forced re-init, set_number with
-its field checked) is in ht16k33_text.py, so the board keeps only this in RAM.
+a replugged chip comes back by itself; probe() asks a chip with nothing to send whether
+it is still there (one command byte). What only tools and tests use (text as
+Adafruit's print() shows it, reading cells back, a forced re-init, every argument
+checked: address, brightness, blink rate, cell, set_number's field) is in
+ht16k33_text.py, so the board keeps only this in RAM (its arguments come from a
+checked board definition and configuration, and from the view, which keeps them in
+range).
+
+A chip keeps four attributes (a fifth would make every chip's attribute table 16 bytes
+larger, 16 chips on the wall board): the bus, its address, the frame and `_state`, the
+pending work (bits 0..3), the brightness (bits 4..7) and the blink rate (bits 8, 9).
 """
 
 try:
@@ -24,6 +32,9 @@ _NEED_INIT = const(1)
 _NEED_BRIGHTNESS = const(2)
 _NEED_BLINK = const(4)
 _NEED_FRAME = const(8)  # a cell changed since the frame was last sent
+_PENDING = const(15)  # _state's bits: the work pending (the _NEED_ bits), then
+_LEVEL = const(4)  # the brightness from this bit (4 bits)
+_RATE = const(8)  # and the blink rate from this one (2 bits)
 
 _DOT = const(0x2E)
 _COLON = const(0x3A)
@@ -75,8 +86,8 @@ _GLYPHS14 = (
 )
 
 
-class _Backpack:
-    """Frame and bus handling shared by Seg7x4 and Seg14x4."""
+class Backpack:
+    """Frame and bus handling shared by Seg7x4 and Seg14x4 (ht16k33_text checks its arguments)."""
 
     BLINK_OFF = 0
     BLINK_2HZ = 1
@@ -87,18 +98,14 @@ class _Backpack:
     HAS_COLON = False
 
     def __init__(self, i2c, addr=0x70, brightness=15, blink=0):
-        if not isinstance(addr, int) or not 0x70 <= addr <= 0x77:
-            shown = hex(addr) if isinstance(addr, int) else repr(addr)
-            raise ValueError("HT16K33 address %s not in 0x70..0x77" % shown)
+        """addr 0x70..0x77, brightness 0..15, blink 0..3: not checked here (ht16k33_text's
+        classes check them)."""
         self._i2c = i2c
         self.addr = addr
         self._frame = bytearray(_FRAME_LEN)
         self._frame[0] = _RAM
-        self._brightness = 15
-        self._blink = 0
-        self._pending = _NEED_INIT  # nothing has reached the chip yet
-        self.set_brightness(brightness)
-        self.set_blink(blink)
+        # nothing has reached the chip yet: the whole init is pending
+        self._state = _NEED_INIT | brightness << _LEVEL | blink << _RATE
 
     # ---- bus ----------------------------------------------------------------------
 
@@ -114,46 +121,57 @@ class _Backpack:
         try:
             return self._flush()
         except OSError:
-            self._pending = _NEED_INIT
+            self._state |= _NEED_INIT
             raise
 
     # The hot path is split into small methods: MicroPython keeps a call's frame on
     # the C stack only while it is small (11 words); larger ones go to the heap.
 
     def _flush(self):
-        if self._pending:
+        if self._state & _PENDING:
             return self._flush_pending()
         return False
 
     def _flush_pending(self):
-        if self._pending & _NEED_INIT:
+        if self._state & _NEED_INIT:
             self._write(self._frame)
             self._send_cmd(_OSC_ON)
-            self._send_cmd(_BRIGHTNESS | self._brightness)
-            self._send_cmd(_DISPLAY_ON | self._blink << 1)
-            self._pending = 0
+            self._send_cmd(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
+            self._send_cmd(_DISPLAY_ON | self._state >> _RATE << 1)
+            self._state &= ~_PENDING
             return True
-        if self._pending & _NEED_BRIGHTNESS:
-            self._send_cmd(_BRIGHTNESS | self._brightness)
-            self._pending &= ~_NEED_BRIGHTNESS
-        if self._pending & _NEED_BLINK:
-            self._send_cmd(_DISPLAY_ON | self._blink << 1)
-            self._pending &= ~_NEED_BLINK
-        if self._pending & _NEED_FRAME:
+        if self._state & _NEED_BRIGHTNESS:
+            self._send_cmd(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
+            self._state &= ~_NEED_BRIGHTNESS
+        if self._state & _NEED_BLINK:
+            self._send_cmd(_DISPLAY_ON | self._state >> _RATE << 1)
+            self._state &= ~_NEED_BLINK
+        if self._state & _NEED_FRAME:
             self._write(self._frame)
-            self._pending &= ~_NEED_FRAME
+            self._state &= ~_NEED_FRAME
         return True
+
+    def probe(self):
+        """Whether the chip still answers, for a chip with nothing to send (show() returned
+        False): its brightness command once more (2 bytes on the bus with the address; it
+        changes nothing on the chip). OSError, the full init then pending, when it does not
+        answer."""
+        try:
+            self._send_cmd(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
+        except OSError:
+            self._state |= _NEED_INIT
+            raise
 
     def standby(self):
         """Display off and oscillator off (the chip's lowest current); the next show() wakes it."""
         self._send_cmd(_DISPLAY_ON & 0xFE)
         self._send_cmd(_OSC_ON & 0xFE)
-        self._pending = _NEED_INIT
+        self._state |= _NEED_INIT
 
     def set_bus(self, i2c):
         """Use a new bus object (the old one was re-created); the next show() re-inits."""
         self._i2c = i2c
-        self._pending = _NEED_INIT
+        self._state |= _NEED_INIT
 
     def _write(self, buf):
         acks = self._i2c.writeto(self.addr, buf)
@@ -169,20 +187,15 @@ class _Backpack:
     # ---- settings, sent by the next show() -----------------------------------------
 
     def set_brightness(self, level):
-        """Set the brightness, 0 (dimmest, still on) .. 15; ValueError otherwise."""
-        if not isinstance(level, int) or not 0 <= level <= 15:
-            raise ValueError("brightness %r not in 0..15" % (level,))
-        if level != self._brightness:
-            self._brightness = level
-            self._pending |= _NEED_BRIGHTNESS
+        """Set the brightness, 0 (dimmest, still on) .. 15 (not checked here)."""
+        if level != (self._state >> _LEVEL) & 15:
+            self._state = self._state & ~(15 << _LEVEL) | level << _LEVEL | _NEED_BRIGHTNESS
 
     def set_blink(self, rate):
-        """Blink the whole display: BLINK_OFF, BLINK_2HZ, BLINK_1HZ or BLINK_HALF_HZ (0..3)."""
-        if not isinstance(rate, int) or not 0 <= rate <= 3:
-            raise ValueError("blink rate %r not in 0..3" % (rate,))
-        if rate != self._blink:
-            self._blink = rate
-            self._pending |= _NEED_BLINK
+        """Blink the whole display: BLINK_OFF, BLINK_2HZ, BLINK_1HZ or BLINK_HALF_HZ (0..3,
+        not checked here)."""
+        if rate != self._state >> _RATE:
+            self._state = self._state & 255 | rate << _RATE | _NEED_BLINK
 
     # ---- frame --------------------------------------------------------------------
 
@@ -207,11 +220,9 @@ class _Backpack:
         self._number(n)
 
     def _number(self, n):
-        if not isinstance(n, int):
-            raise TypeError("set_number_at needs an int")
         digits = self._digits(-n if n < 0 else n)
         if (digits + 1 if n < 0 else digits) > _FIELD[_WIDTH]:
-            raise ValueError("%d does not fit in %d cells" % (n, _FIELD[_WIDTH]))
+            raise ValueError(n)  # ht16k33_text's set_number says more
         cell = self._put_digits(-n if n < 0 else n, digits, _FIELD[_END])
         if n < 0:
             self._put(cell, self._glyph(_MINUS))
@@ -262,22 +273,16 @@ class _Backpack:
         return 0
 
     def set_dp(self, cell, on=True):
-        """Light (or put out) the point of cell 0..3, counted from the left."""
-        self._check(cell)
+        """Light (or put out) the point of cell 0..3 (not checked here), counted from the left."""
         bits = self._get(cell)
         self._put(cell, bits | self.DP if on else bits & ~self.DP)
 
     def set_segments(self, cell, bits):
-        """Set the raw segment bits of cell 0..3 (point bit included)."""
-        self._check(cell)
+        """Set the raw segment bits of cell 0..3 (not checked here; point bit included)."""
         self._put(cell, bits & self.MASK)
 
-    def _check(self, cell):
-        if not 0 <= cell <= 3:
-            raise ValueError("cell %r not in 0..3" % (cell,))
 
-
-class Seg7x4(_Backpack):
+class Seg7x4(Backpack):
     """4-digit 7-segment backpack (Adafruit 0.56" and 1.2"): digits at RAM 0, 2, 6, 8,
     colon at RAM 4 bit 1, point = bit 7 of each digit."""
 
@@ -291,7 +296,7 @@ class Seg7x4(_Backpack):
         bits = frame[_COLON_BYTE] | _COLON_BIT if on else frame[_COLON_BYTE] & ~_COLON_BIT
         if bits != frame[_COLON_BYTE]:
             frame[_COLON_BYTE] = bits
-            self._pending |= _NEED_FRAME
+            self._state |= _NEED_FRAME
 
     def _glyph(self, c):
         return _GLYPHS7[c - 32] if 32 <= c < 128 else 0
@@ -300,13 +305,13 @@ class Seg7x4(_Backpack):
         i = 1 + 2 * cell + (cell & 2)  # RAM 0, 2, 6, 8
         if self._frame[i] != bits:
             self._frame[i] = bits
-            self._pending |= _NEED_FRAME
+            self._state |= _NEED_FRAME
 
     def _get(self, cell):
         return self._frame[1 + 2 * cell + (cell & 2)]
 
 
-class Seg14x4(_Backpack):
+class Seg14x4(Backpack):
     """4-character 14-segment alphanumeric backpack: character k at RAM 2k (low byte)
     and 2k+1 (high byte), point = bit 14."""
 
@@ -324,7 +329,7 @@ class Seg14x4(_Backpack):
         if frame[1 + 2 * cell] != bits & 0xFF or frame[2 + 2 * cell] != bits >> 8:
             frame[1 + 2 * cell] = bits & 0xFF
             frame[2 + 2 * cell] = bits >> 8
-            self._pending |= _NEED_FRAME
+            self._state |= _NEED_FRAME
 
     def _get(self, cell):
         frame = self._frame

@@ -1,5 +1,6 @@
 """HT16K33 drivers with what only tools and tests use: text as Adafruit's print()
-shows it, cells read back, a forced re-init.
+shows it, cells read back, a forced re-init, every argument checked (ValueError,
+TypeError for a number that is not an int).
 
     from ht16k33_text import Seg7x4, Seg14x4      # ht16k33's classes, and these methods
 
@@ -19,14 +20,62 @@ _DOT = const(0x2E)
 _COLON = const(0x3A)
 _SEMICOLON = const(0x3B)
 _FRAME_LEN = const(17)
+_RATE = const(8)  # ht16k33's _state: the blink rate from this bit
+
+
+def _check_range(what, value, low, high):
+    if not isinstance(value, int) or not low <= value <= high:
+        raise ValueError("%s %r not in %d..%d" % (what, value, low, high))
 
 
 class _Text:
+    # The checks, then ht16k33.Backpack's method (MicroPython's super() does not go on from
+    # a mix-in to the driver's class).
+
+    def __init__(self, i2c, addr=0x70, brightness=15, blink=0):
+        if not isinstance(addr, int) or not 0x70 <= addr <= 0x77:
+            shown = hex(addr) if isinstance(addr, int) else repr(addr)
+            raise ValueError("HT16K33 address %s not in 0x70..0x77" % shown)
+        _check_range("brightness", brightness, 0, 15)
+        _check_range("blink rate", blink, 0, 3)
+        ht16k33.Backpack.__init__(self, i2c, addr, brightness, blink)
+
+    def set_brightness(self, level):
+        _check_range("brightness", level, 0, 15)
+        ht16k33.Backpack.set_brightness(self, level)
+
+    def set_blink(self, rate):
+        _check_range("blink rate", rate, 0, 3)
+        ht16k33.Backpack.set_blink(self, rate)
+
+    def get_blink(self):
+        """The blink rate set (0..3)."""
+        return self._state >> _RATE
+
+    def set_dp(self, cell, on=True):
+        self._check(cell)
+        ht16k33.Backpack.set_dp(self, cell, on)
+
+    def set_segments(self, cell, bits):
+        self._check(cell)
+        ht16k33.Backpack.set_segments(self, cell, bits)
+
+    def _check(self, cell):
+        _check_range("cell", cell, 0, 3)
+
     def set_number(self, n, width=4, blank_zero=False, decimals=0, min_digits=1, end=3):
-        """set_number_at with its field checked (ValueError) and blank_zero: True leaves the
-        field blank for 0."""
+        """set_number_at with its field and n checked (ValueError, TypeError) and blank_zero:
+        True leaves the field blank for 0."""
         if not 1 <= width <= end + 1 or end > 3 or not 0 <= decimals <= 3 or not 1 <= min_digits <= 4:
             raise ValueError("bad width, end, decimals or min_digits")
+        if not isinstance(n, int):
+            raise TypeError("set_number needs an int")
+        try:
+            self._set_number(n, width, blank_zero, decimals, min_digits, end)
+        except ValueError:  # the driver's says only the number
+            raise ValueError("%d does not fit in %d cells" % (n, width)) from None
+
+    def _set_number(self, n, width, blank_zero, decimals, min_digits, end):
         if blank_zero and n == 0:
             self.set_number_at(0, end, width, decimals, min_digits)  # its checks (an int, it fits)
             self._blank(end, end + 1 - width)

@@ -148,7 +148,7 @@ def test_countdown_and_message_blink():
     board, buses, chips, leds, m, v = build("wall", breaker=rules.A, target=3)
     v.render(0)
     cd = chip_for(board, chips, "countdown")
-    assert looks(cd, "   3") and cd._blink == 2  # 1 Hz
+    assert looks(cd, "   3") and cd.get_blink() == 2  # 1 Hz
     msg = chip_for(board, chips, "message")
     assert looks(msg, "    ")  # "LAST 3" runs by: it enters from the right
     v.render(1 * view.SCROLL_MS)
@@ -163,15 +163,15 @@ def test_shot_clock_and_break_clock():
     board, buses, chips, leds, m, v = build("wall", breaker=rules.A, target=4, shot_clock=30)
     clock = chip_for(board, chips, "clock")
     v.render(0)
-    assert looks(clock, "  30") and clock._blink == 0
+    assert looks(clock, "  30") and clock.get_blink() == 0
     v.render(20500)
-    assert looks(clock, "  10") and clock._blink == 1  # the last 10 s blink at 2 Hz
+    assert looks(clock, "  10") and clock.get_blink() == 1  # the last 10 s blink at 2 Hz
     m.point(rules.NOBODY, 21000)
     m.point(rules.NOBODY, 21000)
     m.miss(rules.NOBODY, 21000)
     assert m.break_request(rules.B, 21000) is None
     v.render(21000)
-    assert looks(clock, " 300", colon=True) and clock._blink == 0
+    assert looks(clock, " 300", colon=True) and clock.get_blink() == 0
     v.render(21000 + 121000)
     assert looks(clock, " 059", colon=True)  # 0:59
     v.render(22800)  # (22800 // SCROLL_MS) % (len("BREAK") + 4) == 4: the marquee shows its start
@@ -182,14 +182,14 @@ def test_result_blinks_winner_and_draw():
     board, buses, chips, leds, m, v = build("wall", breaker=rules.A, target=1, equalizing=False)
     m.point(rules.NOBODY, 0)
     v.render(0)
-    assert chip_for(board, chips, "A.score")._blink == 2
-    assert chip_for(board, chips, "B.score")._blink == 0
+    assert chip_for(board, chips, "A.score").get_blink() == 2
+    assert chip_for(board, chips, "B.score").get_blink() == 0
     board, buses, chips, leds, m, v = build("wall", breaker=rules.A, target=1)
     m.point(rules.NOBODY, 0)
     m.point(rules.NOBODY, 0)
     v.render(0)
-    assert chip_for(board, chips, "A.score")._blink == 3
-    assert chip_for(board, chips, "B.score")._blink == 3
+    assert chip_for(board, chips, "A.score").get_blink() == 3
+    assert chip_for(board, chips, "B.score").get_blink() == 3
     assert looks(chip_for(board, chips, "message"), "DRAW")
 
 

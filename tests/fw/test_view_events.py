@@ -69,10 +69,10 @@ def test_out_comes_with_the_area_limit_and_goes_with_out():
             assert message(v) == "", game
             say(r, "point")
             assert shows(board, chips, v, r, "OUT"), game
-        assert chip_for(board, chips, "message")._blink == 2  # 1 Hz, as LAST n: the next strokes
+        assert chip_for(board, chips, "message").get_blink() == 2  # 1 Hz, as LAST n: the next strokes
         say(r, "call out")
         assert shows(board, chips, v, r, ""), game
-        assert chip_for(board, chips, "message")._blink == 0
+        assert chip_for(board, chips, "message").get_blink() == 0
         say(r, "call dedans")  # a carom already made in the area: the next must bring one out
         assert message(v) == "OUT", game
         say(r, "miss")  # the inning ends: the count with it
@@ -112,7 +112,7 @@ def test_respot_messages_after_a_frozen_ball_in_each_game():
         board, chips, m, v, r = start(game=game, target=50, breaker=rules.A)
         say(r, "point", "frozen A")
         assert shows(board, chips, v, r, "RESPOT"), game
-        assert chip_for(board, chips, "message")._blink == 0  # a state, as FOUL: steady
+        assert chip_for(board, chips, "message").get_blink() == 0  # a state, as FOUL: steady
         say(r, "point")
         assert shows(board, chips, v, r, ""), game
     for game in ("balkline_47_2", "balkline_47_1", "balkline_71_2", "three_cushion"):

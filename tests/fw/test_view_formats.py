@@ -43,6 +43,15 @@ def message_shows(board, chips, v, now, text):
     return looks(chip_for(board, chips, "message"), (text + "    ")[:4])
 
 
+def message_window(board, chips, v, now, n, offset, text):
+    """The message chip shows `text` where a marquee of n characters is `offset` into its text."""
+    now = at_start(now, n)
+    while (now // view.SCROLL_MS) % (n + 4) != 4 + offset:
+        now += view.SCROLL_MS
+    v.render(now)
+    return looks(chip_for(board, chips, "message"), text)
+
+
 def wide_board(*fields):
     """A wall board whose chip 0x74 on bus 1 shows these fields instead (each 4 cells)."""
     import boarddef
@@ -127,8 +136,10 @@ def test_formatwall_codes_are_the_views_the_rules_and_the_controllers():
 
 
 def test_the_messages_are_found_in_formatwalls_text_with_blanks_around():
-    got = [bytes(formatwall._TEXT[a:a + n]) for a, n in zip(formatwall._AT, formatwall._LEN)]
-    assert got == [b"SET OVER", b"SHOOT-OUT", b"WARM-UP A", b"WARM-UP B"]
+    for r, text in ((1, b"SHOOT-OUT 1  "), (12, b"SHOOT-OUT 12 "), (345, b"SHOOT-OUT 345"), (1, b"SHOOT-OUT 1  ")):
+        formatwall._round_text(r)  # the round's number is written in, blanks after
+        got = [bytes(formatwall._TEXT[a:a + n]) for a, n in zip(formatwall._AT, formatwall._LEN)]
+        assert got == [b"SET OVER", text, b"WARM-UP A", b"WARM-UP B"]
     for a, n in zip(formatwall._AT, formatwall._LEN):
         assert formatwall._TEXT[a - 4:a] == b"    " and formatwall._TEXT[a + n:a + n + 4] == b"    "
 
@@ -137,7 +148,15 @@ def test_the_messages_are_found_in_formatwalls_text_with_blanks_around():
 
 def test_handicap_target_is_the_player_at_the_tables_and_each_has_his_own_field():
     board, chips, m, v, r = start(target_A=30, target_B=22)
-    target = chip_for(board, chips, "target")
+    a, b = chip_for(board, chips, "A.target"), chip_for(board, chips, "B.target")  # the wall board's
+    v.render(0)
+    assert looks(a, "  30") and looks(b, "  22")
+    say(r, "lag B", "choose B break", "miss")
+    v.render(0)
+    assert looks(a, "  30") and looks(b, "  22")
+    chips, m, v = build_on(wide_board("target"), target_A=30, target_B=22)
+    target = chips[-1]  # the shared field: the target of the player at the table
+    r = Referee(m)
     v.render(0)
     assert looks(target, "  30")  # the lag: nobody at the table, A's
     say(r, "lag B", "choose B break")
@@ -158,10 +177,10 @@ def test_handicap_countdown_counts_the_player_at_the_tables_own_points():
     board, chips, m, v, r = start(target_A=10, target_B=3, breaker=rules.A)
     sets = chip_for(board, chips, "countdown")
     v.render(0)
-    assert looks(sets, "    ") and sets._blink == 0  # A needs 10
+    assert looks(sets, "    ") and sets.get_blink() == 0  # A needs 10
     say(r, "miss")
     v.render(0)
-    assert looks(sets, "   3") and sets._blink == 2  # B needs his 3: the last 3, blinking
+    assert looks(sets, "   3") and sets.get_blink() == 2  # B needs his 3: the last 3, blinking
 
 
 def test_mini_board_in_a_handicap_match():
@@ -184,19 +203,35 @@ def set_match(name="wall", **options):
     return start(name, **options)
 
 
+def test_the_set_score_on_the_sets_field_and_the_countdown_its_own():
+    board, chips, m, v, r = set_match()  # the wall board: a sets field of its own
+    sets, countdown = chip_for(board, chips, "sets"), chip_for(board, chips, "countdown")
+    v.render(0)
+    assert looks(sets, " 00 ", colon=True) and looks(countdown, "    ", colon=False)  # 0:0
+    say(r, "point", "point")  # A needs 3
+    v.render(0)
+    assert looks(sets, " 00 ", colon=True) and looks(countdown, "   3", colon=False) and countdown.get_blink() == 2
+    say(r, "point", "point", "point", "miss")
+    v.render(0)
+    assert looks(sets, " 10 ", colon=True) and looks(countdown, "    ", colon=False)
+    assert renders_without_allocating(v, chips, 2000)
+
+
 def test_the_set_score_on_the_countdown_with_the_colon_between_the_last_points():
-    board, chips, m, v, r = set_match()
+    wall = wide_board("countdown")  # no sets field: the countdown shows the set score between
+    chips, m, v = build_on(wall, target=5, sets=2, breaker=rules.A)
+    board, r = wall, Referee(m)
     sets = chip_for(board, chips, "countdown")
     v.render(0)
-    assert looks(sets, " 00 ", colon=True) and sets._blink == 0  # 0:0
+    assert looks(sets, " 00 ", colon=True) and sets.get_blink() == 0  # 0:0
     assert message_shows(board, chips, v, 0, "SET1")  # nothing else to say: which set this is
     say(r, "point", "point")  # A needs 3: the countdown (blinking) has the display
     v.render(0)
-    assert looks(sets, "   3", colon=False) and sets._blink == 2
+    assert looks(sets, "   3", colon=False) and sets.get_blink() == 2
     say(r, "point", "point", "point", "miss")  # A reaches 5, B's equalizing inning: A wins the set
     assert m.phase == rules.SET_OVER
     v.render(0)
-    assert looks(sets, " 10 ", colon=True) and sets._blink == 0  # 1:0
+    assert looks(sets, " 10 ", colon=True) and sets.get_blink() == 0  # 1:0
     assert looks(chip_for(board, chips, "A.score"), "   5")  # the set's score stays until the next set
     assert message_shows(board, chips, v, 0, "SET OVER")
     assert renders_without_allocating(v, chips, 2000)
@@ -261,7 +296,7 @@ def test_a_set_score_in_smaller_slots_and_a_new_plain_match_turns_the_colon_off(
 
 def test_the_deciding_set_and_the_match_end():
     board, chips, m, v, r = set_match()
-    sets = chip_for(board, chips, "countdown")
+    sets = chip_for(board, chips, "sets")
     say(r, *WIN_SET)  # A wins set 1
     say(r, "next_set", *WIN_SET)  # set 2: B breaks and wins it
     v.render(0)
@@ -299,7 +334,8 @@ def test_shootout_message_and_the_rounds_runs_on_the_run_fields():
     assert m.phase == rules.SHOOTOUT
     a_run = chip_for(board, chips, "A.run")  # A's innings (cells 0-1) and run (2-3)
     b_run = chip_for(board, chips, "B.run")
-    assert message_shows(board, chips, v, 0, "SHOOT-OUT")
+    assert message_shows(board, chips, v, 0, "SHOOT-OUT 1")
+    assert message_window(board, chips, v, 0, 13, 7, "UT 1")  # the round's number
     assert renders_without_allocating(v, chips, 1000)
     v.render(0)
     assert looks(b_run, " 1 0") and looks(a_run, " 1  ")  # B (the breaker) first; A's inning to come
@@ -312,6 +348,8 @@ def test_shootout_message_and_the_rounds_runs_on_the_run_fields():
     say(r, "point", "point", "miss")  # 2 each: another round
     v.render(0)
     assert m.phase == rules.SHOOTOUT and looks(b_run, " 1 0") and looks(a_run, " 1  ")
+    assert message_window(board, chips, v, 0, 13, 7, "UT 2")  # round 2
+    assert renders_without_allocating(v, chips, 1500)
     say(r, "point", "miss", "point", "point", "miss")  # B 1, A 2: A wins
     v.render(0)
     assert m.phase == rules.FINISHED and m.result == rules.R_A
@@ -337,18 +375,18 @@ def test_warmup_clock_message_and_its_last_minute():
     clock = chip_for(board, chips, "clock")
     say(r, "warmup A")
     v.render(0)
-    assert looks(clock, " 230", colon=True) and clock._blink == 0  # 2:30
+    assert looks(clock, " 230", colon=True) and clock.get_blink() == 0  # 2:30
     assert message_shows(board, chips, v, 0, "WARM-UP A")
     assert renders_without_allocating(v, chips, 1000)
     v.render(90 * 1000 - 1)
-    assert looks(clock, " 101", colon=True) and clock._blink == 0  # 1:00.001 shows 1:01
+    assert looks(clock, " 101", colon=True) and clock.get_blink() == 0  # 1:00.001 shows 1:01
     v.render(90 * 1000)
-    assert looks(clock, " 100", colon=True) and clock._blink == 2  # the last minute blinks (1 Hz)
+    assert looks(clock, " 100", colon=True) and clock.get_blink() == 2  # the last minute blinks (1 Hz)
     assert renders_without_allocating(v, chips, 100 * 1000)
     r.now = 100 * 1000
     say(r, "warmup B")
     v.render(r.now)
-    assert looks(clock, " 230", colon=True) and clock._blink == 0
+    assert looks(clock, " 230", colon=True) and clock.get_blink() == 0
     assert message_shows(board, chips, v, r.now, "WARM-UP B")
     m.tick(r.now + 150 * 1000)  # B's time is over: the lag again
     v.render(r.now + 150 * 1000)

@@ -8,6 +8,10 @@ Used by the tests, the load benchmark, and to see the dashboard without boards:
 
     .venv/bin/python -m host_tools.hall.loadgen --broker 127.0.0.1 --tables 12 --interval 3 \
         --formats plain,handicap,sets,shootout,warmup
+    .venv/bin/python -m host_tools.hall.loadgen --showcase     # a table in each state a tile shows
+
+The demo keeps real time (SimTable(clock=time.time)): a match's clock, its break and warm-up,
+and its report's start and end are the wall clock's.  Hall switches boards off and on.
 
 SSEClient reads the dashboard's event stream on a thread and stamps each event's arrival.
 """
@@ -40,9 +44,24 @@ def firmware():
 
 
 class SimTable:
-    """One table's matches, played event by event with the firmware's rules core."""
+    """One table's matches, played event by event with the firmware's rules core.
 
-    def __init__(self, table, rng=None, game="three_cushion", target=15, name=None, names=None, options=""):
+    clock: None, and each stroke takes 8 to 40 s of the match's own clock (its documents do not
+    depend on when they are made: the tests, the benchmark); or a function giving the wall clock
+    (time.time), and the match keeps real time: each step first lets the real time since the
+    previous one pass on the match's clock, so its elapsed time, a break's or a warm-up's time
+    left and the report's start and end are the clock's (the demo).
+
+    The matches it plays show every state a tile has: the lag, runs, the half-time break (asked
+    for once past half the target, ended early now and then), the equalizing inning (which ends
+    level about one match in three: a draw, or with draw=off the tiebreak or the shoot-out), the
+    formats' set over, shoot-out and warm-up, and the finished match (kept FINISHED_S on the
+    clock before the next one)."""
+
+    FINISHED_S = 60  # a finished match stays on the tile this long (on the match's clock) before the next
+
+    def __init__(self, table, rng=None, game="three_cushion", target=15, name=None, names=None, options="",
+                 clock=None, lag=False):
         self.rules, self.matchdoc, self.referee, self.report = firmware()
         self.table = table
         self.name = name if name is not None else "Table %s" % table.lstrip("t")
@@ -51,18 +70,23 @@ class SimTable:
         self.target = target
         self.names = names
         self.options = options  # more of `new`'s options: "target_A=20 target_B=15", "sets=3", ...
+        self.clock = clock
+        self.lag = lag  # each match starts with the lag (else A breaks)
         self.matches = 0
-        self.epoch = int(time.time())  # this table's wall clock: each match starts after the previous one
+        self.epoch = int(clock() if clock is not None else time.time())  # when this table's first match starts
+        self._last = clock() if clock is not None else None
         self.new_match()
 
     def new_match(self, names=None):
         a, b = names or self.names or self.rng.sample(NAMES, 2)
         self.ref = self.referee.Referee()
-        reason = self.ref.line('new game=%s target=%d breaker=A name_A="%s" name_B="%s" %s'
-                               % (self.game, self.target, a, b, self.options))
+        reason = self.ref.line('new game=%s target=%d%s name_A="%s" name_B="%s" %s'
+                               % (self.game, self.target, "" if self.lag else " breaker=A", a, b, self.options))
         assert reason is None, reason
         self.started_at = self.epoch
         self.matches += 1
+        self.level_end = self.rng.random() < 0.35  # this match's equalizing inning ends level
+        self.break_asked = False
         if "warmup_s=" in self.options:
             assert self.ref.line("warmup A") is None
 
@@ -73,6 +97,9 @@ class SimTable:
     def doc(self):
         return self.matchdoc.doc(self.ref.match, self.ref.now)
 
+    def phase(self):
+        return self.matchdoc.PHASES[self.ref.match.phase].decode()
+
     def report_doc(self):
         """The report of the match as it stands (started_at None: the board's clock was never set)."""
         m = self.ref.match
@@ -82,27 +109,83 @@ class SimTable:
     def finished(self):
         return self.ref.match.phase == self.rules.FINISHED
 
+    def _pass_time(self):
+        """The time before this step: the real time since the last one (clock), else 8 to 40 s."""
+        if self.clock is None:
+            self.line("wait %d" % self.rng.randint(8, 40))
+            return
+        now = self.clock()
+        elapsed, self._last = max(0.0, now - self._last), now
+        while elapsed > 0:  # a wait takes at most a day
+            self.line("wait %.3f" % min(elapsed, 86400))
+            elapsed -= 86400
+
     def step(self):
-        """Play one stroke (a new match after a finished one). Returns (state doc, report doc or None)."""
+        """Play one stroke (or what the phase asks for: the next set, the lag of a deciding set, the
+        end of a break or a warm-up, a tiebreak); a new match FINISHED_S after a finished one.
+        Returns (state doc, report doc or None): the report when this step finished the match."""
         if self.finished():
-            self.epoch = self.started_at + self.ref.now // 1000 + 60
-            self.new_match()
+            self._pass_time()
+            if self.clock is None or self.ref.now // 1000 >= self._ended_s + self.FINISHED_S:
+                self.epoch = self.started_at + self.ref.now // 1000 + (60 if self.clock is None else 0)
+                self.new_match()
             return self.doc(), None
-        phase = self.ref.match.phase
-        self.line("wait %d" % self.rng.randint(8, 40))
-        if phase == self.rules.SET_OVER:
+        self._pass_time()
+        phase = self.phase()
+        if phase == "set_over":
             self.line("next_set")
-        elif phase == self.rules.WARMUP:
-            self.line("resume" if self.rng.random() < 0.3 else "wait 30")
-        elif phase == self.rules.LAG:  # a deciding set's lag
+        elif phase == "warmup":
+            if self.rng.random() < (0.3 if self.clock is None else 0.05):
+                self.line("resume")
+            elif self.clock is None:
+                self.line("wait 30")
+        elif phase == "break":
+            if self.rng.random() < (0.3 if self.clock is None else 0.05):
+                self.line("resume")  # back before the break's time is up
+        elif phase == "lag":  # the match's lag (lag=True), or a deciding set's
             who = self.rng.choice("AB")
             self.line("lag %s" % who)
             self.line("choose %s break" % who)
-        else:
-            self.line("point" if self.rng.random() < 0.45 else "miss")
-        if self.ref.match.phase == self.rules.TIEBREAK:
+        elif phase == "tiebreak":
             self.line("tiebreak %s" % self.rng.choice("AB"))
-        return self.doc(), (self.report_doc() if self.finished() else None)
+        else:
+            doc = self.doc()
+            turn = doc["turn"]
+            p = doc["players"]
+            target = p[turn]["target"] if turn in ("A", "B") else self.target
+            if (phase == "running" and not self.break_asked and turn in ("A", "B") and not doc.get("sets")
+                    and 2 * max(p["A"]["score"], p["B"]["score"]) >= target and self.rng.random() < 0.3):
+                self.break_asked = True
+                if self.line("break_request %s" % turn) is None:
+                    return self.doc(), None
+            if phase == "equalizing":
+                chance = 0.85 if self.level_end else 0.3
+            else:
+                chance = 0.45
+            self.line("point" if self.rng.random() < chance else "miss")
+        if self.finished():
+            self._ended_s = self.ref.now // 1000
+            return self.doc(), self.report_doc()
+        return self.doc(), None
+
+    def play_until(self, wanted, most=3000):
+        """Step until wanted(doc) is true (a state to show; the state before any step counts);
+        returns the doc, or None after `most` steps."""
+        doc = self.doc()
+        for _ in range(most):
+            if wanted(doc):
+                return doc
+            doc, _ = self.step()
+        return doc if wanted(doc) else None
+
+    def follow(self, clock):
+        """Keep real time from now on (see the class): the match as it stands began as long ago on
+        `clock` as its own clock says."""
+        now = clock()
+        self.clock, self._last = clock, now
+        self.started_at = self.epoch = int(now) - self.ref.now // 1000
+        if self.finished():
+            self._ended_s = self.ref.now // 1000
 
 
 class Board:
@@ -224,11 +307,100 @@ FORMATS = {
     "sets": lambda t: "sets=3 deciding_target=%d" % max(1, t * 2 // 3),
     "shootout": lambda t: "draw=off shootout=on innings_limit=%d" % max(5, t),
     "warmup": lambda t: "warmup_s=120",
+    "tiebreak": lambda t: "draw=off innings_limit=%d" % max(5, t),
 }
 
 
+def _phase(name):
+    return lambda d: d["phase"] == name
+
+
+# Every state a tile shows, each on its own table (--showcase): (what, format, lag, state wanted).
+# "offline" is a board that loses its power while its match runs.
+SHOWCASE = (
+    ("lag", "plain", True, _phase("lag")),
+    ("run", "plain", False, lambda d: d["phase"] == "running" and d["current_run"] >= 2),
+    ("break", "plain", False, _phase("break")),
+    ("equalizing", "plain", False, _phase("equalizing")),
+    ("draw", "plain", False, lambda d: d["result"] == "draw"),
+    ("won", "plain", False, lambda d: d["result"] in ("A", "B")),
+    ("tiebreak", "tiebreak", False, _phase("tiebreak")),
+    ("handicap", "handicap", False, lambda d: d["phase"] == "running" and d["players"]["A"]["score"] > 0),
+    ("set_over", "sets", False, _phase("set_over")),
+    ("shootout", "shootout", False, _phase("shootout")),
+    ("warmup", "warmup", False, _phase("warmup")),
+    ("offline", "plain", False, lambda d: d["phase"] == "running" and d["players"]["A"]["score"] > 0),
+)
+
+
+def showcase(target=15, clock=None, first=1):
+    """A table in each state of SHOWCASE (tables t<first>..), played there with seeded strokes:
+    [(what, SimTable)].  With clock, each keeps real time from there (SimTable.follow)."""
+    out = []
+    for k, (what, fmt, lag, wanted) in enumerate(SHOWCASE):
+        for seed in range(200):
+            t = SimTable("t%d" % (first + k), random.Random(seed), target=target, options=FORMATS[fmt](target),
+                         lag=lag, name="Table %d" % (first + k))
+            if t.play_until(wanted) is not None:
+                break
+        else:
+            raise RuntimeError("no seed plays a table to %s" % what)
+        if clock is not None:
+            t.follow(clock)
+        out.append((what, t))
+    return out
+
+
+class DemoHall:
+    """The demo's tables and their boards: each stroke published as the wall board does, and a
+    board now and then switched off (its will: OFFLINE on the tile) and on again."""
+
+    def __init__(self, host, port, prefix, tables, rng, offline_s=300.0, clock=time.time):
+        self.host, self.port, self.prefix = host, port, prefix
+        self.tables = tables
+        self.rng = rng
+        self.offline_s = offline_s  # a board of the hall goes off every offline_s on average (0: never)
+        self.clock = clock
+        self.boards = [self.connect(t) for t in tables]
+        self.back_at = {}  # table index -> when its board is switched on again
+
+    def connect(self, t):
+        b = Board(self.host, self.port, t.table, self.prefix).wait()
+        b.state(t.doc())
+        return b
+
+    def power_cut(self, i, off_s):
+        self.boards[i].power_cut()
+        self.back_at[i] = self.clock() + off_s
+
+    def tick(self, interval):
+        """One stroke at a random table whose board is on; boards due back are switched on."""
+        now = self.clock()
+        for i, at in list(self.back_at.items()):
+            if now >= at:
+                del self.back_at[i]
+                self.tables[i].follow(self.clock)  # it was off: its match stood still, as a board's does
+                self.boards[i] = self.connect(self.tables[i])
+        on = [i for i in range(len(self.tables)) if i not in self.back_at]
+        # ticks come len(tables) / interval a second: a cut every offline_s on average, hall-wide
+        if self.offline_s and on and self.rng.random() < interval / len(self.tables) / self.offline_s:
+            self.power_cut(self.rng.choice(on), self.rng.uniform(20, 90))
+            return
+        if on:
+            i = self.rng.choice(on)
+            doc, report = self.tables[i].step()
+            self.boards[i].state(doc)
+            if report:
+                self.boards[i].report(report)
+
+    def close(self):
+        for i, b in enumerate(self.boards):
+            if i not in self.back_at:
+                b.close()
+
+
 def main(argv=None):
-    """A demo: N simulated tables playing three-cushion to the broker, until Ctrl-C."""
+    """A demo: simulated tables publishing to the broker as wall boards do, in real time, until Ctrl-C."""
     from .broker import parse_broker
 
     ap = argparse.ArgumentParser(prog="python -m host_tools.hall.loadgen", description=main.__doc__)
@@ -239,32 +411,44 @@ def main(argv=None):
     ap.add_argument("--target", type=int, default=15)
     ap.add_argument("--formats", default="plain", metavar="F,F",
                     help="the formats the tables play, in turn: %s (default plain)" % ", ".join(FORMATS))
+    ap.add_argument("--showcase", action="store_true",
+                    help="the first %d tables start in every state a tile shows (%s), then play on"
+                         % (len(SHOWCASE), ", ".join(s[0] for s in SHOWCASE)))
+    ap.add_argument("--offline", type=float, default=300.0, metavar="S",
+                    help="every S seconds on average a board loses its power, for 20 to 90 s (0: never; "
+                         "default 300)")
     args = ap.parse_args(argv)
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     for f in formats:
         if f not in FORMATS:
             ap.error("unknown format %r (%s)" % (f, ", ".join(FORMATS)))
-    host, port = parse_broker(args.broker)
+    if not 1 <= args.tables <= 1000 or args.interval <= 0 or not 1 <= args.target <= 9999 or args.offline < 0:
+        ap.error("--tables 1..1000, --interval above 0, --target 1..9999, --offline 0 or more")
+    try:
+        host, port = parse_broker(args.broker)
+    except ValueError as e:
+        ap.error(str(e))
+    clock = time.time
     rng = random.Random()
-    tables = [SimTable("t%d" % (i + 1), random.Random(i), target=args.target,
-                       options=FORMATS[formats[i % len(formats)]](args.target)) for i in range(args.tables)]
-    boards = [Board(host, port, t.table, args.prefix).wait() for t in tables]
-    for t, b in zip(tables, boards):
-        b.state(t.doc())
-    print("publishing %d tables to %s:%d under %s/ (Ctrl-C stops)" % (len(tables), host, port, args.prefix))
+    shown = showcase(args.target, clock) if args.showcase else []
+    tables = [t for _, t in shown]
+    for i in range(len(tables), max(args.tables, len(tables))):
+        tables.append(SimTable("t%d" % (i + 1), random.Random(i), target=args.target, clock=clock, lag=True,
+                               options=FORMATS[formats[i % len(formats)]](args.target)))
+    hall = DemoHall(host, port, args.prefix, tables, rng, args.offline, clock)
+    for k, (what, _) in enumerate(shown):
+        if what == "offline":
+            hall.power_cut(k, 90)
+    print("publishing %d tables to %s:%d under %s/ (Ctrl-C stops)" % (len(tables), host, port, args.prefix),
+          flush=True)
     try:
         while True:
             time.sleep(rng.expovariate(len(tables) / args.interval))
-            i = rng.randrange(len(tables))
-            doc, report = tables[i].step()
-            boards[i].state(doc)
-            if report:
-                boards[i].report(report)
+            hall.tick(args.interval)
     except KeyboardInterrupt:
         pass
     finally:
-        for b in boards:
-            b.close()
+        hall.close()
 
 
 if __name__ == "__main__":

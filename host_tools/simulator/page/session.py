@@ -200,6 +200,7 @@ NULLABLE = ("match.target_A", "match.target_B", "match.deciding_target")  # blan
 SKIP_BLANK = ("match.game", "match.target", "match.innings_limit", "match.draw", "match.sets", "match.shootout",
               "match.warmup_s")  # blank: left as the board has it
 BOOT_WAIT_S = 30  # seconds the board's start is watched after the reset (real time)
+SETTLE_S = 0.3  # after the new match's long press, virtual seconds for the board to start it
 MAX_FORM_TEXT = 100  # a value longer than this is refused before the board is touched
 
 
@@ -211,6 +212,35 @@ class _Quiet:
 
     def flush(self):
         pass
+
+
+def apply_form(current, settings):
+    """A new config dict: `current` with each (key, text) of the form set by the firmware's own
+    configedit.set_path (its type, its range, then the whole file checked: the firmware's words for
+    a bad value).  Set one after the other until none is left, so that keys checked together
+    (match.shootout needs match.sets or match.draw off) can come in any order; CommandError with
+    the first refusal when some cannot be set.  (carom config's apply_settings checks each value
+    alone against the defaults first, which refuses match.shootout=on with match.sets=2.)"""
+    from ...commands.config import firmware_config
+    from ...errors import CommandError
+
+    config, configedit = firmware_config()
+    if current is not None and not isinstance(current, dict):
+        raise CommandError("config.json on the board is not an object; nothing was written")
+    d = json.loads(json.dumps(current or {}))
+    pending = list(settings)
+    while pending:
+        left, first = [], None
+        for key, text in pending:
+            try:
+                d = configedit.set_path(d, key, text, "config.json")
+            except ValueError as e:
+                left.append((key, text))
+                first = first or e
+        if len(left) == len(pending):
+            raise CommandError("%s; nothing was written" % first)
+        pending = left
+    return d
 
 
 def check_form(values):
@@ -622,18 +652,17 @@ class BoardSession:
         whole checked by the firmware's own schema before anything is written, the file written
         atomically, then the board reset and its start watched.  Returns (None, lines said) or
         (the error, lines); nothing is written when a value is refused."""
-        from ...commands.config import FILE, apply_settings, changes, parse_board_config, parsed_settings, \
-            write_config
+        from ...commands.config import FILE, changes, parse_board_config, write_config
         from ...errors import CommandError
         from ...link.boardio import BoardIO, boot_problems
 
         reason = check_form(values)
         if reason:
             return reason, []
-        settings = ["%s=%s" % (k, "null" if v == "" and k in NULLABLE else v) for k, v in values.items()
+        settings = [(k, "null" if v == "" and k in NULLABLE else v) for k, v in values.items()
                     if not (v == "" and k in SKIP_BLANK)]
         try:
-            parsed_settings(settings)  # each value alone, before the board is touched
+            apply_form({}, settings)  # the values by themselves, before the board is touched
         except CommandError as e:
             return self.redact(str(e)), []
         port = getattr(self.vb, "serial_path", None)
@@ -647,7 +676,7 @@ class BoardSession:
             with BoardIO(port, reset_on_close=True, out=_Quiet()) as board:
                 raw = board.read_file(FILE)
                 current = parse_board_config(raw, board)
-                new = apply_settings(current, settings)
+                new = apply_form(current, settings)
                 diff = changes(current if isinstance(current, dict) else {}, new, False)
                 if raw is not None and new == current:
                     said.append("config.json already says so; nothing written")
@@ -672,7 +701,14 @@ class BoardSession:
         if new_match:
             spec = next((b for b in self.layout["buttons"] if b["long_action"] == "new_match"), None)
             if spec is not None:
-                self.act({"do": "long", "button": spec["name"]})
+                reason = self.act({"do": "long", "button": spec["name"]})
+                if reason:
+                    return reason, said
+                # Answered once the button is back up and the new match began (the hold is virtual time).
+                until = self._buttons[spec["name"]]["free_at"] + SETTLE_S
+                deadline = time.monotonic() + BOOT_WAIT_S
+                while self.pacer.now < until and time.monotonic() < deadline and not self._stop.is_set():
+                    time.sleep(TICK_S)
                 said.append("%s held %g s: a new match with these options" % (spec["name"], spec["long_s"]))
         else:
             said.append("names, clubs and match options apply now if the match has not started, else from "

@@ -526,9 +526,16 @@ def join_hall(hall, folders, board, out):
               % (host, port, e.strerror or e), file=sys.stderr, flush=True)
 
     def ready(url, sessions):
+        from ..simulator.vboard import BoardError
+
         for s in sessions:
             if s.index < len(boards) and not s.layout.get("remote"):
-                s.vb.set_wifi(boards[s.index][1])
+                try:
+                    s.vb.set_wifi(boards[s.index][1])
+                except BoardError as e:  # its process ended: the page shows the board failed, and why
+                    print("carom sim: warning: board %d is not on the hall's network: %s" % (s.index + 1, e),
+                          file=sys.stderr, flush=True)
+                    continue
                 out("carom sim: board %d: %s" % (s.index + 1, boards[s.index][2]))
 
     return ready

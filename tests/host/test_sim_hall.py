@@ -192,6 +192,26 @@ def test_a_bad_config_in_the_flash_is_said_and_the_board_shows_it(tmp_path):
     assert "it runs its last good configuration (config.good.json), showing E 20" in r.stderr, r.stderr
 
 
+def test_the_page_says_which_boards_config_is_refused(tmp_path):
+    """The page with two boards, the second's config.json a schema error: a warning naming board 2
+    and what it runs; the page starts, both boards on it."""
+    flash = tmp_path / "flash"
+    (flash / "board2").mkdir(parents=True)
+    (flash / "board2" / "config.json").write_text('{"sound": {"volume": 101}}')
+    sim = Sim("--boards", "2", "--flash", str(flash))
+    try:
+        warnings = [line for line in sim.lines if "warning" in line]
+        assert len(warnings) == 1, sim.lines
+        assert warnings[0].startswith("carom sim: warning: board 2: %s: sound.volume" % (flash / "board2" / "config.json"))
+        assert warnings[0].endswith("the board refuses it: it has no good copy (config.good.json), so it runs the "
+                                    "defaults, showing E 22"), warnings[0]
+        with urllib.request.urlopen(sim.url + "/api/boards", timeout=60) as r:
+            assert len(json.loads(r.read())) == 2
+    finally:
+        assert sim.stop() == 0, "\n".join(sim.lines)
+        sim.kill()
+
+
 def test_config_file_gives_every_board_its_names(tmp_path):
     """--config FILE: checked, then written to the board's flash; the board shows its names."""
     cfg = tmp_path / "table.json"

@@ -361,7 +361,7 @@ def run_page(args):
         for i, folder in enumerate(walls):
             if config is not None:
                 write_config(folder, config)
-            elif hall is None:
+            if hall is None:
                 warn_flash_config(folder, i, len(walls))
         if hall is not None:
             ready = join_hall(hall, walls, board, out)
@@ -444,11 +444,16 @@ def flash_config(folder):
 
 def warn_flash_config(folder, i, count):
     """Say on stderr that a board's config.json in --flash is one it refuses (it starts anyway,
-    as a real board does, on its good copy or the defaults, with the error on its display)."""
-    _, problem = flash_config(folder)
+    as a real board does, on its good copy or the defaults, with the error on its display), or
+    that it names a Wi-Fi network and a broker the board will not find without --hall."""
+    cfg, problem = flash_config(folder)
+    who = "board %d: " % (i + 1) if count > 1 else ""
     if problem:
-        who = "board %d: " % (i + 1) if count > 1 else ""
         print("carom sim: warning: %s%s" % (who, problem), file=sys.stderr, flush=True)
+    elif isinstance(cfg, dict) and (cfg.get("wifi") or {}).get("ssid") and (cfg.get("mqtt") or {}).get("host"):
+        print("carom sim: note: %sconfig.json names the Wi-Fi %r and the MQTT broker %s: here the board finds no "
+              "network and keeps looking (carom sim --hall HOST:PORT gives the boards one that reaches a broker)"
+              % (who, cfg["wifi"]["ssid"], cfg["mqtt"]["host"]), file=sys.stderr, flush=True)
 
 
 HALL_SSID = "carom-sim"  # the network a board joins when its config.json names none (open)

@@ -223,3 +223,16 @@ def test_config_file_gives_every_board_its_names(tmp_path):
     assert json.loads((flash / "config.json").read_text())["players"]["A"]["name"] == "ANNA"
     first = json.loads(r.stdout.splitlines()[0])
     assert "ANNA" in " ".join(first["fields"].values()), first["fields"]
+
+
+def test_a_board_with_wifi_and_mqtt_but_no_hall_is_told_where_to_find_one(tmp_path):
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    (flash / "config.json").write_text(json.dumps({"wifi": {"ssid": "club", "password": "wifi-Secr3t-pw"},
+                                                   "mqtt": {"host": "192.168.1.10"}}))
+    r = run_carom(["sim", "--headless", "--board", "wall", "--flash", str(flash)], input="wait 5\n", timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines() == [
+        "carom sim: note: config.json names the Wi-Fi 'club' and the MQTT broker 192.168.1.10: here the board finds "
+        "no network and keeps looking (carom sim --hall HOST:PORT gives the boards one that reaches a broker)"]
+    assert "wifi-Secr3t-pw" not in r.stdout + r.stderr

@@ -243,6 +243,16 @@ def apply_form(current, settings):
     return d
 
 
+def reason_text(n):
+    """The words for one of the rules core's reason numbers."""
+    from ... import firmware_path
+
+    firmware_path()
+    import reasons
+
+    return reasons.text(n)
+
+
 def check_form(values):
     """Why the form's JSON is refused (None: each key one of FORM_KEYS, each value a string)."""
     if not isinstance(values, dict) or not values:
@@ -779,6 +789,8 @@ class BoardSession:
         """The firmware refused a press (or ignored it in a lock-out): said in the log of the board
         that printed it, and a "refused" event marks the button pressed for it (this board's, or
         the paired referee box's when its press came last)."""
+        if reason.isdigit():  # a reason number: its words (firmware/reasons.py, host side)
+            reason = reason_text(int(reason))
         board, button = self, None
         best = -1.0
         for s in (self, self.partner):

@@ -74,7 +74,7 @@ MATCH_COLUMNS = (
     "match", "table", "board", "game", "target", "innings_limit", "format", "breaker",
     "A_name", "A_club", "A_ball", "A_target", "A_score", "A_innings", "A_average", "A_high_run", "A_fouls",
     "B_name", "B_club", "B_ball", "B_target", "B_score", "B_innings", "B_average", "B_high_run", "B_fouls",
-    "result", "winner", "ended_by", "break_taken", "A_review_used", "B_review_used",
+    "result", "winner", "ended_by", "break_taken", "break_by", "A_review_used", "B_review_used",
     "started_at", "ended_at", "duration_s", "elapsed_s",
 )
 INNING_COLUMNS = ("match", "set", "shootout", "player", "name", "inning", "run", "total", "fouls", "break",
@@ -198,13 +198,32 @@ class Match:
                 if n <= len(runs[p]):
                     totals[p] += runs[p][n - 1]
                     info = self.inning(p, n, set_no)
-                    marks = "F" * len(info.get("fouls") or []) + ("B" if info.get("break") else "") + \
+                    marks = "F" * len(info.get("fouls") or []) + ("H" if info.get("break") else "") + \
                         ("E" if info.get("equalizing") else "")
                     row[p] = (runs[p][n - 1], totals[p], marks)
                 else:
                     row[p] = None
             out.append(row)
         return out
+
+    def opening_breaker(self):
+        """"A" or "B": who made the opening break (played the match's first inning), else the
+        state document's breaker (a set match's is the current set's)."""
+        for i in self.innings:
+            if i.get("player") in ("A", "B") and not i.get("shootout") and i.get("set") in (None, 1):
+                return i["player"]
+        breaker = self.doc.get("breaker")
+        return breaker if breaker in ("A", "B") else None
+
+    def half_time_break(self):
+        """(player, inning) of the half-time break (I.4: asked for by the player about to shoot, in
+        his inning), or None; a set match has none (its breaks are between sets)."""
+        if self.sets() != [None] or not self.doc.get("break_taken"):
+            return None
+        for i in self.innings:
+            if i.get("break") and i.get("player") in ("A", "B") and not i.get("shootout"):
+                return i["player"], i.get("inning")
+        return None
 
     @property
     def result(self):
@@ -261,6 +280,7 @@ class Match:
             "result": d.get("result") or "", "ended_by": d.get("ended_by") or "",
             "winner": self.name(d["result"]) if d.get("result") in ("A", "B") else "",
             "break_taken": bool(d.get("break_taken")),
+            "break_by": (self.half_time_break() or ("",))[0],
             "started_at": when(self.started(), "%Y-%m-%d %H:%M:%S"),
             "ended_at": when(self.ended(), "%Y-%m-%d %H:%M:%S"),
             "duration_s": r.get("duration_s", ""),
@@ -330,6 +350,9 @@ CSS = """
 @page { size: A4; margin: 14mm 14mm 16mm 14mm; }
 * { box-sizing: border-box; }
 body { font-family: "DejaVu Sans", Arial, Helvetica, sans-serif; font-size: 10pt; color: #000; margin: 0; }
+/* On screen the sheet is an A4 page's width with margins around it; printed, @page gives them. */
+@media screen { html { background: #d9d9d9; }
+  body { background: #fff; max-width: 210mm; margin: 8mm auto; padding: 14mm; box-shadow: 0 0 3mm #999; } }
 h1 { font-size: 16pt; margin: 0 0 2mm 0; letter-spacing: 0.04em; text-transform: uppercase; }
 .sub { font-size: 11pt; margin-bottom: 4mm; }
 table { border-collapse: collapse; width: 100%; }
@@ -383,19 +406,32 @@ def inning_rows_html(m, set_no=None):
     return body
 
 
+def half_time_row(m):
+    """The players table's half-time break row: "taken in inning N" under the player who asked
+    for it; "held" under both when the report does not say who; none in a set match."""
+    if m.sets() != [None]:
+        return ()
+    who = m.half_time_break()
+    if who is not None:
+        cell = "taken in inning %s" % who[1]
+        return (("Half-time break", cell if who[0] == "A" else "", cell if who[0] == "B" else ""),)
+    held = "held" if m.doc.get("break_taken") else ""
+    return (("Half-time break", held, held),)
+
+
 def render_html(m):
     e = html.escape
     d, r = m.doc, m.report
     a, b = m.player("A"), m.player("B")
     title = "%s vs %s" % (m.name("A"), m.name("B"))
-    breaker = d.get("breaker")
+    breaker = m.opening_breaker()
     target = m.target_text()
     meta = [
         ("Game", m.game()), ("Target", "%s points" % target),
         ("Table", r.get("table") or ""), ("Innings limit", d.get("innings_limit") or "none"),
         ("Date", when(m.started(), "%Y-%m-%d") or "board clock not set"), ("Match no.", str(m.gen)),
         ("Start", when(m.started(), "%H:%M") or ""), ("End", when(m.ended(), "%H:%M") or ""),
-        ("Breaker", m.name(breaker) if breaker in ("A", "B") else ""),
+        ("Opening break", m.name(breaker) if breaker in ("A", "B") else ""),
         ("Duration", match_time((r.get("duration_s") or 0) * 1000)) if m.elapsed_s() is None else
         ("Match time", match_time(m.elapsed_s() * 1000)),
     ]
@@ -411,7 +447,8 @@ def render_html(m):
         ("Name", a.get("name", ""), b.get("name", "")),
         ("Club", a.get("club", ""), b.get("club", "")),
         ("Ball", ball_of(d, "A"), ball_of(d, "B")),
-        ("Breaks", "yes" if breaker == "A" else "", "yes" if breaker == "B" else ""),
+        ("Opening break", "yes" if breaker == "A" else "", "yes" if breaker == "B" else ""),
+    ) + half_time_row(m) + (
         ("Review", review(m.review_used("A")), review(m.review_used("B"))),
     ) + ((("Target", a.get("target", ""), b.get("target", "")),) if d.get("target") is None else ()))
     body = []
@@ -446,10 +483,11 @@ def render_html(m):
     sign = "".join('<div><div class="line">%s</div><div class="who">%s</div></div>' % (e(sigs.get(k) or ""), e(label))
                    for k, label in (("referee", "Referee"), ("A", "Player A: %s" % m.name("A")),
                                     ("B", "Player B: %s" % m.name("B"))))
-    notes = ("GD: general average (points / innings); HR: high run. Notes: F a foul in that inning, "
-             "B the half-time break was taken, E the equalizing inning.")
-    if d.get("break_taken"):
-        notes += " The break was held." if sets else " The half-time break was held."
+    notes = ("GD: general average (points / innings); HR: high run. Opening break: who played the first "
+             "inning. Notes: F a foul in that inning, H the half-time break was asked for in that inning, "
+             "E the equalizing inning.")
+    if d.get("break_taken") and sets:
+        notes += " The break between the sets was held."
     if sets:
         notes += (" A set match: the innings set by set, each set's totals from 0; the totals below are the "
                   "match's over all sets.")

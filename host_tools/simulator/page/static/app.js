@@ -637,21 +637,24 @@ const FIT_MARGIN = 14, MIN_FACE = 480, MIN_PANEL = 120;
 
 // A wall board's face is as wide as its column, and its displays scale with its width: when it is
 // taller than the window below its top, it is made narrower (a binary search on max-width) until
-// it fits.  Each panel reaches down to the window's bottom (its log fills it, and scrolls).  Boards wrapped onto a
-// second row (--boards 3 on a narrow window) are left at full size: the page scrolls to them.
+// it fits.  Each panel reaches down to the window's bottom (its log fills it, and scrolls).  A
+// board below the first screenful (--boards 2) is fitted to a window's height as well: scrolled
+// to, it is seen whole.
 function fit() {
-  const bottom = window.innerHeight - FIT_MARGIN;
+  const first = document.getElementById("boards").getBoundingClientRect().top + window.scrollY;
+  const height = window.innerHeight - FIT_MARGIN;
   for (const b of boards) {
     if (!b) continue;
-    const top = b.section.getBoundingClientRect().top + window.scrollY;
-    if (top > window.innerHeight / 2) continue;
+    const sectionTop = b.section.getBoundingClientRect().top + window.scrollY;
+    const base = sectionTop < window.innerHeight / 2 ? 0 : sectionTop - first;  // the page scrolled to it
+    const roomBelow = e => height - (e.getBoundingClientRect().top + window.scrollY - base);
     for (const panel of b.section.querySelectorAll(".panel")) {
-      panel.style.height = Math.max(MIN_PANEL, bottom - (panel.getBoundingClientRect().top + window.scrollY)) + "px";
+      panel.style.height = Math.max(MIN_PANEL, roomBelow(panel)) + "px";
     }
     if (!b.face) continue;
     const face = b.face;
     face.style.maxWidth = "";
-    const room = bottom - (face.getBoundingClientRect().top + window.scrollY);
+    const room = roomBelow(face);
     if (face.offsetHeight <= room) continue;
     let lo = MIN_FACE, hi = face.offsetWidth;
     for (let i = 0; i < 14 && hi - lo > 2; i++) {

@@ -2,7 +2,8 @@
 
 At 1280x720 and at 1920x1080, for the wall board alone and with `--remote`, every button of every
 board (the wall's, the referee box's) and every tool of the panel is inside the window without
-scrolling, no two buttons overlap, and each "Displays plugged in" label shows its whole text.
+scrolling, no two buttons overlap, and each "Displays plugged in" label and each display's
+label shows its whole text.
 The referee box's display is labelled from boards/referee.json: what it shows, the score.
 """
 
@@ -28,6 +29,8 @@ MEASURE_JS = """() => {
     buttons: [...document.querySelectorAll('.board button')].filter(visible).map(
         b => ({name: (b.closest('.board').dataset.board) + ':' + (b.dataset.button || b.dataset.action || b.textContent),
                press: b.classList.contains('press'), ...box(b)})),
+    labels: [...document.querySelectorAll('.board figcaption span')].map(
+        s => ({text: s.textContent, scroll: s.scrollWidth, client: s.clientWidth})),
     plugs: [...document.querySelectorAll('.plug')].map(l => {
         const s = l.querySelector('.plug-name');
         return {text: s.textContent, scroll: s.scrollWidth, client: s.clientWidth,
@@ -76,6 +79,8 @@ def test_every_button_in_view(browser, sim, width, height, tmp_path):
         assert len(got["plugs"]) == sum(len(b["displays"]) for b in boards if b["role"] == "wall")
         for p in got["plugs"]:
             assert p["scroll"] <= p["client"] and p["right"] <= p["panel"], "the label %r is cut: %r" % (p["text"], p)
+        for label in got["labels"]:  # each display's label over its own digits, whole
+            assert label["scroll"] <= label["client"], "the label %r is cut: %r" % (label["text"], label)
         if sim.kind == "remote":
             wall = page.locator('.board[data-board="0"] .face').bounding_box()
             box = page.locator('.board[data-board="1"] .face').bounding_box()

@@ -50,8 +50,12 @@ class PhaseReader:
         sig = _signature(self.data)
         if sig == self._sig:
             return self._info
+        try:
+            info = restore_info(self.data)
+        except Exception:  # noqa: BLE001 -- a file gone while copied, a journal half written: next time
+            return self._info
         self._sig = sig
-        self._info = restore_info(self.data)
+        self._info = info
         return self._info
 
 
@@ -66,10 +70,7 @@ def restore_info(data_dir):
         copy = os.path.join(tmp, "data")
         shutil.copytree(data_dir, copy)
         m = rules.Match()
-        try:
-            if not store.MatchStore(copy).restore(m, 0):
-                return None
-        except Exception:  # noqa: BLE001 -- a journal being written: the next change reads it again
+        if not store.MatchStore(copy).restore(m, 0):
             return None
         who = {rules.A: "A", rules.B: "B"}
         return {

@@ -383,7 +383,7 @@ def read_config(path):
 
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            raw = f.read(_READ_MOST)  # more than the board reads: refused below for its size
     except OSError as e:
         raise CommandError("--config %s: %s" % (path, e.strerror or e))
     try:
@@ -391,6 +391,9 @@ def read_config(path):
     except ValueError as e:
         raise CommandError("--config %s; the boards would refuse it (nothing was started)" % e)
     return json.loads(raw.decode("utf-8"))
+
+
+_READ_MOST = 64 * 1024  # of a config.json: the board reads 4 KB at most
 
 
 def board_config(config, board):
@@ -405,9 +408,12 @@ def write_config(folder, config):
     """config.json in a board's flash folder (made if missing), as firmware/config.py writes it."""
     from .config import config_bytes
 
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "config.json"), "wb") as f:
-        f.write(config_bytes(config))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "config.json"), "wb") as f:
+            f.write(config_bytes(config))
+    except OSError as e:
+        raise CommandError("cannot write the board's config.json in %s: %s" % (folder, e.strerror or e))
 
 
 def flash_config(folder):
@@ -420,7 +426,7 @@ def flash_config(folder):
     path = os.path.join(folder, "config.json")
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            raw = f.read(_READ_MOST)
     except FileNotFoundError:
         return None, None
     except OSError as e:
@@ -432,7 +438,7 @@ def flash_config(folder):
         good = os.path.join(folder, fw.good_path("config.json"))
         try:
             with open(good, "rb") as f:
-                as_the_board_reads(f.read(), good)
+                as_the_board_reads(f.read(_READ_MOST), good)
         except (OSError, ValueError):
             runs = "it has no good copy (config.good.json), so it runs the defaults, showing E %d" % (
                 fw.ERROR_CONFIG_DEFAULTS)

@@ -760,7 +760,7 @@ class BoardSession:
                         self._log(*line)
                         continue
                     line = line.rstrip("\r")
-                    refused = REFUSED.search(line) if stream == "stdout" else None
+                    refused = REFUSED.match(line) if stream == "stdout" else None
                     if refused:
                         self._refused(refused.group(1), refused.group(2).strip())
                     else:

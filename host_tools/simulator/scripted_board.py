@@ -259,26 +259,61 @@ class OutOfMemory(Exception):
         super().__init__(text)
 
 
-def run_script(board_name, lines, write, flash_dir=None, log=None, **options):
-    """The scripted mode: one JSON line per script line (blank lines and # comments skipped).
-    options go to ScriptedBoard (source, micropython, firmware_heap...); log(text) is told how
-    the heap was sized. Raises OutOfMemory when boot.py or main.py ends by a MemoryError."""
+def pretty(state):
+    """One line a person can follow: the script line, whole, then what each display field shows
+    (blank ones left out; `*` after a blinking chip's), the LEDs lit, the cues heard, a refusal."""
+    parts = []
+    blinking = set(state["blink"])
+    for field, text in state["fields"].items():
+        shown = "--" if text is None else text.strip()
+        if not shown:
+            continue
+        if " " in shown:
+            shown = '"%s"' % shown
+        chip = state.get("_chips", {}).get(field)
+        parts.append("%s %s%s" % (field, shown, "*" if chip in blinking else ""))
+    lit = [name for name, level in state["leds"].items() if level]
+    if lit:
+        parts.append("lit " + " ".join(lit))
+    if state["sound"]:
+        parts.append("sound " + " ".join(state["sound"]))
+    if not state["powered"]:
+        parts.append("power off")
+    if state.get("refused"):
+        parts.append("REFUSED: %s" % state["refused"])
+    line = "(power on)" if state["line"] is None else state["line"]
+    return "%-28s %s" % (line, "  ".join(parts))
+
+
+def run_script(board_name, lines, write, flash_dir=None, log=None, pretty_lines=False, **options):
+    """The scripted mode: one JSON line per script line (blank lines and # comments skipped), or
+    with pretty_lines one short line (pretty()). options go to ScriptedBoard (source, micropython,
+    firmware_heap...); log(text) is told how the heap was sized. Raises OutOfMemory when boot.py or
+    main.py ends by a MemoryError."""
     with ScriptedBoard(board_name, flash_dir, **options) as sb:
         if log is not None and sb.vb.heap_plan is not None:
             log("heap: " + sb.vb.heap_plan.describe())
         oom = sb.out_of_memory()
         if oom is not None:
             raise oom
-        write(json.dumps(dict(sb.state(), line=None, refused=None)) + "\n")
+        chips = {part["field"]: chip_key(d["bus"], d["addr"]) for d in sb.board["displays"] for part in d["show"]}
+
+        def put(state):
+            if pretty_lines:
+                write(pretty(dict(state, _chips=chips)) + "\n")
+            else:
+                write(json.dumps(state) + "\n")
+
+        put(dict(sb.state(), line=None, refused=None))
         for text in lines:
             if isinstance(text, Refused):  # not UTF-8, or too long: refused as it was read
-                write(json.dumps(dict(sb.state(), line=str(text), refused=text.reason)) + "\n")
+                put(dict(sb.state(), line=str(text), refused=text.reason))
                 continue
             text = text.strip()
             if not text or text.startswith("#"):
                 continue
             reason = sb.line(text)
-            write(json.dumps(dict(sb.state(), line=text, refused=reason)) + "\n")
+            put(dict(sb.state(), line=text, refused=reason))
             oom = sb.out_of_memory()
             if oom is not None:
                 raise oom

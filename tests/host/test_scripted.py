@@ -23,7 +23,9 @@ def run_carom(*args, stdin=""):
     return subprocess.run(CAROM + list(args), input=stdin, capture_output=True, text=True, cwd=ROOT)
 
 
-@pytest.mark.parametrize("name", sorted(n for n in os.listdir(EXAMPLES) if n.endswith(".txt")))
+# examples/*_presses.txt are the virtual board's press lines (tests/host/test_readme_examples.py runs them).
+@pytest.mark.parametrize("name", sorted(n for n in os.listdir(EXAMPLES) if n.endswith(".txt")
+                                        and not n.endswith("_presses.txt")))
 def test_examples_same_on_micropython_and_cpython(name):
     lines = example(name)
     mp = [d for _, d in scripted_docs(lines, "micropython")]
@@ -348,3 +350,40 @@ def test_readme_grammar_lists_every_word_and_option():
         for item in re.split(r"\s{3,}", line):
             if item and not item.startswith(("(", "[", "new ")):
                 assert item.split(" <kind>")[0] in grammar, item
+
+
+def test_the_virtual_board_pretty_lines_have_the_whole_line_and_what_the_displays_show(tmp_path):
+    """Issue 16: `--pretty` showed a cut event; with `--board` it was not taken at all (JSON came out).
+    The board's pretty line: the script line whole, then each display field as it reads, the LEDs
+    lit, the cues heard, a refusal."""
+    from host_tools.simulator.scripted_board import run_script
+    from host_tools.simulator.scripted_rules import Refused
+
+    out = []
+    long_line = "wait 0.5" + " " * 40 + "   "  # longer than 28 characters, trailing blanks stripped
+    run_script("mini", ["press point", "press point", long_line, "# a comment", "", "press end", "press nothing",
+                        Refused("\ufffdpress", "not UTF-8 text (byte 0xff at column 1)")],
+               out.append, str(tmp_path / "flash"), pretty_lines=True)
+    lines = "".join(out).splitlines()
+    assert len(lines) == 7, lines
+    assert lines[0].startswith("(power on)") and "A.score 0  B.score 0" in lines[0]
+    assert lines[2].startswith("press point ") and "A.score 1.  B.score 0" in lines[2]
+    assert lines[3].startswith("wait 0.5 ") and "A.score 1." in lines[3]
+    assert lines[4].startswith("press end ") and "B.score 0." in lines[4]
+    assert lines[5].startswith("press nothing ") and lines[5].endswith(
+        "REFUSED: no button 'nothing' on board mini; buttons: end point"), lines[5]
+    assert lines[6].startswith("\ufffdpress ") and "REFUSED: not UTF-8 text" in lines[6]
+    out = []
+    run_script("wall", ["press A.point", "press A.point", "press B.point"], out.append, str(tmp_path / "wall"),
+               config={"board": "wall", "players": {"A": {"name": "Anna Karenina"}}}, pretty_lines=True)
+    lines = "".join(out).splitlines()
+    assert "message LAG" in lines[0] and "lit" not in lines[0]
+    assert "A.score 1 " in lines[2] and "A.run 1 " in lines[2] and "lit A.spot A.turn" in lines[2], lines[2]
+    assert "sound accept" in lines[2]
+    from host_tools.simulator.scripted_board import pretty
+
+    state = {"line": "press A.point", "fields": {"A.name": "ER A", "B.name": "    ", "A.score": None},
+             "blink": {"0x70": "2Hz"}, "leds": {"A.turn": 1, "B.turn": 0}, "sound": [], "powered": True,
+             "refused": None, "_chips": {"A.name": "0x70"}}
+    assert pretty(state) == "%-28s %s" % ("press A.point", 'A.name "ER A"*  A.score --  lit A.turn')
+    assert "press B.point" in lines[3] and "B.score 0 " in lines[3] and "REFUSED" not in lines[3]

@@ -4,8 +4,8 @@ One object per chip, handed its bus. Setters change a 17-byte frame (byte 0 = RA
 address 0x00); show() alone uses the bus: one writeto() when a cell changed since the
 chip last accepted the frame. Setters and show() do not allocate (except to raise). On
 a bus error show() raises the OSError and redoes the full init at the next show(), so
-a replugged chip comes back by itself; probe() asks a chip with nothing to send whether
-it is still there (one command byte). What only tools and tests use (text as
+a replugged chip comes back by itself; show(probe=True) asks a chip with nothing to
+send whether it is still there (one command byte). What only tools and tests use (text as
 Adafruit's print() shows it, reading cells back, a forced re-init, every argument
 checked: address, brightness, blink rate, cell, set_number's field) is in
 ht16k33_text.py, so the board keeps only this in RAM (its arguments come from a
@@ -109,17 +109,20 @@ class Backpack:
 
     # ---- bus ----------------------------------------------------------------------
 
-    def show(self):
+    def show(self, probe=False):
         """Send what changed since the last successful show(); return True if it wrote.
 
-        Normally that is one 17-byte writeto(), or nothing. The first show() and the
+        Normally that is one 17-byte writeto(), or nothing: with `probe`, nothing is
+        the brightness command once more instead (2 bytes on the bus with the address;
+        it changes nothing on the chip), to learn whether the chip still answers (an
+        unplugged one raises, as below). The first show() and the
         first one after a failure send the whole init sequence instead: frame, 0x21,
         0xE0|brightness, 0x81|blink<<1. An OSError from the bus (ENODEV, ETIMEDOUT,
         EIO; also EIO for a write that was not fully acknowledged) propagates after the
         chip is marked for that full init, so nothing is lost by retrying later.
         """
         try:
-            return self._flush()
+            return self._flush(probe)
         except OSError:
             self._state |= _NEED_INIT
             raise
@@ -127,10 +130,12 @@ class Backpack:
     # The hot path is split into small methods: MicroPython keeps a call's frame on
     # the C stack only while it is small (11 words); larger ones go to the heap.
 
-    def _flush(self):
+    def _flush(self, probe):
         if self._state & _PENDING:
             return self._flush_pending()
-        return False
+        if probe:
+            self._send_cmd(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
+        return probe
 
     def _flush_pending(self):
         if self._state & _NEED_INIT:
@@ -150,17 +155,6 @@ class Backpack:
             self._write(self._frame)
             self._state &= ~_NEED_FRAME
         return True
-
-    def probe(self):
-        """Whether the chip still answers, for a chip with nothing to send (show() returned
-        False): its brightness command once more (2 bytes on the bus with the address; it
-        changes nothing on the chip). OSError, the full init then pending, when it does not
-        answer."""
-        try:
-            self._send_cmd(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
-        except OSError:
-            self._state |= _NEED_INIT
-            raise
 
     def standby(self):
         """Display off and oscillator off (the chip's lowest current); the next show() wakes it."""

@@ -7,8 +7,15 @@ The board definition says which chip shows which field (see boarddef.py);
 the slots are turned into small ints once (viewsetup.py, loaded for it and
 dropped), so render() allocates nothing:
 it writes digits into the chips' frames and each chip's show() sends only
-what changed.  A chip that stops answering is retried every RETRY_MS and
-reported through `failed`; the others keep working.
+what changed.  A chip with nothing to send for 1.5 s is asked whether it is
+still there (ht16k33's show(probe=True): 2 bytes on the bus), so an unplugged
+chip is noticed within RETRY_MS without a press.  A chip that stops answering is
+retried every RETRY_MS and reported through `failed` (its error code shown);
+the others keep working.
+
+A name (with its club) longer than its display runs by once, right to left,
+after the names change (the board's start, a new match), then stands as its
+short form (viewsetup.short_name: the surname, cut to fit).
 
 The clock field shows, first that applies: the break's time left (m:ss, colon
 lit); the shot clock's seconds (blinking in its last WARN_S); else, past the
@@ -78,6 +85,7 @@ _BLINK_HALF_HZ = const(3)
 
 SCROLL_MS = 300  # a marquee moves one character this often
 RETRY_MS = 2000  # a dead chip is tried again this often
+_PROBE_MS = const(1500)  # a chip with nothing to send is probed this long after its last write
 WARN_S = 10  # the shot clock blinks in its last seconds
 
 _POW10 = (1, 10, 100, 1000, 10000)
@@ -108,6 +116,15 @@ def _index(text):
 
 _MSG_AT, _MSG_LEN = _index(_TEXT)
 del _index
+
+
+def _try_show(chip, probe):
+    """1: written (or probed), 0: nothing to write, -1: the chip does not answer (a
+    function: a method's frame would be too big to stay off the heap)."""
+    try:
+        return 1 if chip.show(probe) else 0
+    except OSError:
+        return -1
 
 
 def _window(n, step):
@@ -142,7 +159,7 @@ class View:
         self.m = match
         self.chips = chips
         self.error = 0  # an error code the app wants shown (0: none)
-        self.names = [b"", b""]
+        self.names = [b"", b"", b"", b""]  # A's and B's text shown, then their short forms
         cold.call("viewsetup", "init", self, board, leds)
         self.invalidate()
         for k in range(len(self._leds)):
@@ -220,23 +237,20 @@ class View:
 
     def _send_chip(self, k, now):
         self.chips[k].set_blink(self._blink[k])
-        if self.failed[k] and ticks_diff(now, self._retry_at[k]) < 0:
+        due = ticks_diff(now, self._retry_at[k]) >= 0  # a dead chip's retry, a quiet one's probe
+        if self.failed[k] and not due:
             return False  # dead: tried again after RETRY_MS
-        return self._show(k, now)
+        return self._show(k, now, due)
 
-    def _show(self, k, now):
-        wrote = self._try_show(self.chips[k])
+    def _show(self, k, now, probe):
+        wrote = _try_show(self.chips[k], probe)
         if wrote < 0:
             return self._dead(k, now)
         self.failed[k] = 0
+        if wrote:  # it answered: probed again after _PROBE_MS of quiet
+            self._retry_at[k] = ticks_add(now, _PROBE_MS)
         return wrote > 0
 
-    def _try_show(self, chip):
-        """1: written, 0: nothing to write, -1: the chip does not answer."""
-        try:
-            return 1 if chip.show() else 0
-        except OSError:
-            return -1
 
     def _dead(self, k, now):
         self.failed[k] = 1
@@ -306,8 +320,20 @@ class View:
             return self.m.average_x1000(p)
         if field == _OWN_TARGET:
             return self.m.targets[p]
-        n = len(self.names[p])
-        return self._step(n, now)
+        return self._name_step(p, now)
+
+    def _name_step(self, p, now):
+        """The marquee's step while the name runs by, once after the names changed (from
+        the first render since); then its short form stands in its place."""
+        if len(self.names[p]) <= 4:
+            return 0
+        if self._scroll_at < 0:
+            self._scroll_at = now
+        step = ticks_diff(now, self._scroll_at) // SCROLL_MS
+        if step < len(self.names[p]) + 4:
+            return step
+        self.names[p] = self.names[p + 2]
+        return 0
 
     def _score_value(self, s, p):
         m = self.m

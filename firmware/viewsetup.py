@@ -20,6 +20,8 @@ except ImportError:  # CPython
 
 
 _ERROR_CHIP = const(70)  # errorcodes.ERROR_CHIP (compiled in; a test checks)
+_CELLS = const(4)  # a name display's characters
+_SCROLL_NEW = const(-1)  # view._scroll_at: the names' marquees start at the next render
 
 PLAYER_FIELDS = ("score", "innings", "run", "high_run", "average", "name", "target")
 SHARED_FIELDS = ("target", "countdown", "sets", "clock", "message")
@@ -55,7 +57,7 @@ def display_text(text):
 
 
 def init(v, board, leds):
-    """Fill view v's tables: its slots (display, field code, first cell, width, last cell),
+    """Fill view v's tables: its slots (display, field code, width, last cell),
     error codes of dead chips, blinking and retry state, the LEDs; then the names."""
     displays = board["displays"]
     n = 0
@@ -63,7 +65,6 @@ def init(v, board, leds):
         n += len(d["show"])
     v._disp = bytearray(n)
     v._field = bytearray(n)
-    v._at = bytearray(n)
     v._width = bytearray(n)
     v._end = bytearray(n)
     i = 0
@@ -71,7 +72,6 @@ def init(v, board, leds):
         for part in d["show"]:
             v._disp[i] = k
             v._field[i] = FIELDS.index(part["field"])
-            v._at[i] = part["at"]
             v._width[i] = part["width"]
             v._end[i] = part["at"] + part["width"] - 1
             i += 1
@@ -83,7 +83,7 @@ def init(v, board, leds):
     v._last = array("i", bytes(4 * n))  # each slot's value when it was last drawn (View.invalidate)
     v._error_shown = 0
     v.failed = bytearray(len(displays))
-    v._retry_at = array("i", [0] * len(displays))
+    v._retry_at = array("i", [0] * len(displays))  # a dead chip's next try; a live one's next probe
     v._leds = [leds.get(name) for name in LEDS]
     v._led_on = bytearray(len(LEDS))
     v._active_low = bytearray(len(LEDS))
@@ -102,7 +102,9 @@ def init(v, board, leds):
 
 
 def names(v):
-    """The name marquees of v's match: name and club, in capitals without accents; and the
+    """The name marquees of v's match: name and club, in capitals without accents, and
+    their short forms (short_name), the marquees to run once from the next render (the
+    view then puts the short form in the name's place); and the
     format matches' half of the view when the match has sets, a shoot-out
     or a warm-up (formatwall.py: it stays in RAM with the match, as formats.py does)."""
     m = v.m
@@ -111,8 +113,24 @@ def names(v):
         import formatwall
 
         v.fmt = formatwall
+    given = [m.names[p] or ("PLAYER A", "PLAYER B")[p] for p in (rules.A, rules.B)]
     for p in (rules.A, rules.B):
-        text = m.names[p] or ("PLAYER A", "PLAYER B")[p]
-        if m.clubs[p]:
-            text = text + " - " + m.clubs[p]
+        text = given[p] + " - " + m.clubs[p] if m.clubs[p] else given[p]
         v.names[p] = display_text(text)
+        v.names[p + 2] = short_name(given[p], given[1 - p]) if len(v.names[p]) > _CELLS else v.names[p]
+    v._scroll_at = _SCROLL_NEW
+
+
+def short_name(name, other, cells=_CELLS):
+    """What a name display shows once the name has run by: the surname (the name's last
+    word: names are written given name first), cut to `cells`; "Dick Jaspers" -> JASP,
+    "PLAYER A" -> A. When the other player's would be the same, the initial of the first
+    word before it: "Jan Smit" and "Piet Smit" -> JSMI and PSMI. Capitals without accents."""
+    words = display_text(name).split()
+    if not words:
+        return b""
+    short = words[-1][:cells]
+    theirs = display_text(other).split()
+    if len(words) > 1 and theirs and theirs[-1][:cells] == short:
+        short = words[0][:1] + words[-1][:cells - 1]
+    return short

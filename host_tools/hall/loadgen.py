@@ -85,6 +85,7 @@ class SimTable:
         assert reason is None, reason
         self.started_at = self.epoch
         self.matches += 1
+        self.last_report = None  # the finished match's report (step() returned it once)
         self.level_end = self.rng.random() < 0.35  # this match's equalizing inning ends level
         self.break_asked = False
         if "warmup_s=" in self.options:
@@ -165,7 +166,8 @@ class SimTable:
             self.line("point" if self.rng.random() < chance else "miss")
         if self.finished():
             self._ended_s = self.ref.now // 1000
-            return self.doc(), self.report_doc()
+            self.last_report = self.report_doc()
+            return self.doc(), self.last_report
         return self.doc(), None
 
     def play_until(self, wanted, most=3000):
@@ -339,8 +341,10 @@ def showcase(target=15, clock=None, first=1):
     out = []
     for k, (what, fmt, lag, wanted) in enumerate(SHOWCASE):
         for seed in range(200):
+            names = (NAMES[(2 * k) % len(NAMES)], NAMES[(2 * k + 1) % len(NAMES)])  # each table its players
             t = SimTable("t%d" % (first + k), random.Random(seed), target=target, options=FORMATS[fmt](target),
-                         lag=lag, name="Table %d" % (first + k))
+                         lag=lag, name="Table %d" % (first + k), names=names)
+            t.names = None  # its next matches: players drawn at random
             if t.play_until(wanted) is not None:
                 break
         else:
@@ -365,8 +369,12 @@ class DemoHall:
         self.back_at = {}  # table index -> when its board is switched on again
 
     def connect(self, t):
+        """A board switched on: "online", its state, and the report of its finished match (a board
+        sends again a report the broker may not have; the hall counts it once)."""
         b = Board(self.host, self.port, t.table, self.prefix).wait()
         b.state(t.doc())
+        if t.finished() and t.last_report is not None:
+            b.report(t.last_report)
         return b
 
     def power_cut(self, i, off_s):

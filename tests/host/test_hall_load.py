@@ -15,6 +15,7 @@ The delays are measured by `make bench` (host_tools/bench/hall.py), not here.
 """
 
 import json
+import os
 import random
 
 import pytest
@@ -185,6 +186,17 @@ def test_the_demo_hall_shows_every_state_and_an_offline_board_comes_back(browser
             tile = page.wait_tile(shown[off][1].table, lambda t: t["status"] == "offline", "the offline tile")
             assert tile["label"].strip().upper() == "OFFLINE"
             page.wait_tile(shown[0][1].table, lambda t: t["status"] == "online", "the lag's tile")
+            for what, t in shown:  # every tile drawn with its table's score
+                d = t.doc()
+                page.wait_tile(t.table, lambda tile, d=d: (tile["A"]["score"], tile["B"]["score"]) == (
+                    str(d["players"]["A"]["score"]), str(d["players"]["B"]["score"])), "%s's tile" % what)
+            # The finished matches' reports are in the results, once each.
+            finished = sorted(t.table for _, t in shown if t.finished())
+            assert len(finished) == 2
+            wait_for(lambda: sorted(e["hall"]["table"] for e in hall.get("/results.json")), finished, 30,
+                     "the draw's and the win's reports in the results")
+            if os.environ.get("CAROM_SCREENSHOT"):  # README's picture: CAROM_SCREENSHOT=docs/hall.png
+                page.page.screenshot(path=os.environ["CAROM_SCREENSHOT"])
             # Switched on again: the next tick reconnects it ("online", its match as it stood).
             clock.t += 61
             demo.tick(3.0)

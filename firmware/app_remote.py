@@ -6,7 +6,13 @@ button that woke it is read from the EXT1 status register, because a quick
 tap is over before MicroPython runs. The command goes to the paired wall
 board, again every 50 ms until acknowledged (10 tries); the acknowledgement's
 summary (scores, whose turn) shows on the box's display and LEDs; after
-AWAKE_MS without a press the box sleeps again.
+AWAKE_MS without a press the radio goes off and the display stays lit SHOW_MS
+more in light sleep (a press wakes it: the box then goes to deep sleep at once,
+and the press, still down, wakes it again to be sent), then the box sleeps.
+
+The display: the scores AA:BB; in a format match's phases (formats.summary)
+the sets won ` 2-1` when a set is over, the round's runs AA:BB in the
+shoot-out, `UP A` / `UP b` during a player's warm-up.
 
 Sequence numbers never repeat: the boot counter (flash, remote.boot) moves
 on at every start that is not a wake from deep sleep, and the counter lives
@@ -28,6 +34,9 @@ from errorcodes import ERROR_BOOT_COUNTER, ERROR_BOOT_LIMIT, ERROR_NO_ACK, ERROR
 
 BOOT_FILE = "remote.boot"
 AWAKE_MS = 300  # after the last press or acknowledgement: the radio is the battery's main cost
+SHOW_MS = 3000  # then the display stays lit, the radio off and the chip in light sleep
+_SET_OVER = 6  # rules' phases (a test checks them)
+_WARMUP = 8
 POLL_MS = 5
 RADIO_BATCH = 4  # frames read per step
 
@@ -125,6 +134,12 @@ class Remote:
             elif self.link is not None and self.link.busy():
                 chip.set_window(b"----", 0)
                 chip.set_colon(False)
+            elif s is not None and s[3] == _SET_OVER:
+                chip.set_window(b" %d-%d" % (s[0] % 10, s[1] % 10), 0)
+                chip.set_colon(False)
+            elif s is not None and s[3] == _WARMUP:
+                chip.set_window(b"UP b" if s[2] else b"UP A", 0)
+                chip.set_colon(False)
             elif s is not None:
                 chip.set_number_at((s[0] % 100) * 100 + s[1] % 100, 3, 4, 0, 4)
                 chip.set_colon(True)
@@ -202,15 +217,22 @@ class Remote:
         return False
 
     def sleep(self):
+        """The radio off, the display lit SHOW_MS more in light sleep (a press ends it),
+        then the display off and deep sleep; a button still down wakes the box at once."""
         import esp32
 
+        pins = [machine.Pin(spec["pin"], machine.Pin.IN) for spec in self.board["buttons"]]
+        esp32.wake_on_ext1(pins=pins, level=esp32.WAKEUP_ANY_HIGH)
+        if self.link is not None:
+            self.espnow.active(False)
+            self.sta.active(False)
+        if self.chips and SHOW_MS:
+            machine.lightsleep(SHOW_MS)
         for chip in self.chips:  # a lit display would draw more than the sleeping ESP32
             try:
                 chip.standby()
             except OSError:
                 pass
-        pins = [machine.Pin(spec["pin"], machine.Pin.IN) for spec in self.board["buttons"]]
-        esp32.wake_on_ext1(pins=pins, level=esp32.WAKEUP_ANY_HIGH)
         machine.deepsleep()
 
 

@@ -136,10 +136,12 @@ class Controller:
         return reason
 
     def summary(self):
-        """(score A, score B, turn, phase, countdown, result) for the remote's acknowledgement."""
+        """(score A, score B, turn, phase, countdown, result) for the remote's acknowledgement
+        (a format match's phases put other numbers there: formats.summary)."""
         m = self.m
         cd = m.countdown()
-        return (m.score[0], m.score[1], 255 if m.turn < 0 else m.turn, m.phase, 255 if cd < 0 else cd, m.result)
+        s = (m.score[0], m.score[1], 255 if m.turn < 0 else m.turn, m.phase, 255 if cd < 0 else cd, m.result)
+        return s if m.fmt is None else m.fmt.summary(m, s)
 
     def act(self, action, now):
         """Do one board action (an index into ACTIONS) at `now`."""

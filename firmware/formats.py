@@ -349,6 +349,21 @@ def _so_round_end(m, t):
     m.so_runs[_so_at(m, 1)] = 0
 
 
+def summary(m, s):
+    """controller.summary in the formats' phases (the remote's display, app_remote.py):
+    set_over (A's sets won, B's, turn, phase, the set's number, result); shootout (the
+    round's runs A, B, turn, phase, the round's number up to 255, result); warmup (0, 0,
+    the player warming up, phase, 255, result)."""
+    ph = m.phase
+    if ph == _SET_OVER:
+        return (m.sets_won[0], m.sets_won[1], s[2], ph, m.set_no, s[5])
+    if ph == _SHOOTOUT:
+        return (m.so_runs[_so_at(m, 0)], m.so_runs[_so_at(m, 1)], s[2], ph, min(m.so_round + 1, 255), s[5])
+    if ph == _WARMUP:
+        return (0, 0, m.warm_p, ph, 255, s[5])
+    return s
+
+
 def warmup_left_ms(m, now):
     """Milliseconds left of the warm-up, or -1 when none runs."""
     if m.phase != _WARMUP:

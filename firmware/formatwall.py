@@ -8,9 +8,10 @@ one class in two files as viewsetup.py is. All but act allocate nothing.
 
     sets      the set score a:b (A's sets won, B's), in the middle two cells of a
               4-cell slot with the colon lit
-    countdown the set score too, while no countdown runs (the last points), in 2 cells or more
-    message   SET OVER, SHOOT-OUT, WARM-UP A, WARM-UP B (in the formats' phases); in a
-              set match with nothing else to say, the set being played (SET2, S 10)
+    countdown the set score too, while no countdown runs (the last points), in 2 cells or more,
+              on a board without a sets field (the default wall board has one)
+    message   SET OVER, SHOOT-OUT 2 (the round), WARM-UP A, WARM-UP B (in the formats'
+              phases); in a set match with nothing else to say, the set being played (SET2, S 10)
     A.run     in the shoot-out, the round's runs (the second player's blank until
     B.run     his inning); after the shoot-out decided, its deciding round's
     clock     in the warm-up, its time left (m:ss), blinking in its last minute
@@ -64,9 +65,13 @@ _SCAN = const(64)  # the warmup button looks this far back in the log (warm-ups 
 
 # The messages, as view.py keeps its own: each between four blanks (a marquee's window
 # sees blanks around it); where each starts and its length.
-_TEXT = b"    SET OVER    SHOOT-OUT    WARM-UP A    WARM-UP B    "
-_AT = b"\x04\x10\x1d\x2a"
-_LEN = b"\x08\x09\x09\x09"
+# SHOOT-OUT is followed by its round's number, written into the text when the round changes
+# (up to 3 digits, blanks after; 999 past 999).
+_TEXT = bytearray(b"    SET OVER    SHOOT-OUT 1      WARM-UP A    WARM-UP B    ")
+_AT = b"\x04\x10\x21\x2e"
+_LEN = b"\x08\x0d\x09\x09"
+_ROUND_AT = const(26)  # where the shoot-out's round number is written in _TEXT
+_ROUND = const(1000)  # a message value: + the shoot-out's round * _ROUND
 
 # The set being played, on the message display when it has nothing else to say: SET1 .. SET9,
 # S 10 .. S 17 (first to 9 sets: at most 17), four characters each.
@@ -94,13 +99,22 @@ def _sets(self, s, field):
     m = self.m
     if not m.sets_to_win:
         return _PLAIN
-    if field == _COUNTDOWN and (m.countdown() >= 0 or self._width[s] < 2):
-        return _PLAIN  # the last points (or no room for a:b): the countdown
+    if field == _COUNTDOWN and (m.countdown() >= 0 or self._width[s] < 2 or _has_sets(self)):
+        return _PLAIN  # the last points (or no room for a:b, or a sets field shows it): the countdown
     n = m.sets_won[0] * 10 + m.sets_won[1]
     if n + _SET_SCORE != self._last[s]:
         self._last[s] = n + _SET_SCORE  # drawn here: the view finds it drawn
         _draw_sets(self, s, n)
     return n + _SET_SCORE
+
+
+def _has_sets(self):
+    i = 0
+    while i < self._nslots:
+        if self._field[i] == _SETS:
+            return True
+        i += 1
+    return False
 
 
 def _message(self, s, now):
@@ -109,13 +123,35 @@ def _message(self, s, now):
         if self.m.sets_to_win and not self._message_id():  # nothing else to say: which set this is
             return _set_number(self, s)
         return _PLAIN
+    r = 0
     if k == _WARMUP - _SET_OVER:
         k += self.m.warm_p  # WARM-UP A, WARM-UP B
-    v = _MESSAGES + k * _STEPS + self._step(_LEN[k], now)
+    elif k == _SHOOTOUT - _SET_OVER:
+        r = self.m.so_round + 1
+        if r > 999:
+            r = 999
+    v = _MESSAGES + r * _ROUND + k * _STEPS + self._step(_LEN[k], now)
     if v != self._last[s]:
+        if r and (v - _MESSAGES) // _ROUND != (self._last[s] - _MESSAGES) // _ROUND:
+            _round_text(r)
         self._last[s] = v  # drawn here: the view finds it drawn
         _draw_message(self._chip(s), k, v % _STEPS)
     return v
+
+
+def _round_text(r):
+    """The shoot-out's round number into _TEXT after SHOOT-OUT (no allocation)."""
+    i = _ROUND_AT
+    d = 100
+    while d > r and d > 1:
+        d //= 10
+    while i < _ROUND_AT + 3:
+        if d:
+            _TEXT[i] = 48 + r // d % 10
+            d //= 10
+        else:
+            _TEXT[i] = 32
+        i += 1
 
 
 def _set_number(self, s):

@@ -80,7 +80,7 @@ def test_wall_board_normalized():
     b = boarddef.load(BOARDS + "/wall.json")
     assert b["role"] == "wall"
     assert [x["bus"] for x in b["i2c"]] == [0, 1]
-    assert len(b["displays"]) == 14
+    assert len(b["displays"]) == 16
     d0 = b["displays"][0]
     assert d0 == {
         "bus": 0,
@@ -98,10 +98,11 @@ def test_wall_board_normalized():
     for c in b["displays"]:
         for s in c["show"]:
             shown.append(s["field"])
-    for f in ("score", "innings", "run", "high_run", "average", "name"):
+    for f in ("score", "innings", "run", "high_run", "average", "name", "target"):  # each his own target
         assert "A." + f in shown and "B." + f in shown, f
-    for f in ("target", "countdown", "clock", "message"):  # countdown: a set match's set score between
+    for f in ("countdown", "sets", "clock", "message"):
         assert f in shown, f
+    assert "target" not in shown  # the shared target (the player at the table's): A.target and B.target do
     assert b["buttons"][names_of(b).index("new")]["action"] == "next_set"
     assert b["buttons"][names_of(b).index("break")]["long_action"] == "warmup"
     names = [x["name"] for x in b["buttons"]]

@@ -307,6 +307,28 @@ def test_remote_commands_with_foul_kinds_and_summary():
     assert r.m.turn == rules.B
 
 
+def test_the_remotes_summary_in_the_formats_phases():
+    # formats.summary: what the referee's box shows when a set is over, in the shoot-out, in a warm-up.
+    point, miss = controller.ACTIONS.index("point"), controller.ACTIONS.index("miss")
+    r = Rig(breaker=rules.A, target=1, sets=2)
+    assert r.c.remote(point, 0, 100) is None and r.c.remote(miss, 0, 200) is None  # A wins set 1
+    s = r.c.summary()
+    assert r.m.phase == rules.SET_OVER and (s[0], s[1], s[3], s[4]) == (1, 0, rules.SET_OVER, 1)  # sets 1:0, set 1
+    r = Rig(breaker=rules.B, target=1, draw=False, shootout=True)
+    assert r.c.remote(point, 0, 100) is None and r.c.remote(point, 0, 200) is None  # 1:1, no draw
+    assert r.m.phase == rules.SHOOTOUT and r.c.summary() == (0, 0, rules.B, rules.SHOOTOUT, 1, rules.R_NONE)
+    assert r.c.remote(point, 0, 300) is None and r.c.remote(point, 0, 400) is None
+    assert r.c.summary() == (0, 2, rules.B, rules.SHOOTOUT, 1, rules.R_NONE)  # round 1: B's run 2
+    assert r.c.remote(miss, 0, 500) is None and r.c.remote(point, 0, 600) is None
+    assert r.c.remote(point, 0, 700) is None and r.c.remote(miss, 0, 800) is None  # 2:2: round 2
+    assert r.c.summary() == (0, 0, rules.B, rules.SHOOTOUT, 2, rules.R_NONE)
+    r = Rig(target=15, warmup_s=60)
+    assert r.c.remote(controller.ACTIONS.index("warmup"), 0, 100) is None
+    assert r.c.summary() == (0, 0, rules.A, rules.WARMUP, 255, rules.R_NONE)  # A's warm-up
+    assert r.c.remote(controller.ACTIONS.index("warmup"), 0, 200) is None
+    assert r.c.summary()[2] == rules.B
+
+
 def test_clock_ticks_allocate_nothing():
     """What the clock task does every 100 ms (the controller's tick, the log's room ahead,
     a render) allocates nothing, across the ms counter's wrap (32-bit: ints stay small)."""

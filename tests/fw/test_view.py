@@ -42,7 +42,8 @@ class FakePin:
 
 
 def build(name, **options):
-    board = boarddef.load("boards/%s.json" % name)
+    """A board (a name in boards/, or a definition as a dict) playing a match, its chips on fakes."""
+    board = boarddef.load(name if isinstance(name, dict) else "boards/%s.json" % name)
     buses = {}
     chips = []
     for d in board["displays"]:

@@ -38,7 +38,7 @@ def test_three_cushion_match_to_equalizing_inning_and_draw(wall):
     assert s["fields"]["message"] == "LAG "
     s = step(wall, "press A.point")  # in the lag: A breaks
     assert s["leds"]["A.turn"] == 1 and s["leds"]["A.spot"] == 1
-    assert s["fields"]["countdown"] == "   3" and s["blink"]["1:0x74"] == "1Hz"  # a target of 3: from the start
+    assert s["fields"]["countdown"] == "   3" and s["blink"]["1:0x75"] == "1Hz"  # a target of 3: from the start
     for left in (2, 1):
         s = step(wall, "press A.point")
         assert s["fields"]["countdown"] == "   %d" % left
@@ -194,21 +194,21 @@ def test_configuration_brightness_volume_and_a_bad_file(tmp_path):
     with ScriptedBoard("wall", str(tmp_path / "flash"), config=good) as sb:
         s = step(sb, "press A.point")
         assert all(sb.vb.chip(a, b).brightness == 3 for (b, a) in sb.vb.chips())
-        assert s["fields"]["target"] == "   4" and s["fields"]["A.name"] == "ANNA"
+        assert s["fields"]["A.target"] == "   4" and s["fields"]["A.name"] == "ANNA"
         assert s["sound"] == []  # volume 0: silent
         # A bad value: the last good configuration keeps running, E 20 shows why.
         with open(sb.flash_dir + "/config.json", "w") as f:
             json.dump(dict(good, match={"game": "one_cushion", "target": 0}), f)
         sb.vb.hard_reset()
         s = step(sb, "wait 1")
-        assert s["fields"]["message"] == "E 20" and s["fields"]["target"] == "   4"
+        assert s["fields"]["message"] == "E 20" and s["fields"]["A.target"] == "   4"
         assert any("match.target" in line for line in s["printed"])
         # Not JSON at all: the same.
         with open(sb.flash_dir + "/config.json", "w") as f:
             f.write('{"board": "wall", "match": {')
         sb.vb.hard_reset()
         s = step(sb, "wait 1")
-        assert s["fields"]["message"] == "E 20" and s["fields"]["target"] == "   4"
+        assert s["fields"]["message"] == "E 20" and s["fields"]["A.target"] == "   4"
 
 
 def test_finished_match_goes_to_the_history(tmp_path):
@@ -246,7 +246,7 @@ def test_new_names_apply_to_a_match_nothing_happened_in(tmp_path):
             json.dump(cfg, f)
         sb.vb.hard_reset()
         s = step(sb, "wait 0.5")
-        assert s["fields"]["A.name"] == "KIM " and s["fields"]["target"] == "   7"
+        assert s["fields"]["A.name"] == "KIM " and s["fields"]["A.target"] == "   7"
         step(sb, "press A.point")  # A breaks: now the match has an entry and is kept
         with open(sb.flash_dir + "/config.json", "w") as f:
             json.dump(dict(cfg, players={"A": {"name": "Bo"}}), f)

@@ -27,10 +27,10 @@ def make_pair(tmp_path, firmware):
     """make_pair(target=, seed=, name=) -> (hub, wall, remote), powered, the remote asleep."""
     made = []
 
-    def make(target=2, seed=5, name="run"):
+    def make(target=2, seed=5, name="run", **match):
         hub = RadioHub(seed=seed)
         wall, remote = radio_pair(tmp_path / name, firmware, hub, WALL_MAC, REMOTE_MAC,
-                                  {"game": "three_cushion", "target": target})
+                                  dict({"game": "three_cushion", "target": target}, **match))
         made.extend((wall, remote))
         wall.vb.power_on()
         remote.vb.power_on()
@@ -75,7 +75,7 @@ def journal(wall, tmp_path):
 def score_fields(wall):
     s = wall.state()
     f = s["fields"]
-    keep = ("A.score", "B.score", "A.innings", "B.innings", "A.high_run", "B.high_run", "target")
+    keep = ("A.score", "B.score", "A.innings", "B.innings", "A.high_run", "B.high_run", "A.target")
     out = {k: f[k] for k in keep}
     # The countdown: its own field, or (issue 15) the sets field, which shows it in a plain match.
     out["countdown"] = f["countdown"] if "countdown" in f else f["sets"]
@@ -138,10 +138,32 @@ def test_a_match_played_from_the_remote(make_pair, tmp_path):
     hub.advance(0.4)
     assert wall.state()["fields"]["message"] == "LAG "
     assert score_fields(wall)[0]["A.score"] == "   0"
+    assert not remote.vb.asleep and remote_shows(remote) == "00:00"  # the radio off, the display lit SHOW_MS
+    hub.advance(3.0)
     assert remote.vb.asleep
     assert len({seq(f) for f in commands(hub)}) == 13  # 13 presses, 13 sequence numbers
     assert [seq(f) for f in acks(hub)] == sorted({seq(f) for f in commands(hub)})  # each acknowledged once
     assert "Traceback" not in wall.vb.stderr + remote.vb.stderr
+
+
+def test_the_remote_in_a_set_match_and_a_press_while_its_display_is_lit(make_pair):
+    # Issue 15: a set over shows the sets won, " 1-0"; issue 16: the display stays lit SHOW_MS
+    # (3 s) after the radio window, and a press then (in light sleep) is sent, once.
+    hub, wall, remote = make_pair(target=1, sets=2)
+    press(hub, remote, "point")  # the lag: A breaks
+    press(hub, remote, "point")  # A reaches 1: B's equalizing inning
+    assert remote_shows(remote) == "01:00"
+    press(hub, remote, "miss")  # A wins the first set
+    assert wall.state()["fields"]["sets"] == " 10 " and remote_shows(remote) == " 1-0"
+    hub.advance(1.5)  # the radio is off, the display still lit
+    assert not remote.vb.asleep and remote_shows(remote) == " 1-0"
+    n = len({seq(f) for f in commands(hub)})
+    press(hub, remote, "new", settle=1.0)  # a press: the next set
+    assert len({seq(f) for f in commands(hub)}) == n + 1  # sent once
+    assert wall.state()["fields"]["B.innings"] == " 1" and wall.state()["fields"]["B.target"] == "   1"  # set 2: B breaks
+    assert remote_shows(remote) == "00:00"
+    hub.advance(4)
+    assert remote.vb.asleep
 
 
 # ---- 2. 20 % frame loss both ways ----------------------------------------------------------

@@ -509,11 +509,22 @@ def deepsleep(time_ms=-1):
     core.deep_sleep(time_ms if time_ms else -1, " ".join(wake))
 
 
+def _ext1_woken():
+    # EXT1 wakes light sleep too (ESP-IDF): any of its pins high, or all low.
+    if _ext1 is None:
+        return False
+    levels = [core.inputs.get(n, _idle_levels.get(n, 0)) for n in _ext1[0]]
+    return any(levels) if _ext1[1] else not any(levels)
+
+
 def lightsleep(time_ms=None):
-    if time_ms is None:
-        while True:
-            core.idle(None)
-    vtime.sleep_ms(time_ms)
+    # Virtual time passes in 1 ms steps, so a button on an EXT1 pin ends it as on the chip.
+    deadline = None if time_ms is None else core.now_us + int(time_ms) * 1000
+    while deadline is None or core.now_us < deadline:
+        step = core.now_us + 1000
+        core.idle(step if deadline is None or step < deadline else deadline)
+        if _ext1_woken():
+            return
 
 
 sleep = lightsleep

@@ -169,8 +169,8 @@ def press_to_lit_s(p, button, led):
     return lit - pressed
 
 
-def open_page(browser, sim):
-    context = browser.new_context(viewport={"width": 1500, "height": 950})
+def open_page(browser, sim, width=1500, height=950):
+    context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -353,8 +353,11 @@ def test_blink_brightness_colon_plug_clock_keys_two_pages(browser, configured, t
     clock = p.wait_text("clock", lambda t: re.fullmatch(r" [23]:[0-5]\d", t) is not None)
     assert p.chip(p.fields["clock"][0])["colon"] is True
     p.wait_text("message", "BREA")  # the start of the marquee
-    if os.environ.get("CAROM_SCREENSHOT"):
+    if os.environ.get("CAROM_SCREENSHOT"):  # the README's, in a 1280x720 window
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.wait_for_function("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))")
         page.screenshot(path=os.environ["CAROM_SCREENSHOT"])
+        page.set_viewport_size({"width": 1500, "height": 950})
     # Move the clock forward one minute from the panel.
     t_before = float(page.get_attribute('.board[data-board="0"]', "data-t"))
     page.click('.board[data-board="0"] [data-action="advance"][data-seconds="60"]')

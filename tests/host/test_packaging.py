@@ -1,5 +1,5 @@
-"""pyproject.toml builds without a warning: no screens of `project.license` deprecation on the
-first `make sim` (issue 16).
+"""pyproject.toml builds without a warning: no screens of `project.license` deprecation, nor the
+"Editable installation" box, on the first `make sim` (issue 16).
 
 The build runs offline: setuptools (>= 77, in the test extras) from the venv, no build
 isolation, no index. The whole project is built as pip builds it for `pip install -e .`.
@@ -31,12 +31,21 @@ def test_the_license_is_an_spdx_string_and_the_backend_takes_it():
     assert "setuptools>=77" in project["build-system"]["requires"]  # the first that takes an SPDX string
 
 
-@pytest.mark.skipif((setuptools_version() or (0,)) < (77,), reason="setuptools >= 77 not in the venv (tools/venv.sh)")
-def test_building_the_project_prints_no_warning(tmp_path):
+def source_copy(tmp_path):
     src = tmp_path / "src"
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", "node_modules",
         "tests", "docs", "sim-flash*"))
+    return src
+
+
+NEW_SETUPTOOLS = pytest.mark.skipif((setuptools_version() or (0,)) < (77,),
+                                    reason="setuptools >= 77 not in the venv (tools/venv.sh)")
+
+
+@NEW_SETUPTOOLS
+def test_building_the_project_prints_no_warning(tmp_path):
+    src = source_copy(tmp_path)
     got = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
          "-w", str(tmp_path / "out"), str(src)],
@@ -51,3 +60,25 @@ def test_building_the_project_prints_no_warning(tmp_path):
     with zipfile.ZipFile(tmp_path / "out" / wheel) as z:
         meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: MIT" in meta.splitlines()
+
+
+@NEW_SETUPTOOLS
+def test_the_editable_install_prints_no_warning(tmp_path):
+    """What `pip install -e .` (tools/venv.sh) asks setuptools for: the editable wheel (PEP 660), with
+    everything setuptools says, which pip shows: no warning box, and the project's root on the path."""
+    src = source_copy(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    got = subprocess.run([sys.executable, "-c", "from setuptools.build_meta import build_editable; "
+                          "print(build_editable(%r))" % str(out)], capture_output=True, text=True, timeout=300,
+                         cwd=src)
+    output = got.stdout + got.stderr
+    assert got.returncode == 0, output
+    for word in ("warning", "license", "Editable installation", "!!"):
+        assert word.lower() not in output.lower(), output
+    import zipfile
+
+    (wheel,) = os.listdir(out)
+    with zipfile.ZipFile(out / wheel) as z:
+        (pth,) = [n for n in z.namelist() if n.endswith(".pth")]
+        assert z.read(pth).decode().strip() == str(src)

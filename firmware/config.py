@@ -64,6 +64,8 @@ mqtt           host: "" (no MQTT) or a host name/address [A-Za-z0-9.-] up to 64;
                port 1..65535 (1883); user text 0..64; password SECRET 0..64;
                table [a-z0-9_-] 0..24; prefix topic prefix [A-Za-z0-9_/-]
                1..64, not starting or ending with "/" ("carom")
+hall           (the hall's setups: hallsetup.py)
+  key          SECRET: 32 bytes as 64 hex digits, or null (no setups taken)
 
 Normalized: every key present; peer and key lower case, peer with colons.
 
@@ -191,6 +193,9 @@ SCHEMA = (
         ("password", T_TEXT, "", 0, 64, F_SECRET, None),
         ("table", T_ID, "", 0, 24, 0, _NAME_CHARS),
         ("prefix", T_ID, "carom", 1, 64, 0, _TOPIC_CHARS),
+    )),
+    ("hall", T_OBJ, None, 0, 0, 0, (
+        ("key", T_HEX, None, 32, 32, F_NULL | F_SECRET, None),
     )),
 )
 

@@ -337,6 +337,18 @@ _OPTIONS = {
 }
 
 
+_SETUP = {  # the hall's set-ups as the board took them (issue 17): all optional
+    "n": lambda v, p: _int(v, p, 0, 2 ** 31 - 1),
+    "waiting": lambda v, p: _int(v, p, 0, 2 ** 31 - 1, null=True),
+    "refused": lambda v, p: _int(v, p, 0, 10 ** 9),
+}
+
+
+def _setup(v, path):
+    if v is not None:
+        _by_table(v, path, _SETUP, ())
+
+
 def _options(v, path):
     _object(v, path, _OPTIONS)
     for k, x in v.items():
@@ -372,6 +384,7 @@ STATE = {
     "sets": _sets,
     "shootout": _shootout,
     "warmup": _warmup,
+    "setup": _setup,
     "options": _options,
     "events": lambda v, p: _int(v, p, 0, 10 ** 8),
     "closed": _bool,

@@ -524,6 +524,31 @@ def test_issue15_fields_of_the_wrong_kind_are_dropped():
     answers(hall)
 
 
+BAD_SETUP_FIELDS = [  # the board's account of the hall's set-ups (issue 17): {n, waiting, refused}, each optional
+    3, "n", [], [1, 2, 3], {"n": -1}, {"n": 2 ** 31}, {"n": "3"}, {"n": 1.5}, {"n": True}, {"n": None},
+    {"waiting": -2}, {"waiting": "1"}, {"refused": -1}, {"refused": 10 ** 10}, {"refused": None},
+    {"n": 1, "key": "ab" * 32}, {"n": 1, "setup": {"players": {}}},
+]
+
+
+def test_the_setup_key_passes_whole_and_wrong_kinds_are_dropped():
+    """The state document's "setup" (the board's last set-up n, the one waiting, the refused
+    count): null, empty, partial and whole pass; wrong types, out-of-range numbers and unknown
+    keys (a key, a set-up's own content) are dropped and counted; the table keeps its last good
+    document."""
+    states, _ = issue15_docs()
+    good = dict(states[0])
+    hall = Hall()
+    for setup in (None, {}, {"n": 0}, {"n": 7, "waiting": None, "refused": 0}, {"n": 7, "waiting": 9, "refused": 3}):
+        good["setup"] = setup
+        assert hall.handle("carom/t1/state", json.dumps(good).encode(), 1.0), setup
+    for bad in BAD_SETUP_FIELDS:
+        assert hall.handle("carom/t1/state", json.dumps(dict(good, setup=bad)).encode(), 2.0) == [], bad
+    assert hall.counts["dropped"] == {"schema": len(BAD_SETUP_FIELDS)}
+    assert hall.tables["t1"].state == good
+    answers(hall)
+
+
 def formula_parts(text):
     """Every part of a CSV cell a spreadsheet might read as a cell of its own, as it would begin."""
     import re

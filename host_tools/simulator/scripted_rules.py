@@ -68,7 +68,7 @@ def max_line():
 
 class Refused(str):
     """A line refused here, before the rules core or the board sees it: its text as shown (bytes
-    that are not UTF-8 replaced by U+FFFD, a long line cut), and `reason`."""
+    that are not UTF-8 replaced by U+FFFD, a line too long cut to 60 characters), and `reason`."""
 
     def __new__(cls, text, reason):
         self = super().__new__(cls, text)
@@ -99,7 +99,7 @@ def text_lines(stream, limit=None):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            yield Refused(_shown(raw.decode("utf-8", "replace")), "not UTF-8 text (byte 0x%02x at column %d)" % (
+            yield Refused(raw.decode("utf-8", "replace").strip(), "not UTF-8 text (byte 0x%02x at column %d)" % (
                 raw[e.start], len(raw[:e.start].decode("utf-8", "replace")) + 1))
             continue
         if len(text.rstrip("\r\n")) > limit:
@@ -109,7 +109,8 @@ def text_lines(stream, limit=None):
 
 
 def _shown(text):
-    """A refused line as printed: stripped, at most 60 characters."""
+    """A line refused for its length as printed: stripped, its first 60 characters (a line that is
+    not UTF-8 is shown whole, its bad bytes as U+FFFD: it is at most MAX_LINE long)."""
     text = text.strip()
     return text if len(text) <= 60 else text[:59] + "\u2026"
 

@@ -119,6 +119,11 @@ def test_bytes_that_are_not_utf8_are_refused_lines(tmp_path, interpreter):
             "not UTF-8 text (byte 0xff at column 41)", "not UTF-8 text (byte 0xc3 at column 1)",
             "the lag decides who breaks first"]
         assert docs[0]["target"] == 30 and docs[0]["players"]["A"]["name"] == ""  # the `new` was not applied
+    # --pretty shows the refused line whole (issue 16: events were cut), the bad byte as U+FFFD.
+    long_bad = b"new game=three_cushion target=3 name_A=K\xffM name_B=" + b"B" * 80 + b"\n"
+    out = run_bytes("sim", "--headless", *interpreter, "--pretty", stdin=long_bad)
+    (line,) = out.stdout.decode().splitlines()
+    assert line.startswith(long_bad.decode("utf-8", "replace").strip() + " ") and "REFUSED: not UTF-8" in line, line
 
 
 @pytest.mark.parametrize("interpreter", [[], ["--cpython"]])

@@ -18,6 +18,17 @@ always, eight with a remote and the hall:
 
 Running out of memory never costs the match: an event with no room is refused
 (E 24 blinks), a report or a publish that fails for memory is tried again later.
+
+A press or a remote's command that is refused, and a press locked out (the
+buttons' lock-out after the turn passed), say so on the console, one line each:
+
+    carom: refused <action>: <reason>
+
+<action> is its name in controller.ACTIONS (A.point, next_set...); <reason> is
+the rules' reason number (controller.last_reason; reasons.py has the words, which
+the simulator's page shows) or the words "locked out". refusals.py writes them,
+loaded for it and dropped: a refusal allocates (about 1 KB, for a moment), an
+accepted press nothing.
 """
 
 import asyncio
@@ -199,7 +210,10 @@ class Board:
             group.poll(now)
             while group.pending():
                 e = group.get()
-                ctrl.press(e >> 8, e & 0xFF, now)
+                if ctrl.press(e >> 8, e & 0xFF, now) is not None:
+                    refused(self, e)
+            if group.locked:  # presses the lock-out ignored
+                refused(self, 0)
             beats[0] = (beats[0] + 1) & 0xFF
             await asyncio.sleep_ms(_POLL_MS)
 
@@ -369,7 +383,8 @@ class RadioLink:
             ctrl = self.board.ctrl
             n, edits, matches = m.n, m.edits, ctrl.matches
             try:
-                ctrl.remote(command, arg, time.ticks_ms())
+                if ctrl.remote(command, arg, time.ticks_ms()) is not None:
+                    refused(self.board, -1 - command)
             except MemoryError:  # run() shows E 24
                 if m.n == n and m.edits == edits and ctrl.matches == matches:
                     rx.revert()  # not acted on: not recorded either
@@ -382,6 +397,15 @@ class RadioLink:
             self.espnow.send(self.peer, frame, False)
         except OSError:
             pass  # the remote sends again; it gets the next acknowledgement
+
+
+def refused(board, e):
+    """The console's line for a refused button event e, a remote's command (-1 - command), or
+    (e == 0) the presses the lock-out ignored: refusals.py. Short of memory for it, none."""
+    try:
+        cold.call("refusals", "say", board, e)
+    except MemoryError:
+        pass
 
 
 def write_last(seq):

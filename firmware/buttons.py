@@ -32,7 +32,9 @@ Decisions (documented because the brief left them open):
 - `lock(now, ms)` ignores, whole, every press that starts in the window
   [now, now + ms), and a press already under way (being debounced, or down
   with its SHORT/LONG still to come).  An event already reported stays.
-  STUCK is still reported for a locked press.
+  STUCK is still reported for a locked press.  Such a press is no event (it
+  did not happen, for the match); the group marks it in `locked`, a bit per
+  button, for the app to say so (app.py prints "carom: refused ...").
 
 Times are ms ticks with MicroPython's ESP32 period of 2**30 (ticks.py).
 
@@ -67,6 +69,7 @@ _DOWN = const(1)  # pressed, waiting for release (SHORT) or long_ms (LONG)
 _DONE = const(2)  # pressed, its event already reported
 _IGNORE = const(3)  # pressed, ignored: locked out, or held at the first poll
 _STUCK = const(4)  # pressed past stuck_ms, reported, ignored until released
+_LOCKED = const(5)  # as _IGNORE, locked out: the group's next poll marks it (ButtonGroup.locked)
 
 
 class Button:
@@ -112,7 +115,7 @@ class Button:
         self._raw = -1  # last sampled pressed 0/1; -1 before the first poll
         self._since = 0  # when _raw last changed
         self.down = 0  # debounced: 1 while pressed
-        self._phase = _IDLE
+        self.phase = _IDLE  # where the press is (_IDLE.. above); ButtonGroup reads _LOCKED
         self._t = 0  # when the current press started
         self._lock_at = 0
         self._lock_ms = 0  # 0: not locked
@@ -121,8 +124,8 @@ class Button:
         """Ignore presses starting in [now, now + ms) and the press under way."""
         self._lock_at = now
         self._lock_ms = ms
-        if self.down and self._phase == _DOWN:
-            self._phase = _IGNORE
+        if self.down and self.phase == _DOWN:
+            self.phase = _LOCKED
 
     def update(self, now, level):
         """Take one sample `level` (the pin's 0/1) at `now` (ms ticks).
@@ -134,7 +137,7 @@ class Button:
                 self._since = now
                 self._t = now
                 self.down = p
-                self._phase = _IGNORE if p else _IDLE
+                self.phase = _IGNORE if p else _IDLE
                 return 0
             self._raw = p
             self._since = now
@@ -146,32 +149,32 @@ class Button:
                 if self._lock_ms:
                     d = ticks_diff(self._since, self._lock_at)
                     if -self.debounce_ms < d < self._lock_ms:
-                        self._phase = _IGNORE
+                        self.phase = _LOCKED
                         return 0
                     if d >= self._lock_ms:
                         self._lock_ms = 0  # expired
                 if self.has_long:
-                    self._phase = _DOWN
+                    self.phase = _DOWN
                     return 0
-                self._phase = _DONE
+                self.phase = _DONE
                 return SHORT
-            phase = self._phase  # debounced release
-            self._phase = _IDLE
+            phase = self.phase  # debounced release
+            self.phase = _IDLE
             if phase == _DOWN:
                 return SHORT
             if phase == _STUCK:
                 return CLEARED
             return 0
         if down and p:  # held (and not being released)
-            phase = self._phase
+            phase = self.phase
             if phase == _STUCK:
                 return 0
             held = ticks_diff(now, self._t)
             if held >= self.stuck_ms:
-                self._phase = _STUCK
+                self.phase = _STUCK
                 return STUCK
             if phase == _DOWN and held >= self.long_ms:
-                self._phase = _DONE
+                self.phase = _DONE
                 return LONG
         return 0
 
@@ -195,6 +198,7 @@ class ButtonGroup:
         self._head = 0  # next slot to write
         self._count = 0
         self.dropped = 0  # events lost because the ring was full
+        self.locked = 0  # bit i: button i's press was locked out since the app last cleared it
         # The board's action (an index into controller.ACTIONS, NO_ACTION: none) of each
         # button's SHORT and LONG events (buttonsetup.py sets them from the board definition).
         self.short = self.long = bytes(len(self.buttons))
@@ -213,6 +217,9 @@ class ButtonGroup:
         event = b.update(now, b.pin())
         if event:
             self._emit(i, event)
+        elif b.phase == _LOCKED:  # a press locked out (now, or by lock() since the last poll)
+            b.phase = _IGNORE
+            self.locked |= 1 << i
 
     def _emit(self, i, event):
         cb = self.callback

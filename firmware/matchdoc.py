@@ -258,18 +258,33 @@ def write_fields(m, now, out):
     out.close("}")
 
 
-def write(m, now, out):
-    """The state document of match m at time now, into a jsonout.JsonOut (flushed)."""
+def _setup(s, out):
+    """The hall's setups (publisher.Publisher.setup: [n applied, (n, setup) waiting or None,
+    refused, the last refusal's reason (bytes) or None, ...])."""
+    out.key(b"setup")
+    out.open("{")
+    out.field(b"n", s[0])
+    out.field(b"waiting", None if s[1] is None else s[1][0])
+    out.field(b"refused", s[2])
+    out.field(b"last_refused", s[3])
+    out.close("}")
+
+
+def write(m, now, out, setup=None):
+    """The state document of match m at time now, into a jsonout.JsonOut (flushed); with
+    `setup` (a board that takes the hall's setups), its "setup" key too."""
     out.open("{")
     write_fields(m, now, out)
+    if setup is not None:
+        _setup(setup, out)
     out.close("}")
     out.flush()
 
 
-def pieces(m, now, size=512):
+def pieces(m, now, size=512, setup=None):
     """The state document as a list of bytes pieces of at most `size` (MQTT)."""
     sink = jsonout.Pieces()
-    write(m, now, jsonout.JsonOut(sink, size))
+    write(m, now, jsonout.JsonOut(sink, size), setup)
     return sink.parts
 
 

@@ -5,6 +5,7 @@
     c.state("carom/table3/state", payload)     # the newest state: older unsent ones are dropped
     c.publish("carom/table3/report", data, qos=1, on_ack=callback)
     c.publish_file("carom/table3/report", "/data/history/000012.json", qos=1, on_ack=callback)
+    c.subscribe("carom/table3/setup", handler)   # handler(payload bytes, or None: too big)
 
 A payload is bytes, or a function returning a list of bytes pieces that is
 called when the message goes out (the state document of that moment, never
@@ -16,6 +17,11 @@ network is down, for as long as it takes. Nothing here blocks: publishing
 only queues; the task sends. QoS 1 messages wait until their PUBACK and are
 sent again (DUP) after a reconnect. micropython-lib's umqtt.robust blocks
 while it reconnects, which a scoreboard cannot afford.
+
+One topic may be subscribed to (QoS 1, again at every connect: a retained
+message arrives each time). A PUBLISH to the board of more than MAX_IN bytes
+is read in pieces and dropped (its handler gets None); a smaller one's
+payload goes to the handler, then it is acknowledged.
 
 Give the broker as an IP address: a host name is looked up with
 socket.getaddrinfo, which blocks on MicroPython (and for long when the DNS
@@ -41,6 +47,7 @@ CONNECT = 0x10
 CONNACK = 0x20
 PUBLISH = 0x30
 PUBACK = 0x40
+SUBSCRIBE = 0x82
 PINGREQ = 0xC0
 PINGRESP = 0xD0
 DISCONNECT = 0xE0
@@ -48,6 +55,8 @@ DISCONNECT = 0xE0
 BACKOFF_MAX_S = 60
 TIMEOUT_S = 10  # an answer that takes longer: the connection is dead
 PIECE = 512  # bytes of a file read and sent at a time
+MAX_IN = 2048  # a packet to the board up to this size is read whole; a PUBLISH's head: HEAD bytes
+HEAD = 128
 
 
 class MQTTException(Exception):
@@ -104,12 +113,18 @@ def puback_packet(pid):
     return bytes((PUBACK, 2)) + struct.pack("!H", pid)
 
 
+def subscribe_packet(topic, pid):
+    body = struct.pack("!H", pid) + _str(topic) + b"\x01"  # QoS 1
+    return bytes((SUBSCRIBE,)) + _length(len(body)) + body
+
+
 PINGREQ_PACKET = bytes((PINGREQ, 0))
 DISCONNECT_PACKET = bytes((DISCONNECT, 0))
 
 
-async def read_packet(reader):
-    """(type byte, body bytes) of the next packet from an asyncio stream."""
+async def read_packet(reader, limit=0):
+    """(type byte, body bytes) of the next packet from an asyncio stream. With a limit, a
+    longer packet is read in pieces and dropped: (type byte | 0x100, its first HEAD bytes)."""
     head = await reader.readexactly(1)
     n = 0
     shift = 0
@@ -121,6 +136,14 @@ async def read_packet(reader):
         shift += 7
         if shift > 21:
             raise MQTTException("bad remaining length")
+    if limit and n > limit:
+        body = await reader.readexactly(HEAD)
+        n -= HEAD
+        while n:
+            k = n if n < PIECE else PIECE
+            await reader.readexactly(k)
+            n -= k
+        return head[0] | 0x100, body
     body = await reader.readexactly(n) if n else b""
     return head[0], body
 
@@ -151,6 +174,8 @@ class Client:
         self._pid = 0
         self._wake = asyncio.Event()
         self._writer = None
+        self._sub = None  # (topic as bytes, handler) once subscribed
+        self._acks = []  # the packet ids of received QoS 1 messages, to acknowledge
 
     # Publishing only queues: the task sends.
 
@@ -169,6 +194,12 @@ class Client:
         """Queue a file's content as a message, read in pieces when it is sent (a file gone
         by then is dropped)."""
         self.publish(topic, _File(path), qos, retain, on_ack)
+
+    def subscribe(self, topic, handler):
+        """Subscribe to `topic` (QoS 1) at every connect; handler(payload) for each message on it
+        (None: one longer than MAX_IN, dropped unread). It runs in the reading task: it must not
+        raise."""
+        self._sub = (topic.encode(), handler)
 
     def pending(self):
         return len(self._state) + len(self._queue) + len(self._inflight)
@@ -218,6 +249,10 @@ class Client:
         if self.birth is not None:
             topic, message, retain, qos = self.birth
             writer.write(publish_packet(topic, message, 0, retain))
+        self._acks = []  # a session's packet ids end with it
+        if self._sub is not None:
+            self._pid = self._pid % 65535 + 1
+            writer.write(subscribe_packet(self._sub[0], self._pid))
         # Messages that were waiting for a PUBACK when the connection died go again (DUP).
         for pid in sorted(self._inflight):
             topic, payload, retain, on_ack = self._inflight[pid]
@@ -248,6 +283,9 @@ class Client:
                     pid = self._pid
                     self._inflight[pid] = (topic, payload, retain, on_ack)
                 await self._send(writer, topic, payload, qos, retain, pid, False)
+                sent = True
+            while self._acks:
+                writer.write(bytes((PUBACK, 2)) + self._acks.pop(0))
                 sent = True
             if not sent and ticks_diff(ticks_ms(), last) >= self.keepalive * 500:
                 writer.write(PINGREQ_PACKET)
@@ -282,8 +320,10 @@ class Client:
         # connection does; the sender sees it done and the session starts again.
         try:
             while True:
-                kind, body = await read_packet(reader)
+                kind, body = await read_packet(reader, MAX_IN)
                 self._heard = ticks_ms()
+                if kind & 0xF0 == PUBLISH:
+                    self._received(kind, body)
                 kind &= 0xF0
                 if kind == PUBACK and len(body) == 2:
                     pid = struct.unpack("!H", body)[0]
@@ -293,6 +333,22 @@ class Client:
         except (OSError, EOFError, MQTTException):
             pass
         finally:
+            self._wake.set()
+
+    def _received(self, kind, body):
+        """A PUBLISH to the board: to the handler if it is on our topic, then acknowledged."""
+        at = 2 + (body[0] << 8 | body[1]) if len(body) > 1 else 1 << 20
+        if at + (2 if kind & 6 else 0) > len(body):
+            raise MQTTException("bad PUBLISH")
+        topic = body[2:at]
+        pid = None
+        if kind & 6:  # QoS 1 (or 2, which we never ask for)
+            pid = body[at:at + 2]
+            at += 2
+        if self._sub is not None and topic == self._sub[0]:
+            self._sub[1](None if kind & 0x100 else body[at:])
+        if pid is not None:
+            self._acks.append(pid)
             self._wake.set()
 
 

@@ -7,6 +7,13 @@ board off the network costs no RAM for it); then it stays.
     <prefix>/<table>/status  "online", or "offline" (the last will)
     <prefix>/<table>/report  each finished match, QoS 1; kept on flash until the
                              broker has it, sent again after a power cut if it had not
+    <prefix>/<table>/setup   read (with hall.key in config.json): the hall's next match for
+                             this table, signed; hallsetup.py checks and applies it
+
+A setup that passed hallsetup's checks waits here (RAM: `setup`) until the table is
+free: in the lag with nothing played, or its match finished, its report on the flash and
+HOLD_MS gone by since (an undo of a wrong last point stays possible); then hallsetup
+applies it. A newer one replaces a waiting one.
 """
 
 import asyncio
@@ -14,8 +21,11 @@ import time
 
 import cold
 import mqtt
+import rules
+from ticks import ticks_diff
 
 PUBLISH_MS = 200  # how often the state is looked at for a change
+HOLD_MS = 20000  # a finished match stays on the wall this long before a waiting setup replaces it
 
 
 class Publisher:
@@ -28,24 +38,54 @@ class Publisher:
                                   will=(status, b"offline", True, 1), birth=(status, b"online", True, 1))
         self._resend = True
         self._published = None
+        # The hall's setups: [n applied, (n, setup) waiting or None, refused, last refusal's
+        # reason, changes] (hallsetup.start), or None without hall.key.
+        self.setup = cold.call("hallsetup", "start", self)
+        self._finished = None  # ticks_ms when the match was first seen finished
         asyncio.create_task(self.client.run())
         asyncio.create_task(self.publish_task())
 
     def state_pieces(self):
         """The state document now, in pieces (mqtt.py asks for it when it sends; matchdoc.py
         is loaded for it and dropped: no document code stays in RAM)."""
-        return cold.call("matchdoc", "pieces", self.board.match, time.ticks_ms())
+        return cold.call("matchdoc", "pieces", self.board.match, time.ticks_ms(), 512, self.setup)
 
     async def publish_task(self):
         """The state document after every change (off the button path: this allocates)."""
         b = self.board
         m = b.match
         while True:
-            key = (b.ctrl.matches, m.n, m.edits, m.closed)
+            s = self.setup
+            if s is not None and s[1] is not None and self.free():
+                self.received(None, "apply")
+            key = (b.ctrl.matches, m.n, m.edits, m.closed, s and s[4])
             if self._published != key:
                 self._published = key
                 self.client.state(b.topic + "state", self.state_pieces)
             await asyncio.sleep_ms(PUBLISH_MS)
+
+    def free(self):
+        """No match in progress: nothing played in the lag, or finished (its report on the
+        flash) for HOLD_MS; never while the saved match could not be read (store.held)."""
+        b = self.board
+        m = b.match
+        if m.phase != rules.FINISHED:
+            self._finished = None
+            return m.phase == rules.LAG and not m.n and not b.store.held
+        now = time.ticks_ms()
+        if self._finished is None:
+            self._finished = now
+        return b.reported and ticks_diff(now, self._finished) >= HOLD_MS
+
+    def received(self, payload, what="received"):
+        """A message on the setup topic (bytes; None: too big) to hallsetup.received, or
+        hallsetup.apply (the waiting setup, the table now free). Never raises (it runs in
+        mqtt.py's reading task)."""
+        try:
+            cold.call("hallsetup", what, self, payload)
+        except Exception as e:  # noqa: BLE001 -- MemoryError and the like: the retained copy comes again
+            print("setup:", repr(e))
+            self.board.short_of_memory()
 
     def send_report(self, name):
         """A finished match's report, read from its file as it is sent."""

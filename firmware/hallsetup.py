@@ -1,0 +1,205 @@
+"""The hall's setups: the next match for this table, sent by `carom hall`, checked and applied.
+
+Cold (cold.py): loaded when a message arrives on <prefix>/<table>/setup or a waiting
+setup is applied, then dropped; publisher.py keeps what must stay (its `setup` list):
+
+    [n applied, (n, setup) waiting or None, refused count, last refusal's reason or None,
+     changes (the state document is published again when it moves)]
+
+The message (the hall's host_tools/hall/setups.py makes it):
+
+    <64 hex digits: HMAC-SHA256(hall.key, json)> <space> <json>
+    json: {"table": "<mqtt table>", "n": <1..999999999, only grows>,
+           "setup": {"players": {...}, "match": {...}}}   (config.json's sections, whole)
+
+A setup is refused, counted and never written to the flash when it is too big
+(`size`), not in that form (`form`), not signed with this board's hall.key (`key`), not
+JSON or not of that shape (`json`), for another table (`table`), older than the
+newest one applied or waiting (`old`), or not valid for config.py's schema (`schema`).
+The same n as the one applied or waiting is the broker's retained copy coming
+again (at every connect): ignored, not counted.
+
+A setup that passes waits (in RAM) until publisher.Publisher.free() says the table is
+free, then apply(): its n is written to FILE first (atomically: store.replace), then
+config.json gets its players and match sections, whole, written as `carom config` writes
+it (config.save: checked, atomically, and its good copy), and a new match starts with
+them: the board shows the pairing and waits in the lag. Names here are bytes: a cold
+module's str constants would be interned for good when it loads.
+"""
+
+import binascii
+import hashlib
+import json
+
+import cold
+import config
+import mqtt
+import store
+
+FILE = "hall.last"  # the newest applied setup's n, as text
+CONFIG = config.FILE
+MAX_N = 999999999
+
+
+def _config():
+    """The configuration in force (startup.load_config: the checked form kept in config.ok)."""
+    try:
+        return cold.call("startup", "load_config")[0]
+    except ImportError:  # CPython: startup.py needs app.py, which needs machine
+        return config.load(CONFIG)[0]
+
+
+def _options(cfg):
+    """rules.Match.new's keywords for a new match (startup.match_options: only what differs
+    from the rules' defaults, a small dict the controller keeps)."""
+    try:
+        return cold.call("startup", "match_options", cfg)
+    except ImportError:  # CPython, as above
+        return config.match_options(cfg)
+
+
+def start(pub):
+    """Publisher's `setup` list, with the setup topic subscribed; None without hall.key."""
+    if not _config()["hall"]["key"]:
+        return None
+    pub.client.subscribe(pub.board.topic + "setup", pub.received)
+    print("carom: taking the hall's setups from", pub.board.topic + "setup")
+    return [last(), None, 0, None, 0]
+
+
+def last():
+    """The newest applied setup's n from FILE (0: none, or unreadable)."""
+    try:
+        with open(FILE) as f:
+            n = int(f.read(16))
+        return n if 0 <= n <= MAX_N else 0
+    except (OSError, ValueError):
+        return 0
+
+
+def hmac(key, data):
+    """HMAC-SHA256(key, data) (RFC 2104; a key of at most 64 bytes)."""
+    block = bytearray(64)
+    block[:len(key)] = key
+    h = hashlib.sha256(bytes(b ^ 0x36 for b in block))
+    h.update(data)
+    inner = h.digest()
+    h = hashlib.sha256(bytes(b ^ 0x5C for b in block))
+    h.update(inner)
+    return h.digest()
+
+
+def _equal(a, b):
+    """Compare tags in time that does not depend on where they differ."""
+    if len(a) != len(b):
+        return False
+    diff = 0
+    for i in range(len(a)):
+        diff |= a[i] ^ b[i]
+    return diff == 0
+
+
+def check(payload, key, table):
+    """(n, setup, None) for a message signed with `key` (bytes) for `table`; else
+    (0, None, the reason). Nothing is written."""
+    if payload is None or len(payload) > mqtt.MAX_IN:
+        return 0, None, b"size"
+    if len(payload) < 66 or payload[64] != 0x20:
+        return 0, None, b"form"
+    try:
+        tag = binascii.unhexlify(payload[:64])
+    except ValueError:
+        return 0, None, b"form"
+    body = payload[65:]
+    if not _equal(hmac(key, body), tag):
+        return 0, None, b"key"
+    try:
+        doc = json.loads(body)
+    except ValueError:  # UnicodeError too
+        return 0, None, b"json"
+    if type(doc) is not dict or len(doc) != 3 or type(doc.get("n")) is not int or type(doc.get("setup")) is not dict:
+        return 0, None, b"json"
+    n = doc["n"]
+    setup = doc["setup"]
+    if doc.get("table") != table:
+        return 0, None, b"table"
+    if not 1 <= n <= MAX_N:
+        return 0, None, b"json"
+    if len(setup) != 2 or type(setup.get("players")) is not dict or type(setup.get("match")) is not dict:
+        return n, None, b"schema"
+    try:
+        config.normalize({"players": setup["players"], "match": setup["match"]}, "")
+    except ValueError:
+        return n, None, b"schema"
+    return n, setup, None
+
+
+def received(pub, payload):
+    """A message on the setup topic: refused and counted, ignored (the same n again), or
+    waiting (a newer one replaces the waiting one); applied at once when the table is free."""
+    s = pub.setup
+    cfg = _config()
+    key = cfg["hall"]["key"]
+    table = pub.board.topic.split("/")[-2]
+    n, setup, why = check(payload, binascii.unhexlify(key), table) if key else (0, None, b"key")
+    cfg = key = None
+    if why is None:
+        waiting = s[1][0] if s[1] is not None else 0
+        if n == s[0] or n == waiting:
+            return  # the retained copy, again
+        if n < s[0] or n < waiting:
+            why = b"old"
+    if why is not None:
+        s[2] += 1
+        s[3] = why
+        s[4] += 1
+        print("setup: refused (%s), %d so far" % (why.decode(), s[2]))
+        return
+    s[1] = (n, setup)
+    s[4] += 1
+    print("setup: %d waits for the table" % n)
+    if pub.free():
+        apply(pub)
+
+
+def _read(path):
+    """The dict in a JSON file, or None."""
+    try:
+        with open(path, "rb") as f:
+            d = json.loads(f.read(config.MAX_BYTES + 1))
+        return d if type(d) is dict else None
+    except (OSError, ValueError):
+        return None
+
+
+def apply(pub, _=None):
+    """The waiting setup applied: its n on the flash, config.json's players and match, and a
+    new match with them."""
+    s = pub.setup
+    n, setup = s[1]
+    s[1] = None
+    s[4] += 1
+    d = _read(CONFIG)
+    if d is None:  # no config.json (the defaults), or one the board does not run: its good copy
+        d = _read(config.good_path(CONFIG)) or {}
+    d["players"] = setup["players"]
+    d["match"] = setup["match"]
+    try:
+        cfg = config.normalize(d)
+    except ValueError:  # the board's own file with it: cannot be written
+        s[2] += 1
+        s[3] = b"schema"
+        print("setup: %d does not fit config.json; refused" % n)
+        return
+    try:
+        store.replace(FILE, ("%d\n" % n).encode())  # first: it is never applied twice
+        s[0] = n
+        config.save(d, CONFIG)
+    except (OSError, ValueError) as e:
+        print("setup: %d not written: %r" % (n, e))
+        return
+    b = pub.board
+    b.ctrl.options = _options(cfg)
+    b.ctrl.new_match(mqtt.ticks_ms())
+    p = cfg["players"]
+    print("setup: %d applied: %s v %s" % (n, p["A"]["name"], p["B"]["name"]))

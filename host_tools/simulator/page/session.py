@@ -50,6 +50,7 @@ ACTIONS = {"tap": ("button",), "down": ("button",), "up": ("button",), "long": (
 LOG_KEEP = 500  # log lines a newly connected page is sent
 BLINK_HZ = (0, 2, 1, 0.5)
 REFUSED = re.compile(r"carom: refused (\S+): (.*)$")  # the firmware's line for a refused press or a lock-out
+LOCKED_OUT = "locked out: the turn had just passed (a press that soon after is ignored)"
 MARK_S = 1.2  # how long the page marks a refused button (real seconds; the page's own timer)
 REMOTE_ORDER = ("point", "miss", "foul", "foul.time", "undo", "break", "timeout", "new")  # the referee box's keys
 
@@ -791,6 +792,8 @@ class BoardSession:
         the paired referee box's when its press came last)."""
         if reason.isdigit():  # a reason number: its words (firmware/reasons.py, host side)
             reason = reason_text(int(reason))
+        elif reason == "locked out":
+            reason = LOCKED_OUT
         board, button = self, None
         best = -1.0
         for s in (self, self.partner):

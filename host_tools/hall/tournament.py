@@ -486,10 +486,14 @@ class Tournament:
 
     # ---- results -----------------------------------------------------------------------
 
-    def record_report(self, table_id, report, now=None):
+    def record_report(self, table_id, report, now=None, match_id=None):
         """A board's finished-match report for the match on `table_id`: its match id, or None (kept
         as unmatched).  Exactly once: the same report again changes nothing (and gives the same
-        answer).  Raises ValueError for what is no report (the hall's schema.check_report)."""
+        answer).  Raises ValueError for what is no report (the hall's schema.check_report).
+
+        match_id: the organiser's choice for a report nothing matched (names typed on the board
+        by hand): it finishes that match (not done yet), its board's A as the match's A unless
+        the names say the other way round."""
         table_id = _table(table_id)
         try:
             schema.check_report(report)
@@ -500,13 +504,21 @@ class Tournament:
         names = _names(report)
         with self._tx() as db:
             seen = db.execute("SELECT match_id FROM reports WHERE table_id=? AND fp=?", (table_id, fp)).fetchone()
-            if seen:
+            if seen and (seen[0] is not None or match_id is None):
                 return seen[0]
-            match_id, reason = self._match_report(db, table_id, report, names)
+            if match_id is not None:
+                m = db.execute("SELECT * FROM matches WHERE id=?", (match_id,)).fetchone()
+                if m is None or m["status"] not in ("pending",) + ACTIVE or m["a"] is None or m["b"] is None:
+                    raise ValueError("match %s is not one that waits for its result" % _show(match_id))
+                if report.get("phase") != "finished" or report.get("result") not in ("A", "B", "draw"):
+                    raise ValueError("report: not a finished match")
+                reason = None
+            else:
+                match_id, reason = self._match_report(db, table_id, report, names)
             if match_id is not None:
                 self._record(db, match_id, report, names, fp, now)
                 self._advance(db)
-            db.execute("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT OR REPLACE INTO reports VALUES (?, ?, ?, ?, ?, ?, ?)",
                        (table_id, fp, match_id, now, reason, json.dumps(names),
                         None if match_id is not None else json.dumps(report, separators=(",", ":"))))
             db.execute("DELETE FROM reports WHERE match_id IS NULL AND rowid NOT IN (SELECT rowid FROM reports "
@@ -542,9 +554,13 @@ class Tournament:
                          ("W%d" % d["id"],) * 2).fetchone()
         return nxt is None or nxt["status"] == "pending"
 
+    def _swapped(self, db, m, names):
+        """The board's A is the match's B: its names say so (the other way round exactly)."""
+        a, b = self._names_of(db, m)
+        return a != b and names == [b, a]
+
     def _winner_id(self, db, m, report, names):
-        a_name = self._names_of(db, m)[0]
-        swap = names[0] != a_name
+        swap = self._swapped(db, m, names)
         r = report["result"]
         if r == "draw":
             return None
@@ -553,8 +569,7 @@ class Tournament:
 
     def _record(self, db, match_id, report, names, fp, now):
         m = db.execute("SELECT * FROM matches WHERE id=?", (match_id,)).fetchone()
-        swap = names[0] != self._names_of(db, m)[0]
-        sides = ("B", "A") if swap else ("A", "B")
+        sides = ("B", "A") if self._swapped(db, m, names) else ("A", "B")
         nums = []
         for side in sides:
             p = report["players"][side]
@@ -587,7 +602,8 @@ class Tournament:
             self._advance(db)
 
     def unmatched(self):
-        """The reports no match took, newest first: {table, received_at, reason, players, report}."""
+        """The reports no match took, newest first: {table, received_at, reason, players, report}
+        (record_report(table, report, match_id=...) gives one to a match)."""
         with self._tx(False) as db:
             return [{"table": r["table_id"], "received_at": r["received_at"], "reason": r["reason"],
                      "players": json.loads(r["players"]), "report": json.loads(r["report"])}

@@ -663,3 +663,25 @@ def test_bad_input_has_clear_errors(tmp_path):
     t.configure(name="renamed")  # the name still may
     assert t.settings()["name"] == "renamed"
     assert re.match(r"t\d", "t1")
+
+
+def test_a_report_with_names_typed_by_hand_is_given_to_its_match(tmp_path):
+    t = small(tmp_path)
+    (tab, mid, setup), _ = t.assign(["t1", "t2"])
+    board = Board(tab)
+    typed = {"A": {"name": "Pete", "club": ""}, "B": {"name": "Someone", "club": ""}}
+    board.apply({"players": typed, "match": setup["match"]})
+    rep = board.play("B", random.Random(8))
+    assert t.record_report(tab, rep) is None
+    assert "not Pete v Someone" in t.unmatched()[0]["reason"]
+    assert t.match(mid)["status"] == "assigned"
+    with pytest.raises(ValueError, match="waits for its result"):
+        t.record_report(tab, rep, match_id=999)
+    assert t.record_report(tab, rep, match_id=mid) == mid  # the organiser's choice
+    assert t.unmatched() == []
+    m = t.match(mid)
+    assert m["status"] == "done" and m["winner"] == setup["players"]["B"]["name"]
+    assert m["score_B"] == rep["players"]["B"]["score"]
+    assert t.record_report(tab, rep) == mid  # and once only
+    with pytest.raises(ValueError, match="waits for its result"):
+        t.record_report(tab, dict(rep, events=rep["events"] + 1), match_id=mid)

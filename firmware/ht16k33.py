@@ -7,8 +7,8 @@ a bus error show() raises the OSError and redoes the full init at the next show(
 a replugged chip comes back by itself; show(probe=True) asks a chip with nothing to
 send whether it is still there (one command byte). What only tools and tests use (text as
 Adafruit's print() shows it, reading cells back, a forced re-init, every argument
-checked: address, brightness, blink rate, cell, set_number's field) is in
-ht16k33_text.py, so the board keeps only this in RAM (its arguments come from a
+checked: address, brightness, blink rate, cell, set_number's field; set_brightness,
+as the board sets its brightness once, when the chip is made) is in ht16k33_text.py, so the board keeps only this in RAM (its arguments come from a
 checked board definition and configuration, and from the view, which keeps them in
 range).
 
@@ -89,10 +89,6 @@ _GLYPHS14 = (
 class Backpack:
     """Frame and bus handling shared by Seg7x4 and Seg14x4 (ht16k33_text checks its arguments)."""
 
-    BLINK_OFF = 0
-    BLINK_2HZ = 1
-    BLINK_1HZ = 2
-    BLINK_HALF_HZ = 3
     DP = 0  # point bit of a cell, set by the subclass
     MASK = 0  # all bits of a cell
     HAS_COLON = False
@@ -180,14 +176,9 @@ class Backpack:
 
     # ---- settings, sent by the next show() -----------------------------------------
 
-    def set_brightness(self, level):
-        """Set the brightness, 0 (dimmest, still on) .. 15 (not checked here)."""
-        if level != (self._state >> _LEVEL) & 15:
-            self._state = self._state & ~(15 << _LEVEL) | level << _LEVEL | _NEED_BRIGHTNESS
-
     def set_blink(self, rate):
-        """Blink the whole display: BLINK_OFF, BLINK_2HZ, BLINK_1HZ or BLINK_HALF_HZ (0..3,
-        not checked here)."""
+        """Blink the whole display: 0 off, 1 at 2 Hz, 2 at 1 Hz, 3 at 0.5 Hz (not checked here;
+        ht16k33_text names them: BLINK_OFF...)."""
         if rate != self._state >> _RATE:
             self._state = self._state & 255 | rate << _RATE | _NEED_BLINK
 

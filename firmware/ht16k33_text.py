@@ -20,7 +20,9 @@ _DOT = const(0x2E)
 _COLON = const(0x3A)
 _SEMICOLON = const(0x3B)
 _FRAME_LEN = const(17)
-_RATE = const(8)  # ht16k33's _state: the blink rate from this bit
+_RATE = const(8)  # ht16k33's _state: the blink rate from this bit,
+_LEVEL = const(4)  # the brightness from this one,
+_NEED_BRIGHTNESS = const(2)  # and the brightness command pending
 
 
 def _check_range(what, value, low, high):
@@ -32,6 +34,11 @@ class _Text:
     # The checks, then ht16k33.Backpack's method (MicroPython's super() does not go on from
     # a mix-in to the driver's class).
 
+    BLINK_OFF = 0  # set_blink's rates
+    BLINK_2HZ = 1
+    BLINK_1HZ = 2
+    BLINK_HALF_HZ = 3
+
     def __init__(self, i2c, addr=0x70, brightness=15, blink=0):
         if not isinstance(addr, int) or not 0x70 <= addr <= 0x77:
             shown = hex(addr) if isinstance(addr, int) else repr(addr)
@@ -41,8 +48,10 @@ class _Text:
         ht16k33.Backpack.__init__(self, i2c, addr, brightness, blink)
 
     def set_brightness(self, level):
+        """Set the brightness, 0 (dimmest, still on) .. 15, sent by the next show()."""
         _check_range("brightness", level, 0, 15)
-        ht16k33.Backpack.set_brightness(self, level)
+        if level != (self._state >> _LEVEL) & 15:
+            self._state = self._state & ~(15 << _LEVEL) | level << _LEVEL | _NEED_BRIGHTNESS
 
     def set_blink(self, rate):
         _check_range("blink rate", rate, 0, 3)

@@ -16,6 +16,12 @@ def arguments(p):
     results list of finished matches (/results.csv, /results.json) at
     --listen HOST:PORT (default http://127.0.0.1:8090) until Ctrl-C.  The broker
     connection comes back by itself when the broker goes away and returns.
+
+    The organiser's page (/organiser) runs a tournament kept in --db FILE:
+    players, format, the draw; the hall sends each free table its next match
+    (<prefix>/<table>/setup, signed with the table's hall key) and fills the
+    standings and the bracket from the boards' reports.  /overlay/<table> is a
+    score overlay for streaming software.
     """
     p.add_argument("--broker", metavar="HOST[:PORT]", required=True, help="the MQTT broker (port 1883 by default)")
     p.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:8090",
@@ -24,6 +30,12 @@ def arguments(p):
     p.add_argument("--prefix", default="carom", help="the boards' topic prefix (default carom)")
     p.add_argument("--results", metavar="FILE",
                    help="keep the results list in FILE (JSON lines): read at start, each finished match appended")
+    p.add_argument("--db", metavar="FILE",
+                   help="the tournament's SQLite file (made if missing; players, matches, standings, the setups"
+                        " sent), kept across restarts; without it the tournament lives in a temporary file")
+    p.add_argument("--keys", metavar="FILE",
+                   help="the hall's key file (carom hall-key writes it; default hall-keys.json beside --db): each"
+                        " table's key, its setups are signed with; never printed")
     p.add_argument("--client-id", metavar="ID",
                    help="the MQTT client id (default carom-hall-<host>-<port>; the broker keeps its session)")
     p.add_argument("--user", metavar="NAME", help="the broker's login (mosquitto's password_file); the password"
@@ -60,6 +72,6 @@ def run_hall(args):
 
     try:
         return run(args.broker, args.listen, prefix, args.client_id, args.results, out=out, user=args.user,
-                   password=password(args) if args.user else None)
+                   password=password(args) if args.user else None, db=args.db, keys=args.keys)
     except (ValueError, ListenError) as e:
         raise CommandError(str(e))

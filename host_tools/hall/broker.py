@@ -1,5 +1,8 @@
 """The hall's MQTT connection: paho-mqtt on its own network thread.
 
+It reads every table's topics and publishes one: <prefix>/<table>/setup, the tournament's
+next match for that table (organiser.py), retained and QoS 1.
+
 Subscribes to <prefix>/+/state, /status and /report (QoS 1) at every connect, and
 reconnects by itself, waiting 1, 2, 4, then 5 s between attempts, for as long as it
 takes (also when the broker is not there at the start).  The session is persistent
@@ -60,6 +63,11 @@ class Subscriber:
     def start(self):
         self.client.connect_async(self.host, self.port, KEEPALIVE_S)
         self.client.loop_start()
+
+    def publish(self, topic, payload, qos=1, retain=True):
+        """A publish from any thread (paho's client is thread-safe): the hall's setups, retained, QoS 1.
+        While the broker is away paho keeps a QoS 1 message and sends it after the reconnect."""
+        return self.client.publish(topic, payload, qos=qos, retain=retain)
 
     def stop(self):
         try:

@@ -1,7 +1,10 @@
 """The hall dashboard's server: standard library asyncio, no framework (host_tools/httpd.py, as host_tools/simulator/page).
 
-    GET /                   the page (static/index.html, hall.js, hall.css: no build step)
-    GET /static/<file>      the page's files, served from this package
+    GET /                   the TV (static/index.html, hall.js, hall.css: no build step): tables,
+                            standings or bracket, as the organiser switches it
+    GET /organiser          the organiser's page (static/organiser.html, organiser.js)
+    GET /overlay/<table>    a score overlay for streaming software (static/overlay.html, overlay.js)
+    GET /static/<file>      the pages' files, served from this package
     GET /api/tables         {server, prefix, broker, counts, tables: [{table, name, status, updated,
                             updates, state}]}, tables in natural order (t2 before t10)
     GET /api/results        {results: [...]}: the results list as the page shows it (flat rows)
@@ -17,21 +20,46 @@
                               gone      {table}                         its retained topics were cleared
                               result    {result, replaces}              a finished match (replaces: an id or null)
                               broker    {address, connected, since, detail, connects}
+                              tournament  organiser.Organiser.snapshot(): players, tables, matches,
+                                          standings, bracket, setups sent, the TV's view
+                              view      {view}                          the TV shows tables, standings
+                                                                        or bracket
+    GET /events/<table>     one table's events only (the overlay): hello, snapshot {table: {...} or
+                            null}, table, gone, result, broker
+    GET /api/tournament     the tournament event's document
+    GET /tournament.csv, /tournament.json, /tournament.html
+                            the standings and the bracket (Tournament.export_*; the HTML prints)
+    POST /api/organiser/<action>  the organiser's changes, a JSON object each (organiser.check_*):
+                              configure {name, game_options, format, groups, advance}
+                              players   {name, club, target, average} or {players: [...]}
+                              table     {table}     add a table;   untable {table}  remove it
+                              draw      {seed}      pair the matches; the free tables get theirs
+                              view      {view}      what the TV shows
 
-Nothing here changes anything: there is no POST.  The MQTT client (broker.py) runs on
-paho's thread and hands every message to the event loop, where the model (model.py)
-and the pages' queues live, so nothing needs a lock.
+A POST must be `Content-Type: application/json` with the header `X-Carom-Hall: organiser` (a
+page of another site cannot send that header without the server's consent, which it never
+gives), a body of at most organiser.MAX_BODY bytes, an Origin (if any) that is this server's,
+and a Host that is an address, localhost or this machine's name (a DNS name pointing at the hall
+would be another site's: DNS rebinding).  Refusals say why, as {"error": ...}.
+
+The MQTT client (broker.py) runs on paho's thread and hands every message to the event
+loop, where the model (model.py), the tournament (organiser.py) and the pages' queues
+live, so nothing needs a lock.
 """
 
 import asyncio
+import ipaddress
+import json
 import math
 import os
 import socket
+import tempfile
 import threading
 import time
 
 from .. import httpd
 from ..httpd import ListenError  # noqa: F401 (host_tools.hall's)
+from . import organiser as org
 from . import schema
 from .broker import Subscriber, parse_broker
 from .model import Hall
@@ -42,7 +70,8 @@ PAGE_RESULTS = 500  # results a page gets when it connects (all of them: /result
 CLIENT_QUEUE = 5000  # events waiting for one page; a page that falls this far behind is dropped (it reconnects)
 MAX_BACKLOG_BYTES = 32 * 1024 * 1024  # payloads received on paho's thread, not yet handled on the loop
 MAX_FILE_BYTES = 64 * 1024 * 1024  # the results file; when full it becomes FILE.1 and FILE starts again
-EXPORT_CHUNK = 256 * 1024  # an export is written in pieces of about this size, other requests in between
+EXPORT_CHUNK = 256 * 1024
+SETTLE_S = 1.0  # after a connect, the hall waits this long for the retained states before assigning matches  # an export is written in pieces of about this size, other requests in between
 
 
 def local_time(epoch):
@@ -55,9 +84,12 @@ def local_time(epoch):
 class Dashboard:
     """The hall's state on the event loop: the model, the broker link, the pages, the results file."""
 
-    def __init__(self, hall, address, results_file=None, out=print):
+    def __init__(self, hall, address, results_file=None, out=print, organiser=None):
         self.hall = hall
         self.hub = httpd.Hub(CLIENT_QUEUE)  # on the event loop's thread: send(); bounded in bytes (httpd.HUB_BYTES)
+        self.overlays = {}  # table -> the Hub of the overlays open on that table
+        self.organiser = organiser
+        self._marks = {}  # table -> what decides whether it is free and its setup's status, as last seen
         self.out = out
         self.broker = {"address": address, "connected": False, "since": None, "detail": "connecting", "connects": 0}
         self.results_file = results_file
@@ -128,11 +160,54 @@ class Dashboard:
     def message(self, topic, payload, received):
         with self._backlog_lock:
             self._backlog -= len(payload)
+        changed = recorded = False
         for kind, data in self.hall.handle(topic, payload, received):
-            if kind == "result" and self._results_out is not None:
-                self._append(self.hall.last_result)
+            if kind == "result":
+                if self._results_out is not None:
+                    self._append(self.hall.last_result)
+                if self.organiser is not None and data["replaces"] is None:
+                    last = self.hall.last_result
+                    recorded = self.organiser.report(last.table, last.doc) is not None or recorded
             self.hub.send(kind, data)
+            table = data["result"]["table"] if kind == "result" else data.get("table")
+            hub = self.overlays.get(table)
+            if hub is not None:
+                hub.send(kind, data)
+            if kind in ("table", "gone"):
+                changed = self._marked(table) or changed
         self._log_drops()
+        if changed or recorded:
+            self.tournament_changed(full=recorded)
+
+    def _marked(self, table):
+        """Whether what makes `table` free, and its setup's status, changed with its newest message."""
+        if self.organiser is None:
+            return False
+        t = self.hall.tables.get(table)
+        s = t.state if t is not None else None
+        mark = None if s is None else (org.board_free(s), s.get("phase"), json.dumps(s.get("setup")),
+                                       json.dumps([(s.get("players") or {}).get(p, {}).get("name") for p in "AB"]))
+        if self._marks.get(table, 0) == mark:
+            return False
+        if mark is None:
+            self._marks.pop(table, None)
+        else:
+            self._marks[table] = mark
+            self.organiser.observe(table, s)
+        return True
+
+    def tournament_changed(self, full=False):
+        """After a change: the free tables get their next matches; the pages hear of what changed."""
+        o = self.organiser
+        if o is None:
+            return
+        sent = o.dispatch(self.hall)
+        if sent or full or o.statuses_changed(self.hall) is not None:
+            self.hub.send("tournament", o.snapshot(self.hall))
+
+    def publish_view(self, view):
+        self.organiser.view = view
+        self.hub.send("view", {"view": view})
 
     def _log_drops(self):
         for kind, topic, detail in self.hall.drops_to_log():
@@ -181,32 +256,52 @@ class Dashboard:
             b["detail"] = detail
             if connected:
                 b["connects"] += 1
+                if self.organiser is not None:
+                    self.organiser.republish()
+                    # The retained states arrive just after a connect: the free tables get their
+                    # matches once they are known (a table never heard of is free too).
+                    asyncio.get_running_loop().call_later(SETTLE_S, self.tournament_changed)
             self.out("carom hall: broker %s %s (%s)" % (b["address"], "connected" if connected else "not connected",
                                                         detail))
             self.hub.send("broker", b)
+            for hub in self.overlays.values():
+                hub.send("broker", b)
 
     def close(self):
         self.hub.close()
+        for hub in self.overlays.values():
+            hub.close()
         if self._results_out is not None:
             self._results_out.close()
 
 
 class Server(httpd.Server):
-    """The HTTP side: the page's files, the JSON and CSV views, the event stream."""
+    """The HTTP side: the pages' files, the JSON and CSV views, the event streams, the organiser's POSTs."""
 
-    max_body = 1024  # nothing takes a body; a small one is read so that a POST gets its 405
+    max_body = org.MAX_BODY
 
     def __init__(self, dash):
         super().__init__(STATIC_DIR)
         self.dash = dash
+        self.names = {n.lower() for n in (socket.gethostname(), socket.gethostname() + ".local")}
 
     async def route(self, writer, request):
         path = request.path
+        if request.method == "POST":
+            return await self.post(writer, request)
         if request.method != "GET":
-            return await self.send(writer, 405, {"error": "only GET: the dashboard changes nothing"})
+            return await self.send(writer, 405, {"error": "use GET, or POST for the organiser's changes"})
+        if request.body:
+            return await self.send(writer, 400, {"error": "a GET takes no body"})
         hall = self.dash.hall
         if path in ("/", "/index.html"):
             return await self.file(writer, "index.html")
+        if path in ("/organiser", "/organiser/"):
+            return await self.file(writer, "organiser.html")
+        if path.startswith("/overlay/"):
+            if not schema.TABLE_NAME.match(path[len("/overlay/"):]):
+                return await self.send(writer, 404, {"error": "/overlay/<table>: a table id (a-z, 0-9, _, -)"})
+            return await self.file(writer, "overlay.html")
         if path.startswith("/static/"):
             return await self.file(writer, path[len("/static/"):])
         if path == "/api/tables":
@@ -217,18 +312,31 @@ class Server(httpd.Server):
             return await self.send(writer, 200, {"results": hall.summaries()})
         if path == "/results.json":
             return await self.send_stream(writer, hall.results_json_chunks(), "application/json",
-                                          self._download("json"), piece_bytes=EXPORT_CHUNK)
+                                          self._download("results", "json"), piece_bytes=EXPORT_CHUNK)
         if path == "/results.csv":
             chunks = (c.encode("utf-8") for c in hall.results_csv_chunks(local_time))
-            return await self.send_stream(writer, chunks, "text/csv; charset=utf-8", self._download("csv"),
+            return await self.send_stream(writer, chunks, "text/csv; charset=utf-8", self._download("results", "csv"),
                                           b"\xef\xbb\xbf", EXPORT_CHUNK)  # the BOM: spreadsheets read UTF-8 names
         if path == "/events":
             return await self.stream(writer, self.dash.hub, self._opening)
+        if path.startswith("/events/"):
+            return await self.table_stream(writer, path[len("/events/"):])
+        o = self.dash.organiser
+        if path == "/api/tournament":
+            return await self.send(writer, 200, o.snapshot(hall))
+        if path in ("/tournament.csv", "/tournament.json", "/tournament.html"):
+            ext = path.rsplit(".", 1)[1]
+            data = getattr(o.t, "export_" + ext)()
+            ctype = {"csv": "text/csv; charset=utf-8", "json": "application/json",
+                     "html": "text/html; charset=utf-8"}[ext]
+            first = b"\xef\xbb\xbf" if ext == "csv" else b""
+            extra = "" if ext == "html" else self._download("tournament", ext)
+            return await self.send_bytes(writer, 200, first + data.encode("utf-8"), ctype, extra)
         return await self.send(writer, 404, {"error": "not found: %s" % path})
 
-    def _download(self, ext):
-        return 'Content-Disposition: attachment; filename="carom-results-%s.%s"\r\n' % (
-            time.strftime("%Y%m%d-%H%M"), ext)
+    def _download(self, what, ext):
+        return 'Content-Disposition: attachment; filename="carom-%s-%s.%s"\r\n' % (
+            what, time.strftime("%Y%m%d-%H%M"), ext)
 
     async def _opening(self, writer):
         """What a page gets first: hello and a snapshot of everything known now.
@@ -239,9 +347,108 @@ class Server(httpd.Server):
         dash = self.dash
         writer.write(httpd.sse("hello", {"server": self.server_id, "prefix": dash.hall.prefix,
                                          "broker": dash.broker}))
+        if dash.organiser is not None:
+            writer.write(httpd.sse("tournament", dash.organiser.snapshot(dash.hall)))
         writer.write(httpd.sse("snapshot", {"tables": dash.hall.table_list(),
                                             "results": dash.hall.summaries(PAGE_RESULTS),
                                             "results_total": len(dash.hall.results)}))
+
+    async def table_stream(self, writer, table):
+        """One table's events (the overlay): its own hub, made when its first overlay opens."""
+        if not schema.TABLE_NAME.match(table):
+            return await self.send(writer, 404, {"error": "/events/<table>: a table id (a-z, 0-9, _, -)"})
+        dash = self.dash
+        hub = dash.overlays.get(table)
+        if hub is None:
+            hub = dash.overlays[table] = httpd.Hub(CLIENT_QUEUE)
+
+        async def opening(w):
+            t = dash.hall.tables.get(table)
+            w.write(httpd.sse("hello", {"server": self.server_id, "prefix": dash.hall.prefix, "broker": dash.broker,
+                                        "table": table}))
+            w.write(httpd.sse("snapshot", {"table": t.to_json() if t is not None else None}))
+
+        try:
+            return await self.stream(writer, hub, opening)
+        finally:
+            if not hub.clients and dash.overlays.get(table) is hub:
+                del dash.overlays[table]
+
+    # ---- the organiser's changes ----
+
+    def post_host_ok(self, headers):
+        """A POST's Host: an IP address, localhost or this machine's name (not a DNS name of another site)."""
+        host = headers.get("host")
+        if host is None:
+            return True
+        parts = httpd.split_host(host)
+        if parts is None:
+            return False
+        name = parts[0]
+        try:
+            ipaddress.ip_address(name)
+            return True
+        except ValueError:
+            return name in httpd.LOCAL_NAMES or name in self.names
+
+    async def post(self, writer, request):
+        headers = request.headers
+        if not request.path.startswith("/api/organiser/"):
+            return await self.send(writer, 405, {"error": "only the organiser's API (/api/organiser/...) takes a POST"})
+        if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            return await self.send(writer, 415, {"error": "send the body as Content-Type: application/json"})
+        if headers.get("x-carom-hall") != "organiser":
+            return await self.send(writer, 403, {"error": "the organiser's changes come from its page"
+                                                          " (the header X-Carom-Hall: organiser is missing)"})
+        if not self.post_host_ok(headers):
+            return await self.send(writer, 403, {"error": "the organiser's changes are taken under an IP address,"
+                                                          " localhost or this machine's name, not another Host"})
+        try:
+            body = httpd.json_body(request.body)
+        except ValueError as e:
+            return await self.send(writer, 400, {"error": "the body is not JSON: %s" % str(e)[:120]})
+        try:
+            answer = self.organise(request.path[len("/api/organiser/"):], body)
+        except org.Refused as e:
+            return await self.send(writer, e.status, {"error": str(e)})
+        return await self.send(writer, 200, answer)
+
+    def organise(self, action, body):
+        """One change; the pages hear of it.  Refused (400: the field; 409: not now; 404) else."""
+        dash = self.dash
+        o = dash.organiser
+        t = o.t
+        try:
+            if action == "view":
+                dash.publish_view(org.check_view(body))
+                return {"view": o.view}
+            if action == "configure":
+                t.configure(**org.check_configure(body))
+            elif action == "players":
+                players = org.check_players(body)
+                if len(t.players()) + len(players) > org.MAX_PLAYERS:
+                    raise org.Refused("at most %d players" % org.MAX_PLAYERS, 409)
+                ids = [t.add_player(**p) for p in players]
+                dash.tournament_changed(full=True)
+                return {"added": ids}
+            elif action == "table":
+                table = org.check_table(body)
+                tables = [r["table"] for r in t.tables()]
+                if table not in tables and len(tables) >= org.MAX_TABLES:
+                    raise org.Refused("at most %d tables" % org.MAX_TABLES, 409)
+                t.add_table(table)
+            elif action == "untable":
+                t.remove_table(org.check_table(body))
+            elif action == "draw":
+                t.draw(seed=org.check_draw(body))
+            else:
+                raise org.Refused("no such change: %s" % ascii(action[:40]), 404)
+        except (ValueError, KeyError) as e:
+            if isinstance(e, org.Refused):
+                raise
+            raise org.Refused(str(e.args[0] if isinstance(e, KeyError) and e.args else e)[:300], 409) from None
+        dash.tournament_changed(full=True)
+        return {"ok": True}
 
 
 def parse_listen(text):
@@ -255,27 +462,84 @@ def default_client_id(port):
     return "carom-hall-%s-%d" % (host, port)
 
 
+def open_organiser(db, prefix, out, tournament=None, keys=None):
+    """The Organiser on the tournament file `db` (None: a temporary file, removed at the end) and
+    the key file `keys` (None: hall-keys.json beside `db`; none without `db`).
+    Returns (organiser, cleanup)."""
+    tmpdir = None
+    if db is None:
+        tmpdir = tempfile.mkdtemp(prefix="carom-hall-")
+        db = os.path.join(tmpdir, "tournament.sqlite")
+        out("carom hall: the tournament is kept in a temporary file only (no --db FILE): it is gone when"
+            " carom hall stops")
+    else:
+        out("carom hall: the tournament is in %s" % db)
+    if tournament is None:
+        from .tournament import Tournament as tournament
+    try:
+        t = tournament(db)
+        store = org.SentStore(db)
+    except Exception as e:  # sqlite3.Error, OSError: the file is not a tournament's, or cannot be made
+        raise ValueError("cannot use the tournament file %s: %s" % (db, e)) from None
+    if keys is None and tmpdir is None:
+        keys = os.path.join(os.path.dirname(os.path.abspath(db)), "hall-keys.json")
+    if keys is not None:
+        from .setups import Keys
+
+        try:
+            found = Keys(keys).tables()
+        except (OSError, ValueError) as e:
+            raise ValueError(str(e)) from None
+        if found:
+            listed = ", ".join(found[:20]) + (" ..." if len(found) > 20 else "")
+        else:
+            listed = "none yet: carom hall-key --keys %s --table ID gives a board its key" % keys
+        out("carom hall: the tables' hall keys are in %s (%d tables: %s)" % (keys, len(found), listed))
+    else:
+        out("carom hall: no key file (--keys FILE, or --db FILE: hall-keys.json beside it): no setup can be sent")
+    o = org.Organiser(t, store, org.KeyFile(keys), publish=None, prefix=prefix, out=out)
+
+    def cleanup():
+        store.close()
+        close = getattr(t, "close", None)
+        if close is not None:
+            close()
+        if tmpdir is not None:
+            import shutil
+
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+    return o, cleanup
+
+
 def run(broker, listen="127.0.0.1:8090", prefix="carom", client_id=None, results_file=None, out=print,
-        ready=None, stop=None, user=None, password=None):
+        ready=None, stop=None, user=None, password=None, db=None, keys=None, tournament=None):
     """Serve the dashboard until Ctrl-C / SIGTERM (or `stop`, a threading.Event, is set).
 
+    `db`: the tournament's SQLite file (None: a temporary one); `keys`: the hall's key file
+    (setups.Keys; None: hall-keys.json beside `db`); `tournament`: the class (tests).
     `ready(url, dashboard)` is called once the page answers.  Raises ValueError for a bad
-    --broker or --listen and ListenError when the address cannot be served.
+    --broker, --listen or --db and ListenError when the address cannot be served.
     """
     host, port = parse_broker(broker)
     sock = httpd.listen(listen, PORT)
     try:
-        return asyncio.run(_main(sock, host, port, prefix, client_id or default_client_id(sock.getsockname()[1]),
-                                 results_file, out, ready, stop, user, password))
+        organiser, cleanup = open_organiser(db, prefix, out, tournament, keys)
+        try:
+            return asyncio.run(_main(sock, host, port, prefix, client_id or default_client_id(sock.getsockname()[1]),
+                                     results_file, out, ready, stop, user, password, organiser))
+        finally:
+            cleanup()
     finally:
         sock.close()
 
 
-async def _main(sock, host, port, prefix, client_id, results_file, out, ready, stop, user=None, password=None):
+async def _main(sock, host, port, prefix, client_id, results_file, out, ready, stop, user=None, password=None,
+                organiser=None):
     loop = asyncio.get_running_loop()
     stopping = httpd.stop_signals(loop)
     address = "%s:%d" % (host if ":" not in host else "[%s]" % host, port)
-    dash = Dashboard(Hall(prefix), address, results_file, out)
+    dash = Dashboard(Hall(prefix), address, results_file, out, organiser)
 
     def on_message(topic, payload, retained):
         dash.received(topic, payload, time.time(), loop)  # stamped on paho's thread, when the message arrived
@@ -287,13 +551,15 @@ async def _main(sock, host, port, prefix, client_id, results_file, out, ready, s
             pass
 
     subscriber = Subscriber(host, port, prefix, client_id, on_message, on_link, user, password)
+    if organiser is not None:
+        organiser.publish = subscriber.publish
     server = Server(dash)
     srv = await server.start(sock)
     url = httpd.url_of(sock)
     subscriber.start()
     out("carom hall: tables under %s/<table>/ on the broker %s (client id %s%s)"
         % (prefix, address, client_id, ", user %s" % ascii(user) if user else ""))
-    out("carom hall: the dashboard is at %s  (Ctrl-C stops it)" % url)
+    out("carom hall: the dashboard is at %s  (Ctrl-C stops it); the organiser's page at %s/organiser" % (url, url))
     if ready:
         ready(url, dash)
     try:

@@ -43,10 +43,42 @@ function layout() {
     const scale = Math.min(w / cols / 16, h / rows / 9);  // tiles about 16:9
     if (scale > bestScale) { bestScale = scale; best = [cols, rows]; }
   }
+  const changed = tilesEl.style.getPropertyValue("--cols") !== String(best[0]) ||
+                  tilesEl.style.getPropertyValue("--rows") !== String(best[1]);
   tilesEl.style.setProperty("--cols", best[0]);
   tilesEl.style.setProperty("--rows", best[1]);
+  if (changed) refitAll();
 }
-window.addEventListener("resize", layout);
+window.addEventListener("resize", () => { layout(); refitAll(); if (view !== "tables") drawView(); });
+
+// ---- every text whole: a name too long for its line is drawn smaller (and wraps at the smallest) ----
+
+const FIT = [".t-name", ".t-game", ".t-fmt", ".p-name"];
+
+function fit(e) {
+  const key = e.textContent + "|" + e.clientWidth + "|" + e.clientHeight;
+  if (e._fit === key) return;
+  e.style.fontSize = "";
+  e.classList.remove("fit-wrap");
+  if (e.textContent && e.scrollWidth > e.clientWidth) {
+    let size = parseFloat(getComputedStyle(e).fontSize);
+    const least = Math.max(10, size * 0.4);
+    for (let i = 0; i < 12 && e.scrollWidth > e.clientWidth && size > least; i++) {
+      size = Math.max(least, size * Math.min(0.96, e.clientWidth / e.scrollWidth));
+      e.style.fontSize = size.toFixed(1) + "px";
+    }
+    if (e.scrollWidth > e.clientWidth) e.classList.add("fit-wrap");
+  }
+  e._fit = e.textContent + "|" + e.clientWidth + "|" + e.clientHeight;
+}
+
+function fitTile(t) {
+  for (const sel of FIT) for (const e of t.el.querySelectorAll(sel)) fit(e);
+}
+
+function refitAll() {
+  for (const t of tiles.values()) fitTile(t);
+}
 
 // ---- one tile --------------------------------------------------------------------------------
 
@@ -54,7 +86,8 @@ function buildTile(id) {
   const e = el("article", "tile");
   e.dataset.table = id;
   const head = el("header", "tile-head", e);
-  const parts = {name: el("span", "t-name", head), game: el("span", "t-game", head), status: el("span", "t-status", head)};
+  const parts = {name: el("span", "t-name", head), status: el("span", "t-status", head)};
+  parts.game = el("div", "t-game", e);  // the game and its target, on a line of their own
   parts.fmt = el("div", "t-fmt", e);  // handicap, sets, shoot-out: shown only in such a match
   for (const p of ["A", "B"]) {
     const row = el("div", "pl", e);
@@ -199,6 +232,7 @@ function draw(id, data) {
     p.phase.textContent = phaseText(s, t);
     p.result.textContent = resultText(s);
   }
+  fitTile(t);
   document.dispatchEvent(new CustomEvent("hall:applied", {detail: {table: id, at: Date.now(), state: s}}));
 }
 
@@ -267,6 +301,34 @@ function addResult(r, replaces, fresh) {
     setTimeout(() => row.classList.remove("fresh"), 60000);
   }
   document.getElementById("result-count").textContent = resultsTotal;
+  stripItem(r, replaces, fresh);
+}
+
+// The strip at the bottom of the screen: the newest results, newest first, always in view.
+const stripEl = document.getElementById("strip-items");
+const STRIP_ITEMS = 12;
+
+function stripItem(r, replaces, fresh) {
+  const item = document.createElement("div");
+  item.className = "strip-item";
+  item.dataset.id = r.id;
+  item.dataset.table = r.table;
+  const A = r.A, B = r.B;
+  el("span", "s-table", item, r.name || r.table);
+  const won = who => r.result === who;
+  const side = (p, who) => { const s = el(won(who) ? "b" : "span", "", item, p.name || "Player " + who); return s; };
+  side(A, "A");
+  el("span", "s-score", item, " " + A.score + " – " + B.score + " ");
+  side(B, "B");
+  if (r.result === "draw") el("span", "s-note", item, " (draw)");
+  const old = replaces && stripEl.querySelector('.strip-item[data-id="' + CSS.escape(replaces) + '"]');
+  if (old) old.replaceWith(item);
+  else stripEl.prepend(item);
+  while (stripEl.children.length > STRIP_ITEMS) stripEl.lastElementChild.remove();
+  if (fresh) {
+    item.classList.add("fresh");
+    setTimeout(() => item.classList.remove("fresh"), 60000);
+  }
 }
 
 // ---- the connections: the page to the server, the server to the broker -------------------------
@@ -297,6 +359,7 @@ function connect() {
     for (const id of [...tiles.keys()]) removeTile(id);
     for (const t of snap.tables) draw(t.table, t);
     rowsEl.replaceChildren();
+    stripEl.replaceChildren();
     resultsTotal = snap.results_total;
     for (const r of snap.results) addResult(r, null, false);
     document.getElementById("result-count").textContent = resultsTotal;
@@ -306,6 +369,82 @@ function connect() {
   es.addEventListener("gone", e => removeTile(JSON.parse(e.data).table));
   es.addEventListener("result", e => { const m = JSON.parse(e.data); addResult(m.result, m.replaces, true); });
   es.addEventListener("broker", e => showBroker(JSON.parse(e.data)));
+  es.addEventListener("tournament", e => { tournament = JSON.parse(e.data); setView(tournament.view); });
+  es.addEventListener("view", e => setView(JSON.parse(e.data).view));
+}
+
+// ---- what the organiser puts on the TV: the tables, the standings or the bracket --------------------
+
+let view = "tables";
+let tournament = null;
+
+function setView(v) {
+  view = ["tables", "standings", "bracket"].includes(v) ? v : "tables";
+  document.body.dataset.view = view;
+  if (view === "tables") { layout(); refitAll(); } else drawView();
+  document.dispatchEvent(new CustomEvent("hall:view", {detail: {view}}));
+}
+
+function drawView() {
+  if (view === "standings") drawStandings(document.getElementById("standings-view"));
+  else if (view === "bracket") drawBracket(document.getElementById("bracket-view"));
+}
+
+function fmtAvg(x) { return x === null || x === undefined ? "" : Number(x).toFixed(3); }
+
+function drawStandings(box) {
+  box.replaceChildren();
+  const groups = (tournament && tournament.standings) || [];
+  if (!groups.length) { el("p", "view-empty", box, "No standings yet: the draw is not made."); return; }
+  const rows = groups.reduce((n, g) => Math.max(n, g.rows.length), 0);
+  const cols = Math.min(groups.length, Math.max(1, Math.round(Math.sqrt(groups.length * 1.6))));
+  const lines = Math.ceil(groups.length / cols) * (rows + 2.5);
+  const size = Math.max(12, Math.min(34, (box.clientHeight - 30) / lines / 1.45, 1800 / cols / 30));
+  box.style.setProperty("--vfont", size.toFixed(1) + "px");
+  box.style.setProperty("--gw", (100 / cols - 2) + "%");
+  for (const g of groups) {
+    const sec = el("div", "group", box);
+    el("h2", "", sec, g.group ? "Group " + g.group : (tournament.settings.name || "Standings"));
+    const table = el("table", "", sec);
+    const hr = el("tr", "", el("thead", "", table));
+    for (const [h, cls] of [["#", ""], ["Player", "n"], ["P", ""], ["W", ""], ["D", ""], ["L", ""], ["Pts", ""],
+                            ["GD", ""], ["HR", ""]]) el("th", cls, hr, h);
+    const body = el("tbody", "", table);
+    for (const r of g.rows) {
+      const tr = el("tr", "", body);
+      el("td", "", tr, String(r.rank));
+      const n = el("td", "n", tr, r.name);
+      if (r.club) el("small", "", n, r.club);
+      for (const k of ["played", "won", "drawn", "lost"]) el("td", "", tr, String(r[k]));
+      el("td", "pts", tr, String(r.points));
+      el("td", "", tr, fmtAvg(r.average));
+      el("td", "", tr, String(r.high_run));
+    }
+  }
+}
+
+function drawBracket(box) {
+  box.replaceChildren();
+  const rounds = (tournament && tournament.bracket) || [];
+  if (!rounds.length) { el("p", "view-empty", box, "No knock-out in this tournament (or no draw yet)."); return; }
+  const most = rounds.reduce((n, r) => Math.max(n, r.matches.length), 0);
+  const size = Math.max(11, Math.min(30, (box.clientHeight - 40) / (most * 2 + 2) / 1.6, 1800 / rounds.length / 14));
+  box.style.setProperty("--vfont", size.toFixed(1) + "px");
+  for (const r of rounds) {
+    const col = el("div", "b-round", box);
+    el("h2", "", col, r.name);
+    for (const m of r.matches) {
+      const box2 = el("div", "b-match", col);
+      box2.dataset.status = m.status;
+      box2.dataset.id = m.id;
+      for (const p of ["A", "B"]) {
+        const name = m["name_" + p];
+        const line = el("div", name && m.winner === name ? "w" : name ? "" : "tbd", box2);
+        el("span", "", line, name || (m.status === "bye" && !m["label_" + p] ? "bye" : m["label_" + p] || "–"));
+        el("span", "", line, m["score_" + p] === null || m["score_" + p] === undefined ? "" : String(m["score_" + p]));
+      }
+    }
+  }
 }
 
 // The wall clock in the corner, and the break's and the warm-up's countdowns, once a second.

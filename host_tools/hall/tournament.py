@@ -67,6 +67,7 @@ from .model import _cell, fingerprint
 
 SCHEMA_VERSION = 1
 FORMATS = ("round_robin", "knockout", "groups_knockout")
+FORMAT_NAMES = {"round_robin": "round robin", "knockout": "knock-out", "groups_knockout": "groups, then knock-out"}
 MAX_NAME = 24  # a board's players.X.name and club (firmware/config.py)
 MAX_TITLE = 100  # the tournament's name
 MAX_PLAYERS = 1024
@@ -761,7 +762,7 @@ class Tournament:
         parts = ["<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s</style>"
                  "</head><body>" % (e(s["name"] or "Tournament"), _CSS),
                  "<h1>%s</h1>" % e(s["name"] or "Tournament"),
-                 "<p class=\"sub\">%s &middot; %s</p>" % (e(_game_line(s)), e(s["format"].replace("_", " ")))]
+                 "<p class=\"sub\">%s &middot; %s</p>" % (e(_game_line(s)), e(FORMAT_NAMES[s["format"]]))]
         champ = self.champion()
         if champ:
             parts.append("<p class=\"champ\">Winner: %s</p>" % e(champ))
@@ -777,23 +778,29 @@ class Tournament:
             parts.append("</table></section>")
         bracket = self.bracket()
         if bracket:
-            parts.append("<section class=\"bracket\"><h2>Knock-out</h2><div class=\"rounds\">")
+            parts.append("<section class=\"bracket\"><h2>Knock-out</h2><div class=\"heads\">%s</div>"
+                         "<div class=\"rounds\">" % "".join("<h3>%s</h3>" % e(r["name"]) for r in bracket))
             for rnd in bracket:
-                parts.append("<div class=\"round\"><h3>%s</h3>" % e(rnd["name"]))
+                parts.append("<div class=\"round\">")
                 for m in rnd["matches"]:
-                    parts.append("<div class=\"m %s\">%s%s</div>" % (
-                        e(m["status"]), _html_side(m, "A"), _html_side(m, "B")))
+                    parts.append("<div class=\"m %s\">%s%s%s</div>" % (
+                        e(m["status"]), _html_side(m, "A"), _html_side(m, "B"),
+                        "<div class=\"so\">shoot-out</div>" if m["ended_by"] == "shootout" else ""))
                 parts.append("</div>")
             parts.append("</div></section>")
+        rounds = len(bracket)
         parts.append("<section><h2>Matches</h2><table><tr>%s</tr>" % "".join(
             "<th>%s</th>" % c for c in ("No.", "Stage", "Table", "A", "Score", "Inn", "B", "Score", "Inn",
                                         "Result", "Status")))
         for m in self.matches():
-            stage = ("Group " + m["group"]) if m["group"] else "KO"
+            stage = ("Group %s, round %d" % (m["group"], m["round"]) if m["stage"] == "group"
+                     else round_name(m["round"], rounds))
+            result = m["winner"] or m["result"]
+            if result and m["ended_by"] in ("shootout", "left", "abandoned", "innings_limit"):
+                result += " (%s)" % m["ended_by"].replace("_", " ").replace("shootout", "shoot-out")
             parts.append("<tr>%s</tr>" % "".join("<td>%s</td>" % e(v) for v in (
-                m["id"], "%s R%d" % (stage, m["round"]), m["table"], m["name_A"] or m["label_A"], m["score_A"],
-                m["innings_A"], m["name_B"] or m["label_B"], m["score_B"], m["innings_B"],
-                m["winner"] or m["result"], m["status"])))
+                m["id"], stage, m["table"], m["name_A"] or m["label_A"], m["score_A"],
+                m["innings_A"], m["name_B"] or m["label_B"], m["score_B"], m["innings_B"], result, m["status"])))
         parts.append("</table></section></body></html>\n")
         return "".join(parts)
 
@@ -802,9 +809,10 @@ class Tournament:
 
 _CSS = ("body{font:12pt sans-serif;margin:1.5em;color:#000;background:#fff}h1{margin:0}.sub{color:#444}"
         "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #999;padding:.15em .5em;"
-        "text-align:left}section{break-inside:avoid}.rounds{display:flex;gap:1em;align-items:center}"
-        ".round{display:flex;flex-direction:column;gap:.6em}.m{border:1px solid #999;min-width:12em}"
-        ".m div{padding:.1em .4em}.m .w{font-weight:bold}.champ{font-size:14pt;font-weight:bold}"
+        "text-align:left}section{break-inside:avoid}.rounds,.heads{display:flex;gap:1em}.heads h3,.round"
+        "{flex:1;min-width:12em;margin:.3em 0}.round{display:flex;flex-direction:column;justify-content:space-around;"
+        "gap:.6em}.m{border:1px solid #999}.m div{padding:.1em .4em}.m .w{font-weight:bold}.m .so{font-size:9pt;"
+        "color:#444}.m.bye{border-style:dashed;color:#666}.champ{font-size:14pt;font-weight:bold}"
         "@media print{body{margin:0}@page{margin:1.5cm}}")
 
 

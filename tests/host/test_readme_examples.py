@@ -134,7 +134,8 @@ RUN = [(n, c) for n, c in COMMANDS if not_run_reason(c) is None]
 
 def test_every_command_is_run_or_has_a_reason():
     unknown = [(n, c) for n, c in RUN if kind(c) is None]
-    assert not unknown, "README commands this test neither runs nor skips with a reason: %r" % unknown
+    assert not unknown, ("README commands this test neither runs nor skips with a reason: %r; make it a command "
+                         "this test runs (carom sim ...), or name it in NOT_RUN with why it cannot run here" % unknown)
     kinds = {kind(c) for _, c in RUN}
     assert kinds == {"scripted", "board", "page"}, kinds  # the README's examples were found
     assert len(COMMANDS) >= 20

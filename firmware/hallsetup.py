@@ -195,6 +195,7 @@ def apply(pub, _=None):
         store.replace(FILE, ("%d\n" % n).encode())  # first: it is never applied twice
         s[0] = n
         config.save(d, CONFIG)
+        _config()  # its checked form (config.ok) made now: a setup refused later writes nothing
     except (OSError, ValueError) as e:
         print("setup: %d not written: %r" % (n, e))
         return

@@ -1,0 +1,389 @@
+"""The hall's setups, end to end: a signed setup through mosquitto (password file and ACLs) to a
+virtual wall board running the built firmware, and the host side's signing and key file.
+
+What is tried:
+- host_tools/hall/setups.py: a payload it signs is what the firmware's hallsetup.check takes
+  (on CPython); what the board would refuse (a bad table, n, setup or size) is refused here
+  first; the key file is 0600, its n only grows and is on the disk before it is used, a damaged
+  file is an error; `carom hall-key --flash` puts a key on a board's config.json, never printed.
+- End to end (mosquitto with allow_anonymous false, a password file made by mosquitto_passwd and
+  the README's ACL: boards write only under their table and read only their setup topic, the hall
+  reads all and writes setups): a board keyed with `carom hall-key` gets a setup and shows the
+  names in the lag; forged (another key), replayed (an older message again), stale (a newly
+  signed older n), malformed (target 0) and oversized setups are refused and counted by reason
+  in its state document, with every file on its flash byte for byte as it was; the same n
+  again (the retained copy) is not counted; another board's login cannot write the setup topic
+  and an anonymous client cannot connect; a setup during a match waits (the state document says
+  so) and is applied when the match is over; one sent while the board is off is applied when it
+  comes back (retained).
+"""
+
+import hashlib
+import hmac
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from helpers import flash_hashes, wait_for
+from host_tools import firmware_path
+from host_tools.hall import setups
+from host_tools.hall.setups import Keys, SetupError
+from mosquitto import SecureMosquitto, available
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CAROM = os.path.join(os.path.dirname(sys.executable), "carom")
+PLAYERS = {"A": {"name": "Anna Kovacs", "club": "BC Pest"}, "B": {"name": "Bela Nagy", "club": "Debreceni BC"}}
+MATCH = {"game": "three_cushion", "target": 3}
+KEY = "5a" * 32
+
+
+def raw_sign(key_hex, obj):
+    """A payload signed with key_hex over any JSON (what setups.sign refuses to make)."""
+    data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+    return hmac.new(bytes.fromhex(key_hex), data, hashlib.sha256).hexdigest().encode() + b" " + data
+
+
+# ---- the host's side -------------------------------------------------------------------------
+
+def test_the_host_signs_what_the_firmware_takes():
+    firmware_path()
+    import hallsetup
+
+    setup = {"players": PLAYERS, "match": MATCH}
+    payload = setups.sign(KEY, "t3", 7, setup)
+    assert payload[:64] == hmac.new(bytes.fromhex(KEY), payload[65:], hashlib.sha256).hexdigest().encode()
+    assert hallsetup.check(payload, bytes.fromhex(KEY), "t3") == (7, setup, None)
+    assert hallsetup.check(payload, bytes.fromhex("a5" * 32), "t3")[2] == b"key"
+    assert hallsetup.check(payload, bytes.fromhex(KEY), "t4")[2] == b"table"
+    assert setups.verify(KEY, payload)["n"] == 7
+    with pytest.raises(SetupError):
+        setups.verify("a5" * 32, payload)
+    unicode = {"players": {"A": {"name": "Ödön Éles"}, "B": {"name": "Zoë"}}, "match": MATCH}
+    assert hallsetup.check(setups.sign(KEY, "t3", 8, unicode), bytes.fromhex(KEY), "t3")[1] == unicode
+    # what the board would refuse is refused on the host, before anything is sent
+    for bad in ({"players": PLAYERS, "match": {"target": 0}}, {"players": PLAYERS},
+                {"players": PLAYERS, "match": MATCH, "wifi": {}}, {"players": {"A": {"name": "x" * 25}}, "match": {}},
+                {"players": PLAYERS, "match": {"shootout": True}}, [1]):
+        with pytest.raises(SetupError):
+            setups.sign(KEY, "t3", 1, bad)
+    for table, n in (("T3", 1), ("", 1), ("t/3", 1), ("t3", 0), ("t3", "1"), ("t3", 10 ** 9)):
+        with pytest.raises(SetupError):
+            setups.sign(KEY, table, n, setup)
+    with pytest.raises(SetupError):
+        setups.sign("ab" * 31, "t3", 1, setup)
+    # the longest setup the schema allows (four names of 24 four-byte characters, every match key)
+    # still fits what the board reads
+    wide = {"A": {"name": "\U0001f3b1" * 24, "club": "\U0001f3b1" * 24},
+            "B": {"name": "\U0001f3b1" * 24, "club": "\U0001f3b1" * 24}}
+    full = {"game": "balkline_47_2", "target": 9999, "innings_limit": 999, "equalizing": True, "draw": False,
+            "shot_clock": 300, "timeouts": 9, "timeout_s": 300, "break_s": 3600, "breaker_ball": "white",
+            "target_A": 9999, "target_B": 9999, "sets": 9, "deciding_target": 9999, "shootout": True, "warmup_s": 900}
+    longest = setups.sign(KEY, "a" * 24, setups.MAX_N, {"players": wide, "match": full})
+    assert len(longest) <= setups.MAX_MESSAGE
+    assert hallsetup.check(longest, bytes.fromhex(KEY), "a" * 24)[2] is None
+
+
+def test_the_key_file_keeps_keys_secret_and_n_growing(tmp_path):
+    path = str(tmp_path / "keys.json")
+    keys = Keys(path)
+    key = keys.new_key("t3")
+    assert len(key) == 64 and stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert key not in repr(keys)
+    assert [keys.next_n("t3") for _ in range(3)] == [1, 2, 3]
+    again = Keys(path)  # another process, later: the numbers go on
+    assert again.key("t3") == key and again.last_n("t3") == 3 and again.next_n("t3") == 4
+    n, payload = again.message("t3", {"players": PLAYERS, "match": MATCH})
+    assert n == 5 and setups.verify(key, payload)["n"] == 5 and Keys(path).last_n("t3") == 5
+    with pytest.raises(SetupError):
+        again.next_n("t4")  # no key
+    again.new_key("t3")  # a new key: its numbers start again
+    assert Keys(path).last_n("t3") == 0 and Keys(path).key("t3") != key
+    with open(path, "w") as f:
+        f.write('{"tables": {"t3": {"key": "nothex", "n": 1}}}')
+    with pytest.raises(SetupError):
+        Keys(path)
+    with pytest.raises(SetupError):
+        setups.next_n(str(tmp_path / "other.json"), "t1")
+
+
+def test_carom_hall_key_puts_a_key_on_a_flash_and_never_prints_it(tmp_path):
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    (flash / "config.json").write_text(json.dumps({"mqtt": {"host": "127.0.0.1"}, "name": "Table 3"}))
+    (flash / "hall.last").write_text("12\n")
+    keys = str(tmp_path / "keys.json")
+    r = subprocess.run([CAROM, "hall-key", "--keys", keys, "--table", "t3", "--flash", str(flash)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cfg = json.loads((flash / "config.json").read_text())
+    key = Keys(keys).key("t3")
+    assert cfg["hall"]["key"] == key and cfg["mqtt"]["table"] == "t3" and cfg["name"] == "Table 3"
+    assert key not in r.stdout + r.stderr and not (flash / "hall.last").exists()
+    r = subprocess.run([CAROM, "hall-key", "--keys", keys, "--list"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "t3" in r.stdout and key not in r.stdout
+    before = flash_hashes(str(flash))
+    r = subprocess.run([CAROM, "hall-key", "--keys", keys, "--table", "t4", "--flash", str(flash)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and r.stderr.startswith("carom: ") and "t3" in r.stderr
+    assert flash_hashes(str(flash)) == before and Keys(keys).key("t3") == key
+
+
+# ---- end to end ------------------------------------------------------------------------------
+
+# The README's ACL for a hall with setups ("The hall's setups"): %u is the login's user name.
+ACL = """\
+user hall
+topic read carom/+/state
+topic read carom/+/status
+topic read carom/+/report
+topic write carom/+/setup
+
+pattern write carom/%u/state
+pattern write carom/%u/status
+pattern write carom/%u/report
+pattern read carom/%u/setup
+"""
+USERS = {"hall": "hall-Pw-1", "t1": "t1-Pw-secret", "t2": "t2-Pw-secret"}
+WIFI_PASSWORD = "wifi-Secr3t-hall"
+
+
+class Hall:
+    """A paho client logged in as `user`: publishes setups, keeps the latest state of each table."""
+
+    def __init__(self, port, user="hall", password=None, subscribe=True):
+        import paho.mqtt.client as paho
+
+        self.states = {}
+        self.lock = threading.Lock()
+        self.connected = threading.Event()
+        self.rc = None
+        self.client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="test-" + user + str(time.time()))
+        self.client.username_pw_set(user, USERS[user] if password is None else password)
+
+        def on_connect(c, u, flags, rc, props=None):
+            self.rc = rc
+            if not rc.is_failure:
+                if subscribe:
+                    c.subscribe("carom/+/state", qos=1)
+                self.connected.set()
+
+        def on_message(c, u, msg):
+            if msg.topic.endswith("/state"):
+                with self.lock:
+                    self.states[msg.topic.split("/")[1]] = json.loads(msg.payload)
+
+        self.client.on_connect = on_connect
+        self.client.on_message = on_message
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+
+    def publish(self, table, payload):
+        info = self.client.publish("carom/%s/setup" % table, payload, qos=1, retain=True)
+        info.wait_for_publish(10)
+
+    def state(self, table):
+        with self.lock:
+            return self.states.get(table)
+
+    def close(self):
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+@pytest.fixture
+def secure_broker():
+    if not available() or not shutil.which("mosquitto_passwd"):
+        pytest.skip("mosquitto and mosquitto_passwd are not installed (tools/deps.sh installs them)")
+    m = SecureMosquitto(USERS, acl=ACL).start()
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def board(tmp_path, firmware, secure_broker):
+    """A wall board (table t1) keyed by carom hall-key, on Wi-Fi, logged in to the broker as t1."""
+    from host_tools.simulator.scripted_board import ScriptedBoard
+    from host_tools.simulator.vboard import AccessPoint
+
+    flash = str(tmp_path / "t1")
+    config = {"board": "wall", "name": "Table 1", "players": {"A": {"name": "Old One"}, "B": {"name": "Old Two"}},
+              "match": {"game": "straight_rail", "target": 50},
+              "wifi": {"ssid": "hall-t1", "password": WIFI_PASSWORD},
+              "mqtt": {"host": "127.0.0.1", "port": secure_broker.port, "user": "t1", "password": USERS["t1"]}}
+    ap = AccessPoint("hall-t1", WIFI_PASSWORD, channel=6, connect_s=0.5)
+    b = ScriptedBoard("wall", flash, config, firmware=firmware, power=False, wifi=ap, name="t1")
+    keys = str(tmp_path / "keys.json")
+    r = subprocess.run([CAROM, "hall-key", "--keys", keys, "--table", "t1", "--flash", flash],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    b.keys = Keys(keys)
+    b.vb.power_on()
+    b.vb.run_realtime()
+    yield b
+    try:
+        text = b.vb.stdout + b.vb.stderr
+        for secret in (USERS["t1"], WIFI_PASSWORD, b.keys.key("t1")):
+            assert secret not in text
+        assert "Traceback" not in text and "task failed" not in text, text[-3000:]
+    finally:
+        b.close()
+
+
+def press(b, button, down=0.1, settle=0.5):
+    vb = b.vb
+    vb.press(button)
+    end = vb.now + down
+    vb.wait_for(lambda x: x.now >= end, timeout=10)
+    vb.release(button)
+    end = vb.now + settle
+    vb.wait_for(lambda x: x.now >= end, timeout=10)
+
+
+def setup_of(hall, table="t1"):
+    s = hall.state(table)
+    return s and s.get("setup")
+
+
+def names(hall, table="t1"):
+    s = hall.state(table)
+    return s and (s["players"]["A"]["name"], s["players"]["B"]["name"])
+
+
+def short(name, other):
+    firmware_path()
+    import viewsetup
+
+    return viewsetup.short_name(name, other).decode()
+
+
+def shows_names(b, a, bb):
+    """The wall's name displays settle on the players' short names (after the names ran by once)."""
+    want = (short(a, bb), short(bb, a))
+    return wait_for(lambda: (b.state()["fields"]["A.name"].strip(), b.state()["fields"]["B.name"].strip()),
+                    want, 40, "the names on the wall")
+
+
+def config_players(b):
+    with open(os.path.join(b.flash_dir, "config.json")) as f:
+        return json.load(f)["players"]
+
+
+def refused_with_nothing_written(b, hall, payload, why, count):
+    """`payload` published as the hall: refused for `why` (the count reaching `count`), every
+    file on the flash as it was, the applied n unchanged."""
+    before = flash_hashes(b.flash_dir)
+    n = setup_of(hall)["n"]
+    hall.publish("t1", payload)
+    wait_for(lambda: setup_of(hall), lambda s: s["refused"] == count, 20, "refused (%s)" % why)
+    s = setup_of(hall)
+    assert s["last_refused"] == why and s["n"] == n and s["waiting"] is None, s
+    assert flash_hashes(b.flash_dir) == before, why
+
+
+def test_a_signed_setup_reaches_the_board_and_the_others_do_not(board, secure_broker):
+    b = board
+    hall = Hall(secure_broker.port)
+    try:
+        assert hall.connected.wait(10)
+        s = wait_for(lambda: setup_of(hall), lambda s: s is not None, 40, "t1's state with its setup key")
+        assert s == {"n": 0, "waiting": None, "refused": 0, "last_refused": None}
+        key = b.keys.key("t1")
+
+        # 1. a setup: applied at once (the board is in the lag with nothing played)
+        first = {"players": PLAYERS, "match": MATCH}
+        n1, msg1 = b.keys.message("t1", first)
+        hall.publish("t1", msg1)
+        wait_for(lambda: names(hall), ("Anna Kovacs", "Bela Nagy"), 20, "the names in the state document")
+        st = hall.state("t1")
+        assert st["phase"] == "lag" and st["events"] == 0 and st["game"] == "three_cushion" and st["target"] == 3
+        assert st["setup"]["n"] == n1 == 1 and st["players"]["A"]["club"] == "BC Pest"
+        shows_names(b, "Anna Kovacs", "Bela Nagy")
+        assert config_players(b) == PLAYERS
+        with open(os.path.join(b.flash_dir, "hall.last")) as f:
+            assert int(f.read()) == 1
+        # a correction before anything is played: applied at once too
+        second = {"players": {"A": {"name": "Anna Kovacs"}, "B": {"name": "Csaba Toth"}}, "match": MATCH}
+        n2, msg2 = b.keys.message("t1", second)
+        hall.publish("t1", msg2)
+        wait_for(lambda: names(hall), ("Anna Kovacs", "Csaba Toth"), 20, "the corrected pairing")
+
+        # 2. refused, counted, nothing written
+        refused_with_nothing_written(b, hall, raw_sign("a5" * 32, {"table": "t1", "n": 3, "setup": first}), "key", 1)
+        refused_with_nothing_written(b, hall, msg1, "old", 2)  # replayed: the first message again
+        refused_with_nothing_written(b, hall, setups.sign(key, "t1", 1, second), "old", 3)  # stale: n 1, signed now
+        refused_with_nothing_written(b, hall, raw_sign(key, {"table": "t1", "n": 3, "setup": {
+            "players": PLAYERS, "match": {"game": "three_cushion", "target": 0}}}), "schema", 4)  # malformed
+        refused_with_nothing_written(b, hall, raw_sign(key, b'{"table": "t1", "n": 3, "setup": '), "json", 5)
+        refused_with_nothing_written(b, hall, raw_sign(key, {"table": "t2", "n": 3, "setup": first}), "table", 6)
+        big = raw_sign(key, {"table": "t1", "n": 3, "setup": first, "pad": " " * 3000})
+        refused_with_nothing_written(b, hall, big, "size", 7)
+        # the same n again (what the broker's retained copy is at a reconnect): not counted
+        hall.publish("t1", msg2)
+        refused_with_nothing_written(b, hall, b"not a setup at all", "form", 8)  # the count moved by one only
+        assert names(hall) == ("Anna Kovacs", "Csaba Toth")
+
+        # 3. the broker's logins and ACLs: another board cannot write t1's setup, nobody anonymous gets in
+        other = Hall(secure_broker.port, user="t2", subscribe=False)
+        assert other.connected.wait(10)
+        forged_by_t2 = b.keys.message("t1", first)[1]  # signed even: the broker drops it
+        other.client.publish("carom/t1/setup", forged_by_t2, qos=1, retain=True).wait_for_publish(10)
+        other.close()
+        refused_with_nothing_written(b, hall, b"marker", "form", 9)
+        assert setup_of(hall)["n"] == 2 and names(hall) == ("Anna Kovacs", "Csaba Toth")
+        import paho.mqtt.client as paho
+
+        anon = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="anon")
+        got = []
+        anon.on_connect = lambda c, u, f, rc, p=None: got.append(rc)
+        anon.connect("127.0.0.1", secure_broker.port)
+        anon.loop_start()
+        wait_for(lambda: len(got), 1, 10, "the anonymous client's CONNACK")
+        anon.loop_stop()
+        assert got[0].is_failure
+
+        # 4. a setup while a match is on waits, and is applied when the match is over
+        press(b, "A.point")  # the lag: A breaks
+        press(b, "A.point")
+        third = {"players": {"A": {"name": "Dora Varga"}, "B": {"name": "Emil Szabo"}},
+                 "match": {"game": "one_cushion", "target": 5}}
+        n3, msg3 = b.keys.message("t1", third)
+        hall.publish("t1", msg3)
+        wait_for(lambda: setup_of(hall)["waiting"], n3, 20, "the setup waiting")
+        before = flash_hashes(b.flash_dir)
+        assert names(hall) == ("Anna Kovacs", "Csaba Toth") and hall.state("t1")["phase"] == "running"
+        assert config_players(b) == second["players"]
+        press(b, "A.point")
+        press(b, "A.point")  # 3: A reaches the target
+        press(b, "B.end")  # B's equalizing inning: nothing
+        wait_for(lambda: hall.state("t1")["phase"], "finished", 20, "the match over")
+        assert setup_of(hall)["waiting"] == n3 and names(hall) == ("Anna Kovacs", "Csaba Toth")
+        assert before["hall.last"] == flash_hashes(b.flash_dir)["hall.last"]
+        wait_for(lambda: names(hall), ("Dora Varga", "Emil Szabo"), 60, "applied once the match is over")
+        st = hall.state("t1")
+        assert st["phase"] == "lag" and st["game"] == "one_cushion" and st["target"] == 5
+        assert st["setup"] == {"n": n3, "waiting": None, "refused": 9, "last_refused": "form"}
+        shows_names(b, "Dora Varga", "Emil Szabo")
+        assert any(name.endswith(".json") for name in os.listdir(os.path.join(b.flash_dir, "data", "history")))
+
+        # 5. a setup sent while the board is off: applied when it comes back (retained)
+        b.vb.stop_realtime()
+        b.vb.power_off()
+        fourth = {"players": {"A": {"name": "Ferenc Kiss"}, "B": {"name": "Gizella Nemeth"}},
+                  "match": {"game": "straight_rail", "target": 7}}
+        n4, msg4 = b.keys.message("t1", fourth)
+        hall.publish("t1", msg4)
+        b.vb.power_on()
+        b.vb.run_realtime()
+        wait_for(lambda: names(hall), ("Ferenc Kiss", "Gizella Nemeth"), 60, "applied after the board came back")
+        assert setup_of(hall)["n"] == n4 and hall.state("t1")["game"] == "straight_rail"
+        shows_names(b, "Ferenc Kiss", "Gizella Nemeth")
+        assert config_players(b) == fourth["players"]
+    finally:
+        hall.close()

@@ -107,6 +107,7 @@ class Tournament:
     def __init__(self, path, timeout=30.0):
         self.path = str(path)
         self._lock = threading.RLock()
+        self._depth = 0
         try:
             self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
             self._db.row_factory = sqlite3.Row
@@ -134,23 +135,33 @@ class Tournament:
     # ---- transactions -----------------------------------------------------------------------
 
     class _Tx:
+        """One transaction; nested in another on this thread, a part of it (exports read everything
+        in one snapshot: a read transaction around the readers)."""
+
         def __init__(self, t, write):
             self.t, self.write = t, write
 
         def __enter__(self):
-            self.t._lock.acquire()
-            try:
-                self.t._db.execute("BEGIN IMMEDIATE" if self.write else "BEGIN")
-            except BaseException:
-                self.t._lock.release()
-                raise
-            return self.t._db
+            t = self.t
+            t._lock.acquire()
+            t._depth += 1
+            if t._depth == 1:
+                try:
+                    t._db.execute("BEGIN IMMEDIATE" if self.write else "BEGIN")
+                except BaseException:
+                    t._depth -= 1
+                    t._lock.release()
+                    raise
+            return t._db
 
         def __exit__(self, kind, value, tb):
+            t = self.t
             try:
-                self.t._db.execute("COMMIT" if kind is None else "ROLLBACK")
+                if t._depth == 1:
+                    t._db.execute("COMMIT" if kind is None else "ROLLBACK")
             finally:
-                self.t._lock.release()
+                t._depth -= 1
+                t._lock.release()
             return False
 
     def _tx(self, write=True):
@@ -732,6 +743,10 @@ class Tournament:
         first, an empty line between.  Cells a spreadsheet would run as a formula are defused."""
         if kind not in ("all", "standings", "matches"):
             raise ValueError("kind: %s is not all, standings or matches" % _show(kind))
+        with self._tx(False):  # one snapshot
+            return self._csv(kind)
+
+    def _csv(self, kind):
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\r\n")
         if kind in ("all", "standings"):
@@ -749,14 +764,19 @@ class Tournament:
 
     def export_json(self):
         """Everything but the reports' innings: settings, players, tables, standings, bracket, matches."""
-        doc = {"tournament": 1, "settings": self.settings(), "players": self.players(), "tables": self.tables(),
-               "standings": self.standings(), "bracket": self.bracket(), "matches": self.matches(),
-               "champion": self.champion()}
+        with self._tx(False):  # one snapshot
+            doc = {"tournament": 1, "settings": self.settings(), "players": self.players(), "tables": self.tables(),
+                   "standings": self.standings(), "bracket": self.bracket(), "matches": self.matches(),
+                   "champion": self.champion()}
         return json.dumps(doc, ensure_ascii=False, indent=1)
 
     def export_html(self):
         """A printable page (the browser's print makes the PDF): standings, bracket, matches.  Every
         text is escaped."""
+        with self._tx(False):  # one snapshot
+            return self._html()
+
+    def _html(self):
         s = self.settings()
         e = _esc
         parts = ["<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s</style>"

@@ -685,3 +685,24 @@ def test_a_report_with_names_typed_by_hand_is_given_to_its_match(tmp_path):
     assert t.record_report(tab, rep) == mid  # and once only
     with pytest.raises(ValueError, match="waits for its result"):
         t.record_report(tab, dict(rep, events=rep["events"] + 1), match_id=mid)
+
+
+def test_the_largest_setup_fits_what_a_board_reads(tmp_path):
+    """Every option at its longest, names and clubs of 24 characters that take 4 bytes each (or
+    escapes), handicap targets: signed for the setup topic, it is within the board's 2 KB."""
+    from host_tools.hall import setups
+
+    t = Tournament(tmp_path / "w.db")
+    t.configure(format="knockout", game_options={
+        "game": "balkline_47_2", "target": 9999, "innings_limit": 999, "shot_clock": 300, "timeouts": 9,
+        "timeout_s": 300, "break_s": 3600, "breaker_ball": "white", "sets": 9, "deciding_target": 9999,
+        "warmup_s": 900})
+    t.add_player("\U0001F3B1" * 24, club='"\\' * 12, target=9998)
+    t.add_player("\u00e9" * 24, club="\u2603" * 24, average=0.001)
+    t.add_table("t" * 24)
+    t.draw()
+    (tab, mid, setup), = t.assign(["t" * 24])
+    assert (setup["match"]["target_A"], setup["match"]["target_B"]) == (9998, 1)
+    payload = setups.sign("ab" * 32, tab, setups.MAX_N, setup)
+    assert len(payload) <= setups.MAX_MESSAGE
+    assert setups.verify("ab" * 32, payload)["setup"] == setup

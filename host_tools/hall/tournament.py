@@ -72,6 +72,7 @@ MAX_NAME = 24  # a board's players.X.name and club (firmware/config.py)
 MAX_TITLE = 100  # the tournament's name
 MAX_PLAYERS = 1024
 MAX_GROUPS = 26  # A..Z
+MAX_GROUP = 64  # players in a round-robin group (2,016 matches)
 MAX_UNMATCHED = 1000
 HANDICAP_INNINGS = 25
 MAX_TARGET = 9999
@@ -125,7 +126,8 @@ class Tournament:
                     raise ValueError("%s: a tournament file of schema version %s (this carom reads %d)"
                                      % (self.path, row[0], SCHEMA_VERSION))
         except sqlite3.DatabaseError as e:
-            raise ValueError("%s: not a tournament database (%s)" % (self.path, e)) from None
+            raise ValueError("%s: cannot be used as a tournament file: not a tournament database, or it cannot "
+                             "be opened (%s)" % (self.path, e)) from None
         self.journal_mode = mode
 
     def close(self):
@@ -305,6 +307,9 @@ class Tournament:
                 if len(ids) < 2 * groups:
                     raise ValueError("%d groups need %d players at least (there are %d)"
                                      % (groups, 2 * groups, len(ids)))
+                if len(ids) > groups * MAX_GROUP:
+                    raise ValueError("groups: %d players in %d would make a group of more than %d players"
+                                     % (len(ids), groups, MAX_GROUP))
                 members = [[] for _ in range(groups)]
                 for k, pid in enumerate(ids):
                     lap, at = divmod(k, groups)

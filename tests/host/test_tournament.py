@@ -558,6 +558,8 @@ def test_not_a_database_and_a_newer_schema(tmp_path):
     bad.write_bytes(b"this is no database" * 100)
     with pytest.raises(ValueError, match="not a tournament database"):
         Tournament(bad)
+    with pytest.raises(ValueError, match="cannot be opened"):
+        Tournament(tmp_path / "no such folder" / "t.db")
     newer = tmp_path / "newer.db"
     Tournament(newer).close()
     db = sqlite3.connect(newer)
@@ -654,7 +656,12 @@ def test_bad_input_has_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="advance: 3 from each group, but the smallest group has 2"):
         t.draw()
     assert t.matches() == []  # the failed draw left nothing behind
-    t.configure(advance=2)
+    t.configure(advance=2, groups=1, format="round_robin")
+    for k in range(60):
+        t.add_player("Q%d" % k)
+    with pytest.raises(ValueError, match="groups: 65 players in 1 would make a group of more than 64 players"):
+        t.draw()
+    t.configure(groups=2, format="groups_knockout")
     t.draw()
     with pytest.raises(ValueError, match="no more players"):
         t.add_player("late")

@@ -387,3 +387,57 @@ def test_a_signed_setup_reaches_the_board_and_the_others_do_not(board, secure_br
         assert config_players(b) == fourth["players"]
     finally:
         hall.close()
+
+
+# ---- the board's cost: the 32-bit heap --------------------------------------------------------
+
+def test_the_setup_channel_on_a_stock_esp32_heap(tmp_path):
+    """A board with a hall key boots within test_heap32's goal (56 KB live), and setups are
+    applied, and an oversized one dropped, in a heap cut into 4 KB holes after the boot (no
+    allocation larger than that can succeed), the sampled live heap within 80 KB."""
+    from host_tools import micropython32_exe
+    from host_tools.bench.heap import RADIO, WIFI, boots, configure, heap_firmware, peak, wall
+    from host_tools.simulator.vboard import VirtualBoard
+    from mosquitto import Mosquitto
+
+    mp32 = micropython32_exe()
+    if mp32 is None or not available():
+        pytest.skip("needs the 32-bit MicroPython and mosquitto")
+    flash = heap_firmware(str(tmp_path / "flash"))
+    broker = Mosquitto().start()
+    config = {"board": "wall", "match": {"game": "straight_rail", "target": 200}, "radio": RADIO, "wifi": WIFI,
+              "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "t9"}, "hall": {"key": KEY}}
+    configure(flash, config, holes=4096)
+    import paho.mqtt.client as paho
+
+    states = {}
+    c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="heap-hall")
+    c.on_connect = lambda c, u, f, rc, p=None: c.subscribe("carom/t9/state", qos=1)
+    c.on_message = lambda c, u, m: states.update(state=json.loads(m.payload))
+    c.connect("127.0.0.1", broker.port)
+    c.loop_start()
+    try:
+        with VirtualBoard(flash, board=wall(), micropython=mp32, firmware_heap="112K", wifi=WIFI) as vb:
+            vb.run_realtime()
+            vb.wait_for(lambda b: len(boots(b)) >= 1 or "Traceback" in b.stderr, timeout=60)
+            live, free, largest = boots(vb)[-1]
+            assert live <= 56 * 1024, live
+            assert any(line.startswith("HEAP holes") for line in vb.lines())
+            wait_for(lambda: states.get("state", {}).get("setup"), lambda s: s is not None, 40, "the board's state")
+            for n in (1, 2, 3):
+                setup = {"players": {"A": {"name": "Anna Kovacs %d" % n, "club": "BC Pest"},
+                                     "B": {"name": "Bela Nagy", "club": "Debreceni BC"}},
+                         "match": {"game": "three_cushion", "target": 25, "innings_limit": 40, "shot_clock": 40}}
+                c.publish("carom/t9/setup", setups.sign(KEY, "t9", n, setup), qos=1, retain=True)
+                wait_for(lambda: states["state"]["players"]["A"]["name"], "Anna Kovacs %d" % n, 30, "setup %d" % n)
+            c.publish("carom/t9/setup", b"0" * 64 + b" " + b"x" * 5000, qos=1, retain=True)
+            wait_for(lambda: states["state"]["setup"], lambda s: s["last_refused"] == "size", 30, "the big one dropped")
+            vb.stop_realtime()
+            text = vb.stdout + vb.stderr
+            assert "MemoryError" not in text and "Traceback" not in text and "task failed" not in text, text[-3000:]
+            assert peak(vb) <= 80 * 1024, peak(vb)
+            assert states["state"]["setup"] == {"n": 3, "waiting": None, "refused": 1, "last_refused": "size"}
+    finally:
+        c.loop_stop()
+        c.disconnect()
+        broker.close()

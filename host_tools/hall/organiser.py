@@ -174,18 +174,12 @@ def check_view(body):
 # ---- the tables ------------------------------------------------------------------------------------
 
 def board_free(state):
-    """Whether a board with this state document may take a new match: none, the lag with nothing
-    played, or finished."""
+    """Whether a board with this state document may take a new match, as the board itself decides
+    (firmware/publisher.py free()): no state at all, the lag with nothing done in it, or finished."""
     if state is None:
         return True
     phase = state.get("phase")
-    if phase == "finished":
-        return True
-    if phase != "lag" or (state.get("sets") or {}).get("scores"):
-        return False
-    players = state.get("players") or {}
-    return all((players.get(p) or {}).get("score") == 0 and (players.get(p) or {}).get("innings") == 0
-               for p in ("A", "B"))
+    return phase == "finished" or (phase == "lag" and not state.get("events"))
 
 
 def _names(setup):

@@ -165,7 +165,7 @@ class Dashboard:
             if kind == "result":
                 if self._results_out is not None:
                     self._append(self.hall.last_result)
-                if self.organiser is not None and data["replaces"] is None:
+                if self.organiser is not None:  # a replacement too: the match finished again after an undo
                     last = self.hall.last_result
                     recorded = self.organiser.report(last.table, last.doc) is not None or recorded
             self.hub.send(kind, data)

@@ -324,7 +324,9 @@ class Tournament:
                                        "('group', ?, ?, ?, ?, ?)", (g, rnd + 1, slot, a, b))
                 if fmt == "groups_knockout":
                     smallest = min(len(m) for m in members)
-                    if advance > smallest or groups * advance < 2:
+                    if groups * advance < 2:
+                        raise ValueError("advance: 1 from 1 group leaves no knock-out (it needs 2 players)")
+                    if advance > smallest:
                         raise ValueError("advance: %d from each group, but the smallest group has %d players"
                                          % (advance, smallest))
                     self._bracket(db, crossed(groups, advance))

@@ -656,6 +656,9 @@ def test_bad_input_has_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="advance: 3 from each group, but the smallest group has 2"):
         t.draw()
     assert t.matches() == []  # the failed draw left nothing behind
+    t.configure(advance=1, groups=1)
+    with pytest.raises(ValueError, match="leaves no knock-out"):
+        t.draw()
     t.configure(advance=2, groups=1, format="round_robin")
     for k in range(60):
         t.add_player("Q%d" % k)

@@ -42,7 +42,8 @@ Reports: matched to the match assigned to that table by the players' names (eith
 report seen before (same table, same SHA-256 of its canonical JSON: model.fingerprint) changes
 nothing; a report finished again after an undo (same table, players and report.started_at)
 replaces the result while the knock-out's next match has not gone to a table.  Anything else is
-kept as unmatched (unmatched(), the newest MAX_UNMATCHED) and record_report returns None.
+kept as unmatched (unmatched(): the newest MAX_UNMATCHED, within MAX_UNMATCHED_BYTES) and
+record_report returns None; record_report(table, report, match_id=...) gives one to a match.
 
 Statuses of a match: pending (not on a table yet, or its players not known), assigned (its setup
 went to the table), waiting (the board still plays another match: observe()), playing (the board
@@ -74,6 +75,7 @@ MAX_PLAYERS = 1024
 MAX_GROUPS = 26  # A..Z
 MAX_GROUP = 64  # players in a round-robin group (2,016 matches)
 MAX_UNMATCHED = 1000
+MAX_UNMATCHED_BYTES = 32 * 1024 * 1024  # their reports, at most (a report may have 512 KB: schema.py)
 HANDICAP_INNINGS = 25
 MAX_TARGET = 9999
 ACTIVE = ("assigned", "waiting", "playing")  # a match that holds its table
@@ -540,8 +542,11 @@ class Tournament:
             db.execute("INSERT OR REPLACE INTO reports VALUES (?, ?, ?, ?, ?, ?, ?)",
                        (table_id, fp, match_id, now, reason, json.dumps(names),
                         None if match_id is not None else json.dumps(report, separators=(",", ":"))))
-            db.execute("DELETE FROM reports WHERE match_id IS NULL AND rowid NOT IN (SELECT rowid FROM reports "
-                       "WHERE match_id IS NULL ORDER BY received_at DESC, rowid DESC LIMIT ?)", (MAX_UNMATCHED,))
+            if match_id is None:  # the newest MAX_UNMATCHED, within MAX_UNMATCHED_BYTES
+                db.execute("DELETE FROM reports WHERE rowid IN (SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER w "
+                           "AS k, SUM(LENGTH(report)) OVER w AS total FROM reports WHERE match_id IS NULL WINDOW w AS "
+                           "(ORDER BY received_at DESC, rowid DESC)) WHERE k > ? OR total > ?)",
+                           (MAX_UNMATCHED, MAX_UNMATCHED_BYTES))
             return match_id
 
     def _match_report(self, db, table_id, report, names):

@@ -716,3 +716,22 @@ def test_the_largest_setup_fits_what_a_board_reads(tmp_path):
     payload = setups.sign("ab" * 32, tab, setups.MAX_N, setup)
     assert len(payload) <= setups.MAX_MESSAGE
     assert setups.verify("ab" * 32, payload)["setup"] == setup
+
+
+def test_unmatched_reports_are_bounded(tmp_path, monkeypatch):
+    """Strangers' reports (valid ones, for tables with no match) cannot fill the disk."""
+    from host_tools.hall import tournament
+
+    t = small(tmp_path)
+    board = Board("t5")
+    board.apply({"players": {"A": {"name": "X", "club": ""}, "B": {"name": "Y", "club": ""}}, "match": {"target": 3}})
+    rep = board.play("A", random.Random(9))
+    size = len(json.dumps(rep, separators=(",", ":")))
+    monkeypatch.setattr(tournament, "MAX_UNMATCHED", 7)
+    for k in range(10):
+        assert t.record_report("t5", dict(rep, events=rep["events"] + k)) is None
+    got = t.unmatched()
+    assert [u["report"]["events"] for u in got] == [rep["events"] + k for k in range(9, 2, -1)]  # the newest 7
+    monkeypatch.setattr(tournament, "MAX_UNMATCHED_BYTES", 3 * size + 10)
+    t.record_report("t5", dict(rep, events=rep["events"] + 10))
+    assert [u["report"]["events"] for u in t.unmatched()] == [rep["events"] + k for k in (10, 9, 8)]

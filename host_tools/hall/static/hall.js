@@ -49,27 +49,43 @@ function layout() {
   tilesEl.style.setProperty("--rows", best[1]);
   if (changed) refitAll();
 }
-window.addEventListener("resize", () => { layout(); refitAll(); if (view !== "tables") drawView(); });
+window.addEventListener("resize", () => { layout(); refitAll(); trimStrip(); if (view !== "tables") drawView(); });
 
-// ---- every text whole: a name too long for its line is drawn smaller (and wraps at the smallest) ----
+// ---- every text whole: a text too long for its line is drawn smaller, down to 70% of its size; a
+// name still too long then takes two lines (at the size that fits them), never an ellipsis ----------
 
 const FIT = [".t-name", ".t-game", ".t-fmt", ".p-name"];
+const LEAST_PX = 10;
+
+function overflows(e) {
+  if (e.scrollWidth > e.clientWidth) return true;
+  const row = e.parentElement;  // wrapped: both lines inside the player's row (or the tile)
+  return e.classList.contains("fit-wrap") && e.getBoundingClientRect().height > row.clientHeight + 1;
+}
 
 function fit(e) {
-  const key = e.textContent + "|" + e.clientWidth + "|" + e.clientHeight;
+  const key = e.textContent + "|" + e.parentElement.clientWidth + "|" + e.parentElement.clientHeight;
   if (e._fit === key) return;
   e.style.fontSize = "";
   e.classList.remove("fit-wrap");
-  if (e.textContent && e.scrollWidth > e.clientWidth) {
+  if (e.textContent && overflows(e)) {
     let size = parseFloat(getComputedStyle(e).fontSize);
-    const least = Math.max(10, size * 0.4);
-    for (let i = 0; i < 12 && e.scrollWidth > e.clientWidth && size > least; i++) {
-      size = Math.max(least, size * Math.min(0.96, e.clientWidth / e.scrollWidth));
+    const base = size;
+    const shrink = least => {
+      for (let i = 0; i < 16 && overflows(e) && size > least; i++) {
+        size = Math.max(least, size * Math.min(0.95, e.clientWidth / e.scrollWidth || 0.95));
+        e.style.fontSize = size.toFixed(1) + "px";
+      }
+    };
+    shrink(Math.max(LEAST_PX, base * 0.7));
+    if (overflows(e) && e.classList.contains("p-name")) {
+      e.classList.add("fit-wrap");  // two lines, as large as they fit
+      size = Math.max(LEAST_PX, base * 0.7);
       e.style.fontSize = size.toFixed(1) + "px";
     }
-    if (e.scrollWidth > e.clientWidth) e.classList.add("fit-wrap");
+    shrink(LEAST_PX);
   }
-  e._fit = e.textContent + "|" + e.clientWidth + "|" + e.clientHeight;
+  e._fit = key;
 }
 
 function fitTile(t) {
@@ -329,6 +345,15 @@ function stripItem(r, replaces, fresh) {
     item.classList.add("fresh");
     setTimeout(() => item.classList.remove("fresh"), 60000);
   }
+  if (!trimFrame) trimFrame = requestAnimationFrame(() => { trimFrame = 0; trimStrip(); });
+}
+let trimFrame = 0;
+
+// Only whole results in the strip: one that would be cut at the screen's edge is not shown.
+function trimStrip() {
+  const right = stripEl.getBoundingClientRect().right;
+  for (const item of stripEl.children) item.hidden = false;
+  for (const item of stripEl.children) item.hidden = item.getBoundingClientRect().right > right + 0.5;
 }
 
 // ---- the connections: the page to the server, the server to the broker -------------------------

@@ -89,18 +89,23 @@ def available():
 
 
 # The README's example ("Who may publish: the broker's logins and ACLs"): each board logs in as its
-# table id and may write only its own table's topics; the hall reads them all; no anonymous clients.
+# table id, may write only its own table's topics and read only its own setups; the hall reads them
+# all and writes the setups; no anonymous clients. (tests/host/test_hall_setup.py checks the README
+# has it as it is here.)
 ACL_EXAMPLE = """\
-# the hall's dashboard (carom hall --user hall) reads every table
+# the hall's dashboard (carom hall --user hall) reads every table and sends the setups
 user hall
 topic read carom/+/state
 topic read carom/+/status
 topic read carom/+/report
+topic readwrite carom/+/setup
 
-# a board logs in as its table id (config.json: mqtt.user = mqtt.table) and writes only its own topics
+# a board logs in as its table id (config.json: mqtt.user = mqtt.table), writes only its own
+# topics and reads only its own setups
 pattern write carom/%u/state
 pattern write carom/%u/status
 pattern write carom/%u/report
+pattern read carom/%u/setup
 """
 
 

@@ -35,7 +35,7 @@ from helpers import flash_hashes, wait_for
 from host_tools import firmware_path
 from host_tools.hall import setups
 from host_tools.hall.setups import Keys, SetupError
-from mosquitto import SecureMosquitto, available
+from mosquitto import ACL_EXAMPLE, SecureMosquitto, available
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAROM = os.path.join(os.path.dirname(sys.executable), "carom")
@@ -137,19 +137,14 @@ def test_carom_hall_key_puts_a_key_on_a_flash_and_never_prints_it(tmp_path):
 
 # ---- end to end ------------------------------------------------------------------------------
 
-# The README's ACL for a hall with setups ("The hall's setups"): %u is the login's user name.
-ACL = """\
-user hall
-topic read carom/+/state
-topic read carom/+/status
-topic read carom/+/report
-topic write carom/+/setup
+ACL = ACL_EXAMPLE  # the README's, as tests/host/mosquitto.py has it
 
-pattern write carom/%u/state
-pattern write carom/%u/status
-pattern write carom/%u/report
-pattern read carom/%u/setup
-"""
+
+def test_the_readme_shows_the_acl_the_tests_run():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        assert "```\n" + ACL_EXAMPLE + "```" in f.read()
+
+
 USERS = {"hall": "hall-Pw-1", "t1": "t1-Pw-secret", "t2": "t2-Pw-secret"}
 WIFI_PASSWORD = "wifi-Secr3t-hall"
 

@@ -75,6 +75,22 @@ def set_path(d, path, text, source=config.FILE):
     return new
 
 
+def parse_value(path, text, source=config.FILE):
+    """The value of the key at `path` from `text` as set_path reads it, checked by the key's own
+    type and range only: what goes with other keys (config._formats) is checked when the whole
+    is (set_path, normalize), so keys valid only together can be set in one go. ValueError."""
+    e = _entry(path, source)
+    if e[1] == config.T_OBJ:
+        _err2(source, path, "a section, not a value: set one of its keys (%s)" % ", ".join([x[0] for x in e[6]]))
+    value = _from_text(text, e, path, source) if type(text) is str else text
+    try:
+        return config._value(value, e, path)
+    except ValueError as err:
+        if source:
+            raise ValueError("%s: %s" % (source, err))
+        raise
+
+
 def put(t, path, value, source=config.FILE):
     """t[a][b]... = value for path "a.b...", in place, making (or replacing null) the
     sections on the way; ValueError naming the first that is not an object. Unchecked:

@@ -133,9 +133,9 @@ def parsed_settings(settings):
         if not eq or not key:
             raise CommandError("set takes KEY=VALUE (e.g. players.A.name=KIM), not %r; nothing was written" % item)
         try:
-            # The key's own type and range, alone (defaults elsewhere), then its parsed value.
-            alone = configedit.set_path({}, key, text, "")
-            value = configedit.get_path(alone, key, "")
+            # The key's own type and range, alone; what goes with other keys (match.shootout with
+            # match.sets or draw off) is checked on the whole file, in apply_settings.
+            value = configedit.parse_value(key, text, "")
         except ValueError as e:
             raise CommandError("%s; nothing was written" % e)
         out.append((key, value))

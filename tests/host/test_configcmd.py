@@ -68,7 +68,30 @@ BAD = [
     (["set", "colour=red"], "colour: unknown key"),
     (["set", "players.A.name"], "KEY=VALUE"),
     (["set", "board=nosuchboard"], "no boards/nosuchboard.json on the board"),
+    (["set", "match.shootout=on"], "match.shootout: decides a draw that may not stand"),  # alone: draw on, no sets
 ]
+
+
+def test_keys_valid_only_together_are_set_in_one_command():
+    # Each value is checked alone by its own type and range before connecting; what goes with other
+    # keys (the shoot-out with sets or draw off, the deciding target with sets) on the whole file.
+    from host_tools.commands.config import apply_settings
+    from host_tools.errors import CommandError
+
+    new = apply_settings({"board": "wall"}, ["match.sets=2", "match.shootout=on", "match.deciding_target=11"])
+    assert new["match"] == {"sets": 2, "shootout": True, "deciding_target": 11}
+    new = apply_settings({"board": "wall", "match": {"draw": False}}, ["match.shootout=on"])
+    assert new["match"] == {"draw": False, "shootout": True}
+    for settings, message in ((["match.shootout=on"], "match.shootout: decides a draw that may not stand"),
+                              (["match.deciding_target=11"], "match.deciding_target: goes with match.sets"),
+                              (["match.sets=2", "match.shootout=maybe"], "match.shootout"),
+                              (["match.sets=99"], "match.sets")):
+        try:
+            apply_settings({"board": "wall"}, settings)
+        except CommandError as e:
+            assert message in str(e) and "nothing was written" in str(e), (settings, e)
+        else:
+            raise AssertionError("accepted: %r" % settings)
 
 
 def test_bad_values_are_refused_and_nothing_is_written(tmp_path):

@@ -37,6 +37,7 @@ function ticking(s) {
   else if (s.phase === "shootout") phase = "Shoot-out";
   else if (s.phase === "set_over") phase = "Set over";
   else if (s.phase === "tiebreak") phase = "Tie-break";
+  else if (s.equalizing_inning) phase = "Equalizing inning";
   else if (s.phase === "finished") {
     phase = s.result === "A" || s.result === "B" ? (s.players[s.result].name || "Player " + s.result) + " wins"
       : s.result === "draw" ? "Draw" : "Finished";

@@ -140,13 +140,21 @@ def check_game(options):
 
 
 def check_configure(body):
-    _obj(body, ("name", "game_options", "format", "groups", "advance"), ("format",))
-    out = {"name": text(body.get("name", ""), "name", MAX_TOURNAMENT_NAME),
-           "game_options": check_game(body.get("game_options", {})), "format": body["format"]}
-    if out["format"] not in FORMATS:
-        raise Refused("format must be one of %s" % ", ".join(FORMATS))
-    out["groups"] = whole(body.get("groups", 1), "groups", 1, 26)
-    out["advance"] = whole(body.get("advance", 2), "advance", 1, 64)
+    """configure's arguments: those given (once the draw is made only the name may change)."""
+    _obj(body, ("name", "game_options", "format", "groups", "advance"))
+    out = {}
+    if "name" in body:
+        out["name"] = text(body["name"], "name", MAX_TOURNAMENT_NAME)
+    if "game_options" in body:
+        out["game_options"] = check_game(body["game_options"])
+    if "format" in body:
+        if body["format"] not in FORMATS:
+            raise Refused("format must be one of %s" % ", ".join(FORMATS))
+        out["format"] = body["format"]
+    if "groups" in body:
+        out["groups"] = whole(body["groups"], "groups", 1, 26)
+    if "advance" in body:
+        out["advance"] = whole(body["advance"], "advance", 1, 64)
     return out
 
 

@@ -64,6 +64,7 @@ def test_every_field_is_checked():
             "game_options": {"game": "three_cushion", "target": 20, "sets": 2, "deciding_target": 10,
                              "shootout": True, "warmup_s": 120}}
     assert org.check_configure(good)["game_options"]["deciding_target"] == 10
+    assert org.check_configure({"name": " Final day "}) == {"name": "Final day"}  # only what is given changes
     refused(org.check_configure, dict(good, format="swiss"), "format must be one of round_robin, knockout")
     refused(org.check_configure, dict(good, groups=0), "groups must be a whole number 1..26")
     refused(org.check_configure, dict(good, game_options={"target": 0}), "game_options: target: 0 is not in 1..9999")
@@ -358,6 +359,11 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
     printable, headers = hall.get("/tournament.html", raw=True)
     assert headers["Content-Type"] == "text/html; charset=utf-8"
     assert b"&lt;img src=x onerror=f()&gt;" in printable and HTML_NAME.encode() not in printable
+    # After the draw only the name changes.
+    pg.fill("#configure [name=name]", "Club day, final")
+    pg.click("#configure button[type=submit]")
+    wait_for(lambda: pg.text_content("#title"), "Club day, final", what="the new name on the page")
+    assert pg.is_disabled("#configure [name=target]") and pg.is_disabled("#draw")
     # Nothing shows a key: not the page, the API, the exports, the event stream's snapshot.
     seen = [pg.content(), tv.page.content(), json.dumps(hall.get("/api/tournament")), csv_text.decode("utf-8-sig"),
             json.dumps(exported), printable.decode()]
@@ -380,6 +386,10 @@ def test_a_knockout_moves_on_by_itself_shootout_included(tourney, browser):
     page = org_page(browser, hall)
     tv = Page(browser, hall.url)
     assert post(hall, "draw", {}) == (200, {"ok": True})
+    status, answer = post(hall, "configure", {"format": "round_robin"})
+    assert status == 409 and "the draw is made" in answer["error"]
+    status, answer = post(hall, "players", {"name": "Late Comer"})
+    assert status == 409 and "no more players" in answer["error"]
     s1, s2 = b1.setup(1), b2.setup(1)
     for s in (s1, s2):  # a knock-out match needs a winner
         assert s["setup"]["match"]["draw"] is False and s["setup"]["match"]["shootout"] is True

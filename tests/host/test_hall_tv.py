@@ -101,7 +101,8 @@ def tv_check(browser, hall, count):
         wait_for(lambda: page.page.evaluate("document.querySelectorAll('.tile').length"), count, what="the tiles")
         got = wait_for(lambda: page.page.evaluate(MEASURE), lambda g: len(g["strip_items"]) == min(12, before + 3),
                        what="the strip")
-        page.page.screenshot(path="/tmp/carom-hall-tv-%d.png" % count)
+        print("%d tables: the smallest name %.1f px, the smallest game line %.1f px"
+              % (count, got["smallestName"], got["smallestGame"]))
         assert got["cut"] == [], got["cut"]
         for s in sims:  # every name whole, as the board sent it
             doc = s.doc()

@@ -69,6 +69,7 @@ $("configure").addEventListener("submit", e => {
                 warmup_s: num(f, "warmup_s") || 0, shot_clock: num(f, "shot_clock") || 0,
                 break_s: num(f, "break_s") === null ? 180 : num(f, "break_s")};
   if (num(f, "deciding_target") !== null) game.deciding_target = num(f, "deciding_target");
+  if (doc && doc.settings.drawn) return post("configure", {name: f.elements.name.value});  // only the name now
   post("configure", {name: f.elements.name.value, format: f.elements.format.value, groups: num(f, "groups") || 1,
                      advance: num(f, "advance") || 1, game_options: game});
 });
@@ -137,7 +138,7 @@ function drawTournament() {
   $("title").textContent = s.name || "";
   if (!formFilled) { fillForm(s); formFilled = true; }
   for (const f of ["configure", "add-player", "add-many"]) {
-    for (const x of $(f).elements) x.disabled = s.drawn && !(f === "configure" && x.name === "name");
+    for (const x of $(f).elements) x.disabled = s.drawn && !(f === "configure" && (x.name === "name" || x.type === "submit"));
   }
   $("draw").disabled = s.drawn;
   $("drawn").textContent = s.drawn ? "The draw is made: " + d.matches.length + " matches." : "";

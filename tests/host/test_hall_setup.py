@@ -15,7 +15,8 @@ What is tried:
   again (the retained copy) is not counted; another board's login cannot write the setup topic
   and an anonymous client cannot connect; a setup during a match waits (the state document says
   so) and is applied when the match is over; one sent while the board is off is applied when it
-  comes back (retained).
+  comes back (retained); one waiting when the power goes waits again when the board is back (the
+  broker's retained copy) and is applied when the restored match is over.
 """
 
 import hashlib
@@ -380,6 +381,31 @@ def test_a_signed_setup_reaches_the_board_and_the_others_do_not(board, secure_br
         assert setup_of(hall)["n"] == n4 and hall.state("t1")["game"] == "straight_rail"
         shows_names(b, "Ferenc Kiss", "Gizella Nemeth")
         assert config_players(b) == fourth["players"]
+
+        # 6. a power cut while a setup waits: the match comes back from the flash, the broker's retained
+        # copy makes the setup wait again, and it is applied when that match is over
+        press(b, "A.point")  # the lag: A breaks
+        press(b, "A.point")
+        fifth = {"players": {"A": {"name": "Hajnal Bodo"}, "B": {"name": "Imre Fodor"}}, "match": MATCH}
+        n5, msg5 = b.keys.message("t1", fifth)
+        hall.publish("t1", msg5)
+        wait_for(lambda: setup_of(hall)["waiting"], n5, 20, "the setup waiting")
+        b.vb.stop_realtime()
+        b.vb.power_off()
+        with hall.lock:
+            hall.states.clear()
+        b.vb.power_on()
+        b.vb.run_realtime()
+        wait_for(lambda: setup_of(hall), lambda s: s is not None and s["waiting"] == n5, 60, "waiting again")
+        st = hall.state("t1")
+        assert st["players"]["A"]["score"] == 1 and names(hall) == ("Ferenc Kiss", "Gizella Nemeth")
+        assert setup_of(hall)["n"] == n4 and config_players(b) == fourth["players"]
+        for _ in range(6):
+            press(b, "A.point")  # 7: the target
+        press(b, "B.end")
+        wait_for(lambda: hall.state("t1")["phase"], "finished", 20, "the match over")
+        wait_for(lambda: names(hall), ("Hajnal Bodo", "Imre Fodor"), 60, "applied once the restored match is over")
+        assert setup_of(hall)["n"] == n5 and config_players(b) == fifth["players"]
     finally:
         hall.close()
 

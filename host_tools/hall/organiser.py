@@ -274,6 +274,12 @@ class Organiser:
         self.unkeyed = set()  # the tournament's tables the key file has no key for (shown on the page)
         self.view = "tables"
         self.statuses = {}  # table -> the status the pages were last sent
+        self.table_set = set()  # the tournament's tables (refresh_tables): only their messages concern it
+        self.refresh_tables()
+
+    def refresh_tables(self):
+        """The tournament's tables, read again (after a page added or removed one)."""
+        self.table_set = {row["table"] for row in self.t.tables()}
 
     # ---- setups out ----
 

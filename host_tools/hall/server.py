@@ -165,8 +165,9 @@ class Dashboard:
             if kind == "result":
                 if self._results_out is not None:
                     self._append(self.hall.last_result)
-                if self.organiser is not None:  # a replacement too: the match finished again after an undo
-                    last = self.hall.last_result
+                last = self.hall.last_result
+                if self.organiser is not None and last.table in self.organiser.table_set:
+                    # (a replacement too: the match finished again after an undo)
                     recorded = self.organiser.report(last.table, last.doc) is not None or recorded
             self.hub.send(kind, data)
             table = data["result"]["table"] if kind == "result" else data.get("table")
@@ -181,8 +182,8 @@ class Dashboard:
 
     def _marked(self, table):
         """Whether what makes `table` free, and its setup's status, changed with its newest message."""
-        if self.organiser is None:
-            return False
+        if self.organiser is None or table not in self.organiser.table_set:
+            return False  # (a table outside the tournament costs the tournament nothing)
         t = self.hall.tables.get(table)
         s = t.state if t is not None else None
         mark = None if s is None else (org.board_free(s), s.get("phase"), json.dumps(s.get("setup")),
@@ -201,6 +202,8 @@ class Dashboard:
         o = self.organiser
         if o is None:
             return
+        if full:
+            o.refresh_tables()
         sent = o.dispatch(self.hall)
         if sent or full or o.statuses_changed(self.hall) is not None:
             self.hub.send("tournament", o.snapshot(self.hall))

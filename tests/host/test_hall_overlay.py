@@ -148,9 +148,10 @@ def test_overlay_shows_one_table_live_on_a_transparent_page(hall, browser):
         assert got["B"] == {"name": "Torbjorn Blomdahl", "score": "0", "innings": "0", "at_table": "false"}
         assert got["table"] == "t5" and got["game"] == "Three-cushion · 3"  # its name comes with a report
         assert got["run"] == "Run 1" and got["countdown"] == "Last 2" and got["phase"] == ""
-        assert got["shot"] in ("40 s", "39 s", "38 s"), got["shot"]
+        first = int(got["shot"].split()[0])
+        assert got["shot"] == "%d s" % first and 30 < first <= 40, got["shot"]  # 40 s from the board's document
         # The shot clock counts down on the overlay between the board's documents.
-        wait_for(lambda: int(page.evaluate(READ_JS)["shot"].split()[0]), lambda s: s <= 38, timeout=10,
+        wait_for(lambda: int(page.evaluate(READ_JS)["shot"].split()[0]), lambda s: s < first, timeout=10,
                  what="the shot clock counting down")
         # The other table plays (three updates), then t5 again: the overlay hears of t5 only.
         for _ in range(3):

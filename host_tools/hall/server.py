@@ -53,6 +53,7 @@ import json
 import math
 import os
 import socket
+import sqlite3
 import tempfile
 import threading
 import time
@@ -473,17 +474,24 @@ def open_organiser(db, prefix, out, tournament=None, keys=None):
     if db is None:
         tmpdir = tempfile.mkdtemp(prefix="carom-hall-")
         db = os.path.join(tmpdir, "tournament.sqlite")
+    if tournament is None:
+        from .tournament import Tournament as tournament
+    try:
+        t = tournament(db)  # ValueError naming the file when it is not a tournament's
+        store = org.SentStore(db)
+    except (OSError, sqlite3.Error, ValueError) as e:
+        if tmpdir is not None:
+            import shutil
+
+            shutil.rmtree(tmpdir, ignore_errors=True)
+        if isinstance(e, ValueError):
+            raise
+        raise ValueError("cannot use the tournament file %s: %s" % (db, e)) from None
+    if tmpdir is not None:
         out("carom hall: the tournament is kept in a temporary file only (no --db FILE): it is gone when"
             " carom hall stops")
     else:
         out("carom hall: the tournament is in %s" % db)
-    if tournament is None:
-        from .tournament import Tournament as tournament
-    try:
-        t = tournament(db)
-        store = org.SentStore(db)
-    except Exception as e:  # sqlite3.Error, OSError: the file is not a tournament's, or cannot be made
-        raise ValueError("cannot use the tournament file %s: %s" % (db, e)) from None
     if keys is None and tmpdir is None:
         keys = os.path.join(os.path.dirname(os.path.abspath(db)), "hall-keys.json")
     if keys is not None:

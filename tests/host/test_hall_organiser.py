@@ -500,3 +500,20 @@ def test_the_tournament_survives_a_restart(tmp_path):
 
 def first_match(t):
     return [m["id"] for m in t["matches"] if m["status"] != "pending"][0]
+
+
+def test_cli_errors_name_the_file(tmp_path):
+    """--db that is no tournament's file, --keys that is no key file: `carom: ...`, exit 1, no traceback."""
+    import subprocess
+
+    from helpers import CAROM
+
+    junk = tmp_path / "notes.txt"
+    junk.write_text("the club's notes\n")
+    for args, words in ((["--db", str(junk)], "cannot be used as a tournament file"),
+                        (["--db", str(tmp_path / "t.sqlite"), "--keys", str(junk)], "not a key file")):
+        out = subprocess.run([CAROM, "hall", "--broker", "127.0.0.1:1", "--listen", "127.0.0.1:0", *args],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 1 and out.stderr.startswith("carom: ") and words in out.stderr, out
+        assert "Traceback" not in out.stderr + out.stdout
+    assert junk.read_text() == "the club's notes\n"  # not written over

@@ -517,3 +517,32 @@ def test_cli_errors_name_the_file(tmp_path):
         assert out.returncode == 1 and out.stderr.startswith("carom: ") and words in out.stderr, out
         assert "Traceback" not in out.stderr + out.stdout
     assert junk.read_text() == "the club's notes\n"  # not written over
+
+
+@need_broker
+def test_a_broker_restart_keeps_the_setups(tmp_path):
+    """A broker that keeps nothing (no persistence) restarts: the hall publishes each table's newest
+    setup again at its reconnect, so a board that connects afterwards still gets its match."""
+    from mosquitto import Mosquitto
+
+    keys_path = str(tmp_path / "hall-keys.json")
+    key = Keys(keys_path).new_key("t1")
+    m = Mosquitto().start()
+    hall = HallProc(m.port, "--db", str(tmp_path / "club.sqlite"), "--keys", keys_path)
+    try:
+        hall.wait_line(r"connected")
+        post(hall, "configure", {"format": "round_robin", "game_options": {"target": 3}})
+        post(hall, "players", {"players": [{"name": n} for n in ("Anna", "Bela")]})
+        post(hall, "table", {"table": "t1"})
+        post(hall, "draw", {})
+        before, retained = retained_setup(m.port, "t1")
+        assert retained and verify(key, before)["n"] == 1
+        m.stop()
+        wait_for(lambda: hall.get("/api/tables")["broker"]["connected"], False, 20, "the broker gone")
+        m.start()  # the same port, nothing kept
+        wait_for(lambda: hall.get("/api/tables")["broker"]["connected"], True, 30, "the hall reconnected")
+        after, retained = retained_setup(m.port, "t1", timeout=20)
+        assert retained and after == before  # the same setup, the same n: a board that had it ignores it
+    finally:
+        hall.stop()
+        m.close()

@@ -2,16 +2,24 @@
 
 `carom hall --broker HOST[:PORT]` subscribes to <prefix>/+/state, /status and /report and
 serves a page (default http://127.0.0.1:8090) with a tile per table and the results list
-of finished matches (exported as /results.csv and /results.json).
+of finished matches (exported as /results.csv and /results.json).  It also runs a tournament
+(/organiser, --db FILE): each free table is sent its next match on <prefix>/<table>/setup,
+signed with the table's key (--keys FILE), and the reports fill the standings and the bracket;
+/overlay/<table> is a score overlay for streaming software.
 
     schema.py   what gets in: the state document's and the report's schema, bounded in bytes before parsing
     model.py    the tables and the results list, fed message by message (pure; the dedup rule, slots,
                 eviction, the byte bounds)
-    broker.py   the MQTT subscription: paho-mqtt on its own thread, reconnecting by itself
+    broker.py   the MQTT subscription (and the setups' publish): paho-mqtt on its own thread, reconnecting
+    tournament.py  the tournament in SQLite: players, draw, matches onto tables, standings, bracket, exports
+    setups.py   the tables' keys and numbers (the key file), a setup signed for its table
+    organiser.py  the tournament on the hall: which tables are free, the setups sent and what they do,
+                what the organiser's page may POST (every field checked)
     server.py   HTTP + server-sent events on asyncio (standard library only)
     loadgen.py  simulated tables publishing real state documents (tests, benchmark, a demo)
     bench.py    hall_section(): the load benchmark's figures for `make bench`
-    static/     index.html, hall.js, hall.css (no build step, nothing from the internet)
+    static/     the TV (index.html, hall.js, hall.css), the organiser's page (organiser.*), the overlay
+                (overlay.*): no build step, nothing from the internet
 """
 
 from .server import ListenError, run  # noqa: F401

@@ -427,6 +427,10 @@ function drawStandings(box) {
   const size = Math.max(12, Math.min(34, (box.clientHeight - 30) / lines / 1.45, 1800 / cols / 30));
   box.style.setProperty("--vfont", size.toFixed(1) + "px");
   box.style.setProperty("--gw", (100 / cols - 2) + "%");
+  if (tournament.settings.name || tournament.champion) {
+    el("h1", "view-title", box, (tournament.settings.name || "") +
+       (tournament.champion ? (tournament.settings.name ? " · " : "") + "Winner: " + tournament.champion : ""));
+  }
   for (const g of groups) {
     const sec = el("div", "group", box);
     el("h2", "", sec, g.group ? "Group " + g.group : (tournament.settings.name || "Standings"));
@@ -455,9 +459,11 @@ function drawBracket(box) {
   const most = rounds.reduce((n, r) => Math.max(n, r.matches.length), 0);
   const size = Math.max(11, Math.min(30, (box.clientHeight - 40) / (most * 2 + 2) / 1.6, 1800 / rounds.length / 14));
   box.style.setProperty("--vfont", size.toFixed(1) + "px");
+  if (tournament.champion) el("div", "b-champion", box, "Winner: " + tournament.champion);
   for (const r of rounds) {
-    const col = el("div", "b-round", box);
-    el("h2", "", col, r.name);
+    const round = el("div", "b-round", box);
+    el("h2", "", round, r.name);
+    const col = el("div", "b-matches", round);
     for (const m of r.matches) {
       const box2 = el("div", "b-match", col);
       box2.dataset.status = m.status;

@@ -41,7 +41,7 @@ import secrets
 
 from ... import httpd
 from ...httpd import ListenError  # noqa: F401 (host_tools.simulator.page's)
-from .session import BoardSession
+from .session import BoardSession, close_all
 
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 PORT = 8080  # the default --listen port (sim.py), shown in --listen's error message
@@ -235,8 +235,7 @@ def run(board_name, listen, count=1, flash=None, out=print, ready=None, stop=Non
     try:
         return asyncio.run(_main(sock, url, board_name, count, flash, out, ready, stop, sessions, remote))
     finally:
-        for s in sessions:
-            s.close()
+        close_all(sessions)
         sock.close()
 
 
@@ -267,6 +266,5 @@ async def _main(sock, url, board_name, count, flash, out, ready, stop, sessions,
         srv.close()
         hub.close()
         await server.cancel_all()
-        for s in sessions:
-            await loop.run_in_executor(None, s.close)
+        await loop.run_in_executor(None, close_all, sessions)
     return 0

@@ -29,6 +29,7 @@ import json
 import math
 import os
 import re
+import signal
 import threading
 import time
 
@@ -48,6 +49,7 @@ MAX_JUMP_S = max(JUMPS)  # the most one {"do": "advance"} moves the clock (a jum
 ACTIONS = {"tap": ("button",), "down": ("button",), "up": ("button",), "long": ("button",),
            "power": ("on",), "plug": ("chip", "plugged"), "advance": ("seconds",)}  # each one's fields
 LOG_KEEP = 500  # log lines a newly connected page is sent
+STOP_GRACE_S = 2.0  # at the end, how long a clock thread may take to finish its step
 BLINK_HZ = (0, 2, 1, 0.5)
 REFUSED = re.compile(r"carom: refused (\S+): (.*)$")  # the firmware's line for a refused press or a lock-out
 LOCKED_OUT = "locked out: the turn had just passed (a press that soon after is ignored)"
@@ -344,6 +346,24 @@ class Redactor:
         return SECRET_FIELD.sub(lambda m: m.group(1) + m.group(3) + HIDDEN + m.group(3), text)
 
 
+def close_all(sessions, grace=STOP_GRACE_S):
+    """Stop every board: the clock threads first.  A Ctrl-C in the terminal reaches the boards'
+    MicroPython processes too (one process group), and a board interrupted in the middle of a
+    step never answers it: the step would wait out the board's 30 s timeout.  So a clock thread
+    still running after `grace` seconds has its boards' processes ended under it."""
+    for s in sessions:
+        s._stop.set()
+    threads = [s._thread for s in sessions if s._thread is not None and s._thread is not threading.current_thread()]
+    deadline = time.monotonic() + grace
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+    if any(t.is_alive() for t in threads):
+        for s in sessions:
+            s.kill_board()
+    for s in sessions:
+        s.close()
+
+
 class HubBoard(ScriptedBoard):
     """A ScriptedBoard on a RadioHub (ESP-NOW to the other boards on it), with a given MAC."""
 
@@ -501,9 +521,23 @@ class BoardSession:
             with self.lock:
                 if self._stop.is_set():
                     break
-                if self.lead is None:
-                    self._guard(self.pacer.step)
-                self._collect()
+                try:
+                    if self.lead is None:
+                        self._guard(self.pacer.step)
+                    self._collect()
+                except Exception:
+                    if self._stop.is_set():  # its process was ended under it (close_all)
+                        break
+                    raise
+
+    def kill_board(self):
+        """End the board's MicroPython process at once (SIGKILL): a step waiting on it ends."""
+        pid = self.pid
+        if pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def _guard(self, fn, *args):
         """Run a board call; a board whose process died is shown off, with the reason logged."""

@@ -214,6 +214,9 @@ class SentStore:
                         (table, entry["n"], None if entry["match"] is None else str(entry["match"]),
                          json.dumps(entry["setup"]), entry["payload"], entry["at"]))
 
+    def delete(self, table):
+        self.db.execute("DELETE FROM hall_sent WHERE tbl = ?", (table,))
+
     def close(self):
         self.db.close()
 
@@ -339,6 +342,15 @@ class Organiser:
         a, b = _names(setup)
         self.out("carom hall: setup %d sent to %s: %s - %s" % (n, table, ascii(a), ascii(b)))
         return True
+
+    def withdraw(self, table):
+        """The table left the tournament: its retained setup is cleared on the broker (an empty retained
+        message), so a board that is off does not take a match that may go to another table. A board
+        that holds it waiting already keeps it (the channel has no recall)."""
+        if self.sent.pop(table, None) is not None:
+            self.store.delete(table)
+            self.publish(self.topic(table), b"")
+            self.out("carom hall: the setup for %s withdrawn (its retained copy cleared)" % table)
 
     def republish(self):
         """After a (re)connect: each table's newest setup again (a broker without persistence lost it)."""

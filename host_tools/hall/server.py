@@ -442,7 +442,9 @@ class Server(httpd.Server):
                     raise org.Refused("at most %d tables" % org.MAX_TABLES, 409)
                 t.add_table(table)
             elif action == "untable":
-                t.remove_table(org.check_table(body))
+                table = org.check_table(body)
+                t.remove_table(table)
+                o.withdraw(table)
             elif action == "draw":
                 t.draw(seed=org.check_draw(body))
             else:

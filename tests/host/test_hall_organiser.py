@@ -243,6 +243,31 @@ def retained_setup(port, table, timeout=10):
         c.disconnect()
 
 
+def retained_topics(port, topics, timeout=10):
+    """{topic: payload} of the retained messages on `topics`, read up to a retained sentinel published
+    first (the broker sends each subscription's retained messages in order)."""
+    got, done = {}, threading.Event()
+    c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="carom-test-retained")
+
+    def message(cl, u, m):
+        if m.topic == "carom-test/sentinel":
+            done.set()
+        elif m.payload:
+            got[m.topic] = m.payload
+
+    c.on_message = message
+    c.on_connect = lambda cl, *a: cl.subscribe([(t, 1) for t in topics] + [("carom-test/sentinel", 1)])
+    c.connect("127.0.0.1", port, 30)
+    c.loop_start()
+    try:
+        c.publish("carom-test/sentinel", b"1", qos=1, retain=True).wait_for_publish(5)
+        assert done.wait(timeout), "no sentinel"
+        return got
+    finally:
+        c.loop_stop()
+        c.disconnect()
+
+
 def org_page(browser, hall):
     p = Page.__new__(Page)
     p.context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -543,6 +568,10 @@ def test_a_broker_restart_keeps_the_setups(tmp_path):
         wait_for(lambda: hall.get("/api/tables")["broker"]["connected"], True, 30, "the hall reconnected")
         after, retained = retained_setup(m.port, "t1", timeout=20)
         assert retained and after == before  # the same setup, the same n: a board that had it ignores it
+        # The table leaves the tournament: its retained setup is cleared (a board off now never takes it).
+        assert post(hall, "untable", {"table": "t1"}) == (200, {"ok": True})
+        hall.wait_line(r"the setup for t1 withdrawn")
+        assert retained_topics(m.port, ["carom/t1/setup"]) == {}
     finally:
         hall.stop()
         m.close()

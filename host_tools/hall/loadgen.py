@@ -83,6 +83,20 @@ class SimTable:
         reason = self.ref.line('new game=%s target=%d%s name_A="%s" name_B="%s" %s'
                                % (self.game, self.target, "" if self.lag else " breaker=A", a, b, self.options))
         assert reason is None, reason
+        self._begun()
+
+    def start(self, options):
+        """A new match made as a board makes it from its configuration (firmware/hallsetup.py apply):
+        rules.Match.new's keywords, config.match_options of a checked config.  It starts in the lag;
+        it begins on this table's clock 60 s after the previous one ended."""
+        if self.ref.now:
+            self.epoch = self.started_at + self.ref.now // 1000 + 60
+        self.ref = self.referee.Referee()
+        reason = self.ref.match.new(self.ref.now, **options)
+        assert reason is None, reason
+        self._begun()
+
+    def _begun(self):
         self.started_at = self.epoch
         self.matches += 1
         self.last_report = None  # the finished match's report (step() returned it once)
@@ -193,8 +207,9 @@ class SimTable:
 class Board:
     """One board's MQTT connection, publishing as the wall board does."""
 
-    def __init__(self, host, port, table, prefix="carom", client_id=None, user=None, password=None):
+    def __init__(self, host, port, table, prefix="carom", client_id=None, user=None, password=None, on_setup=None):
         self.topic = "%s/%s/" % (prefix, table)
+        self.on_setup = on_setup  # on_setup(payload) for each message on <prefix>/<table>/setup (a hall key)
         self.connected = threading.Event()
         self.refused = None  # the broker's reason when it refused the connection
         self.dead = False
@@ -205,6 +220,8 @@ class Board:
         c.reconnect_delay_set(0.2, 1)
         c.on_connect = self._connected
         c.on_disconnect = lambda *a: self.connected.clear()
+        if on_setup is not None:
+            c.on_message = lambda client, userdata, msg: self.on_setup(msg.payload)
         self.client = c
         c.connect_async(host, port, keepalive=30)
         c.loop_start()
@@ -214,6 +231,8 @@ class Board:
             self.refused = str(reason)
         else:
             client.publish(self.topic + "status", b"online", qos=1, retain=True)  # the birth message
+            if self.on_setup is not None:  # as firmware/mqtt.py: at every connect, QoS 1
+                client.subscribe(self.topic + "setup", 1)
             self.connected.set()
 
     def wait(self, timeout=10):
@@ -250,6 +269,165 @@ class Board:
             pass  # not connected: the will did it
         self.client.disconnect()
         self.client.loop_stop()
+
+
+class HallBoard:
+    """A board with a hall key (issue 17): it takes its table's setups and plays the matches they name.
+
+    One MQTT connection as the board's (Board, on_setup): "online", the setup topic subscribed at
+    every connect (QoS 1).  Each message is checked by the firmware's own hallsetup.check (HMAC with
+    this table's key, the table, the form, config.py's schema) and then as hallsetup.received does:
+    the same n as the one applied or waiting is the broker's retained copy again (ignored), an older
+    one is refused ("old"); refusals are counted and named in the state document.  A good setup waits
+    until the table is free (no match yet, the lag with nothing played, or finished with its report
+    out and `hold_s` gone by: the board's HOLD_MS, 0 here by default) and is then applied: the match
+    made from config.match_options of the checked setup (players, targets, every option), in the lag.
+
+    step() plays one stroke (SimTable.step: the lag, points and misses, breaks, sets, shoot-outs) and
+    publishes the state document with its "setup" key ({n, waiting, refused, last_refused}), and the
+    report (QoS 1) when the match ends.  A finished match waits for the hall's next setup: the board
+    never starts one by itself.  Thread-safe: setups arrive on paho's thread."""
+
+    def __init__(self, host, port, table, key, prefix="carom", rng=None, client_id=None, user=None,
+                 password=None, hold_s=0.0, clock=time.monotonic):
+        from . import setups
+
+        firmware_path()
+        import config
+        import hallsetup
+
+        self.config, self.hallsetup = config, hallsetup
+        self.table = table
+        self.key = setups.key_bytes(key)  # never printed: __repr__ leaves it out
+        self.rng = rng or random.Random(table)
+        self.hold_s = hold_s
+        self.clock = clock
+        self.lock = threading.RLock()
+        self.sim = None  # the match on the table (SimTable), None before the first setup
+        self.n = 0  # the newest applied setup's n
+        self.waiting = None  # (n, setup) that passed, waiting for the table to be free
+        self.refused = 0
+        self.last_refused = None
+        self.received = 0  # messages on the setup topic
+        self.applied = []  # [(n, setup)] in the order applied
+        self.reports = []  # the reports published (one per match played to its end)
+        self.finished_at = None  # when the match on the table finished (its report then published)
+        self.board = Board(host, port, table, prefix, client_id or "carom-sim-%s" % table, user, password,
+                           on_setup=self._message)
+
+    def __repr__(self):
+        return "HallBoard(%r, n=%d)" % (self.table, self.n)
+
+    def wait(self, timeout=10):
+        self.board.wait(timeout)
+        return self
+
+    def _message(self, payload):
+        n, setup, why = self.hallsetup.check(payload, self.key, self.table)
+        with self.lock:
+            self.received += 1
+            if why is None:
+                waiting = self.waiting[0] if self.waiting is not None else 0
+                if n == self.n or n == waiting:
+                    return  # the retained copy again (at every connect)
+                if n < self.n or n < waiting:
+                    why = b"old"
+            if why is not None:
+                self.refused += 1
+                self.last_refused = why.decode()
+                self.publish()
+                return
+            self.waiting = (n, setup)
+            if self.free():
+                self.apply()
+            else:
+                self.publish()
+
+    def free(self):
+        """The board takes a waiting setup now (firmware/publisher.py free())."""
+        if self.sim is None:
+            return True
+        if self.sim.finished():
+            return self.finished_at is not None and self.clock() - self.finished_at >= self.hold_s
+        return self.sim.phase() == "lag" and not self.sim.ref.match.n
+
+    def apply(self):
+        """The waiting setup on the table: a new match with its players and options, in the lag."""
+        n, setup = self.waiting
+        self.waiting = None
+        cfg = self.config.normalize({"players": setup["players"], "match": setup["match"]}, "setup")
+        if self.sim is None:
+            self.sim = SimTable(self.table, self.rng, lag=True)
+        self.sim.start(self.config.match_options(cfg))
+        self.n = n
+        self.finished_at = None
+        self.applied.append((n, setup))
+        return self.publish()
+
+    def setup_doc(self):
+        d = {"n": self.n, "waiting": self.waiting[0] if self.waiting is not None else None, "refused": self.refused}
+        if self.last_refused is not None:
+            d["last_refused"] = self.last_refused
+        return d
+
+    def publish(self, doc=None):
+        """The state document (with its setup key), retained; nothing before the first setup."""
+        if self.sim is None:
+            return None
+        doc = dict(doc if doc is not None else self.sim.doc())
+        doc["setup"] = self.setup_doc()
+        self.board.state(doc)
+        return doc
+
+    def step(self):
+        """One stroke; a waiting setup applied when the table is free.  True if a stroke was played."""
+        with self.lock:
+            if self.sim is None or self.sim.finished():
+                if self.waiting is not None and self.free():
+                    self.apply()
+                return False
+            doc, report = self.sim.step()
+            self.publish(doc)
+            if report is not None:
+                self.board.report(report)
+                self.reports.append(report)
+                self.finished_at = self.clock()
+                if self.waiting is not None and self.free():
+                    self.apply()
+            return True
+
+    def playing(self):
+        with self.lock:
+            return self.sim is not None and not self.sim.finished()
+
+    def close(self):
+        self.board.close()
+
+
+def play(boards, interval_s, until, rng=None, most_s=None, check_s=0.02, clock=time.monotonic):
+    """Play the boards' matches: each board a stroke every `interval_s` on average (exponential gaps,
+    as measure() does), until until() is true (asked every check_s) or most_s have passed
+    (TimeoutError).  Returns the strokes played."""
+    rng = rng or random.Random(1)
+    start = clock()
+    due = [(start + rng.expovariate(1 / interval_s), i) for i in range(len(boards))]
+    strokes = 0
+    checked = start
+    while True:
+        now = clock()
+        if now - checked >= check_s or not strokes:
+            checked = now
+            if until():
+                return strokes
+            if most_s is not None and now - start > most_s:
+                raise TimeoutError("the boards played %d strokes in %.0f s and until() is still false" % (strokes, most_s))
+        when, i = min(due)
+        wait = when - clock()
+        if wait > 0:
+            time.sleep(min(wait, 0.02))
+            continue
+        strokes += boards[i].step()
+        due[i] = (max(when, now - 1) + rng.expovariate(1 / interval_s), i)
 
 
 class SSEClient:

@@ -21,7 +21,6 @@ import urllib.request
 
 import pytest
 
-from helpers import wait_for
 from host_tools.hall.loadgen import HallBoard, play
 from host_tools.hall.setups import Keys
 from mosquitto import SecureMosquitto, available

@@ -51,8 +51,15 @@ class Hint:
         def now():
             return self.p.page.get_attribute(self.sel, "data-phase"), self.p.page.inner_text(self.sel)
 
-        return wait_for(now, lambda v: v[0] == phase and all(w in v[1] for w in words), timeout,
+        text = wait_for(now, lambda v: v[0] == phase and all(w in v[1] for w in words), timeout,
                         "the hint for %s with %r" % (phase, words))[1]
+        assert not_cut(self.p.page, self.sel), "the hint %r is cut" % text
+        return text
+
+
+def not_cut(page, sel):
+    """The element shows all its text: nothing hidden past its box."""
+    return page.eval_on_selector(sel, "e => e.scrollHeight <= e.clientHeight && e.scrollWidth <= e.clientWidth")
 
 
 def press(p, name, times=1):
@@ -65,7 +72,7 @@ def test_form_and_hints_through_a_match(browser, tmp_path):
     os.makedirs(flash)
     sim = Sim([CAROM, "sim", "--listen", "127.0.0.1:%d" % free_port(), "--flash", flash], timeout=90)
     try:
-        p = open_page(browser, sim)
+        p = open_page(browser, sim, 1280, 720)
         page = p.page
         hint = Hint(p)
         hint.wait("lag", "POINT", "breaks")

@@ -13,6 +13,7 @@ import re
 
 from helpers import CAROM, free_port, wait_for
 from host_tools import firmware_path
+from test_page_match import not_cut
 from test_web import Sim, open_page, stop_and_check
 
 
@@ -97,6 +98,11 @@ def test_the_referee_box_press_refused_by_the_wall(browser):
         said = r.next("the referee box's break", reason("BREAK_NOT_HALF"), board=1,
                       shot=os.environ.get("CAROM_SCREENSHOT_REMOTE"))
         assert said
+        # Both hint lines, in the narrowest layout (the box beside the wall board at 1280 wide), whole.
+        for board in (0, 1):
+            sel = '.board[data-board="%d"] .say' % board
+            assert "A at the table" in p.page.inner_text(sel)
+            assert not_cut(p.page, sel), p.page.inner_text(sel)
         assert p.errors == []
     finally:
         stop_and_check(sim)

@@ -197,9 +197,8 @@ function buildRemote(layout, root) {
   b.powerOn = el("button", {class: "tool", type: "button", "data-action": "power-on"}, power, "Put in");
   b.powerCut.addEventListener("click", () => act(b.index, {do: "power", on: false}));
   b.powerOn.addEventListener("click", () => act(b.index, {do: "power", on: true}));
-  const keys = el("p", {class: "hint"}, panel,
-                  "Click a button, or 2 then its key.");
-  keys.title = layout.buttons.map(x => x.key + " " + x.name).join(", ");
+  // its keys: press 2 (the box), then a button's key, shown on each button (their names in the tooltip)
+  panel.title = "Click a button, or press 2 then its key: " + layout.buttons.map(x => x.key + " " + x.name).join(", ");
   const log = el("div", {class: "group log-group"}, panel);
   el("h3", {}, log, "Log");
   b.log = el("ol", {class: "log", "data-board": layout.index}, log);

@@ -7,9 +7,12 @@ The board definition says which chip shows which field (see boarddef.py);
 the slots are turned into small ints once (viewsetup.py, loaded for it and
 dropped), so render() allocates nothing:
 it writes digits into the chips' frames and each chip's show() sends only
-what changed.  A chip with nothing to send for 1.5 s is asked whether it is
-still there (ht16k33's show(probe=True): 2 bytes on the bus), so an unplugged
-chip is noticed within RETRY_MS without a press.  A chip that stops answering is
+what changed.  A chip with nothing sent since before the previous 0.8 s period
+of the ms counter is asked whether it is still there (ht16k33's
+show(probe=True): 2 bytes on the bus; so every 1.6 s while it is quiet, at the
+period's first render, the same for every chip: a board's writes do not drift
+with the moments it renders), so an unplugged chip is noticed within RETRY_MS
+without a press.  A chip that stops answering is
 retried every RETRY_MS and reported through `failed` (its error code shown);
 the others keep working.
 
@@ -85,7 +88,7 @@ _BLINK_HALF_HZ = const(3)
 
 SCROLL_MS = 300  # a marquee moves one character this often
 RETRY_MS = 2000  # a dead chip is tried again this often
-_PROBE_MS = const(1500)  # a chip with nothing to send is probed this long after its last write
+_PROBE_MS = const(800)  # a chip quiet for a whole such period of the ms counter is probed
 WARN_S = 10  # the shot clock blinks in its last seconds
 
 _POW10 = (1, 10, 100, 1000, 10000)
@@ -237,18 +240,19 @@ class View:
 
     def _send_chip(self, k, now):
         self.chips[k].set_blink(self._blink[k])
-        due = ticks_diff(now, self._retry_at[k]) >= 0  # a dead chip's retry, a quiet one's probe
-        if self.failed[k] and not due:
+        if not self.failed[k]:  # probed when nothing was sent since before the previous period
+            return self._show(k, now, ticks_diff(now - now % _PROBE_MS, self._retry_at[k]) >= 2 * _PROBE_MS)
+        if ticks_diff(now, self._retry_at[k]) < 0:
             return False  # dead: tried again after RETRY_MS
-        return self._show(k, now, due)
+        return self._show(k, now, False)
 
     def _show(self, k, now, probe):
         wrote = _try_show(self.chips[k], probe)
         if wrote < 0:
             return self._dead(k, now)
         self.failed[k] = 0
-        if wrote:  # it answered: probed again after _PROBE_MS of quiet
-            self._retry_at[k] = ticks_add(now, _PROBE_MS)
+        if wrote:  # it answered: when (the period's start), for its next probe
+            self._retry_at[k] = now - now % _PROBE_MS
         return wrote > 0
 
 

@@ -83,7 +83,7 @@ def init(v, board, leds):
     v._last = array("i", bytes(4 * n))  # each slot's value when it was last drawn (View.invalidate)
     v._error_shown = 0
     v.failed = bytearray(len(displays))
-    v._retry_at = array("i", [0] * len(displays))  # a dead chip's next try; a live one's next probe
+    v._retry_at = array("i", [0] * len(displays))  # a dead chip's next try; a live one's last write (its period's start)
     v._leds = [leds.get(name) for name in LEDS]
     v._led_on = bytearray(len(LEDS))
     v._active_low = bytearray(len(LEDS))

@@ -73,7 +73,7 @@ def looks_quietly(chip, text):
         return False
 
 
-def test_a_quiet_board_sends_only_probes_two_bytes_per_chip_every_1_5_s():
+def test_a_quiet_board_sends_only_probes_two_bytes_per_chip_every_1_6_s():
     board, buses, chips, leds, m, v = quiet_wall()
     now = 0
     while now < 5000:  # past the names' marquees (PLAYER A, PLAYER B: 3.6 s) and the first probes
@@ -83,9 +83,11 @@ def test_a_quiet_board_sends_only_probes_two_bytes_per_chip_every_1_5_s():
         bus.take()
     seconds = 30
     end = now + seconds * 1000
+    probe_times = []  # the renders that wrote
     while now < end:
         now += TICK
-        v.render(now)
+        if v.render(now):
+            probe_times.append(now)
     per_chip = {}
     total = 0
     for b, bus in buses.items():
@@ -94,9 +96,30 @@ def test_a_quiet_board_sends_only_probes_two_bytes_per_chip_every_1_5_s():
             per_chip[(b, addr)] = per_chip.get((b, addr), 0) + 1
             total += len(data) + 1  # and the address byte
     assert len(per_chip) == len(chips)  # every chip asked
-    for key, n in per_chip.items():  # every 1.5 s of quiet (every 15th render of 100 ms)
-        assert seconds * 1000 // 1500 - 1 <= n <= seconds * 1000 // 1500 + 1, (key, n)
-    assert total / seconds <= 2 * len(chips) / 1.5 + 1, total / seconds
+    for key, n in per_chip.items():  # every 1.6 s of quiet (two periods of 0.8 s)
+        assert seconds * 1000 // 1600 - 1 <= n <= seconds * 1000 // 1600 + 1, (key, n)
+    assert total / seconds <= 2 * len(chips) / 1.6 + 1, total / seconds
+    assert len(probe_times) <= seconds * 1000 // 1600 + 1  # all chips at the same renders
+
+
+def test_probes_keep_to_the_ms_counter_not_to_when_renders_come():
+    """Two boards rendering at moments a few ms apart send the same probes (the same number, a
+    render apart at most): a late render does not push the next probes later."""
+    runs = []
+    for jitter in (0, 7):
+        board, buses, chips, leds, m, v = quiet_wall()
+        now = 0
+        times = []
+        for k in range(600):  # a minute of renders, every other one late by `jitter`
+            now += TICK
+            t = now + (jitter if k % 2 else 0)
+            before = sum(len(bus.writes) for bus in buses.values())
+            v.render(t)
+            if sum(len(bus.writes) for bus in buses.values()) > before and t > 5000:
+                times.append(t)
+        runs.append(times)
+    assert len(runs[0]) == len(runs[1]) and len(runs[0]) >= 60000 // 1600 - 4
+    assert all(abs(a - b) <= TICK + 7 for a, b in zip(*runs)), runs
 
 
 def test_a_chip_written_is_not_probed():

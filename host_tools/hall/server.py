@@ -72,6 +72,7 @@ CLIENT_QUEUE = 5000  # events waiting for one page; a page that falls this far b
 MAX_BACKLOG_BYTES = 32 * 1024 * 1024  # payloads received on paho's thread, not yet handled on the loop
 MAX_FILE_BYTES = 64 * 1024 * 1024  # the results file; when full it becomes FILE.1 and FILE starts again
 EXPORT_CHUNK = 256 * 1024
+TOURNAMENT_EVERY_S = 0.1  # the tournament's work after boards' messages: at most one pass this often
 SETTLE_S = 1.0  # after a connect, the hall waits this long for the retained states before assigning matches  # an export is written in pieces of about this size, other requests in between
 
 
@@ -91,6 +92,9 @@ class Dashboard:
         self.overlays = {}  # table -> the Hub of the overlays open on that table
         self.organiser = organiser
         self._marks = {}  # table -> what decides whether it is free and its setup's status, as last seen
+        self._observe = set()  # tables whose new state the tournament has not seen yet (later())
+        self._due = None  # the tournament's pending pass (later())
+        self._due_full = False
         self.out = out
         self.broker = {"address": address, "connected": False, "since": None, "detail": "connecting", "connects": 0}
         self.results_file = results_file
@@ -179,7 +183,23 @@ class Dashboard:
                 changed = self._marked(table) or changed
         self._log_drops()
         if changed or recorded:
-            self.tournament_changed(full=recorded)
+            self.later(full=recorded)
+
+    def later(self, full=False):
+        """The tournament's work after boards' messages, done once for all that arrive within
+        TOURNAMENT_EVERY_S (a burst of states costs one pass, not one each)."""
+        self._due_full = self._due_full or full
+        if self._due is None:
+            self._due = asyncio.get_running_loop().call_later(TOURNAMENT_EVERY_S, self._due_work)
+
+    def _due_work(self):
+        full, self._due, self._due_full = self._due_full, None, False
+        observe, self._observe = self._observe, set()
+        for table in sorted(observe):
+            t = self.hall.tables.get(table)
+            if t is not None and t.state is not None:
+                self.organiser.observe(table, t.state)
+        self.tournament_changed(full=full)
 
     def _marked(self, table):
         """Whether what makes `table` free, and its setup's status, changed with its newest message."""
@@ -195,7 +215,7 @@ class Dashboard:
             self._marks.pop(table, None)
         else:
             self._marks[table] = mark
-            self.organiser.observe(table, s)
+            self._observe.add(table)  # the tournament's match on it may be playing now (later())
         return True
 
     def tournament_changed(self, full=False):
@@ -206,8 +226,8 @@ class Dashboard:
         if full:
             o.refresh_tables()
         sent = o.dispatch(self.hall)
-        if sent or full or o.statuses_changed(self.hall) is not None:
-            self.hub.send("tournament", o.snapshot(self.hall))
+        if (sent or full or o.statuses_changed(self.hall) is not None) and self.hub.clients:
+            self.hub.send("tournament", o.snapshot(self.hall))  # (no page open: nobody to tell)
 
     def publish_view(self, view):
         self.organiser.view = view
@@ -272,6 +292,8 @@ class Dashboard:
                 hub.send("broker", b)
 
     def close(self):
+        if self._due is not None:
+            self._due.cancel()
         self.hub.close()
         for hub in self.overlays.values():
             hub.close()

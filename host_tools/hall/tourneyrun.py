@@ -1,0 +1,172 @@
+"""A whole tournament on simulated boards: from the draw to the final, through a real broker and `carom hall`.
+
+Each SetupBoard is a table's board as the hall sees it: it takes its setup topic (the payload checked
+with the table's key, its n newer than the last, as firmware/hallsetup.py does), applies the setup (a
+new match with its players and options, in the lag), plays it out with the firmware's rules core
+(loadgen.SimTable, a random stroke at a time, every state published as the wall board does, with
+"setup": {"n", "waiting"}), and sends the finished match's report.  Then it waits for its next setup.
+
+    run = TournamentRun(url, broker_port, keys_path, tables)   # the hall is running (--db, --keys)
+    run.organise(players=64, fmt="groups_knockout", groups=8, advance=2, target=5)
+    result = run.play(timeout=600)     # {"matches", "done", "champion", "seconds", "setups", ...}
+
+Used by tests/host/test_hall_tourneyrun.py (a small tournament, checked) and tests/bench/bench_tournament.py
+(64 players: the time from the draw to the final and the hall's memory and CPU, `make bench`).
+"""
+
+import json
+import queue
+import random
+import threading
+import time
+import urllib.request
+
+import paho.mqtt.client as paho
+
+from .loadgen import NAMES, Board, SimTable
+from .setups import SetupError, verify
+
+HEADERS = {"Content-Type": "application/json", "X-Carom-Hall": "organiser"}
+
+
+def post(url, action, body):
+    req = urllib.request.Request(url + "/api/organiser/" + action, data=json.dumps(body).encode(), headers=HEADERS,
+                                 method="POST")
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def get(url, path):
+    with urllib.request.urlopen(url + path, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def match_options(match):
+    """`new`'s options (firmware/referee.py) for a setup's match section."""
+    out = []
+    for k in ("innings_limit", "sets", "deciding_target", "warmup_s", "target_A", "target_B"):
+        if match.get(k):
+            out.append("%s=%s" % (k, match[k]))
+    if match.get("draw") is False:
+        out.append("draw=off")
+    if match.get("shootout"):
+        out.append("shootout=on")
+    return " ".join(out)
+
+
+class SetupBoard:
+    """One table's board: setups in (checked with its key), a match played out, states and the report out."""
+
+    def __init__(self, port, table, key, seed=0, prefix="carom"):
+        self.table = table
+        self.key = key
+        self.rng = random.Random(seed)
+        self.n = 0  # the newest setup applied
+        self.setups = 0  # setups taken
+        self.refused = 0  # payloads that did not verify, or not newer
+        self.matches = 0
+        self.states = 0  # state documents published
+        self.inbox = queue.Queue()
+        self.board = Board("127.0.0.1", port, table, prefix=prefix).wait()
+        c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="carom-run-setup-%s" % table)
+        c.on_connect = lambda cl, *a: cl.subscribe("%s/%s/setup" % (prefix, table), 1)
+        c.on_message = lambda cl, u, m: self.inbox.put(m.payload)
+        c.connect("127.0.0.1", port, 30)
+        c.loop_start()
+        self.sub = c
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stopping:
+            try:
+                payload = self.inbox.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if not payload:
+                continue
+            try:
+                doc = verify(self.key, payload)
+            except (SetupError, ValueError):
+                self.refused += 1
+                continue
+            if doc.get("table") != self.table or doc["n"] <= self.n:
+                if doc["n"] != self.n:
+                    self.refused += 1
+                continue
+            self.setups += 1
+            self.play(doc)
+
+    def state(self, sim):
+        d = sim.doc()
+        d["setup"] = {"n": self.n, "waiting": None}
+        self.board.state(d)
+        self.states += 1
+
+    def play(self, doc):
+        setup = doc["setup"]
+        match = setup["match"]
+        names = (setup["players"]["A"]["name"], setup["players"]["B"]["name"])
+        sim = SimTable(self.table, self.rng, target=match["target"], names=names, options=match_options(match),
+                       lag=True)
+        sim.started_at += 3600 * self.matches  # each match its own start on the board's clock
+        self.n = doc["n"]
+        self.state(sim)
+        for _ in range(5000):
+            _, report = sim.step()
+            self.state(sim)
+            if report is not None:
+                self.matches += 1
+                self.board.report(report).wait_for_publish(10)
+                return
+        raise RuntimeError("%s: the match did not end in 5000 strokes" % self.table)
+
+    def close(self):
+        self.stopping = True
+        self.thread.join(timeout=5)
+        self.sub.loop_stop()
+        self.sub.disconnect()
+        self.board.close()
+
+
+class TournamentRun:
+    """A tournament organised through the hall's POST API and played out on SetupBoards."""
+
+    def __init__(self, url, port, keys, tables, seed=1):
+        """`keys`: setups.Keys with a key for each of `tables`."""
+        self.url = url
+        self.tables = list(tables)
+        self.boards = [SetupBoard(port, t, keys.key(t), seed=seed * 1000 + i) for i, t in enumerate(self.tables)]
+        self.started = None
+
+    def organise(self, players, fmt="groups_knockout", groups=8, advance=2, target=5, seed=None):
+        post(self.url, "configure", {"name": "%d players" % players, "format": fmt, "groups": groups,
+                                     "advance": advance, "game_options": {"game": "three_cushion", "target": target}})
+        names = ["%s %d" % (NAMES[i % len(NAMES)], i + 1) for i in range(players)]
+        post(self.url, "players", {"players": [{"name": n[:24], "club": "Club %d" % (i % 8 + 1)}
+                                               for i, n in enumerate(names)]})
+        for t in self.tables:
+            post(self.url, "table", {"table": t})
+        self.started = time.monotonic()
+        post(self.url, "draw", {} if seed is None else {"seed": seed})
+
+    def play(self, timeout=600, poll_s=0.5):
+        """Until the tournament has a champion (or `timeout`): what happened."""
+        deadline = time.monotonic() + timeout
+        while True:
+            t = get(self.url, "/api/tournament")
+            if t["champion"] is not None or time.monotonic() > deadline:
+                break
+            time.sleep(poll_s)
+        seconds = time.monotonic() - self.started
+        statuses = [m["status"] for m in t["matches"]]
+        return {"champion": t["champion"], "seconds": seconds, "matches": len(statuses),
+                "done": statuses.count("done"), "byes": statuses.count("bye"),
+                "played": sum(b.matches for b in self.boards), "setups": sum(b.setups for b in self.boards),
+                "refused": sum(b.refused for b in self.boards), "states": sum(b.states for b in self.boards),
+                "tournament": t}
+
+    def close(self):
+        for b in self.boards:
+            b.close()

@@ -71,3 +71,14 @@ def test_other_content_type_board_and_method(sim):
     raw, _ = sim.get("/api/boards/0/config", raw=True)
     key = json.load(open(sim.config))["radio"]["key"]  # --remote: the pairing key is in config.json
     assert key.encode() not in raw and b"radio" not in raw
+
+
+def test_a_value_checked_with_the_board_s_other_keys(sim):
+    """A deciding set's target alone is taken once the board's config.json has sets (it goes with them)."""
+    code, answer = post(sim, 0, {"values": {"match.sets": "2"}})
+    assert code == 200, answer
+    code, answer = post(sim, 0, {"values": {"match.deciding_target": "20"}})
+    assert code == 200 and "match.deciding_target: null -> 20" in answer["said"], answer
+    saved = json.load(open(sim.config))["match"]
+    assert saved["sets"] == 2 and saved["deciding_target"] == 20
+    assert json.load(open(sim.config))["radio"]["key"]  # the pairing kept

@@ -691,6 +691,15 @@ class BoardSession:
         games = next(e[6] for e in next(e for e in config.SCHEMA if e[0] == "match")[6] if e[0] == "game")
         return {"values": values, "games": list(games)}
 
+    def _flash_config(self):
+        """config.json in the flash folder as a dict ({} when it is missing or not an object)."""
+        try:
+            with open(os.path.join(self.flash_dir, "config.json"), "rb") as f:
+                d = json.loads(f.read().decode("utf-8"))
+        except (OSError, TypeError, ValueError):
+            return {}
+        return d if isinstance(d, dict) else {}
+
     def configure(self, values, new_match=False):
         """Write the form's values into config.json the way `carom config set` does: over the
         board's serial console (mpremote's raw REPL: the app stops), each value parsed and the
@@ -706,8 +715,8 @@ class BoardSession:
             return reason, []
         settings = [(k, "null" if v == "" and k in NULLABLE else v) for k, v in values.items()
                     if not (v == "" and k in SKIP_BLANK)]
-        try:
-            apply_form({}, settings)  # the values by themselves, before the board is touched
+        try:  # checked before the board is touched, against the config.json the form was filled from
+            apply_form(self._flash_config(), settings)
         except CommandError as e:
             return self.redact(str(e)), []
         port = getattr(self.vb, "serial_path", None)

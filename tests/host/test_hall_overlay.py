@@ -103,6 +103,11 @@ class Stream:
         except OSError:
             pass
 
+    def ready(self):
+        """Once its snapshot arrived: every later event reaches this stream."""
+        wait_for(lambda: [k for k, _ in list(self.events)], lambda ks: "snapshot" in ks, what="the stream's snapshot")
+        return self
+
     def tables(self, kind="table"):
         return [d["table"] for k, d in list(self.events) if k == kind]
 
@@ -138,8 +143,8 @@ def test_overlay_shows_one_table_live_on_a_transparent_page(hall, browser):
                              " e => window.applied.push(e.detail.table));")
         page.goto(hall.url + "/overlay/t5")
         page.wait_for_selector("body[data-ready=true][data-state=match]", state="attached")
-        overlay = Stream(hall.url, "/events/t5")
-        everything = Stream(hall.url, "/events")
+        overlay = Stream(hall.url, "/events/t5").ready()
+        everything = Stream(hall.url, "/events").ready()
         # t5 plays: A breaks and scores one; his run goes on, the shot clock runs, 2 to go.
         t5.line("point")
         b5.state(t5.doc())

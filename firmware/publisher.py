@@ -41,7 +41,7 @@ class Publisher:
         # The hall's setups: [n applied, (n, setup) waiting or None, refused, last refusal's
         # reason, changes] (hallsetup.start), or None without hall.key.
         self.setup = cold.call("hallsetup", "start", self)
-        self._finished = None  # ticks_ms when the match was first seen finished
+        self._finished = None  # ticks_ms when publish_task first saw the match finished
         asyncio.create_task(self.client.run())
         asyncio.create_task(self.publish_task())
 
@@ -56,6 +56,10 @@ class Publisher:
         m = b.match
         while True:
             s = self.setup
+            if m.phase != rules.FINISHED:
+                self._finished = None
+            elif self._finished is None:
+                self._finished = mqtt.ticks_ms()
             if s is not None and s[1] is not None and self.free():
                 self.received(None, "apply")
             key = (b.ctrl.matches, m.n, m.edits, m.closed, s and s[4])
@@ -69,13 +73,9 @@ class Publisher:
         flash) for HOLD_MS; never while the saved match could not be read (store.held)."""
         b = self.board
         m = b.match
-        if m.phase != rules.FINISHED:
-            self._finished = None
+        if m.phase != rules.FINISHED or self._finished is None:
             return m.phase == rules.LAG and not m.n and not b.store.held
-        now = time.ticks_ms()
-        if self._finished is None:
-            self._finished = now
-        return b.reported and ticks_diff(now, self._finished) >= HOLD_MS
+        return b.reported and ticks_diff(mqtt.ticks_ms(), self._finished) >= HOLD_MS
 
     def received(self, payload, what="received"):
         """A message on the setup topic (bytes; None: too big) to hallsetup.received, or
@@ -83,9 +83,10 @@ class Publisher:
         mqtt.py's reading task)."""
         try:
             cold.call("hallsetup", what, self, payload)
-        except Exception as e:  # noqa: BLE001 -- MemoryError and the like: the retained copy comes again
+        except Exception as e:  # noqa: BLE001 -- a waiting setup is tried again; a new one comes again retained
             print("setup:", repr(e))
-            self.board.short_of_memory()
+            if isinstance(e, MemoryError):
+                self.board.short_of_memory()
 
     def send_report(self, name):
         """A finished match's report, read from its file as it is sent."""

@@ -314,3 +314,50 @@ def test_a_publish_longer_than_max_in_is_read_in_pieces_and_handed_as_none():
     assert got == [None] and c._acks == [b"\x00\x07"]
     c._received(*run(mqtt.read_packet(r, mqtt.MAX_IN)))  # the stream is still in step
     assert got == [None, b"next"]
+
+
+# ---- publisher.py: when the table is free ---------------------------------------------------
+
+def test_the_table_is_free_in_an_empty_lag_or_a_while_after_the_match_is_over():
+    import publisher
+    import rules
+    import ticks
+
+    class Match:
+        phase = rules.LAG
+        n = 0
+
+    class Store:
+        held = False
+
+    class B:
+        match = Match()
+        store = Store()
+        reported = True
+
+    class P:
+        board = B()
+        _finished = None
+
+    p = P()
+    m = p.board.match
+    free = publisher.Publisher.free
+    assert free(p)
+    m.n = 1  # the lag has begun
+    assert not free(p)
+    m.n = 0
+    p.board.store.held = True  # the saved match could not be read: a new one would overwrite it
+    assert not free(p)
+    p.board.store.held = False
+    m.phase, m.n = rules.FINISHED, 40
+    assert not free(p)  # not yet seen finished by publish_task
+    p._finished = mqtt.ticks_ms()
+    assert not free(p)  # just finished: a wrong last point can still be taken back
+    p._finished = ticks.ticks_add(mqtt.ticks_ms(), -publisher.HOLD_MS - 10)
+    assert free(p)
+    p.board.reported = False  # its report not on the flash yet
+    assert not free(p)
+    p.board.reported = True
+    for phase in (1, 2, 3, 5, 6, 7, 8):  # running, break, equalizing, tiebreak, set over, shoot-out, warm-up
+        m.phase = phase
+        assert not free(p), phase

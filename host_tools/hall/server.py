@@ -317,8 +317,6 @@ class Server(httpd.Server):
             return await self.post(writer, request)
         if request.method != "GET":
             return await self.send(writer, 405, {"error": "use GET, or POST for the organiser's changes"})
-        if request.body:
-            return await self.send(writer, 400, {"error": "a GET takes no body"})
         hall = self.dash.hall
         if path in ("/", "/index.html"):
             return await self.file(writer, "index.html")
@@ -452,8 +450,14 @@ class Server(httpd.Server):
                 t.configure(**org.check_configure(body))
             elif action == "players":
                 players = org.check_players(body)
-                if len(t.players()) + len(players) > org.MAX_PLAYERS:
+                known = {p["name"] for p in t.players()}
+                if len(known) + len(players) > org.MAX_PLAYERS:
                     raise org.Refused("at most %d players" % org.MAX_PLAYERS, 409)
+                for p in players:  # all or none: a name twice is refused before any is added
+                    if p["name"] in known:
+                        raise org.Refused("name: %s is already a player (names must differ: the boards' reports"
+                                          " are matched by them)" % json.dumps(p["name"], ensure_ascii=False), 409)
+                    known.add(p["name"])
                 ids = [t.add_player(**p) for p in players]
                 dash.tournament_changed(full=True)
                 return {"added": ids}

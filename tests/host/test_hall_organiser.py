@@ -477,6 +477,8 @@ def test_hostile_requests_are_refused_with_reasons(tourney):
                                 ("nothing", {}, "no such change")):
         status, answer = post(hall, action, body)
         assert status in (400, 404) and words in answer["error"], (action, answer)
+    status, answer = post(hall, "players", {"players": [{"name": "Anna"}, {"name": "Bela"}, {"name": "Anna"}]})
+    assert status == 409 and 'name: "Anna" is already a player' in answer["error"]  # and none of them added
     assert post(hall, "draw", {})[0] == 409  # not now: no players
     assert "2 players" in post(hall, "draw", {})[1]["error"]
     assert hall.get("/api/tournament")["players"] == before["players"] == []

@@ -315,6 +315,8 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
         pg.click("#add-player button[type=submit]")
         wait_for(lambda: name in shown(page, "#players .name"), True, what="%s on the page" % name)
     assert shown(page, "#players .name") == [n for n, _ in players]
+    other = org_page(browser, hall)  # a second organiser's page sees the same tournament, and its changes
+    assert shown(other, "#players .name") == [n for n, _ in players]
     assert pg.evaluate("document.querySelectorAll('img').length") == 0  # the HTML name is text
     # A field the server refuses: its message on the page.
     pg.fill("#add-player [name=name]", "Dora")
@@ -330,6 +332,7 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
         pg.fill("#add-table [name=table]", table)
         pg.press("#add-table [name=table]", "Enter")
         pg.wait_for_selector('#tables tr[data-table="%s"]' % table)
+    wait_for(lambda: shown(other, "#tables .table"), ["t1", "t2"], what="the tables on the other page")
     b1, b2 = board("t1"), board("t2")
     pg.click("#draw")
     # The hall sends t1 and t2 their first matches: retained, signed with each table's key.
@@ -357,6 +360,8 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
     wait_for(lambda: standing(page).get(winner), 2, what="the winner's 2 points")
     pts = wait_for(lambda: standing(page), lambda d: sorted(d.values()) == [0, 1, 1, 2], what="the draw's points")
     assert pts[winner] == 2
+    wait_for(lambda: standing(other), pts, what="the same standings on the other page")
+    other.close()
     # The next round goes to the tables by itself; t1's board still shows its finished match for a
     # while (it holds the setup waiting), then applies it.
     n2 = b1.setup(2)

@@ -11,7 +11,11 @@ new match with its players and options, in the lag), plays it out with the firmw
     result = run.play(timeout=600)     # {"matches", "done", "champion", "seconds", "setups", ...}
 
 Used by tests/host/test_hall_tourneyrun.py (a small tournament, checked) and tests/bench/bench_tournament.py
-(64 players: the time from the draw to the final and the hall's memory and CPU, `make bench`).
+(64 players: the time from the draw to the final and the hall's memory and CPU, `make bench`), and to
+watch one (a stroke a second):
+
+    .venv/bin/carom hall --broker 127.0.0.1 --db /tmp/cup.sqlite &
+    .venv/bin/python -m host_tools.hall.tourneyrun --keys /tmp/hall-keys.json --players 16 --tables 4
 """
 
 import json
@@ -57,8 +61,9 @@ def match_options(match):
 class SetupBoard:
     """One table's board: setups in (checked with its key), a match played out, states and the report out."""
 
-    def __init__(self, port, table, key, seed=0, prefix="carom"):
+    def __init__(self, port, table, key, seed=0, prefix="carom", stroke_s=0.0, host="127.0.0.1"):
         self.table = table
+        self.stroke_s = stroke_s  # the time each stroke takes (0: as fast as it goes)
         self.key = key
         self.rng = random.Random(seed)
         self.n = 0  # the newest setup applied
@@ -67,11 +72,11 @@ class SetupBoard:
         self.matches = 0
         self.states = 0  # state documents published
         self.inbox = queue.Queue()
-        self.board = Board("127.0.0.1", port, table, prefix=prefix).wait()
+        self.board = Board(host, port, table, prefix=prefix).wait()
         c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="carom-run-setup-%s" % table)
         c.on_connect = lambda cl, *a: cl.subscribe("%s/%s/setup" % (prefix, table), 1)
         c.on_message = lambda cl, u, m: self.inbox.put(m.payload)
-        c.connect("127.0.0.1", port, 30)
+        c.connect(host, port, 30)
         c.loop_start()
         self.sub = c
         self.stopping = False
@@ -114,6 +119,8 @@ class SetupBoard:
         self.n = doc["n"]
         self.state(sim)
         for _ in range(5000):
+            if self.stroke_s:
+                time.sleep(self.stroke_s)
             _, report = sim.step()
             self.state(sim)
             if report is not None:
@@ -133,11 +140,12 @@ class SetupBoard:
 class TournamentRun:
     """A tournament organised through the hall's POST API and played out on SetupBoards."""
 
-    def __init__(self, url, port, keys, tables, seed=1):
+    def __init__(self, url, port, keys, tables, seed=1, stroke_s=0.0, host="127.0.0.1", prefix="carom"):
         """`keys`: setups.Keys with a key for each of `tables`."""
         self.url = url
         self.tables = list(tables)
-        self.boards = [SetupBoard(port, t, keys.key(t), seed=seed * 1000 + i) for i, t in enumerate(self.tables)]
+        self.boards = [SetupBoard(port, t, keys.key(t), seed=seed * 1000 + i, prefix=prefix, stroke_s=stroke_s,
+                                  host=host) for i, t in enumerate(self.tables)]
         self.started = None
 
     def organise(self, players, fmt="groups_knockout", groups=8, advance=2, target=5, seed=None):
@@ -170,3 +178,43 @@ class TournamentRun:
     def close(self):
         for b in self.boards:
             b.close()
+
+
+def main(argv=None):
+    """A tournament to watch: organised through a running `carom hall --db --keys`, played by boards."""
+    import argparse
+
+    from .broker import parse_broker
+    from .setups import Keys
+
+    p = argparse.ArgumentParser(prog="python -m host_tools.hall.tourneyrun", description=main.__doc__)
+    p.add_argument("--hall", default="http://127.0.0.1:8090", help="the running carom hall's URL")
+    p.add_argument("--broker", default="127.0.0.1", help="its broker, HOST[:PORT]")
+    p.add_argument("--keys", required=True, help="its key file (--keys, or hall-keys.json beside --db)")
+    p.add_argument("--tables", type=int, default=4, help="boards t1..tN (a key is made for each that has none)")
+    p.add_argument("--players", type=int, default=16)
+    p.add_argument("--format", default="groups_knockout", choices=("round_robin", "knockout", "groups_knockout"))
+    p.add_argument("--groups", type=int, default=4)
+    p.add_argument("--target", type=int, default=10)
+    p.add_argument("--stroke", type=float, default=1.0, help="seconds a stroke takes (default 1)")
+    a = p.parse_args(argv)
+    host, port = parse_broker(a.broker)
+    keys = Keys(a.keys)
+    tables = ["t%d" % (i + 1) for i in range(a.tables)]
+    for t in tables:
+        if not keys.has(t):
+            keys.new_key(t)  # (the hall reads the key file again when it changes)
+    run = TournamentRun(a.hall.rstrip("/"), port, keys, tables, stroke_s=a.stroke, host=host)
+    try:
+        run.organise(a.players, a.format, a.groups, 2, a.target)
+        print("playing: %s/organiser" % a.hall.rstrip("/"))
+        r = run.play(timeout=24 * 3600, poll_s=2)
+        print("champion: %s after %.0f s, %d matches" % (r["champion"], r["seconds"], r["done"]))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        run.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -191,3 +191,18 @@ def test_the_form_never_shows_a_secret(tmp_path):
         assert secret.encode() not in raw and b"password" not in raw and b"wifi" not in raw
     finally:
         stop_and_check(sim)
+
+
+def test_the_mini_board_hint_names_its_own_buttons(browser):
+    """boards/mini.json has only POINT and END (END held 3 s: a new match): the hint says so."""
+    sim = Sim([CAROM, "sim", "--board", "mini", "--listen", "127.0.0.1:%d" % free_port()], timeout=90)
+    try:
+        p = open_page(browser, sim, 1280, 720)
+        hint = Hint(p)
+        hint.wait("lag", "POINT says A breaks", "END says B breaks")
+        p.button("end").click()  # B breaks
+        hint.wait("running", "B at the table", "END is a miss")
+        assert "A.point" not in [b["name"] for b in sim.get("/api/boards")["boards"][0]["buttons"]]
+        assert p.errors == []
+    finally:
+        stop_and_check(sim)

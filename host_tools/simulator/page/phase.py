@@ -108,16 +108,30 @@ REMOTE = {
     "shootout": "Shoot-out, {turn}'s inning: POINT; MISS ends it",
     "warmup": "Warm-up: BREAK ends it",
 }
+# A board with only the generic buttons (boards/mini.json: point, end; end held: a new match).
+GENERIC = {
+    "lag": "The lag: POINT says A breaks, END says B breaks",
+    "running": "{turn} at the table: POINT for each carom; END is a miss (the turn passes)",
+    "break": "Half-time break: the next POINT or END ends it (or its clock)",
+    "equalizing": "Equalizing inning, {turn}'s last: POINT for each carom; END (a miss) ends it",
+    "finished": "Match over{result}. Hold {new} for a new match",
+    "tiebreak": "A draw that may not stand (tie-break): hold {new} for a new match",
+    "set_over": "Set over: the referee box's NEW starts the next set",
+    "shootout": "Shoot-out, {turn}'s inning: POINT for each carom; END is a miss",
+    "warmup": "Warm-up: the referee box's BREAK ends it",
+}
 RESULTS = {"A": ": A wins", "B": ": B wins", "draw": ": a draw"}  # after "Match over"
 
 
-def hint(info, role="wall"):
-    """The line that says what to press, for the board's phase (None: no match saved yet, the lag)."""
-    table = REMOTE if role == "remote" else WALL
+def hint(info, role="wall", new="NEW 3 s"):
+    """The line that says what to press, for the board's phase (None: no match saved yet, the lag).
+    role: "wall", "remote" or "generic" (a wall board without a player's buttons); new: the
+    button held for a new match and how long ("END 1 s" on the mini board)."""
+    table = {"remote": REMOTE, "generic": GENERIC}.get(role, WALL)
     if info is None:
         return table["lag"]
     text = table.get(info["phase"])
     if text is None:
         return ""
     result = "" if info["phase"] == "set_over" else RESULTS.get(info.get("result") or "", "")
-    return text.format(turn=info.get("turn") or "?", result=result)
+    return text.format(turn=info.get("turn") or "?", result=result, new=new)

@@ -459,6 +459,7 @@ class BoardSession:
         self._phases = None
         self._hint = ""
         self._phase_name = None
+        self._new_button = "NEW 3 s"  # the button held for a new match, and how long (its board's)
         self._configuring = threading.Lock()  # one config.json write at a time
         if isinstance(config, dict):
             self.redact.learn_config(config)
@@ -489,6 +490,8 @@ class BoardSession:
         self.layout["mark_s"] = MARK_S
         self.layout["form"] = self.layout["role"] == "wall" and bool(self.flash_dir)
         self._phases = PhaseReader(self.flash_dir) if self.layout["role"] == "wall" else None
+        held = [b for b in self.sb.board["buttons"] if b["long_action"] == "new_match"]
+        self._new_button = "%s %g s" % (held[0]["name"].upper(), held[0]["long_ms"] / 1000) if held else "NEW 3 s"
         self.buzzer_pin = self.vb.named_pins.get("buzzer")
         if self.lead is not None:
             self.pacer = self.lead.pacer  # boot the lead first
@@ -861,7 +864,7 @@ class BoardSession:
             role = "remote"
         elif self._phases is not None:
             info = self.phase = self._phases.read()
-            role = "wall"
+            role = "wall" if any(b["name"] == "A.point" for b in self.layout["buttons"]) else "generic"
         else:
             self._hint = self._phase_name = None
             return
@@ -871,7 +874,7 @@ class BoardSession:
         elif self.failed:
             self._hint = ""
         else:
-            self._hint = hint(info, role)
+            self._hint = hint(info, role, self._new_button)
         self._phase_name = (info or {}).get("phase", "lag")
 
     def _console_lines(self, lines, rebooted):

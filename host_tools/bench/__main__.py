@@ -14,7 +14,7 @@ import tempfile
 from .. import FIRMWARE_DIR, ROOT, micropython_exe
 from ..boards import board_file
 from ..build import mpy_cross_exe
-from .hall import hall_section
+from .hall import hall_section, tournament_section
 from .heap import heap_section
 from .radio import radio_section
 
@@ -205,7 +205,8 @@ def restart_section():
     return out
 
 
-SECTIONS = [rules_section, board_section, heap_section, store_section, restart_section, radio_section, hall_section, mpy_section]
+SECTIONS = [rules_section, board_section, heap_section, store_section, restart_section, radio_section, hall_section,
+            tournament_section, mpy_section]
 
 
 def main():

@@ -3,6 +3,9 @@
     measure(url, boards, tables, interval_s, ...)   one load phase against a running `carom hall`
     hall_section()                                  the `make bench` section: runs tests/bench/bench_hall.py
                                                     (mosquitto, `carom hall`, 64 boards, Chromium) and prints
+    tournament_section()                            a 64-player tournament from the draw to the champion:
+                                                    runs tests/bench/bench_hall_tournament.py (mosquitto,
+                                                    `carom hall --db --keys`, 16 loadgen.HallBoards) and prints
 
 Every state document published carries `t_pub` (the publisher's time.time() just before the
 publish) and `seq` (per table); the dashboard passes documents through untouched.  Three delays
@@ -178,5 +181,41 @@ def hall_section():
                       ph["to_sse_client"].get("max_ms", 0), ph["to_page"].get("max_ms", 0)))
     print("hall process: %.1f s CPU for the whole run; results list %d (reports published %d)"
           % (r["hall_cpu_s"], r["results"], sum(ph["reports"] for ph in r["phases"])))
+    print()
+    return r
+
+
+def tournament_section():
+    """`make bench`: a 64-player tournament run by `carom hall` from the draw to the final on simulated
+    boards with hall keys (tests/bench/bench_hall_tournament.py: mosquitto, the hall, 16 boards)."""
+    script = os.path.join(ROOT, "tests", "bench", "bench_hall_tournament.py")
+    print("## A 64-player tournament from the draw to the final (16 boards with hall keys -> mosquitto -> carom hall"
+          " --db --keys, loopback)")
+    proc = subprocess.run([sys.executable, script], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        print("(not measured: %s)" % (proc.stderr.strip().splitlines() or ["no output"])[-1])
+        print()
+        return {"skipped": proc.stderr[-2000:]}
+    r = json.loads(lines[-1])
+    if r.get("skipped"):
+        print("(not measured: %s)" % r["skipped"])
+        print()
+        return r
+    print("format %s: %d players, %d matches (three-cushion to %d) on %d tables; a stroke per table every %.0f ms"
+          " on average (%d strokes)" % (r["format"], r["players"], r["matches"], r["target"], r["tables"],
+                                        r["stroke_s"] * 1000, r["strokes"]))
+    print("draw -> champion (%s)                 %7.1f s" % (r["champion"], r["draw_to_champion_s"]))
+    print("carom hall: CPU from the draw to the champion %5.2f s  (%.0f%% of one core; %.1f ms a match)" % (
+        r["hall_cpu_s"], 100 * r["hall_cpu_s"] / r["draw_to_champion_s"], 1000 * r["hall_cpu_s"] / r["matches"]))
+    print("carom hall: peak resident memory (VmHWM)     %5.1f MB  (%.1f MB after its start)" % (
+        r["hall"]["VmHWM"] / 1024, r["hall_at_start"]["VmHWM"] / 1024))
+    print("setups sent / verified and applied by the boards / refused   %d / %d / %d" % (
+        r["setups_sent"], r["setups_applied"], r["setups_refused"]))
+    print("reports published / results counted / matches done          %d / %d / %d" % (
+        r["reports_published"], r["results_counted"], r["matches_done"]))
+    print("tournament events to a page: %d, %.1f MB (%.0f KB each); the tournament file %.1f MB" % (
+        r["tournament_events"], r["tournament_event_bytes"] / 1e6,
+        r["tournament_event_bytes"] / max(1, r["tournament_events"]) / 1e3, r["db_bytes"] / 1e6))
     print()
     return r

@@ -136,6 +136,35 @@ def test_carom_hall_key_puts_a_key_on_a_flash_and_never_prints_it(tmp_path):
     assert flash_hashes(str(flash)) == before and Keys(keys).key("t3") == key
 
 
+def test_carom_hall_key_over_a_boards_serial_link(tmp_path):
+    """--device: the key written into the board's config.json through mpremote (as carom config
+    writes it), its hall.last removed, the board reset and running with it; never printed."""
+    from helpers import MPREMOTE, carom, lay_out_flash, start_running
+
+    if not os.path.exists(MPREMOTE):
+        pytest.skip("mpremote is not installed in the venv")
+    flash = lay_out_flash(tmp_path / "flash", {"board": "wall", "mqtt": {"table": "t5"}})
+    with open(os.path.join(str(flash), "hall.last"), "w") as f:
+        f.write("44\n")
+    vb = start_running(flash, tcp=0)
+    try:
+        runs = vb.stdout.count("carom: running on board wall")
+        keys = str(tmp_path / "keys.json")
+        r = carom("hall-key", "--keys", keys, "--table", "t5", "--device", vb.serial_url)
+        assert r.returncode == 0, r.stderr
+        key = Keys(keys).key("t5")
+        assert key not in r.stdout + r.stderr + vb.stdout + vb.stderr
+        with open(vb.flash_path("/config.json")) as f:
+            cfg = json.load(f)
+        assert cfg == {"board": "wall", "mqtt": {"table": "t5"}, "hall": {"key": key}}
+        assert not os.path.exists(vb.flash_path("/hall.last"))
+        vb.wait_for(lambda b: b.stdout.count("carom: running on board wall") > runs)
+        shown = carom("config", "--device", vb.serial_url, "get", "hall.key")
+        assert shown.returncode == 0 and shown.stdout.strip() == "***" and key not in shown.stdout
+    finally:
+        vb.close()
+
+
 # ---- end to end ------------------------------------------------------------------------------
 
 ACL = ACL_EXAMPLE  # the README's, as tests/host/mosquitto.py has it

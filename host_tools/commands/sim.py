@@ -302,7 +302,7 @@ def run_board(args):
 
     try:
         with board_errors():
-            run_script(args.board, lines, write, args.flash, log=log, **options)
+            run_script(args.board, lines, write, args.flash, log=log, pretty_lines=args.pretty, **options)
     except OutOfMemory as e:
         raise CommandError(str(e))
     return 0

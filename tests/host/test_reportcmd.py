@@ -357,8 +357,6 @@ def test_the_sheet_has_margins_on_screen_and_none_added_in_print(browser, tmp_pa
             page.close()
 
 
-@pytest.mark.xfail(strict=True, reason="needs firmware/snapshot.py's begin() to give a match in which nothing was "
-                   "played its number (/tmp/h/requests.md, issue 16); remove this marker once it lands")
 def test_power_cuts_before_the_first_match_leave_it_number_1(tmp_path):
     """Issue 16: "Match no. 20" on the first match of a fresh flash. Each boot before the first press
     (a power cut, `carom config`, `carom doctor`: each resets the board) took a new number; the

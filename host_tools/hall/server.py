@@ -72,6 +72,7 @@ CLIENT_QUEUE = 5000  # events waiting for one page; a page that falls this far b
 MAX_BACKLOG_BYTES = 32 * 1024 * 1024  # payloads received on paho's thread, not yet handled on the loop
 MAX_FILE_BYTES = 64 * 1024 * 1024  # the results file; when full it becomes FILE.1 and FILE starts again
 EXPORT_CHUNK = 256 * 1024
+NO_FRAMES = "X-Frame-Options: DENY\r\nContent-Security-Policy: frame-ancestors 'none'\r\n"
 TOURNAMENT_EVERY_S = 0.1  # the tournament's work after boards' messages: at most one pass this often
 SETTLE_S = 1.0  # after a connect, the hall waits this long for the retained states before assigning matches  # an export is written in pieces of about this size, other requests in between
 
@@ -321,7 +322,10 @@ class Server(httpd.Server):
         if path in ("/", "/index.html"):
             return await self.file(writer, "index.html")
         if path in ("/organiser", "/organiser/"):
-            return await self.file(writer, "organiser.html")
+            # Never inside another site's frame (a click on Draw made through a page laid over it).
+            with open(os.path.join(STATIC_DIR, "organiser.html"), "rb") as f:
+                data = f.read()
+            return await self.send_bytes(writer, 200, data, "text/html; charset=utf-8", NO_FRAMES)
         if path.startswith("/overlay/"):
             if not schema.TABLE_NAME.match(path[len("/overlay/"):]):
                 return await self.send(writer, 404, {"error": "/overlay/<table>: a table id (a-z, 0-9, _, -)"})

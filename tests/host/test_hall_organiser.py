@@ -494,6 +494,9 @@ def test_hostile_requests_are_refused_with_reasons(tourney):
     assert post(hall, "draw", {})[0] == 409  # not now: no players
     assert "2 players" in post(hall, "draw", {})[1]["error"]
     assert hall.get("/api/tournament")["players"] == before["players"] == []
+    # The organiser's page never shows inside another site's frame (clickjacking).
+    _, headers = hall.get("/organiser", raw=True)
+    assert headers["X-Frame-Options"] == "DENY" and "frame-ancestors 'none'" in headers["Content-Security-Policy"]
     # A GET never changes anything, and nothing but the organiser's API takes a POST.
     req = urllib.request.Request(hall.url + "/api/tables", data=b"{}", headers=HEADERS, method="POST")
     with pytest.raises(urllib.error.HTTPError) as e:

@@ -435,6 +435,7 @@ def test_a_signed_setup_reaches_the_board_and_the_others_do_not(board, secure_br
         wait_for(lambda: hall.state("t1")["phase"], "finished", 20, "the match over")
         wait_for(lambda: names(hall), ("Hajnal Bodo", "Imre Fodor"), 60, "applied once the restored match is over")
         assert setup_of(hall)["n"] == n5 and config_players(b) == fifth["players"]
+        assert key not in json.dumps(hall.states) and key.upper() not in json.dumps(hall.states)  # never published
     finally:
         hall.close()
 

@@ -17,6 +17,10 @@ per update, all on one machine's clock, loopback only:
     -> page          t_pub to when the page drew it in Chromium (its "hall:applied" event); the page
                      draws once a frame per table, so a burst to one table draws only the newest: a sample
 
+    -> organiser     t_pub to the frame after the organiser's page (/organiser, its own Chromium context)
+                     handled the `table` event (it redraws its list of the tournament's tables when what
+                     it shows of that table changed): ORGANISER_JS wraps the page's own listener
+
 Counts are checked (every update reached the event stream); times are only reported.
 """
 
@@ -40,6 +44,33 @@ COLLECT_JS = """() => {
     if (s && s.t_pub !== undefined) window.__applied.push([e.detail.table, s.seq, s.t_pub, e.detail.at]);
   });
 }"""
+
+
+# Added to the organiser's page before its own script runs: each `table` event its listener handled,
+# stamped at the next animation frame (the frame that shows what the handler changed).
+ORGANISER_JS = """(() => {
+  window.__handled = [];
+  const Orig = window.EventSource;
+  function Wrapped(url, options) {
+    const es = new Orig(url, options);
+    const add = es.addEventListener.bind(es);
+    window.__opens = 0;
+    window.__errors = [];
+    add("open", () => { window.__opens++; });
+    es.addEventListener = (type, fn, o) => type !== "table" ? add(type, fn, o) : add(type, e => {
+      try { fn(e); } catch (err) { window.__errors.push(String(err)); throw err; }
+      const t = JSON.parse(e.data), s = t.state;
+      if (s && s.t_pub !== undefined) {
+        const rec = [t.table, s.seq, s.t_pub, 0];
+        window.__handled.push(rec);
+        requestAnimationFrame(() => { rec[3] = Date.now(); });
+      }
+    }, o);
+    return es;
+  }
+  Wrapped.prototype = Orig.prototype;
+  window.EventSource = Wrapped;
+})();"""
 
 
 def stats_ms(delays):
@@ -82,7 +113,18 @@ class Arrivals:
                 self.names[key] = t["name"]
 
 
-def measure(url, boards, sims, interval_s, duration_s=None, updates=None, page=None, seed=1, settle_s=30):
+def first_times(stamps, sent):
+    """The delays of [table, seq, t_pub, at (ms)] stamps of updates in `sent`, each update's first only
+    (a report's rename sends a table's update again)."""
+    first = {}
+    for table, seq, t_pub, at in stamps:
+        if (table, seq) in sent and at and (table, seq) not in first:
+            first[(table, seq)] = at / 1000 - t_pub
+    return list(first.values())
+
+
+def measure(url, boards, sims, interval_s, duration_s=None, updates=None, page=None, seed=1, settle_s=30,
+            organiser=None):
     """One phase: each table publishes a state change every `interval_s` on average (exponential
     gaps), until `duration_s` has passed or `updates` were published; then waits (at most
     settle_s) for every update to reach the event stream.  Returns counts and delays."""
@@ -93,6 +135,8 @@ def measure(url, boards, sims, interval_s, duration_s=None, updates=None, page=N
     client = SSEClient(url, arrivals)
     if page is not None:
         page.evaluate(COLLECT_JS)
+    if organiser is not None:
+        organiser.evaluate("() => { window.__handled = []; }")
     seqs = [0] * len(sims)
     sent = {}
     reports = 0
@@ -127,6 +171,7 @@ def measure(url, boards, sims, interval_s, duration_s=None, updates=None, page=N
             time.sleep(0.05)
         time.sleep(0.3)  # the page draws on its next frame
         applied = page.evaluate("() => window.__applied") if page is not None else []
+        handled = organiser.evaluate("() => window.__handled") if organiser is not None else []
     finally:
         client.close()
     with arrivals.lock:
@@ -141,9 +186,13 @@ def measure(url, boards, sims, interval_s, duration_s=None, updates=None, page=N
         "to_sse_client": stats_ms([seen[k][0] - sent[k] for k in got]),
     }
     if page is not None:
-        drawn = [(at / 1000 - t_pub) for table, seq, t_pub, at in applied if (table, seq) in sent]
+        drawn = first_times(applied, sent)
         out["to_page"] = stats_ms(drawn)
         out["page_drawn_fraction"] = len(drawn) / len(sent) if sent else 0.0
+    if organiser is not None:
+        done = first_times(handled, sent)
+        out["to_organiser"] = stats_ms(done)
+        out["organiser_handled_fraction"] = len(done) / len(sent) if sent else 0.0
     return out
 
 
@@ -162,23 +211,27 @@ def hall_section():
         print("(not measured: %s)" % r["skipped"])
         print()
         return r
-    print("%-24s %8s %7s %8s %8s  %-13s %-13s %-13s" % ("phase", "updates", "per s", "arrived", "reports",
-                                                        "broker->hall", "-> SSE", "-> page"))
-    print("%-24s %8s %7s %8s %8s  %-13s %-13s %-13s" % ("", "", "", "", "", "med/p99 ms", "med/p99 ms",
-                                                        "med/p99 ms"))
+    print("%-30s %7s %6s %7s %7s  %-12s %-12s %-12s %-12s" % ("phase", "updates", "per s", "arrived", "reports",
+                                                              "broker->hall", "-> SSE", "-> TV page",
+                                                              "-> organiser"))
+    print("%-30s %7s %6s %7s %7s  %-12s %-12s %-12s %-12s" % ("", "", "", "", "", "med/p99 ms", "med/p99 ms",
+                                                              "med/p99 ms", "med/p99 ms"))
     for ph in r["phases"]:
         def cell(s):
             return "%.1f/%.1f" % (s["median_ms"], s["p99_ms"]) if s.get("count") else "-"
 
-        print("%-24s %8d %7.1f %8d %8d  %-13s %-13s %-13s" % (
+        print("%-30s %7d %6.0f %7d %7d  %-12s %-12s %-12s %-12s" % (
             ph["name"], ph["published"], ph["rate_per_s"], ph["arrived"], ph["reports"], cell(ph["broker_to_hall"]),
-            cell(ph["to_sse_client"]), cell(ph.get("to_page", {}))))
+            cell(ph["to_sse_client"]), cell(ph.get("to_page", {})), cell(ph.get("to_organiser", {}))))
     for ph in r["phases"]:
         if "to_page" in ph:
-            print("%s: the page drew %.0f%% of the updates (an update overtaken by the next one to its table"
-                  " within a frame is not drawn); max delays: hall %.1f ms, SSE %.1f ms, page %.1f ms" % (
+            print("%s: the TV drew %.0f%% of the updates (an update overtaken by the next one to its table"
+                  " within a frame is not drawn); max delays: hall %.1f ms, SSE %.1f ms, TV %.1f ms%s" % (
                       ph["name"], 100 * ph["page_drawn_fraction"], ph["broker_to_hall"].get("max_ms", 0),
-                      ph["to_sse_client"].get("max_ms", 0), ph["to_page"].get("max_ms", 0)))
+                      ph["to_sse_client"].get("max_ms", 0), ph["to_page"].get("max_ms", 0),
+                      ", organiser %.1f ms (it handled %.0f%%)" % (ph["to_organiser"].get("max_ms", 0),
+                                                                   100 * ph["organiser_handled_fraction"])
+                      if "to_organiser" in ph else ""))
     print("hall process: %.1f s CPU for the whole run; results list %d (reports published %d)"
           % (r["hall_cpu_s"], r["results"], sum(ph["reports"] for ph in r["phases"])))
     print()

@@ -5,8 +5,14 @@ A real mosquitto on a free loopback port, `carom hall` as a subprocess, 64 simul
 match ends), an event-stream client and a page in Debian's Chromium.  Two phases, each bounded
 in time and count, stopping by themselves:
 
-    realistic   one state change per table every 10 s on average, for 30 s (about 190 updates)
-    100 x       one every 0.1 s per table (640 a second), for 5 s, at most 4000 updates
+    100 x, TV only          one every 0.1 s per table (640 a second), for 5 s, at most 4000 updates
+    realistic, TV + organiser   one state change per table every 10 s on average, for 30 s (about 190
+                            updates), the organiser's page open too (its own Chromium context)
+    100 x, TV + organiser   as the first, with both pages open
+
+The 64 tables are the tournament's (added on the organiser's API, no draw): each update reaches the
+organiser's side of the hall and its page's list of tables, which it redraws when what it shows of
+a table changes.
 
     .venv/bin/python tests/bench/bench_hall.py            (about a minute)
 """
@@ -23,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
 
-from host_tools.bench.hall import measure  # noqa: E402
+from host_tools.bench.hall import ORGANISER_JS, measure  # noqa: E402
 from host_tools.hall.loadgen import Board, SimTable  # noqa: E402
 from mosquitto import Mosquitto, available  # noqa: E402
 
@@ -31,7 +37,10 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 TABLES = 64
-PHASES = (("realistic (1 per 10 s)", 10.0, 30.0, 1000), ("100 x (1 per 0.1 s)", 0.1, 5.0, 4000))
+# (name, interval per table, duration, most updates, the organiser's page open)
+PHASES = (("100 x (1 per 0.1 s), TV", 0.1, 5.0, 4000, False),
+          ("realistic, TV + organiser", 10.0, 30.0, 1000, True),
+          ("100 x, TV + organiser", 0.1, 5.0, 4000, True))
 
 
 def cpu_seconds(pid):
@@ -57,13 +66,20 @@ def main():
                 url = m.group(1)
             if url and " connected (" in line:
                 break
+        import urllib.request
+
+        for i in range(TABLES):  # the tournament's tables: the organiser's page lists them
+            req = urllib.request.Request(url + "/api/organiser/table", data=json.dumps({"table": "t%d" % (i + 1)}).encode(),
+                                         headers={"Content-Type": "application/json", "X-Carom-Hall": "organiser"},
+                                         method="POST")
+            urllib.request.urlopen(req, timeout=10).close()
         sims = [SimTable("t%d" % (i + 1), random.Random(i)) for i in range(TABLES)]
         boards = [Board("127.0.0.1", broker.port, s.table, client_id="bench-%s" % s.table) for s in sims]
         for b, s in zip(boards, sims):
             b.wait()
             b.state(s.doc())
         result = {"tables": TABLES, "phases": []}
-        page = browser = pw = None
+        page = browser = pw = organiser = None
         if os.path.exists(CHROMIUM):
             from playwright.sync_api import sync_playwright
 
@@ -74,8 +90,16 @@ def main():
             page.wait_for_selector("body[data-ready=true]")
             page.wait_for_function("document.querySelectorAll('.tile').length == %d" % TABLES)
         try:
-            for i, (name, interval, duration, cap) in enumerate(PHASES):
-                r = measure(url, boards, sims, interval, duration_s=duration, updates=cap, page=page, seed=i + 1)
+            for i, (name, interval, duration, cap, with_organiser) in enumerate(PHASES):
+                if with_organiser and organiser is None and browser is not None:
+                    organiser = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+                    organiser.add_init_script(ORGANISER_JS)
+                    organiser.goto(url + "/organiser")
+                    organiser.wait_for_selector("body[data-ready=true]")
+                    organiser.wait_for_function("document.querySelectorAll('#tables tr[data-table]').length == %d"
+                                                % TABLES)
+                r = measure(url, boards, sims, interval, duration_s=duration, updates=cap, page=page, seed=i + 1,
+                            organiser=organiser if with_organiser else None)
                 r["name"] = name
                 result["phases"].append(r)
                 print(name, json.dumps(r), file=sys.stderr)
@@ -83,8 +107,6 @@ def main():
             if browser is not None:
                 browser.close()
                 pw.stop()
-        import urllib.request
-
         with urllib.request.urlopen(url + "/api/tables", timeout=10) as resp:
             api = json.loads(resp.read())
         with urllib.request.urlopen(url + "/results.json", timeout=10) as resp:

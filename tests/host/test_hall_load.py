@@ -8,9 +8,11 @@ and a real `carom hall` shows them all.
 
 64 simulated boards (paho clients, real state documents from the firmware's modules) each
 publish a state change every 0.1 s on average (100 times a hall's real rate), 6 changes each,
-through a real mosquitto to `carom hall`, with a page open in Chromium.  Checked: every update
-reached the event stream, the hall counted each table's updates, its API and the page end on
-each table's last document, and every report of a finished match is in the results list once.
+through a real mosquitto to `carom hall`, with the TV and the organiser's page open in Chromium
+(the 64 tables are the tournament's: the organiser's page lists them).  Checked: every update
+reached the event stream and the organiser's page, the hall counted each table's updates, its
+API, the TV and the organiser's list end on each table's last document, and every report of a
+finished match is in the results list once.
 The delays are measured by `make bench` (host_tools/bench/hall.py), not here.
 """
 
@@ -20,7 +22,7 @@ import random
 
 import pytest
 
-from host_tools.bench.hall import measure
+from host_tools.bench.hall import ORGANISER_JS, measure
 from host_tools.hall import schema
 from host_tools.hall.loadgen import FORMATS, SHOWCASE, Board, DemoHall, SimTable, showcase
 from helpers import running_mosquitto, wait_for
@@ -36,12 +38,20 @@ SCORES_JS = """() => Object.fromEntries([...document.querySelectorAll('.tile')].
     ['A', 'B'].map(p => t.querySelector('[data-player=' + p + '] .p-score').textContent)]))"""
 
 
+ORGANISER_ROWS_JS = """() => Object.fromEntries([...document.querySelectorAll('#tables tr[data-table]')].map(
+    tr => [tr.dataset.table, tr.querySelector('td.board').textContent]))"""
+
+
 @need_broker
 def test_64_boards_every_update_arrives(broker, browser):
+    from test_hall_organiser import post
+
     hall = HallProc(broker.port)
     boards = []
     try:
         hall.wait_line(r"connected")
+        for i in range(TABLES):
+            assert post(hall, "table", {"table": "load%d" % (i + 1)}) == (200, {"ok": True})
         sims = [SimTable("load%d" % (i + 1), random.Random(i), target=3) for i in range(TABLES)]
         boards = [Board("127.0.0.1", broker.port, s.table) for s in sims]
         for b, s in zip(boards, sims):
@@ -50,8 +60,15 @@ def test_64_boards_every_update_arrives(broker, browser):
         page = Page(browser, hall.url)
         wait_for(lambda: page.page.evaluate("document.querySelectorAll('.tile[data-table^=load]').length"), TABLES,
                  what="a tile per table")
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        organiser = context.new_page()
+        organiser.add_init_script(ORGANISER_JS)
+        organiser.goto(hall.url + "/organiser")
+        organiser.wait_for_selector("body[data-ready=true]")
+        wait_for(lambda: len(organiser.evaluate(ORGANISER_ROWS_JS)), TABLES, what="the organiser's 64 tables")
         before = {t["table"]: t["updates"] for t in hall.get("/api/tables")["tables"]}
-        r = measure(hall.url, boards, sims, 0.1, updates=TABLES * EACH, page=page.page, settle_s=60)
+        r = measure(hall.url, boards, sims, 0.1, updates=TABLES * EACH, page=page.page, settle_s=60,
+                    organiser=organiser)
         assert r["published"] == TABLES * EACH
         assert r["missing"] == 0 and r["arrived"] == r["published"], r
         assert r["sse_repeats"] == 0  # each update once on the stream (again only when a report renamed the table)
@@ -71,6 +88,16 @@ def test_64_boards_every_update_arrives(broker, browser):
         want = {k: [str(d["players"]["A"]["score"]), str(d["players"]["B"]["score"])] for k, d in last.items()}
         wait_for(lambda: {k: v for k, v in page.page.evaluate(SCORES_JS).items() if k in want}, want,
                  what="every tile on its table's last score")
+        # The organiser's page handled every update (each once or more: a report's rename sends it again)
+        # and lists each table with its last score.
+        sent = {(s.table, seq) for s in sims for seq in range(1, published[s.table] + 1)}
+        wait_for(lambda: len({(t, q) for t, q, _, _ in organiser.evaluate("() => window.__handled")} & sent),
+                 TABLES * EACH, 60, "every update handled by the organiser's page")
+        scores = {k: "%s:%s" % tuple(v) for k, v in want.items()}
+        wait_for(lambda: {k: v.rsplit(" ", 1)[-1] for k, v in organiser.evaluate(ORGANISER_ROWS_JS).items()}, scores,
+                 60, "the organiser's list on each table's last score")
+        assert organiser.evaluate("() => [window.__opens, window.__errors]") == [1, []]  # never dropped, no error
+        context.close()
         page.close()
     finally:
         for b in boards:

@@ -172,6 +172,14 @@ def check_draw(body):
     return whole(body.get("seed"), "seed", 0, 2 ** 31 - 1, null=True)
 
 
+def check_decide(body):
+    """{"match": id, "winner": "A" or "B"}: the organiser names an undecided knock-out match's winner."""
+    _obj(body, ("match", "winner"), ("match", "winner"))
+    if body["winner"] not in ("A", "B"):
+        raise Refused("winner must be A or B")
+    return whole(body["match"], "match", 1, 10 ** 6), body["winner"]
+
+
 def check_view(body):
     _obj(body, ("view",), ("view",))
     if body["view"] not in VIEWS:

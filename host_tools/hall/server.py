@@ -34,6 +34,7 @@
                               players   {name, club, target, average} or {players: [...]}
                               table     {table}     add a table;   untable {table}  remove it
                               draw      {seed}      pair the matches; the free tables get theirs
+                              decide    {match, winner: A|B}  an undecided knock-out match's winner
                               view      {view}      what the TV shows
 
 A POST must be `Content-Type: application/json` with the header `X-Carom-Hall: organiser` (a
@@ -477,6 +478,8 @@ class Server(httpd.Server):
                 o.withdraw(table)
             elif action == "draw":
                 t.draw(seed=org.check_draw(body))
+            elif action == "decide":
+                t.decide(*org.check_decide(body))
             else:
                 raise org.Refused("no such change: %s" % ascii(action[:40]), 404)
         except (ValueError, KeyError) as e:

@@ -82,6 +82,9 @@ def test_every_field_is_checked():
     refused(org.check_table, {"table": "T 1"}, "table must be a board's table id")
     refused(org.check_table, {"table": "t1/x"}, "table must be")
     refused(org.check_view, {"view": "ads"}, "view must be one of tables, standings, bracket")
+    assert org.check_decide({"match": 3, "winner": "B"}) == (3, "B")
+    refused(org.check_decide, {"match": 3, "winner": "Anna"}, "winner must be A or B")
+    refused(org.check_decide, {"match": "3", "winner": "A"}, "match must be a whole number")
     refused(org.check_draw, {"seed": "x"}, "seed must be a whole number")
 
 
@@ -592,3 +595,44 @@ def test_a_broker_restart_keeps_the_setups(tmp_path):
     finally:
         hall.stop()
         m.close()
+
+
+@need_broker
+def test_an_undecided_knockout_match_is_decided_on_the_page(tourney, browser):
+    """A board set up by hand lets a knock-out match end in a draw: the match is undecided until the
+    organiser names the winner on the page (a confirmation first); then the winner plays on."""
+    hall, board, secrets, broker = tourney
+    post(hall, "configure", {"format": "knockout", "game_options": {"target": 3}})
+    post(hall, "players", {"players": [{"name": n} for n in ("Anna", "Bela", "Csaba", "Dora")]})
+    for t in ("t1", "t2"):
+        post(hall, "table", {"table": t})
+    b1, b2 = board("t1"), board("t2")
+    page = org_page(browser, hall)
+    pg = page.page
+    post(hall, "draw", {})
+    s1, s2 = b1.setup(1), b2.setup(1)
+    by_hand = json.loads(json.dumps(s1))
+    by_hand["setup"]["match"].update(draw=True, shootout=False)  # the referee changed the board's options
+    b1.apply(by_hand)
+    b1.play(LAG + ["point"] * 6)  # 3:3, and the draw stands on this board
+    b2.apply(s2)
+    b2.play(LAG + ["point"] * 3 + ["miss"])
+    row = 'tr[data-status="undecided"]'
+    pg.wait_for_selector(row + " button.decide")
+    match_id = int(pg.get_attribute(row, "data-id"))
+    winner = s1["setup"]["players"]["B"]["name"]
+    asked = []
+    pg.on("dialog", lambda d: (asked.append(d.message), d.dismiss() if len(asked) == 1 else d.accept()))
+    pg.click(row + ' button[data-winner="B"]')  # dismissed: nothing changes
+    wait_for(lambda: len(asked), 1, what="the confirmation")
+    assert [m["status"] for m in hall.get("/api/tournament")["matches"] if m["id"] == match_id] == ["undecided"]
+    pg.click(row + ' button[data-winner="B"]')
+    wait_for(lambda: [m["winner"] for m in hall.get("/api/tournament")["matches"] if m["id"] == match_id], [winner],
+             what="the organiser's winner")
+    assert asked == ["%s wins match %d?" % (winner, match_id)] * 2
+    final = wait_for(lambda: [d for b in (b1, b2) for d in [verify(b.key, p) for p, _ in b.payloads if p]
+                              if d["n"] == 2], lambda f: len(f) == 1, what="the final")[0]
+    assert winner in {final["setup"]["players"][p]["name"] for p in "AB"}
+    status, answer = post(hall, "decide", {"match": match_id, "winner": "A"})  # decided already
+    assert status == 409 and "not an undecided knock-out match" in answer["error"]
+    page.close()

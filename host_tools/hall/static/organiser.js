@@ -171,7 +171,17 @@ function drawTournament() {
     el("td", "r", tr, m.name_A || m.label_A || "");
     el("td", "c", tr, m.score_A === null ? "" : m.score_A + " – " + m.score_B);
     el("td", "", tr, m.name_B || m.label_B || "");
-    el("td", "status", tr, m.status);
+    const st = el("td", "status", tr, m.status);
+    if (m.status === "undecided") {  // a knock-out draw a board let stand: the organiser names the winner
+      for (const p of ["A", "B"]) {
+        const b = el("button", "decide", st, (m["name_" + p] || p) + " goes on");
+        b.type = "button";
+        b.dataset.winner = p;
+        b.addEventListener("click", () => {
+          if (confirm((m["name_" + p] || p) + " wins match " + m.id + "?")) post("decide", {match: m.id, winner: p});
+        });
+      }
+    }
   }
   void byId;
 
@@ -245,7 +255,10 @@ function drawTables() {
     const rm = el("button", "remove", td, "Remove");
     rm.type = "button";
     rm.title = "the table leaves the tournament; a match on it goes back to the waiting matches";
-    rm.addEventListener("click", () => post("untable", {table: row.table}));
+    rm.addEventListener("click", () => {
+      if (confirm("Remove table " + row.table + " from the tournament? A match on it goes back to the waiting ones."))
+        post("untable", {table: row.table});
+    });
   }
 }
 

@@ -101,12 +101,18 @@ FORMATS_MATCH = {"game": "three_cushion", "target": 15, "sets": 3, "deciding_tar
                  "warmup_s": 300}
 
 
-def _boot_figures(exe, heap, match=None):
-    """Boot with Wi-Fi, MQTT (when mosquitto is there) and the radio configured, twice."""
+HALL_KEY = "5a" * 32  # a hall key (issue 17): the board subscribes to its setup topic
+
+
+def _boot_figures(exe, heap, match=None, hall=False):
+    """Boot with Wi-Fi, MQTT (when mosquitto is there) and the radio configured, twice; with
+    hall, a hall key too (the setup topic subscribed at every connect)."""
     from ..simulator.vboard import VirtualBoard
 
     broker = None
     config = {"board": "wall", "match": match or {"game": "straight_rail", "target": 200}, "radio": RADIO}
+    if hall:
+        config["hall"] = {"key": HALL_KEY}
     import sys
 
     sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
@@ -133,6 +139,75 @@ def _boot_figures(exe, heap, match=None):
     finally:
         if broker is not None:
             broker.close()
+    return out
+
+
+def _setup_figures(exe, heap):
+    """A board with a hall key, running: three signed setups applied through mosquitto (the third
+    while nothing is played), and one oversized dropped; the highest live heap before and with them
+    (tests/host/test_hall_setup.py's approach).  None without mosquitto."""
+    import sys
+
+    import paho.mqtt.client as paho
+
+    from ..hall import setups
+    from ..simulator.vboard import VirtualBoard
+
+    sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
+    from mosquitto import Mosquitto, available
+
+    if not available():
+        return None
+    broker = Mosquitto().start()
+    config = {"board": "wall", "match": {"game": "straight_rail", "target": 200}, "radio": RADIO, "wifi": WIFI,
+              "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "bench"}, "hall": {"key": HALL_KEY}}
+    states = {}
+    c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="bench-hall-setup")
+    c.on_connect = lambda c, u, f, rc, p=None: c.subscribe("carom/bench/state", qos=1)
+    c.on_message = lambda c, u, m: states.update(state=json.loads(m.payload))
+    c.connect("127.0.0.1", broker.port)
+    c.loop_start()
+
+    def wait(what, timeout=60):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                if what():
+                    return True
+            except (KeyError, TypeError):
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("the board with a hall key: %s not seen in %d s" % (what.__doc__, timeout))
+
+    out = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            flash = flash_for(os.path.join(tmp, "flash"), config)
+            with VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap, wifi=WIFI) as vb:
+                vb.run_realtime()
+                vb.wait_for(lambda b: len(boots(b)) >= 1 or "Traceback" in b.stderr, timeout=60)
+                wait(lambda: states["state"]["setup"] is not None)
+                time.sleep(6)  # running, as the boot rows
+                out["before"] = peak(vb)
+                for n in (1, 2, 3):
+                    setup = {"players": {"A": {"name": "Anna Kovacs %d" % n, "club": "BC Pest"},
+                                         "B": {"name": "Bela Nagy", "club": "Debreceni BC"}},
+                             "match": {"game": "three_cushion", "target": 25, "innings_limit": 40, "shot_clock": 40}}
+                    c.publish("carom/bench/setup", setups.sign(HALL_KEY, "bench", n, setup), qos=1, retain=True)
+                    wait(lambda: states["state"]["players"]["A"]["name"] == "Anna Kovacs %d" % n)
+                c.publish("carom/bench/setup", b"0" * 64 + b" " + b"x" * 5000, qos=1, retain=True)
+                wait(lambda: states["state"]["setup"].get("last_refused") == "size")
+                time.sleep(1)
+                vb.stop_realtime()
+                text = vb.stdout + vb.stderr
+                out["with_setups"] = peak(vb)
+                out["applied"] = states["state"]["setup"]["n"]
+                out["refused"] = states["state"]["setup"]["refused"]
+                out["memory_errors"] = text.count("MemoryError")
+    finally:
+        c.loop_stop()
+        c.disconnect()
+        broker.close()
     return out
 
 
@@ -199,6 +274,8 @@ def heap_section():
         r = results[name] = {}
         r["boot"] = _boot_figures(exe, heap)
         r["boot_formats"] = _boot_figures(exe, heap, FORMATS_MATCH)
+        r["boot_hall"] = _boot_figures(exe, heap, hall=True)
+        r["setups"] = _setup_figures(exe, heap) if r["boot"]["mqtt"] else None
         r["long"] = _long_match_figures(exe, heap, 4096 if heap else 0)
         if heap:
             r["long_2k"] = _long_match_figures(exe, heap, 2048)
@@ -223,6 +300,17 @@ def heap_section():
     row("  running, highest live (6 s each start)", lambda r: r["boot"]["run_peak"])
     row("the same with a set match (sets, shoot-out, warm-up): first", lambda r: r["boot_formats"]["boot1"]["live"])
     row("  the next start: live", lambda r: r["boot_formats"]["boot2"]["live"])
+    if mqtt:
+        row("with a hall key (issue 17): live, first start", lambda r: r["boot_hall"]["boot1"]["live"])
+        row("  the next start: live (setups come with MQTT, later)", lambda r: r["boot_hall"]["boot2"]["live"])
+        row("  largest free block", lambda r: r["boot_hall"]["boot2"]["largest"])
+        row("  running, setup topic subscribed: highest live", lambda r: r["boot_hall"]["run_peak"])
+        row("    minus the same without a hall key", lambda r: "%+d" % (
+            r["boot_hall"]["run_peak"] - r["boot"]["run_peak"]))
+        row("  another run: highest live before any setup", lambda r: r["setups"]["before"])
+        row("  3 setups applied, 1 oversized dropped: highest", lambda r: r["setups"]["with_setups"])
+        row("  setups applied / refused / MemoryError", lambda r: "%d / %d / %d" % (
+            r["setups"]["applied"], r["setups"]["refused"], r["setups"]["memory_errors"]))
     row("3,000-entry match: highest live (goal <= 81920)", lambda r: r["long"]["peak"])
     row("  then the power cut and restore: highest live", lambda r: r["long"]["peak_with_restore"])
     row("  entries restored", lambda r: r["long"]["restored"])

@@ -323,25 +323,30 @@ class HallBoard:
         return self
 
     def _message(self, payload):
-        n, setup, why = self.hallsetup.check(payload, self.key, self.table)
         with self.lock:
-            self.received += 1
-            if why is None:
-                waiting = self.waiting[0] if self.waiting is not None else 0
-                if n == self.n or n == waiting:
-                    return  # the retained copy again (at every connect)
-                if n < self.n or n < waiting:
-                    why = b"old"
-            if why is not None:
-                self.refused += 1
-                self.last_refused = why.decode()
-                self.publish()
-                return
-            self.waiting = (n, setup)
-            if self.free():
-                self.apply()
-            else:
-                self.publish()
+            try:
+                self._take(payload)
+            finally:
+                self.received += 1  # counted once it is dealt with
+
+    def _take(self, payload):
+        n, setup, why = self.hallsetup.check(payload, self.key, self.table)
+        if why is None:
+            waiting = self.waiting[0] if self.waiting is not None else 0
+            if n == self.n or n == waiting:
+                return  # the retained copy again (at every connect)
+            if n < self.n or n < waiting:
+                why = b"old"
+        if why is not None:
+            self.refused += 1
+            self.last_refused = why.decode()
+            self.publish()
+            return
+        self.waiting = (n, setup)
+        if self.free():
+            self.apply()
+        else:
+            self.publish()
 
     def free(self):
         """The board takes a waiting setup now (firmware/publisher.py free())."""

@@ -136,3 +136,69 @@ def test_a_knockout_from_the_draw_to_the_champion(tmp_path):
                 assert key not in output
             assert code == 0, output
         broker.close()
+
+
+def test_a_simulated_board_takes_setups_as_a_board_does():
+    """loadgen.HallBoard (what the test above and `make bench` play with) through a real mosquitto:
+    a forged setup, another table's and a malformed one refused and counted; the retained copy
+    again ignored; one sent during a match waits and is applied when the match has ended and its
+    report is out; an older one then refused as old."""
+    import paho.mqtt.client as paho
+
+    from helpers import running_mosquitto, wait_for
+    from host_tools.hall.setups import sign
+
+    key, other = "11" * 32, "22" * 32
+
+    def setup(a, b, target=3):
+        return {"players": {"A": {"name": a, "club": ""}, "B": {"name": b, "club": ""}},
+                "match": {"game": "three_cushion", "target": target, "draw": False, "shootout": True}}
+
+    with running_mosquitto() as broker:
+        hall = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="test-hall-sender")
+        hall.connect("127.0.0.1", broker.port)
+        hall.loop_start()
+        b = HallBoard("127.0.0.1", broker.port, "t7", key).wait()
+        try:
+            def send(payload):
+                hall.publish("carom/t7/setup", payload, qos=1, retain=True).wait_for_publish(5)
+
+            def seen(count):
+                return wait_for(lambda: b.received, count, what="%d messages on the board's setup topic" % count)
+
+            send(sign(other, "t7", 1, setup("Forger", "Forged")))
+            seen(1)
+            send(sign(key, "t8", 1, setup("Other", "Table")))
+            seen(2)
+            send(b"not a setup")
+            seen(3)
+            assert (b.refused, b.applied, b.sim) == (3, [], None)
+            send(sign(key, "t7", 2, setup("Anna", "Bela")))
+            seen(4)
+            assert [n for n, _ in b.applied] == [2] and b.last_refused == "form"
+            doc = b.sim.doc()
+            assert (doc["phase"], doc["players"]["A"]["name"], doc["players"]["B"]["name"]) == ("lag", "Anna", "Bela")
+            assert doc["target"] == 3
+            b.board.client.reconnect()  # the broker's retained copy again, at the next connect: ignored
+            seen(5)
+            assert b.refused == 3 and len(b.applied) == 1
+            assert b.step()  # the lag played: the match is under way
+            send(sign(key, "t7", 3, setup("Csaba", "Dora", 5)))
+            seen(6)
+            assert b.waiting[0] == 3 and len(b.applied) == 1 and b.setup_doc()["waiting"] == 3
+            for _ in range(5000):  # strokes: 3 waits while the match runs, and is applied once its report is out
+                b.step()
+                if len(b.applied) == 2:
+                    break
+                assert b.waiting[0] == 3 and b.reports == []
+            assert len(b.applied) == 2 and b.waiting is None
+            assert len(b.reports) == 1 and b.reports[0]["players"]["A"]["name"] == "Anna"
+            assert b.reports[0]["result"] in ("A", "B")  # draw off: a winner (or a shoot-out)
+            assert b.n == 3 and b.sim.doc()["players"]["A"]["name"] == "Csaba" and b.sim.doc()["target"] == 5
+            send(sign(key, "t7", 2, setup("Anna", "Bela")))
+            seen(7)
+            assert (b.refused, b.last_refused, b.n) == (4, "old", 3)
+        finally:
+            b.close()
+            hall.loop_stop()
+            hall.disconnect()

@@ -364,6 +364,9 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
     wait_for(lambda: setup_cell(page, "t1"), "ready", what="t1: on the table")
     b1.play(LAG + ["point"])
     wait_for(lambda: setup_cell(page, "t1"), "playing", what="t1: playing")
+    a1, b1name = s1["setup"]["players"]["A"]["name"], s1["setup"]["players"]["B"]["name"]
+    wait_for(lambda: pg.text_content('#tables tr[data-table="t1"] td.board'),
+             "online, running: %s – %s 1:0" % (a1, b1name), what="t1's board as it stands")
     b1.play(["point", "point", "miss"])  # A runs 3; B misses his equalizing inning
     b2.play(LAG + ["point"] * 6)  # A 3, B equalizes 3
     winner = s1["setup"]["players"]["A"]["name"]

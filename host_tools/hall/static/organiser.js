@@ -279,11 +279,11 @@ function connect() {
     for (const t of JSON.parse(e.data).tables) boards[t.table] = t;
     drawTables();
   });
-  es.addEventListener("table", e => {
-    const t = JSON.parse(e.data);
-    const before = boardText(t.table);
+  es.addEventListener("table", e => {  // one board's new state: its row's Board cell only (64 tables at
+    const t = JSON.parse(e.data);        // hundreds of updates a second must not redraw the list each time)
     boards[t.table] = t;
-    if (doc && doc.tables.some(r => r.table === t.table) && boardText(t.table) !== before) drawTables();
+    const cell = document.querySelector('#tables tr[data-table="' + CSS.escape(t.table) + '"] td.board');
+    if (cell) cell.textContent = boardText(t.table);
   });
   es.addEventListener("gone", e => { delete boards[JSON.parse(e.data).table]; drawTables(); });
 }

@@ -219,6 +219,12 @@ def slow_cpu(wall):
     shutil.copyfile(BUSY_MAIN, main)
 
 
+def is_probe(data):
+    """The display task's probe of a chip quiet for a while (view.py: its brightness command
+    once more, one byte 0xE0 | level): a display task's write, not a press's."""
+    return len(data) == 1 and data[0] & 0xF0 == 0xE0
+
+
 def test_a_flood_that_saturates_the_cpu_starves_no_task(tmp_path, firmware):
     """Each frame costs the wall 1.5 ms of its CPU and one comes every millisecond (and
     bursts): the radio task could run for ever. It handles RADIO_BATCH frames, then the
@@ -241,7 +247,10 @@ def test_a_flood_that_saturates_the_cpu_starves_no_task(tmp_path, firmware):
     assert flood.sent > 40000
     late = 0
     for key in quiet["chips"]:
-        q, b = quiet["chips"][key], busy["chips"][key]
+        # The probes of quiet chips (is_probe) come when a chip has been quiet long enough: a late
+        # display task moves them, and with them whether one more falls in; the rest is the same.
+        q = [w for w in quiet["chips"][key] if not is_probe(w[1])]
+        b = [w for w in busy["chips"][key] if not is_probe(w[1])]
         assert [data for _, data in b] == [data for _, data in q], key  # the same, in the same order
         for (tq, _), (tb, _) in zip(q, b):
             if key in PRESS_CHIPS:  # a press shows at most a poll and a batch of frames later

@@ -214,8 +214,8 @@ class SentStore:
 
     def all(self):
         rows = self.db.execute("SELECT tbl, n, match_id, setup, payload, sent_at FROM hall_sent").fetchall()
-        return {r[0]: {"n": r[1], "match": r[2], "setup": json.loads(r[3]), "payload": bytes(r[4]), "at": r[5]}
-                for r in rows}
+        return {r[0]: {"n": r[1], "match": int(r[2]) if r[2] is not None and r[2].isdigit() else r[2],
+                       "setup": json.loads(r[3]), "payload": bytes(r[4]), "at": r[5]} for r in rows}
 
     def put(self, table, entry):
         self.db.execute("INSERT OR REPLACE INTO hall_sent VALUES (?, ?, ?, ?, ?, ?)",

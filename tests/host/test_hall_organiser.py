@@ -534,6 +534,7 @@ def test_the_tournament_survives_a_restart(tmp_path):
             t = hall.get("/api/tournament")
             assert [p["name"] for p in t["players"]] == ["Anna", "Bela", "Csaba"] and t["settings"]["drawn"]
             assert t["setups"]["t1"]["n"] == 1 and t["tables"] == [{"table": "t1", "match": first_match(t)}]
+            assert t["setups"]["t1"]["match"] == first_match(t)  # the setup sent before the restart, its match
             b.apply(first)
             b.play(LAG + ["point"] * 3 + ["miss"])
             assert b.setup(2)["n"] == 2  # the next match, numbered after the last one sent before the restart

@@ -158,3 +158,17 @@ def test_a_module_gone_from_the_build_is_removed_but_never_config_or_data(fresh)
         assert json.load(f) == {"board": "wall", "name": "Table 2"}  # kept as it was
     assert os.path.exists(vb.flash_path("/data/history/000001.json"))
     vb.wait_for(lambda b: RUNNING % "wall" in b.stdout)
+
+
+def test_the_manifest_freezes_every_module_a_board_gets():
+    # firmware/manifest.py (a frozen build's list) and build.py (what carom deploy copies) agree:
+    # a module added to the firmware and forgotten in the manifest would be missing from a frozen board.
+    import re
+
+    from host_tools.build import FIRMWARE_DIR, firmware_modules
+
+    with open(os.path.join(FIRMWARE_DIR, "manifest.py")) as f:
+        frozen = set(re.findall(r'^module\("([a-z_0-9]+\.py)"', f.read(), re.M))
+    deployed = {n for n in firmware_modules() if n not in ("boot.py", "main.py")}
+    # referee.py (the scripted mode's words) is not copied by deploy but frozen, for a REPL to import.
+    assert frozen == deployed | {"referee.py"}, (sorted(deployed - frozen), sorted(frozen - deployed))

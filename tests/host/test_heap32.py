@@ -44,7 +44,7 @@ HOLE = 4 * KB
 WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
 COLD = ("startup", "config", "boarddef", "checked", "matchsetup", "matchevents", "matchnames", "formats", "formatwall", "snapshot", "history", "logback", "viewsetup",
-        "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog", "errorcodes", "refusals")
+        "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog", "errorcodes", "refusals", "hallsetup")
 
 
 @pytest.fixture(scope="module")

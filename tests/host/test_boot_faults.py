@@ -67,7 +67,7 @@ def test_no_readable_board_definition_shows_e21_on_every_chip_found(tmp_path, ho
     with VirtualBoard(flash, board=raw) as vb:
         vb.advance(2)
         chips = vb.chips()
-        assert len(chips) == 14  # the wall board's chips, on both buses
+        assert len(chips) == 16  # the wall board's chips, on both buses
         from host_tools.simulator.segments import decode
 
         for (bus, addr), chip in chips.items():

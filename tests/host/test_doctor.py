@@ -55,7 +55,7 @@ def test_healthy_board(wall):
     for expected in ("the board answers", "MicroPython 1.", "(.mpy v6, as carom deploy makes)", "flash:", "RAM:",
                      "all %d files as deployed" % deployed, "config.json: valid (board wall", "boards/wall.json: valid",
                      "I2C bus 0 (SDA 21, SCL 22): all 8 displays answer",
-                     "I2C bus 1 (SDA 32, SCL 33): all 6 displays answer", "the app starts: " + RUNNING):
+                     "I2C bus 1 (SDA 32, SCL 33): all 8 displays answer", "the app starts: " + RUNNING):
         assert expected in text, expected
     assert any(w.startswith("clock: not set") for w in c["warn"])  # a warning is not a failure
     assert got.stdout.splitlines()[-1] == "all good (1 warning)"
@@ -68,7 +68,7 @@ def test_unplugged_display(wall):
     c = checklist(got.stdout)
     assert c["FAIL"] == ["I2C bus 0 (SDA 21, SCL 22): the display at 0x71 (A.innings, A.run, seg7) does not answer: "
                          "unplugged, loose wire or wrong address"]
-    assert "I2C bus 1 (SDA 32, SCL 33): all 6 displays answer" in "\n".join(c["ok"])
+    assert "I2C bus 1 (SDA 32, SCL 33): all 8 displays answer" in "\n".join(c["ok"])
     assert got.stderr.startswith("carom: 1 problem: I2C bus 0")
     wall.plug(0x71)
     assert carom("doctor", "--device", wall.serial_path).returncode == 0

@@ -147,6 +147,8 @@ def check(payload, key, table):
 def received(pub, payload):
     """A message on the setup topic: refused and counted, ignored (the same n again), or
     waiting (a newer one replaces the waiting one); applied at once when the table is free."""
+    if payload is not None and not payload:
+        return  # the hall cleared the retained setup (a table taken out of the tournament): nothing to do
     s = pub.setup
     n, setup, why = check(payload, s[5], pub.board.topic.split("/")[-2])
     if why is None:

@@ -222,6 +222,9 @@ def test_refused_setups_are_counted_and_write_nothing():
         assert pub.setup[2] == k + 1 and pub.setup[3] == why, (k, pub.setup)
         assert pub.setup[0] == 5 and pub.setup[1] is None
     assert files() == before and len(pub.board.ctrl.started) == started
+    changes = pub.setup[4]
+    pub.received(b"")  # the hall cleared the retained setup (a table taken out): neither refused nor a change
+    assert pub.setup[2] == len(cases) and pub.setup[4] == changes and files() == before
     pub.received(good)  # and a good one still gets through
     assert pub.setup[0] == 6 and hallsetup.last() == 6
 

@@ -59,6 +59,11 @@ def flash_with(firmware, where, config, holes=0):
 
 
 def board(flash, heap="112K", **kw):
+    # A 3,000-entry match's end (its 68 KB report from a replay of every entry) and its restore are
+    # seconds of this machine's CPU in one virtual instant, with heap_main's collection every 4 KB:
+    # on a machine shared with other suites that passed the 30 s a board may stay silent
+    # (BoardTimeout), so these boards get 180 s.
+    kw.setdefault("timeout", 180)
     return VirtualBoard(flash, board=WALL, micropython=MP32, firmware_heap=heap, **kw)
 
 

@@ -108,6 +108,8 @@ def main(argv=None):
     ap.add_argument("--groups", type=int, default=8)
     ap.add_argument("--target", type=int, default=15)
     ap.add_argument("--stroke", type=float, default=STROKE_S)
+    ap.add_argument("--no-page", action="store_true",
+                    help="no event-stream client: the champion is asked for every 2 s (GET /api/tournament)")
     args = ap.parse_args(argv)
     if not available():
         print(json.dumps({"skipped": "mosquitto is not installed (tools/deps.sh)"}))
@@ -137,7 +139,7 @@ def main(argv=None):
         reader = threading.Thread(target=lambda: lines.extend(hall.stdout), daemon=True)
         reader.start()
         result = {"players": args.players, "tables": args.tables, "format": args.format, "target": args.target,
-                  "stroke_s": args.stroke}
+                  "stroke_s": args.stroke, "page": not args.no_page}
         result["hall_at_start"] = memory_kb(hall.pid)
         boards = [HallBoard("127.0.0.1", broker.port, t, secrets[t], rng=random.Random(i), client_id="bench-" + t)
                   for i, t in enumerate(tables)]
@@ -159,14 +161,24 @@ def main(argv=None):
         for t in tables:
             post(url, "table", {"table": t})
         events = Tournaments()
-        client = SSEClient(url, events)
+        client = None if args.no_page else SSEClient(url, events)
         cpu_before = cpu_seconds(hall.pid)
         start = time.time()
         post(url, "draw", {"seed": 11})
         result["matches"] = len(get(url, "/api/tournament")["matches"])
         clients = [client]
+        asked = [0.0]
 
         def champion_known():
+            if args.no_page:
+                now = time.time()
+                if now - asked[0] >= 2:
+                    asked[0] = now
+                    champion = get(url, "/api/tournament")["champion"]
+                    if champion:
+                        events.champion = (champion, now)
+                        events.done.set()
+                return events.done.is_set()
             if not clients[-1].thread.is_alive():  # dropped (it fell 4 MB behind): it reconnects, as a page does
                 events.reconnects += 1
                 clients.append(SSEClient(url, events))

@@ -211,13 +211,26 @@ SECTIONS = [rules_section, board_section, heap_section, store_section, restart_s
 
 def main():
     results = {}
+    failed = []
     for section in SECTIONS:
-        results[section.__name__] = section()
+        try:
+            results[section.__name__] = section()
+        except Exception as e:  # one section's failure is said, the others still measure
+            import traceback
+
+            traceback.print_exc()
+            print("(%s failed: %s: %s)" % (section.__name__, e.__class__.__name__, e))
+            print()
+            results[section.__name__] = {"failed": "%s: %s" % (e.__class__.__name__, e)}
+            failed.append(section.__name__)
     path = os.path.join(ROOT, "build", "bench.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         json.dump(results, f, indent=1)
     print("(all figures also in %s)" % os.path.relpath(path, ROOT))
+    if failed:
+        print("carom: bench sections failed: %s" % ", ".join(failed), file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -278,7 +278,8 @@ class HallBoard:
     every connect (QoS 1).  Each message is checked by the firmware's own hallsetup.check (HMAC with
     this table's key, the table, the form, config.py's schema) and then as hallsetup.received does:
     the same n as the one applied or waiting is the broker's retained copy again (ignored), an older
-    one is refused ("old"); refusals are counted and named in the state document.  A good setup waits
+    one is refused ("old"); an empty one (the hall cleared it) is nothing; refusals are counted and named
+    in the state document.  A good setup waits
     until the table is free (no match yet, the lag with nothing played, or finished with its report
     out and `hold_s` gone by: the board's HOLD_MS, 0 here by default) and is then applied: the match
     made from config.match_options of the checked setup (players, targets, every option), in the lag.
@@ -330,6 +331,8 @@ class HallBoard:
                 self.received += 1  # counted once it is dealt with
 
     def _take(self, payload):
+        if not payload:
+            return  # the hall cleared the retained setup (a table taken out of the tournament): nothing to do
         n, setup, why = self.hallsetup.check(payload, self.key, self.table)
         if why is None:
             waiting = self.waiting[0] if self.waiting is not None else 0

@@ -140,8 +140,8 @@ def test_a_knockout_from_the_draw_to_the_champion(tmp_path):
 
 def test_a_simulated_board_takes_setups_as_a_board_does():
     """loadgen.HallBoard (what the test above and `make bench` play with) through a real mosquitto:
-    a forged setup, another table's and a malformed one refused and counted; the retained copy
-    again ignored; one sent during a match waits and is applied when the match has ended and its
+    a forged setup, another table's and a malformed one refused and counted; an empty one (the hall
+    cleared it) and the retained copy again ignored; one sent during a match waits and is applied when the match has ended and its
     report is out; an older one then refused as old."""
     import paho.mqtt.client as paho
 
@@ -173,18 +173,22 @@ def test_a_simulated_board_takes_setups_as_a_board_does():
             send(b"not a setup")
             seen(3)
             assert (b.refused, b.applied, b.sim) == (3, [], None)
+            send(b"")  # the hall cleared the retained setup: neither refused nor counted (twice)
+            send(b"")
+            seen(5)
+            assert b.refused == 3
             send(sign(key, "t7", 2, setup("Anna", "Bela")))
-            seen(4)
+            seen(6)
             assert [n for n, _ in b.applied] == [2] and b.last_refused == "form"
             doc = b.sim.doc()
             assert (doc["phase"], doc["players"]["A"]["name"], doc["players"]["B"]["name"]) == ("lag", "Anna", "Bela")
             assert doc["target"] == 3
             b.board.client.reconnect()  # the broker's retained copy again, at the next connect: ignored
-            seen(5)
+            seen(7)
             assert b.refused == 3 and len(b.applied) == 1
             assert b.step()  # the lag played: the match is under way
             send(sign(key, "t7", 3, setup("Csaba", "Dora", 5)))
-            seen(6)
+            seen(8)
             assert b.waiting[0] == 3 and len(b.applied) == 1 and b.setup_doc()["waiting"] == 3
             for _ in range(5000):  # strokes: 3 waits while the match runs, and is applied once its report is out
                 b.step()
@@ -196,7 +200,7 @@ def test_a_simulated_board_takes_setups_as_a_board_does():
             assert b.reports[0]["result"] in ("A", "B")  # draw off: a winner (or a shoot-out)
             assert b.n == 3 and b.sim.doc()["players"]["A"]["name"] == "Csaba" and b.sim.doc()["target"] == 5
             send(sign(key, "t7", 2, setup("Anna", "Bela")))
-            seen(7)
+            seen(9)
             assert (b.refused, b.last_refused, b.n) == (4, "old", 3)
         finally:
             b.close()

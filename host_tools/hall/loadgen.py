@@ -13,6 +13,12 @@ Used by the tests, the load benchmark, and to see the dashboard without boards:
 The demo keeps real time (SimTable(clock=time.time)): a match's clock, its break and warm-up,
 and its report's start and end are the wall clock's.  Hall switches boards off and on.
 
+HallBoard is a board with a hall key (issue 17): it takes its table's signed setups (checked by the
+firmware's own hallsetup.check), plays the match each names and publishes its state (with its
+"setup" key) and its report; play(boards, interval_s, until) plays many of them at a rate.  The
+tournament's end-to-end test (tests/host/test_hall_tournament_e2e.py) and `make bench`'s 64-player
+tournament (tests/bench/bench_hall_tournament.py) use them.
+
 SSEClient reads the dashboard's event stream on a thread and stamps each event's arrival.
 """
 

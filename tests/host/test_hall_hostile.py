@@ -779,6 +779,15 @@ def hostile_messages(rng):
 
 
 @need_broker
+def results_so_far(h):
+    """The results the hall counts; -1 while it is too busy to answer within the request's 10 s
+    (200 reports of 100 KB each checked on a machine loaded by other suites)."""
+    try:
+        return h.get("/api/tables")["counts"]["results"]
+    except OSError:  # socket.timeout / TimeoutError, a refused connection
+        return -1
+
+
 def test_hall_shrugs_off_a_hostile_broker(tmp_path):
     """Tried, end to end with mosquitto: the retained 975-deep carom/evil/state and 3,000 retained
     fake tables before the hall starts (the page said "dashboard lost" for good, real tables were
@@ -837,7 +846,7 @@ def test_hall_shrugs_off_a_hostile_broker(tmp_path):
         assert api["bytes"] <= BOUND and h.table("t2")["state"] == docs["t2"]
         # A big results list, and an export that is never read.
         publish_all(stranger, [("carom/r%d/report" % (k % 10), big_report("t1", k), False) for k in range(200)])
-        wait_for(lambda: h.get("/api/tables")["counts"]["results"], lambda n: n >= 200, 60, "the reports")
+        wait_for(lambda: results_so_far(h), lambda n: n >= 200, 120, "the reports")
         slow = socket.create_connection(("127.0.0.1", int(h.url.rsplit(":", 1)[1])), 10)
         slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         slow.sendall(b"GET /results.json HTTP/1.1\r\nHost: %s\r\n\r\n" % h.url.split("//")[1].encode())

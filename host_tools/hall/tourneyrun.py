@@ -10,9 +10,8 @@ new match with its players and options, in the lag), plays it out with the firmw
     run.organise(players=64, fmt="groups_knockout", groups=8, advance=2, target=5)
     result = run.play(timeout=600)     # {"matches", "done", "champion", "seconds", "setups", ...}
 
-Used by tests/host/test_hall_tourneyrun.py (a small tournament, checked) and tests/bench/bench_tournament.py
-(64 players: the time from the draw to the final and the hall's memory and CPU, `make bench`), and to
-watch one (a stroke a second):
+Used by tests/host/test_hall_tourneyrun.py (a small tournament, checked), and to watch one (a
+stroke a second):
 
     .venv/bin/carom hall --broker 127.0.0.1 --db /tmp/cup.sqlite &
     .venv/bin/python -m host_tools.hall.tourneyrun --keys /tmp/hall-keys.json --players 16 --tables 4

@@ -4,7 +4,7 @@ in 3 groups, the top 2 of each into a knock-out, on 4 tables, through a real mos
 Checked: every match is played once on some table (every setup verified with its table's key, none
 refused), every group match and knock-out match is done, the standings count every group match, the
 champion is the final's winner, and the hall's exports agree.  Times are measured by
-tests/bench/bench_tournament.py (64 players), never asserted here.
+make bench's tournament (64 players), never asserted here.
 """
 
 import pytest

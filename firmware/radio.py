@@ -114,8 +114,9 @@ class Hmac:
         return h.digest()[:_TAG_LEN]
 
 
-def _equal(a, b):
-    """Compare tags and nonces in time that does not depend on where they differ."""
+def equal(a, b):
+    """Compare tags and nonces in time that does not depend on where they differ (hallsetup.py
+    compares its tags with it too)."""
     if len(a) != len(b):
         return False
     diff = 0
@@ -156,7 +157,7 @@ def check(hmac, data, kind, sender):
         return _DROP_TYPE
     if sender is not None and bytes(data[2:8]) != sender:
         return _DROP_SENDER
-    if not _equal(hmac.tag(memoryview(data)[:_SIGNED]), memoryview(data)[_SIGNED:]):
+    if not equal(hmac.tag(memoryview(data)[:_SIGNED]), memoryview(data)[_SIGNED:]):
         return _DROP_TAG
     return -1
 
@@ -198,7 +199,7 @@ class Receiver:
                     or counter > MAX_COUNTER or boot > MAX_BOOT):
                 why = _DROP_COMMAND
             elif self.last is None:
-                if self.nonce is not None and _equal(nonce, self.nonce):
+                if self.nonce is not None and equal(nonce, self.nonce):
                     return command, arg, seq, True
                 why = _DROP_UNPROVEN
                 self._asked = seq  # reply() challenges it

@@ -36,7 +36,7 @@ def make_pair(tmp_path, firmware):
         made.extend((wall, remote))
         wall.vb.power_on()
         remote.vb.power_on()
-        hub.advance(6)  # the remote has nothing to do: asleep after AWAKE_MS (5 s)
+        hub.advance(6)  # the remote has nothing to do: asleep after AWAKE_MS (0.3 s) and SHOW_MS (3 s)
         assert remote.vb.asleep
         return hub, wall, remote
 

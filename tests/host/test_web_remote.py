@@ -2,8 +2,9 @@
 
 The wall and a referee remote (boards/referee.json) run paired on one radio hub; the test
 clicks the remote's buttons on the page and reads back what the page drew: the wall's
-score from its lit segments, the remote's display (lit only while it is awake, 0.3 s after
-an acknowledgement: read on every animation frame) and its "asleep" mark.
+score from its lit segments, the remote's display (lit only while it is awake: 0.3 s of radio
+and 3 s more in light sleep after an acknowledgement; read on every animation frame) and its
+"asleep" mark.
 """
 
 from helpers import CAROM, free_port, wait_for

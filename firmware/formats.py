@@ -98,6 +98,7 @@ def reset(m):
     m.set_no = 1
     m.first_breaker = _NOBODY
     m.so_round = 0  # shoot-out rounds finished
+    m.so_base = 0  # where the shoot-out's first round is kept in so_runs (a later set's starts after it)
     m.warm_p = _NOBODY
     m.warm_start = 0
     m.warm_back = _LAG  # the phase the warm-up came from
@@ -122,6 +123,7 @@ def save(m, st):
     # the players' innings: the checkpoint keeps it apart, and the shooter's own last run
     # where rules.Match._load puts it back into his runs.
     st[_AT + 12] = m.run
+    st[_AT + 13] = m.so_base
     if m.shooter != _NOBODY:
         st[_RUN_AT] = m.run_of(m.shooter, m.played[m.shooter] - 1)
 
@@ -139,8 +141,9 @@ def load(m, st):
         m.match_score[p] = st[_AT + 8 + p]
         m.match_high[p] = st[_AT + 10 + p]
     m.run = st[_AT + 12]
+    m.so_base = st[_AT + 13]
     if m.phase == _SHOOTOUT:  # the round under way: its runs may be a later one's (undone)
-        j = m.so_round % ROUNDS
+        j = (m.so_base + m.so_round) % ROUNDS
         m.so_runs[j + m.turn * ROUNDS] = m.run
         if m.turn == m.breaker:
             m.so_runs[j + (1 - m.turn) * ROUNDS] = 0
@@ -257,10 +260,13 @@ def _record_set(m):
 
 
 def _start_shootout(m):
+    """A set's shoot-out keeps its rounds after an earlier set's (so_base), so an undo back into
+    that set finds them as they were (a checkpoint keeps so_base and so_round, not the runs)."""
     m.phase = _SHOOTOUT
+    m.so_base = (m.so_base + m.so_round) % ROUNDS
     m.so_round = 0
-    m.so_runs[0] = 0
-    m.so_runs[ROUNDS] = 0
+    m.so_runs[m.so_base] = 0
+    m.so_runs[m.so_base + ROUNDS] = 0
     m.respot = 0
     m.area = 0
     m.turn = m.breaker
@@ -322,7 +328,7 @@ def _shootout_stroke(m, code, arg, t):
 
 def _so_at(m, p):
     """Where p's run of the current round is kept in m.so_runs."""
-    return m.so_round % ROUNDS + p * ROUNDS
+    return (m.so_base + m.so_round) % ROUNDS + p * ROUNDS
 
 
 def _so_second(m):

@@ -181,9 +181,9 @@ def _shootout_run(m, p):
     if m.phase == _SHOOTOUT:
         if p != m.breaker and m.turn == m.breaker:
             return -1  # the round's second inning is still to come
-        return m.so_runs[m.so_round % _ROUNDS + p * _ROUNDS]
+        return m.so_runs[(m.so_base + m.so_round) % _ROUNDS + p * _ROUNDS]
     if m.ended_by == _END_SHOOTOUT and m.so_round:  # decided by the shoot-out: its last round
-        return m.so_runs[(m.so_round - 1) % _ROUNDS + p * _ROUNDS]
+        return m.so_runs[(m.so_base + m.so_round - 1) % _ROUNDS + p * _ROUNDS]
     return _PLAIN
 
 

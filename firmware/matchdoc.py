@@ -115,16 +115,16 @@ def _formats(m, now, out):
         out.key(b"rounds")
         out.open("[")
         first = m.so_round - rounds if m.so_round > rounds else 0
-        for k in range(first, m.so_round):
+        for k in range(first, m.so_round):  # kept from so_base on (formats.py)
             out.open("[")
-            out.value(m.so_runs[k % rounds])
-            out.value(m.so_runs[rounds + k % rounds])
+            out.value(m.so_runs[(m.so_base + k) % rounds])
+            out.value(m.so_runs[rounds + (m.so_base + k) % rounds])
             out.close("]")
         out.close("]")
         out.field(b"played", m.so_round)
         out.key(b"current")
         if m.phase == _SHOOTOUT:
-            k = m.so_round % rounds
+            k = (m.so_base + m.so_round) % rounds
             out.open("[")
             out.value(m.so_runs[k])
             out.value(m.so_runs[rounds + k])

@@ -50,7 +50,7 @@ def each_inning(m, started_at=None, n=None):
             if "shootout" in current:  # a shoot-out round's inning: its run is the round's
                 k = current["inning"] - 1
                 rounds = len(shadow.so_runs) // 2
-                current["run"] = shadow.so_runs[k % rounds + p * rounds]
+                current["run"] = shadow.so_runs[(shadow.so_base + k) % rounds + p * rounds]
                 over = shadow.phase != SHOOTOUT or shadow.shooter != p or shadow.so_round != k
             else:
                 current["run"] = shadow.run_of(p, at)

@@ -121,7 +121,7 @@ _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than thi
 _RUNS = const(64)  # innings' runs per chunk of a player's runs
 _RSHIFT = const(6)  # _RUNS == 1 << _RSHIFT
 _RLOW = const(63)
-_N_STATE = const(52)  # ints in a checkpoint (_save): _FIELDS, _PAIRS' two each, then formats.py's 13
+_N_STATE = const(53)  # ints in a checkpoint (_save): _FIELDS, _PAIRS' two each, then formats.py's 14
 _WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the others back
 
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps

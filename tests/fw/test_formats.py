@@ -334,6 +334,27 @@ def test_undo_reaches_back_across_sets():
     same_as_rebuilt(r)
 
 
+def test_undo_into_an_earlier_sets_shootout_finds_its_rounds():
+    # A checkpoint keeps so_base and so_round, not the runs: a later set's shoot-out keeps its rounds
+    # after the earlier one's (so_base), so an undo back past a checkpoint into the earlier set finds
+    # them as they were (hypothesis found a later set's shoot-out writing over them).
+    r = play("new game=straight_rail target=1 sets=3 breaker=A shootout=on")
+    play("point\npoint", r)  # 1:1: the shoot-out
+    play("point\npoint\nmiss\nmiss", r)  # A 2, B 0: A wins set 1
+    d = doc(r)
+    assert d["phase"] == "set_over" and d["shootout"]["rounds"] == [[2, 0]]
+    play("next_set", r)
+    play("\n".join(["miss"] * 150), r)  # set 2 past the first checkpoint (128 entries): it keeps set 1's end
+    play("point\npoint", r)  # set 2: B broke; 1:1, the shoot-out (B first)
+    play("miss\nmiss\npoint\nmiss\nmiss", r)  # 0:0, then B 1, A 0: B wins set 2
+    d = doc(r)
+    assert d["sets"]["won"] == {"A": 1, "B": 1} and d["shootout"]["rounds"] == [[0, 0], [0, 1]]
+    while r.match.phase != rules.EQUALIZING:  # back before set 2's shoot-out, past the checkpoint
+        play("undo", r)
+    assert doc(r)["shootout"] == {"rounds": [[2, 0]], "played": 1, "current": None}  # set 1's, until another
+    same_as_rebuilt(r)
+
+
 # ---- shoot-out -----------------------------------------------------------------------------
 
 def test_a_level_end_goes_to_the_shootout():
@@ -780,4 +801,4 @@ def test_the_checkpoints_layout_agrees_with_rules():
         return  # MicroPython compiles private constants away (CPython checks them)
     assert formats._AT == len(rules._FIELDS) + 2 * len(rules._PAIRS)
     assert formats._RUN_AT == rules._FIELDS.index("run")
-    assert rules._N_STATE == formats._AT + 13
+    assert rules._N_STATE == formats._AT + 14

@@ -82,3 +82,26 @@ def test_a_value_checked_with_the_board_s_other_keys(sim):
     saved = json.load(open(sim.config))["match"]
     assert saved["sets"] == 2 and saved["deciding_target"] == 20
     assert json.load(open(sim.config))["radio"]["key"]  # the pairing kept
+
+
+def action(sim, board, body):
+    req = urllib.request.Request(sim.url + "/api/boards/%d/action" % board, json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return r.status
+
+
+def test_no_write_while_a_button_is_down(sim):
+    """The write resets the board, and NEW down at a start is a safe boot (E 30): a button held by
+    hand refuses the write; a long press under way (NEW held 3 s for a new match) is let end first."""
+    before = open(sim.config, "rb").read()
+    assert action(sim, 0, {"do": "down", "button": "new"}) == 200
+    code, answer = post(sim, 0, {"values": {"players.A.name": "HELD"}})
+    assert code == 400 and "new is held down" in answer["error"], answer
+    assert open(sim.config, "rb").read() == before
+    assert action(sim, 0, {"do": "up", "button": "new"}) == 200
+    assert action(sim, 0, {"do": "long", "button": "new"}) == 200  # a new match: 3.5 s held, from now
+    code, answer = post(sim, 0, {"values": {"players.A.name": "ANNA"}})
+    assert code == 200, answer
+    assert not any("safe boot" in line for line in answer["said"]), answer
+    assert json.load(open(sim.config))["players"]["A"]["name"] == "ANNA"

@@ -703,6 +703,19 @@ class BoardSession:
             return {}
         return d if isinstance(d, dict) else {}
 
+    def _buttons_up(self):
+        """Wait (virtual time, at most BOOT_WAIT_S of real time) until every button's press or
+        long press is over: the write resets the board, and a button down at its start is a safe
+        boot (E 30; NEW is the wall's safe-boot button). Why not, if one is held by hand."""
+        for name, b in self._buttons.items():
+            if b["down_at"] is not None and b["free_at"] == float("inf"):
+                return "%s is held down: release it first (a button down when the board restarts is a safe boot)" % name
+        until = max([b["free_at"] for b in self._buttons.values()] + [0.0]) + SETTLE_S
+        deadline = time.monotonic() + BOOT_WAIT_S
+        while self.pacer.now < until and time.monotonic() < deadline and not self._stop.is_set():
+            time.sleep(TICK_S)
+        return None
+
     def configure(self, values, new_match=False):
         """Write the form's values into config.json the way `carom config set` does: over the
         board's serial console (mpremote's raw REPL: the app stops), each value parsed and the
@@ -725,6 +738,9 @@ class BoardSession:
         port = getattr(self.vb, "serial_path", None)
         if not port:
             return "this board has no serial console", []
+        reason = self._buttons_up()
+        if reason:
+            return reason, []
         if not self._configuring.acquire(blocking=False):
             return "a configuration is being written to this board now", []
         said = []

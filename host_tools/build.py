@@ -2,18 +2,22 @@
 
 Used by `carom deploy` and by the simulator; the output is a folder laid out
 as the board's flash: *.mpy (or *.py with source=True), main.py, boards/*.json
-and each definition's checked form (boards/*.ok: checked.py).
+and each definition's checked form (boards/*.ok: checked.py). The .mpy files
+are compiled from the source with the firmware's own names shortened
+(shortnames.py: every name a module uses stays in the board's RAM), and name
+their source as the file the board loads ("rules.mpy": the one name for both).
 """
 
 import os
 import shutil
 import subprocess
+import tempfile
 
-from . import BOARDS_DIR, FIRMWARE_DIR, firmware_path, venv_exe
+from . import BOARDS_DIR, FIRMWARE_DIR, firmware_path, shortnames, venv_exe
 from .errors import CommandError
 
 KEEP_SOURCE = ("main.py", "boot.py")  # the board runs these by name
-HOST_ONLY = ("manifest.py", "configedit.py", "referee.py", "reasons.py", "ht16k33_text.py")  # never needed on a board
+HOST_ONLY = shortnames.HOST_ONLY  # never needed on a board
 
 
 def mpy_cross_exe():
@@ -32,18 +36,25 @@ def build(out_dir, source=False, opt=3):
     os.makedirs(os.path.join(out_dir, "boards"), exist_ok=True)
     written = []
     exe = None if source else mpy_cross_exe()
-    for name in firmware_modules():
-        src = os.path.join(FIRMWARE_DIR, name)
-        if source or name in KEEP_SOURCE:
-            shutil.copyfile(src, os.path.join(out_dir, name))
-            written.append(name)
-            continue
-        target = name[:-3] + ".mpy"
-        out = subprocess.run([exe, "-O%d" % opt, "-o", os.path.join(out_dir, target), "-s", name, src],
-                             capture_output=True, text=True)
-        if out.returncode:
-            raise CommandError("mpy-cross failed on %s: %s" % (name, out.stderr.strip()))
-        written.append(target)
+    names = None if source else shortnames.plan(FIRMWARE_DIR)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in firmware_modules():
+            src = os.path.join(FIRMWARE_DIR, name)
+            if source or name in KEEP_SOURCE:
+                shutil.copyfile(src, os.path.join(out_dir, name))
+                written.append(name)
+                continue
+            target = name[:-3] + ".mpy"
+            with open(src, encoding="utf-8") as f:
+                short = shortnames.shorten(f.read(), names)
+            src = os.path.join(tmp, name)
+            with open(src, "w", encoding="utf-8") as f:
+                f.write(short)
+            out = subprocess.run([exe, "-O%d" % opt, "-o", os.path.join(out_dir, target), "-s", target, src],
+                                 capture_output=True, text=True)
+            if out.returncode:
+                raise CommandError("mpy-cross failed on %s: %s" % (name, out.stderr.strip()))
+            written.append(target)
     checker = "boarddef.py" if source else "boarddef.mpy"
     for name in sorted(os.listdir(BOARDS_DIR)):
         if name.endswith(".json"):

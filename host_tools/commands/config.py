@@ -49,6 +49,18 @@ def config_bytes(d):
     return raw
 
 
+def checked_config(new, where):
+    """new, checked as a config.json (config.normalize; `where` names the file in the error) and small
+    enough for the board to read; CommandError otherwise (the caller has written nothing)."""
+    config, _ = firmware_config()
+    try:
+        config.normalize(new, where)
+    except ValueError as e:
+        raise CommandError("%s; nothing was written" % e)
+    config_bytes(new)
+    return new
+
+
 def parse_board_config(raw, board=None):
     """The board's config.json as a dict ({} when there is none); CommandError when it is not JSON
     (saying what the board runs instead, when `board` is given to look at its good copy)."""
@@ -152,11 +164,7 @@ def apply_settings(d, settings):
         raise CommandError("config.json on the board is not an object; replace it with carom config import FILE")
     for key, value in parsed_settings(settings):
         _put(new, key, value)
-    try:
-        config.normalize(new, "config.json")
-    except ValueError as e:
-        raise CommandError("%s; nothing was written" % e)
-    return new
+    return checked_config(new, "config.json")
 
 
 def fill_secrets(new, current, source):
@@ -285,12 +293,8 @@ def run_config(args):
         if action == "set":
             new = apply_settings(current, rest)
         else:
-            new = fill_secrets(imported, current if isinstance(current, dict) else {}, rest[0])
-            try:
-                config.normalize(new, rest[0])
-            except ValueError as e:
-                raise CommandError("%s; nothing was written" % e)
-        config_bytes(new)  # too big? refused before writing
+            new = checked_config(fill_secrets(imported, current if isinstance(current, dict) else {}, rest[0]),
+                                 rest[0])
         name = new.get("board", "wall")
         if name != (current.get("board", "wall") if isinstance(current, dict) else None):
             if board.hashes(["/boards/%s.json" % name])["/boards/%s.json" % name] is None:

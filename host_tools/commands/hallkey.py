@@ -18,7 +18,7 @@ import os
 from ..errors import CommandError
 from ..hall.setups import Keys, SetupError, check_table
 from ..link.boardio import BoardIO, add_reset_argument, add_timeout_argument
-from .config import FILE, config_bytes, firmware_config, parse_board_config, restart, write_config
+from .config import FILE, checked_config, config_bytes, parse_board_config, restart, write_config
 
 LAST = "/hall.last"
 
@@ -26,7 +26,6 @@ LAST = "/hall.last"
 def with_key(current, table, key, where):
     """config.json's dict with hall.key (and mqtt.table); CommandError when the board publishes as
     another table or the result is not valid."""
-    config, _ = firmware_config()
     new = dict(current)
     mqtt = dict(new.get("mqtt") or {})
     have = mqtt.get("table") or ""
@@ -38,12 +37,7 @@ def with_key(current, table, key, where):
     hall = dict(new.get("hall") or {})
     hall["key"] = key
     new["hall"] = hall
-    try:
-        config.normalize(new, "config.json on %s" % where)
-    except ValueError as e:
-        raise CommandError("%s; nothing was written" % e)
-    config_bytes(new)  # too big? refused before writing
-    return new
+    return checked_config(new, "config.json on %s" % where)
 
 
 def arguments(p):

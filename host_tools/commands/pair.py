@@ -14,7 +14,7 @@ never printed or logged; `carom config show` shows it as ***.
 import secrets
 
 from ..link.boardio import BoardIO, add_timeout_argument
-from .config import FILE, config_bytes, firmware_config, parse_board_config, write_config
+from .config import FILE, checked_config, parse_board_config, write_config
 from ..errors import CommandError
 
 MAC_CODE = ("import network; w = network.WLAN(network.STA_IF); w.active(True); "
@@ -37,7 +37,6 @@ def radio_of(board):
 
 def set_radio(board, peer, key, device, channel=None):
     """Put radio.peer and radio.key (and the channel) into the board's config.json (checked first)."""
-    config, _ = firmware_config()
     current = parse_board_config(board.read_file(FILE))
     new = dict(current)
     radio = dict(new.get("radio") or {})
@@ -45,12 +44,7 @@ def set_radio(board, peer, key, device, channel=None):
     radio["key"] = key
     radio["channel"] = channel
     new["radio"] = radio
-    try:
-        config.normalize(new, "config.json on %s" % device)
-    except ValueError as e:
-        raise CommandError("%s; nothing was written" % e)
-    config_bytes(new)
-    write_config(board, new)
+    write_config(board, checked_config(new, "config.json on %s" % device))
     board.remove("/radio.last")  # a new pairing: the remote's numbers start afresh
 
 

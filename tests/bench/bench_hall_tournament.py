@@ -30,7 +30,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -39,12 +38,12 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
 
 from host_tools.hall.loadgen import HallBoard, SSEClient, play  # noqa: E402
 from host_tools.hall.setups import Keys  # noqa: E402
+from host_tools.hall.tourneyrun import get, post  # noqa: E402
 from mosquitto import Mosquitto, available  # noqa: E402
 
 FIRST = ("Anna", "Bela", "Csaba", "Dora", "Erno", "Flora", "Gabor", "Hanna")
 LAST = ("Kovacs", "Nagy", "Toth", "Szabo", "Horvath", "Varga", "Kiss", "Molnar", "Farkas", "Balogh", "Papp", "Takacs",
         "Juhasz", "Lakatos", "Meszaros", "Olah")
-HEADERS = {"Content-Type": "application/json", "X-Carom-Hall": "organiser"}
 NO_CHAMPION = re.compile(r'"champion":\s*null')
 STROKE_S = 0.02  # a stroke per table every 20 ms on average: about 500 x a real match's pace (one per 10 s)
 
@@ -64,18 +63,6 @@ def memory_kb(pid):
             if key in ("VmHWM", "VmRSS"):
                 out[key] = int(value.split()[0])
     return out
-
-
-def post(url, action, body):
-    req = urllib.request.Request(url + "/api/organiser/" + action, data=json.dumps(body).encode(), headers=HEADERS,
-                                 method="POST")
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())
-
-
-def get(url, path):
-    with urllib.request.urlopen(url + path, timeout=30) as r:
-        return json.loads(r.read())
 
 
 class Tournaments:

@@ -9,6 +9,7 @@ text and data attributes), the exports from /results.csv and /results.json.
 The model's rules (topics, the dedup rule, CSV cells) are tested first, without a broker.
 """
 
+import contextlib
 import csv
 import io
 import json
@@ -153,6 +154,19 @@ class HallProc(LineProcess):
 
     def stop(self):
         return super().stop(timeout=20)
+
+
+@contextlib.contextmanager
+def running_hall(*extra):
+    """A mosquitto of its own and `carom hall` connected to it (hall.broker_port: the broker's)."""
+    with running_mosquitto() as m:
+        h = HallProc(m.port, *extra)
+        h.broker_port = m.port
+        try:
+            h.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
+            yield h
+        finally:
+            h.stop()
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,7 @@ from helpers import wait_for as _wait_for
 from host_tools.hall import organiser as org
 from host_tools.hall.loadgen import Board, SimTable
 from host_tools.hall.setups import Keys, verify
+from host_tools.hall.tourneyrun import match_options
 from mosquitto import available
 from test_hall import HallProc, Page
 
@@ -128,19 +129,6 @@ def post(hall, action, body, headers=HEADERS, raw=None):
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read() or b"{}")
-
-
-def match_options(match):
-    """referee `new` options for a setup's match section (the board makes its match from them)."""
-    out = []
-    for k in ("innings_limit", "sets", "deciding_target", "warmup_s", "target_A", "target_B"):
-        if match.get(k):
-            out.append("%s=%s" % (k, match[k]))
-    if match.get("draw") is False:
-        out.append("draw=off")
-    if match.get("shootout"):
-        out.append("shootout=on")
-    return " ".join(out)
 
 
 class TableBoard:

@@ -16,11 +16,10 @@ import zlib
 
 import pytest
 
-from helpers import running_mosquitto
 from helpers import wait_for as _wait_for
 from host_tools.hall.loadgen import Board, SimTable
 from mosquitto import available
-from test_hall import HallProc
+from test_hall import running_hall
 
 
 def wait_for(fn, expected, timeout=30.0, what=""):
@@ -124,14 +123,8 @@ class Stream:
 
 @pytest.fixture
 def hall():
-    with running_mosquitto() as broker:
-        h = HallProc(broker.port)
-        h.broker_port = broker.port
-        try:
-            h.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
-            yield h
-        finally:
-            h.stop()
+    with running_hall() as h:
+        yield h
 
 
 def test_overlay_shows_one_table_live_on_a_transparent_page(hall, browser):

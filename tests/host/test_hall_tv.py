@@ -12,11 +12,10 @@ import random
 import paho.mqtt.client as paho
 import pytest
 
-from helpers import running_mosquitto
 from helpers import wait_for as _wait_for
 from host_tools.hall.loadgen import Board, SimTable
 from mosquitto import available
-from test_hall import HallProc, Page
+from test_hall import Page, running_hall
 
 
 def wait_for(fn, expected, timeout=30.0, what=""):
@@ -69,14 +68,8 @@ MEASURE = """() => {
 
 @pytest.fixture(scope="module")
 def hall():
-    with running_mosquitto() as broker:
-        h = HallProc(broker.port)
-        h.broker_port = broker.port
-        try:
-            h.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
-            yield h
-        finally:
-            h.stop()
+    with running_hall() as h:
+        yield h
 
 
 def tables(hall, n, first=1):

@@ -158,7 +158,6 @@ def apply_settings(d, settings):
     """A new dict: d with every KEY=VALUE of `settings` set, each value parsed by its
     key's type (configedit), the whole checked once at the end (config.normalize).
     Raises CommandError naming the field; d is not changed."""
-    config, configedit = firmware_config()
     new = json.loads(json.dumps(d)) if d else {}
     if not isinstance(new, dict):
         raise CommandError("config.json on the board is not an object; replace it with carom config import FILE")

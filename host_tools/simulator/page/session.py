@@ -218,32 +218,15 @@ class _Quiet:
 
 
 def apply_form(current, settings):
-    """A new config dict: `current` with each (key, text) of the form set by the firmware's own
-    configedit.set_path (its type, its range, then the whole file checked: the firmware's words for
-    a bad value).  Set one after the other until none is left, so that keys checked together
-    (match.shootout needs match.sets or match.draw off) can come in any order; CommandError with
-    the first refusal when some cannot be set.  (carom config's apply_settings checks each value
-    alone against the defaults first, which refuses match.shootout=on with match.sets=2.)"""
-    from ...commands.config import firmware_config
+    """A new config dict: `current` with each (key, text) of the form set as `carom config set`
+    sets them (each value by its key's type and range, then the whole file checked once: the
+    firmware's words for a bad value); CommandError, nothing written, when one is refused."""
+    from ...commands.config import apply_settings
     from ...errors import CommandError
 
-    config, configedit = firmware_config()
     if current is not None and not isinstance(current, dict):
         raise CommandError("config.json on the board is not an object; nothing was written")
-    d = json.loads(json.dumps(current or {}))
-    pending = list(settings)
-    while pending:
-        left, first = [], None
-        for key, text in pending:
-            try:
-                d = configedit.set_path(d, key, text, "config.json")
-            except ValueError as e:
-                left.append((key, text))
-                first = first or e
-        if len(left) == len(pending):
-            raise CommandError("%s; nothing was written" % first)
-        pending = left
-    return d
+    return apply_settings(current, ["%s=%s" % (key, text) for key, text in settings])
 
 
 def reason_text(n):

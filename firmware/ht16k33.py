@@ -118,7 +118,11 @@ class Backpack:
         chip is marked for that full init, so nothing is lost by retrying later.
         """
         try:
-            return self._flush(probe)
+            if self._state & _PENDING:
+                return self._flush_pending()
+            if probe:
+                self._write(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
+            return probe
         except OSError:
             self._state |= _NEED_INIT
             raise
@@ -126,26 +130,19 @@ class Backpack:
     # The hot path is split into small methods: MicroPython keeps a call's frame on
     # the C stack only while it is small (11 words); larger ones go to the heap.
 
-    def _flush(self, probe):
-        if self._state & _PENDING:
-            return self._flush_pending()
-        if probe:
-            self._send_cmd(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
-        return probe
-
     def _flush_pending(self):
         if self._state & _NEED_INIT:
             self._write(self._frame)
-            self._send_cmd(_OSC_ON)
-            self._send_cmd(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
-            self._send_cmd(_DISPLAY_ON | self._state >> _RATE << 1)
+            self._write(_OSC_ON)
+            self._write(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
+            self._write(_DISPLAY_ON | self._state >> _RATE << 1)
             self._state &= ~_PENDING
             return True
         if self._state & _NEED_BRIGHTNESS:
-            self._send_cmd(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
+            self._write(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
             self._state &= ~_NEED_BRIGHTNESS
         if self._state & _NEED_BLINK:
-            self._send_cmd(_DISPLAY_ON | self._state >> _RATE << 1)
+            self._write(_DISPLAY_ON | self._state >> _RATE << 1)
             self._state &= ~_NEED_BLINK
         if self._state & _NEED_FRAME:
             self._write(self._frame)
@@ -154,8 +151,8 @@ class Backpack:
 
     def standby(self):
         """Display off and oscillator off (the chip's lowest current); the next show() wakes it."""
-        self._send_cmd(_DISPLAY_ON & 0xFE)
-        self._send_cmd(_OSC_ON & 0xFE)
+        self._write(_DISPLAY_ON & 0xFE)
+        self._write(_OSC_ON & 0xFE)
         self._state |= _NEED_INIT
 
     def set_bus(self, i2c):
@@ -164,15 +161,15 @@ class Backpack:
         self._state |= _NEED_INIT
 
     def _write(self, buf):
+        """Send buf (a frame), or a command byte given as an int."""
+        if isinstance(buf, int):
+            _CMD[0] = buf
+            buf = _CMD
         acks = self._i2c.writeto(self.addr, buf)
         # machine.I2C returns the number of acknowledged bytes; SoftI2C does not raise
         # when the chip stops acknowledging halfway.
         if acks is not None and acks < len(buf):
             raise OSError(_EIO)
-
-    def _send_cmd(self, byte):
-        _CMD[0] = byte
-        self._write(_CMD)
 
     # ---- settings, sent by the next show() -----------------------------------------
 
@@ -212,7 +209,9 @@ class Backpack:
         if n < 0:
             self._put(cell, self._glyph(_MINUS))
             cell -= 1
-        self._blank(cell, _FIELD[_END] + 1 - _FIELD[_WIDTH])
+        while cell > _FIELD[_END] - _FIELD[_WIDTH]:  # the field's cells left of the number: blank
+            self._put(cell, 0)
+            cell -= 1
 
     def _digits(self, mag):
         digits = 1
@@ -227,35 +226,26 @@ class Backpack:
         """The digits of mag from `cell` leftwards; returns the next free cell."""
         k = 0
         while k < digits:
-            bits = self._digit(mag, k)
+            bits = self._glyph(_ZERO + mag % 10)
+            if k and k == _FIELD[_DECIMALS]:
+                bits |= self.DP
             self._put(cell, bits)
             mag //= 10
             cell -= 1
             k += 1
         return cell
 
-    def _digit(self, mag, k):
-        bits = self._glyph(_ZERO + mag % 10)
-        return bits | self.DP if k and k == _FIELD[_DECIMALS] else bits
-
-    def _blank(self, cell, first):
-        while cell >= first:
-            self._put(cell, 0)
-            cell -= 1
-
     def set_window(self, text, start):
         """Show text[start:start + 4] in the four cells, blank outside the text, without
         slicing (a marquee moves `start`); points off, the colon untouched."""
         cell = 0
         while cell < 4:
-            bits = self._char_at(text, start + cell)
-            self._put(cell, bits)
+            c = start + cell
+            c = text[c] if 0 <= c < len(text) else 32  # a blank (no segment lit)
+            if isinstance(c, str):
+                c = ord(c)
+            self._put(cell, self._glyph(c))
             cell += 1
-
-    def _char_at(self, text, i):
-        if 0 <= i < len(text):
-            return self._glyph(ord(text[i]) if isinstance(text, str) else text[i])
-        return 0
 
     def set_dp(self, cell, on=True):
         """Light (or put out) the point of cell 0..3 (not checked here), counted from the left."""

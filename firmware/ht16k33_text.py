@@ -87,7 +87,8 @@ class _Text:
     def _set_number(self, n, width, blank_zero, decimals, min_digits, end):
         if blank_zero and n == 0:
             self.set_number_at(0, end, width, decimals, min_digits)  # its checks (an int, it fits)
-            self._blank(end, end + 1 - width)
+            for cell in range(end + 1 - width, end + 1):
+                self.set_segments(cell, 0)
             return
         self.set_number_at(n, end, width, decimals, min_digits)
 

@@ -189,7 +189,23 @@ class View:
         while s < len(self._blink):  # nothing blinks unless a slot's value says so
             self._blink[s] = 0
             s += 1
-        self._update_error()
+        # The error code shown (E nn on the message chip, steady): the app's, else the first
+        # dead chip's; 0 when there is nowhere to show it.
+        k = self.message_chip
+        v = 0
+        if k >= 0 and self.chips[k] is not None:
+            v = self.error
+            if not v:
+                s = self.first_failed()
+                if s >= 0 and s != k:
+                    v = self._code[s]
+        if v != self._error_shown:
+            self._error_shown = v
+            if v:
+                self.chips[k].set_code(v)
+            self.invalidate(k)  # drawn again when the code goes
+        if v:
+            self._blink[k] = 0
         s = 0
         while s < self._nslots:
             k = self._disp[s]
@@ -207,24 +223,6 @@ class View:
                 written += 1
             k += 1
         return written
-
-    def _update_error(self):
-        """The code to show: the app's, else the first dead chip's; 0 when there is nowhere."""
-        k = self.message_chip
-        error = 0
-        if k >= 0 and self.chips[k] is not None:
-            error = self.error
-            if not error:
-                dead = self.first_failed()
-                if dead >= 0 and dead != k:
-                    error = self._code[dead]
-        if error != self._error_shown:
-            self._error_shown = error
-            if error:
-                self.chips[k].set_code(error)
-            self.invalidate(k)
-        if error:
-            self._blink[k] = 0
 
     def _send(self, k, now):
         """Send chip k what changed; probed when nothing was sent since before the previous
@@ -274,8 +272,18 @@ class View:
             return v
         if field == _SETS:
             return -1  # a plain match: no set score
-        if field == _CLOCK:
-            return self._clock_value(s, now)
+        if field == _CLOCK:  # the break's seconds, else the shot clock's, else the match's minutes
+            v = self.m.break_left_ms(now)
+            if v >= 0:
+                return _BREAK_CLOCK + (v + 999) // 1000
+            v = self.m.shot_left_ms(now)
+            if v < 0:  # nothing runs: the match's whole minutes (h:mm); blank in the lag, and
+                v = self.m.elapsed_ms(now)  # in fewer than 3 cells (no room for h:mm)
+                return _ELAPSED_CLOCK + v // 60000 if v >= 0 and self._width[s] >= 3 else -1
+            v = (v + 999) // 1000
+            if v <= WARN_S:
+                self._blink[self._disp[s]] = _BLINK_2HZ
+            return v
         v = self._message_id()
         if v >= _MSG_LAST:  # LAST n, OUT
             self._blink[self._disp[s]] = _BLINK_1HZ
@@ -315,19 +323,6 @@ class View:
             return field
         self.names[p] = self.names[p + 2]
         return 0
-
-    def _clock_value(self, s, now):
-        ms = self.m.break_left_ms(now)
-        if ms >= 0:
-            return _BREAK_CLOCK + (ms + 999) // 1000
-        ms = self.m.shot_left_ms(now)
-        if ms < 0:  # nothing runs: the match's whole minutes (h:mm); blank in the lag, and
-            ms = self.m.elapsed_ms(now)  # in fewer than 3 cells (no room for h:mm)
-            return _ELAPSED_CLOCK + ms // 60000 if ms >= 0 and self._width[s] >= 3 else -1
-        ms = (ms + 999) // 1000
-        if ms <= WARN_S:
-            self._blink[self._disp[s]] = _BLINK_2HZ
-        return ms
 
     def _message_id(self):
         m = self.m
@@ -380,7 +375,20 @@ class View:
         elif v < 0:
             self._draw_blank(s)
         elif field >= _COUNTDOWN:  # the clock, the countdown (the colon off: a set score had it)
-            self._draw_clock(s, v)
+            field = self._chip(s)
+            if v >= _BREAK_CLOCK and self._width[s] >= 3:  # the break's m:ss, the match's h:mm
+                v %= _BREAK_CLOCK
+                v = (v // 60) * 100 + v % 60
+                if v < _POW10[self._width[s]]:
+                    field.set_number_at(v, self._end[s], self._width[s], 0, 3)
+                    if field.HAS_COLON:
+                        field.set_colon(True)
+                    return
+                self._draw_dashes(s)  # too long for the slot (3 cells): dashes, colon off
+            else:
+                self._draw_number(s, v % _BREAK_CLOCK, 0)
+            if field.HAS_COLON:
+                field.set_colon(False)
         elif field < _TARGET and field % _PER_PLAYER == _SCORE:
             self._draw_number(s, v >> 1, 0)
             if v & 1:
@@ -433,38 +441,18 @@ class View:
             n = (v + drop * 5) // (drop * 10)
         self._draw_number(s, n, decimals)
 
-    def _draw_clock(self, s, v):
-        """The break's seconds as m:ss, the match's minutes as h:mm (colon lit), in a slot
-        of 3 cells or more; dashes (colon off) when they do not fit; else the number."""
-        chip = self._chip(s)
-        if v >= _BREAK_CLOCK and self._width[s] >= 3:
-            v %= _BREAK_CLOCK
-            v = (v // 60) * 100 + v % 60
-            if v < _POW10[self._width[s]]:
-                chip.set_number_at(v, self._end[s], self._width[s], 0, 3)
-                if chip.HAS_COLON:
-                    chip.set_colon(True)
-                return
-            self._draw_dashes(s)
-        else:
-            self._draw_number(s, v % _BREAK_CLOCK, 0)
-        if chip.HAS_COLON:
-            chip.set_colon(False)
-
     # ---- LEDs ---------------------------------------------------------------------
 
     def _show_leds(self):
+        """viewsetup.LEDS: A.turn, B.turn, A.spot, B.spot, equalizing; a pin is written
+        only when its LED changes."""
         m = self.m
         spot = m.spot_ball()
-        self._set_led(0, m.turn == _A)
-        self._set_led(1, m.turn == _B)
-        self._set_led(2, spot == _A)
-        self._set_led(3, spot == _B)
-        self._set_led(4, m.phase == _EQUALIZING)
-
-    def _set_led(self, k, on):
-        pin = self._leds[k]
-        on = 1 if on else 0
-        if pin is not None and self._led_on[k] != on:
-            self._led_on[k] = on
-            pin.value(on ^ self._active_low[k])
+        k = 0
+        while k < 5:
+            on = m.turn == k if k < 2 else spot == k - 2 if k < 4 else m.phase == _EQUALIZING  # _A 0, _B 1
+            on = 1 if on else 0
+            if self._leds[k] is not None and self._led_on[k] != on:
+                self._led_on[k] = on
+                self._leds[k].value(on ^ self._active_low[k])
+            k += 1

@@ -117,37 +117,30 @@ class Backpack:
         EIO; also EIO for a write that was not fully acknowledged) propagates after the
         chip is marked for that full init, so nothing is lost by retrying later.
         """
+        # One method, its frame within the 11 words MicroPython keeps on the C stack
+        # (a larger one would be a heap allocation at every show).
         try:
-            if self._state & _PENDING:
-                return self._flush_pending()
-            if probe:
+            if self._state & _NEED_INIT:  # frame, oscillator on, then brightness and blink below
+                self._write(self._frame)
+                self._write(_OSC_ON)
+                self._state = self._state & ~_PENDING | _NEED_BRIGHTNESS | _NEED_BLINK
+            elif not self._state & _PENDING:
+                if probe:
+                    self._write(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
+                return probe
+            if self._state & _NEED_BRIGHTNESS:
                 self._write(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
-            return probe
+                self._state &= ~_NEED_BRIGHTNESS
+            if self._state & _NEED_BLINK:
+                self._write(_DISPLAY_ON | self._state >> _RATE << 1)
+                self._state &= ~_NEED_BLINK
+            if self._state & _NEED_FRAME:
+                self._write(self._frame)
+                self._state &= ~_NEED_FRAME
+            return True
         except OSError:
             self._state |= _NEED_INIT
             raise
-
-    # The hot path is split into small methods: MicroPython keeps a call's frame on
-    # the C stack only while it is small (11 words); larger ones go to the heap.
-
-    def _flush_pending(self):
-        if self._state & _NEED_INIT:
-            self._write(self._frame)
-            self._write(_OSC_ON)
-            self._write(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
-            self._write(_DISPLAY_ON | self._state >> _RATE << 1)
-            self._state &= ~_PENDING
-            return True
-        if self._state & _NEED_BRIGHTNESS:
-            self._write(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
-            self._state &= ~_NEED_BRIGHTNESS
-        if self._state & _NEED_BLINK:
-            self._write(_DISPLAY_ON | self._state >> _RATE << 1)
-            self._state &= ~_NEED_BLINK
-        if self._state & _NEED_FRAME:
-            self._write(self._frame)
-            self._state &= ~_NEED_FRAME
-        return True
 
     def standby(self):
         """Display off and oscillator off (the chip's lowest current); the next show() wakes it."""
@@ -202,38 +195,34 @@ class Backpack:
         self._number(n)
 
     def _number(self, n):
-        digits = self._digits(-n if n < 0 else n)
+        mag = -n if n < 0 else n
+        digits = 1
+        cell = mag
+        while cell >= 10:
+            cell //= 10
+            digits += 1
+        if digits <= _FIELD[_DECIMALS]:  # a digit before the point
+            digits = _FIELD[_DECIMALS] + 1
+        if digits < _FIELD[_MIN_DIGITS]:
+            digits = _FIELD[_MIN_DIGITS]
         if (digits + 1 if n < 0 else digits) > _FIELD[_WIDTH]:
             raise ValueError(n)  # ht16k33_text's set_number says more
-        cell = self._put_digits(-n if n < 0 else n, digits, _FIELD[_END])
-        if n < 0:
-            self._put(cell, self._glyph(_MINUS))
-            cell -= 1
-        while cell > _FIELD[_END] - _FIELD[_WIDTH]:  # the field's cells left of the number: blank
-            self._put(cell, 0)
-            cell -= 1
-
-    def _digits(self, mag):
-        digits = 1
-        while mag >= 10:
-            mag //= 10
-            digits += 1
-        if digits <= _FIELD[_DECIMALS]:
-            digits = _FIELD[_DECIMALS] + 1
-        return _FIELD[_MIN_DIGITS] if digits < _FIELD[_MIN_DIGITS] else digits
-
-    def _put_digits(self, mag, digits, cell):
-        """The digits of mag from `cell` leftwards; returns the next free cell."""
-        k = 0
-        while k < digits:
+        cell = _FIELD[_END]
+        while digits:  # from the right; the point `decimals` digits from the right
             bits = self._glyph(_ZERO + mag % 10)
-            if k and k == _FIELD[_DECIMALS]:
+            if cell != _FIELD[_END] and _FIELD[_END] - cell == _FIELD[_DECIMALS]:
                 bits |= self.DP
             self._put(cell, bits)
             mag //= 10
             cell -= 1
-            k += 1
-        return cell
+            digits -= 1
+        if n < 0:
+            bits = self._glyph(_MINUS)
+            self._put(cell, bits)
+            cell -= 1
+        while cell > _FIELD[_END] - _FIELD[_WIDTH]:  # the field's cells left of the number: blank
+            self._put(cell, 0)
+            cell -= 1
 
     def set_window(self, text, start):
         """Show text[start:start + 4] in the four cells, blank outside the text, without

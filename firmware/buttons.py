@@ -207,19 +207,16 @@ class ButtonGroup:
         """Sample every button once at `now` (ms ticks)."""
         i = 0
         while i < len(self.buttons):
-            self._poll_one(i, now)
+            b = self.buttons[i]
+            event = b.update(now, b.pin())
+            if event:
+                self._emit(i, event)
+            elif b.phase == _LOCKED:  # a press locked out (now, or by lock() since the last poll)
+                b.phase = _IGNORE
+                self.locked |= 1 << i
             i += 1
 
     # Small methods: MicroPython keeps small call frames (11 words) off the heap.
-
-    def _poll_one(self, i, now):
-        b = self.buttons[i]
-        event = b.update(now, b.pin())
-        if event:
-            self._emit(i, event)
-        elif b.phase == _LOCKED:  # a press locked out (now, or by lock() since the last poll)
-            b.phase = _IGNORE
-            self.locked |= 1 << i
 
     def _emit(self, i, event):
         cb = self.callback
@@ -259,10 +256,7 @@ class ButtonGroup:
             ms = self.lockout_ms
         i = 0
         while i < len(self.buttons):
-            self._lock_one(i, now, ms, mask)
+            b = self.buttons[i]
+            if b.lockout if mask is None else (mask >> i) & 1:
+                b.lock(now, ms)
             i += 1
-
-    def _lock_one(self, i, now, ms, mask):
-        b = self.buttons[i]
-        if b.lockout if mask is None else (mask >> i) & 1:
-            b.lock(now, ms)

@@ -53,7 +53,10 @@ class Buzzer:
         self._head = 0
         self._len = 0
         self.dropped = 0
-        self.set_volume(volume)
+        if not 0 <= volume <= 100:  # 0 (off) .. 100
+            raise ValueError("volume must be 0..100")
+        self.volume = volume
+        self._duty = _MAX_DUTY * volume // 100
         self._kind = 0  # the cue being played, its note index and repeats left
         self._note = 0
         self._left = 0
@@ -62,13 +65,6 @@ class Buzzer:
         self._on_ms = 0
         if pwm is not None:
             pwm.duty_u16(0)
-
-    def set_volume(self, volume):
-        """0 (off) .. 100."""
-        if not 0 <= volume <= 100:
-            raise ValueError("volume must be 0..100")
-        self.volume = volume
-        self._duty = _MAX_DUTY * volume // 100
 
     def cue(self, kind, count=1):
         """Queue a cue; allocation-free. Returns False if it was dropped."""

@@ -245,6 +245,29 @@ class Backpack:
         """Set the raw segment bits of cell 0..3 (not checked here; point bit included)."""
         self._put(cell, bits & self.MASK)
 
+    # A cell's bits in the frame, for both kinds: two bytes (low, high) from RAM 2 * cell,
+    # the 7-segment cells' at RAM 0, 2, 6, 8 (the colon at 4; their high bytes stay 0).
+
+    def _glyph(self, c):
+        if not 32 <= c < 128:
+            return 0
+        if self.MASK == 0xFF:
+            return _GLYPHS7[c - 32]
+        c = 2 * (c - 32)
+        return _GLYPHS14[c] | _GLYPHS14[c + 1] << 8
+
+    def _put(self, cell, bits):
+        frame = self._frame
+        cell = 1 + 2 * cell + (cell & 2 if self.HAS_COLON else 0)
+        if frame[cell] != bits & 0xFF or frame[cell + 1] != bits >> 8:
+            frame[cell] = bits & 0xFF
+            frame[cell + 1] = bits >> 8
+            self._state |= _NEED_FRAME
+
+    def _get(self, cell):
+        cell = 1 + 2 * cell + (cell & 2 if self.HAS_COLON else 0)
+        return self._frame[cell] | self._frame[cell + 1] << 8
+
 
 class Seg7x4(Backpack):
     """4-digit 7-segment backpack (Adafruit 0.56" and 1.2"): digits at RAM 0, 2, 6, 8,
@@ -262,18 +285,6 @@ class Seg7x4(Backpack):
             frame[_COLON_BYTE] = bits
             self._state |= _NEED_FRAME
 
-    def _glyph(self, c):
-        return _GLYPHS7[c - 32] if 32 <= c < 128 else 0
-
-    def _put(self, cell, bits):
-        i = 1 + 2 * cell + (cell & 2)  # RAM 0, 2, 6, 8
-        if self._frame[i] != bits:
-            self._frame[i] = bits
-            self._state |= _NEED_FRAME
-
-    def _get(self, cell):
-        return self._frame[1 + 2 * cell + (cell & 2)]
-
 
 class Seg14x4(Backpack):
     """4-character 14-segment alphanumeric backpack: character k at RAM 2k (low byte)
@@ -281,20 +292,3 @@ class Seg14x4(Backpack):
 
     DP = 0x4000
     MASK = 0xFFFF
-
-    def _glyph(self, c):
-        if 32 <= c < 128:
-            i = 2 * (c - 32)
-            return _GLYPHS14[i] | _GLYPHS14[i + 1] << 8
-        return 0
-
-    def _put(self, cell, bits):
-        frame = self._frame
-        if frame[1 + 2 * cell] != bits & 0xFF or frame[2 + 2 * cell] != bits >> 8:
-            frame[1 + 2 * cell] = bits & 0xFF
-            frame[2 + 2 * cell] = bits >> 8
-            self._state |= _NEED_FRAME
-
-    def _get(self, cell):
-        frame = self._frame
-        return frame[1 + 2 * cell] | frame[2 + 2 * cell] << 8

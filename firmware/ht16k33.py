@@ -87,10 +87,13 @@ _GLYPHS14 = (
 
 
 class Backpack:
-    """Frame and bus handling shared by Seg7x4 and Seg14x4 (ht16k33_text checks its arguments)."""
+    """Frame and bus handling shared by Seg7x4 and Seg14x4 (ht16k33_text checks its arguments).
+    It is the 14-segment alphanumeric backpack itself (Seg14x4 is this class: one class less
+    in RAM): character k at RAM 2k (low byte) and 2k+1 (high byte), point = bit 14;
+    Seg7x4 changes the layout."""
 
-    DP = 0  # point bit of a cell, set by the subclass
-    MASK = 0  # all bits of a cell
+    DP = 0x4000  # point bit of a cell
+    MASK = 0xFFFF  # all bits of a cell
     HAS_COLON = False
 
     def __init__(self, i2c, addr=0x70, brightness=15, blink=0):
@@ -286,9 +289,4 @@ class Seg7x4(Backpack):
             self._state |= _NEED_FRAME
 
 
-class Seg14x4(Backpack):
-    """4-character 14-segment alphanumeric backpack: character k at RAM 2k (low byte)
-    and 2k+1 (high byte), point = bit 14."""
-
-    DP = 0x4000
-    MASK = 0xFFFF
+Seg14x4 = Backpack  # 4-character 14-segment alphanumeric backpack (see Backpack)

@@ -215,7 +215,17 @@ class View:
                     self._last[s] = v
                     self._draw(s, v)
             s += 1
-        self._show_leds()
+        # The LEDs (viewsetup.LEDS: A.turn, B.turn, A.spot, B.spot, equalizing; _A 0, _B 1),
+        # each pin written only when its LED changes: s the LED, k on or off, v the spot ball.
+        v = self.m.spot_ball()
+        s = 0
+        while s < 5:
+            k = self.m.turn == s if s < 2 else v == s - 2 if s < 4 else self.m.phase == _EQUALIZING
+            k = 1 if k else 0
+            if self._leds[s] is not None and self._led_on[s] != k:
+                self._led_on[s] = k
+                self._leds[s].value(k ^ self._active_low[s])
+            s += 1
         written = 0
         k = 0
         while k < len(self.chips):
@@ -440,19 +450,3 @@ class View:
             decimals -= 1
             n = (v + drop * 5) // (drop * 10)
         self._draw_number(s, n, decimals)
-
-    # ---- LEDs ---------------------------------------------------------------------
-
-    def _show_leds(self):
-        """viewsetup.LEDS: A.turn, B.turn, A.spot, B.spot, equalizing; a pin is written
-        only when its LED changes."""
-        m = self.m
-        spot = m.spot_ball()
-        k = 0
-        while k < 5:
-            on = m.turn == k if k < 2 else spot == k - 2 if k < 4 else m.phase == _EQUALIZING  # _A 0, _B 1
-            on = 1 if on else 0
-            if self._leds[k] is not None and self._led_on[k] != on:
-                self._led_on[k] = on
-                self._leds[k].value(on ^ self._active_low[k])
-            k += 1

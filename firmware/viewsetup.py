@@ -97,7 +97,7 @@ def init(v, board, chips, leds, match):
     for k, name in enumerate(LEDS):
         if name in board_leds:
             v._active_low[k] = 1 if board_leds[name]["active_low"] else 0
-    for k, pin in enumerate(v._leds):  # off (View._show_leds writes a pin only when it changes)
+    for k, pin in enumerate(v._leds):  # off (View.render writes a pin only when it changes)
         if pin is not None:
             pin.value(v._active_low[k])
     v._turn_dp = v._leds[0] is None  # no turn LEDs: a point on the score shows the turn

@@ -191,8 +191,8 @@ class ButtonGroup:
         if len(self.buttons) > 255:
             raise ValueError("at most 255 buttons")
         self.callback = callback
-        if lockout_ms is not None:
-            self.lockout_ms = lockout_ms
+        if lockout_ms is not None and lockout_ms != ButtonGroup.lockout_ms:
+            self.lockout_ms = lockout_ms  # kept only when it differs (an attribute less: RAM)
         self._ring = bytearray(2 * size)  # (button index, event) pairs
         self._size = size
         self._head = 0  # next slot to write

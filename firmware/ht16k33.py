@@ -241,7 +241,8 @@ class Backpack:
 
     def set_dp(self, cell, on=True):
         """Light (or put out) the point of cell 0..3 (not checked here), counted from the left."""
-        bits = self._get(cell)
+        i = 1 + 2 * cell + (cell & 2 if self.HAS_COLON else 0)  # where _put puts it
+        bits = self._frame[i] | self._frame[i + 1] << 8
         self._put(cell, bits | self.DP if on else bits & ~self.DP)
 
     def set_segments(self, cell, bits):
@@ -266,10 +267,6 @@ class Backpack:
             frame[cell] = bits & 0xFF
             frame[cell + 1] = bits >> 8
             self._state |= _NEED_FRAME
-
-    def _get(self, cell):
-        cell = 1 + 2 * cell + (cell & 2 if self.HAS_COLON else 0)
-        return self._frame[cell] | self._frame[cell + 1] << 8
 
 
 class Seg7x4(Backpack):

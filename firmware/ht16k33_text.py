@@ -168,7 +168,8 @@ class _Text:
     def get_segments(self, cell):
         """The raw segment bits of cell 0..3 as they will be sent."""
         self._check(cell)
-        return self._get(cell)
+        i = 1 + 2 * cell + (cell & 2 if self.HAS_COLON else 0)  # where ht16k33's _put puts it
+        return self._frame[i] | self._frame[i + 1] << 8
 
 
 class Seg7x4(_Text, ht16k33.Seg7x4):

@@ -191,8 +191,8 @@ class ButtonGroup:
         if len(self.buttons) > 255:
             raise ValueError("at most 255 buttons")
         self.callback = callback
-        if lockout_ms is not None:
-            self.lockout_ms = lockout_ms
+        if lockout_ms is not None and lockout_ms != ButtonGroup.lockout_ms:
+            self.lockout_ms = lockout_ms  # kept only when it differs (an attribute less: RAM)
         self._ring = bytearray(2 * size)  # (button index, event) pairs
         self._size = size
         self._head = 0  # next slot to write
@@ -204,38 +204,27 @@ class ButtonGroup:
         self.short = self.long = bytes(len(self.buttons))
 
     def poll(self, now):
-        """Sample every button once at `now` (ms ticks)."""
+        """Sample every button once at `now` (ms ticks); hand on its event (the callback,
+        else the ring: full, the event is dropped and counted)."""
+        # One method, its frame within the 11 words MicroPython keeps off the heap.
         i = 0
         while i < len(self.buttons):
-            self._poll_one(i, now)
+            b = self.buttons[i]
+            event = b.update(now, b.pin())
+            if not event:
+                if b.phase == _LOCKED:  # a press locked out (now, or by lock() since the last poll)
+                    b.phase = _IGNORE
+                    self.locked |= 1 << i
+            elif self.callback is not None:
+                self.callback(i, event)
+            elif self._count >= self._size:
+                self.dropped += 1
+            else:
+                self._ring[2 * self._head] = i
+                self._ring[2 * self._head + 1] = event
+                self._head = (self._head + 1) % self._size
+                self._count += 1
             i += 1
-
-    # Small methods: MicroPython keeps small call frames (11 words) off the heap.
-
-    def _poll_one(self, i, now):
-        b = self.buttons[i]
-        event = b.update(now, b.pin())
-        if event:
-            self._emit(i, event)
-        elif b.phase == _LOCKED:  # a press locked out (now, or by lock() since the last poll)
-            b.phase = _IGNORE
-            self.locked |= 1 << i
-
-    def _emit(self, i, event):
-        cb = self.callback
-        if cb is not None:
-            cb(i, event)
-            return
-        if self._count >= self._size:
-            self.dropped += 1
-            return
-        j = 2 * self._head
-        self._ring[j] = i
-        self._ring[j + 1] = event
-        self._head += 1
-        if self._head == self._size:
-            self._head = 0
-        self._count += 1
 
     def get(self):
         """Oldest queued event as `(index << 8) | event`, or 0 if none:
@@ -259,10 +248,7 @@ class ButtonGroup:
             ms = self.lockout_ms
         i = 0
         while i < len(self.buttons):
-            self._lock_one(i, now, ms, mask)
+            b = self.buttons[i]
+            if b.lockout if mask is None else (mask >> i) & 1:
+                b.lock(now, ms)
             i += 1
-
-    def _lock_one(self, i, now, ms, mask):
-        b = self.buttons[i]
-        if b.lockout if mask is None else (mask >> i) & 1:
-            b.lock(now, ms)

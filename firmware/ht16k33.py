@@ -87,10 +87,13 @@ _GLYPHS14 = (
 
 
 class Backpack:
-    """Frame and bus handling shared by Seg7x4 and Seg14x4 (ht16k33_text checks its arguments)."""
+    """Frame and bus handling shared by Seg7x4 and Seg14x4 (ht16k33_text checks its arguments).
+    It is the 14-segment alphanumeric backpack itself (Seg14x4 is this class: one class less
+    in RAM): character k at RAM 2k (low byte) and 2k+1 (high byte), point = bit 14;
+    Seg7x4 changes the layout."""
 
-    DP = 0  # point bit of a cell, set by the subclass
-    MASK = 0  # all bits of a cell
+    DP = 0x4000  # point bit of a cell
+    MASK = 0xFFFF  # all bits of a cell
     HAS_COLON = False
 
     def __init__(self, i2c, addr=0x70, brightness=15, blink=0):
@@ -117,45 +120,35 @@ class Backpack:
         EIO; also EIO for a write that was not fully acknowledged) propagates after the
         chip is marked for that full init, so nothing is lost by retrying later.
         """
+        # One method, its frame within the 11 words MicroPython keeps on the C stack
+        # (a larger one would be a heap allocation at every show).
         try:
-            return self._flush(probe)
+            if self._state & _NEED_INIT:  # frame, oscillator on, then brightness and blink below
+                self._write(self._frame)
+                self._write(_OSC_ON)
+                self._state = self._state & ~_PENDING | _NEED_BRIGHTNESS | _NEED_BLINK
+            elif not self._state & _PENDING:
+                if probe:
+                    self._write(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
+                return probe
+            if self._state & _NEED_BRIGHTNESS:
+                self._write(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
+                self._state &= ~_NEED_BRIGHTNESS
+            if self._state & _NEED_BLINK:
+                self._write(_DISPLAY_ON | self._state >> _RATE << 1)
+                self._state &= ~_NEED_BLINK
+            if self._state & _NEED_FRAME:
+                self._write(self._frame)
+                self._state &= ~_NEED_FRAME
+            return True
         except OSError:
             self._state |= _NEED_INIT
             raise
 
-    # The hot path is split into small methods: MicroPython keeps a call's frame on
-    # the C stack only while it is small (11 words); larger ones go to the heap.
-
-    def _flush(self, probe):
-        if self._state & _PENDING:
-            return self._flush_pending()
-        if probe:
-            self._send_cmd(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
-        return probe
-
-    def _flush_pending(self):
-        if self._state & _NEED_INIT:
-            self._write(self._frame)
-            self._send_cmd(_OSC_ON)
-            self._send_cmd(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
-            self._send_cmd(_DISPLAY_ON | self._state >> _RATE << 1)
-            self._state &= ~_PENDING
-            return True
-        if self._state & _NEED_BRIGHTNESS:
-            self._send_cmd(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
-            self._state &= ~_NEED_BRIGHTNESS
-        if self._state & _NEED_BLINK:
-            self._send_cmd(_DISPLAY_ON | self._state >> _RATE << 1)
-            self._state &= ~_NEED_BLINK
-        if self._state & _NEED_FRAME:
-            self._write(self._frame)
-            self._state &= ~_NEED_FRAME
-        return True
-
     def standby(self):
         """Display off and oscillator off (the chip's lowest current); the next show() wakes it."""
-        self._send_cmd(_DISPLAY_ON & 0xFE)
-        self._send_cmd(_OSC_ON & 0xFE)
+        self._write(_DISPLAY_ON & 0xFE)
+        self._write(_OSC_ON & 0xFE)
         self._state |= _NEED_INIT
 
     def set_bus(self, i2c):
@@ -164,15 +157,15 @@ class Backpack:
         self._state |= _NEED_INIT
 
     def _write(self, buf):
+        """Send buf (a frame), or a command byte given as an int."""
+        if isinstance(buf, int):
+            _CMD[0] = buf
+            buf = _CMD
         acks = self._i2c.writeto(self.addr, buf)
         # machine.I2C returns the number of acknowledged bytes; SoftI2C does not raise
         # when the chip stops acknowledging halfway.
         if acks is not None and acks < len(buf):
             raise OSError(_EIO)
-
-    def _send_cmd(self, byte):
-        _CMD[0] = byte
-        self._write(_CMD)
 
     # ---- settings, sent by the next show() -----------------------------------------
 
@@ -205,41 +198,32 @@ class Backpack:
         self._number(n)
 
     def _number(self, n):
-        digits = self._digits(-n if n < 0 else n)
+        mag = -n if n < 0 else n
+        digits = 1
+        cell = mag
+        while cell >= 10:
+            cell //= 10
+            digits += 1
+        if digits <= _FIELD[_DECIMALS]:  # a digit before the point
+            digits = _FIELD[_DECIMALS] + 1
+        if digits < _FIELD[_MIN_DIGITS]:
+            digits = _FIELD[_MIN_DIGITS]
         if (digits + 1 if n < 0 else digits) > _FIELD[_WIDTH]:
             raise ValueError(n)  # ht16k33_text's set_number says more
-        cell = self._put_digits(-n if n < 0 else n, digits, _FIELD[_END])
-        if n < 0:
-            self._put(cell, self._glyph(_MINUS))
-            cell -= 1
-        self._blank(cell, _FIELD[_END] + 1 - _FIELD[_WIDTH])
-
-    def _digits(self, mag):
-        digits = 1
-        while mag >= 10:
-            mag //= 10
-            digits += 1
-        if digits <= _FIELD[_DECIMALS]:
-            digits = _FIELD[_DECIMALS] + 1
-        return _FIELD[_MIN_DIGITS] if digits < _FIELD[_MIN_DIGITS] else digits
-
-    def _put_digits(self, mag, digits, cell):
-        """The digits of mag from `cell` leftwards; returns the next free cell."""
-        k = 0
-        while k < digits:
-            bits = self._digit(mag, k)
+        cell = _FIELD[_END]
+        while digits:  # from the right; the point `decimals` digits from the right
+            bits = self._glyph(_ZERO + mag % 10)
+            if cell != _FIELD[_END] and _FIELD[_END] - cell == _FIELD[_DECIMALS]:
+                bits |= self.DP
             self._put(cell, bits)
             mag //= 10
             cell -= 1
-            k += 1
-        return cell
-
-    def _digit(self, mag, k):
-        bits = self._glyph(_ZERO + mag % 10)
-        return bits | self.DP if k and k == _FIELD[_DECIMALS] else bits
-
-    def _blank(self, cell, first):
-        while cell >= first:
+            digits -= 1
+        if n < 0:
+            bits = self._glyph(_MINUS)
+            self._put(cell, bits)
+            cell -= 1
+        while cell > _FIELD[_END] - _FIELD[_WIDTH]:  # the field's cells left of the number: blank
             self._put(cell, 0)
             cell -= 1
 
@@ -248,23 +232,41 @@ class Backpack:
         slicing (a marquee moves `start`); points off, the colon untouched."""
         cell = 0
         while cell < 4:
-            bits = self._char_at(text, start + cell)
-            self._put(cell, bits)
+            c = start + cell
+            c = text[c] if 0 <= c < len(text) else 32  # a blank (no segment lit)
+            if isinstance(c, str):
+                c = ord(c)
+            self._put(cell, self._glyph(c))
             cell += 1
-
-    def _char_at(self, text, i):
-        if 0 <= i < len(text):
-            return self._glyph(ord(text[i]) if isinstance(text, str) else text[i])
-        return 0
 
     def set_dp(self, cell, on=True):
         """Light (or put out) the point of cell 0..3 (not checked here), counted from the left."""
-        bits = self._get(cell)
+        i = 1 + 2 * cell + (cell & 2 if self.HAS_COLON else 0)  # where _put puts it
+        bits = self._frame[i] | self._frame[i + 1] << 8
         self._put(cell, bits | self.DP if on else bits & ~self.DP)
 
     def set_segments(self, cell, bits):
         """Set the raw segment bits of cell 0..3 (not checked here; point bit included)."""
         self._put(cell, bits & self.MASK)
+
+    # A cell's bits in the frame, for both kinds: two bytes (low, high) from RAM 2 * cell,
+    # the 7-segment cells' at RAM 0, 2, 6, 8 (the colon at 4; their high bytes stay 0).
+
+    def _glyph(self, c):
+        if not 32 <= c < 128:
+            return 0
+        if self.MASK == 0xFF:
+            return _GLYPHS7[c - 32]
+        c = 2 * (c - 32)
+        return _GLYPHS14[c] | _GLYPHS14[c + 1] << 8
+
+    def _put(self, cell, bits):
+        frame = self._frame
+        cell = 1 + 2 * cell + (cell & 2 if self.HAS_COLON else 0)
+        if frame[cell] != bits & 0xFF or frame[cell + 1] != bits >> 8:
+            frame[cell] = bits & 0xFF
+            frame[cell + 1] = bits >> 8
+            self._state |= _NEED_FRAME
 
 
 class Seg7x4(Backpack):
@@ -283,39 +285,5 @@ class Seg7x4(Backpack):
             frame[_COLON_BYTE] = bits
             self._state |= _NEED_FRAME
 
-    def _glyph(self, c):
-        return _GLYPHS7[c - 32] if 32 <= c < 128 else 0
 
-    def _put(self, cell, bits):
-        i = 1 + 2 * cell + (cell & 2)  # RAM 0, 2, 6, 8
-        if self._frame[i] != bits:
-            self._frame[i] = bits
-            self._state |= _NEED_FRAME
-
-    def _get(self, cell):
-        return self._frame[1 + 2 * cell + (cell & 2)]
-
-
-class Seg14x4(Backpack):
-    """4-character 14-segment alphanumeric backpack: character k at RAM 2k (low byte)
-    and 2k+1 (high byte), point = bit 14."""
-
-    DP = 0x4000
-    MASK = 0xFFFF
-
-    def _glyph(self, c):
-        if 32 <= c < 128:
-            i = 2 * (c - 32)
-            return _GLYPHS14[i] | _GLYPHS14[i + 1] << 8
-        return 0
-
-    def _put(self, cell, bits):
-        frame = self._frame
-        if frame[1 + 2 * cell] != bits & 0xFF or frame[2 + 2 * cell] != bits >> 8:
-            frame[1 + 2 * cell] = bits & 0xFF
-            frame[2 + 2 * cell] = bits >> 8
-            self._state |= _NEED_FRAME
-
-    def _get(self, cell):
-        frame = self._frame
-        return frame[1 + 2 * cell] | frame[2 + 2 * cell] << 8
+Seg14x4 = Backpack  # 4-character 14-segment alphanumeric backpack (see Backpack)

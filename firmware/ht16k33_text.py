@@ -87,7 +87,8 @@ class _Text:
     def _set_number(self, n, width, blank_zero, decimals, min_digits, end):
         if blank_zero and n == 0:
             self.set_number_at(0, end, width, decimals, min_digits)  # its checks (an int, it fits)
-            self._blank(end, end + 1 - width)
+            for cell in range(end + 1 - width, end + 1):
+                self.set_segments(cell, 0)
             return
         self.set_number_at(n, end, width, decimals, min_digits)
 
@@ -167,7 +168,8 @@ class _Text:
     def get_segments(self, cell):
         """The raw segment bits of cell 0..3 as they will be sent."""
         self._check(cell)
-        return self._get(cell)
+        i = 1 + 2 * cell + (cell & 2 if self.HAS_COLON else 0)  # where ht16k33's _put puts it
+        return self._frame[i] | self._frame[i + 1] << 8
 
 
 class Seg7x4(_Text, ht16k33.Seg7x4):

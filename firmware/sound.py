@@ -44,7 +44,8 @@ _MAX_DUTY = const(32768)  # 50 % duty is the loudest a piezo gets
 
 
 class Buzzer:
-    """Plays cues on `pwm` (anything with freq() and duty_u16(); None: silent)."""
+    """Plays cues on `pwm` (anything with freq() and duty_u16(); None: silent). Twelve
+    attributes: a thirteenth would make the attribute table five slots (40 B) larger."""
 
     def __init__(self, pwm, volume=50):
         self.pwm = pwm
@@ -53,22 +54,16 @@ class Buzzer:
         self._head = 0
         self._len = 0
         self.dropped = 0
-        self.set_volume(volume)
-        self._kind = 0  # the cue being played, its note index and repeats left
-        self._note = 0
-        self._left = 0
+        if not 0 <= volume <= 100:  # 0 (off) .. 100
+            raise ValueError("volume must be 0..100")
+        self._duty = _MAX_DUTY * volume // 100
+        self._kind = 0  # the cue being played
+        self._note = 0  # its repeats left << 4 | the next note's index in _NOTES[_kind]
         self._ready = None
         self.last = 0  # frequency of the latest note
         self._on_ms = 0
         if pwm is not None:
             pwm.duty_u16(0)
-
-    def set_volume(self, volume):
-        """0 (off) .. 100."""
-        if not 0 <= volume <= 100:
-            raise ValueError("volume must be 0..100")
-        self.volume = volume
-        self._duty = _MAX_DUTY * volume // 100
 
     def cue(self, kind, count=1):
         """Queue a cue; allocation-free. Returns False if it was dropped."""
@@ -98,17 +93,16 @@ class Buzzer:
             if not self._len:
                 return 0
             self._kind = self._kinds[self._head]
-            self._left = self._counts[self._head]
+            self._note = self._counts[self._head] << 4  # from the first note, count times
             self._head = (self._head + 1) % _QUEUE
             self._len -= 1
-            self._note = 0
         notes = _NOTES[self._kind]
-        freq, on, off = notes[self._note], notes[self._note + 1], notes[self._note + 2]
+        i = self._note & 15
+        freq, on, off = notes[i], notes[i + 1], notes[i + 2]
         self._note += 3
-        if self._note >= len(notes):
-            self._note = 0
-            self._left -= 1
-            if self._left <= 0:
+        if self._note & 15 >= len(notes):  # the cue's last note: once more, or done
+            self._note = (self._note >> 4) - 1 << 4
+            if not self._note:
                 self._kind = 0
         self.last = freq
         self._on_ms = on

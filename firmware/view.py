@@ -130,10 +130,6 @@ def _try_show(chip, probe):
         return -1
 
 
-def _window(n, step):
-    """Where a marquee's window starts in a text of n characters at `step`: text of up to 4
-    characters stands still, longer text runs right to left."""
-    return step - 4 if n > 4 else 0
 _MSG_NONE = const(0)
 _MSG_LAG = const(1)
 _MSG_BREAK = const(2)
@@ -159,14 +155,7 @@ class View:
         """board: a normalized board definition; chips: a driver per board["displays"]
         entry (None for a chip left out); leds: a dict LED name -> pin object.
         The tables are made by viewsetup.py, which leaves RAM afterwards."""
-        self.m = match
-        self.chips = chips
-        self.error = 0  # an error code the app wants shown (0: none)
-        self.names = [b"", b"", b"", b""]  # A's and B's text shown, then their short forms
-        cold.call("viewsetup", "init", self, board, leds)
-        self.invalidate()
-        for k in range(len(self._leds)):
-            self._set_led(k, 0, True)
+        cold.call("viewsetup", "init", self, board, chips, leds, match)
 
     def new_match(self):
         """Build the name marquees once per match (viewsetup.py; this allocates, rendering
@@ -181,104 +170,89 @@ class View:
     #
     # Each slot's content is reduced to one int (its "value"); a slot is drawn
     # only when its value changed, so a press redraws a few fields, not all.
+    # Methods stay small on purpose: MicroPython keeps a call's frame on the C stack only
+    # while it is small (11 words); larger frames would be heap allocations.
 
-    def invalidate(self):
-        """Draw every slot again at the next render (new match, error cleared)."""
+    def invalidate(self, k=None):
+        """Draw every slot again at the next render (new match, error cleared); with k,
+        only chip k's."""
         last = self._last
-        for s in range(len(last)):
-            last[s] = _STALE
+        s = 0
+        while s < len(last):
+            if k is None or self._disp[s] == k:
+                last[s] = _STALE
+            s += 1
 
     def render(self, now):
         """Draw the match as it is at `now` and send what changed. Returns chips written."""
-        self._clear_blink()
-        self._update_error()
+        s = 0
+        while s < len(self._blink):  # nothing blinks unless a slot's value says so
+            self._blink[s] = 0
+            s += 1
+        # The error code shown (E nn on the message chip, steady): the app's, else the first
+        # dead chip's; 0 when there is nowhere to show it.
+        k = self.message_chip
+        v = 0
+        if k >= 0 and self.chips[k] is not None:
+            v = self.error
+            if not v:
+                s = self.first_failed()
+                if s >= 0 and s != k:
+                    v = self._code[s]
+        if v != self._error_shown:
+            self._error_shown = v
+            if v:
+                self.chips[k].set_code(v)
+            self.invalidate(k)  # drawn again when the code goes
+        if v:
+            self._blink[k] = 0
         s = 0
         while s < self._nslots:
-            self._slot(s, now)
+            k = self._disp[s]
+            if self.chips[k] is not None and not (self._error_shown and k == self.message_chip):
+                v = self._value(s, now)
+                if v != self._last[s]:
+                    self._last[s] = v
+                    self._draw(s, v)
             s += 1
-        self._show_leds()
-        return self._send(now)
-
-    # Small methods on purpose: MicroPython keeps a call's frame on the C stack only
-    # while it is small (11 words); larger frames would be heap allocations.
-
-    def _clear_blink(self):
-        blink = self._blink
-        k = 0
-        while k < len(blink):
-            blink[k] = 0
-            k += 1
-
-    def _update_error(self):
-        error = self._error_code()
-        if error != self._error_shown:
-            self._error_shown = error
-            if error:
-                chip = self.chips[self.message_chip]
-                chip.set_code(error)
-            self._restale(self.message_chip)
-        if error:
-            self._blink[self.message_chip] = 0
-
-    def _slot(self, s, now):
-        k = self._disp[s]
-        if self.chips[k] is None or (self._error_shown and k == self.message_chip):
-            return
-        v = self._value(s, now)
-        if v != self._last[s]:
-            self._last[s] = v
-            self._draw(s, v)
-
-    def _send(self, now):
+        # The LEDs (viewsetup.LEDS: A.turn, B.turn, A.spot, B.spot, equalizing; _A 0, _B 1),
+        # each pin written only when its LED changes: s the LED, k on or off, v the spot ball.
+        v = self.m.spot_ball()
+        s = 0
+        while s < 5:
+            k = self.m.turn == s if s < 2 else v == s - 2 if s < 4 else self.m.phase == _EQUALIZING
+            k = 1 if k else 0
+            if self._leds[s] is not None and self._led_on[s] != k:
+                self._led_on[s] = k
+                self._leds[s].value(k ^ self._active_low[s])
+            s += 1
         written = 0
         k = 0
         while k < len(self.chips):
-            if self.chips[k] is not None and self._send_chip(k, now):
+            if self.chips[k] is not None and self._send(k, now):
                 written += 1
             k += 1
         return written
 
-    def _send_chip(self, k, now):
+    def _send(self, k, now):
+        """Send chip k what changed; probed when nothing was sent since before the previous
+        period; a dead one is tried again after RETRY_MS. True if it wrote."""
         self.chips[k].set_blink(self._blink[k])
-        if not self.failed[k]:  # probed when nothing was sent since before the previous period
-            return self._show(k, now, ticks_diff(now - now % _PROBE_MS, self._retry_at[k]) >= 2 * _PROBE_MS)
-        if ticks_diff(now, self._retry_at[k]) < 0:
-            return False  # dead: tried again after RETRY_MS
-        return self._show(k, now, False)
-
-    def _show(self, k, now, probe):
-        wrote = _try_show(self.chips[k], probe)
+        if self.failed[k]:
+            if ticks_diff(now, self._retry_at[k]) < 0:
+                return False
+            wrote = False
+        else:
+            wrote = ticks_diff(now - now % _PROBE_MS, self._retry_at[k]) >= 2 * _PROBE_MS
+        wrote = _try_show(self.chips[k], wrote)
         if wrote < 0:
-            return self._dead(k, now)
+            self.failed[k] = 1
+            self._retry_at[k] = ticks_add(now, RETRY_MS)
+            return False
         self.failed[k] = 0
         if wrote:  # it answered: when (the period's start), for its next probe
             self._retry_at[k] = now - now % _PROBE_MS
         return wrote > 0
-
-
-    def _dead(self, k, now):
-        self.failed[k] = 1
-        self._retry_at[k] = ticks_add(now, RETRY_MS)
-        return False
-
-    def _error_code(self):
-        """The code to show: the app's, else the first dead chip's; 0 when there is nowhere."""
-        if self.message_chip < 0 or self.chips[self.message_chip] is None:
-            return 0
-        if self.error:
-            return self.error
-        dead = self.first_failed()
-        if dead < 0 or dead == self.message_chip:
-            return 0
-        return self._code[dead]
-
-    def _restale(self, k):
-        last = self._last
-        s = 0
-        while s < len(last):
-            if self._disp[s] == k:
-                last[s] = _STALE
-            s += 1
 
     def first_failed(self):
         """Index of the first chip that does not answer, or -1."""
@@ -302,78 +276,63 @@ class View:
         if field == _TARGET:  # a handicap: the player at the table's (A's when nobody is)
             return self.m.targets[self.m.turn > 0]
         if field == _COUNTDOWN:
-            return self._countdown_value(s)
+            v = self.m.countdown()
+            if v >= 0:
+                self._blink[self._disp[s]] = _BLINK_1HZ
+            return v
         if field == _SETS:
             return -1  # a plain match: no set score
-        if field == _CLOCK:
-            return self._clock_value(s, now)
-        return self._message_value(s, now)
+        if field == _CLOCK:  # the break's seconds, else the shot clock's, else the match's minutes
+            v = self.m.break_left_ms(now)
+            if v >= 0:
+                return _BREAK_CLOCK + (v + 999) // 1000
+            v = self.m.shot_left_ms(now)
+            if v < 0:  # nothing runs: the match's whole minutes (h:mm); blank in the lag, and
+                v = self.m.elapsed_ms(now)  # in fewer than 3 cells (no room for h:mm)
+                return _ELAPSED_CLOCK + v // 60000 if v >= 0 and self._width[s] >= 3 else -1
+            v = (v + 999) // 1000
+            if v <= WARN_S:
+                self._blink[self._disp[s]] = _BLINK_2HZ
+            return v
+        v = self._message_id()
+        if v >= _MSG_LAST:  # LAST n, OUT
+            self._blink[self._disp[s]] = _BLINK_1HZ
+        return v * _STEPS + self._step(_MSG_LEN[v], now)
 
     def _player_value(self, s, field, now):
         p = field // _PER_PLAYER
         field %= _PER_PLAYER
+        m = self.m
         if field == _SCORE:
-            return self._score_value(s, p)
+            if m.phase == _FINISHED:
+                if m.result == _R_DRAW:
+                    self._blink[self._disp[s]] = _BLINK_HALF_HZ
+                elif m.result == p + 1:  # R_A == 1, R_B == 2: the winner blinks
+                    self._blink[self._disp[s]] = _BLINK_1HZ
+            if self._turn_dp and m.turn == p:
+                return m.score[p] * 2 + 1  # the point shows whose turn it is
+            return m.score[p] * 2
         if field == _INNINGS:
-            return self.m.innings[p]
+            return m.innings[p]
         if field == _RUN:
-            return self.m.run if self.m.shooter == p else -1
+            return m.run if m.shooter == p else -1
         if field == _HIGH_RUN:
-            return self.m.high_run[p]
+            return m.high_run[p]
         if field == _AVERAGE:
-            return self.m.average_x1000(p)
+            return m.average_x1000(p)
         if field == _OWN_TARGET:
-            return self.m.targets[p]
-        return self._name_step(p, now)
-
-    def _name_step(self, p, now):
-        """The marquee's step while the name runs by, once after the names changed (from
-        the first render since); then its short form stands in its place."""
+            return m.targets[p]
+        # the name: the marquee's step while it runs by, once after the names changed (from
+        # the first render since); then its short form stands in its place
         if len(self.names[p]) <= 4:
             return 0
         if self._scroll_at < 0:
             self._scroll_at = now
-        step = ticks_diff(now, self._scroll_at) // SCROLL_MS
-        if step < len(self.names[p]) + 4:
-            return step
+        field = ticks_diff(now, self._scroll_at) // SCROLL_MS
+        if field < len(self.names[p]) + 4:
+            return field
         self.names[p] = self.names[p + 2]
         return 0
-
-    def _score_value(self, s, p):
-        m = self.m
-        if m.phase == _FINISHED:
-            if m.result == _R_DRAW:
-                self._blink[self._disp[s]] = _BLINK_HALF_HZ
-            elif m.result == p + 1:  # R_A == 1, R_B == 2: the winner blinks
-                self._blink[self._disp[s]] = _BLINK_1HZ
-        if self._turn_dp and m.turn == p:
-            return m.score[p] * 2 + 1  # the point shows whose turn it is
-        return m.score[p] * 2
-
-    def _countdown_value(self, s):
-        cd = self.m.countdown()
-        if cd >= 0:
-            self._blink[self._disp[s]] = _BLINK_1HZ
-        return cd
-
-    def _clock_value(self, s, now):
-        ms = self.m.break_left_ms(now)
-        if ms >= 0:
-            return _BREAK_CLOCK + (ms + 999) // 1000
-        ms = self.m.shot_left_ms(now)
-        if ms < 0:  # nothing runs: the match's whole minutes (h:mm); blank in the lag, and
-            ms = self.m.elapsed_ms(now)  # in fewer than 3 cells (no room for h:mm)
-            return _ELAPSED_CLOCK + ms // 60000 if ms >= 0 and self._width[s] >= 3 else -1
-        ms = (ms + 999) // 1000
-        if ms <= WARN_S:
-            self._blink[self._disp[s]] = _BLINK_2HZ
-        return ms
-
-    def _message_value(self, s, now):
-        msg = self._message_id()
-        if msg >= _MSG_LAST:  # LAST n, OUT
-            self._blink[self._disp[s]] = _BLINK_1HZ
-        return msg * _STEPS + self._step(_MSG_LEN[msg], now)
 
     def _message_id(self):
         m = self.m
@@ -411,19 +370,39 @@ class View:
         return (now // SCROLL_MS) % (n + 4)
 
     # ---- drawing a slot from its value ------------------------------------------------
+    #
+    # A marquee's window over a text of n characters starts at step - 4 when n > 4 (it
+    # runs right to left); text of up to 4 characters stands still.
 
     def _draw(self, s, v):
         field = self._field[s]
         if field == _MESSAGE:
-            self._draw_message(s, v)
+            field = v // _STEPS
+            self._chip(s).set_window(_TEXT, _MSG_AT[field] + (v % _STEPS - 4 if _MSG_LEN[field] > 4 else 0))
         elif field < _TARGET and field % _PER_PLAYER == _NAME:
-            self._draw_name(s, v)
+            field = self.names[field // _PER_PLAYER]
+            self._chip(s).set_window(field, v - 4 if len(field) > 4 else 0)
         elif v < 0:
             self._draw_blank(s)
         elif field >= _COUNTDOWN:  # the clock, the countdown (the colon off: a set score had it)
-            self._draw_clock(s, v)
+            field = self._chip(s)
+            if v >= _BREAK_CLOCK and self._width[s] >= 3:  # the break's m:ss, the match's h:mm
+                v %= _BREAK_CLOCK
+                v = (v // 60) * 100 + v % 60
+                if v < _POW10[self._width[s]]:
+                    field.set_number_at(v, self._end[s], self._width[s], 0, 3)
+                    if field.HAS_COLON:
+                        field.set_colon(True)
+                    return
+                self._draw_dashes(s)  # too long for the slot (3 cells): dashes, colon off
+            else:
+                self._draw_number(s, v % _BREAK_CLOCK, 0)
+            if field.HAS_COLON:
+                field.set_colon(False)
         elif field < _TARGET and field % _PER_PLAYER == _SCORE:
-            self._draw_score(s, v)
+            self._draw_number(s, v >> 1, 0)
+            if v & 1:
+                self._chip(s).set_dp(self._end[s])
         elif field < _TARGET and field % _PER_PLAYER == _AVERAGE:
             self._draw_average(s, v)
         else:
@@ -454,14 +433,13 @@ class View:
         if self._field[s] >= _COUNTDOWN and chip.HAS_COLON:  # the clock's, a set score's
             chip.set_colon(False)
 
-    def _draw_score(self, s, v):
-        self._draw_number(s, v >> 1, 0)
-        if v & 1:
-            self._chip(s).set_dp(self._end[s])
-
     def _draw_average(self, s, v):
         """GD with as many of its three decimals as fit, rounded to the last one shown."""
-        decimals = self._width[s] - self._whole_digits(v // 1000)
+        n = v // 1000
+        decimals = self._width[s] - 1  # less the whole part's digits
+        while n >= 10:
+            n //= 10
+            decimals -= 1
         if decimals > 3:
             decimals = 3
         if decimals < 0:
@@ -472,60 +450,3 @@ class View:
             decimals -= 1
             n = (v + drop * 5) // (drop * 10)
         self._draw_number(s, n, decimals)
-
-    def _whole_digits(self, n):
-        digits = 1
-        while n >= 10:
-            n //= 10
-            digits += 1
-        return digits
-
-    def _draw_clock(self, s, v):
-        if v >= _BREAK_CLOCK and self._width[s] >= 3:
-            colon = self._draw_break(s, v % _BREAK_CLOCK)
-        else:
-            self._draw_number(s, v % _BREAK_CLOCK, 0)
-            colon = False
-        if self._chip(s).HAS_COLON:
-            self._chip(s).set_colon(colon)
-
-    def _draw_break(self, s, v):
-        """The break's seconds as m:ss, the match's minutes as h:mm; False, with dashes,
-        when they do not fit (the caller sets the colon)."""
-        v = (v // 60) * 100 + v % 60
-        if v >= _POW10[self._width[s]]:
-            self._draw_dashes(s)
-            return False
-        chip = self._chip(s)
-        chip.set_number_at(v, self._end[s], self._width[s], 0, 3)
-        return True
-
-    def _draw_name(self, s, step):
-        text = self.names[self._field[s] // _PER_PLAYER]
-        start = _window(len(text), step)
-        self._chip(s).set_window(text, start)
-
-    def _draw_message(self, s, v):
-        msg = v // _STEPS
-        start = _MSG_AT[msg] + _window(_MSG_LEN[msg], v % _STEPS)
-        self._chip(s).set_window(_TEXT, start)
-
-    # ---- LEDs ---------------------------------------------------------------------
-
-    def _show_leds(self):
-        m = self.m
-        spot = m.spot_ball()
-        self._set_led(0, m.turn == _A)
-        self._set_led(1, m.turn == _B)
-        self._set_led(2, spot == _A)
-        self._set_led(3, spot == _B)
-        self._set_led(4, m.phase == _EQUALIZING)
-
-    def _set_led(self, k, on, force=False):
-        pin = self._leds[k]
-        if pin is None:
-            return
-        on = 1 if on else 0
-        if force or self._led_on[k] != on:
-            self._led_on[k] = on
-            pin.value(on ^ self._active_low[k])

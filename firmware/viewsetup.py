@@ -22,6 +22,7 @@ except ImportError:  # CPython
 _ERROR_CHIP = const(70)  # errorcodes.ERROR_CHIP (compiled in; a test checks)
 _CELLS = const(4)  # a name display's characters
 _SCROLL_NEW = const(-1)  # view._scroll_at: the names' marquees start at the next render
+_STALE = const(-2)  # view._STALE: a slot value no content has (drawn at the next render)
 
 PLAYER_FIELDS = ("score", "innings", "run", "high_run", "average", "name", "target")
 SHARED_FIELDS = ("target", "countdown", "sets", "clock", "message")
@@ -56,9 +57,14 @@ def display_text(text):
     return bytes(out)
 
 
-def init(v, board, leds):
-    """Fill view v's tables: its slots (display, field code, width, last cell),
-    error codes of dead chips, blinking and retry state, the LEDs; then the names."""
+def init(v, board, chips, leds, match):
+    """View.__init__: fill view v's tables: its slots (display, field code, width, last
+    cell), error codes of dead chips, blinking and retry state, the LEDs (each driven
+    off); then the names; every slot to be drawn at the first render."""
+    v.m = match
+    v.chips = chips
+    v.error = 0  # an error code the app wants shown (0: none)
+    v.names = [b"", b"", b"", b""]  # A's and B's text shown, then their short forms
     displays = board["displays"]
     n = 0
     for d in displays:
@@ -80,7 +86,7 @@ def init(v, board, leds):
         v._code[k] = _ERROR_CHIP + 10 * d.get("bus", 0) + (d["addr"] & 7)
     v._nslots = n
     v._blink = bytearray(len(displays))
-    v._last = array("i", bytes(4 * n))  # each slot's value when it was last drawn (View.invalidate)
+    v._last = array("i", [_STALE] * n)  # each slot's value when it was last drawn (View.invalidate)
     v._error_shown = 0
     v.failed = bytearray(len(displays))
     v._retry_at = array("i", [0] * len(displays))  # a dead chip's next try; a live one's last write (its period's start)
@@ -91,6 +97,9 @@ def init(v, board, leds):
     for k, name in enumerate(LEDS):
         if name in board_leds:
             v._active_low[k] = 1 if board_leds[name]["active_low"] else 0
+    for k, pin in enumerate(v._leds):  # off (View.render writes a pin only when it changes)
+        if pin is not None:
+            pin.value(v._active_low[k])
     v._turn_dp = v._leds[0] is None  # no turn LEDs: a point on the score shows the turn
     v.message_chip = -1  # where error codes go: the message chip, else the clock, else the target
     for name in _MESSAGE_FIELDS:

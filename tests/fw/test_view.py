@@ -309,7 +309,7 @@ def test_a_message_marquee_from_the_packed_text_shows_what_the_message_alone_wou
     for a, n in zip(view._MSG_AT, view._MSG_LEN):
         text = bytes(view._TEXT[a:a + n])
         for step in range(n + 4):
-            w = view._window(n, step)
+            w = step - 4 if n > 4 else 0  # the marquee's window (View._draw's rule)
             packed.set_window(view._TEXT, a + w)
             alone.set_window(text, w)
             assert [packed.get_segments(k) for k in range(4)] == [alone.get_segments(k) for k in range(4)], (text, step)

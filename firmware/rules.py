@@ -258,6 +258,8 @@ class Match:
         _SPARE entries and innings."""
         if self.loader is not None:
             self._retire()
+        if self.fmt is not None:
+            self.fmt.ready(self)  # formatsrare.py as the shoot-out comes near
         if (self.n + _SPARE <= self._cap and self.played[0] + _SPARE <= self._runs_cap[0]
                 and self.played[1] + _SPARE <= self._runs_cap[1]):
             return True  # nothing to make: no call to _make_room (its try block: a heap frame)
@@ -276,7 +278,10 @@ class Match:
         self._back = False
 
     def _room(self):
-        """Room for one more entry (and an inning for each player), made now if need be."""
+        """Room for one more entry (and an inning for each player), made now if need be (and
+        formats.ready: the formats' code the entry may need)."""
+        if self.fmt is not None and not self.fmt.ready(self):
+            return False
         if self.n < self._cap and self.played[0] < self._runs_cap[0] and self.played[1] < self._runs_cap[1]:
             return True
         return self._make_room(1)

@@ -1,0 +1,265 @@
+"""The formats' code for their rarer moments: the shoot-out, the warm-up, the next set
+(formats.py's and formatwall.py's, one part of rules.Match and view.View in a module of
+its own).
+
+A match with formats keeps formats.py in RAM; this part only once it may be needed,
+so that a board at the start of a match (or playing one that never reaches these
+moments) does not hold it. formats.more() loads it and formats.rare keeps it until
+the next match (formats.init lets it go). It is loaded:
+
+- for the warm-up and the next set: at their press (the referee's warmup and
+  next_set buttons go through matchevents.py, which allocates already);
+- for the shoot-out: AHEAD of need, when a level end that may be drawn comes near
+  (formats.ready: the last points, the equalizing inning, the innings limit's last
+  rounds), by the clock task (rules.Match.reserve) or else on the event's path
+  (rules.Match._room), which refuses the event with no memory (E 24) when it cannot
+  be loaded, as when the log has no room for an entry;
+- whenever a replay (a restore, an undo) or a view needs it and it is not there
+  (formats.more(): this allocates; an undo's replay finds it loaded, as every entry
+  it replays was played with it in RAM).
+
+Nothing here allocates: once loaded, the button path stays allocation-free. Its
+functions take the match (m) or the view or controller (self) as formats.py's and
+formatwall.py's do.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+# rules.py's, formats.py's and formatwall.py's (a test checks them).
+_NOBODY = const(-1)
+_LAG = const(0)
+_RUNNING = const(1)
+_SHOOTOUT = const(7)
+_WARMUP = const(8)
+_R_A = const(1)
+_R_B = const(2)
+_END_SHOOTOUT = const(6)
+_E_POINT = const(5)
+_E_MISS = const(6)
+_E_FOUL = const(7)
+_E_RESUME = const(9)
+_E_JUMPED = const(20)
+_E_NEXT_SET = const(22)
+_E_WARMUP = const(23)
+_E_WARMUP_END = const(24)
+_ROUNDS = const(32)
+_PLAIN = const(-3)
+_BREAK_CLOCK = const(1000000)
+_BLINK_1HZ = const(2)
+_CUE_CLOCK = const(4)
+_ROUND_AT = const(26)
+_IN_WARMUP = const(44)
+_WARMUP_LATE = const(46)
+_BAD_PLAYER = const(10)
+
+LAST_MINUTE_S = 60  # the warm-up's clock blinks in its last minute, whose start beeps
+
+_warm_s = -1  # the warm-up's whole seconds left at the latest tick (-1: none runs)
+
+
+# ---- the match (formats.py's) -------------------------------------------------------
+# Small functions: MicroPython keeps a call's frame on the C stack only while it is small.
+
+def check(m, code, arg):
+    """formats.check's part for the warm-up: its event, and the events during it."""
+    if code == _E_WARMUP:
+        if m.phase != _WARMUP and not _before_first_stroke(m):
+            return _WARMUP_LATE
+        return _BAD_PLAYER if arg != 0 and arg != 1 else None
+    if code == _E_RESUME or code == _E_WARMUP_END:
+        return None
+    return _IN_WARMUP
+
+
+def _before_first_stroke(m):
+    """No stroke played yet: the lag (not the deciding set's), or the breaker (preset) not yet
+    at it."""
+    if m.phase == _LAG:
+        return m.set_no == 1
+    return (m.phase == _RUNNING and m.set_no == 1 and m.innings[0] + m.innings[1] == 1 and not m.run
+            and m.last_foul < 0 and m.score[0] + m.score[1] == 0)
+
+
+def do(m, code, arg, t):
+    """formats.do's part: the warm-up, the next set, the shoot-out's strokes; False when
+    rules.py does it."""
+    phase = m.phase
+    if code == _E_WARMUP:
+        if phase != _WARMUP:
+            m.warm_back = phase
+        m.phase = _WARMUP
+        m.warm_p = arg
+        m.warm_start = t
+        return True
+    if phase == _WARMUP and (code == _E_RESUME or code == _E_WARMUP_END):  # not a review, leaving
+        m.phase = m.warm_back
+        m.warm_p = _NOBODY
+        if m.phase == _RUNNING:
+            m.start_t = t  # the first stroke comes now
+            m._restart_shot(t)
+        return True
+    if code == _E_NEXT_SET:
+        _next_set(m, t)
+        return True
+    if phase == _SHOOTOUT and (_E_POINT <= code <= _E_FOUL or code == _E_JUMPED):
+        _shootout_stroke(m, code, arg, t)
+        return True
+    return False
+
+
+def start_shootout(m):
+    """A set's shoot-out keeps its rounds after an earlier set's (so_base), so an undo back into
+    that set finds them as they were (a checkpoint keeps so_base and so_round, not the runs)."""
+    m.phase = _SHOOTOUT
+    m.so_base = (m.so_base + m.so_round) % _ROUNDS
+    m.so_round = 0
+    m.so_runs[m.so_base] = 0
+    m.so_runs[m.so_base + _ROUNDS] = 0
+    m.respot = 0
+    m.area = 0
+    m.turn = m.breaker
+    m.shooter = m.breaker
+    m.run = 0
+
+
+def _next_set(m, t):
+    if m.set_no == 1:
+        m.first_breaker = m.breaker
+    m.set_no += 1
+    deciding = m.sets_won[0] == m.sets_to_win - 1 and m.sets_won[1] == m.sets_to_win - 1
+    _new_set_for(m, 0, deciding)
+    _new_set_for(m, 1, deciding)
+    m.run = 0
+    m.ended_by = 0
+    m.last_foul = -1
+    m.last_call = -1
+    m.respot = 0
+    m.respot_balls = 0  # a jump that ended the set: its balls are not the next set's
+    m.break_taken = 0
+    m.extensions = 0
+    m.chooser = _NOBODY
+    if deciding:  # a new lag (rules.md: the deciding set starts with the lag)
+        m.phase = _LAG
+        m.breaker = _NOBODY
+        m.collisions = 0
+        m.lag_ties = 0
+        m.shooter = _NOBODY
+    else:
+        m.breaker = m.first_breaker if m.set_no & 1 else 1 - m.first_breaker
+        m.phase = _RUNNING
+        m._start_inning(m.breaker, t)
+
+
+def _new_set_for(m, p, deciding):
+    m.match_score[p] += m.score[p]  # the sets before this one
+    if m.high_run[p] > m.match_high[p]:
+        m.match_high[p] = m.high_run[p]
+    m.targets[p] = m.deciding_target if deciding and m.deciding_target else m.targets0[p]
+    m.score[p] = 0
+    m.innings[p] = 0
+    m.high_run[p] = 0
+    m.timeouts[p] = m.timeouts0
+
+
+def _shootout_stroke(m, code, arg, t):
+    if code == _E_POINT:
+        m.run += 1
+        m.so_runs[_so_at(m, m.turn)] = m.run
+        return
+    m.last_foul = -1 if code == _E_MISS else (1 if code == _E_JUMPED else arg & 15)
+    if m.turn == m.breaker:  # the other plays his inning of the round
+        m.turn = 1 - m.turn
+        m.shooter = m.turn
+        m.run = 0
+        m.so_runs[_so_at(m, m.turn)] = 0
+    else:
+        _so_round_end(m, t)
+
+
+def _so_at(m, p):
+    """Where p's run of the current round is kept in m.so_runs."""
+    return (m.so_base + m.so_round) % _ROUNDS + p * _ROUNDS
+
+
+def _so_round_end(m, t):
+    """Both played: the longer run wins; equal runs play another round."""
+    a = m.so_runs[_so_at(m, 0)]
+    b = m.so_runs[_so_at(m, 1)]
+    m.so_round += 1
+    if a != b:
+        m.turn = _NOBODY
+        m._finish(_R_A if a > b else _R_B, _END_SHOOTOUT, t)
+        return
+    m.turn = m.breaker
+    m.shooter = m.breaker
+    m.run = 0
+    m.so_runs[_so_at(m, 0)] = 0
+    m.so_runs[_so_at(m, 1)] = 0
+
+
+def summary(m, s):
+    """formats.summary in the shoot-out and the warm-up."""
+    if m.phase == _SHOOTOUT:
+        return (m.so_runs[_so_at(m, 0)], m.so_runs[_so_at(m, 1)], s[2], _SHOOTOUT, min(m.so_round + 1, 255), s[5])
+    return (0, 0, m.warm_p, _WARMUP, 255, s[5])
+
+
+def warmup_left_ms(m, now):
+    """Milliseconds left of the warm-up, or -1 when none runs."""
+    if m.phase != _WARMUP:
+        return -1
+    left = m.warm_start + m.warmup_ms - m._time(now)
+    return left if left > 0 else 0
+
+
+# ---- the wall board (formatwall.py's) -------------------------------------------------
+
+def shootout_run(m, p):
+    """A.run, B.run: in the shoot-out, the round's runs (the second player's blank until his
+    inning); after the shoot-out decided, its deciding round's."""
+    if m.phase == _SHOOTOUT:
+        if p != m.breaker and m.turn == m.breaker:
+            return -1  # the round's second inning is still to come
+        return m.so_runs[_so_at(m, p)]
+    if m.so_round:  # decided by the shoot-out: its last round
+        return m.so_runs[(m.so_base + m.so_round - 1) % _ROUNDS + p * _ROUNDS]
+    return _PLAIN
+
+
+def round_text(text, r):
+    """The shoot-out's round number into formatwall's text after SHOOT-OUT (no allocation)."""
+    i = _ROUND_AT
+    d = 100
+    while d > r and d > 1:
+        d //= 10
+    while i < _ROUND_AT + 3:
+        if d:
+            text[i] = 48 + r // d % 10
+            d //= 10
+        else:
+            text[i] = 32
+        i += 1
+
+
+def clock(self, s, now):
+    """The clock in the warm-up: its time left (m:ss), blinking in its last minute."""
+    left = (warmup_left_ms(self.m, now) + 999) // 1000
+    if left <= LAST_MINUTE_S:
+        self._blink[self._disp[s]] = _BLINK_1HZ
+    return _BREAK_CLOCK + left
+
+
+def tick(self, now):
+    """Controller.tick's part: three beeps when the warm-up's last minute begins."""
+    global _warm_s
+    m = self.m
+    s = (warmup_left_ms(m, now) + 999) // 1000 if m.phase == _WARMUP else -1
+    if s <= LAST_MINUTE_S < _warm_s:
+        self.buzzer.cue(_CUE_CLOCK, 3)
+    _warm_s = s

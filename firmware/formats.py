@@ -168,20 +168,11 @@ def check(m, code, arg):
         return rare.check(m, code, arg) if rare is not None or _load(m) else _NO_MEMORY
     if code == _E_NEXT_SET:
         return None if phase == _SET_OVER else _NO_SET_OVER
-    if code == _E_BREAK and m.sets_to_win:
-        if phase != _SET_OVER:
-            return _BREAK_BETWEEN_SETS if phase == _RUNNING else -1
-        if arg != 0 and arg != 1:
-            return _BAD_PLAYER
-        if not m.break_ms:
-            return _BREAK_OFF
-        return _BREAK_TAKEN if m.break_taken else None
-    if ((phase == _SET_OVER or phase == _BREAK and m.turn == _NOBODY)  # between sets
-            and (_E_POINT <= code <= _E_FOUL or code == _E_TIMEOUT or code == _E_JUMPED or code == _E_LAG)):
-        return _SET_IS_OVER
-    if phase == _SHOOTOUT and code == _E_TIMEOUT:
-        return _NO_TIMEOUT_HERE
-    return -1  # a stroke in the shoot-out: rules.py checks it as any (the player, the zone)
+    if code == _E_BREAK and m.sets_to_win and phase != _SET_OVER:
+        return _BREAK_BETWEEN_SETS if phase == _RUNNING else -1
+    if phase == _SET_OVER or phase == _BREAK and m.turn == _NOBODY or phase == _SHOOTOUT:
+        return more().check(m, code, arg)  # between sets, in the shoot-out
+    return -1
 
 
 def do(m, code, arg, t):
@@ -195,51 +186,17 @@ def do(m, code, arg, t):
 
 
 def finish(m, result, how, t):
-    """A level end that may not stand (a set's, or the match's with the shoot-out on): the
-    shoot-out, or in a set match without it a tie-break for the set. A set won: phase
-    SET_OVER unless it won the match. Leaving or abandoning ends the match whatever the
-    sets. False: rules.py ends the match as it would."""
-    if result == _R_DRAW or result == _R_TIEBREAK:
-        if m.shootout and (result == _R_TIEBREAK or m.sets_to_win):
-            more().start_shootout(m)
-            return True
-        if m.sets_to_win and result == _R_DRAW:  # a set is not drawn: its tie-break
-            m._finish(_R_TIEBREAK, how, t)
-            return True
+    """A level end that may not stand (a set's, or the match's with the shoot-out on):
+    formatsrare.finish. Leaving or abandoning ends the match whatever the sets. False:
+    rules.py ends the match as it would."""
+    if how == _END_LEFT or how == _END_ABANDONED or not m.sets_to_win and not (m.shootout and result == _R_TIEBREAK):
         return False
-    if not m.sets_to_win or how == _END_LEFT or how == _END_ABANDONED:
-        return False
-    _record_set(m)
-    w = result - _R_A
-    m.sets_won[w] += 1
-    if m.sets_won[w] >= m.sets_to_win:
-        return False
-    m.phase = _SET_OVER
-    m.result = 0
-    m.ended_by = how
-    m.turn = _NOBODY
-    m.area = 0
-    return True
-
-
-# Small functions: MicroPython keeps a call's frame on the C stack only while it is small
-# (11 words; a `for` over a tuple takes 4); a larger one is a heap allocation at every call
-# (tests/fw/test_rules_alloc.py counts them with mem_total).
-
-def _record_set(m):
-    k = m.set_no - 1
-    m.set_scores[k] = m.score[0]
-    m.set_scores[k + 2 * MAX_SETS] = m.score[1]
+    return more().finish(m, result, how, t)
 
 
 def summary(m, s):
-    """controller.summary in the formats' phases (the remote's display, app_remote.py):
-    set_over (A's sets won, B's, turn, phase, the set's number, result); shootout (the
-    round's runs A, B, turn, phase, the round's number up to 255, result); warmup (0, 0,
-    the player warming up, phase, 255, result)."""
-    if m.phase == _SET_OVER:
-        return (m.sets_won[0], m.sets_won[1], s[2], _SET_OVER, m.set_no, s[5])
-    return more().summary(m, s) if m.phase > _SET_OVER else s
+    """controller.summary in the formats' phases (formatsrare.summary)."""
+    return s if m.phase < _SET_OVER else more().summary(m, s)
 
 
 # ---- the rarer part (formatsrare.py): loaded once it may be needed, kept for the match --------
@@ -266,13 +223,14 @@ def _load(m):
 
 
 def ready(m):
-    """False when an entry now might start the shoot-out and formatsrare.py could not be loaded
-    for it (rules.Match._room: the event is refused for want of memory). The clock task's
-    rules.Match.reserve calls it ahead of need, as a drawn level end comes near: the last
-    points, the equalizing inning, the innings limit's last two rounds."""
-    return rare is not None or not m.shootout or not _near(m) or _load(m)
+    """False when an entry now might end a set or start the shoot-out and formatsrare.py could
+    not be loaded for it (rules.Match._room: the event is refused for want of memory). The
+    clock task's rules.Match.reserve calls it ahead of need, as a level end comes near: the
+    last points, the equalizing inning, the innings limit's last two rounds (or the level
+    has ended)."""
+    return rare is not None or not (m.sets_to_win or m.shootout) or not _near(m) or _load(m)
 
 
 def _near(m):
-    return (m.countdown() >= 0 or m.phase == _EQUALIZING
+    return (m.countdown() >= 0 or m.phase >= _EQUALIZING
             or m.innings_limit and m.innings[0] + m.innings[1] + 4 > 2 * m.innings_limit)

@@ -53,10 +53,32 @@ _PLAIN = const(-3)
 _BREAK_CLOCK = const(1000000)
 _BLINK_1HZ = const(2)
 _CUE_CLOCK = const(4)
-_ROUND_AT = const(26)
+_SET_OVER = const(6)
+_R_DRAW = const(3)
+_R_TIEBREAK = const(4)
+_E_LAG = const(1)
+_E_BREAK = const(8)
+_E_TIMEOUT = const(13)
+_MAX_SETS = const(9)
 _IN_WARMUP = const(44)
 _WARMUP_LATE = const(46)
 _BAD_PLAYER = const(10)
+_SET_IS_OVER = const(42)
+_NO_TIMEOUT_HERE = const(47)
+_BREAK_TAKEN = const(16)
+_BREAK_OFF = const(18)
+
+# The messages, as view.py keeps its own: each between four blanks (a marquee's window
+# sees blanks around it); where each starts and its length. SHOOT-OUT is followed by its
+# round's number, written into the text when the round changes (up to 3 digits, blanks
+# after; 999 past 999).
+_TEXT = bytearray(b"    SET OVER    SHOOT-OUT 1      WARM-UP A    WARM-UP B    ")
+_AT = b"\x04\x10\x21\x2e"
+_LEN = b"\x08\x0d\x09\x09"
+_ROUND_AT = const(26)  # where the shoot-out's round number is written in _TEXT
+_MESSAGES = const(1000000)  # a message value at or above: one of these, * _STEPS + its marquee's step
+_STEPS = const(100)
+_ROUND = const(1000)  # a message value: + the shoot-out's round * _ROUND
 
 LAST_MINUTE_S = 60  # the warm-up's clock blinks in its last minute, whose start beeps
 
@@ -67,14 +89,26 @@ _warm_s = -1  # the warm-up's whole seconds left at the latest tick (-1: none ru
 # Small functions: MicroPython keeps a call's frame on the C stack only while it is small.
 
 def check(m, code, arg):
-    """formats.check's part for the warm-up: its event, and the events during it."""
+    """formats.check's part: the warm-up (its event, the events during it), the shoot-out,
+    between sets (phase set_over, or a break between sets); -1: rules.py checks it."""
+    phase = m.phase
     if code == _E_WARMUP:
-        if m.phase != _WARMUP and not _before_first_stroke(m):
+        if phase != _WARMUP and not _before_first_stroke(m):
             return _WARMUP_LATE
         return _BAD_PLAYER if arg != 0 and arg != 1 else None
-    if code == _E_RESUME or code == _E_WARMUP_END:
-        return None
-    return _IN_WARMUP
+    if phase == _WARMUP:
+        return None if code == _E_RESUME or code == _E_WARMUP_END else _IN_WARMUP
+    if phase == _SHOOTOUT:  # a stroke: rules.py checks it as any (the player, the zone)
+        return _NO_TIMEOUT_HERE if code == _E_TIMEOUT else -1
+    if code == _E_BREAK:  # the break between sets, in phase set_over
+        if arg != 0 and arg != 1:
+            return _BAD_PLAYER
+        if not m.break_ms:
+            return _BREAK_OFF
+        return _BREAK_TAKEN if m.break_taken else None
+    if _E_POINT <= code <= _E_FOUL or code == _E_TIMEOUT or code == _E_JUMPED or code == _E_LAG:
+        return _SET_IS_OVER
+    return -1
 
 
 def _before_first_stroke(m):
@@ -113,7 +147,38 @@ def do(m, code, arg, t):
     return False
 
 
-def start_shootout(m):
+def finish(m, result, how, t):
+    """formats.finish's part: a level end that may not stand goes to the shoot-out, or in a set
+    match without it to a tie-break for the set. A set won: phase SET_OVER unless it won the
+    match (a set match's ends but leaving or abandoning). False: rules.py ends the match."""
+    if result == _R_DRAW or result == _R_TIEBREAK:
+        if m.shootout and (result == _R_TIEBREAK or m.sets_to_win):
+            _start_shootout(m)
+            return True
+        if m.sets_to_win and result == _R_DRAW:  # a set is not drawn: its tie-break
+            m._finish(_R_TIEBREAK, how, t)
+            return True
+        return False
+    _record_set(m)
+    w = result - _R_A
+    m.sets_won[w] += 1
+    if m.sets_won[w] >= m.sets_to_win:
+        return False
+    m.phase = _SET_OVER
+    m.result = 0
+    m.ended_by = how
+    m.turn = _NOBODY
+    m.area = 0
+    return True
+
+
+def _record_set(m):
+    k = m.set_no - 1
+    m.set_scores[k] = m.score[0]
+    m.set_scores[k + 2 * _MAX_SETS] = m.score[1]
+
+
+def _start_shootout(m):
     """A set's shoot-out keeps its rounds after an earlier set's (so_base), so an undo back into
     that set finds them as they were (a checkpoint keeps so_base and so_round, not the runs)."""
     m.phase = _SHOOTOUT
@@ -204,10 +269,16 @@ def _so_round_end(m, t):
 
 
 def summary(m, s):
-    """formats.summary in the shoot-out and the warm-up."""
-    if m.phase == _SHOOTOUT:
-        return (m.so_runs[_so_at(m, 0)], m.so_runs[_so_at(m, 1)], s[2], _SHOOTOUT, min(m.so_round + 1, 255), s[5])
-    return (0, 0, m.warm_p, _WARMUP, 255, s[5])
+    """controller.summary in the formats' phases (the remote's display, app_remote.py):
+    set_over (A's sets won, B's, turn, phase, the set's number, result); shootout (the
+    round's runs A, B, turn, phase, the round's number up to 255, result); warmup (0, 0,
+    the player warming up, phase, 255, result)."""
+    ph = m.phase
+    if ph == _SET_OVER:
+        return (m.sets_won[0], m.sets_won[1], s[2], ph, m.set_no, s[5])
+    if ph == _SHOOTOUT:
+        return (m.so_runs[_so_at(m, 0)], m.so_runs[_so_at(m, 1)], s[2], ph, min(m.so_round + 1, 255), s[5])
+    return (0, 0, m.warm_p, ph, 255, s[5])
 
 
 def warmup_left_ms(m, now):
@@ -232,18 +303,42 @@ def shootout_run(m, p):
     return _PLAIN
 
 
-def round_text(text, r):
-    """The shoot-out's round number into formatwall's text after SHOOT-OUT (no allocation)."""
+def message(self, s, now):
+    """The message display in the formats' phases: SET OVER, SHOOT-OUT 2 (the round), WARM-UP A,
+    WARM-UP B, drawn here (the view finds it drawn)."""
+    k = self.m.phase - _SET_OVER
+    r = 0
+    if k == _WARMUP - _SET_OVER:
+        k += self.m.warm_p  # WARM-UP A, WARM-UP B
+    elif k == _SHOOTOUT - _SET_OVER:
+        r = self.m.so_round + 1
+        if r > 999:
+            r = 999
+    v = _MESSAGES + r * _ROUND + k * _STEPS + self._step(_LEN[k], now)
+    if v != self._last[s]:
+        if r and (v - _MESSAGES) // _ROUND != (self._last[s] - _MESSAGES) // _ROUND:
+            _round_text(r)
+        self._last[s] = v
+        _draw_message(self._chip(s), k, v % _STEPS)
+    return v
+
+
+def _draw_message(chip, k, step):
+    chip.set_window(_TEXT, _AT[k] + step - 4)  # each runs right to left (longer than 4)
+
+
+def _round_text(r):
+    """The shoot-out's round number into _TEXT after SHOOT-OUT (no allocation)."""
     i = _ROUND_AT
     d = 100
     while d > r and d > 1:
         d //= 10
     while i < _ROUND_AT + 3:
         if d:
-            text[i] = 48 + r // d % 10
+            _TEXT[i] = 48 + r // d % 10
             d //= 10
         else:
-            text[i] = 32
+            _TEXT[i] = 32
         i += 1
 
 

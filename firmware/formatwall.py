@@ -47,22 +47,12 @@ _WARMUP = const(8)
 _END_SHOOTOUT = const(6)
 
 _SET_SCORE = const(1000000)  # a sets value at or above: the set score, 10 a + b
-_MESSAGES = const(1000000)  # a message value at or above: one of these, * _STEPS + its marquee's step
-_STEPS = const(100)
-
-# The messages, as view.py keeps its own: each between four blanks (a marquee's window
-# sees blanks around it); where each starts and its length.
-# SHOOT-OUT is followed by its round's number, written into the text when the round changes
-# (up to 3 digits, blanks after; 999 past 999: formatsrare.round_text, at 26).
-_TEXT = bytearray(b"    SET OVER    SHOOT-OUT 1      WARM-UP A    WARM-UP B    ")
-_AT = b"\x04\x10\x21\x2e"
-_LEN = b"\x08\x0d\x09\x09"
-_ROUND = const(1000)  # a message value: + the shoot-out's round * _ROUND
 
 # The set being played, on the message display when it has nothing else to say: SET1 .. SET9,
 # S 10 .. S 17 (first to 9 sets: at most 17), four characters each.
 _SET_TEXT = b"SET1SET2SET3SET4SET5SET6SET7SET8SET9S 10S 11S 12S 13S 14S 15S 16S 17"
-_SET_NUMBER = const(2000000)  # a message value at or above: the set's number
+_SET_NUMBER = const(2000000)  # a message value at or above: the set's number (the formats' phases'
+# messages are below: formatsrare.message)
 
 
 def value(self, s, field, now):
@@ -103,25 +93,11 @@ def _has_sets(self):
 
 
 def _message(self, s, now):
-    k = self.m.phase - _SET_OVER
-    if k < 0:
-        if self.m.sets_to_win and not self._message_id():  # nothing else to say: which set this is
-            return _set_number(self, s)
-        return _PLAIN
-    r = 0
-    if k == _WARMUP - _SET_OVER:
-        k += self.m.warm_p  # WARM-UP A, WARM-UP B
-    elif k == _SHOOTOUT - _SET_OVER:
-        r = self.m.so_round + 1
-        if r > 999:
-            r = 999
-    v = _MESSAGES + r * _ROUND + k * _STEPS + self._step(_LEN[k], now)
-    if v != self._last[s]:
-        if r and (v - _MESSAGES) // _ROUND != (self._last[s] - _MESSAGES) // _ROUND:
-            self.m.fmt.more().round_text(_TEXT, r)
-        self._last[s] = v  # drawn here: the view finds it drawn
-        _draw_message(self._chip(s), k, v % _STEPS)
-    return v
+    if self.m.phase >= _SET_OVER:  # the formats' phases: formatsrare.message
+        return self.m.fmt.more().message(self, s, now)
+    if self.m.sets_to_win and not self._message_id():  # nothing else to say: which set this is
+        return _set_number(self, s)
+    return _PLAIN
 
 
 def _set_number(self, s):
@@ -131,10 +107,6 @@ def _set_number(self, s):
         self._last[s] = v  # drawn here: the view finds it drawn
         self._chip(s).set_window(_SET_TEXT, 4 * (n - 1))
     return v
-
-
-def _draw_message(chip, k, step):
-    chip.set_window(_TEXT, _AT[k] + step - 4)  # each runs right to left (longer than 4)
 
 
 def _draw_sets(self, s, n):

@@ -119,17 +119,19 @@ def test_formatwall_codes_are_the_views_the_rules_and_the_controllers():
     import matchnames
 
     assert formatwall._SET_OVER == matchnames.SET_OVER and formatwall._SHOOTOUT == matchnames.SHOOTOUT
-    assert formatwall._WARMUP == matchnames.WARMUP
+    assert formatwall._WARMUP == matchnames.WARMUP and formatsrare._MAX_SETS == formats.MAX_SETS
     assert formatwall._END_SHOOTOUT == matchnames.END_SHOOTOUT
-    for name in ("NOBODY", "LAG", "RUNNING", "SHOOTOUT", "WARMUP", "R_A", "R_B", "END_SHOOTOUT", "E_POINT", "E_MISS",
-                 "E_FOUL", "E_RESUME", "E_JUMPED", "E_NEXT_SET", "E_WARMUP", "E_WARMUP_END"):
+    for name in ("NOBODY", "LAG", "RUNNING", "SET_OVER", "SHOOTOUT", "WARMUP", "R_A", "R_B", "R_DRAW", "R_TIEBREAK",
+                 "END_SHOOTOUT", "E_LAG", "E_POINT", "E_MISS", "E_FOUL", "E_BREAK", "E_RESUME", "E_TIMEOUT", "E_JUMPED",
+                 "E_NEXT_SET", "E_WARMUP", "E_WARMUP_END"):
         assert getattr(formatsrare, "_" + name) == getattr(rules, name), name
     assert formatsrare._ROUNDS == formats.ROUNDS
     assert formatsrare._CUE_CLOCK == sound.CLOCK
-    assert formatsrare._ROUND_AT == formatwall._AT[1] + len(b"SHOOT-OUT ")
+    assert formatsrare._ROUND_AT == formatsrare._AT[1] + len(b"SHOOT-OUT ")
+    assert formatsrare._MESSAGES + 999 * formatsrare._ROUND + 4 * formatsrare._STEPS < formatwall._SET_NUMBER
     import reasons
 
-    for name in ("IN_WARMUP", "WARMUP_LATE", "BAD_PLAYER"):
+    for name in ("IN_WARMUP", "WARMUP_LATE", "BAD_PLAYER", "SET_IS_OVER", "NO_TIMEOUT_HERE", "BREAK_TAKEN", "BREAK_OFF"):
         assert getattr(formatsrare, "_" + name) == reasons.code(name), name
     assert formats._NO_MEMORY == reasons.code("NO_MEMORY")
     assert matchevents._NEXT_SET == controller.ACTIONS.index("next_set")
@@ -149,11 +151,11 @@ def test_formatwall_codes_are_the_views_the_rules_and_the_controllers():
 
 def test_the_messages_are_found_in_formatwalls_text_with_blanks_around():
     for r, text in ((1, b"SHOOT-OUT 1  "), (12, b"SHOOT-OUT 12 "), (345, b"SHOOT-OUT 345"), (1, b"SHOOT-OUT 1  ")):
-        formatsrare.round_text(formatwall._TEXT, r)  # the round's number is written in, blanks after
-        got = [bytes(formatwall._TEXT[a:a + n]) for a, n in zip(formatwall._AT, formatwall._LEN)]
+        formatsrare._round_text(r)  # the round's number is written in, blanks after
+        got = [bytes(formatsrare._TEXT[a:a + n]) for a, n in zip(formatsrare._AT, formatsrare._LEN)]
         assert got == [b"SET OVER", text, b"WARM-UP A", b"WARM-UP B"]
-    for a, n in zip(formatwall._AT, formatwall._LEN):
-        assert formatwall._TEXT[a - 4:a] == b"    " and formatwall._TEXT[a + n:a + n + 4] == b"    "
+    for a, n in zip(formatsrare._AT, formatsrare._LEN):
+        assert formatsrare._TEXT[a - 4:a] == b"    " and formatsrare._TEXT[a + n:a + n + 4] == b"    "
 
 
 # ---- handicap ---------------------------------------------------------------------------------

@@ -4,16 +4,15 @@ No machine, no clock: the app hands in the match, the view, the buzzer and
 the button group, and calls press()/tick() with the time.  The path from a
 button event to the chips allocates nothing, except for three rare referee
 actions: a new match, next_set and warmup (these two only in a match with
-formats: matchevents.act, loaded for the press and dropped as for the rules'
-rarer events; refused in a plain match, which loads nothing for them).
+formats: formatwall.act, loaded with such a match, has matchevents.act do them,
+loaded for the press and dropped as for the rules' rarer events; refused in a
+plain match, which loads nothing for them).
 
 Cues: a point, a miss... ACCEPT; a refusal REFUSE; the countdown's points COUNT;
 the equalizing inning and a shoot-out's start EQUALIZING; the end of the match,
 of a set or a tie-break END; the shot clock's last 10 s and the warm-up's last
 minute (three) CLOCK.
 """
-
-import cold
 
 try:
     from micropython import const
@@ -186,9 +185,10 @@ class Controller:
             return self.m.break_request(self.m.turn, now)
         if action == _TIMEOUT:
             return self.m.timeout(_NOBODY, now)
-        if self.m.fmt is None:  # next_set, warmup: only in a match with formats
+        fmt = self.view.fmt  # next_set, warmup: formatwall.py's, loaded with a format match
+        if fmt is None:
             return _NO_FORMATS
-        return cold.call("matchevents", "act", self.m, action, now)
+        return fmt.act(self, action, now)
 
     def _stroke(self, action, now):
         p = _NOBODY if action < _A_POINT else (action - _A_POINT) >> 1

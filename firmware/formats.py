@@ -225,7 +225,7 @@ def _load(m):
 def ready(m):
     """False when an entry now might end a set or start the shoot-out and formatsrare.py could
     not be loaded for it (rules.Match._room: the event is refused for want of memory). The
-    clock task's rules.Match.reserve calls it ahead of need, as a level end comes near: the
+    clock task calls it ahead of need (formatwall.tick), as a level end comes near: the
     last points, the equalizing inning, the innings limit's last two rounds (or the level
     has ended)."""
     return rare is not None or not (m.sets_to_win or m.shootout) or not _near(m) or _load(m)

@@ -11,7 +11,8 @@ the next match (formats.init lets it go). It is loaded:
   next_set buttons go through matchevents.py, which allocates already);
 - for the shoot-out: AHEAD of need, when a level end that may be drawn comes near
   (formats.ready: the last points, the equalizing inning, the innings limit's last
-  rounds), by the clock task (rules.Match.reserve) or else on the event's path
+  rounds), by the clock task (formatwall.tick, as rules.Match.reserve makes the
+  log's next chunk) or else on the event's path
   (rules.Match._room), which refuses the event with no memory (E 24) when it cannot
   be loaded, as when the log has no room for an entry;
 - whenever a replay (a restore, an undo) or a view needs it and it is not there

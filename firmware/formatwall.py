@@ -21,8 +21,14 @@ The view draws the set score and these messages here, as their values change
 (their texts are here too), so the resident view.py keeps none of it. The
 shoot-out's runs, its round's number and the warm-up's clock and beeps are
 formatsrare.py's, loaded when these moments come (formats.more) and kept for
-the match. The referee's next_set and warmup buttons: matchevents.act.
+the match.
+
+    act       the referee's two rare buttons, next_set and warmup (Controller.act):
+              matchevents.act, loaded for the press and dropped (this allocates, as
+              a new match does)
 """
+
+import cold
 
 try:
     from micropython import const
@@ -127,6 +133,13 @@ def _two_digits(chip, n, end, colon):
 
 
 def tick(self, now):
-    """Controller.tick's part: the warm-up's (formatsrare.tick), once it is loaded."""
-    if self.m.fmt.rare is not None:
-        self.m.fmt.rare.tick(self, now)
+    """Controller.tick's part (the clock task, off the button path): formatsrare.py loaded
+    ahead of a level end (formats.ready), and once loaded its tick (the warm-up's beeps)."""
+    m = self.m
+    if m.fmt.ready(m) and m.fmt.rare is not None:
+        m.fmt.rare.tick(self, now)
+
+
+def act(self, action, now):
+    """Controller.act's part: next_set, warmup (controller.ACTIONS), by matchevents.act."""
+    return cold.call("matchevents", "act", self.m, action, now)

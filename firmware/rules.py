@@ -258,8 +258,6 @@ class Match:
         _SPARE entries and innings."""
         if self.loader is not None:
             self._retire()
-        if self.fmt is not None:
-            self.fmt.ready(self)  # formatsrare.py as the shoot-out comes near
         if (self.n + _SPARE <= self._cap and self.played[0] + _SPARE <= self._runs_cap[0]
                 and self.played[1] + _SPARE <= self._runs_cap[1]):
             return True  # nothing to make: no call to _make_room (its try block: a heap frame)

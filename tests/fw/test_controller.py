@@ -499,9 +499,8 @@ def test_press_path_of_a_set_match_allocates_not_even_transient_frames():
     RAM): presses to a set's end, undo across it, the next set's strokes to a drawn set and its
     shoot-out, each with its tick, render and poll, allocate nothing. The next set itself (NEW's
     short press) goes through the cold module matchevents, as a new match does: not measured.
-    The clock task's reserve() runs with each tick, as on the board (app.clock_task): it loads
-    formatsrare.py ahead of the shoot-out (here from the start: the targets are within the
-    last points)."""
+    The clock task's tick loads formatsrare.py ahead of a level end (formatwall.tick; here
+    from the start: the targets are within the last points)."""
     mem_total, gc = allocation_counter()
     r = quiet_rig(breaker=rules.A, target=2, sets=2, shootout=True, game="straight_rail")
     c = r.c
@@ -521,13 +520,12 @@ def test_press_path_of_a_set_match_allocates_not_even_transient_frames():
             now = ticks_add(now, 700)
             c.press(i, ev, now)
             c.tick(ticks_add(now, 300))
-            r.m.reserve()
             r.v.render(ticks_add(now, 350))
             r.group.poll(ticks_add(now, 400))
         return mem_total() - before
 
     assert r.m.fmt.rare is None
-    r.m.reserve()  # the clock task, before the first press
+    c.tick(now)  # the clock task, before the first press
     assert r.m.fmt.rare is not None
     # Set 1: A 1 and a miss, B 2 (B did not break: the set is his), undo it, B again.
     used = play([("A.point", 1), ("A.end", 1), ("B.point", 1), ("B.point", 1), ("B.point", 2), ("B.point", 1)])

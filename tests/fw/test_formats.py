@@ -813,9 +813,9 @@ def test_the_rarer_part_is_loaded_ahead_of_the_shootout_and_goes_with_the_match(
     m = r.match
     assert m.fmt.rare is None  # the start of a match: not in RAM
     play(points(10), r)
-    assert m.reserve() and m.fmt.rare is None  # A 10 of 20: no level end near
-    play(points(5), r)  # the last 5 points: the clock task's reserve loads it
-    assert m.reserve() and m.fmt.rare is not None
+    assert m.fmt.ready(m) and m.fmt.rare is None  # A 10 of 20: no level end near
+    play(points(5), r)  # the last 5 points: the clock task (formatwall.tick) loads it
+    assert m.fmt.ready(m) and m.fmt.rare is not None
     play("new game=straight_rail target=20 breaker=A draw=off shootout=on", r)
     assert m.fmt.rare is None
     if sys.implementation.name == "micropython":

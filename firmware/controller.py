@@ -56,8 +56,8 @@ _TIMEOUT = const(13)
 _NEW = const(14)
 _NONE = const(255)
 # Foul kind (an index into rules.FOULS) of each foul action: foul (other), foul.touch
-# (touched), foul.push, foul.jump (jumped), foul.time. A test checks them against the names.
-FOUL_KINDS = _FOUL_KINDS = (10, 3, 4, 1, 9)
+# (touched), foul.push, foul.jump (jumped), foul.time, as bytes. A test checks them against the names.
+FOUL_KINDS = b"\x0a\x03\x04\x01\x09"
 
 # Button events (buttons.py).
 _SHORT = const(1)
@@ -176,7 +176,7 @@ class Controller:
         if action <= _FOUL_TIME:
             if self._kind >= 0:
                 return self.m.foul(_NOBODY, self._kind, now)
-            return self.m.foul(_NOBODY, _FOUL_KINDS[action - _FOUL], now)
+            return self.m.foul(_NOBODY, FOUL_KINDS[action - _FOUL], now)
         if action == _UNDO:
             return self.m.undo(now)
         if action == _BREAK:

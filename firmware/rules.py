@@ -504,8 +504,9 @@ class Match:
                     continue
             elif self.shot_ms and (self.phase == _RUNNING or self.phase == EQUALIZING):
                 end = self.shot_anchor + self.shot_limit
-                if t >= end:
-                    if not self._shot_over(end):
+                if t >= end:  # a time-out if one is left, else a time foul
+                    if not (self._log(_E_TIMEOUT, 0, end) if not self.timeout_this_shot and self.timeouts[self.turn] > 0
+                            else self._log(_E_FOUL, F_TIME, end)):
                         return added
                     added += 1
                     continue
@@ -517,12 +518,6 @@ class Match:
                     added += 1
                     continue
             return added
-
-    def _shot_over(self, end):
-        """The shot clock ran out: a time-out if one is left, else a time foul."""
-        if not self.timeout_this_shot and self.timeouts[self.turn] > 0:
-            return self._log(_E_TIMEOUT, 0, end)
-        return self._log(_E_FOUL, F_TIME, end)
 
     def shot_left_ms(self, now):
         """Milliseconds left for this shot, or -1 when no shot clock runs."""
@@ -774,7 +769,7 @@ class Match:
     def _reached_target(self, p, t):
         """Reaching the target ends the inning at once (I.8.3, I.8.4)."""
         if self.phase == EQUALIZING:
-            self._draw(_END_TARGET, t)
+            self._finish(R_DRAW if self.draw_allowed else _R_TIEBREAK, _END_TARGET, t)
         elif self.equalizing and p == self.breaker:
             self.phase = EQUALIZING
             self.respot = _RESPOT_START
@@ -792,14 +787,11 @@ class Match:
             a = self.score[A] * self.targets[B]  # the shares of their own targets (a handicap)
             b = self.score[B] * self.targets[A]
             if a == b:
-                self._draw(_END_INNINGS, t)
+                self._finish(R_DRAW if self.draw_allowed else _R_TIEBREAK, _END_INNINGS, t)
             else:
                 self._finish(R_A if a > b else R_B, _END_INNINGS, t)
         else:
             self._start_inning(1 - p, t)
-
-    def _draw(self, how, t):
-        self._finish(R_DRAW if self.draw_allowed else _R_TIEBREAK, how, t)
 
     def _finish(self, result, how, t):
         if self.fmt is not None and self.fmt.finish(self, result, how, t):

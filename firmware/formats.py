@@ -87,11 +87,9 @@ _BAD_PLAYER = const(10)  # player must be A or B
 
 def init(m):
     """The fields of a match with formats (matchsetup.new; allocates, once per match). The
-    previous match's formatsrare.py goes."""
+    previous match's formatsrare.py goes (it is kept here only)."""
     global rare
     rare = None
-    if sys.implementation.name == "micropython":  # (CPython keeps its modules, as cold.py does)
-        sys.modules.pop("formatsrare", None)
     m.sets_won = [0, 0]
     m.match_score = [0, 0]  # the sets finished so far, and their high runs
     m.match_high = [0, 0]
@@ -210,6 +208,8 @@ def more():
     global rare
     if rare is None:
         rare = __import__("formatsrare")
+        if sys.implementation.name == "micropython":  # kept here only: gone with the match
+            sys.modules.pop("formatsrare", None)  # (CPython keeps its modules, as cold.py does)
     return rare
 
 

@@ -148,10 +148,7 @@ def load(m, st):
     m.run = st[_AT + 12]
     m.so_base = st[_AT + 13]
     if m.phase == _SHOOTOUT:  # the round under way: its runs may be a later one's (undone)
-        j = (m.so_base + m.so_round) % ROUNDS
-        m.so_runs[j + m.turn * ROUNDS] = m.run
-        if m.turn == m.breaker:
-            m.so_runs[j + (1 - m.turn) * ROUNDS] = 0
+        more().load(m)
 
 
 # ---- what the formats decide -------------------------------------------------------
@@ -228,9 +225,6 @@ def ready(m):
     clock task calls it ahead of need (formatwall.tick), as a level end comes near: the
     last points, the equalizing inning, the innings limit's last two rounds (or the level
     has ended)."""
-    return rare is not None or not (m.sets_to_win or m.shootout) or not _near(m) or _load(m)
-
-
-def _near(m):
-    return (m.countdown() >= 0 or m.phase >= _EQUALIZING
-            or m.innings_limit and m.innings[0] + m.innings[1] + 4 > 2 * m.innings_limit)
+    return (rare is not None or not (m.sets_to_win or m.shootout)
+            or m.countdown() < 0 and m.phase < _EQUALIZING
+            and not (m.innings_limit and m.innings[0] + m.innings[1] + 4 > 2 * m.innings_limit) or _load(m))

@@ -233,6 +233,14 @@ def _new_set_for(m, p, deciding):
     m.timeouts[p] = m.timeouts0
 
 
+def load(m):
+    """formats.load's part in the shoot-out: the round under way, whose runs may be a later
+    one's (undone)."""
+    m.so_runs[_so_at(m, m.turn)] = m.run
+    if m.turn == m.breaker:
+        m.so_runs[_so_at(m, 1 - m.turn)] = 0
+
+
 def _shootout_stroke(m, code, arg, t):
     if code == _E_POINT:
         m.run += 1

@@ -309,12 +309,6 @@ class Match:
         c = self._chunks[i >> _SHIFT]
         return c if c is not None else cold.call("logback", "deep", self, i >> _SHIFT)
 
-    def _resident(self, k):
-        """Chunk k in RAM again (a deep undo); False when it could not be read back."""
-        if k < 0 or self._chunks[k] is not None:
-            return True
-        return cold.call("logback", "read_back", self, k)
-
     def entry(self, i):
         """(code, arg, match time in ms) of log entry i (an extension's arg is its target)."""
         c = self._chunk_at(i)
@@ -333,13 +327,10 @@ class Match:
     def _time(self, now):
         """Match time for `now`; never before the newest entry."""
         t = ticks_diff(now, self._base)
-        last = self._last_time()
-        return last if self.n and t < last else t
-
-    def _last_time(self):
-        """The newest entry's match time (0 with no entry)."""
         i = self.n - 1
-        return self._chunks[i >> _SHIFT].times[i & _LOW] if i >= 0 else 0
+        if i >= 0 and t < self._chunks[i >> _SHIFT].times[i & _LOW]:
+            return self._chunks[i >> _SHIFT].times[i & _LOW]
+        return t
 
     def _log(self, code, arg, t):
         """Append an entry and do it; False (nothing changed) when there is no room for it."""
@@ -428,12 +419,17 @@ class Match:
 
     def _undo_ready(self):
         """The chunks the state after an undo is made from are in RAM."""
-        return self._resident((self.n - 1) >> _SHIFT) and self._resident((self.n - 2) >> _SHIFT)
+        k = (self.n - 1) >> _SHIFT  # in RAM again, or read back (a deep undo; False: it could not be)
+        if k >= 0 and self._chunks[k] is None and not cold.call("logback", "read_back", self, k):
+            return False
+        k = (self.n - 2) >> _SHIFT
+        return k < 0 or self._chunks[k] is not None or cold.call("logback", "read_back", self, k)
 
     def resume_at(self, now):
         """Match time goes on at `now` from the newest entry's time: the clocks show what
         they showed just after it (after an undo, or a restore after a power cut)."""
-        self._base = ticks_add(now, -self._last_time())
+        i = self.n - 1  # the newest entry's match time (0 with no entry)
+        self._base = ticks_add(now, -self._chunks[i >> _SHIFT].times[i & _LOW] if i >= 0 else 0)
 
     def tick(self, now):
         """Let time pass: end a break, take a time-out, call a time foul. Returns entries added."""

@@ -172,7 +172,8 @@ class Controller:
         if action <= _B_MISS:
             if self.m.phase == _LAG:
                 return self._lag(action, now)
-            return self._stroke(action, now)
+            p = _NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
+            return self.m.miss(p, now) if action & 1 else self.m.point(p, now)
         if action <= _FOUL_TIME:
             if self._kind >= 0:
                 return self.m.foul(_NOBODY, self._kind, now)
@@ -189,12 +190,6 @@ class Controller:
         if fmt is None:
             return _NO_FORMATS
         return fmt.act(self, action, now)
-
-    def _stroke(self, action, now):
-        p = _NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
-        if action & 1:
-            return self.m.miss(p, now)
-        return self.m.point(p, now)
 
     def _lag(self, action, now):
         """The board has no lag buttons: a player's first press says he breaks;

@@ -172,11 +172,9 @@ def check(m, code, arg):
 
 def do(m, code, arg, t):
     """Do an entry the formats handle; False when rules.py does it."""
-    if m.phase >= _SHOOTOUT or code == _E_WARMUP or code == _E_NEXT_SET:  # formatsrare.py's
+    if (m.phase >= _SHOOTOUT or code == _E_WARMUP or code == _E_NEXT_SET
+            or m.phase == _BREAK and m.turn == _NOBODY):  # formatsrare.py's (a break between sets)
         return more().do(m, code, arg, t)
-    if (code == _E_RESUME or code == _E_BREAK_END) and m.turn == _NOBODY and m.sets_to_win:
-        m.phase = _SET_OVER  # a break between sets ends where it began
-        return True
     return False
 
 

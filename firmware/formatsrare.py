@@ -45,6 +45,7 @@ _E_POINT = const(5)
 _E_MISS = const(6)
 _E_FOUL = const(7)
 _E_RESUME = const(9)
+_E_BREAK_END = const(14)
 _E_JUMPED = const(20)
 _E_NEXT_SET = const(22)
 _E_WARMUP = const(23)
@@ -122,8 +123,8 @@ def _before_first_stroke(m):
 
 
 def do(m, code, arg, t):
-    """formats.do's part: the warm-up, the next set, the shoot-out's strokes; False when
-    rules.py does it."""
+    """formats.do's part: the warm-up, the next set, the shoot-out's strokes, a break between
+    sets; False when rules.py does it."""
     phase = m.phase
     if code == _E_WARMUP:
         if phase != _WARMUP:
@@ -144,6 +145,9 @@ def do(m, code, arg, t):
         return True
     if phase == _SHOOTOUT and (_E_POINT <= code <= _E_FOUL or code == _E_JUMPED):
         _shootout_stroke(m, code, arg, t)
+        return True
+    if (code == _E_RESUME or code == _E_BREAK_END) and m.turn == _NOBODY:  # (formats.do: between sets)
+        m.phase = _SET_OVER  # a break between sets ends where it began
         return True
     return False
 

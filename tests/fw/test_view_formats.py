@@ -122,7 +122,7 @@ def test_formatwall_codes_are_the_views_the_rules_and_the_controllers():
     assert formatwall._WARMUP == matchnames.WARMUP and formatsrare._MAX_SETS == formats.MAX_SETS
     assert formatwall._END_SHOOTOUT == matchnames.END_SHOOTOUT
     for name in ("NOBODY", "LAG", "RUNNING", "SET_OVER", "SHOOTOUT", "WARMUP", "R_A", "R_B", "R_DRAW", "R_TIEBREAK",
-                 "END_SHOOTOUT", "E_LAG", "E_POINT", "E_MISS", "E_FOUL", "E_BREAK", "E_RESUME", "E_TIMEOUT", "E_JUMPED",
+                 "END_SHOOTOUT", "E_LAG", "E_POINT", "E_MISS", "E_FOUL", "E_BREAK", "E_RESUME", "E_BREAK_END", "E_TIMEOUT", "E_JUMPED",
                  "E_NEXT_SET", "E_WARMUP", "E_WARMUP_END"):
         assert getattr(formatsrare, "_" + name) == getattr(rules, name), name
     assert formatsrare._ROUNDS == formats.ROUNDS

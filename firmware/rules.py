@@ -757,14 +757,9 @@ class Match:
         if self.run > self.high_run[p]:
             self.high_run[p] = self.run
         self.area_caroms += 1
-        if self.score[p] >= self.targets[p]:
-            self._reached_target(p, t)
-        else:
+        if self.score[p] < self.targets[p]:
             self._restart_shot(t)
-
-    def _reached_target(self, p, t):
-        """Reaching the target ends the inning at once (I.8.3, I.8.4)."""
-        if self.phase == EQUALIZING:
+        elif self.phase == EQUALIZING:  # reaching the target ends the inning at once (I.8.3, I.8.4)
             self._finish(R_DRAW if self.draw_allowed else _R_TIEBREAK, _END_TARGET, t)
         elif self.equalizing and p == self.breaker:
             self.phase = EQUALIZING

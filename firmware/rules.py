@@ -245,7 +245,9 @@ class Match:
         if self.fmt is not None:
             self.fmt.reset(self)
         if self.breaker0 != NOBODY:
-            self._begin(self.breaker0, 0)
+            self.breaker = self.breaker0  # a preset breaker: at the table (start_t stays 0)
+            self.phase = _RUNNING
+            self._start_inning(self.breaker0, 0)
 
     # ---- the log ---------------------------------------------------------
     #
@@ -677,7 +679,11 @@ class Match:
         elif code == _E_CHOOSE:
             p = arg >> 1
             self.breaker = 1 - p if arg & 1 else p
-            self._begin(self.breaker, t)
+            self.chooser = NOBODY
+            self.phase = _RUNNING
+            if not self.played[A] + self.played[B]:  # the match's first stroke (not a deciding set's)
+                self.start_t = t
+            self._start_inning(self.breaker, t)
         elif code == _E_LEFT or code == _E_ABANDON:
             self._finish(R_B if arg == A else R_A, _END_LEFT if code == _E_LEFT else _END_ABANDONED, t)
         elif code == _E_EXTEND:  # its targets: A's, B's in _targets at 2 * its number
@@ -723,14 +729,6 @@ class Match:
             self.area = 1
         if arg & _ANCHOR:
             self.area = 2
-
-    def _begin(self, breaker, t):
-        self.breaker = breaker
-        self.chooser = NOBODY
-        self.phase = _RUNNING
-        if not self.played[A] + self.played[B]:  # the match's first stroke (not a deciding set's)
-            self.start_t = t
-        self._start_inning(breaker, t)
 
     def _start_inning(self, p, t):
         i = self.played[p]  # the runs of every set (formats.py) in one log

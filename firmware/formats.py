@@ -5,7 +5,10 @@ match never has it in RAM: matchsetup.new() sets match.fmt to this module
 when the match has sets, a shoot-out or a warm-up, and rules.py then calls
 it at a few points (check, do, a draw, a finish, a checkpoint). Once
 loaded it stays for the match, as rules.py does: nothing here allocates,
-so the button path stays allocation-free in these matches too.
+so the button path stays allocation-free in these matches too. What only
+the rarer moments need (the warm-up, a set's end and the next set, the
+shoot-out) is formatsrare.py's, loaded when such a moment may come (more(),
+ready(): see there) and kept in `rare` until the next match.
 
 Sets: first to `sets_to_win` sets, each to the targets (the deciding set,
 both at N - 1, to `deciding_target` when given). A set won ends in phase

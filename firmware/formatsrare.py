@@ -1,20 +1,21 @@
-"""The formats' code for their rarer moments: the shoot-out, the warm-up, the next set
-(formats.py's and formatwall.py's, one part of rules.Match and view.View in a module of
-its own).
+"""The formats' code for their rarer moments: the warm-up, a set's end and the next set,
+the shoot-out, and what the wall shows of them (formats.py's and formatwall.py's: one
+part of rules.Match and view.View in a module of its own).
 
 A match with formats keeps formats.py in RAM; this part only once it may be needed,
 so that a board at the start of a match (or playing one that never reaches these
-moments) does not hold it. formats.more() loads it and formats.rare keeps it until
-the next match (formats.init lets it go). It is loaded:
+moments) does not hold it. formats.more() loads it and formats.rare keeps it (only
+there: not in sys.modules on MicroPython) until the next match (formats.init lets
+it go). It is loaded:
 
 - for the warm-up and the next set: at their press (the referee's warmup and
   next_set buttons go through matchevents.py, which allocates already);
-- for the shoot-out: AHEAD of need, when a level end that may be drawn comes near
-  (formats.ready: the last points, the equalizing inning, the innings limit's last
-  rounds), by the clock task (formatwall.tick, as rules.Match.reserve makes the
-  log's next chunk) or else on the event's path
-  (rules.Match._room), which refuses the event with no memory (E 24) when it cannot
-  be loaded, as when the log has no room for an entry;
+- for a set's end and the shoot-out: AHEAD of need, when a level end comes near in
+  a match with sets or the shoot-out (formats.ready: the last points, the equalizing
+  inning, the innings limit's last rounds, or the level has ended), by the clock
+  task (formatwall.tick, as rules.Match.reserve makes the log's next chunk), or
+  else on the event's path (rules.Match._room), which refuses the event for want
+  of memory (E 24) when it cannot be loaded, as when the log has no room;
 - whenever a replay (a restore, an undo) or a view needs it and it is not there
   (formats.more(): this allocates; an undo's replay finds it loaded, as every entry
   it replays was played with it in RAM).

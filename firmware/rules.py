@@ -305,15 +305,11 @@ class Match:
         self._states.append(state)
         self._cap += _CHUNK
 
-    def _chunk_at(self, i):
-        """The chunk of entry i, read back from the flash when it is not in RAM (logback.py:
-        this allocates)."""
-        c = self._chunks[i >> _SHIFT]
-        return c if c is not None else cold.call("logback", "deep", self, i >> _SHIFT)
-
     def entry(self, i):
         """(code, arg, match time in ms) of log entry i (an extension's arg is its target)."""
-        c = self._chunk_at(i)
+        c = self._chunks[i >> _SHIFT]
+        if c is None:  # read back from the flash (logback.py: this allocates)
+            c = cold.call("logback", "deep", self, i >> _SHIFT)
         j = i & _LOW
         code = c.codes[j]
         arg = c.args[j]

@@ -4,9 +4,9 @@ No machine, no clock: the app hands in the match, the view, the buzzer and
 the button group, and calls press()/tick() with the time.  The path from a
 button event to the chips allocates nothing, except for three rare referee
 actions: a new match, next_set and warmup (these two only in a match with
-formats: formatwall.py, loaded with such a match, does them through
-matchevents.py, loaded for the press and dropped as for the rules' rarer
-events; refused in a plain match, which loads nothing for them).
+formats: formatwall.act, loaded with such a match, has matchevents.act do them,
+loaded for the press and dropped as for the rules' rarer events; refused in a
+plain match, which loads nothing for them).
 
 Cues: a point, a miss... ACCEPT; a refusal REFUSE; the countdown's points COUNT;
 the equalizing inning and a shoot-out's start EQUALIZING; the end of the match,
@@ -56,8 +56,8 @@ _TIMEOUT = const(13)
 _NEW = const(14)
 _NONE = const(255)
 # Foul kind (an index into rules.FOULS) of each foul action: foul (other), foul.touch
-# (touched), foul.push, foul.jump (jumped), foul.time. A test checks them against the names.
-FOUL_KINDS = _FOUL_KINDS = (10, 3, 4, 1, 9)
+# (touched), foul.push, foul.jump (jumped), foul.time, as bytes. A test checks them against the names.
+FOUL_KINDS = b"\x0a\x03\x04\x01\x09"
 
 # Button events (buttons.py).
 _SHORT = const(1)
@@ -172,11 +172,12 @@ class Controller:
         if action <= _B_MISS:
             if self.m.phase == _LAG:
                 return self._lag(action, now)
-            return self._stroke(action, now)
+            p = _NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
+            return self.m.miss(p, now) if action & 1 else self.m.point(p, now)
         if action <= _FOUL_TIME:
             if self._kind >= 0:
                 return self.m.foul(_NOBODY, self._kind, now)
-            return self.m.foul(_NOBODY, _FOUL_KINDS[action - _FOUL], now)
+            return self.m.foul(_NOBODY, FOUL_KINDS[action - _FOUL], now)
         if action == _UNDO:
             return self.m.undo(now)
         if action == _BREAK:
@@ -189,12 +190,6 @@ class Controller:
         if fmt is None:
             return _NO_FORMATS
         return fmt.act(self, action, now)
-
-    def _stroke(self, action, now):
-        p = _NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
-        if action & 1:
-            return self.m.miss(p, now)
-        return self.m.point(p, now)
 
     def _lag(self, action, now):
         """The board has no lag buttons: a player's first press says he breaks;

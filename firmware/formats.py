@@ -5,7 +5,10 @@ match never has it in RAM: matchsetup.new() sets match.fmt to this module
 when the match has sets, a shoot-out or a warm-up, and rules.py then calls
 it at a few points (check, do, a draw, a finish, a checkpoint). Once
 loaded it stays for the match, as rules.py does: nothing here allocates,
-so the button path stays allocation-free in these matches too.
+so the button path stays allocation-free in these matches too. What only
+the rarer moments need (the warm-up, a set's end and the next set, the
+shoot-out) is formatsrare.py's, loaded when such a moment may come (more(),
+ready(): see there) and kept in `rare` until the next match.
 
 Sets: first to `sets_to_win` sets, each to the targets (the deciding set,
 both at N - 1, to `deciding_target` when given). A set won ends in phase
@@ -21,6 +24,7 @@ it ends after `warmup_ms` or with `resume`.
     match.fmt.check(match, code, arg)   # -1: not the formats' to decide
 """
 
+import sys
 from array import array
 
 try:
@@ -69,6 +73,7 @@ MAX_SETS = const(9)  # sets_to_win at most: 17 sets
 ROUNDS = const(32)  # shoot-out rounds kept (the newest; more are counted)
 _AT = const(39)  # where a checkpoint keeps this module's fields (rules._N_STATE)
 _RUN_AT = const(8)  # where it keeps the run (rules._FIELDS)
+_NO_MEMORY = const(36)  # rules.py's refusal: no memory (here, for formatsrare.py)
 
 # Why an event is refused (reasons.py reads these lines).
 _SET_IS_OVER = const(42)  # the set is over: next_set starts the next one
@@ -84,7 +89,10 @@ _BAD_PLAYER = const(10)  # player must be A or B
 
 
 def init(m):
-    """The fields of a match with formats (matchsetup.new; allocates, once per match)."""
+    """The fields of a match with formats (matchsetup.new; allocates, once per match). The
+    previous match's formatsrare.py goes (it is kept here only)."""
+    global rare
+    rare = None
     m.sets_won = [0, 0]
     m.match_score = [0, 0]  # the sets finished so far, and their high runs
     m.match_high = [0, 0]
@@ -143,10 +151,7 @@ def load(m, st):
     m.run = st[_AT + 12]
     m.so_base = st[_AT + 13]
     if m.phase == _SHOOTOUT:  # the round under way: its runs may be a later one's (undone)
-        j = (m.so_base + m.so_round) % ROUNDS
-        m.so_runs[j + m.turn * ROUNDS] = m.run
-        if m.turn == m.breaker:
-            m.so_runs[j + (1 - m.turn) * ROUNDS] = 0
+        more().load(m)
 
 
 # ---- what the formats decide -------------------------------------------------------
@@ -155,224 +160,72 @@ def check(m, code, arg):
     """Why an event may not be played in this match's format now (None: it may); -1 when it is
     not the formats' to decide (rules.Match._check goes on)."""
     phase = m.phase
-    if code == _E_WARMUP:
-        if not m.warmup_ms:
-            return _NO_WARMUP
-        if phase != _WARMUP and not _before_first_stroke(m):
-            return _WARMUP_LATE
-        return _BAD_PLAYER if arg != 0 and arg != 1 else None
-    if phase == _WARMUP:
-        if code == _E_RESUME or code == _E_WARMUP_END:
-            return None
-        return _IN_WARMUP
+    if code == _E_WARMUP and not m.warmup_ms:
+        return _NO_WARMUP
+    if code == _E_WARMUP or phase == _WARMUP:  # a press that loads formatsrare.py, or during it
+        return rare.check(m, code, arg) if rare is not None or _load(m) else _NO_MEMORY
     if code == _E_NEXT_SET:
         return None if phase == _SET_OVER else _NO_SET_OVER
-    if code == _E_BREAK and m.sets_to_win:
-        if phase != _SET_OVER:
-            return _BREAK_BETWEEN_SETS if phase == _RUNNING else -1
-        if arg != 0 and arg != 1:
-            return _BAD_PLAYER
-        if not m.break_ms:
-            return _BREAK_OFF
-        return _BREAK_TAKEN if m.break_taken else None
-    if ((phase == _SET_OVER or phase == _BREAK and m.turn == _NOBODY)  # between sets
-            and (_E_POINT <= code <= _E_FOUL or code == _E_TIMEOUT or code == _E_JUMPED or code == _E_LAG)):
-        return _SET_IS_OVER
-    if phase == _SHOOTOUT and code == _E_TIMEOUT:
-        return _NO_TIMEOUT_HERE
-    return -1  # a stroke in the shoot-out: rules.py checks it as any (the player, the zone)
-
-
-def _before_first_stroke(m):
-    """No stroke played yet: the lag (not the deciding set's), or the breaker (preset) not yet
-    at it."""
-    if m.phase == _LAG:
-        return m.set_no == 1
-    return (m.phase == _RUNNING and m.set_no == 1 and m.innings[0] + m.innings[1] == 1 and not m.run
-            and m.last_foul < 0 and m.score[0] + m.score[1] == 0)
+    if code == _E_BREAK and m.sets_to_win and phase != _SET_OVER:
+        return _BREAK_BETWEEN_SETS if phase == _RUNNING else -1
+    if phase == _SET_OVER or phase == _BREAK and m.turn == _NOBODY or phase == _SHOOTOUT:
+        return more().check(m, code, arg)  # between sets, in the shoot-out
+    return -1
 
 
 def do(m, code, arg, t):
     """Do an entry the formats handle; False when rules.py does it."""
-    phase = m.phase
-    if code == _E_WARMUP:
-        if phase != _WARMUP:
-            m.warm_back = phase
-        m.phase = _WARMUP
-        m.warm_p = arg
-        m.warm_start = t
-        return True
-    if phase == _WARMUP and (code == _E_RESUME or code == _E_WARMUP_END):  # not a review, leaving
-        m.phase = m.warm_back
-        m.warm_p = _NOBODY
-        if m.phase == _RUNNING:
-            m.start_t = t  # the first stroke comes now
-            m._restart_shot(t)
-        return True
-    if code == _E_NEXT_SET:
-        _next_set(m, t)
-        return True
-    if (code == _E_RESUME or code == _E_BREAK_END) and m.turn == _NOBODY and m.sets_to_win:
-        m.phase = _SET_OVER  # a break between sets ends where it began
-        return True
-    if phase == _SHOOTOUT and _E_POINT <= code <= _E_FOUL or phase == _SHOOTOUT and code == _E_JUMPED:
-        _shootout_stroke(m, code, arg, t)
-        return True
+    if (m.phase >= _SHOOTOUT or code == _E_WARMUP or code == _E_NEXT_SET
+            or m.phase == _BREAK and m.turn == _NOBODY):  # formatsrare.py's (a break between sets)
+        return more().do(m, code, arg, t)
     return False
 
 
 def finish(m, result, how, t):
-    """A level end that may not stand (a set's, or the match's with the shoot-out on): the
-    shoot-out, or in a set match without it a tie-break for the set. A set won: phase
-    SET_OVER unless it won the match. Leaving or abandoning ends the match whatever the
-    sets. False: rules.py ends the match as it would."""
-    if result == _R_DRAW or result == _R_TIEBREAK:
-        if m.shootout and (result == _R_TIEBREAK or m.sets_to_win):
-            _start_shootout(m)
-            return True
-        if m.sets_to_win and result == _R_DRAW:  # a set is not drawn: its tie-break
-            m._finish(_R_TIEBREAK, how, t)
-            return True
+    """A level end that may not stand (a set's, or the match's with the shoot-out on):
+    formatsrare.finish. Leaving or abandoning ends the match whatever the sets. False:
+    rules.py ends the match as it would."""
+    if how == _END_LEFT or how == _END_ABANDONED or not m.sets_to_win and not (m.shootout and result == _R_TIEBREAK):
         return False
-    if not m.sets_to_win or how == _END_LEFT or how == _END_ABANDONED:
-        return False
-    _record_set(m)
-    w = result - _R_A
-    m.sets_won[w] += 1
-    if m.sets_won[w] >= m.sets_to_win:
-        return False
-    m.phase = _SET_OVER
-    m.result = 0
-    m.ended_by = how
-    m.turn = _NOBODY
-    m.area = 0
-    return True
-
-
-# Small functions: MicroPython keeps a call's frame on the C stack only while it is small
-# (11 words; a `for` over a tuple takes 4); a larger one is a heap allocation at every call
-# (tests/fw/test_rules_alloc.py counts them with mem_total).
-
-def _record_set(m):
-    k = m.set_no - 1
-    m.set_scores[k] = m.score[0]
-    m.set_scores[k + 2 * MAX_SETS] = m.score[1]
-
-
-def _start_shootout(m):
-    """A set's shoot-out keeps its rounds after an earlier set's (so_base), so an undo back into
-    that set finds them as they were (a checkpoint keeps so_base and so_round, not the runs)."""
-    m.phase = _SHOOTOUT
-    m.so_base = (m.so_base + m.so_round) % ROUNDS
-    m.so_round = 0
-    m.so_runs[m.so_base] = 0
-    m.so_runs[m.so_base + ROUNDS] = 0
-    m.respot = 0
-    m.area = 0
-    m.turn = m.breaker
-    m.shooter = m.breaker
-    m.run = 0
-
-
-def _next_set(m, t):
-    if m.set_no == 1:
-        m.first_breaker = m.breaker
-    m.set_no += 1
-    deciding = m.sets_won[0] == m.sets_to_win - 1 and m.sets_won[1] == m.sets_to_win - 1
-    _new_set_for(m, 0, deciding)
-    _new_set_for(m, 1, deciding)
-    m.run = 0
-    m.ended_by = 0
-    m.last_foul = -1
-    m.last_call = -1
-    m.respot = 0
-    m.respot_balls = 0  # a jump that ended the set: its balls are not the next set's
-    m.break_taken = 0
-    m.extensions = 0
-    if deciding:  # a new lag (rules.md: the deciding set starts with the lag)
-        m.phase = _LAG
-        m.breaker = _NOBODY
-        m.chooser = _NOBODY
-        m.collisions = 0
-        m.lag_ties = 0
-        m.shooter = _NOBODY
-    else:
-        m.breaker = m.first_breaker if m.set_no & 1 else 1 - m.first_breaker
-        m.chooser = _NOBODY
-        m.phase = _RUNNING
-        m._start_inning(m.breaker, t)
-
-
-def _new_set_for(m, p, deciding):
-    m.match_score[p] += m.score[p]  # the sets before this one
-    if m.high_run[p] > m.match_high[p]:
-        m.match_high[p] = m.high_run[p]
-    m.targets[p] = m.deciding_target if deciding and m.deciding_target else m.targets0[p]
-    m.score[p] = 0
-    m.innings[p] = 0
-    m.high_run[p] = 0
-    m.timeouts[p] = m.timeouts0
-
-
-def _shootout_stroke(m, code, arg, t):
-    if code == _E_POINT:
-        m.run += 1
-        m.so_runs[_so_at(m, m.turn)] = m.run
-        return
-    m.last_foul = -1 if code == _E_MISS else (1 if code == _E_JUMPED else arg & 15)
-    if m.turn == m.breaker:
-        _so_second(m)
-    else:
-        _so_round_end(m, t)
-
-
-def _so_at(m, p):
-    """Where p's run of the current round is kept in m.so_runs."""
-    return (m.so_base + m.so_round) % ROUNDS + p * ROUNDS
-
-
-def _so_second(m):
-    """The other plays his inning of the round."""
-    m.turn = 1 - m.turn
-    m.shooter = m.turn
-    m.run = 0
-    m.so_runs[_so_at(m, m.turn)] = 0
-
-
-def _so_round_end(m, t):
-    """Both played: the longer run wins; equal runs play another round."""
-    a = m.so_runs[_so_at(m, 0)]
-    b = m.so_runs[_so_at(m, 1)]
-    m.so_round += 1
-    if a != b:
-        m.turn = _NOBODY
-        m._finish(_R_A if a > b else _R_B, _END_SHOOTOUT, t)
-        return
-    m.turn = m.breaker
-    m.shooter = m.breaker
-    m.run = 0
-    m.so_runs[_so_at(m, 0)] = 0
-    m.so_runs[_so_at(m, 1)] = 0
+    return more().finish(m, result, how, t)
 
 
 def summary(m, s):
-    """controller.summary in the formats' phases (the remote's display, app_remote.py):
-    set_over (A's sets won, B's, turn, phase, the set's number, result); shootout (the
-    round's runs A, B, turn, phase, the round's number up to 255, result); warmup (0, 0,
-    the player warming up, phase, 255, result)."""
-    ph = m.phase
-    if ph == _SET_OVER:
-        return (m.sets_won[0], m.sets_won[1], s[2], ph, m.set_no, s[5])
-    if ph == _SHOOTOUT:
-        return (m.so_runs[_so_at(m, 0)], m.so_runs[_so_at(m, 1)], s[2], ph, min(m.so_round + 1, 255), s[5])
-    if ph == _WARMUP:
-        return (0, 0, m.warm_p, ph, 255, s[5])
-    return s
+    """controller.summary in the formats' phases (formatsrare.summary)."""
+    return s if m.phase < _SET_OVER else more().summary(m, s)
 
 
-def warmup_left_ms(m, now):
-    """Milliseconds left of the warm-up, or -1 when none runs."""
-    if m.phase != _WARMUP:
-        return -1
-    left = m.warm_start + m.warmup_ms - m._time(now)
-    return left if left > 0 else 0
+# ---- the rarer part (formatsrare.py): loaded once it may be needed, kept for the match --------
+
+rare = None  # formatsrare, once loaded
+
+
+def more():
+    """formatsrare.py, loaded if need be (this allocates: at a warm-up's or next set's press, a
+    replay, or when ready() could not load it ahead)."""
+    global rare
+    if rare is None:
+        rare = __import__("formatsrare")
+        if sys.implementation.name == "micropython":  # kept here only: gone with the match
+            sys.modules.pop("formatsrare", None)  # (CPython keeps its modules, as cold.py does)
+    return rare
+
+
+def _load(m):
+    try:
+        more()
+    except MemoryError:
+        m.out_of_memory += 1
+        return False
+    return True
+
+
+def ready(m):
+    """False when an entry now might end a set or start the shoot-out and formatsrare.py could
+    not be loaded for it (rules.Match._room: the event is refused for want of memory). The
+    clock task calls it ahead of need (formatwall.tick), as a level end comes near: the
+    last points, the equalizing inning, the innings limit's last two rounds (or the level
+    has ended)."""
+    return (rare is not None or not (m.sets_to_win or m.shootout)
+            or m.countdown() < 0 and m.phase < _EQUALIZING
+            and not (m.innings_limit and m.innings[0] + m.innings[1] + 4 > 2 * m.innings_limit) or _load(m))

@@ -4,7 +4,7 @@ In a module of its own so that a board playing a plain match never has it in
 RAM: viewsetup.names() sets view.fmt to this module when the match has formats
 (match.fmt), and it stays with the match, as formats.py does. Its functions
 are view.View's and controller.Controller's methods kept here (hence `self`),
-one class in two files as viewsetup.py is. All but act allocate nothing.
+one class in two files as viewsetup.py is. Nothing here allocates.
 
     sets      the set score a:b (A's sets won, B's), in the middle two cells of a
               4-cell slot with the colon lit
@@ -18,11 +18,14 @@ one class in two files as viewsetup.py is. All but act allocate nothing.
     tick      the warm-up's last minute begins: three beeps (Controller.tick)
 
 The view draws the set score and these messages here, as their values change
-(their texts are here too), so the resident view.py keeps none of it.
+(their texts are here too), so the resident view.py keeps none of it. The
+shoot-out's runs, its round's number and the warm-up's clock and beeps are
+formatsrare.py's, loaded when these moments come (formats.more) and kept for
+the match.
 
     act       the referee's two rare buttons, next_set and warmup (Controller.act):
-              through matchevents.py, loaded for the press and dropped (this
-              allocates, as a new match does)
+              matchevents.act, loaded for the press and dropped (this allocates, as
+              a new match does)
 """
 
 import cold
@@ -35,7 +38,7 @@ except ImportError:  # CPython
         return x
 
 
-# view.py's codes (a test checks them): fields, the value "as a plain match", blinking.
+# view.py's codes (a test checks them): fields, the value "as a plain match".
 _RUN = const(2)
 _PER_PLAYER = const(7)
 _COUNTDOWN = const(15)
@@ -43,42 +46,19 @@ _SETS = const(16)
 _CLOCK = const(17)
 _MESSAGE = const(18)
 _PLAIN = const(-3)
-_BREAK_CLOCK = const(1000000)  # a clock value at or above: the seconds as m:ss
-_BLINK_1HZ = const(2)
 # rules.py's and formats.py's (a test checks them).
-_A = const(0)
-_B = const(1)
 _SET_OVER = const(6)
 _SHOOTOUT = const(7)
 _WARMUP = const(8)
 _END_SHOOTOUT = const(6)
-_ROUNDS = const(32)
-_E_WARMUP = const(23)
-_CUE_CLOCK = const(4)  # sound.CLOCK
-_NEXT_SET = const(15)  # controller.ACTIONS.index("next_set")
 
-LAST_MINUTE_S = 60  # the warm-up's clock blinks in its last minute, whose start beeps
 _SET_SCORE = const(1000000)  # a sets value at or above: the set score, 10 a + b
-_MESSAGES = const(1000000)  # a message value at or above: one of these, * _STEPS + its marquee's step
-_STEPS = const(100)
-_SCAN = const(64)  # the warmup button looks this far back in the log (warm-ups come before the first stroke)
-
-# The messages, as view.py keeps its own: each between four blanks (a marquee's window
-# sees blanks around it); where each starts and its length.
-# SHOOT-OUT is followed by its round's number, written into the text when the round changes
-# (up to 3 digits, blanks after; 999 past 999).
-_TEXT = bytearray(b"    SET OVER    SHOOT-OUT 1      WARM-UP A    WARM-UP B    ")
-_AT = b"\x04\x10\x21\x2e"
-_LEN = b"\x08\x0d\x09\x09"
-_ROUND_AT = const(26)  # where the shoot-out's round number is written in _TEXT
-_ROUND = const(1000)  # a message value: + the shoot-out's round * _ROUND
 
 # The set being played, on the message display when it has nothing else to say: SET1 .. SET9,
 # S 10 .. S 17 (first to 9 sets: at most 17), four characters each.
 _SET_TEXT = b"SET1SET2SET3SET4SET5SET6SET7SET8SET9S 10S 11S 12S 13S 14S 15S 16S 17"
-_SET_NUMBER = const(2000000)  # a message value at or above: the set's number
-
-_warm_s = -1  # the warm-up's whole seconds left at the latest tick (-1: none runs)
+_SET_NUMBER = const(2000000)  # a message value at or above: the set's number (the formats' phases'
+# messages are below: formatsrare.message)
 
 
 def value(self, s, field, now):
@@ -88,10 +68,11 @@ def value(self, s, field, now):
         return _sets(self, s, field)
     if field == _MESSAGE:
         return _message(self, s, now)
+    m = self.m
     if field == _CLOCK:
-        return _clock(self, s, now)
-    if field == _RUN or field == _RUN + _PER_PLAYER:
-        return _shootout_run(self.m, field // _PER_PLAYER)
+        return m.fmt.more().clock(self, s, now) if m.phase == _WARMUP else _PLAIN
+    if (field == _RUN or field == _RUN + _PER_PLAYER) and (m.phase == _SHOOTOUT or m.ended_by == _END_SHOOTOUT):
+        return m.fmt.more().shootout_run(m, field // _PER_PLAYER)
     return _PLAIN
 
 
@@ -118,40 +99,11 @@ def _has_sets(self):
 
 
 def _message(self, s, now):
-    k = self.m.phase - _SET_OVER
-    if k < 0:
-        if self.m.sets_to_win and not self._message_id():  # nothing else to say: which set this is
-            return _set_number(self, s)
-        return _PLAIN
-    r = 0
-    if k == _WARMUP - _SET_OVER:
-        k += self.m.warm_p  # WARM-UP A, WARM-UP B
-    elif k == _SHOOTOUT - _SET_OVER:
-        r = self.m.so_round + 1
-        if r > 999:
-            r = 999
-    v = _MESSAGES + r * _ROUND + k * _STEPS + self._step(_LEN[k], now)
-    if v != self._last[s]:
-        if r and (v - _MESSAGES) // _ROUND != (self._last[s] - _MESSAGES) // _ROUND:
-            _round_text(r)
-        self._last[s] = v  # drawn here: the view finds it drawn
-        _draw_message(self._chip(s), k, v % _STEPS)
-    return v
-
-
-def _round_text(r):
-    """The shoot-out's round number into _TEXT after SHOOT-OUT (no allocation)."""
-    i = _ROUND_AT
-    d = 100
-    while d > r and d > 1:
-        d //= 10
-    while i < _ROUND_AT + 3:
-        if d:
-            _TEXT[i] = 48 + r // d % 10
-            d //= 10
-        else:
-            _TEXT[i] = 32
-        i += 1
+    if self.m.phase >= _SET_OVER:  # the formats' phases: formatsrare.message
+        return self.m.fmt.more().message(self, s, now)
+    if self.m.sets_to_win and not self._message_id():  # nothing else to say: which set this is
+        return _set_number(self, s)
+    return _PLAIN
 
 
 def _set_number(self, s):
@@ -161,30 +113,6 @@ def _set_number(self, s):
         self._last[s] = v  # drawn here: the view finds it drawn
         self._chip(s).set_window(_SET_TEXT, 4 * (n - 1))
     return v
-
-
-def _draw_message(chip, k, step):
-    chip.set_window(_TEXT, _AT[k] + step - 4)  # each runs right to left (longer than 4)
-
-
-def _clock(self, s, now):
-    m = self.m
-    if m.phase != _WARMUP:
-        return _PLAIN
-    left = (m.fmt.warmup_left_ms(m, now) + 999) // 1000
-    if left <= LAST_MINUTE_S:
-        self._blink[self._disp[s]] = _BLINK_1HZ
-    return _BREAK_CLOCK + left
-
-
-def _shootout_run(m, p):
-    if m.phase == _SHOOTOUT:
-        if p != m.breaker and m.turn == m.breaker:
-            return -1  # the round's second inning is still to come
-        return m.so_runs[(m.so_base + m.so_round) % _ROUNDS + p * _ROUNDS]
-    if m.ended_by == _END_SHOOTOUT and m.so_round:  # decided by the shoot-out: its last round
-        return m.so_runs[(m.so_base + m.so_round - 1) % _ROUNDS + p * _ROUNDS]
-    return _PLAIN
 
 
 def _draw_sets(self, s, n):
@@ -205,35 +133,13 @@ def _two_digits(chip, n, end, colon):
 
 
 def tick(self, now):
-    """Controller.tick's part: three beeps when the warm-up's last minute begins."""
-    global _warm_s
+    """Controller.tick's part (the clock task, off the button path): formatsrare.py loaded
+    ahead of a level end (formats.ready), and once loaded its tick (the warm-up's beeps)."""
     m = self.m
-    s = (m.fmt.warmup_left_ms(m, now) + 999) // 1000 if m.phase == _WARMUP else -1
-    if s <= LAST_MINUTE_S < _warm_s:
-        self.buzzer.cue(_CUE_CLOCK, 3)
-    _warm_s = s
+    if m.fmt.ready(m) and m.fmt.rare is not None:
+        m.fmt.rare.tick(self, now)
 
-
-# ---- the referee's buttons -------------------------------------------------------------
 
 def act(self, action, now):
-    """Controller.act's part: next_set, warmup (controller.ACTIONS). Both go through
-    matchevents.py, loaded for the press and dropped (cold.call): they allocate, as a new
-    match does. warmup starts the warm-up of the other of the latest warm-up's player, A
-    first (so A's, then B's, B's also during A's); during B's the press ends it (resume)."""
-    m = self.m
-    if action == _NEXT_SET:
-        return cold.call("matchevents", "next_set", m, now)
-    if m.phase == _WARMUP:
-        if m.warm_p != _A:
-            return m.resume(now)
-        return cold.call("matchevents", "warmup", m, _B, now)
-    p = _A
-    i = m.n
-    while i > 0 and i > m.n - _SCAN:
-        i -= 1
-        entry = m.entry(i)
-        if entry[0] == _E_WARMUP:
-            p = _B if entry[1] == _A else _A
-            break
-    return cold.call("matchevents", "warmup", m, p, now)
+    """Controller.act's part: next_set, warmup (controller.ACTIONS), by matchevents.act."""
+    return cold.call("matchevents", "act", self.m, action, now)

@@ -138,7 +138,7 @@ def _formats(m, now, out):
     if f and m.phase == _WARMUP:
         out.open("{")
         out.field(b"player", _who(m.warm_p))
-        out.field(b"left_s", _seconds(m.fmt.warmup_left_ms(m, now)))
+        out.field(b"left_s", _seconds(m.fmt.more().warmup_left_ms(m, now)))
         out.close("}")
     else:
         out.value(None)

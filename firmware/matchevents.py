@@ -27,6 +27,8 @@ except ImportError:  # CPython
 
 ANCHOR = const(16)  # added to a call's kind: the balls are in an anchor (II.2.4)
 FROZEN_CHOICES = ("start", "free_ball", "masse")  # II.2.7, II.3.3: what the player chooses
+_NEXT_SET = const(15)  # controller.ACTIONS.index("next_set"); act's other action is warmup
+_SCAN = const(64)  # the warmup button looks this far back in the log (warm-ups come before the first stroke)
 
 # Why a rarer event is refused (reasons.py reads these lines, as rules.py's; 3..7, 13
 # and 14 are rules.py's too, with the same number and words).
@@ -250,6 +252,27 @@ def warmup(m, p, now):
     if m.fmt is None:
         return _NO_FORMATS
     return m._event(E_WARMUP, p, now)  # checked by formats.py
+
+
+def act(m, action, now):
+    """The wall board's next_set and warmup buttons (controller.Controller.act, in a match
+    with formats). warmup starts the warm-up of the other of the latest warm-up's player, A
+    first (so A's, then B's, B's also during A's); during B's the press ends it (resume)."""
+    if action == _NEXT_SET:
+        return next_set(m, now)
+    if m.phase == WARMUP:
+        if m.warm_p != A:
+            return m.resume(now)
+        return warmup(m, B, now)
+    p = A
+    i = m.n
+    while i > 0 and i > m.n - _SCAN:
+        i -= 1
+        entry = m.entry(i)
+        if entry[0] == E_WARMUP:
+            p = B if entry[1] == A else A
+            break
+    return warmup(m, p, now)
 
 
 def close(m, now):

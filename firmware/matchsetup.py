@@ -12,6 +12,7 @@ board loads this module at every start, and each name it holds stays in RAM.
     matchsetup.new(match, now, {"game": "straight_rail", "target": 200})
 """
 
+import cold
 from rules import A, B, NOBODY, Match, _Chunk
 
 try:
@@ -245,15 +246,22 @@ def follow(m, source, i):
     Allocates (runs of new innings); raises MemoryError when out of memory."""
     if not m._room():
         raise MemoryError
-    c = source._chunk_at(i)
+    c = _chunk_at(source, i)
     j = i % _CHUNK
     m._do(c.codes[j], c.args[j], c.times[j])
+
+
+def _chunk_at(m, i):
+    """The chunk of entry i, read back from the flash when it is not in RAM (logback.py:
+    this allocates)."""
+    c = m._chunks[i // _CHUNK]
+    return c if c is not None else cold.call("logback", "deep", m, i // _CHUNK)
 
 
 def arg2(m, i):
     """B's target of entry i, an extension, when it has its own (a handicap), else -1: the
     journal keeps it in a record of its own (store.py)."""
-    k = 2 * m._chunk_at(i).args[i % _CHUNK]
+    k = 2 * _chunk_at(m, i).args[i % _CHUNK]
     return m._targets[k + 1] if m._targets[k + 1] != m._targets[k] else -1
 
 

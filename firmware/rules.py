@@ -245,7 +245,9 @@ class Match:
         if self.fmt is not None:
             self.fmt.reset(self)
         if self.breaker0 != NOBODY:
-            self._begin(self.breaker0, 0)
+            self.breaker = self.breaker0  # a preset breaker: at the table (start_t stays 0)
+            self.phase = _RUNNING
+            self._start_inning(self.breaker0, 0)
 
     # ---- the log ---------------------------------------------------------
     #
@@ -276,7 +278,10 @@ class Match:
         self._back = False
 
     def _room(self):
-        """Room for one more entry (and an inning for each player), made now if need be."""
+        """Room for one more entry (and an inning for each player), made now if need be (and
+        formats.ready: the formats' code the entry may need)."""
+        if self.fmt is not None and not self.fmt.ready(self):
+            return False
         if self.n < self._cap and self.played[0] < self._runs_cap[0] and self.played[1] < self._runs_cap[1]:
             return True
         return self._make_room(1)
@@ -300,21 +305,11 @@ class Match:
         self._states.append(state)
         self._cap += _CHUNK
 
-    def _chunk_at(self, i):
-        """The chunk of entry i, read back from the flash when it is not in RAM (logback.py:
-        this allocates)."""
-        c = self._chunks[i >> _SHIFT]
-        return c if c is not None else cold.call("logback", "deep", self, i >> _SHIFT)
-
-    def _resident(self, k):
-        """Chunk k in RAM again (a deep undo); False when it could not be read back."""
-        if k < 0 or self._chunks[k] is not None:
-            return True
-        return cold.call("logback", "read_back", self, k)
-
     def entry(self, i):
         """(code, arg, match time in ms) of log entry i (an extension's arg is its target)."""
-        c = self._chunk_at(i)
+        c = self._chunks[i >> _SHIFT]
+        if c is None:  # read back from the flash (logback.py: this allocates)
+            c = cold.call("logback", "deep", self, i >> _SHIFT)
         j = i & _LOW
         code = c.codes[j]
         arg = c.args[j]
@@ -330,13 +325,10 @@ class Match:
     def _time(self, now):
         """Match time for `now`; never before the newest entry."""
         t = ticks_diff(now, self._base)
-        last = self._last_time()
-        return last if self.n and t < last else t
-
-    def _last_time(self):
-        """The newest entry's match time (0 with no entry)."""
         i = self.n - 1
-        return self._chunks[i >> _SHIFT].times[i & _LOW] if i >= 0 else 0
+        if i >= 0 and t < self._chunks[i >> _SHIFT].times[i & _LOW]:
+            return self._chunks[i >> _SHIFT].times[i & _LOW]
+        return t
 
     def _log(self, code, arg, t):
         """Append an entry and do it; False (nothing changed) when there is no room for it."""
@@ -425,12 +417,17 @@ class Match:
 
     def _undo_ready(self):
         """The chunks the state after an undo is made from are in RAM."""
-        return self._resident((self.n - 1) >> _SHIFT) and self._resident((self.n - 2) >> _SHIFT)
+        k = (self.n - 1) >> _SHIFT  # in RAM again, or read back (a deep undo; False: it could not be)
+        if k >= 0 and self._chunks[k] is None and not cold.call("logback", "read_back", self, k):
+            return False
+        k = (self.n - 2) >> _SHIFT
+        return k < 0 or self._chunks[k] is not None or cold.call("logback", "read_back", self, k)
 
     def resume_at(self, now):
         """Match time goes on at `now` from the newest entry's time: the clocks show what
         they showed just after it (after an undo, or a restore after a power cut)."""
-        self._base = ticks_add(now, -self._last_time())
+        i = self.n - 1  # the newest entry's match time (0 with no entry)
+        self._base = ticks_add(now, -self._chunks[i >> _SHIFT].times[i & _LOW] if i >= 0 else 0)
 
     def tick(self, now):
         """Let time pass: end a break, take a time-out, call a time foul. Returns entries added."""
@@ -501,8 +498,9 @@ class Match:
                     continue
             elif self.shot_ms and (self.phase == _RUNNING or self.phase == EQUALIZING):
                 end = self.shot_anchor + self.shot_limit
-                if t >= end:
-                    if not self._shot_over(end):
+                if t >= end:  # a time-out if one is left, else a time foul
+                    if not (self._log(_E_TIMEOUT, 0, end) if not self.timeout_this_shot and self.timeouts[self.turn] > 0
+                            else self._log(_E_FOUL, F_TIME, end)):
                         return added
                     added += 1
                     continue
@@ -514,12 +512,6 @@ class Match:
                     added += 1
                     continue
             return added
-
-    def _shot_over(self, end):
-        """The shot clock ran out: a time-out if one is left, else a time foul."""
-        if not self.timeout_this_shot and self.timeouts[self.turn] > 0:
-            return self._log(_E_TIMEOUT, 0, end)
-        return self._log(_E_FOUL, F_TIME, end)
 
     def shot_left_ms(self, now):
         """Milliseconds left for this shot, or -1 when no shot clock runs."""
@@ -683,7 +675,11 @@ class Match:
         elif code == _E_CHOOSE:
             p = arg >> 1
             self.breaker = 1 - p if arg & 1 else p
-            self._begin(self.breaker, t)
+            self.chooser = NOBODY
+            self.phase = _RUNNING
+            if not self.played[A] + self.played[B]:  # the match's first stroke (not a deciding set's)
+                self.start_t = t
+            self._start_inning(self.breaker, t)
         elif code == _E_LEFT or code == _E_ABANDON:
             self._finish(R_B if arg == A else R_A, _END_LEFT if code == _E_LEFT else _END_ABANDONED, t)
         elif code == _E_EXTEND:  # its targets: A's, B's in _targets at 2 * its number
@@ -730,14 +726,6 @@ class Match:
         if arg & _ANCHOR:
             self.area = 2
 
-    def _begin(self, breaker, t):
-        self.breaker = breaker
-        self.chooser = NOBODY
-        self.phase = _RUNNING
-        if not self.played[A] + self.played[B]:  # the match's first stroke (not a deciding set's)
-            self.start_t = t
-        self._start_inning(breaker, t)
-
     def _start_inning(self, p, t):
         i = self.played[p]  # the runs of every set (formats.py) in one log
         self._runs[p][i >> _RSHIFT][i & _RLOW] = 0
@@ -763,15 +751,10 @@ class Match:
         if self.run > self.high_run[p]:
             self.high_run[p] = self.run
         self.area_caroms += 1
-        if self.score[p] >= self.targets[p]:
-            self._reached_target(p, t)
-        else:
+        if self.score[p] < self.targets[p]:
             self._restart_shot(t)
-
-    def _reached_target(self, p, t):
-        """Reaching the target ends the inning at once (I.8.3, I.8.4)."""
-        if self.phase == EQUALIZING:
-            self._draw(_END_TARGET, t)
+        elif self.phase == EQUALIZING:  # reaching the target ends the inning at once (I.8.3, I.8.4)
+            self._finish(R_DRAW if self.draw_allowed else _R_TIEBREAK, _END_TARGET, t)
         elif self.equalizing and p == self.breaker:
             self.phase = EQUALIZING
             self.respot = _RESPOT_START
@@ -789,14 +772,11 @@ class Match:
             a = self.score[A] * self.targets[B]  # the shares of their own targets (a handicap)
             b = self.score[B] * self.targets[A]
             if a == b:
-                self._draw(_END_INNINGS, t)
+                self._finish(R_DRAW if self.draw_allowed else _R_TIEBREAK, _END_INNINGS, t)
             else:
                 self._finish(R_A if a > b else R_B, _END_INNINGS, t)
         else:
             self._start_inning(1 - p, t)
-
-    def _draw(self, how, t):
-        self._finish(R_DRAW if self.draw_allowed else _R_TIEBREAK, how, t)
 
     def _finish(self, result, how, t):
         if self.fmt is not None and self.fmt.finish(self, result, how, t):

@@ -498,7 +498,9 @@ def test_press_path_of_a_set_match_allocates_not_even_transient_frames():
     """The same in a set match with the shoot-out (formats.py and the wall's formatwall.py in
     RAM): presses to a set's end, undo across it, the next set's strokes to a drawn set and its
     shoot-out, each with its tick, render and poll, allocate nothing. The next set itself (NEW's
-    short press) goes through the cold module matchevents, as a new match does: not measured."""
+    short press) goes through the cold module matchevents, as a new match does: not measured.
+    The clock task's tick loads formatsrare.py ahead of a level end (formatwall.tick; here
+    from the start: the targets are within the last points)."""
     mem_total, gc = allocation_counter()
     r = quiet_rig(breaker=rules.A, target=2, sets=2, shootout=True, game="straight_rail")
     c = r.c
@@ -522,6 +524,9 @@ def test_press_path_of_a_set_match_allocates_not_even_transient_frames():
             r.group.poll(ticks_add(now, 400))
         return mem_total() - before
 
+    assert r.m.fmt.rare is None
+    c.tick(now)  # the clock task, before the first press
+    assert r.m.fmt.rare is not None
     # Set 1: A 1 and a miss, B 2 (B did not break: the set is his), undo it, B again.
     used = play([("A.point", 1), ("A.end", 1), ("B.point", 1), ("B.point", 1), ("B.point", 2), ("B.point", 1)])
     assert r.m.phase == rules.SET_OVER and used == 0, (r.m.phase, used)

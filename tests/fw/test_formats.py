@@ -446,12 +446,12 @@ def test_warmup_before_the_lag_with_its_clock():
     d = doc(r)
     assert d["warmup"] == {"player": "B", "left_s": 300}
     play("wait 299", r)
-    assert doc(r)["warmup"]["left_s"] == 1 and r.match.fmt.warmup_left_ms(r.match, r.now) == 1000
+    assert doc(r)["warmup"]["left_s"] == 1 and r.match.fmt.more().warmup_left_ms(r.match, r.now) == 1000
     n = r.match.n
     play("wait 1", r)  # its time is over: an entry of its own
     d = doc(r)
     assert d["phase"] == "lag" and d["warmup"] is None and r.match.n == n + 1 and d["elapsed_s"] is None
-    assert r.match.fmt.warmup_left_ms(r.match, r.now) == -1
+    assert r.match.fmt.more().warmup_left_ms(r.match, r.now) == -1
     play("lag B", r)
     play("warmup A\nresume", r)  # a warm-up once the lag is won, before the choice: back to it
     d = doc(r)
@@ -802,3 +802,46 @@ def test_the_checkpoints_layout_agrees_with_rules():
     assert formats._AT == len(rules._FIELDS) + 2 * len(rules._PAIRS)
     assert formats._RUN_AT == rules._FIELDS.index("run")
     assert rules._N_STATE == formats._AT + 14
+
+
+# ---- formatsrare.py: in RAM once its moments may come, gone with the match -------------------
+
+def test_the_rarer_part_is_loaded_ahead_of_the_shootout_and_goes_with_the_match():
+    import sys
+
+    r = play("new game=straight_rail target=20 breaker=A draw=off shootout=on")
+    m = r.match
+    assert m.fmt.rare is None  # the start of a match: not in RAM
+    play(points(10), r)
+    assert m.fmt.ready(m) and m.fmt.rare is None  # A 10 of 20: no level end near
+    play(points(5), r)  # the last 5 points: the clock task (formatwall.tick) loads it
+    assert m.fmt.ready(m) and m.fmt.rare is not None
+    play("new game=straight_rail target=20 breaker=A draw=off shootout=on", r)
+    assert m.fmt.rare is None
+    if sys.implementation.name == "micropython":
+        assert "formatsrare" not in sys.modules  # its code is garbage
+    play("new game=straight_rail target=20 sets=2 warmup_s=60", r)
+    assert m.fmt.rare is None
+    play("warmup A", r)  # the warm-up's press loads it
+    assert m.fmt.rare is not None and doc(r)["warmup"]["player"] == "A"
+
+
+def test_a_stroke_that_may_start_the_shootout_is_refused_when_its_code_cannot_be_loaded():
+    r = play("new game=straight_rail target=20 breaker=A innings_limit=4 draw=off shootout=on\n" + points(3))
+    m = r.match
+    play("miss\nmiss\nmiss\nmiss", r)  # A's third inning of 4: the limit's level end comes near
+    assert m.fmt.rare is None  # (no clock task here)
+    more = formats.more
+
+    def no_memory():
+        raise MemoryError
+
+    oom = m.out_of_memory
+    formats.more = no_memory
+    try:
+        assert refused(r, "point") == reasons.NO_MEMORY
+        assert m.out_of_memory == oom + 1 and m.fmt.rare is None
+    finally:
+        formats.more = more
+    play("point\nmiss\n" + points(4) + "\nmiss\nmiss\nmiss", r)  # loaded on the path now: 4 all, the shoot-out
+    assert m.fmt.rare is not None and doc(r)["phase"] == "shootout"

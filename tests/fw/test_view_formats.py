@@ -5,6 +5,7 @@ are set up with the referee's words (referee.Referee).
 """
 
 import controller
+import formatsrare
 import formatwall
 import rules
 import sound
@@ -106,21 +107,34 @@ def renders_without_allocating(v, chips, now):
 # ---- the codes formatwall.py keeps -----------------------------------------------------------
 
 def test_formatwall_codes_are_the_views_the_rules_and_the_controllers():
-    assert formatwall.LAST_MINUTE_S == 60
+    assert formatsrare.LAST_MINUTE_S == 60
     if not hasattr(view, "_SETS"):
         raise SkipTest("MicroPython compiles private constants away")
-    for name in ("_RUN", "_PER_PLAYER", "_SETS", "_CLOCK", "_MESSAGE", "_PLAIN", "_BREAK_CLOCK", "_BLINK_1HZ"):
+    for name in ("_RUN", "_PER_PLAYER", "_SETS", "_CLOCK", "_MESSAGE", "_PLAIN"):
         assert getattr(formatwall, name) == getattr(view, name), name
+    for name in ("_PLAIN", "_BREAK_CLOCK", "_BLINK_1HZ"):
+        assert getattr(formatsrare, name) == getattr(view, name), name
     import formats
+    import matchevents
     import matchnames
 
-    assert formatwall._A == rules.A and formatwall._B == rules.B
     assert formatwall._SET_OVER == matchnames.SET_OVER and formatwall._SHOOTOUT == matchnames.SHOOTOUT
-    assert formatwall._WARMUP == matchnames.WARMUP and formatwall._E_WARMUP == matchnames.E_WARMUP
+    assert formatwall._WARMUP == matchnames.WARMUP and formatsrare._MAX_SETS == formats.MAX_SETS
     assert formatwall._END_SHOOTOUT == matchnames.END_SHOOTOUT
-    assert formatwall._ROUNDS == formats.ROUNDS
-    assert formatwall._CUE_CLOCK == sound.CLOCK
-    assert formatwall._NEXT_SET == controller.ACTIONS.index("next_set")
+    for name in ("NOBODY", "LAG", "RUNNING", "SET_OVER", "SHOOTOUT", "WARMUP", "R_A", "R_B", "R_DRAW", "R_TIEBREAK",
+                 "END_SHOOTOUT", "E_LAG", "E_POINT", "E_MISS", "E_FOUL", "E_BREAK", "E_RESUME", "E_BREAK_END", "E_TIMEOUT", "E_JUMPED",
+                 "E_NEXT_SET", "E_WARMUP", "E_WARMUP_END"):
+        assert getattr(formatsrare, "_" + name) == getattr(rules, name), name
+    assert formatsrare._ROUNDS == formats.ROUNDS
+    assert formatsrare._CUE_CLOCK == sound.CLOCK
+    assert formatsrare._ROUND_AT == formatsrare._AT[1] + len(b"SHOOT-OUT ")
+    assert formatsrare._MESSAGES + 999 * formatsrare._ROUND + 4 * formatsrare._STEPS < formatwall._SET_NUMBER
+    import reasons
+
+    for name in ("IN_WARMUP", "WARMUP_LATE", "BAD_PLAYER", "SET_IS_OVER", "NO_TIMEOUT_HERE", "BREAK_TAKEN", "BREAK_OFF"):
+        assert getattr(formatsrare, "_" + name) == reasons.code(name), name
+    assert formats._NO_MEMORY == reasons.code("NO_MEMORY")
+    assert matchevents._NEXT_SET == controller.ACTIONS.index("next_set")
     assert view._OWN_TARGET == 6 and view._TARGET == 14  # viewsetup.FIELDS: A's seven, B's seven, then target
     import viewsetup
 
@@ -137,11 +151,11 @@ def test_formatwall_codes_are_the_views_the_rules_and_the_controllers():
 
 def test_the_messages_are_found_in_formatwalls_text_with_blanks_around():
     for r, text in ((1, b"SHOOT-OUT 1  "), (12, b"SHOOT-OUT 12 "), (345, b"SHOOT-OUT 345"), (1, b"SHOOT-OUT 1  ")):
-        formatwall._round_text(r)  # the round's number is written in, blanks after
-        got = [bytes(formatwall._TEXT[a:a + n]) for a, n in zip(formatwall._AT, formatwall._LEN)]
+        formatsrare._round_text(r)  # the round's number is written in, blanks after
+        got = [bytes(formatsrare._TEXT[a:a + n]) for a, n in zip(formatsrare._AT, formatsrare._LEN)]
         assert got == [b"SET OVER", text, b"WARM-UP A", b"WARM-UP B"]
-    for a, n in zip(formatwall._AT, formatwall._LEN):
-        assert formatwall._TEXT[a - 4:a] == b"    " and formatwall._TEXT[a + n:a + n + 4] == b"    "
+    for a, n in zip(formatsrare._AT, formatsrare._LEN):
+        assert formatsrare._TEXT[a - 4:a] == b"    " and formatsrare._TEXT[a + n:a + n + 4] == b"    "
 
 
 # ---- handicap ---------------------------------------------------------------------------------

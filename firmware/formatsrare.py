@@ -1,0 +1,374 @@
+"""The formats' code for their rarer moments: the warm-up, a set's end and the next set,
+the shoot-out, and what the wall shows of them (formats.py's and formatwall.py's: one
+part of rules.Match and view.View in a module of its own).
+
+A match with formats keeps formats.py in RAM; this part only once it may be needed,
+so that a board at the start of a match (or playing one that never reaches these
+moments) does not hold it. formats.more() loads it and formats.rare keeps it (only
+there: not in sys.modules on MicroPython) until the next match (formats.init lets
+it go). It is loaded:
+
+- for the warm-up and the next set: at their press (the referee's warmup and
+  next_set buttons go through matchevents.py, which allocates already);
+- for a set's end and the shoot-out: AHEAD of need, when a level end comes near in
+  a match with sets or the shoot-out (formats.ready: the last points, the equalizing
+  inning, the innings limit's last rounds, or the level has ended), by the clock
+  task (formatwall.tick, as rules.Match.reserve makes the log's next chunk), or
+  else on the event's path (rules.Match._room), which refuses the event for want
+  of memory (E 24) when it cannot be loaded, as when the log has no room;
+- whenever a replay (a restore, an undo) or a view needs it and it is not there
+  (formats.more(): this allocates; an undo's replay finds it loaded, as every entry
+  it replays was played with it in RAM).
+
+Nothing here allocates: once loaded, the button path stays allocation-free. Its
+functions take the match (m) or the view or controller (self) as formats.py's and
+formatwall.py's do.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+# rules.py's, formats.py's and formatwall.py's (a test checks them).
+_NOBODY = const(-1)
+_LAG = const(0)
+_RUNNING = const(1)
+_SHOOTOUT = const(7)
+_WARMUP = const(8)
+_R_A = const(1)
+_R_B = const(2)
+_END_SHOOTOUT = const(6)
+_E_POINT = const(5)
+_E_MISS = const(6)
+_E_FOUL = const(7)
+_E_RESUME = const(9)
+_E_BREAK_END = const(14)
+_E_JUMPED = const(20)
+_E_NEXT_SET = const(22)
+_E_WARMUP = const(23)
+_E_WARMUP_END = const(24)
+_ROUNDS = const(32)
+_PLAIN = const(-3)
+_BREAK_CLOCK = const(1000000)
+_BLINK_1HZ = const(2)
+_CUE_CLOCK = const(4)
+_SET_OVER = const(6)
+_R_DRAW = const(3)
+_R_TIEBREAK = const(4)
+_E_LAG = const(1)
+_E_BREAK = const(8)
+_E_TIMEOUT = const(13)
+_MAX_SETS = const(9)
+_IN_WARMUP = const(44)
+_WARMUP_LATE = const(46)
+_BAD_PLAYER = const(10)
+_SET_IS_OVER = const(42)
+_NO_TIMEOUT_HERE = const(47)
+_BREAK_TAKEN = const(16)
+_BREAK_OFF = const(18)
+
+# The messages, as view.py keeps its own: each between four blanks (a marquee's window
+# sees blanks around it); where each starts and its length. SHOOT-OUT is followed by its
+# round's number, written into the text when the round changes (up to 3 digits, blanks
+# after; 999 past 999).
+_TEXT = bytearray(b"    SET OVER    SHOOT-OUT 1      WARM-UP A    WARM-UP B    ")
+_AT = b"\x04\x10\x21\x2e"
+_LEN = b"\x08\x0d\x09\x09"
+_ROUND_AT = const(26)  # where the shoot-out's round number is written in _TEXT
+_MESSAGES = const(1000000)  # a message value at or above: one of these, * _STEPS + its marquee's step
+_STEPS = const(100)
+_ROUND = const(1000)  # a message value: + the shoot-out's round * _ROUND
+
+LAST_MINUTE_S = 60  # the warm-up's clock blinks in its last minute, whose start beeps
+
+_warm_s = -1  # the warm-up's whole seconds left at the latest tick (-1: none runs)
+
+
+# ---- the match (formats.py's) -------------------------------------------------------
+# Small functions: MicroPython keeps a call's frame on the C stack only while it is small.
+
+def check(m, code, arg):
+    """formats.check's part: the warm-up (its event, the events during it), the shoot-out,
+    between sets (phase set_over, or a break between sets); -1: rules.py checks it."""
+    phase = m.phase
+    if code == _E_WARMUP:
+        if phase != _WARMUP and not _before_first_stroke(m):
+            return _WARMUP_LATE
+        return _BAD_PLAYER if arg != 0 and arg != 1 else None
+    if phase == _WARMUP:
+        return None if code == _E_RESUME or code == _E_WARMUP_END else _IN_WARMUP
+    if phase == _SHOOTOUT:  # a stroke: rules.py checks it as any (the player, the zone)
+        return _NO_TIMEOUT_HERE if code == _E_TIMEOUT else -1
+    if code == _E_BREAK:  # the break between sets, in phase set_over
+        if arg != 0 and arg != 1:
+            return _BAD_PLAYER
+        if not m.break_ms:
+            return _BREAK_OFF
+        return _BREAK_TAKEN if m.break_taken else None
+    if _E_POINT <= code <= _E_FOUL or code == _E_TIMEOUT or code == _E_JUMPED or code == _E_LAG:
+        return _SET_IS_OVER
+    return -1
+
+
+def _before_first_stroke(m):
+    """No stroke played yet: the lag (not the deciding set's), or the breaker (preset) not yet
+    at it."""
+    if m.phase == _LAG:
+        return m.set_no == 1
+    return (m.phase == _RUNNING and m.set_no == 1 and m.innings[0] + m.innings[1] == 1 and not m.run
+            and m.last_foul < 0 and m.score[0] + m.score[1] == 0)
+
+
+def do(m, code, arg, t):
+    """formats.do's part: the warm-up, the next set, the shoot-out's strokes, a break between
+    sets; False when rules.py does it."""
+    phase = m.phase
+    if code == _E_WARMUP:
+        if phase != _WARMUP:
+            m.warm_back = phase
+        m.phase = _WARMUP
+        m.warm_p = arg
+        m.warm_start = t
+        return True
+    if phase == _WARMUP and (code == _E_RESUME or code == _E_WARMUP_END):  # not a review, leaving
+        m.phase = m.warm_back
+        m.warm_p = _NOBODY
+        if m.phase == _RUNNING:
+            m.start_t = t  # the first stroke comes now
+            m._restart_shot(t)
+        return True
+    if code == _E_NEXT_SET:
+        _next_set(m, t)
+        return True
+    if phase == _SHOOTOUT and (_E_POINT <= code <= _E_FOUL or code == _E_JUMPED):
+        _shootout_stroke(m, code, arg, t)
+        return True
+    if (code == _E_RESUME or code == _E_BREAK_END) and m.turn == _NOBODY:  # (formats.do: between sets)
+        m.phase = _SET_OVER  # a break between sets ends where it began
+        return True
+    return False
+
+
+def finish(m, result, how, t):
+    """formats.finish's part: a level end that may not stand goes to the shoot-out, or in a set
+    match without it to a tie-break for the set. A set won: phase SET_OVER unless it won the
+    match (a set match's ends but leaving or abandoning). False: rules.py ends the match."""
+    if result == _R_DRAW or result == _R_TIEBREAK:
+        if m.shootout and (result == _R_TIEBREAK or m.sets_to_win):
+            _start_shootout(m)
+            return True
+        if m.sets_to_win and result == _R_DRAW:  # a set is not drawn: its tie-break
+            m._finish(_R_TIEBREAK, how, t)
+            return True
+        return False
+    _record_set(m)
+    w = result - _R_A
+    m.sets_won[w] += 1
+    if m.sets_won[w] >= m.sets_to_win:
+        return False
+    m.phase = _SET_OVER
+    m.result = 0
+    m.ended_by = how
+    m.turn = _NOBODY
+    m.area = 0
+    return True
+
+
+def _record_set(m):
+    k = m.set_no - 1
+    m.set_scores[k] = m.score[0]
+    m.set_scores[k + 2 * _MAX_SETS] = m.score[1]
+
+
+def _start_shootout(m):
+    """A set's shoot-out keeps its rounds after an earlier set's (so_base), so an undo back into
+    that set finds them as they were (a checkpoint keeps so_base and so_round, not the runs)."""
+    m.phase = _SHOOTOUT
+    m.so_base = (m.so_base + m.so_round) % _ROUNDS
+    m.so_round = 0
+    m.so_runs[m.so_base] = 0
+    m.so_runs[m.so_base + _ROUNDS] = 0
+    m.respot = 0
+    m.area = 0
+    m.turn = m.breaker
+    m.shooter = m.breaker
+    m.run = 0
+
+
+def _next_set(m, t):
+    if m.set_no == 1:
+        m.first_breaker = m.breaker
+    m.set_no += 1
+    deciding = m.sets_won[0] == m.sets_to_win - 1 and m.sets_won[1] == m.sets_to_win - 1
+    _new_set_for(m, 0, deciding)
+    _new_set_for(m, 1, deciding)
+    m.run = 0
+    m.ended_by = 0
+    m.last_foul = -1
+    m.last_call = -1
+    m.respot = 0
+    m.respot_balls = 0  # a jump that ended the set: its balls are not the next set's
+    m.break_taken = 0
+    m.extensions = 0
+    m.chooser = _NOBODY
+    if deciding:  # a new lag (rules.md: the deciding set starts with the lag)
+        m.phase = _LAG
+        m.breaker = _NOBODY
+        m.collisions = 0
+        m.lag_ties = 0
+        m.shooter = _NOBODY
+    else:
+        m.breaker = m.first_breaker if m.set_no & 1 else 1 - m.first_breaker
+        m.phase = _RUNNING
+        m._start_inning(m.breaker, t)
+
+
+def _new_set_for(m, p, deciding):
+    m.match_score[p] += m.score[p]  # the sets before this one
+    if m.high_run[p] > m.match_high[p]:
+        m.match_high[p] = m.high_run[p]
+    m.targets[p] = m.deciding_target if deciding and m.deciding_target else m.targets0[p]
+    m.score[p] = 0
+    m.innings[p] = 0
+    m.high_run[p] = 0
+    m.timeouts[p] = m.timeouts0
+
+
+def load(m):
+    """formats.load's part in the shoot-out: the round under way, whose runs may be a later
+    one's (undone)."""
+    m.so_runs[_so_at(m, m.turn)] = m.run
+    if m.turn == m.breaker:
+        m.so_runs[_so_at(m, 1 - m.turn)] = 0
+
+
+def _shootout_stroke(m, code, arg, t):
+    if code == _E_POINT:
+        m.run += 1
+        m.so_runs[_so_at(m, m.turn)] = m.run
+        return
+    m.last_foul = -1 if code == _E_MISS else (1 if code == _E_JUMPED else arg & 15)
+    if m.turn == m.breaker:  # the other plays his inning of the round
+        m.turn = 1 - m.turn
+        m.shooter = m.turn
+        m.run = 0
+        m.so_runs[_so_at(m, m.turn)] = 0
+    else:
+        _so_round_end(m, t)
+
+
+def _so_at(m, p):
+    """Where p's run of the current round is kept in m.so_runs."""
+    return (m.so_base + m.so_round) % _ROUNDS + p * _ROUNDS
+
+
+def _so_round_end(m, t):
+    """Both played: the longer run wins; equal runs play another round."""
+    a = m.so_runs[_so_at(m, 0)]
+    b = m.so_runs[_so_at(m, 1)]
+    m.so_round += 1
+    if a != b:
+        m.turn = _NOBODY
+        m._finish(_R_A if a > b else _R_B, _END_SHOOTOUT, t)
+        return
+    m.turn = m.breaker
+    m.shooter = m.breaker
+    m.run = 0
+    m.so_runs[_so_at(m, 0)] = 0
+    m.so_runs[_so_at(m, 1)] = 0
+
+
+def summary(m, s):
+    """controller.summary in the formats' phases (the remote's display, app_remote.py):
+    set_over (A's sets won, B's, turn, phase, the set's number, result); shootout (the
+    round's runs A, B, turn, phase, the round's number up to 255, result); warmup (0, 0,
+    the player warming up, phase, 255, result)."""
+    ph = m.phase
+    if ph == _SET_OVER:
+        return (m.sets_won[0], m.sets_won[1], s[2], ph, m.set_no, s[5])
+    if ph == _SHOOTOUT:
+        return (m.so_runs[_so_at(m, 0)], m.so_runs[_so_at(m, 1)], s[2], ph, min(m.so_round + 1, 255), s[5])
+    return (0, 0, m.warm_p, ph, 255, s[5])
+
+
+def warmup_left_ms(m, now):
+    """Milliseconds left of the warm-up, or -1 when none runs."""
+    if m.phase != _WARMUP:
+        return -1
+    left = m.warm_start + m.warmup_ms - m._time(now)
+    return left if left > 0 else 0
+
+
+# ---- the wall board (formatwall.py's) -------------------------------------------------
+
+def shootout_run(m, p):
+    """A.run, B.run: in the shoot-out, the round's runs (the second player's blank until his
+    inning); after the shoot-out decided, its deciding round's."""
+    if m.phase == _SHOOTOUT:
+        if p != m.breaker and m.turn == m.breaker:
+            return -1  # the round's second inning is still to come
+        return m.so_runs[_so_at(m, p)]
+    if m.so_round:  # decided by the shoot-out: its last round
+        return m.so_runs[(m.so_base + m.so_round - 1) % _ROUNDS + p * _ROUNDS]
+    return _PLAIN
+
+
+def message(self, s, now):
+    """The message display in the formats' phases: SET OVER, SHOOT-OUT 2 (the round), WARM-UP A,
+    WARM-UP B, drawn here (the view finds it drawn)."""
+    k = self.m.phase - _SET_OVER
+    r = 0
+    if k == _WARMUP - _SET_OVER:
+        k += self.m.warm_p  # WARM-UP A, WARM-UP B
+    elif k == _SHOOTOUT - _SET_OVER:
+        r = self.m.so_round + 1
+        if r > 999:
+            r = 999
+    v = _MESSAGES + r * _ROUND + k * _STEPS + self._step(_LEN[k], now)
+    if v != self._last[s]:
+        if r and (v - _MESSAGES) // _ROUND != (self._last[s] - _MESSAGES) // _ROUND:
+            _round_text(r)
+        self._last[s] = v
+        _draw_message(self._chip(s), k, v % _STEPS)
+    return v
+
+
+def _draw_message(chip, k, step):
+    chip.set_window(_TEXT, _AT[k] + step - 4)  # each runs right to left (longer than 4)
+
+
+def _round_text(r):
+    """The shoot-out's round number into _TEXT after SHOOT-OUT (no allocation)."""
+    i = _ROUND_AT
+    d = 100
+    while d > r and d > 1:
+        d //= 10
+    while i < _ROUND_AT + 3:
+        if d:
+            _TEXT[i] = 48 + r // d % 10
+            d //= 10
+        else:
+            _TEXT[i] = 32
+        i += 1
+
+
+def clock(self, s, now):
+    """The clock in the warm-up: its time left (m:ss), blinking in its last minute."""
+    left = (warmup_left_ms(self.m, now) + 999) // 1000
+    if left <= LAST_MINUTE_S:
+        self._blink[self._disp[s]] = _BLINK_1HZ
+    return _BREAK_CLOCK + left
+
+
+def tick(self, now):
+    """Controller.tick's part: three beeps when the warm-up's last minute begins."""
+    global _warm_s
+    m = self.m
+    s = (warmup_left_ms(m, now) + 999) // 1000 if m.phase == _WARMUP else -1
+    if s <= LAST_MINUTE_S < _warm_s:
+        self.buzzer.cue(_CUE_CLOCK, 3)
+    _warm_s = s

@@ -73,6 +73,49 @@ def play_long_match(vb, rounds=ROUNDS):
     vb.advance(3)
 
 
+def play_format_match(vb):
+    """FORMATS_MATCH by the wall's buttons: both warm-ups (a long press on break: A's, B's, then it
+    ends), the lag, set 1 drawn 15:15 and won by A in the shoot-out (2:1), sets 2-4 won by the
+    breaker (1:1, 2:1, 2:2; a press on new starts the next), the deciding set from a new lag to 11:
+    A wins 3:2. A player's presses wait out the lock-out after the turn passed."""
+    def tap(name, up=0.5):
+        vb.tap(name, 0.1, up)
+
+    def run(p, n):
+        vb.advance(0.5)
+        for _ in range(n):
+            tap(p + ".point", 0.2)
+
+    def miss(p):
+        vb.advance(0.5)
+        tap(p + ".end")
+
+    for _ in range(2):
+        vb.hold("break", 1.3)  # A's warm-up, then B's (each may run on: it is time only)
+        vb.advance(30)
+    vb.hold("break", 1.3)  # and it ends
+    vb.advance(1)
+    tap("A.point")  # the lag: A breaks
+    run("A", 15)
+    run("B", 15)  # the equalizing inning: level, the shoot-out
+    miss("B")
+    run("A", 2)
+    miss("A")
+    run("B", 1)
+    miss("B")
+    for first, second in (("B", "A"), ("A", "B"), ("B", "A")):
+        vb.advance(2)
+        tap("new")  # the next set
+        run(first, 15)
+        miss(second)  # his equalizing inning
+    vb.advance(2)
+    tap("new")  # the deciding set: a new lag
+    tap("A.point")
+    run("A", 11)
+    miss("B")
+    vb.advance(3)
+
+
 def heap_firmware(where):
     """The firmware as `carom deploy` lays it out (.mpy), with the heap benchmark's main.py."""
     from ..build import build
@@ -240,6 +283,34 @@ def _long_match_figures(exe, heap, holes):
     return out
 
 
+def _format_match_figures(exe, heap, holes):
+    """FORMATS_MATCH played to its end (play_format_match) in a heap of holes, then a power cut and
+    the match read back (its replay loads formatsrare.py again)."""
+    from ..simulator.vboard import VirtualBoard
+
+    out = {"holes": holes}
+    with tempfile.TemporaryDirectory() as tmp:
+        flash = flash_for(os.path.join(tmp, "flash"), {"board": "wall", "match": FORMATS_MATCH, "radio": RADIO},
+                          holes)
+        vb = VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap, net_pacing=False)
+        try:
+            vb.power_on()
+            vb.advance(1)
+            play_format_match(vb)
+            text = vb.stdout + vb.stderr
+            out["peak"] = peak(vb)
+            out["reports"] = len(os.listdir(os.path.join(flash, "data", "history")))
+            vb.power_off()
+            vb.power_on()
+            vb.advance(2)
+            out["peak_with_restore"] = peak(vb)
+            out["restored"] = any("match restored" in line for line in vb.lines())
+            out["memory_errors"] = (text + vb.stdout + vb.stderr).count("MemoryError")
+        finally:
+            vb.close()
+    return out
+
+
 def _press_figures(exe, heap):
     """Bytes allocated per press, button event to the last I2C write (tests/bench/board_bench_main.py)."""
     from ..simulator.vboard import VirtualBoard
@@ -277,6 +348,7 @@ def heap_section():
         r["boot_hall"] = _boot_figures(exe, heap, hall=True)
         r["setups"] = _setup_figures(exe, heap) if r["boot"]["mqtt"] else None
         r["long"] = _long_match_figures(exe, heap, 4096 if heap else 0)
+        r["formats"] = _format_match_figures(exe, heap, 4096 if heap else 0)
         if heap:
             r["long_2k"] = _long_match_figures(exe, heap, 2048)
         heap_args = ["-X", "heapsize=2M"] if heap else []
@@ -300,6 +372,10 @@ def heap_section():
     row("  running, highest live (6 s each start)", lambda r: r["boot"]["run_peak"])
     row("the same with a set match (sets, shoot-out, warm-up): first", lambda r: r["boot_formats"]["boot1"]["live"])
     row("  the next start: live", lambda r: r["boot_formats"]["boot2"]["live"])
+    row("  largest free block", lambda r: r["boot_formats"]["boot2"]["largest"])
+    row("  played to its end: highest live", lambda r: r["formats"]["peak"])
+    row("  then the power cut and restore: highest live", lambda r: r["formats"]["peak_with_restore"])
+    row("  MemoryError (heap in 4 KB holes at 32-bit)", lambda r: r["formats"]["memory_errors"])
     if mqtt:
         row("with a hall key (issue 17): live, first start", lambda r: r["boot_hall"]["boot1"]["live"])
         row("  the next start: live (setups come with MQTT, later)", lambda r: r["boot_hall"]["boot2"]["live"])

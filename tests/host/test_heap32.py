@@ -3,9 +3,12 @@ small ints) with 112 KB for the firmware, the firmware as .mpy as `carom deploy`
 
 What is tried:
 - a boot with Wi-Fi, MQTT (a mosquitto started here) and the radio configured, the first
-  after the deploy and the next: at most 56 KB live (the heap a stock ESP32 starts with
+  after the deploy and the next, with a plain match and with one with formats (sets, the
+  shoot-out, a warm-up: formats.py and formatwall.py in RAM with it): at most 56 KB live (the heap a stock ESP32 starts with
   before it grows), a free block of 24 KB or more, no cold module left in RAM; running with
   MQTT connected, at most 80 KB;
+- a match with formats played to its end by the buttons (warm-ups, a shoot-out, five sets) in a
+  heap cut into 4 KB holes, then read back after a power cut;
 - a 3,000-entry straight-rail match played by the buttons to its end (points, misses,
   fouls, undos by long presses, the half-time break, the report) in a heap cut into 4 KB
   holes (so any larger allocation after the boot fails), then a power cut, the match read
@@ -26,7 +29,8 @@ import time
 import pytest
 
 from host_tools import micropython32_exe
-from host_tools.bench.heap import RADIO, ROUNDS, WIFI, boots, configure, heap_firmware, peak, play_long_match, wall
+from host_tools.bench.heap import (FORMATS_MATCH, RADIO, ROUNDS, WIFI, boots, configure, heap_firmware, peak,
+                                   play_format_match, play_long_match, wall)
 from host_tools.simulator.vboard import VirtualBoard
 
 from helpers import flash_hashes
@@ -43,7 +47,8 @@ RUN_LIVE = 80 * KB
 HOLE = 4 * KB
 WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
-COLD = ("startup", "config", "boarddef", "checked", "matchsetup", "matchevents", "matchnames", "formats", "formatwall", "snapshot", "history", "logback", "viewsetup",
+COLD = ("startup", "config", "boarddef", "checked", "matchsetup", "matchevents", "matchnames", "formats", "formatwall",
+        "formatsrare", "snapshot", "history", "logback", "viewsetup",
         "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog", "errorcodes", "refusals", "hallsetup")
 
 
@@ -75,7 +80,9 @@ def no_trouble(vb):
 # ---- the boot ------------------------------------------------------------------------------
 
 @pytest.mark.skipif(not mosquitto_available(), reason="mosquitto is not installed")
-def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path):
+@pytest.mark.parametrize("match", [{"game": "straight_rail", "target": 200}, FORMATS_MATCH], ids=["plain", "formats"])
+def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path, match):
+    """Also a match with formats (issue 15): sets with a deciding set, the shoot-out and a warm-up."""
     import paho.mqtt.client as paho
 
     broker = Mosquitto().start()
@@ -85,7 +92,7 @@ def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path):
     listener.on_message = lambda c, u, msg: got.append(msg.topic)
     listener.connect("127.0.0.1", broker.port)
     listener.loop_start()
-    config = {"board": "wall", "match": {"game": "straight_rail", "target": 200}, "radio": RADIO, "wifi": WIFI,
+    config = {"board": "wall", "match": match, "radio": RADIO, "wifi": WIFI,
               "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "t1"}}
     flash = flash_with(firmware, str(tmp_path / "flash"), config)
     try:
@@ -113,6 +120,38 @@ def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path):
         listener.loop_stop()
         listener.disconnect()
         broker.close()
+
+
+# ---- a match with formats ----------------------------------------------------------------------
+
+def test_a_match_with_formats_in_4k_holes_to_its_report_and_back(firmware, tmp_path):
+    """Issue 15's formats on the chip's heap: both warm-ups, a set drawn and decided by the
+    shoot-out, three more sets, the deciding set from a new lag, by the wall's buttons, in a heap
+    cut into 4 KB holes (formatsrare.py, the formats' rarer half, loads at the warm-up's press and
+    ahead of the sets' ends); then a power cut and the match read back. No MemoryError, never
+    above 80 KB, the report says it all."""
+    flash = flash_with(firmware, str(tmp_path / "flash"), {"board": "wall", "match": FORMATS_MATCH, "radio": RADIO},
+                       holes=HOLE)
+    with board(flash, net_pacing=False) as vb:  # powered on
+        vb.advance(1)
+        live, _, largest = boots(vb)[-1]
+        assert live <= BOOT_LIVE and largest >= BOOT_LARGEST, (live, largest)
+        play_format_match(vb)
+        assert any(line.startswith("HEAP holes") for line in vb.lines())
+        no_trouble(vb)
+        assert peak(vb) <= RUN_LIVE
+    reports = os.listdir(os.path.join(flash, "data", "history"))
+    assert len(reports) == 1
+    with open(os.path.join(flash, "data", "history", reports[0])) as f:
+        rep = json.load(f)
+    assert rep["result"] == "A" and rep["sets"]["won"] == {"A": 3, "B": 2}, rep["sets"]
+    assert rep["sets"]["scores"] == [[15, 15], [0, 15], [15, 0], [0, 15], [11, 0]]
+    assert rep["shootout"]["rounds"] == [[2, 1]]
+    with board(flash, net_pacing=False) as vb:  # the finished match back after a power cut
+        vb.advance(2)
+        assert any("match restored" in line for line in vb.lines()), vb.lines()[:10]
+        no_trouble(vb)
+        assert peak(vb) <= RUN_LIVE
 
 
 # ---- a long match ---------------------------------------------------------------------------

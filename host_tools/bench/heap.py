@@ -254,19 +254,20 @@ def _setup_figures(exe, heap):
     return out
 
 
-def _long_match_figures(exe, heap, holes):
+def _played_figures(exe, heap, holes, match, play):
+    """A match played to its end by play(vb) in a heap cut into holes, then a power cut and the
+    match read back: its highest live heap before and with the restore, entries restored, reports,
+    MemoryErrors."""
     from ..simulator.vboard import VirtualBoard
 
-    config = {"board": "wall", "match": {"game": "straight_rail", "target": 3 * ROUNDS - 4, "break_s": 60},
-              "radio": RADIO}
     out = {"holes": holes}
     with tempfile.TemporaryDirectory() as tmp:
-        flash = flash_for(os.path.join(tmp, "flash"), config, holes)
+        flash = flash_for(os.path.join(tmp, "flash"), {"board": "wall", "match": match, "radio": RADIO}, holes)
         vb = VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap, net_pacing=False)
         try:
             vb.power_on()
             vb.advance(1)
-            play_long_match(vb)
+            play(vb)
             text = vb.stdout + vb.stderr
             out["memory_errors"] = text.count("MemoryError")
             out["peak"] = peak(vb)
@@ -283,32 +284,14 @@ def _long_match_figures(exe, heap, holes):
     return out
 
 
-def _format_match_figures(exe, heap, holes):
-    """FORMATS_MATCH played to its end (play_format_match) in a heap of holes, then a power cut and
-    the match read back (its replay loads formatsrare.py again)."""
-    from ..simulator.vboard import VirtualBoard
+def _long_match_figures(exe, heap, holes):
+    return _played_figures(exe, heap, holes, {"game": "straight_rail", "target": 3 * ROUNDS - 4, "break_s": 60},
+                           play_long_match)
 
-    out = {"holes": holes}
-    with tempfile.TemporaryDirectory() as tmp:
-        flash = flash_for(os.path.join(tmp, "flash"), {"board": "wall", "match": FORMATS_MATCH, "radio": RADIO},
-                          holes)
-        vb = VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap, net_pacing=False)
-        try:
-            vb.power_on()
-            vb.advance(1)
-            play_format_match(vb)
-            text = vb.stdout + vb.stderr
-            out["peak"] = peak(vb)
-            out["reports"] = len(os.listdir(os.path.join(flash, "data", "history")))
-            vb.power_off()
-            vb.power_on()
-            vb.advance(2)
-            out["peak_with_restore"] = peak(vb)
-            out["restored"] = any("match restored" in line for line in vb.lines())
-            out["memory_errors"] = (text + vb.stdout + vb.stderr).count("MemoryError")
-        finally:
-            vb.close()
-    return out
+
+def _format_match_figures(exe, heap, holes):
+    """FORMATS_MATCH (play_format_match); its replay after the power cut loads formatsrare.py again."""
+    return _played_figures(exe, heap, holes, FORMATS_MATCH, play_format_match)
 
 
 def _press_figures(exe, heap):

@@ -48,9 +48,9 @@ except ImportError:  # CPython
         return x
 
 
-# Timings and error codes: private constants (compiled in); startup.py keeps their names
-# and what they mean (app.POLL_MS and the like come from there: __getattr__; the codes'
-# table: errorcodes.py), a test checks each pair.
+# Timings and error codes: private constants (compiled in); errorcodes.py keeps their names
+# and what they mean (app.POLL_MS and the like come from there: __getattr__), a test checks
+# each pair.
 _POLL_MS = const(10)
 _CLOCK_MS = const(100)
 _DISPLAY_MS = const(100)
@@ -70,8 +70,8 @@ _RTC_MAGIC = b"CR"
 
 
 def __getattr__(name):
-    """The names of the timings and error codes above: startup.py."""
-    return cold.forward("startup", name, "app")
+    """The names of the timings and error codes above: errorcodes.py."""
+    return cold.forward("errorcodes", name, "app")
 
 
 # ---- RTC memory (kept through soft and watchdog resets, lost at power-off) ------------

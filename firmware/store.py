@@ -58,6 +58,7 @@ Use (the app):
     history.save_report(store, write)   # history.py: a finished match, written in pieces
 """
 
+import os
 import struct
 
 import cold
@@ -133,7 +134,7 @@ def rename(old, new, fs=None):
     """Rename over an existing file; where rename does not replace (not LittleFS, not POSIX:
     OSError EEXIST), the existing one is removed first."""
     if fs is None:
-        import os as fs
+        fs = os
     try:
         fs.rename(old, new)
     except OSError as e:
@@ -144,18 +145,16 @@ def rename(old, new, fs=None):
 
 
 class PosixFs:
-    """The filesystem calls the store uses, over the built-in open and os."""
+    """The filesystem calls the store uses: the built-in open and os's. The class itself is
+    the store's `fs` (no object of it is made: nothing more stays in RAM)."""
 
-    def __init__(self):
-        import os
-
-        self.open = open
-        self.rename = os.rename
-        self.remove = os.remove
-        self.stat = os.stat
-        self.listdir = os.listdir
-        self.ilistdir = getattr(os, "ilistdir", None)  # MicroPython: names one at a time
-        self.mkdir = os.mkdir
+    open = open
+    rename = os.rename
+    remove = os.remove
+    stat = os.stat
+    listdir = os.listdir
+    ilistdir = getattr(os, "ilistdir", None)  # MicroPython: names one at a time
+    mkdir = os.mkdir
 
 
 def report_name(number):
@@ -166,7 +165,7 @@ class MatchStore:
     """The match being played (snapshot + journal) and the finished matches' reports."""
 
     def __init__(self, root, fs=None, max_reports=50, max_report_bytes=256 * 1024):
-        self.fs = fs or PosixFs()
+        self.fs = fs or PosixFs
         self.root = root.rstrip("/")
         self.max_reports = max_reports
         self.max_report_bytes = max_report_bytes

@@ -103,10 +103,11 @@ class Board:
     it (the hardware, the saved match, the radio and MQTT set-up are there, and leave RAM
     with it) and sets: name, table, match, view, ctrl, group, buzzer, chips, buses,
     i2c_specs, chip_bus, store, reported, saved_matches; hall (None, or the MQTT client's
-    arguments, with wifi and topic); radio (None, or a RadioLink to the paired remote).
+    arguments, with wifi and topic); radio (None, or the paired remote's radio.Receiver)
+    and espnow (its ESPNow object).
 
-    Its job is the tasks and what they share; the remote's link is a class of its own
-    (RadioLink, below). The journal (store.py), the hall's publishing (publisher.py) and
+    Its job is the tasks and what they share, the remote's link too (radio_task; the
+    protocol is radio.py's). The journal (store.py), the hall's publishing (publisher.py) and
     the error codes' drawing (view.py) live in their modules; what the tasks do only now
     and then is in cold modules: report.py (a finished match's report), publisher.py
     (loaded once on the network), boot_watchdog.py. No more classes than that: every class
@@ -115,7 +116,7 @@ class Board:
     def __init__(self):
         self.hall = None  # MQTT's (client id, host, port, user, password) when the board publishes
         self.mqtt = None  # the publisher (publisher.py), once the board is on the network
-        self.radio = None  # a RadioLink when a remote is paired
+        self.radio = None  # the paired remote's radio.Receiver (and self.espnow, the ESPNow object)
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
         self.wdt = None
         self.started_at = None
@@ -291,6 +292,73 @@ class Board:
             else:
                 print("watchdog: a task stopped; not feeding")
 
+    # ---- the paired remote (ESP-NOW): radio.Receiver checks its commands -------------------
+
+    async def radio_task(self):
+        """Commands from the paired remote: acted on once, acknowledged every time. At most
+        _RADIO_BATCH frames a step: a flood of frames cannot starve the other tasks.
+
+        ESP-NOW's irecv() keeps the address of every sender in ESPNow.peers_table, which
+        Python cannot empty: forged addresses would fill the heap. Past _RADIO_SENDERS
+        addresses the wall stops reading the radio until it restarts (frames then wait in
+        ESP-NOW's buffer, dropped when it is full, allocating nothing); the rest goes on."""
+        e = self.espnow
+        table = getattr(e, "peers_table", None)  # None: a build without RSSI keeps no table
+        while True:
+            k = 0
+            while k < _RADIO_BATCH and e.any():
+                if table is not None and len(table) > _RADIO_SENDERS:
+                    print("carom: the radio is flooded from %d addresses: not read until a restart (E %d)"
+                          % (len(table), _ERROR_RADIO_FLOOD))
+                    self.view.error = _ERROR_RADIO_FLOOD
+                    return
+                k += 1
+                try:
+                    mac, msg = e.irecv(0)
+                    if msg is None:
+                        break
+                    self.radio_frame(msg)
+                except MemoryError:  # the frame is lost; the remote sends it again
+                    self.short_of_memory()
+            await asyncio.sleep_ms(0 if k == _RADIO_BATCH else _POLL_MS)
+
+    def radio_frame(self, msg):
+        """One frame from the radio: checked (radio.Receiver), a new command recorded
+        (radio.last: write_last) and acted on through the controller, acknowledged."""
+        rx = self.radio
+        got = rx.receive(msg)
+        if got is None:
+            reply = rx.reply()  # a challenge, when the wall lost its last sequence number
+            if reply is not None:
+                self.radio_send(reply)
+            return
+        command, arg, seq, new = got
+        if new:
+            # The sequence number first: a power cut then loses at most this command
+            # (its acknowledgement never went out), never counts it twice. Not recorded,
+            # not acted on: the remote sends it again.
+            if not write_last(seq):
+                return
+            rx.accept(seq)
+            m = self.match
+            ctrl = self.ctrl
+            n, edits, matches = m.n, m.edits, ctrl.matches
+            try:
+                if ctrl.remote(command, arg, time.ticks_ms()) is not None:
+                    refused(self, -1 - command)
+            except MemoryError:  # radio_task shows E 24
+                if m.n == n and m.edits == edits and ctrl.matches == matches:
+                    rx.revert()  # not acted on: not recorded either
+                    forget_last()
+                raise
+        self.radio_send(rx.ack(seq, command, arg, self.ctrl.summary()))
+
+    def radio_send(self, frame):
+        try:
+            self.espnow.send(self.radio.peer, frame, False)
+        except OSError:
+            pass  # the remote sends again; it gets the next acknowledgement
+
     async def run(self):
         asyncio.get_event_loop().set_exception_handler(_exception_handler)
         self._oom = self.match.out_of_memory
@@ -304,7 +372,7 @@ class Board:
             asyncio.create_task(self.watchdog_task()),
         ]
         if self.radio is not None:
-            tasks.append(asyncio.create_task(self.radio.run()))
+            tasks.append(asyncio.create_task(self.radio_task()))
         if self.hall is not None:
             tasks.append(asyncio.create_task(self.wifi_task()))
         print("carom: running on board", self.name)
@@ -322,81 +390,6 @@ class Board:
                 boot_watchdog.start(self.wdt, _FEED_MS)
         finally:
             asyncio.new_event_loop()
-
-
-class RadioLink:
-    """The paired referee remote, over ESP-NOW: its commands checked (radio.Receiver `rx`),
-    recorded (radio.last: write_last), acted on through the board's controller, and
-    acknowledged to `peer`. startup.setup_radio makes it, with the ESPNow object."""
-
-    def __init__(self, board, rx, espnow, peer):
-        self.board = board
-        self.rx = rx
-        self.espnow = espnow
-        self.peer = peer
-
-    async def run(self):
-        """Commands from the paired remote: acted on once, acknowledged every time. At most
-        _RADIO_BATCH frames a step: a flood of frames cannot starve the other tasks.
-
-        ESP-NOW's irecv() keeps the address of every sender in ESPNow.peers_table, which
-        Python cannot empty: forged addresses would fill the heap. Past _RADIO_SENDERS
-        addresses the wall stops reading the radio until it restarts (frames then wait in
-        ESP-NOW's buffer, dropped when it is full, allocating nothing); the rest goes on."""
-        e = self.espnow
-        table = getattr(e, "peers_table", None)  # None: a build without RSSI keeps no table
-        while True:
-            k = 0
-            while k < _RADIO_BATCH and e.any():
-                if table is not None and len(table) > _RADIO_SENDERS:
-                    print("carom: the radio is flooded from %d addresses: not read until a restart (E %d)"
-                          % (len(table), _ERROR_RADIO_FLOOD))
-                    self.board.view.error = _ERROR_RADIO_FLOOD
-                    return
-                k += 1
-                try:
-                    mac, msg = e.irecv(0)
-                    if msg is None:
-                        break
-                    self.frame(msg)
-                except MemoryError:  # the frame is lost; the remote sends it again
-                    self.board.short_of_memory()
-            await asyncio.sleep_ms(0 if k == _RADIO_BATCH else _POLL_MS)
-
-    def frame(self, msg):
-        rx = self.rx
-        got = rx.receive(msg)
-        if got is None:
-            reply = rx.reply()  # a challenge, when the wall lost its last sequence number
-            if reply is not None:
-                self.send(reply)
-            return
-        command, arg, seq, new = got
-        if new:
-            # The sequence number first: a power cut then loses at most this command
-            # (its acknowledgement never went out), never counts it twice. Not recorded,
-            # not acted on: the remote sends it again.
-            if not write_last(seq):
-                return
-            rx.accept(seq)
-            m = self.board.match
-            ctrl = self.board.ctrl
-            n, edits, matches = m.n, m.edits, ctrl.matches
-            try:
-                if ctrl.remote(command, arg, time.ticks_ms()) is not None:
-                    refused(self.board, -1 - command)
-            except MemoryError:  # run() shows E 24
-                if m.n == n and m.edits == edits and ctrl.matches == matches:
-                    rx.revert()  # not acted on: not recorded either
-                    forget_last()
-                raise
-        self.send(rx.ack(seq, command, arg, self.board.ctrl.summary()))
-
-    def send(self, frame):
-        try:
-            self.espnow.send(self.peer, frame, False)
-        except OSError:
-            pass  # the remote sends again; it gets the next acknowledgement
 
 
 def refused(board, e):

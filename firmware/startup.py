@@ -336,7 +336,8 @@ def setup_radio(b, radio_cfg):
     e.active(True)
     e.add_peer(peer)
     key = unhexlify(radio_cfg["key"])
-    b.radio = app.RadioLink(b, radio.Receiver(key, peer, sta.config("mac"), read_last()), e, peer)
+    b.espnow = e
+    b.radio = radio.Receiver(key, peer, sta.config("mac"), read_last())
     if radio_cfg["wall_buttons"] != "all":
         b.ctrl.allowed = cold.call("buttonsetup", "allowed", radio_cfg["wall_buttons"])
     print("carom: paired with the remote", radio_cfg["peer"])

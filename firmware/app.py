@@ -109,8 +109,9 @@ class Board:
     Its job is the tasks and what they share, the remote's link too (radio_task; the
     protocol is radio.py's). The journal (store.py), the hall's publishing (publisher.py) and
     the error codes' drawing (view.py) live in their modules; what the tasks do only now
-    and then is in cold modules: report.py (a finished match's report), publisher.py
-    (loaded once on the network), boot_watchdog.py. No more classes than that: every class
+    and then is in cold modules: appcold.py (the tasks' start, a stuck bus built anew),
+    report.py (a finished match's report), publisher.py (loaded once on the network),
+    boot_watchdog.py. No more classes than that: every class
     and object stays in RAM for as long as the board runs (tests/host/test_heap32.py)."""
 
     def __init__(self):
@@ -241,8 +242,11 @@ class Board:
             # A bus whose chips all stop answering is built anew (a stuck SDA line).
             failures = failures + 1 if v.first_failed() >= 0 else 0
             if failures == 50:
-                self.reinit_buses()
                 failures = 0
+                try:
+                    cold.call("appcold", "reinit_buses", self)  # rare: loaded for it, dropped
+                except MemoryError:  # tried again after 50 more
+                    self.short_of_memory()
             beats[2] = (beats[2] + 1) & 0xFF
             await asyncio.sleep_ms(_DISPLAY_MS)
 
@@ -263,14 +267,6 @@ class Board:
             v.error = _ERROR_MEMORY
         elif not short and v.error == _ERROR_MEMORY:
             v.error = 0
-
-    def reinit_buses(self):
-        for spec in self.i2c_specs:  # (bus, scl, sda, freq)
-            bus = make_bus(*spec)
-            self.buses[spec[0]] = bus
-            for k in range(len(self.chips)):
-                if self.chip_bus[k] == spec[0] and self.view.failed[k]:
-                    self.chips[k].set_bus(bus)
 
     async def watchdog_task(self):
         seen = bytearray(3)
@@ -359,29 +355,10 @@ class Board:
         except OSError:
             pass  # the remote sends again; it gets the next acknowledgement
 
-    async def run(self):
-        asyncio.get_event_loop().set_exception_handler(_exception_handler)
-        self._oom = self.match.out_of_memory
-        self.view.render(time.ticks_ms())
-        tasks = [
-            asyncio.create_task(self.buttons_task()),
-            asyncio.create_task(self.clock_task()),
-            asyncio.create_task(self.display_task()),
-            asyncio.create_task(self.save_task()),
-            asyncio.create_task(self.buzzer.run()),
-            asyncio.create_task(self.watchdog_task()),
-        ]
-        if self.radio is not None:
-            tasks.append(asyncio.create_task(self.radio_task()))
-        if self.hall is not None:
-            tasks.append(asyncio.create_task(self.wifi_task()))
-        print("carom: running on board", self.name)
-        await asyncio.gather(*tasks)
-
     def serve(self):
         """Run the tasks until Ctrl-C (the REPL); the watchdog is then fed by a timer."""
         try:
-            asyncio.run(self.run())
+            asyncio.run(cold.call("appcold", "start", self))  # the tasks made (appcold.py)
         except KeyboardInterrupt:
             print("carom: stopped (Ctrl-C); the watchdog is fed by a timer")
             if self.wdt is not None:

@@ -81,6 +81,16 @@ _NO_BREAKER = const(255)
 _CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
 
 
+def _forget(st, gen):
+    """The store holds match `gen` (0: none), nothing of it read or written yet."""
+    st.gen = gen
+    st.seq = 0
+    st.count = 0
+    st.closed = False
+    st._broken = False
+    st._seg = -1
+
+
 def fit_texts(texts, budget=_TEXT_MAX):
     """The texts as UTF-8, the longest cut by whole characters until all fit in budget bytes."""
     out = [bytes(t, "utf-8") for t in texts]
@@ -191,7 +201,7 @@ def restore(st, match, now):
     time (Match.resume_at), as after an undo.
     """
     st.errors = 0
-    st._forget(0)
+    _forget(st, 0)
     st.held = False
     try:
         best = newest(st)
@@ -199,10 +209,10 @@ def restore(st, match, now):
             look_for_newer(st, 0)
             return False
         gen, options, version = best
-        st._forget(gen)
+        _forget(st, gen)
         if match.new(now, **options):
             st.errors |= _ERR_RESTORE
-            st._forget(0)
+            _forget(st, 0)
             return False
         ends = scan(st, _Player(match, st), version)
         match.low = match.n
@@ -210,13 +220,13 @@ def restore(st, match, now):
         match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
     except MemoryError:
         st.errors |= _ERR_MEMORY
-        st._forget(0)
+        _forget(st, 0)
         st.held = True
         match.new(now, **match.options())  # no half-read match left behind
         raise
     except Exception:  # never fatal: what was read is kept, the rest reported
         st.errors |= _ERR_READ
-        st._forget(0)
+        _forget(st, 0)
         return False
     look_for_newer(st, gen)
     if ends is not None:  # a torn or corrupt tail, or a lost segment: cut it off now
@@ -420,7 +430,7 @@ def begin(st, match):
         # The start record first: a snapshot is never without it, so a journal that is
         # missing under a snapshot was lost (a cut between the two leaves only the start
         # record of a match that never was, which is not taken for one).
-        st._forget(gen)
+        _forget(st, gen)
         match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
         st.held = False
         st._seg = 0
@@ -430,7 +440,7 @@ def begin(st, match):
         store.replace(storefiles.snap_path(st, target), snap, st.fs, st.root + "/snap.tmp")
     except OSError:
         st.errors |= _ERR_WRITE
-        st._forget(0)
+        _forget(st, 0)
         return _WRITE_FAILED
     # The new match is in place; drop the journals of all but it and the previous match.
     keep = other[0] if other is not None else -1

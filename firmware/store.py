@@ -165,23 +165,9 @@ class MatchStore:
     """The match being played (snapshot + journal) and the finished matches' reports."""
 
     def __init__(self, root, fs=None, max_reports=50, max_report_bytes=256 * 1024):
-        self.fs = fs or PosixFs
-        self.root = root.rstrip("/")
-        self.max_reports = max_reports
-        self.max_report_bytes = max_report_bytes
-        self._jdir = self.root + "/jnl"
-        self._hdir = self.root + "/history"
-        self.errors = 0
-        self.gen = 0  # generation of the match in the store; 0: none
-        self.seq = 0  # records in its journal
-        self.count = 0  # live entries (appends minus undos)
-        self.closed = False
-        self.held = False  # restore ran out of memory: write nothing until begin()
-        self._broken = False  # a write failed: rescan (and cut the torn tail) before the next one
-        self._seg = -1
-        self._seg_path = ""
-        self._rec = bytearray(_REC_SIZE)
-        self._rec_head = memoryview(self._rec)[:12]
+        """The store under folder `root`, on `fs` (None: PosixFs). Its fields: storefiles.init
+        (loaded for it and dropped: a constructor run once need not stay in RAM)."""
+        cold.call("storefiles", "init", self, root, fs, max_reports, max_report_bytes)
 
     # ---- names and small file helpers ------------------------------------
 
@@ -211,14 +197,6 @@ class MatchStore:
         """Log chunk k's entries from the journal (a match's loader: its old chunks need not
         stay in RAM). Returns the journal's number of entries."""
         return cold.call("snapshot", "load_chunk", self, k, put)
-
-    def _forget(self, gen):
-        self.gen = gen
-        self.seq = 0
-        self.count = 0
-        self.closed = False
-        self._broken = False
-        self._seg = -1
 
     # ---- writing ----------------------------------------------------------
 

@@ -1,14 +1,15 @@
-"""The store's small file helpers: the names of a folder, reading a file, the reports' names
-and numbers, the snapshot slots' paths, the number the broker has.
+"""The store's small helpers: a MatchStore's fields, the names of a folder, reading a file,
+the reports' names and numbers, the snapshot slots' paths, the number the broker has.
 
-Part of the store (store.py: the file layout), used by its two cold halves: snapshot.py
+Part of the store (store.py: the file layout): a MatchStore's fields made (init, for its
+constructor), and the helpers of the store's two cold halves: snapshot.py
 (reading a match back, beginning one: at the start too) and history.py (the reports,
 which names these again). A module of their own so that a start loads snapshot.py and
 this, not history.py: every name a loaded module holds stays interned for good (cold.py).
 The functions work on a MatchStore (`st`) and its internals.
 """
 
-from store import replace
+from store import PosixFs, replace
 
 try:
     from micropython import const
@@ -18,10 +19,32 @@ except ImportError:  # CPython
         return x
 
 
-# history.py's ENOENT, ERR_READ and ERR_WRITE, compiled in (a test checks them).
+# history.py's ENOENT, REC_SIZE, ERR_READ and ERR_WRITE, compiled in (a test checks them).
 _ENOENT = const(2)
+_REC_SIZE = const(16)
 _ERR_WRITE = const(4)
 _ERR_READ = const(16)
+
+
+def init(st, root, fs, max_reports, max_report_bytes):
+    """MatchStore's fields (store.MatchStore.__init__ has the arguments)."""
+    st.fs = fs or PosixFs
+    st.root = root.rstrip("/")
+    st.max_reports = max_reports
+    st.max_report_bytes = max_report_bytes
+    st._jdir = st.root + "/jnl"
+    st._hdir = st.root + "/history"
+    st.errors = 0
+    st.gen = 0  # generation of the match in the store; 0: none
+    st.seq = 0  # records in its journal
+    st.count = 0  # live entries (appends minus undos)
+    st.closed = False
+    st.held = False  # restore ran out of memory: write nothing until begin()
+    st._broken = False  # a write failed: rescan (and cut the torn tail) before the next one
+    st._seg = -1
+    st._seg_path = ""
+    st._rec = bytearray(_REC_SIZE)
+    st._rec_head = memoryview(st._rec)[:12]
 
 
 def report_number(name):

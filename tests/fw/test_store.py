@@ -833,5 +833,5 @@ def test_snapshot_and_storefiles_private_constants_agree_with_history_names():
 
     assert storefiles.reports is history.reports and storefiles.read is history.read  # named there again
     assert twins(snapshot, history, "_K_ENTRY") >= 17
-    assert twins(storefiles, history, "_ERR_READ") == 3
+    assert twins(storefiles, history, "_ERR_READ") == 4
     assert len(history.REC) + 1 == len(history.RECORD) and store.struct.calcsize(history.RECORD) == history.REC_SIZE

@@ -50,7 +50,7 @@ def test_every_error_code_named_outside_errorcodes_agrees_with_its_table():
     codes = list(table.values())
     assert len(codes) == len(set(codes)), table
     named = 0
-    for module in ("startup", "app", "controller", "app_remote", "config", "viewsetup"):
+    for module in ("startup", "app", "controller", "app_remote", "config", "configedit", "viewsetup"):
         for name, value in _assignments(module).items():
             if name.lstrip("_").startswith("ERROR_") and not name.endswith("_MS"):
                 assert table[name.lstrip("_")] == value, (module, name)

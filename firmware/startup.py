@@ -20,6 +20,7 @@ to start() or build(); this module never imports it.
 """
 
 import gc
+import sys
 import time
 
 import app
@@ -107,7 +108,9 @@ def crash_count(cause=None):
 
 def arm_watchdog():
     """Arm machine.WDT; boot.py feeds it from a timer after a soft reset (see boot.py)."""
-    cold.call("boot_watchdog", "stop")  # boot.py's feeding timer, if it runs: the tasks feed it now
+    feeder = sys.modules.get("boot_watchdog")  # boot.py's feeding timer runs only if boot.py loaded it
+    if feeder is not None:
+        feeder.stop()  # the tasks feed the watchdog now
     count, crashed, armed = app.rtc_state()
     app.rtc_write(count, crashed, 1)
     return machine.WDT(timeout=_WDT_MS)

@@ -1,7 +1,7 @@
 """The wall board running: its tasks (startup.py builds it, then leaves RAM).
 
-With main.py and startup.py, the only module that touches `machine`. Six tasks
-always, eight with a remote and the hall:
+With main.py, startup.py and its cold half appcold.py, the only module that touches
+`machine`. Six tasks always, eight with a remote and the hall:
 
 - buttons: polls every button every POLL_MS, hands events to the controller;
 - clock: lets the match clocks run, and makes room in the match log ahead of need;
@@ -86,10 +86,6 @@ def rtc_state():
 
 def rtc_write(count, crashed, armed):
     machine.RTC().memory(_RTC_MAGIC + bytes((min(count, 255), crashed, armed)))
-
-
-def make_bus(bus, scl, sda, freq):
-    return machine.I2C(bus, scl=machine.Pin(scl), sda=machine.Pin(sda), freq=freq)
 
 
 def wall_clock(offset_s):
@@ -304,9 +300,11 @@ class Board:
             k = 0
             while k < _RADIO_BATCH and e.any():
                 if table is not None and len(table) > _RADIO_SENDERS:
-                    print("carom: the radio is flooded from %d addresses: not read until a restart (E %d)"
-                          % (len(table), _ERROR_RADIO_FLOOD))
                     self.view.error = _ERROR_RADIO_FLOOD
+                    try:
+                        cold.call("appcold", "flooded", len(table))  # the console's line
+                    except MemoryError:
+                        pass
                     return
                 k += 1
                 try:
@@ -360,11 +358,7 @@ class Board:
         try:
             asyncio.run(cold.call("appcold", "start", self))  # the tasks made (appcold.py)
         except KeyboardInterrupt:
-            print("carom: stopped (Ctrl-C); the watchdog is fed by a timer")
-            if self.wdt is not None:
-                import boot_watchdog
-
-                boot_watchdog.start(self.wdt, _FEED_MS)
+            cold.call("appcold", "stopped", self)  # the watchdog fed by a timer from now on
         finally:
             asyncio.new_event_loop()
 

@@ -139,10 +139,14 @@ def make_pin(num, pull):
     return machine.Pin(num, machine.Pin.IN, p)
 
 
+def make_bus(bus, scl, sda, freq):
+    return machine.I2C(bus, scl=machine.Pin(scl), sda=machine.Pin(sda), freq=freq)
+
+
 def make_buses(board):
     buses = {}
     for spec in board["i2c"]:
-        buses[spec["bus"]] = app.make_bus(spec["bus"], spec["scl"], spec["sda"], spec["freq"])
+        buses[spec["bus"]] = make_bus(spec["bus"], spec["scl"], spec["sda"], spec["freq"])
     return buses
 
 
@@ -191,7 +195,7 @@ def show_code_anywhere(code):
     chips = []
     for bus, scl, sda in _FALLBACK_BUSES:
         try:
-            i2c = app.make_bus(bus, scl, sda, 100000)
+            i2c = make_bus(bus, scl, sda, 100000)
             found = i2c.scan()
         except (OSError, ValueError):
             continue

@@ -1,7 +1,7 @@
 """The wall board running: its tasks (startup.py builds it, then leaves RAM).
 
-With main.py and startup.py, the only module that touches `machine`. Six tasks
-always, eight with a remote and the hall:
+With main.py, startup.py and its cold half appcold.py, the only module that touches
+`machine`. Six tasks always, eight with a remote and the hall:
 
 - buttons: polls every button every POLL_MS, hands events to the controller;
 - clock: lets the match clocks run, and makes room in the match log ahead of need;
@@ -48,9 +48,9 @@ except ImportError:  # CPython
         return x
 
 
-# Timings and error codes: private constants (compiled in); startup.py keeps their names
-# and what they mean (app.POLL_MS and the like come from there: __getattr__; the codes'
-# table: errorcodes.py), a test checks each pair.
+# Timings and error codes: private constants (compiled in); errorcodes.py keeps their names
+# and what they mean (app.POLL_MS and the like come from there: __getattr__), a test checks
+# each pair.
 _POLL_MS = const(10)
 _CLOCK_MS = const(100)
 _DISPLAY_MS = const(100)
@@ -70,8 +70,8 @@ _RTC_MAGIC = b"CR"
 
 
 def __getattr__(name):
-    """The names of the timings and error codes above: startup.py."""
-    return cold.forward("startup", name, "app")
+    """The names of the timings and error codes above: errorcodes.py."""
+    return cold.forward("errorcodes", name, "app")
 
 
 # ---- RTC memory (kept through soft and watchdog resets, lost at power-off) ------------
@@ -88,10 +88,6 @@ def rtc_write(count, crashed, armed):
     machine.RTC().memory(_RTC_MAGIC + bytes((min(count, 255), crashed, armed)))
 
 
-def make_bus(bus, scl, sda, freq):
-    return machine.I2C(bus, scl=machine.Pin(scl), sda=machine.Pin(sda), freq=freq)
-
-
 def wall_clock(offset_s):
     """Seconds since 1970 plus offset_s, or None while the board's clock is not set."""
     t = time.time()
@@ -103,19 +99,21 @@ class Board:
     it (the hardware, the saved match, the radio and MQTT set-up are there, and leave RAM
     with it) and sets: name, table, match, view, ctrl, group, buzzer, chips, buses,
     i2c_specs, chip_bus, store, reported, saved_matches; hall (None, or the MQTT client's
-    arguments, with wifi and topic); radio (None, or a RadioLink to the paired remote).
+    arguments, with wifi and topic); radio (None, or the paired remote's radio.Receiver)
+    and espnow (its ESPNow object).
 
-    Its job is the tasks and what they share; the remote's link is a class of its own
-    (RadioLink, below). The journal (store.py), the hall's publishing (publisher.py) and
+    Its job is the tasks and what they share, the remote's link too (radio_task; the
+    protocol is radio.py's). The journal (store.py), the hall's publishing (publisher.py) and
     the error codes' drawing (view.py) live in their modules; what the tasks do only now
-    and then is in cold modules: report.py (a finished match's report), publisher.py
-    (loaded once on the network), boot_watchdog.py. No more classes than that: every class
+    and then is in cold modules: appcold.py (the tasks' start, a stuck bus built anew),
+    report.py (a finished match's report), publisher.py (loaded once on the network),
+    boot_watchdog.py. No more classes than that: every class
     and object stays in RAM for as long as the board runs (tests/host/test_heap32.py)."""
 
     def __init__(self):
         self.hall = None  # MQTT's (client id, host, port, user, password) when the board publishes
         self.mqtt = None  # the publisher (publisher.py), once the board is on the network
-        self.radio = None  # a RadioLink when a remote is paired
+        self.radio = None  # the paired remote's radio.Receiver (and self.espnow, the ESPNow object)
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
         self.wdt = None
         self.started_at = None
@@ -240,8 +238,11 @@ class Board:
             # A bus whose chips all stop answering is built anew (a stuck SDA line).
             failures = failures + 1 if v.first_failed() >= 0 else 0
             if failures == 50:
-                self.reinit_buses()
                 failures = 0
+                try:
+                    cold.call("appcold", "reinit_buses", self)  # rare: loaded for it, dropped
+                except MemoryError:  # tried again after 50 more
+                    self.short_of_memory()
             beats[2] = (beats[2] + 1) & 0xFF
             await asyncio.sleep_ms(_DISPLAY_MS)
 
@@ -263,14 +264,6 @@ class Board:
         elif not short and v.error == _ERROR_MEMORY:
             v.error = 0
 
-    def reinit_buses(self):
-        for spec in self.i2c_specs:  # (bus, scl, sda, freq)
-            bus = make_bus(*spec)
-            self.buses[spec[0]] = bus
-            for k in range(len(self.chips)):
-                if self.chip_bus[k] == spec[0] and self.view.failed[k]:
-                    self.chips[k].set_bus(bus)
-
     async def watchdog_task(self):
         seen = bytearray(3)
         start = time.ticks_ms()
@@ -291,51 +284,9 @@ class Board:
             else:
                 print("watchdog: a task stopped; not feeding")
 
-    async def run(self):
-        asyncio.get_event_loop().set_exception_handler(_exception_handler)
-        self._oom = self.match.out_of_memory
-        self.view.render(time.ticks_ms())
-        tasks = [
-            asyncio.create_task(self.buttons_task()),
-            asyncio.create_task(self.clock_task()),
-            asyncio.create_task(self.display_task()),
-            asyncio.create_task(self.save_task()),
-            asyncio.create_task(self.buzzer.run()),
-            asyncio.create_task(self.watchdog_task()),
-        ]
-        if self.radio is not None:
-            tasks.append(asyncio.create_task(self.radio.run()))
-        if self.hall is not None:
-            tasks.append(asyncio.create_task(self.wifi_task()))
-        print("carom: running on board", self.name)
-        await asyncio.gather(*tasks)
+    # ---- the paired remote (ESP-NOW): radio.Receiver checks its commands -------------------
 
-    def serve(self):
-        """Run the tasks until Ctrl-C (the REPL); the watchdog is then fed by a timer."""
-        try:
-            asyncio.run(self.run())
-        except KeyboardInterrupt:
-            print("carom: stopped (Ctrl-C); the watchdog is fed by a timer")
-            if self.wdt is not None:
-                import boot_watchdog
-
-                boot_watchdog.start(self.wdt, _FEED_MS)
-        finally:
-            asyncio.new_event_loop()
-
-
-class RadioLink:
-    """The paired referee remote, over ESP-NOW: its commands checked (radio.Receiver `rx`),
-    recorded (radio.last: write_last), acted on through the board's controller, and
-    acknowledged to `peer`. startup.setup_radio makes it, with the ESPNow object."""
-
-    def __init__(self, board, rx, espnow, peer):
-        self.board = board
-        self.rx = rx
-        self.espnow = espnow
-        self.peer = peer
-
-    async def run(self):
+    async def radio_task(self):
         """Commands from the paired remote: acted on once, acknowledged every time. At most
         _RADIO_BATCH frames a step: a flood of frames cannot starve the other tasks.
 
@@ -349,27 +300,31 @@ class RadioLink:
             k = 0
             while k < _RADIO_BATCH and e.any():
                 if table is not None and len(table) > _RADIO_SENDERS:
-                    print("carom: the radio is flooded from %d addresses: not read until a restart (E %d)"
-                          % (len(table), _ERROR_RADIO_FLOOD))
-                    self.board.view.error = _ERROR_RADIO_FLOOD
+                    self.view.error = _ERROR_RADIO_FLOOD
+                    try:
+                        cold.call("appcold", "flooded", len(table))  # the console's line
+                    except MemoryError:
+                        pass
                     return
                 k += 1
                 try:
                     mac, msg = e.irecv(0)
                     if msg is None:
                         break
-                    self.frame(msg)
+                    self.radio_frame(msg)
                 except MemoryError:  # the frame is lost; the remote sends it again
-                    self.board.short_of_memory()
+                    self.short_of_memory()
             await asyncio.sleep_ms(0 if k == _RADIO_BATCH else _POLL_MS)
 
-    def frame(self, msg):
-        rx = self.rx
+    def radio_frame(self, msg):
+        """One frame from the radio: checked (radio.Receiver), a new command recorded
+        (radio.last: write_last) and acted on through the controller, acknowledged."""
+        rx = self.radio
         got = rx.receive(msg)
         if got is None:
             reply = rx.reply()  # a challenge, when the wall lost its last sequence number
             if reply is not None:
-                self.send(reply)
+                self.radio_send(reply)
             return
         command, arg, seq, new = got
         if new:
@@ -379,24 +334,33 @@ class RadioLink:
             if not write_last(seq):
                 return
             rx.accept(seq)
-            m = self.board.match
-            ctrl = self.board.ctrl
+            m = self.match
+            ctrl = self.ctrl
             n, edits, matches = m.n, m.edits, ctrl.matches
             try:
                 if ctrl.remote(command, arg, time.ticks_ms()) is not None:
-                    refused(self.board, -1 - command)
-            except MemoryError:  # run() shows E 24
+                    refused(self, -1 - command)
+            except MemoryError:  # radio_task shows E 24
                 if m.n == n and m.edits == edits and ctrl.matches == matches:
                     rx.revert()  # not acted on: not recorded either
                     forget_last()
                 raise
-        self.send(rx.ack(seq, command, arg, self.board.ctrl.summary()))
+        self.radio_send(rx.ack(seq, command, arg, self.ctrl.summary()))
 
-    def send(self, frame):
+    def radio_send(self, frame):
         try:
-            self.espnow.send(self.peer, frame, False)
+            self.espnow.send(self.radio.peer, frame, False)
         except OSError:
             pass  # the remote sends again; it gets the next acknowledgement
+
+    def serve(self):
+        """Run the tasks until Ctrl-C (the REPL); the watchdog is then fed by a timer."""
+        try:
+            asyncio.run(cold.call("appcold", "start", self))  # the tasks made (appcold.py)
+        except KeyboardInterrupt:
+            cold.call("appcold", "stopped", self)  # the watchdog fed by a timer from now on
+        finally:
+            asyncio.new_event_loop()
 
 
 def refused(board, e):

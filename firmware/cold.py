@@ -12,7 +12,7 @@ needs memory: a MemoryError reaches the caller, who decides what it costs.
 Cold halves: a class whose rare work is split off keeps it in a module of its
 own that works on the class's private state (matchsetup.py, matchevents.py and logback.py for
 rules.Match, snapshot.py and history.py for store.MatchStore, viewsetup.py for
-view.View, configedit.py for config.py). Those pairs are one class in two
+view.View, configedit.py for config.py, appcold.py for app.Board). Those pairs are one class in two
 files; no other module uses another's underscore names (a test checks).
 """
 
@@ -23,7 +23,7 @@ _DROP = sys.implementation.name == "micropython"
 
 def forward(module, name, of):
     """module.name, for a module's __getattr__ that finds its public names in its cold twin
-    (rules in matchsetup, store in history, radio in remote, app in startup); an unknown
+    (rules in matchsetup, store in history, radio in remote, app in errorcodes); an unknown
     name raises AttributeError("<of> has no 'name'")."""
     if name[:2] == "__":  # __path__ and the like (CPython's `from m import x` asks): never forwarded
         raise AttributeError(name)

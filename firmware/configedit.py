@@ -1,13 +1,45 @@
 """Editing the configuration by dotted paths (host tools, the REPL).
 
 Split from config.py so the board does not load it at boot; config.set_path
-and config.get_path import it when called.
+and config.get_path import it when called. It also names config.py's constants
+(config.T_OBJ and the like: config.__getattr__).
 
     d = configedit.set_path(d, "match.target", "25")   # a new dict
     configedit.get_path(d, "players.A.name")
 """
 
 import config
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+# config.py's constants by name (it compiles them in; config.X comes from here, and a test
+# checks each pair). load()'s codes (errorcodes.py has the table):
+ERROR_CONFIG = const(20)  # config.json is invalid: the last good configuration runs
+ERROR_CONFIG_DEFAULTS = const(22)  # config.json is invalid and there is no good copy: the defaults run
+REDACTED = "***"  # what redact() shows for a secret
+
+# Value kinds of the schema's entries (key, kind, default, lo, hi, flags, extra).
+T_INT = const(0)  # lo..hi
+T_BOOL = const(1)
+T_TEXT = const(2)  # printable text, length lo..hi
+T_ID = const(3)  # characters from the string in `extra`, length lo..hi
+T_CHOICE = const(4)  # one of the tuple in `extra`
+T_HEX = const(5)  # lo bytes as 2*lo hex digits
+T_MAC = const(6)
+T_ACTIONS = const(7)  # "all" or a list of ACTIONS
+T_OBJ = const(8)  # `extra` is the section's schema
+
+# Flags.
+F_NULL = const(1)  # null allowed
+F_SECRET = const(2)  # never shown: not in errors, "***" in redact()
+F_OR_ZERO = const(4)  # 0 (or "") also allowed besides lo..hi
+F_BYTES = const(8)  # text length counted in UTF-8 bytes
 
 
 def whole(text):
@@ -39,7 +71,7 @@ def _entry(path, source):
             _err2(source, config._key(done + "." if done else "", key),
                   "unknown key (expected %s)" % ", ".join([x[0] for x in schema]))
         done = done + "." + key if done else key
-        schema = e[6] if e[1] == config.T_OBJ else None
+        schema = e[6] if e[1] == T_OBJ else None
     return e
 
 
@@ -64,7 +96,7 @@ def set_path(d, path, text, source=config.FILE):
     type; a non-string is taken as it is.  The whole result is checked; raises
     ValueError naming the field.  d itself is not changed."""
     e = _entry(path, source)
-    if e[1] == config.T_OBJ:
+    if e[1] == T_OBJ:
         _err2(source, path, "a section, not a value: set one of its keys (%s)" % ", ".join([x[0] for x in e[6]]))
     value = _from_text(text, e, path, source) if type(text) is str else text
     new = config._copy(d) if d is not None else {}
@@ -80,7 +112,7 @@ def parse_value(path, text, source=config.FILE):
     type and range only: what goes with other keys (config._formats) is checked when the whole
     is (set_path, normalize), so keys valid only together can be set in one go. ValueError."""
     e = _entry(path, source)
-    if e[1] == config.T_OBJ:
+    if e[1] == T_OBJ:
         _err2(source, path, "a section, not a value: set one of its keys (%s)" % ", ".join([x[0] for x in e[6]]))
     value = _from_text(text, e, path, source) if type(text) is str else text
     try:
@@ -108,18 +140,18 @@ def put(t, path, value, source=config.FILE):
 def _from_text(s, e, path, source):
     kind, flags = e[1], e[5]
     low = s.strip().lower()
-    if flags & config.F_NULL and low == "null":
+    if flags & F_NULL and low == "null":
         return None
-    if kind == config.T_INT:
+    if kind == T_INT:
         n = whole(low)
         return s if n is None else n  # the check names it: "abc" is not an integer
-    if kind == config.T_BOOL:
+    if kind == T_BOOL:
         if low in ("on", "true"):
             return True
         if low in ("off", "false"):
             return False
         _err2(source, path, "%s is not on, off, true or false" % config._show(s, 0))
-    if kind == config.T_ACTIONS:
+    if kind == T_ACTIONS:
         if low == "all":
             return "all"
         if low in ("", "none"):

@@ -1,4 +1,4 @@
-"""The error codes a board shows as "E nn": the one table.
+"""The error codes a board shows as "E nn": the one table; and the wall board's timings.
 
 A wall board shows its code on the message display (or the clock, or the
 target, where a board has no message display); the remote on its display;
@@ -32,10 +32,12 @@ code       name                   what
 The remote (app_remote.py) imports its codes from here. The wall board never loads
 this module: each name a loaded module holds is interned for good (README: Memory
 on the chip), so the modules that show a code name theirs again, compiled in where
-they stay in RAM (app.py's _ERROR_* const()s, controller.ERROR_STUCK,
-viewsetup._ERROR_CHIP), and startup.py and config.py keep their own names (main.py
-keeps what startup.py imports); tests/host/test_firmware_names.py checks every one
-against this table.
+they stay in RAM (app.py's and startup.py's _ERROR_* const()s, controller.ERROR_STUCK,
+viewsetup._ERROR_CHIP), and config.py keeps its own names;
+tests/host/test_firmware_names.py checks every one against this table.
+
+The running wall board's timings are named here too (app.POLL_MS and the like come from
+here: app.__getattr__), for tests and tools: app.py and startup.py compile them in.
 """
 
 ERROR_STUCK = 10
@@ -52,3 +54,15 @@ ERROR_BOOT_COUNTER = 42
 ERROR_BOOT_LIMIT = 43
 ERROR_RADIO_FLOOD = 44
 ERROR_CHIP = 70  # + 10 * bus + (address & 7)
+
+# The running wall board's timings, in milliseconds (app.py's and startup.py's _X const()s).
+POLL_MS = 10  # the buttons are polled this often
+CLOCK_MS = 100  # the match clocks run, and the log's next chunk is made ahead of need
+DISPLAY_MS = 100  # the clocks and marquees are redrawn
+SAVE_MS = 10  # the save task looks for what changed
+WDT_MS = 5000  # machine.WDT's timeout
+FEED_MS = 1000  # the watchdog is fed this often while the tasks beat
+HEALTHY_MS = 30000  # running this long clears the crash count
+STORE_ERROR_MS = 10000  # E 23 (and E 24) show this long
+RADIO_BATCH = 4  # radio frames handled per step of the radio task, then the others run
+RADIO_SENDERS = 32  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading

@@ -2,13 +2,15 @@
 
 Part of the store (store.py: the file layout); loaded by MatchStore for a
 report's saving, listing or sending and dropped again, so a running board
-keeps only the journal writer in RAM. Also the store's small file helpers
-(read, listdir), which snapshot.py uses too (writing a file whole: store.replace). The functions
-work on a MatchStore (`st`) and its internals.
+keeps only the journal writer in RAM. The store's small file helpers (read, listdir,
+reports, sent...) are storefiles.py's, which snapshot.py uses too (and a start loads
+without this module); they are named here again (writing a file whole: store.replace).
+The functions work on a MatchStore (`st`) and its internals.
 """
 
 import rules
-from store import rename, replace, report_name
+from store import rename, report_name
+from storefiles import listdir, mkdir, names, read, report_number, reports, sent, snap_path, write_sent  # noqa: F401
 
 try:
     from micropython import const
@@ -70,15 +72,6 @@ def put_arg2(st, m, t):
     b = matchsetup.arg2(m, st.count)
     return st._put(K_ARG2, rules.E_EXTEND, b, t) if b >= 0 else None
 
-
-def report_number(name):
-    """The number of a report file name like 000123.json, or -1."""
-    if not name.endswith(".json") or len(name) < 6:
-        return -1
-    digits = name[:-5]
-    if not digits.isdigit():  # ASCII digits only
-        return -1
-    return int(digits)
 
 
 def load(st):
@@ -170,16 +163,6 @@ def finish_report(st, f, keep=True):
     return True
 
 
-def reports(st):
-    """Names of the saved reports, oldest first."""
-    numbered = []
-    for name in listdir(st, st._hdir):
-        n = report_number(name)
-        if n >= 0:
-            numbered.append((n, name))
-    numbered.sort()
-    return [name for _, name in numbered]
-
 
 def open_report(st, name):
     """A saved report opened for reading in pieces (OSError when it is missing)."""
@@ -197,14 +180,6 @@ def read_report(st, name):
         f.close()
 
 
-def sent(st):
-    """The number of the newest report the broker acknowledged (0: none)."""
-    data = read(st, st.root + "/sent", 16)
-    try:
-        return int(data) if data else 0
-    except ValueError:
-        return 0
-
 
 def mark_sent(st, name):
     """The broker has report `name` (and, reports being sent in order, every older one)."""
@@ -213,12 +188,6 @@ def mark_sent(st, name):
         write_sent(st, n)
 
 
-def write_sent(st, n):
-    try:
-        replace(st.root + "/sent", b"%d" % n, st.fs)
-    except OSError:
-        st.errors |= ERR_WRITE
-
 
 def unsent(st):
     """Names of the reports the broker does not have yet, oldest first."""
@@ -226,55 +195,5 @@ def unsent(st):
     return [name for name in reports(st) if report_number(name) > top]
 
 
-def snap_path(st, slot):
-    return "%s/snap.%d" % (st.root, slot)
 
 
-def read(st, path, limit):
-    """At most limit bytes of a file; None when it is missing or unreadable."""
-    try:
-        f = st.fs.open(path, "rb")
-    except OSError as e:
-        if e.args and e.args[0] != ENOENT:
-            st.errors |= ERR_READ
-        return None
-    try:
-        return f.read(limit)
-    except OSError:
-        st.errors |= ERR_READ
-        return None
-    finally:
-        f.close()
-
-
-def listdir(st, path):
-    try:
-        return st.fs.listdir(path)
-    except OSError:
-        return []
-
-
-def names(st, path):
-    """The names in folder `path` one at a time, none when it cannot be read: no list of
-    them all (a long match's journal has hundreds of files; the heap after it may have no
-    block for such a list)."""
-    each = getattr(st.fs, "ilistdir", None)
-    try:
-        if each is None:  # a filesystem without it (the tests' own)
-            for name in st.fs.listdir(path):
-                yield name
-        else:
-            for entry in each(path):
-                yield entry[0]
-    except OSError:
-        return
-
-
-def mkdir(st, path):
-    """Make folder `path` unless it is there (OSError when it cannot be made)."""
-    if not path:
-        return
-    try:
-        st.fs.stat(path)
-    except OSError:
-        st.fs.mkdir(path)

@@ -99,10 +99,14 @@ class Hmac:
     def __init__(self, key):
         if not 0 < len(key) <= 64:
             raise ValueError("an HMAC key here has 1..64 bytes")
-        block = bytearray(64)
-        block[:len(key)] = key
-        self._inner = bytes(b ^ 0x36 for b in block)
-        self._outer = bytes(b ^ 0x5C for b in block)
+        inner = bytearray(64)
+        inner[:len(key)] = key
+        outer = bytearray(inner)
+        for i in range(64):  # a loop, not a generator: no code object of its own in RAM
+            inner[i] ^= 0x36
+            outer[i] ^= 0x5C
+        self._inner = bytes(inner)
+        self._outer = bytes(outer)
 
     def tag(self, data):
         """The first 16 bytes of HMAC-SHA256(key, data)."""

@@ -80,8 +80,9 @@ def mac_bytes(text):
 
 
 def _unhex(text):
-    """The bytes of an even number of hex digits (ValueError when one is not): the one parser
-    of the radio's keys and addresses (config.py only checks them)."""
+    """The bytes of an even number of hex digits (ValueError when one is not): the remote's
+    parser of the radio's key and address (config.py checks them; the wall board's start,
+    startup.setup_radio, reads the checked ones with binascii, without loading this module)."""
     return bytes(int(text[i:i + 2], 16) for i in range(0, len(text), 2))
 
 

@@ -34,13 +34,10 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
 
 import struct
 
-import history
 import matchsetup
 import rules
 import store
-from history import (ERR_JOURNAL, ERR_MEMORY, ERR_READ, ERR_RESTORE, ERR_ROLLBACK, ERR_SNAPSHOT, ERR_WRITE,
-                     GEN_MAX, K_ARG2, K_CLOSE, K_ENTRY, K_START, K_UNDO, REC_SIZE, RECORD, SEG_RECORDS, SNAP_SIZE,
-                     WRITE_FAILED)
+import storefiles
 from store import crc32, report_name
 
 try:
@@ -50,6 +47,27 @@ except ImportError:  # CPython
     def const(x):
         return x
 
+
+# The store's constants, compiled in: history.py names them (not loaded at a start: its
+# names would stay interned for good), a test checks each pair.
+_ERR_SNAPSHOT = const(1)
+_ERR_JOURNAL = const(2)
+_ERR_WRITE = const(4)
+_ERR_RESTORE = const(8)
+_ERR_READ = const(16)
+_ERR_ROLLBACK = const(32)
+_ERR_MEMORY = const(64)
+_GEN_MAX = const(0xFFFFFFFF)
+_K_ENTRY = const(1)
+_K_UNDO = const(2)
+_K_CLOSE = const(3)
+_K_START = const(4)
+_K_ARG2 = const(5)
+_REC_SIZE = const(16)
+_RECORD = const("<IBBHiI")
+_SEG_RECORDS = const(8)
+_SNAP_SIZE = const(128)
+_WRITE_FAILED = const(1)
 
 FORMAT = const(4)
 _MAGIC = b"CRMS"
@@ -61,6 +79,16 @@ _OLD_TAILS = ("<4B", "<4B", "<H4B")  # formats 1, 2 (lengths at 21, texts at 25)
 _CRC_AT = const(124)
 _NO_BREAKER = const(255)
 _CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
+
+
+def _forget(st, gen):
+    """The store holds match `gen` (0: none), nothing of it read or written yet."""
+    st.gen = gen
+    st.seq = 0
+    st.count = 0
+    st.closed = False
+    st._broken = False
+    st._seg = -1
 
 
 def fit_texts(texts, budget=_TEXT_MAX):
@@ -90,7 +118,7 @@ def pack_snapshot(gen, m):
     flags = ((1 if m.equalizing else 0) | (2 if m.draw_allowed else 0) | (4 if m.white_breaker else 0)
              | (8 if fmt and m.shootout else 0) | (16 if fmt else 0))
     breaker = _NO_BREAKER if m.breaker0 == rules.NOBODY else m.breaker0
-    buf = bytearray(SNAP_SIZE)
+    buf = bytearray(_SNAP_SIZE)
     struct.pack_into(_HEAD, buf, 0, _MAGIC, FORMAT, m.game, flags, breaker, gen, m.targets0[0], m.innings_limit,
                      m.shot_ms // 1000, m.break_ms // 1000, m.timeouts0)
     struct.pack_into(_TAIL, buf, 21, m.timeout_s or 0, m.targets0[1], m.sets_to_win if fmt else 0,
@@ -106,7 +134,7 @@ def pack_snapshot(gen, m):
 
 def parse_snapshot(data):
     """(generation, options for Match.new) from snapshot bytes, or None when they are not valid."""
-    if data is None or len(data) != SNAP_SIZE:
+    if data is None or len(data) != _SNAP_SIZE:
         return None
     if crc32(memoryview(data)[:_CRC_AT]) != struct.unpack_from("<I", data, _CRC_AT)[0]:
         return None
@@ -173,7 +201,7 @@ def restore(st, match, now):
     time (Match.resume_at), as after an undo.
     """
     st.errors = 0
-    st._forget(0)
+    _forget(st, 0)
     st.held = False
     try:
         best = newest(st)
@@ -181,24 +209,24 @@ def restore(st, match, now):
             look_for_newer(st, 0)
             return False
         gen, options, version = best
-        st._forget(gen)
+        _forget(st, gen)
         if match.new(now, **options):
-            st.errors |= ERR_RESTORE
-            st._forget(0)
+            st.errors |= _ERR_RESTORE
+            _forget(st, 0)
             return False
         ends = scan(st, _Player(match, st), version)
         match.low = match.n
         match.resume_at(now)
         match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
     except MemoryError:
-        st.errors |= ERR_MEMORY
-        st._forget(0)
+        st.errors |= _ERR_MEMORY
+        _forget(st, 0)
         st.held = True
         match.new(now, **match.options())  # no half-read match left behind
         raise
     except Exception:  # never fatal: what was read is kept, the rest reported
-        st.errors |= ERR_READ
-        st._forget(0)
+        st.errors |= _ERR_READ
+        _forget(st, 0)
         return False
     look_for_newer(st, gen)
     if ends is not None:  # a torn or corrupt tail, or a lost segment: cut it off now
@@ -222,12 +250,12 @@ def look_for_newer(st, gen):
     """A newer match than the one restored left a journal with entries, or a report: the
     match went back (its snapshot was lost). Nothing is changed; ERR_ROLLBACK says so."""
     for g, seg, name in journal_files(st):
-        if g > gen and (seg > 0 or st._size(st._jdir + "/" + name) > REC_SIZE):
-            st.errors |= ERR_ROLLBACK
+        if g > gen and (seg > 0 or st._size(st._jdir + "/" + name) > _REC_SIZE):
+            st.errors |= _ERR_ROLLBACK
             return
-    for name in history.reports(st):
-        if history.report_number(name) > gen:
-            st.errors |= ERR_ROLLBACK
+    for name in storefiles.reports(st):
+        if storefiles.report_number(name) > gen:
+            st.errors |= _ERR_ROLLBACK
             return
 
 
@@ -240,42 +268,42 @@ def scan(st, match, version):
     seg = 0
     arg2 = -1
     dangling = None  # the newest second argument: (its seq, its segment, the good bytes before it)
-    full = SEG_RECORDS * REC_SIZE
+    full = _SEG_RECORDS * _REC_SIZE
     while True:
-        data = history.read(st, st._segment_path(gen, seg), full + 1)
+        data = storefiles.read(st, st._segment_path(gen, seg), full + 1)
         if data is None:
             data = b""
         good = 0
         for kind, code, arg, t in records(data, seq, gen):
-            if kind == K_ENTRY:
+            if kind == _K_ENTRY:
                 match.push(code, arg, t, arg2)
                 arg2 = -1
                 closed = False
-            elif kind == K_ARG2:
+            elif kind == _K_ARG2:
                 arg2 = arg
-                dangling = (seq, seg, data[:good * REC_SIZE])
-            elif kind == K_UNDO:
+                dangling = (seq, seg, data[:good * _REC_SIZE])
+            elif kind == _K_UNDO:
                 match.pop()
                 arg2 = -1  # a second argument is the next record's, an entry's, or none's
                 closed = False
-            elif kind == K_CLOSE:
+            elif kind == _K_CLOSE:
                 arg2 = -1
                 closed = True
-            elif kind != K_START or seq:
+            elif kind != _K_START or seq:
                 break
             seq += 1
             good += 1
-        if good == SEG_RECORDS and len(data) == full:  # a full segment: the journal goes on
+        if good == _SEG_RECORDS and len(data) == full:  # a full segment: the journal goes on
             seg += 1
             continue
         if seq == 0 and version >= 2:  # not even the start record: the journal is gone
-            st.errors |= ERR_ROLLBACK | ERR_JOURNAL
+            st.errors |= _ERR_ROLLBACK | _ERR_JOURNAL
         # The journal ends in this segment (or before it, when it is missing): the rest of
         # it, and any later segment (left by a lost one), is a tail to drop.
         tail = None
-        if len(data) != good * REC_SIZE or later_segments(st, seg):
-            st.errors |= ERR_JOURNAL
-            tail = (seg, data[:good * REC_SIZE], len(data) > 0)
+        if len(data) != good * _REC_SIZE or later_segments(st, seg):
+            st.errors |= _ERR_JOURNAL
+            tail = (seg, data[:good * _REC_SIZE], len(data) > 0)
         if dangling is not None and dangling[0] == seq - 1:  # no entry after it (a power cut
             tail = (dangling[1], dangling[2], True)  # between an extension's B target and its
             seq -= 1  # entry): cut it, or the next extension played would take it as its own
@@ -291,14 +319,14 @@ def records(data, seq, gen):
     (kind, code, arg, t) each, up to the first whose number or CRC is wrong (at most
     SEG_RECORDS). scan() and load_chunk() read the journal through it."""
     at = 0
-    end = min(len(data), SEG_RECORDS * REC_SIZE) - REC_SIZE
+    end = min(len(data), _SEG_RECORDS * _REC_SIZE) - _REC_SIZE
     while at <= end:
-        s, kind, code, arg, t, crc = struct.unpack_from(RECORD, data, at)
+        s, kind, code, arg, t, crc = struct.unpack_from(_RECORD, data, at)
         if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
             return
         yield kind, code, arg, t
         seq += 1
-        at += REC_SIZE
+        at += _REC_SIZE
 
 
 def load_chunk(st, k, put):
@@ -312,22 +340,22 @@ def load_chunk(st, k, put):
     pos = 0
     seq = 0
     seg = 0
-    full = SEG_RECORDS * REC_SIZE
+    full = _SEG_RECORDS * _REC_SIZE
     while True:
-        data = history.read(st, st._segment_path(gen, seg), full + 1)
+        data = storefiles.read(st, st._segment_path(gen, seg), full + 1)
         if not data:
             break
         good = 0
         for kind, code, arg, t in records(data, seq, gen):
-            if kind == K_ENTRY:
+            if kind == _K_ENTRY:
                 if lo <= pos < hi:
                     put(pos - lo, code, arg, t)
                 pos += 1
-            elif kind == K_UNDO and pos:
+            elif kind == _K_UNDO and pos:
                 pos -= 1
             seq += 1
             good += 1
-        if good != SEG_RECORDS or len(data) != full:
+        if good != _SEG_RECORDS or len(data) != full:
             break
         seg += 1
     return pos
@@ -352,7 +380,7 @@ def cut_tail(st, seg, keep, present):
             st.fs.remove(path)
         st._broken = False
     except OSError:
-        st.errors |= ERR_WRITE
+        st.errors |= _ERR_WRITE
         st._broken = True
 
 
@@ -368,8 +396,8 @@ def rescan(st):
 def begin(st, match):
     """Save a new match (its options; its entries follow with sync or append)."""
     try:
-        history.mkdir(st, st.root)
-        history.mkdir(st, st._jdir)
+        storefiles.mkdir(st, st.root)
+        storefiles.mkdir(st, st._jdir)
         # The new snapshot goes over the older (or unreadable) slot; the other one, the
         # current match, stays as the previous match.
         both = slots(st)
@@ -385,9 +413,9 @@ def begin(st, match):
             top = max(top, other[0])
         for g, _, _ in journal_files(st):
             top = max(top, g)
-        for name in history.reports(st):
-            top = max(top, history.report_number(name))
-        if top >= GEN_MAX:  # the numbers ran out: number the reports again, start over above them
+        for name in storefiles.reports(st):
+            top = max(top, storefiles.report_number(name))
+        if top >= _GEN_MAX:  # the numbers ran out: number the reports again, start over above them
             top = renumber(st)
             other = None
         gen = top + 1
@@ -402,18 +430,18 @@ def begin(st, match):
         # The start record first: a snapshot is never without it, so a journal that is
         # missing under a snapshot was lost (a cut between the two leaves only the start
         # record of a match that never was, which is not taken for one).
-        st._forget(gen)
+        _forget(st, gen)
         match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
         st.held = False
         st._seg = 0
         st._seg_path = st._segment_path(gen, 0)
-        store.replace(st._seg_path, st._record(0, K_START, 0, 0, 0), st.fs, st._jdir + "/tmp")
+        store.replace(st._seg_path, st._record(0, _K_START, 0, 0, 0), st.fs, st._jdir + "/tmp")
         st.seq = 1
-        store.replace(history.snap_path(st, target), snap, st.fs, st.root + "/snap.tmp")
+        store.replace(storefiles.snap_path(st, target), snap, st.fs, st.root + "/snap.tmp")
     except OSError:
-        st.errors |= ERR_WRITE
-        st._forget(0)
-        return WRITE_FAILED
+        st.errors |= _ERR_WRITE
+        _forget(st, 0)
+        return _WRITE_FAILED
     # The new match is in place; drop the journals of all but it and the previous match.
     keep = other[0] if other is not None else -1
     remove_journals(st, lambda g, s: g != keep and g != gen)
@@ -423,20 +451,20 @@ def begin(st, match):
 def renumber(st):
     """Reports numbered 1, 2, ... in their order; every other match's files go (the new
     match replaces the current one; its report, if it has one, is kept). Returns the top."""
-    names = history.reports(st)
-    sent = history.sent(st)
+    names = storefiles.reports(st)
+    sent = storefiles.sent(st)
     new_sent = 0
     for i, name in enumerate(names):
-        if history.report_number(name) <= sent:
+        if storefiles.report_number(name) <= sent:
             new_sent = i + 1
         if name != report_name(i + 1):
             store.rename(st._hdir + "/" + name, st._hdir + "/" + report_name(i + 1), st.fs)
     if sent:
-        history.write_sent(st, new_sent)
+        storefiles.write_sent(st, new_sent)
     remove_journals(st, lambda g, s: True)
     for slot in (0, 1):
         try:
-            st.fs.remove(history.snap_path(st, slot))
+            st.fs.remove(storefiles.snap_path(st, slot))
         except OSError:
             pass
     return len(names)
@@ -446,11 +474,11 @@ def slots(st):
     """[(generation, options, format) or None] for slot 0 and slot 1."""
     out = []
     for slot in (0, 1):
-        data = history.read(st, history.snap_path(st, slot), SNAP_SIZE + 1)
+        data = storefiles.read(st, storefiles.snap_path(st, slot), _SNAP_SIZE + 1)
         got = parse_snapshot(data)
         if got is None:
             if data is not None:
-                st.errors |= ERR_SNAPSHOT
+                st.errors |= _ERR_SNAPSHOT
             out.append(None)
         else:
             out.append((got[0], got[1], data[4]))
@@ -460,7 +488,7 @@ def slots(st):
 def journal_files(st):
     """(generation, segment, name) of each file in jnl/, one at a time (a long match's
     journal has hundreds: never a list of them all)."""
-    for name in history.names(st, st._jdir):
+    for name in storefiles.names(st, st._jdir):
         gen, dot, seg = name.partition(".")
         if dot and gen.isdigit() and seg.isdigit():
             yield int(gen), int(seg), name

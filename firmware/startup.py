@@ -20,46 +20,43 @@ to start() or build(); this module never imports it.
 """
 
 import gc
+import sys
 import time
 
 import app
 import cold
 
-BOARDS_DIR = "boards"
-CRASHES_FOR_SAFE_BOOT = 3
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+# Private constants, compiled in: the names of a module loaded only at the start would stay
+# interned for good (cold.py). errorcodes.py names the codes and the running board's timings
+# (app.POLL_MS and the like come from there), a test checks each pair.
+_BOARDS_DIR = const("boards")
+_CRASHES_FOR_SAFE_BOOT = const(3)
+_STORE_DIR = const("/data")  # the match journal and the history (not "/store": a folder would shadow store.py)
+_WDT_MS = const(5000)
+_STORE_ERROR_MS = const(10000)
+_ERROR_BOARD = const(21)  # the board definition is missing or invalid
+_ERROR_STORE = const(23)  # the saved match was damaged or went back: what could be read is back (10 s)
+_ERROR_SAFE_BUTTON = const(30)  # safe boot: button held at power-on
+_ERROR_CRASH_LOOP = const(31)  # safe boot: crashed three times in a row
 machine = None  # the board's machine module, as start() or build() was handed it
-STORE_DIR = "/data"  # the match journal and the history (not "/store": a folder would shadow store.py)
-
-# The running board's timings (app.py compiles them in; app.X comes from here).
-POLL_MS = 10
-CLOCK_MS = 100
-DISPLAY_MS = 100
-SAVE_MS = 10
-WDT_MS = 5000
-FEED_MS = 1000
-HEALTHY_MS = 30000  # running this long clears the crash count
-RADIO_BATCH = 4  # radio frames handled per step of the radio task, then the others run
-RADIO_SENDERS = 32  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading
-STORE_ERROR_MS = 10000
-
-# Error codes shown as "E nn": errorcodes.py is their table. Named here again, not imported:
-# main.py drops this module but would keep what it imports (a test checks each pair).
-ERROR_BOARD = 21  # the board definition is missing or invalid
-ERROR_STORE = 23  # the saved match was damaged or went back: what could be read is back (10 s)
-ERROR_MEMORY = 24  # out of memory: an event, the saved match or a report could not be handled
-ERROR_RADIO_FLOOD = 44  # frames from too many addresses: the remote is not heard until a restart
-ERROR_SAFE_BUTTON = 30  # safe boot: button held at power-on
-ERROR_CRASH_LOOP = 31  # safe boot: crashed three times in a row
 
 # The wall board's I2C buses (boards/wall.json), for showing an error when no board
 # definition can be read at all.
-_FALLBACK_BUSES = ((0, 22, 21), (1, 33, 32))  # (bus, scl, sda); a test checks them against wall.json
-_FALLBACK_SEG14 = ((0, 0x76), (0, 0x77), (1, 0x76))  # its 14-segment chips (bus, address); the others: 7
+_FALLBACK_BUSES = const(((0, 22, 21), (1, 33, 32)))  # (bus, scl, sda); a test checks them against wall.json
+_FALLBACK_SEG14 = const(((0, 0x76), (0, 0x77), (1, 0x76)))  # its 14-segment chips (bus, address); the others: 7
 
 
-CONFIG_FILE = "config.json"  # config.FILE
+_CONFIG_FILE = const("config.json")  # config.FILE
 # What checks it: config.py, and controller.py, whose ACTIONS it checks radio.wall_buttons against.
-CONFIG_CHECKERS = ("config", "controller")
+_CONFIG_CHECKERS = const(("config", "controller"))
 
 
 def load_config():
@@ -73,7 +70,7 @@ def load_config():
             print("config:", msg)
         return cfg, code[0] == 0
 
-    cfg = cold.call("checked", "load", CONFIG_FILE, "config.ok", check, CONFIG_CHECKERS)
+    cfg = cold.call("checked", "load", _CONFIG_FILE, "config.ok", check, _CONFIG_CHECKERS)
     return cfg, code[0]
 
 
@@ -81,7 +78,7 @@ def load_board(name, timings=None):
     """The normalized board definition (boarddef.py, loaded for it and dropped, when the file
     changed since it was last checked: checked.py). `timings` (the configuration's button
     timings) override the board's where set."""
-    path = "%s/%s.json" % (BOARDS_DIR, name)
+    path = "%s/%s.json" % (_BOARDS_DIR, name)
     board = cold.call("checked", "load", path, path[:-5] + ".ok",
                       lambda: (cold.call("boarddef", "load", path), True), "boarddef")
     for key, value in (timings or {}).items():
@@ -111,10 +108,12 @@ def crash_count(cause=None):
 
 def arm_watchdog():
     """Arm machine.WDT; boot.py feeds it from a timer after a soft reset (see boot.py)."""
-    cold.call("boot_watchdog", "stop")  # boot.py's feeding timer, if it runs: the tasks feed it now
+    feeder = sys.modules.get("boot_watchdog")  # boot.py's feeding timer runs only if boot.py loaded it
+    if feeder is not None:
+        feeder.stop()  # the tasks feed the watchdog now
     count, crashed, armed = app.rtc_state()
     app.rtc_write(count, crashed, 1)
-    return machine.WDT(timeout=WDT_MS)
+    return machine.WDT(timeout=_WDT_MS)
 
 
 def safe_button_held(board):
@@ -140,10 +139,14 @@ def make_pin(num, pull):
     return machine.Pin(num, machine.Pin.IN, p)
 
 
+def make_bus(bus, scl, sda, freq):
+    return machine.I2C(bus, scl=machine.Pin(scl), sda=machine.Pin(sda), freq=freq)
+
+
 def make_buses(board):
     buses = {}
     for spec in board["i2c"]:
-        buses[spec["bus"]] = app.make_bus(spec["bus"], spec["scl"], spec["sda"], spec["freq"])
+        buses[spec["bus"]] = make_bus(spec["bus"], spec["scl"], spec["sda"], spec["freq"])
     return buses
 
 
@@ -192,7 +195,7 @@ def show_code_anywhere(code):
     chips = []
     for bus, scl, sda in _FALLBACK_BUSES:
         try:
-            i2c = app.make_bus(bus, scl, sda, 100000)
+            i2c = make_bus(bus, scl, sda, 100000)
             found = i2c.scan()
         except (OSError, ValueError):
             continue
@@ -246,7 +249,7 @@ def build(board, config, error=0, hw=None):
     b.table = config["name"]
     options = match_options(config)
     b.match = rules.Match(**options)
-    b.store = store.MatchStore(STORE_DIR)
+    b.store = store.MatchStore(_STORE_DIR)
     held = restore(b, options)
     load_code(config)
     import controller
@@ -264,8 +267,8 @@ def build(board, config, error=0, hw=None):
     if b.store.errors & ~store.ERR_MEMORY:
         print("carom: the saved match was damaged or went back (errors %d); what could be read is back"
               % b.store.errors)
-        b.view.error = ERROR_STORE
-        b.error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
+        b.view.error = _ERROR_STORE
+        b.error_until = time.ticks_add(time.ticks_ms(), _STORE_ERROR_MS)
     else:
         b.view.error = error
     b.saved_matches = b.ctrl.matches
@@ -323,6 +326,11 @@ def setup_mqtt(b, config):
 
 
 def setup_radio(b, radio_cfg):
+    """The paired remote's link. config.py checked the address and the key (remote.mac_bytes
+    and hex_key's forms): they are only read here, without loading remote.py, whose names
+    would stay interned for good."""
+    from binascii import unhexlify
+
     import espnow
     import network
 
@@ -330,12 +338,13 @@ def setup_radio(b, radio_cfg):
 
     sta = network.WLAN(network.STA_IF)
     sta.active(True)
-    peer = cold.call("remote", "mac_bytes", radio_cfg["peer"])
+    peer = unhexlify(radio_cfg["peer"].replace(":", ""))
     e = espnow.ESPNow()
     e.active(True)
     e.add_peer(peer)
-    key = cold.call("remote", "hex_key", radio_cfg["key"])
-    b.radio = app.RadioLink(b, radio.Receiver(key, peer, sta.config("mac"), read_last()), e, peer)
+    key = unhexlify(radio_cfg["key"])
+    b.espnow = e
+    b.radio = radio.Receiver(key, peer, sta.config("mac"), read_last())
     if radio_cfg["wall_buttons"] != "all":
         b.ctrl.allowed = cold.call("buttonsetup", "allowed", radio_cfg["wall_buttons"])
     print("carom: paired with the remote", radio_cfg["peer"])
@@ -371,10 +380,10 @@ def start(hw, heap_at_start=0):
         try:
             board = load_board("wall", config["buttons"])
         except (OSError, ValueError) as e:
-            print("carom: board 'wall': %s; E %d on every display found" % (e, ERROR_BOARD))
-            show_code_anywhere(ERROR_BOARD)
+            print("carom: board 'wall': %s; E %d on every display found" % (e, _ERROR_BOARD))
+            show_code_anywhere(_ERROR_BOARD)
             return None
-        error = ERROR_BOARD
+        error = _ERROR_BOARD
     if board["role"] == "remote":
         import app_remote
 
@@ -384,9 +393,9 @@ def start(hw, heap_at_start=0):
     crashes = crash_count()
     safe = 0
     if safe_button_held(board):
-        safe = ERROR_SAFE_BUTTON
-    elif crashes >= CRASHES_FOR_SAFE_BOOT:
-        safe = ERROR_CRASH_LOOP
+        safe = _ERROR_SAFE_BUTTON
+    elif crashes >= _CRASHES_FOR_SAFE_BOOT:
+        safe = _ERROR_CRASH_LOOP
     if safe:
         print("carom: safe boot (E %d): no app, no watchdog" % safe)
         show_code(make_chips(board, make_buses(board), 15), safe)

@@ -58,6 +58,7 @@ Use (the app):
     history.save_report(store, write)   # history.py: a finished match, written in pieces
 """
 
+import os
 import struct
 
 import cold
@@ -133,7 +134,7 @@ def rename(old, new, fs=None):
     """Rename over an existing file; where rename does not replace (not LittleFS, not POSIX:
     OSError EEXIST), the existing one is removed first."""
     if fs is None:
-        import os as fs
+        fs = os
     try:
         fs.rename(old, new)
     except OSError as e:
@@ -144,18 +145,16 @@ def rename(old, new, fs=None):
 
 
 class PosixFs:
-    """The filesystem calls the store uses, over the built-in open and os."""
+    """The filesystem calls the store uses: the built-in open and os's. The class itself is
+    the store's `fs` (no object of it is made: nothing more stays in RAM)."""
 
-    def __init__(self):
-        import os
-
-        self.open = open
-        self.rename = os.rename
-        self.remove = os.remove
-        self.stat = os.stat
-        self.listdir = os.listdir
-        self.ilistdir = getattr(os, "ilistdir", None)  # MicroPython: names one at a time
-        self.mkdir = os.mkdir
+    open = open
+    rename = os.rename
+    remove = os.remove
+    stat = os.stat
+    listdir = os.listdir
+    ilistdir = getattr(os, "ilistdir", None)  # MicroPython: names one at a time
+    mkdir = os.mkdir
 
 
 def report_name(number):
@@ -166,23 +165,9 @@ class MatchStore:
     """The match being played (snapshot + journal) and the finished matches' reports."""
 
     def __init__(self, root, fs=None, max_reports=50, max_report_bytes=256 * 1024):
-        self.fs = fs or PosixFs()
-        self.root = root.rstrip("/")
-        self.max_reports = max_reports
-        self.max_report_bytes = max_report_bytes
-        self._jdir = self.root + "/jnl"
-        self._hdir = self.root + "/history"
-        self.errors = 0
-        self.gen = 0  # generation of the match in the store; 0: none
-        self.seq = 0  # records in its journal
-        self.count = 0  # live entries (appends minus undos)
-        self.closed = False
-        self.held = False  # restore ran out of memory: write nothing until begin()
-        self._broken = False  # a write failed: rescan (and cut the torn tail) before the next one
-        self._seg = -1
-        self._seg_path = ""
-        self._rec = bytearray(_REC_SIZE)
-        self._rec_head = memoryview(self._rec)[:12]
+        """The store under folder `root`, on `fs` (None: PosixFs). Its fields: storefiles.init
+        (loaded for it and dropped: a constructor run once need not stay in RAM)."""
+        cold.call("storefiles", "init", self, root, fs, max_reports, max_report_bytes)
 
     # ---- names and small file helpers ------------------------------------
 
@@ -212,14 +197,6 @@ class MatchStore:
         """Log chunk k's entries from the journal (a match's loader: its old chunks need not
         stay in RAM). Returns the journal's number of entries."""
         return cold.call("snapshot", "load_chunk", self, k, put)
-
-    def _forget(self, gen):
-        self.gen = gen
-        self.seq = 0
-        self.count = 0
-        self.closed = False
-        self._broken = False
-        self._seg = -1
 
     # ---- writing ----------------------------------------------------------
 

@@ -108,7 +108,7 @@ def radio_section():
     out = {"alloc": runs["64-bit"], "per_port": runs, "throughput": throughput()}
     t = out["throughput"]
     names = list(runs)
-    print("## Referee remote radio (the wall board's RadioLink.frame on the MicroPython unix port;"
+    print("## Referee remote radio (the wall board's Board.radio_frame on the MicroPython unix port;"
           " hub with two virtual boards)")
     if not exe32:
         print("(no 32-bit MicroPython: CAROM_MICROPYTHON32, else ../shared/tools/micropython32/micropython)")

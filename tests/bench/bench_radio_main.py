@@ -2,7 +2,7 @@
 
 Runs the wall's own objects (app.Board with a paired remote, so radio.Receiver is the
 one setup_radio made) on a MicroPython unix port (64-bit or 32-bit). Per frame, through
-RadioLink.frame, the path RadioLink.run takes: bytes allocated (micropython.mem_total(),
+app.Board.radio_frame, the path its radio_task takes: bytes allocated (micropython.mem_total(),
 which also counts call frames put on the heap) and microseconds of this machine, for
 forged frames of each kind (dropped: garbage, a wrong tag, an authentic replay), for a
 good command (acted on and acknowledged; without and with the flash writes: the save
@@ -49,9 +49,9 @@ import machine  # noqa: E402
 b = startup.build(board, config, error, machine)
 for chip in b.chips:
     chip.set_bus(CountingBus())  # the emulator's I2C allocates to tell the host; a real bus does not
-b.radio.espnow = Air()
+b.espnow = Air()
 b.view.render(0)
-rx = b.radio.rx
+rx = b.radio
 rx.last = (0, 0)  # a wall that knows its last number (the challenge is measured apart)
 key = radio.hex_key(config["radio"]["key"])
 tx = remote.Sender(key, rx.own_id, rx.peer, 1)
@@ -64,12 +64,12 @@ def no_flash(seq):
 
 
 def measure(frames):
-    """(bytes allocated, microseconds) per frame through RadioLink.frame."""
+    """(bytes allocated, microseconds) per frame through app.Board.radio_frame."""
     gc.collect()
     m0 = micropython.mem_total()
     t0 = real.ticks_us()
     for f in frames:
-        b.radio.frame(f)
+        b.radio_frame(f)
     us = real.ticks_diff(real.ticks_us(), t0)
     return (micropython.mem_total() - m0) / len(frames), us / len(frames)
 
@@ -80,7 +80,7 @@ def commands(n, command=0):
 
 out = {}
 app.write_last = no_flash
-b.radio.frame(commands(1)[0])  # the lag: A breaks
+b.radio_frame(commands(1)[0])  # the lag: A breaks
 out["good"] = measure(commands(N))  # points, acted on and acknowledged
 again = [tx.pending[1]] * N
 out["repeat"] = measure(again)  # the newest again: acknowledged, not acted on
@@ -92,9 +92,9 @@ bad = bytearray(again[0])
 bad[radio.SIGNED] ^= 1  # a wrong tag: one HMAC, then dropped
 out["forged_tag"] = measure([bytes(bad)] * N)
 old = commands(1)[0]
-b.radio.frame(commands(1)[0])
+b.radio_frame(commands(1)[0])
 out["forged_replay"] = measure([old] * N)  # authentic and older: a tag and a decode, then dropped
-sent = b.radio.espnow.sent
+sent = b.espnow.sent
 
 app.write_last = write_last
 out["good_flash"] = measure(commands(N))  # with /radio.last written before acting
@@ -102,7 +102,7 @@ gc.collect()
 m0 = micropython.mem_total()
 t0 = real.ticks_us()
 for f in commands(N):
-    b.radio.frame(f)
+    b.radio_frame(f)
     b.persist()
 out["good_flash_persist"] = ((micropython.mem_total() - m0) / N, real.ticks_diff(real.ticks_us(), t0) / N)
 
@@ -110,7 +110,7 @@ out["good_flash_persist"] = ((micropython.mem_total() - m0) / N, real.ticks_diff
 rx.last = None
 rx.nonce = None
 out["challenged"] = measure([old] * N)
-challenges = b.radio.espnow.sent - sent - 2 * N  # beyond the good commands' acknowledgements
+challenges = b.espnow.sent - sent - 2 * N  # beyond the good commands' acknowledgements
 rx.last = (0, 0)
 
 # The breakdown of a good command.

@@ -10,7 +10,7 @@ every single block write.
 import json
 import os
 
-from fwtest import SkipTest, raises
+from fwtest import SkipTest, raises, twins
 
 import config
 import configedit
@@ -915,3 +915,11 @@ def test_the_board_keeps_only_the_options_that_differ_and_they_start_the_same_ma
         a, b = rules.Match(**full), rules.Match(**kept)
         assert matchdoc.doc(a, 0) == matchdoc.doc(b, 0), d
     assert startup.match_options(config.defaults()) == {"game": "three_cushion", "target": 30}
+
+
+def test_config_private_constants_agree_with_configedit_names():
+    """config.py compiles its constants in (a start that checks config.json keeps no names of
+    them); configedit.py names them (config.X comes from there). Every pair must agree."""
+    assert config.T_OBJ == configedit.T_OBJ == 8 and config.F_SECRET == configedit.F_SECRET
+    assert config.ERROR_CONFIG_DEFAULTS == 22 and config.REDACTED == "***"
+    assert twins(config, configedit, "_T_OBJ") >= 16

@@ -15,7 +15,7 @@ def link(boot=1, counter=0):
 
 
 def wall_takes(wall, frame):
-    """The wall board's part (app.RadioLink.frame): a reply, or the ack of a command acted on."""
+    """The wall board's part (app.Board.radio_frame): a reply, or the ack of a command acted on."""
     got = wall.receive(frame)
     if got is None:
         return wall.reply()

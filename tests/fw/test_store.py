@@ -824,4 +824,14 @@ def test_store_private_constants_agree_with_history_names():
     assert store.K_ENTRY == history.K_ENTRY and store.WRITE_FAILED == history.WRITE_FAILED
     assert twins(store, history, "_K_ENTRY") >= 10
     assert store.ERR_MEMORY == history.ERR_MEMORY
+
+
+def test_snapshot_and_storefiles_private_constants_agree_with_history_names():
+    """snapshot.py and storefiles.py (loaded at a start, history.py not) compile the store's
+    constants in too: each must be history.py's."""
+    import storefiles
+
+    assert storefiles.reports is history.reports and storefiles.read is history.read  # named there again
+    assert twins(snapshot, history, "_K_ENTRY") >= 17
+    assert twins(storefiles, history, "_ERR_READ") == 4
     assert len(history.REC) + 1 == len(history.RECORD) and store.struct.calcsize(history.RECORD) == history.REC_SIZE

@@ -143,7 +143,7 @@ def test_startup_reads_the_config_file_config_py_names():
     import config
 
     text = open(os.path.join(FIRMWARE_DIR, "startup.py")).read()
-    assert re.search(r'^CONFIG_FILE = "([^"]+)"', text, re.M).group(1) == config.FILE
+    assert re.search(r'^_CONFIG_FILE = const\("([^"]+)"\)', text, re.M).group(1) == config.FILE
 
 
 _OK_CHECK = """

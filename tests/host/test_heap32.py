@@ -48,7 +48,7 @@ HOLE = 4 * KB
 WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
 COLD = ("startup", "config", "boarddef", "checked", "matchsetup", "matchevents", "matchnames", "formats", "formatwall",
-        "formatsrare", "snapshot", "history", "logback", "viewsetup",
+        "formatsrare", "appcold", "storefiles", "snapshot", "history", "logback", "viewsetup",
         "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog", "errorcodes", "refusals", "hallsetup")
 
 

@@ -3,7 +3,7 @@ sequence number is recorded (in RAM and in /radio.last) if and only if the comma
 acted on, and the frame sent again is acted on once in all.
 
 The wall's real objects on the virtual board (tests/host/vboard_fixtures/radio_memory.py
-as main.py): the heap locked in one step of RadioLink.frame at a time (the Receiver's
+as main.py): the heap locked in one step of app.Board.radio_frame at a time (the Receiver's
 check, write_last, Controller.remote, the view's new match, the summary, the
 acknowledgement, the send), for points, misses, undos, fouls and new matches, and for
 the command answering a challenge (the wall lost its record).

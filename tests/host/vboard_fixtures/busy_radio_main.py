@@ -8,7 +8,7 @@ import app
 
 COST_US = 1500
 
-_frame = app.RadioLink.frame
+_frame = app.Board.radio_frame
 
 
 def radio_frame(self, msg):
@@ -20,6 +20,6 @@ def radio_frame(self, msg):
             _vb_core.idle(end)
 
 
-app.RadioLink.frame = radio_frame
+app.Board.radio_frame = radio_frame
 
 import carom_main  # noqa: E402,F401

@@ -1,7 +1,7 @@
 # main.py for the wall's virtual board: a MemoryError at each step of handling a remote
 # command (tests/host/test_radio_memory.py). The wall's own objects (startup.build with a
 # paired remote); the heap locked (micropython.heap_lock: the first allocation raises
-# MemoryError) inside one step of RadioLink.frame at a time. After each failure: the
+# MemoryError) inside one step of app.Board.radio_frame at a time. After each failure: the
 # sequence number is recorded (in RAM and on the flash) if and only if the command was acted
 # on; the same frame again, without a fault, acts on it if it had not been, and the command
 # is acted on once in all. Prints "ok <case>" or "FAIL <case>: why", then "DONE <n>".
@@ -19,8 +19,7 @@ config, error = startup.load_config()
 import machine  # noqa: E402
 
 b = startup.build(startup.load_board(config["board"]), config, error, machine)
-link = b.radio
-rx = link.rx
+rx = b.radio
 m = b.match
 ctrl = b.ctrl
 key = radio.hex_key(config["radio"]["key"])
@@ -46,7 +45,7 @@ class Bus:
 
 
 air = Air()
-link.espnow = air
+b.espnow = air
 for chip in b.chips:
     chip.set_bus(Bus())
 
@@ -136,7 +135,7 @@ def run_case(case, step, frame, seq):
     install()
     raised = False
     try:
-        link.frame(frame)
+        b.radio_frame(frame)
     except MemoryError:
         raised = True
     finally:
@@ -155,7 +154,7 @@ def run_case(case, step, frame, seq):
     # The remote sends it again: acted on now if it was not, acknowledged either way.
     after = state()
     n_sent = len(air.sent)
-    link.frame(frame)
+    b.radio_frame(frame)
     if acted and state() != after:
         return fail(case, "acted on twice")
     if not acted and state() == after:
@@ -170,11 +169,11 @@ def run_case(case, step, frame, seq):
 
 
 action = __import__("controller").ACTIONS
-link.frame(tx.command(0))  # the lag: A breaks (rx.last from /radio.last, written by the test)
+b.radio_frame(tx.command(0))  # the lag: A breaks (rx.last from /radio.last, written by the test)
 for name, step in STEPS:
     for command in COMMANDS:
         if command == "undo":
-            link.frame(tx.command(0))  # something to undo
+            b.radio_frame(tx.command(0))  # something to undo
         frame = tx.command(action.index(command))
         run_case("%s %s" % (name, command), step, frame, tx.pending[0])
 
@@ -183,7 +182,7 @@ for name, step in STEPS:
 app.forget_last()
 rx.last = None
 frame = tx.command(action.index("new_match"))
-link.frame(frame)
+b.radio_frame(frame)
 answer = tx.challenged(air.sent[-1])
 if answer is None:
     fail("challenge", "no challenge")

@@ -1,0 +1,76 @@
+"""app.Board's work done once, or only now and then: loaded for it and dropped (cold.py).
+
+    asyncio.run(cold.call("appcold", "start", board))   # app.Board.serve: the tasks
+    cold.call("appcold", "stopped", board)               # serve, after Ctrl-C
+    cold.call("appcold", "reinit_buses", board)          # display_task: a stuck bus
+    cold.call("appcold", "flooded", senders)             # radio_task: stops reading the radio
+
+Part of app.Board (its cold half: it works on the board's state). start() makes the
+tasks and hands back what runs them (asyncio.gather's coroutine): no start-up coroutine
+stays in RAM for as long as the board runs, nor does this code.
+"""
+
+import asyncio
+import time
+
+import machine
+
+import app
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+_FEED_MS = const(1000)  # errorcodes.FEED_MS, as app.py's (a test checks them)
+_ERROR_RADIO_FLOOD = const(44)
+
+
+def start(b):
+    """The board's tasks, made (asyncio runs them once it runs what this returns), the
+    exception handler set and the displays drawn a first time."""
+    asyncio.get_event_loop().set_exception_handler(app._exception_handler)
+    b._oom = b.match.out_of_memory
+    b.view.render(time.ticks_ms())
+    tasks = [
+        asyncio.create_task(b.buttons_task()),
+        asyncio.create_task(b.clock_task()),
+        asyncio.create_task(b.display_task()),
+        asyncio.create_task(b.save_task()),
+        asyncio.create_task(b.buzzer.run()),
+        asyncio.create_task(b.watchdog_task()),
+    ]
+    if b.radio is not None:
+        tasks.append(asyncio.create_task(b.radio_task()))
+    if b.hall is not None:
+        tasks.append(asyncio.create_task(b.wifi_task()))
+    print("carom: running on board", b.name)
+    return asyncio.gather(*tasks)
+
+
+def stopped(b):
+    """Ctrl-C stopped the tasks (the REPL): the armed watchdog is fed by a timer from now on."""
+    print("carom: stopped (Ctrl-C); the watchdog is fed by a timer")
+    if b.wdt is not None:
+        import boot_watchdog
+
+        boot_watchdog.start(b.wdt, _FEED_MS)
+
+
+def reinit_buses(b):
+    """Build anew every bus (a stuck SDA line) and hand it to its chips that stopped answering."""
+    for spec in b.i2c_specs:  # (bus, scl, sda, freq)
+        bus = machine.I2C(spec[0], scl=machine.Pin(spec[1]), sda=machine.Pin(spec[2]), freq=spec[3])
+        b.buses[spec[0]] = bus
+        for k in range(len(b.chips)):
+            if b.chip_bus[k] == spec[0] and b.view.failed[k]:
+                b.chips[k].set_bus(bus)
+
+
+def flooded(senders):
+    """The console's line when the radio task stops reading the radio (E 44 shows)."""
+    print("carom: the radio is flooded from %d addresses: not read until a restart (E %d)"
+          % (senders, _ERROR_RADIO_FLOOD))

@@ -296,6 +296,15 @@ def restore(b, options):
         except MemoryError:
             gc.collect()
     else:
+        # What the attempt left in the match (its log's chunks, read so far) goes, and a new
+        # match of the configuration's (Match() makes one) takes its place on the displays;
+        # nothing of it is saved (the store is held). The rest of the start has the room it
+        # needs, E 24 shows.
+        b.match = m = None
+        gc.collect()
+        import rules
+
+        b.match = rules.Match(**options)
         print("carom: not enough memory to read the saved match back; it stays on the flash (E 24)")
         return True
     if restored and m.n:

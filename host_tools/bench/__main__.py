@@ -11,20 +11,12 @@ import subprocess
 import sys
 import tempfile
 
-from .. import FIRMWARE_DIR, ROOT, micropython_exe
+from .. import ROOT, micropython_exe
 from ..boards import board_file
-from ..build import mpy_cross_exe
+from ..build import build
 from .hall import hall_section, tournament_section
 from .heap import heap_section
 from .radio import radio_section
-
-
-def mpy_size(path, opt=3):
-    """Bytes of the .mpy that mpy-cross makes of one source file."""
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "x.mpy")
-        subprocess.run([mpy_cross_exe(), "-O%d" % opt, "-o", out, path], check=True, capture_output=True)
-        return os.path.getsize(out)
 
 
 def run_json(cmd):
@@ -46,12 +38,15 @@ def rules_section():
 
 
 def mpy_section():
-    print("## .mpy sizes (mpy-cross -O3)")
+    """The .mpy files `carom deploy` writes (host_tools/build.py: mpy-cross -O3, the firmware's own
+    names shortened)."""
+    print("## .mpy sizes (as carom deploy builds them: mpy-cross -O3, short names)")
     sizes = {}
-    for name in sorted(os.listdir(FIRMWARE_DIR)):
-        if name.endswith(".py") and name not in ("manifest.py", "configedit.py", "referee.py", "reasons.py", "ht16k33_text.py"):
-            sizes[name] = mpy_size(os.path.join(FIRMWARE_DIR, name))
-    for name, size in sizes.items():
+    with tempfile.TemporaryDirectory() as d:
+        for path in build(d):
+            if path.endswith(".mpy"):
+                sizes[path[:-4] + ".py"] = os.path.getsize(os.path.join(d, path))
+    for name, size in sorted(sizes.items()):
         note = ""
         if name == "rules.py":
             note = "  (goal < 8192)"

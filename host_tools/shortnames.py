@@ -14,8 +14,8 @@ assigned name or attribute) and nothing else may know it:
 - not a Python keyword or builtin, nor a name of MicroPython's own modules and types
   (micropython_names.txt: what they list on the unix port; tests check it is complete),
 - not a word anywhere in host_tools/ (which also emulates machine, network, espnow...),
-  tests/, boards/ or the host-only firmware modules: the host talks to a board's REPL
-  and runs code there with these names,
+  tests/, boards/, the README or the host-only firmware modules: the host talks to a
+  board's REPL and runs code there with these names, and people use what the README names,
 - not a word inside a string of the firmware (other than a docstring): names looked up
   by string (getattr, cold.call("report", "save"), a checkpoint's _FIELDS) stay.
 Private names (a leading underscore) get private short names (a module's private
@@ -100,6 +100,9 @@ def protected(firmware_dir=FIRMWARE_DIR):
     keep |= _tree_words(os.path.join(ROOT, "host_tools"), (".py", ".js", ".html", ".css"))
     keep |= _tree_words(os.path.join(ROOT, "tests"), (".py", ".json", ".txt"))
     keep |= _tree_words(BOARDS_DIR, (".json",))
+    readme = os.path.join(ROOT, "README.md")
+    if os.path.exists(readme):
+        keep |= _words(readme)
     for name in os.listdir(firmware_dir):
         if name.endswith(".py"):
             keep.add(name[:-3])  # module names: imports

@@ -45,6 +45,8 @@ def test_names_the_host_or_a_string_knows_are_kept(plan):
                 if name.endswith((".py", ".js", ".html")):
                     with open(os.path.join(here, name), errors="replace") as f:
                         host |= set(re.findall(r"\w+", f.read()))
+    with open(os.path.join(ROOT, "README.md")) as f:
+        host |= set(re.findall(r"\w+", f.read()))  # what people are told to use
     assert not host & set(plan), sorted(host & set(plan))[:20]
     # Looked up by string in the firmware: a checkpoint's fields, cold.call's function names.
     for name in ("phase", "shooter", "load", "save", "init", "peers_table", "ilistdir"):

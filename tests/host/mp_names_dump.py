@@ -1,9 +1,10 @@
 # Run on MicroPython: prints every name its builtins, built-in types and modules (and the
 # frozen asyncio's) list, one a line. host_tools/micropython_names.txt is the union of what
 # the unix ports print (tests/host/test_shortnames.py checks it): names the build never shortens.
-import sys
 seen = set()
 names = set()
+
+
 def walk(o, depth):
     if id(o) in seen or depth > 3:
         return

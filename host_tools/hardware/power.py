@@ -247,7 +247,8 @@ def report(bd, fmt="text"):
                        % (b.need_ma / 1000.0, text.ma(five), parts.SUPPLY_MARGIN * 100))
         if "5V" in b.rails:
             out.append("\nThe displays' 5 V (%s at full brightness) goes from the DC jack straight to the bus "
-                       "strips; only the ESP32 board's own current passes through it.\n" % text.ma(b.rails["5V"][2]))
+                       "strips, not through the ESP32 board, which carries only its own current.\n"
+                       % text.ma(b.rails["5V"][2]))
     else:
         out.append(battery_report(bd, fmt))
     out.append("\nSources:\n\n")

@@ -10,6 +10,7 @@ normalizes it): what to buy, what it draws, where each wire goes, and the docs p
     wiring.py      the wiring harness as WireViz YAML, drawn by WireViz over Graphviz (SVG, PNG)
     artefacts.py   every generated file of a board (docs/build/boards/NAME.md and NAME/...):
                    write them, or check them (stale and missing files named)
+    text.py        tables as Markdown and as plain text, for the modules above
     card.py        the printable card for the table: each button, the words, the E-codes
     errorhelp.py   each E-code as a builder reads it (docs/build/error-codes.md)
     bigdigits.py   driving 2.3" and larger digits from the same HT16K33 (schematic, brightness)

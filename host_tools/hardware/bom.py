@@ -56,9 +56,8 @@ def lines(bd):
         out.append(Line(parts.PARTS["buzzer"], 1, "GPIO%d" % bd["buzzer"]))
     if role == "wall":
         b = power.budget(bd)
-        if b.supply is not None:
-            out.append(Line(b.supply, 1, "%.1f A needed at full brightness with a %d %% margin (see Power)"
-                            % (b.need_ma / 1000.0, parts.SUPPLY_MARGIN * 100)))
+        out.append(Line(b.supply, 1, "%.1f A needed at full brightness with a %d %% margin (see Power)"
+                        % (b.need_ma / 1000.0, parts.SUPPLY_MARGIN * 100)))
         out.append(Line(parts.PARTS["dc-jack"], 1, ""))
     else:
         out.append(Line(parts.PARTS["battery"], 1, "see Battery for its life"))

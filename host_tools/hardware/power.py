@@ -27,6 +27,7 @@ from collections import namedtuple
 
 from .. import firmware_path
 from . import parts, text
+from .pins import pulls
 
 Row = namedtuple("Row", "what rail typical worst full source")
 Budget = namedtuple("Budget", "rows rails need_ma supply warnings")
@@ -125,7 +126,7 @@ def budget(bd):
     if bd["buzzer"] is not None:
         b = parts.PARTS["buzzer"].figures["ma"]
         rows.append(Row("buzzer (silent / sounding)", "3V3", 0.0, b.value, b.value, b.source))
-    ext = len([1 for _ in _pulls(bd)])
+    ext = len(pulls(bd))
     if ext:
         each = 3.3 / parts.PARTS["resistor-pull"].figures["ohm"].value * 1000.0
         rows.append(Row("%d external pull resistor%s (pressed)" % (ext, "s"[:ext != 1]), "3V3", 0.0, each * ext,
@@ -143,17 +144,11 @@ def budget(bd):
         five = [a + b for a, b in zip(rails.get("5V", [0.0] * 3), rails.get("3V3", [0.0] * 3))]
         rails[SUPPLY] = five
         need = five[2] * (1 + parts.SUPPLY_MARGIN)
-        for p in parts.supplies():
-            if p.figures["a"].value * 1000 >= need:
-                supply = p
-                break
+        fits = [p for p in parts.supplies() if p.figures["a"].value * 1000 >= need]
+        if not fits:  # 16 chips (two buses of 8) at full brightness stay well inside the largest
+            raise ValueError("%.1f A needed: no supply in the catalogue gives it" % (need / 1000.0))
+        supply = fits[0]
     return Budget(rows, rails, need, supply, warnings)
-
-
-def _pulls(bd):
-    from .pins import pulls
-
-    return pulls(bd)
 
 
 def remote_times():
@@ -236,15 +231,10 @@ def report(bd, fmt="text"):
                    % (fig.value, text.ma(chip_ma(segments("seg7")[1], full_level()))))
     if bd["role"] == "wall":
         five = b.rails[SUPPLY][2]
-        if b.supply is not None:
-            out.append("Supply: %s A needed (%s worst at full brightness + %d %% margin for the supply's "
-                       "tolerance, a warm cabinet and ageing): %s, e.g. %s.\n"
-                       % ("%.1f" % (b.need_ma / 1000.0), text.ma(five), parts.SUPPLY_MARGIN * 100,
-                          text.bold(fmt, b.supply.what), b.supply.example))
-        else:
-            out.append("Supply: %.1f A needed (%s worst + %d %% margin): more than any supply in the catalogue; "
-                       "feed the displays from two supplies with a shared ground.\n"
-                       % (b.need_ma / 1000.0, text.ma(five), parts.SUPPLY_MARGIN * 100))
+        out.append("Supply: %s A needed (%s worst at full brightness + %d %% margin for the supply's "
+                   "tolerance, a warm cabinet and ageing): %s, e.g. %s.\n"
+                   % ("%.1f" % (b.need_ma / 1000.0), text.ma(five), parts.SUPPLY_MARGIN * 100,
+                      text.bold(fmt, b.supply.what), b.supply.example))
         if "5V" in b.rails:
             out.append("\nThe displays' 5 V (%s at full brightness) goes from the DC jack straight to the bus "
                        "strips, not through the ESP32 board, which carries only its own current.\n"

@@ -30,6 +30,7 @@ import zlib
 import yaml
 
 from . import parts
+from .pins import chip_rows, jumper_text, pulls
 
 COLORS = {"SDA": "BU", "SCL": "YE", "3V3": "OG", "5V": "RD", "GND": "BK", "BAT": "RD", "signal": "GN",
           "led": "VT", "buzzer": "WH"}
@@ -81,9 +82,6 @@ def _plan(bd):
     role = bd["role"]
     board = parts.esp32_board(role)
     marks = parts.PIN_MARKS.get(board.key, {})
-    chips = []
-    from .pins import chip_rows, pulls
-
     chips = chip_rows(bd)
     ext = pulls(bd)
     rails_of_bus = {}
@@ -138,8 +136,6 @@ def _plan(bd):
             if c.bus != bus["bus"]:
                 continue
             d = "B%d_0x%02x" % (c.bus, c.addr)
-            from .pins import jumper_text
-
             p.connector(d, type="%s backpack at 0x%02x" % (parts.backpack_name(c.kind, c.size), c.addr),
                         subtype="%s; bridge %s" % (c.part.example.split(" (")[0], jumper_text(c.addr)),
                         notes="shows %s" % c.shows,

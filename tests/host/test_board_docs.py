@@ -161,7 +161,8 @@ def test_the_commands_errors(place, tmp_path):
     out = run("wiring", "mini", "--out", str(tmp_path / "nowhere"))
     assert out.returncode == 1 and "carom: no folder" in out.stderr
     out = run()
-    assert out.returncode == 1 and "carom: board: say what to make: parts, power, pins, wiring, card, docs" in out.stderr
+    assert out.returncode == 1
+    assert "carom: board: say what to make: parts, power, pins, wiring, card, docs" in out.stderr
     out = run("docs", "nosuch", "--check")
     assert out.returncode == 1 and "no board 'nosuch'" in out.stderr
 

@@ -34,7 +34,8 @@ from helpers import carom, ok
 firmware_path()
 import boarddef  # noqa: E402
 
-FILES = ("{n}.md", "{n}/parts.csv", "{n}/wiring.yml", "{n}/wiring.svg", "{n}/wiring.png")
+FILES = ("{n}.md", "{n}/parts.csv", "{n}/wiring.yml", "{n}/wiring.svg", "{n}/wiring.png")  # at least these
+ROWS = [path for path, _ in artefacts.BOARD_ROWS]  # every file of a board
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="no Graphviz dot (apt-get install graphviz)")
 
 
@@ -53,7 +54,7 @@ def place(tmp_path):
     boards = tmp_path / "boards"
     shutil.copytree(os.path.join(ROOT, "boards"), boards)
     docs = tmp_path / "docs"
-    shutil.copytree(os.path.join(artefacts.DOCS, "boards"), docs / "boards")
+    shutil.copytree(artefacts.DOCS, docs)
 
     def run(*args):
         return carom("board", *args, env={"CAROM_BOARDS": str(boards)})
@@ -90,12 +91,14 @@ def test_a_changed_pin_and_address_reach_every_file(place):
     out = run("docs", "--check", "--out", str(docs))
     assert out.returncode == 1, out
     named = [line.rsplit(": ", 1) for line in out.stderr.splitlines() if not line.startswith("carom:")]
-    assert sorted(p.rsplit("boards/", 1)[1] for p, _ in named) == sorted(before)
+    stale = {p.rsplit("boards/", 1)[1] for p, _ in named}
+    assert set(before) <= stale and all(p.startswith("mini") for p in stale), stale  # mini's, and only mini's
     assert {what for _, what in named} == {"stale"}
-    assert "5 generated files are not current (run `make docs`)" in out.stderr.splitlines()[-1]
+    assert "%d generated files are not current (run `make docs`)" % len(stale) in out.stderr.splitlines()[-1]
 
     out = ok(run("docs", "--out", str(docs)))
-    assert "5 files written, 10 current" in out
+    total = len(board_names()) * len(ROWS) + len(artefacts.PAGE_ROWS)
+    assert "%d files written, %d current" % (len(stale), total - len(stale)) in out
     after = {f: read(docs / "boards" / f) for f in before}
     assert all(after[f] != before[f] for f in before)
     assert others == {p: read(p) for p in others}  # the other boards' files untouched
@@ -129,8 +132,8 @@ def test_a_board_a_user_adds_gets_its_pages(place):
     out = run("docs", "--check", "--out", str(docs))
     assert out.returncode == 1
     assert sorted(ln.split(": ")[0].rsplit("boards/", 1)[1] for ln in out.stderr.splitlines()
-                  if ln.endswith(": missing")) == sorted(f.format(n="club") for f in FILES)
-    assert "5 files written" in ok(run("docs", "--out", str(docs)))
+                  if ln.endswith(": missing")) == sorted(f.format(name="club") for f in ROWS)
+    assert "%d files written" % len(ROWS) in ok(run("docs", "--out", str(docs)))
     page = read(docs / "boards" / "club.md").decode()
     assert page.startswith("# Board `club`") and "boards/club.json" in page and "(club/wiring.png)" in page
     ok(run("docs", "--check", "--out", str(docs)))
@@ -146,7 +149,8 @@ def test_a_board_a_user_adds_gets_its_pages(place):
 def test_the_commands_errors(place, tmp_path):
     run = place["run"]
     out = run("parts", "nosuch")
-    assert out.returncode == 1 and out.stderr.strip() == "carom: no board 'nosuch'; boards: mini, referee, wall"
+    names = sorted(n[:-5] for n in os.listdir(place["boards"]) if n.endswith(".json"))
+    assert out.returncode == 1 and out.stderr.strip() == "carom: no board 'nosuch'; boards: %s" % ", ".join(names)
     bad = tmp_path / "mine.json"
     with open(os.path.join(ROOT, "boards", "mini.json")) as f:
         d = json.load(f)

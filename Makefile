@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 MPY := $(VENV)/bin/micropython
 
-.PHONY: sim test test-cpython test-micropython bench venv clean
+.PHONY: sim test test-cpython test-micropython bench docs venv clean
 
 venv: $(VENV)/.stamp
 
@@ -43,6 +43,12 @@ test-micropython: venv
 
 bench: venv
 	$(PY) -m host_tools.bench
+
+# The generated docs: each board's page and files in docs/build/boards/ (parts, power, pins, the
+# WireViz drawing), from boards/*.json. Run it after editing a board; a test fails until you do.
+docs: venv
+	sh tools/deps.sh
+	$(VENV)/bin/carom board docs
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -31,6 +31,11 @@ displays     list of HT16K33 chips, 4 digits each:
                show        a field name (the whole chip shows it), or a list
                            of {"field": name, "at": 0..3, "width": 1..4}
                            (digit 0 is the leftmost), not overlapping.
+               size        the digit height in inches (optional): one of
+                           SIZES[kind], the HT16K33 backpacks sold (seg7 0.56
+                           or 1.2, seg14 0.54); the parts list and the power
+                           budget follow it (host_tools/hardware/, which
+                           applies a default per kind and role when absent).
              Fields: A./B. score, innings, run, high_run, average, name,
              target (each player's own) and target (the player at the
              table's), countdown (the player at the table's points left in
@@ -63,9 +68,11 @@ The normalized definition (what load/validate return)
 -----------------------------------------------------
 Every optional key is filled in; "i2c" is always a list ([] if none);
 displays get "bus", "digits" (4), "brightness" and "show" as a list of
-{"field", "at", "width"}; "addr" is an int.  "buttons" is a LIST of dicts
-with "name" added, sorted by name (the index is the button's index in
-buttons.ButtonGroup), each with all keys above and its timings filled in.
+{"field", "at", "width"}; "addr" is an int; "size" only when the file
+gives it (no default is filled in: the running board's dict stays as
+small).  "buttons" is a LIST of dicts with "name" added, sorted by name
+(the index is the button's index in buttons.ButtonGroup), each with all
+keys above and its timings filled in.
 "leds" values are {"pin", "active_low"}.  Added: "warnings" (list of
 strings) and "source" (file path or None).
 """
@@ -80,6 +87,9 @@ ROLES = ("wall", "remote")
 KINDS = ("seg7", "seg14")
 DIGITS = 4
 TEXT_FIELDS = ("A.name", "B.name", "message")  # need a seg14 chip
+# Digit heights (inches) of the HT16K33 backpacks sold, per kind: 4-digit
+# 7-segment 0.56" and 1.2", 4-character 14-segment 0.54".
+SIZES = {"seg7": (0.56, 1.2), "seg14": (0.54,)}
 PULLS = ("up", "down", None)
 TIMINGS = (  # key, default, min, max
     ("debounce_ms", 50, 0, 500),
@@ -369,7 +379,7 @@ def _displays(v, buses, brightness):
     addrs = {}  # (bus, addr) -> path
     for i, c in enumerate(v):
         p = "displays[%d]" % i
-        _obj(c, p, ("addr", "kind", "bus", "brightness", "show"), ("addr", "kind", "show"))
+        _obj(c, p, ("addr", "kind", "bus", "brightness", "show", "size"), ("addr", "kind", "show"))
         a = c["addr"]
         if type(a) is not str or not a.startswith("0x"):
             _err(p + ".addr", '%s: write the address as a hex string, e.g. "0x70"' % _show(a))
@@ -401,7 +411,20 @@ def _displays(v, buses, brightness):
                 "show": _show_list(c["show"], p + ".show", kind),
             }
         )
+        if "size" in c:
+            out[-1]["size"] = _size(c["size"], p + ".size", kind)
     return out
+
+
+def _size(v, path, kind):
+    sizes = SIZES[kind]
+    if type(v) is not float or v not in sizes:
+        _err(
+            path,
+            "%s is not a %s digit height: %s (inches)"
+            % ("%g" % v if type(v) is float else _show(v), kind, ", ".join("%g" % s for s in sizes)),
+        )
+    return v
 
 
 def _show_list(v, path, kind):

@@ -9,6 +9,7 @@ import importlib
 
 # name: (module in this package, the one line `carom --help` shows)
 COMMANDS = {
+    "board": ("board", "what a board is built from: parts, power, pins, wiring, its card, the docs pages"),
     "config": ("config", "show, get, set, import or export a board's config.json (checked before writing)"),
     "deploy": ("deploy", "copy the firmware (as .mpy) to a board, only what changed, safely"),
     "doctor": ("doctor", "check a board: REPL, MicroPython, flash, RAM, firmware, config, I2C displays, app start"),

@@ -89,6 +89,7 @@ def test_wall_board_normalized():
         "digits": 4,
         "brightness": 8,
         "show": [{"field": "A.score", "at": 0, "width": 4}],
+        "size": 1.2,
     }
     assert b["displays"][1]["show"] == [
         {"field": "A.innings", "at": 0, "width": 2},
@@ -192,6 +193,27 @@ def test_display_kind_and_show_values():
     # show empty list, and a number
     broken("mini", setter("displays", 0, "show", []), "displays[0].show")
     broken("mini", setter("displays", 0, "show", 7), "displays[0].show")
+
+
+def test_display_size():
+    # the digit height (inches) as the file gives it, from the sizes sold for its kind
+    w = boarddef.load(BOARDS + "/wall.json")
+    for c in w["displays"]:
+        assert c["size"] == (1.2 if c["kind"] == "seg7" else 0.54), c
+        assert c["size"] in boarddef.SIZES[c["kind"]]
+    assert boarddef.load(BOARDS + "/referee.json")["displays"][0]["size"] == 0.56
+    # absent: no key is added (no default in the running board's dict)
+    d = raw("mini")
+    del d["displays"][0]["size"]
+    b = boarddef.validate(d)
+    assert "size" not in b["displays"][0] and b["displays"][1]["size"] == 1.2
+    # a size not sold for the kind, a 7-segment size on a 14-segment chip, other types
+    msg = broken("mini", setter("displays", 0, "size", 0.8), "displays[0].size", "0.8 is not a seg7 digit height")
+    assert "0.56, 1.2 (inches)" in msg, msg
+    broken("wall", setter("displays", 6, "size", 1.2), "displays[6].size", "not a seg14 digit height", "0.54")
+    broken("mini", setter("displays", 1, "size", "1.2"), "displays[1].size", '"1.2" is not a seg7 digit height')
+    broken("mini", setter("displays", 1, "size", 1), "displays[1].size", "1 is not a seg7 digit height")
+    broken("mini", setter("displays", 1, "size", True), "displays[1].size", "true is not a seg7 digit height")
 
 
 def test_show_parts_must_fit_and_not_overlap():

@@ -97,6 +97,7 @@ def boards():
                 d = json.load(f)
             for disp in d["displays"]:
                 disp["kind"] = "seg14"
+                disp.pop("size", None)  # a 7-segment digit height is none of the 14-segment ones
             yield name + " (14-seg)", boarddef.load(d)
 
 

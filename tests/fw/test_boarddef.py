@@ -345,7 +345,8 @@ def test_identify_button():
     assert boarddef.validate(d)["identify_button"] is None
     del d["identify_button"]
     assert boarddef.validate(d)["identify_button"] is None
-    broken("mini", setter("identify_button", "reset"), "identify_button", '"reset" is not a button (buttons: end, point)')
+    broken("mini", setter("identify_button", "reset"), "identify_button",
+           '"reset" is not a button (buttons: end, point)')
     broken("wall", setter("identify_button", 25), "identify_button", "25 is not a button")
     broken("wall", setter("identify_button", "new"), "identify_button", '"new" is the safe_boot_button')
     broken("referee", setter("identify_button", "undo"), "identify_button", "safe_boot_button")

@@ -23,9 +23,9 @@ A swapped address jumper, a display on the wrong bus, a dead segment or a
 miswired button is then seen at a glance. A display that does not answer is
 said once on the console (`identify: display 1.77 (sets) does not answer`)
 and tried again every second; the others go on. Nothing is written to the
-flash: the match is untouched. After the long press the board starts as usual;
-startup.py loads this module only for the mode and drops it before the app
-is built (cold.call), so it costs a running board no RAM.
+flash: the match is untouched. Once the long-pressed button is up again the
+board restarts (startup.py: a soft reset, so the app starts in a heap the
+mode never touched, not even its interned names) and runs as usual.
 
 The loop sleeps POLL_MS between passes and draws at most CHIPS_PER_PASS
 displays in a pass (one 17-byte write each, when its picture changed), so a
@@ -117,6 +117,9 @@ class Identify:
         self.next_chip = 0
         leds_spec = board.get("leds") or {}
         self.leds = [(leds[name], 1 if leds_spec[name]["active_low"] else 0) for name in sorted(leds)]
+        for pin, active_low in self.leds:
+            pin.value(active_low)  # off
+        self.lit = -1  # the LED lit now
         self.pwm = buzzer.pwm if buzzer is not None else None
         long_ms = board["timings"]["long_ms"]
         self.buttons = []
@@ -126,6 +129,7 @@ class Identify:
                                        has_long=True, debounce_ms=spec["debounce_ms"], long_ms=long_ms,
                                        stuck_ms=spec["stuck_ms"]))
         self.was_down = bytearray(len(self.buttons))
+        self.stuck = 0  # bit i: button i read pressed for its stuck_ms
         self.shown = None  # the name on the message display: cells()
         self.shown_at = 0
         self.start = 0
@@ -133,8 +137,9 @@ class Identify:
     # ---- the loop ----------------------------------------------------------------------
 
     def run(self):
-        """Until a long press; returns that button's name. Everything dark again at the end (also
-        after a KeyboardInterrupt: Ctrl-C on the serial console)."""
+        """Until a long press, and then until every button is up (one down for its stuck_ms is
+        not waited for); returns the long-pressed button's name. Everything dark again at the
+        end (also after a KeyboardInterrupt: Ctrl-C on the serial console)."""
         self.begin(time.ticks_ms())
         msg = self.displays[self.message] if self.displays else None
         print("identify: press a button: its name shows on %s; hold one %g s to leave" % (
@@ -148,7 +153,11 @@ class Identify:
                 now = time.ticks_ms()
                 left = self.poll(now)
                 if left is not None:
-                    print("identify: done (%s held); the board starts" % left)
+                    print("identify: done (%s held)" % left)
+                    self.dark()
+                    while self.any_down():  # the next start must not see a button down (safe boot, this mode)
+                        time.sleep_ms(POLL_MS)
+                        self.poll(time.ticks_ms())
                     return left
                 if self.pwm is not None and ticks_diff(now, self.start) >= BEEP_MS:
                     self.pwm.duty_u16(0)
@@ -181,9 +190,19 @@ class Identify:
             if event == LONG:
                 return name
             if event == STUCK:
+                self.stuck |= 1 << i
                 print("identify: button %s (GPIO%d) reads pressed for %g s: stuck, or its active_low or pull is "
                       "wrong" % (name, pin, b.stuck_ms / 1000))
+            if not b.down:
+                self.stuck &= ~(1 << i)
         return None
+
+    def any_down(self):
+        """A button is down that has not been down for stuck_ms (a jammed one is not waited for)."""
+        for i, b in enumerate(self.buttons):
+            if b.down and not self.stuck >> i & 1:
+                return True
+        return False
 
     # ---- what each display shows -------------------------------------------------------
 
@@ -240,11 +259,17 @@ class Identify:
             print("identify: display %s answers again" % address_text(d["bus"], d["addr"]))
 
     def draw_leds(self, now):
+        """The LED whose turn it is on, the one before it off first (never two at once)."""
         if not self.leds:
             return
         lit = ticks_diff(now, self.start) // LED_MS % len(self.leds)
-        for i, (pin, active_low) in enumerate(self.leds):
-            pin.value((i == lit) ^ active_low)
+        if lit != self.lit:
+            if self.lit >= 0:
+                pin, active_low = self.leds[self.lit]
+                pin.value(active_low)
+            pin, active_low = self.leds[lit]
+            pin.value(1 - active_low)
+            self.lit = lit
 
     def dark(self):
         """Every display blank, the LEDs off, the buzzer quiet."""
@@ -252,6 +277,7 @@ class Identify:
             self.pwm.duty_u16(0)
         for pin, active_low in self.leds:
             pin.value(active_low)
+        self.lit = -1
         for k, chip in enumerate(self.chips):
             chip.set_window(b"    ", 0)
             if self.displays[k]["kind"] == "seg7":

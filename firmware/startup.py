@@ -17,8 +17,8 @@ E 21 on every HT16K33 it finds, so the wall is never dark.
 
 The identify mode (identify.py, a wiring check): the board's identify_button held at
 power-on (after safe boot's check; on a remote not at a wake from deep sleep) runs it
-on the hardware made here until a long press, then the board starts as usual; the
-module is dropped before the app is built.
+on the hardware made here until a long press; then a soft reset starts the board as
+usual, in a heap the mode never touched.
 
 The hardware is handed in: main.py (or a test's main) passes its `machine` module
 to start() or build(); this module never imports it.
@@ -423,6 +423,7 @@ def start(hw, heap_at_start=0):
         # button's too: a foul for the match).
         if machine.reset_cause() != machine.DEEPSLEEP_RESET and identify_held(board):
             identify(None, board, config)
+            machine.soft_reset()  # a fresh heap for the app: nothing of the mode stays in RAM
         import app_remote
 
         app_remote.run(board, config, make_pin, make_chips(board, make_buses(board),
@@ -440,6 +441,7 @@ def start(hw, heap_at_start=0):
         return None
     if button_held(board, "identify_button"):
         identify(None, board, config)
+        machine.soft_reset()  # a fresh heap for the app: nothing of the mode stays in RAM
     load_code(config)
     b = build(board, config, error)
     # Armed before any task runs, so a driver that hangs at its first call is caught too.

@@ -200,7 +200,7 @@ def test_identify_py_is_loaded_only_when_its_button_is_held(tmp_path):
             source = f.read()
         with open(path, "w") as f:
             f.write('print("identify.py imported")\n' + source)
-        for cut in range(2):
+        for _ in range(2):
             vb.power_off()
             vb.power_on()
             vb.advance(1)

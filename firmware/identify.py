@@ -132,6 +132,7 @@ class Identify:
         self.stuck = 0  # bit i: button i read pressed for its stuck_ms
         self.shown = None  # the name on the message display: cells()
         self.shown_at = 0
+        self.scroll = 0  # the first of its cells the message display shows
         self.start = 0
 
     # ---- the loop ----------------------------------------------------------------------
@@ -179,22 +180,24 @@ class Identify:
     def poll(self, now):
         """Sample every button once: a new press shows and prints its name; a long press: its
         name (the mode is left)."""
-        for i, b in enumerate(self.buttons):
+        i = 0
+        while i < len(self.buttons):
+            b = self.buttons[i]
             event = b.update(now, b.pin())
-            name, pin = self.names[i]
             if b.down and not self.was_down[i]:
-                print("identify: button %s (GPIO%d)" % (name, pin))
-                self.shown = cells(name)
+                print("identify: button %s (GPIO%d)" % self.names[i])
+                self.shown = cells(self.names[i][0])
                 self.shown_at = now
             self.was_down[i] = b.down
             if event == LONG:
-                return name
+                return self.names[i][0]
             if event == STUCK:
                 self.stuck |= 1 << i
                 print("identify: button %s (GPIO%d) reads pressed for %g s: stuck, or its active_low or pull is "
-                      "wrong" % (name, pin, b.stuck_ms / 1000))
+                      "wrong" % (self.names[i] + (b.stuck_ms / 1000,)))
             if not b.down:
                 self.stuck &= ~(1 << i)
+            i += 1
         return None
 
     def any_down(self):
@@ -206,57 +209,67 @@ class Identify:
 
     # ---- what each display shows -------------------------------------------------------
 
-    def picture(self, k, now):
-        """What display k shows at `now`: ("text", cells) or ("segment", step)."""
-        if k == self.message and self.shown is not None:
-            age = ticks_diff(now, self.shown_at)
-            over = max(0, len(self.shown[0]) - 4)  # the steps a long name moves (after two at its start)
-            if age < max(NAME_MS, (over + 2) * SCROLL_MS + NAME_MS // 2):
-                return "text", self.shown, min(max(0, age // SCROLL_MS - 2), over)
-            self.shown = None
-        t = ticks_diff(now, self.start) % self.cycle_ms
-        step = t // SHOW_MS
-        if step < self.label_steps:
-            labels = self.labels[k]
-            return "text", labels[(step // 2) % len(labels)] if step % 2 == 0 else self.where[k], 0
-        return "segment", (t - self.label_steps * SHOW_MS) // SEGMENT_MS, 0
-
     def draw(self, k, now):
+        """Display k's picture at `now` (a button's name on the message display, a label, the
+        address, or one segment), sent when it changed; a display that did not answer is tried
+        again after RETRY_MS."""
+        if self.failed[k] and ticks_diff(now, self.retry_at[k]) < 0:
+            return
         chip = self.chips[k]
-        what, arg, start = self.picture(k, now)
         seg7 = self.displays[k]["kind"] == "seg7"
-        if what == "text":
-            chars, dots = arg
-            chip.set_window(chars, start)
+        text = self.name_at(k, now)
+        start = 0
+        if text is not None:
+            start = self.scroll
+        t = ticks_diff(now, self.start) % self.cycle_ms
+        if text is None and t < self.label_steps * SHOW_MS:
+            step = t // SHOW_MS
+            text = self.labels[k][step // 2 % len(self.labels[k])] if step % 2 == 0 else self.where[k]
+        if text is not None:
+            chip.set_window(text[0], start)
             for cell in range(4):
-                if dots >> (start + cell) & 1:
+                if text[1] >> (start + cell) & 1:
                     chip.set_dp(cell)
             if seg7:
                 chip.set_colon(False)
         else:
+            step = (t - self.label_steps * SHOW_MS) // SEGMENT_MS  # the segment lit, counted over the cells
             per = 8 if seg7 else 15
             for cell in range(4):
-                chip.set_segments(cell, 1 << (arg - cell * per) if 0 <= arg - cell * per < per else 0)
+                chip.set_segments(cell, 1 << (step - cell * per) if 0 <= step - cell * per < per else 0)
             if seg7:
-                chip.set_colon(arg == 4 * per)
-        self.show(k, now)
-
-    def show(self, k, now):
-        if self.failed[k] and ticks_diff(now, self.retry_at[k]) < 0:
-            return
-        d = self.displays[k]
+                chip.set_colon(step == 4 * per)
         try:
-            self.chips[k].show()
+            chip.show()
         except OSError:
-            self.retry_at[k] = ticks_add(now, RETRY_MS)
-            if not self.failed[k]:
-                self.failed[k] = 1
-                print("identify: display %s (%s) does not answer" % (
-                    address_text(d["bus"], d["addr"]), ", ".join(part["field"] for part in d["show"])))
+            self.lost(k, now)
             return
         if self.failed[k]:
             self.failed[k] = 0
+            d = self.displays[k]
             print("identify: display %s answers again" % address_text(d["bus"], d["addr"]))
+
+    def name_at(self, k, now):
+        """The button's name display k shows at `now` (cells(); self.scroll: the first cell shown),
+        or None: only the message display shows names, each for NAME_MS (a long one runs by)."""
+        if k != self.message or self.shown is None:
+            return None
+        age = ticks_diff(now, self.shown_at)
+        over = max(0, len(self.shown[0]) - 4)  # the steps a long name moves (after two at its start)
+        if age >= max(NAME_MS, (over + 2) * SCROLL_MS + NAME_MS // 2):
+            self.shown = None
+            return None
+        self.scroll = min(max(0, age // SCROLL_MS - 2), over)
+        return self.shown
+
+    def lost(self, k, now):
+        """Display k did not answer: said once, tried again after RETRY_MS."""
+        self.retry_at[k] = ticks_add(now, RETRY_MS)
+        if not self.failed[k]:
+            self.failed[k] = 1
+            d = self.displays[k]
+            print("identify: display %s (%s) does not answer" % (
+                address_text(d["bus"], d["addr"]), ", ".join(part["field"] for part in d["show"])))
 
     def draw_leds(self, now):
         """The LED whose turn it is on, the one before it off first (never two at once)."""

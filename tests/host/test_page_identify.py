@@ -39,7 +39,8 @@ def test_the_page_control_starts_the_identify_mode(browser):
         page.click('%s [data-action="identify"]' % BOARD)
         say = "%s .say" % BOARD
         wait_for(lambda: page.get_attribute(say, "data-phase"), "identify", 30, "the hint's phase")
-        assert page.text_content(say) == "Identify mode: press a button to see its name (on 0.77); hold one 1 s to leave"
+        assert page.text_content(say) == ("Identify mode: press a button to see its name (on 0.77); hold one 1 s "
+                                          "to leave")
         texts = []
 
         def score_display():

@@ -10,7 +10,7 @@ app stopped (`carom doctor --identify` does this):
 
 Until a long press on any button (held the board's long_ms) leaves it:
 - every display shows what it is for and where it hangs, a second each: its
-  field's label (`A SC`: player A's score; LABELS) and its bus and address
+  field's label (`A SC`: player A's score; label()) and its bus and address
   (`0.70`: bus 0, 0x70), again, a display with two fields each one's label;
   then it lights its segments one at a time, cell after cell (the point, and
   a 7-segment display's colon last), all displays stepping together; again;

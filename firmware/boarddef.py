@@ -55,8 +55,8 @@ safe_boot_button  a button name held at power-on for safe boot, or null
 identify_button   a button name held at power-on for the identify mode (identify.py:
              every display shows its field and bus.address, then each segment; the LEDs
              and the buzzer in turn; a press shows the button's name), or null.  Not
-             the safe_boot_button (held together, safe boot wins).  On a remote, only
-             a real power-on starts it, never a wake from deep sleep.
+             the safe_boot_button (held together, safe boot wins).  On a remote, never
+             at a wake from deep sleep (a press wakes the box: it is sent).
 
 Pins (ESP32): GPIO 0-5, 12-19, 21-23, 25-27, 32-39; 6-11 are the flash and
 1/3 the REPL UART (refused); 34-39 are input only (no LED, buzzer, I2C) and

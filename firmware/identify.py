@@ -1,8 +1,8 @@
 """The identify mode: a wiring check on the board itself.
 
 Started by holding the board definition's identify_button at power-on
-(startup.py: the safe-boot button wins when both are held; a remote only at
-a real power-on, never at a wake from deep sleep), or from the REPL with the
+(startup.py: the safe-boot button wins when both are held; on a remote never
+at a wake from deep sleep, which a press causes), or from the REPL with the
 app stopped (`carom doctor --identify` does this):
 
     >>> import machine, startup

@@ -138,11 +138,6 @@ def button_held(board, key):
     return False
 
 
-def identify_held(board):
-    """The identify button held at power-on, and not the safe-boot button (safe boot wins)."""
-    return button_held(board, "identify_button") and not button_held(board, "safe_boot_button")
-
-
 def identify(hw=None, board=None, config=None):
     """The identify mode (identify.py, loaded for it and dropped) on the board's hardware, until a
     long press on a button; nothing is written to the flash. From the REPL, with the app stopped
@@ -420,8 +415,9 @@ def start(hw, heap_at_start=0):
         error = _ERROR_BOARD
     if board["role"] == "remote":
         # Not at a wake from deep sleep: a press on any button wakes the box (the identify
-        # button's too: a foul for the match).
-        if machine.reset_cause() != machine.DEEPSLEEP_RESET and identify_held(board):
+        # button's too: a foul for the match). Held with the safe-boot button: neither.
+        if (machine.reset_cause() != machine.DEEPSLEEP_RESET and button_held(board, "identify_button")
+                and not button_held(board, "safe_boot_button")):
             identify(None, board, config)
             machine.soft_reset()  # a fresh heap for the app: nothing of the mode stays in RAM
         import app_remote

@@ -57,6 +57,11 @@ buzzer       pin or null
 timings      {"debounce_ms", "long_ms", "stuck_ms", "lockout_ms"}, each optional
              (defaults 50, 1000, 5000, 400); debounce < long < stuck.
 safe_boot_button  a button name held at power-on for safe boot, or null
+identify_button   a button name held at power-on for the identify mode (identify.py:
+             every display shows its field and bus.address, then each segment; the LEDs
+             and the buzzer in turn; a press shows the button's name), or null.  Not
+             the safe_boot_button (held together, safe boot wins).  On a remote, never
+             at a wake from deep sleep (a press wakes the box: it is sent).
 
 Pins (ESP32): GPIO 0-5, 12-19, 21-23, 25-27, 32-39; 6-11 are the flash and
 1/3 the REPL UART (refused); 34-39 are input only (no LED, buzzer, I2C) and
@@ -127,6 +132,7 @@ _TOP = (
     "buzzer",
     "timings",
     "safe_boot_button",
+    "identify_button",
 )
 
 
@@ -319,17 +325,23 @@ def _board(d, source):
     bz = d.get("buzzer")
     out["buzzer"] = None if bz is None else pins.take(bz, "buzzer", output=True)
 
-    sb = d.get("safe_boot_button")
-    if sb is not None:
-        names = [b["name"] for b in buttons]
-        if sb not in names:
-            _err(
-                "safe_boot_button",
-                "%s is not a button (buttons: %s)" % (_show(sb), ", ".join(names) or "none"),
-            )
-    out["safe_boot_button"] = sb
+    out["safe_boot_button"] = sb = _button_name(d, "safe_boot_button", buttons)
+    ib = _button_name(d, "identify_button", buttons)
+    if ib is not None and ib == sb:
+        _err("identify_button", "%s is the safe_boot_button: name another button" % _show(ib))
+    out["identify_button"] = ib
     out["warnings"] = pins.warnings
     return out
+
+
+def _button_name(d, key, buttons):
+    """d[key]: a button's name, or None."""
+    v = d.get(key)
+    if v is not None:
+        names = [b["name"] for b in buttons]
+        if v not in names:
+            _err(key, "%s is not a button (buttons: %s)" % (_show(v), ", ".join(names) or "none"))
+    return v
 
 
 def _order(t, path):

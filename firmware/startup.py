@@ -15,6 +15,11 @@ definition that cannot be read falls back to the wall board's; when that
 cannot be read either, the board scans the wall board's buses and shows
 E 21 on every HT16K33 it finds, so the wall is never dark.
 
+The identify mode (identify.py, a wiring check): the board's identify_button held at
+power-on (after safe boot's check; on a remote not at a wake from deep sleep) runs it
+on the hardware made here until a long press; then a soft reset starts the board as
+usual, in a heap the mode never touched.
+
 The hardware is handed in: main.py (or a test's main) passes its `machine` module
 to start() or build(); this module never imports it.
 """
@@ -116,9 +121,10 @@ def arm_watchdog():
     return machine.WDT(timeout=_WDT_MS)
 
 
-def safe_button_held(board):
-    """The safe-boot button pressed on every one of 5 samples over 40 ms."""
-    name = board.get("safe_boot_button")
+def button_held(board, key):
+    """The button board[key] names (safe_boot_button, identify_button) pressed on every one
+    of 5 samples over 40 ms."""
+    name = board.get(key)
     if not name:
         return False
     for spec in board["buttons"]:
@@ -130,6 +136,20 @@ def safe_button_held(board):
                 time.sleep_ms(10)
             return True
     return False
+
+
+def identify(hw=None, board=None, config=None):
+    """The identify mode (identify.py, loaded for it and dropped) on the board's hardware, until a
+    long press on a button; nothing is written to the flash. From the REPL, with the app stopped
+    (`carom doctor --identify`): `import machine, startup; startup.identify(machine)`."""
+    if hw is not None:
+        _hand_in(hw)
+    if board is None:
+        config = load_config()[0]
+        board = load_board(config["board"], config["buttons"])
+    chips = make_chips(board, make_buses(board), config["display"]["brightness"])
+    cold.call("identify", "run", board, chips, make_leds(board), make_buzzer(board, 0), make_pin)
+    gc.collect()
 
 
 # ---- hardware ------------------------------------------------------------------------
@@ -394,6 +414,12 @@ def start(hw, heap_at_start=0):
             return None
         error = _ERROR_BOARD
     if board["role"] == "remote":
+        # Not at a wake from deep sleep: a press on any button wakes the box (the identify
+        # button's too: a foul for the match). Held with the safe-boot button: neither.
+        if (machine.reset_cause() != machine.DEEPSLEEP_RESET and button_held(board, "identify_button")
+                and not button_held(board, "safe_boot_button")):
+            identify(None, board, config)
+            machine.soft_reset()  # a fresh heap for the app: nothing of the mode stays in RAM
         import app_remote
 
         app_remote.run(board, config, make_pin, make_chips(board, make_buses(board),
@@ -401,7 +427,7 @@ def start(hw, heap_at_start=0):
         return None
     crashes = crash_count()
     safe = 0
-    if safe_button_held(board):
+    if button_held(board, "safe_boot_button"):
         safe = _ERROR_SAFE_BUTTON
     elif crashes >= _CRASHES_FOR_SAFE_BOOT:
         safe = _ERROR_CRASH_LOOP
@@ -409,6 +435,9 @@ def start(hw, heap_at_start=0):
         print("carom: safe boot (E %d): no app, no watchdog" % safe)
         show_code(make_chips(board, make_buses(board), 15), safe)
         return None
+    if button_held(board, "identify_button"):
+        identify(None, board, config)
+        machine.soft_reset()  # a fresh heap for the app: nothing of the mode stays in RAM
     load_code(config)
     b = build(board, config, error)
     # Armed before any task runs, so a driver that hangs at its first call is caught too.

@@ -1,7 +1,8 @@
 """`make bench`: counts and ratios, never wall-clock limits.
 
 Sections: the rules core on MicroPython and CPython (events per second,
-bytes allocated per event), and the `.mpy` sizes of the firmware from mpy-cross.
+bytes allocated per event), the wall board's heap, the identify mode's heap and loop,
+and the `.mpy` sizes of the firmware from mpy-cross.
 """
 
 import json
@@ -16,6 +17,7 @@ from ..boards import board_file
 from ..build import build
 from .hall import hall_section, tournament_section
 from .heap import heap_section
+from .identify import identify_section
 from .radio import radio_section
 
 
@@ -200,8 +202,8 @@ def restart_section():
     return out
 
 
-SECTIONS = [rules_section, board_section, heap_section, store_section, restart_section, radio_section, hall_section,
-            tournament_section, mpy_section]
+SECTIONS = [rules_section, board_section, heap_section, identify_section, store_section, restart_section, radio_section,
+            hall_section, tournament_section, mpy_section]
 
 
 def main():

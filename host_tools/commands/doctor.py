@@ -1,6 +1,7 @@
 """`carom doctor`: is this board fit to keep score?  A checklist, through mpremote.
 
     carom doctor --device DEV
+    carom doctor --device DEV --identify    # the board's identify mode instead (below)
 
 Checks, in order (each line `ok`, `warn` or `FAIL`):
 
@@ -20,6 +21,10 @@ Checks, in order (each line `ok`, `warn` or `FAIL`):
                            "carom: running on board NAME" (not with --no-reset)
 
 Exit status 0 when nothing FAILed, 1 otherwise (`carom: N problems: ...`).
+
+--identify runs the board's identify mode (firmware/identify.py) with the app stopped: each
+display shows its field and its bus.address, then each segment; each button pressed on the
+board is printed here as the board reports it, until a long press there ends it (or Ctrl-C).
 """
 
 import json
@@ -28,7 +33,8 @@ import subprocess
 import sys
 
 from .. import firmware_path
-from ..link.boardio import APP_RUNNING, BoardIO, LinkLost, add_device_argument, add_wait_argument, boot_problems, kb
+from ..link.boardio import (APP_RUNNING, BoardIO, LinkLost, RemoteError, add_device_argument, add_wait_argument,
+                           boot_problems, kb, last_line)
 from ..errors import CommandError
 
 FLASH_FAIL = 32 * 1024
@@ -252,10 +258,17 @@ def arguments(p):
     p.add_argument("--no-reset", dest="reset", action="store_false",
                    help="do not reset the board at the end to watch the app start (it stays at the REPL)")
     add_wait_argument(p)
+    p.add_argument("--identify", action="store_true",
+                   help="instead of the checks, run the board's identify mode: every display shows its field and "
+                        "its bus.address, then lights each segment; the LEDs light in turn, the buzzer sounds once; "
+                        "each button pressed on the board is printed here. A long press on the board ends it "
+                        "(exit 0), or Ctrl-C (exit 130); then the board restarts its app (not with --no-reset)")
     p.set_defaults(run=run_doctor)
 
 
 def run_doctor(args):
+    if args.identify:
+        return run_identify(args)
     c = Checklist()
     print("carom doctor: %s" % args.device)
     try:
@@ -317,3 +330,71 @@ def run_checks(board, c, args):
         c.fail("the app does not start cleanly: %s" % "; ".join(problems))
     else:
         c.fail("the app did not say it runs within %.0f s after a reset" % args.wait)
+
+
+# ---- the identify mode ---------------------------------------------------------------------
+
+IDENTIFY_CODE = """\
+import machine, startup
+if hasattr(startup, 'identify'):
+    startup.identify(machine)
+else:
+    print('identify: none in this firmware')
+"""
+IDENTIFY = "identify: "  # the mode's lines on the board's console (firmware/identify.py)
+
+
+def run_identify(args, out=None):
+    """`carom doctor --identify`: the app stopped (mpremote's raw REPL), the identify mode runs
+    on the board (firmware/startup.py's identify()), and each line it prints (a button pressed, a
+    display that does not answer) is printed here as it comes, until the mode is left on the
+    board by a long press (0) or Ctrl-C here stops it (130); then the board is reset (its app
+    runs again) unless --no-reset."""
+    out = out or sys.stdout
+    board = BoardIO(args.device, reset_on_close=args.reset, timeout=args.timeout)
+    board.connect()
+    said = []
+    buf = bytearray()  # what the board sent of a line not yet ended
+
+    def show(text):
+        out.write("  %s\n" % text)
+        out.flush()
+
+    def consume(data):
+        buf.extend(data)
+        while b"\n" in buf:
+            line, _, rest = bytes(buf).partition(b"\n")
+            buf[:] = rest
+            text = line.decode("utf-8", "replace").strip()
+            if text.startswith(IDENTIFY):
+                said.append(text[len(IDENTIFY):])
+                show(said[-1])
+            elif text.startswith(APP_RUNNING) or text.startswith("carom: heap in use"):
+                raise LinkLost("the board restarted during the identify mode (a reset, or its power)")
+            elif text:
+                show(text)
+
+    try:
+        print("carom doctor: %s: the identify mode (the app is stopped)" % args.device, file=out)
+        with board.step("starting the identify mode"):
+            board.transport.exec_raw_no_follow(IDENTIFY_CODE)
+        try:
+            with board.step("running the identify mode"):
+                _, err = board.transport.follow(None, data_consumer=consume)
+        except KeyboardInterrupt:
+            with board.step("stopping the identify mode"):
+                board.transport.serial.write(b"\x03")  # Ctrl-C on the board: the mode ends, dark
+                board.transport.follow(board.timeout, data_consumer=consume)
+            print("carom doctor: stopped (Ctrl-C); the identify mode ended on the board", file=out)
+            return 130
+        if err and b"KeyboardInterrupt" not in err:
+            raise RemoteError("the identify mode failed on the board: %s" % last_line(err.decode("utf-8", "replace")),
+                              err.decode("utf-8", "replace"))
+        if said and said[-1] == "none in this firmware":
+            raise CommandError("the firmware on %s has no identify mode: carom deploy puts this version's on it"
+                               % args.device)
+        print("carom doctor: the identify mode was left on the board%s" % (
+            "; its app starts again" if args.reset else " (the board stays at the REPL: --no-reset)"), file=out)
+        return 0
+    finally:
+        board.close()

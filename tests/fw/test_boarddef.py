@@ -352,6 +352,29 @@ def test_board_level_errors():
     assert str(e) == "boards/x.json: board: expected an object, got []", str(e)
 
 
+def test_identify_button():
+    """Each shipped board names its identify button; any other button may be it, or none (null,
+    or the key left out: None in the normalized definition); a name that is no button, a value
+    that is no name, and the safe-boot button itself are refused."""
+    for name, button, safe in (("wall", "foul", "new"), ("mini", "end", "point"), ("referee", "foul", "undo")):
+        b = boarddef.load("%s/%s.json" % (BOARDS, name))
+        assert b["identify_button"] == button and b["safe_boot_button"] == safe, name
+    d = raw("mini")
+    d["identify_button"] = "point"
+    d["safe_boot_button"] = "end"
+    assert boarddef.validate(d)["identify_button"] == "point"
+    d["identify_button"] = None
+    assert boarddef.validate(d)["identify_button"] is None
+    del d["identify_button"]
+    assert boarddef.validate(d)["identify_button"] is None
+    broken("mini", setter("identify_button", "reset"), "identify_button",
+           '"reset" is not a button (buttons: end, point)')
+    broken("wall", setter("identify_button", 25), "identify_button", "25 is not a button")
+    broken("wall", setter("identify_button", "new"), "identify_button", '"new" is the safe_boot_button')
+    broken("referee", setter("identify_button", "undo"), "identify_button", "safe_boot_button")
+    broken("wall", setter("identify_button", "Foul"), "identify_button", '"Foul" is not a button')
+
+
 def test_remote_board_may_have_no_display():
     d = raw("referee")
     d["displays"] = []

@@ -49,7 +49,8 @@ WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
 COLD = ("startup", "config", "boarddef", "checked", "matchsetup", "matchevents", "matchnames", "formats", "formatwall",
         "formatsrare", "appcold", "storefiles", "snapshot", "history", "logback", "viewsetup",
-        "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog", "errorcodes", "refusals", "hallsetup")
+        "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog", "errorcodes", "refusals", "hallsetup",
+        "identify")
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,9 @@
                                     {"do": "power", "on": true|false}
                                     {"do": "plug", "chip": "1:0x71", "plugged": true|false}
                                     {"do": "advance", "seconds": 60}   (0 < seconds <= 300)
+                                    {"do": "identify"}   the identify mode, as a person starts it: power
+                                    off, the definition's identify button held, power on, released
+                                    once the mode shows (the hint line then says what to do)
                                     -> {"ok": true} or 400 {"error": reason}
                                     (429 while that board's clock is still moving)
 

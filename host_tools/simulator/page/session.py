@@ -33,6 +33,7 @@ import signal
 import threading
 import time
 
+from ...link.boardio import APP_RUNNING as RUNNING
 from ..scripted_board import ScriptedBoard, chip_key
 from ..segments import decode
 from .phase import PhaseReader, hint
@@ -47,13 +48,18 @@ CLOCK_EVERY_S = 0.1  # when nothing else changes, the virtual time is sent this 
 JUMPS = (10, 60, 300)  # "move the clock forward" buttons, seconds
 MAX_JUMP_S = max(JUMPS)  # the most one {"do": "advance"} moves the clock (a jump holds the board's lock)
 ACTIONS = {"tap": ("button",), "down": ("button",), "up": ("button",), "long": ("button",),
-           "power": ("on",), "plug": ("chip", "plugged"), "advance": ("seconds",)}  # each one's fields
+           "power": ("on",), "plug": ("chip", "plugged"), "advance": ("seconds",),
+           "identify": ()}  # each one's fields
 LOG_KEEP = 500  # log lines a newly connected page is sent
 STOP_GRACE_S = 2.0  # at the end, how long a clock thread may take to finish its step
 BLINK_HZ = (0, 2, 1, 0.5)
 REFUSED = re.compile(r"carom: refused (\S+): (.*)$")  # the firmware's line for a refused press or a lock-out
 LOCKED_OUT = "locked out: the turn had just passed (a press that soon after is ignored)"
 MARK_S = 1.2  # how long the page marks a refused button (real seconds; the page's own timer)
+# The identify mode (firmware/identify.py): the line it prints when it shows, the one when it is left.
+IDENTIFY_SHOWS = "identify: press a button"
+IDENTIFY_LEFT = "identify: done"
+IDENTIFY_HINT = "Identify mode: press a button to see its name{where}; hold one {long} to leave"
 REMOTE_ORDER = ("point", "miss", "foul", "foul.time", "undo", "break", "timeout", "new")  # the referee box's keys
 
 # Where a display, button or LED goes on the page: player A's column, B's, or the middle.
@@ -151,6 +157,7 @@ def layout(board, index):
         "buttons": buttons,
         "leds": leds,
         "jumps": list(JUMPS),
+        "identify_button": board.get("identify_button"),
     }
 
 
@@ -174,7 +181,7 @@ def check_action(action, buttons, chips):
     fields = ACTIONS[do]
     for name in action:
         if name != "do" and name not in fields:
-            return "%s takes %s, not %s" % (do, ", ".join(fields), shown(name))
+            return "%s takes %s, not %s" % (do, ", ".join(fields) or "no other field", shown(name))
     for name in fields:
         if name not in action:
             return "%s needs %s" % (do, name)
@@ -444,6 +451,8 @@ class BoardSession:
         self._phase_name = None
         self._new_button = "NEW 3 s"  # the button held for a new match, and how long (its board's)
         self._configuring = threading.Lock()  # one config.json write at a time
+        self._identify_held = None  # the identify button, held since the power-on until the mode shows
+        self.identifying = False  # the board is in its identify mode (what it printed says so)
         if isinstance(config, dict):
             self.redact.learn_config(config)
 
@@ -551,7 +560,8 @@ class BoardSession:
     def act(self, action):
         """Do what the page asked: {"do": "tap"|"down"|"up"|"long", "button": name},
         {"do": "power", "on": bool}, {"do": "plug", "chip": "1:0x71", "plugged": bool},
-        {"do": "advance", "seconds": n}.  Returns None, or why it was refused (check_action:
+        {"do": "advance", "seconds": n}, {"do": "identify"} (the identify mode, started as a
+        person does: _identify).  Returns None, or why it was refused (check_action:
         nothing is done with a field of the wrong type or out of range)."""
         reason = check_action(action, self._buttons, {d["key"] for d in self.layout["displays"]})
         if reason:
@@ -566,6 +576,8 @@ class BoardSession:
                 reason = self._power(action["on"])
             elif do == "plug":
                 reason = self._plug(action["chip"], action["plugged"])
+            elif do == "identify":
+                reason = self._identify()
             else:
                 reason = self._advance(action["seconds"])
             self._collect()
@@ -635,6 +647,43 @@ class BoardSession:
             self._log("power", "power cut")
             self._guard(vb.power_off)
         return None
+
+    def _identify(self):
+        """The identify mode, started as a person starts it: the power off, the board definition's
+        identify button held, the power on; the button is released once the mode shows (the board
+        printed its first line: _collect), or once the app runs instead."""
+        name = self.sb.board.get("identify_button")
+        if not name:
+            return "this board's definition names no identify button"
+        b = self._buttons[name]
+        if b["down_at"] is not None:
+            return "%s is held down: release it first" % name
+        self._log("power", "identify mode: power off, %s held, power on" % name)
+        if self.vb.powered:
+            self._guard(self.vb.power_off)
+        self.failed = None
+        b["down_at"] = b["last"] = self.pacer.now
+        b["free_at"] = float("inf")
+        self._pressed.add(name)
+        self._identify_held = name
+        self._guard(self.vb.press, name)
+        self._guard(self.vb.power_on)
+        return None
+
+    def _identify_console(self, line):
+        """The identify mode as the board's console tells it: shown (release the button held
+        since the power-on), left."""
+        if line.startswith(IDENTIFY_SHOWS):
+            self.identifying = True
+        elif line.startswith(IDENTIFY_LEFT):
+            self.identifying = False
+        if self._identify_held and (self.identifying or line.startswith(RUNNING)):
+            name, self._identify_held = self._identify_held, None
+            b = self._buttons[name]
+            b["down_at"] = None
+            b["free_at"] = self.pacer.now + GAP_S
+            self._log("press", "%s released: the %s shows" % (name, "identify mode" if self.identifying else "app"))
+            self._release_at(name, self.pacer.now)
 
     def _plug(self, chip, plugged):
         keys = {d["key"]: (d["bus"], int(d["addr"], 16)) for d in self.layout["displays"]}
@@ -807,6 +856,8 @@ class BoardSession:
                         continue
                     line = line.rstrip("\r")
                     refused = REFUSED.match(line) if stream == "stdout" else None
+                    if stream == "stdout":
+                        self._identify_console(line)
                     if refused:
                         self._refused(refused.group(1), refused.group(2).strip())
                     else:
@@ -857,7 +908,17 @@ class BoardSession:
         self.publish("refused", board.index, payload)
 
     def _update_hint(self):
-        """The hint line for the phase the board's match is in (a referee box: its wall's)."""
+        """The hint line for the phase the board's match is in (a referee box: its wall's), or
+        for the identify mode while the board is in it."""
+        if not self.vb.powered or self.failed:
+            self.identifying = False
+        if self.identifying:
+            message = next((d for d in self.sb.board["displays"] if any(p["field"] == "message" for p in d["show"])),
+                           (self.sb.board["displays"] or [None])[0])
+            where = " (on %d.%02x)" % (message["bus"], message["addr"]) if message else ""
+            self._hint = IDENTIFY_HINT.format(where=where, long="%g s" % (self.sb.board["timings"]["long_ms"] / 1000))
+            self._phase_name = "identify"
+            return
         if self.lead is not None:
             info = self.lead.phase
             role = "remote"

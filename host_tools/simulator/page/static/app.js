@@ -1,6 +1,7 @@
 // The simulator page: draws each virtual wall board from the segments its firmware
 // wrote to the emulated HT16K33 chips (never from the match state), sends button
-// presses and simulation actions to the server, plays the buzzer with Web Audio.
+// presses and simulation actions (power, plug, the clock, the identify mode) to the
+// server, plays the buzzer with Web Audio.
 // Plain JavaScript, no build step, nothing fetched from anywhere but this server.
 "use strict";
 
@@ -197,6 +198,7 @@ function buildRemote(layout, root) {
   b.powerOn = el("button", {class: "tool", type: "button", "data-action": "power-on"}, power, "Put in");
   b.powerCut.addEventListener("click", () => act(b.index, {do: "power", on: false}));
   b.powerOn.addEventListener("click", () => act(b.index, {do: "power", on: true}));
+  buildIdentify(b, panel);
   // its keys: press 2 (the box), then a button's key, shown on each button (their names in the tooltip)
   panel.title = "Click a button, or press 2 then its key: " + layout.buttons.map(x => x.key + " " + x.name).join(", ");
   const log = el("div", {class: "group log-group"}, panel);
@@ -288,6 +290,21 @@ function wireButton(btn, index, name) {
   window.addEventListener("blur", release);
 }
 
+// The identify mode (a wiring check), started as a person does: the power off, the board's identify
+// button held, the power on, the button released once the mode shows (the server does the steps).
+function buildIdentify(b, panel) {
+  const name = b.layout.identify_button;
+  if (!name) return;
+  const group = el("div", {class: "group"}, panel);
+  el("h3", {}, group, "Wiring check");
+  b.identify = el("button", {class: "tool", type: "button", "data-action": "identify",
+                             title: "Power off, hold " + name.toUpperCase() + ", power on, release it once the " +
+                                    "identify mode shows: each display shows its field and bus.address, then " +
+                                    "each segment; a press shows the button's name; a long press leaves"},
+                  group, "Identify mode (" + name.toUpperCase() + " at power-on)");
+  b.identify.addEventListener("click", () => act(b.index, {do: "identify"}));
+}
+
 // A display's short name on the panel: its address and what it shows ("1:0x71 B inn/run").
 const SHORT = {innings: "inn", high_run: "high run", average: "avg", countdown: "countdown"};
 function plugLabel(d) {
@@ -310,6 +327,8 @@ function buildPanel(b, section) {
   b.powerOn = el("button", {class: "tool", type: "button", "data-action": "power-on"}, power, "Power on");
   b.powerCut.addEventListener("click", () => act(index, {do: "power", on: false}));
   b.powerOn.addEventListener("click", () => act(index, {do: "power", on: true}));
+
+  buildIdentify(b, panel);
 
   const time = el("div", {class: "group"}, panel);
   el("h3", {}, time, "Move the clock forward");

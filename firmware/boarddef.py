@@ -74,8 +74,9 @@ The normalized definition (what load/validate return)
 Every optional key is filled in; "i2c" is always a list ([] if none);
 displays get "bus", "digits" (4), "brightness" and "show" as a list of
 {"field", "at", "width"}; "addr" is an int; "size" only when the file
-gives it (no default is filled in: the running board's dict stays as
-small).  "buttons" is a LIST of dicts with "name" added, sorted by name
+gives it and `sizes` is true (no default is filled in; the board's start
+loads with sizes=False: it draws no size, and the checked form it keeps
+and reads at every start (checked.py) holds no float to allocate).  "buttons" is a LIST of dicts with "name" added, sorted by name
 (the index is the button's index in buttons.ButtonGroup), each with all
 keys above and its timings filled in.
 "leds" values are {"pin", "active_low"}.  Added: "warnings" (list of
@@ -136,11 +137,12 @@ _TOP = (
 )
 
 
-def load(path_or_dict):
+def load(path_or_dict, sizes=True):
     """Load a board from a JSON file path, or check a dict; return the
-    normalized definition.  Raises ValueError (OSError if no such file)."""
+    normalized definition (sizes: keep each display's "size", which only the
+    host's parts list reads).  Raises ValueError (OSError if no such file)."""
     if isinstance(path_or_dict, dict):
-        return validate(path_or_dict)
+        return validate(path_or_dict, None, sizes)
     path = path_or_dict
     with open(path) as f:
         text = f.read()
@@ -148,18 +150,22 @@ def load(path_or_dict):
         d = json.loads(text)
     except ValueError as e:
         raise ValueError("%s: not valid JSON: %s" % (path, e))
-    return validate(d, path)
+    return validate(d, path, sizes)
 
 
-def validate(d, source=None):
+def validate(d, source=None, sizes=True):
     """Check the board dict d; return the normalized definition.  `source`
-    (a file path) prefixes error messages and is checked against "name"."""
+    (a file path) prefixes error messages and is checked against "name";
+    sizes=False leaves each display's "size" out (checked all the same)."""
     try:
         out = _board(d, source)
     except ValueError as e:
         if source is None:
             raise
         raise ValueError("%s: %s" % (source, e))
+    if not sizes:
+        for c in out["displays"]:
+            c.pop("size", None)
     out["source"] = source
     return out
 

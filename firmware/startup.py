@@ -81,11 +81,12 @@ def load_config():
 
 def load_board(name, timings=None):
     """The normalized board definition (boarddef.py, loaded for it and dropped, when the file
-    changed since it was last checked: checked.py). `timings` (the configuration's button
+    changed since it was last checked: checked.py), without the displays' digit sizes (only
+    the host's parts list reads them). `timings` (the configuration's button
     timings) override the board's where set."""
     path = "%s/%s.json" % (_BOARDS_DIR, name)
     board = cold.call("checked", "load", path, path[:-5] + ".ok",
-                      lambda: (cold.call("boarddef", "load", path), True), "boarddef")
+                      lambda: (cold.call("boarddef", "load", path, False), True), "boarddef")
     for key, value in (timings or {}).items():
         if value is None:
             continue

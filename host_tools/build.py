@@ -80,7 +80,7 @@ def keep_checked(out_dir, path, kept, checker):
     here = os.getcwd()
     os.chdir(out_dir)  # loaded as the board loads it, from its flash's root (the path is kept in it)
     try:
-        value = boarddef.load(path)
+        value = boarddef.load(path, False)  # as the board keeps it: startup.load_board
     except (OSError, ValueError):
         return False
     finally:

@@ -213,6 +213,14 @@ def test_display_size():
     broken("wall", setter("displays", 6, "size", 1.2), "displays[6].size", "not a seg14 digit height", "0.54")
     broken("mini", setter("displays", 1, "size", "1.2"), "displays[1].size", '"1.2" is not a seg7 digit height')
     broken("mini", setter("displays", 1, "size", 1), "displays[1].size", "1 is not a seg7 digit height")
+    # the board's start loads without sizes (it draws none): checked all the same, none kept
+    b = boarddef.load(BOARDS + "/wall.json", False)
+    assert [c for c in b["displays"] if "size" in c] == []
+    assert b["displays"] == [dict((k, v) for k, v in c.items() if k != "size") for c in w["displays"]]
+    d = raw("mini")
+    d["displays"][0]["size"] = 0.8
+    e = raises(ValueError, boarddef.validate, d, None, False)
+    assert "displays[0].size: 0.8 is not a seg7 digit height" in str(e), e
     broken("mini", setter("displays", 1, "size", True), "displays[1].size", "true is not a seg7 digit height")
 
 

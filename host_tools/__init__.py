@@ -8,6 +8,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIRMWARE_DIR = os.environ.get("CAROM_FIRMWARE") or os.path.join(ROOT, "firmware")
 BOARDS_DIR = os.environ.get("CAROM_BOARDS") or os.path.join(ROOT, "boards")
 
+# The oldest MicroPython release the firmware runs on: the stock ESP32_GENERIC images have
+# `asyncio` (renamed from uasyncio) and `espnow` from v1.21.0 on, and load the bytecode-only .mpy
+# files (version 6; the sub-version counts only for native code) that carom deploy makes.
+# `carom doctor` fails an older one; the builder's docs name it from here.
+MICROPYTHON_OLDEST = (1, 21, 0)
+MICROPYTHON_DOWNLOAD = "https://micropython.org/download/ESP32_GENERIC/"
+
 
 def firmware_path():
     """Make the firmware modules importable on CPython and return their folder."""
@@ -34,6 +41,25 @@ def micropython32_exe():
     path = os.environ.get("CAROM_MICROPYTHON32") or os.path.join(
         os.path.dirname(ROOT), "shared", "tools", "micropython32", "micropython")
     return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+
+
+def release_text(version):
+    """(1, 21, 0) -> "v1.21.0"."""
+    return "v" + ".".join(str(v) for v in version)
+
+
+def micropython_tested():
+    """The release of the MicroPython the tests run the firmware on (the PyPI unix port:
+    "v1.29.0-preview"), or None when it is not installed."""
+    import subprocess
+
+    exe = venv_exe("micropython")
+    if exe is None:
+        return None
+    out = subprocess.run([exe, "-c", "import sys; v = sys.implementation.version; "
+                          "print('.'.join(str(x) for x in v[:3]) + ('-' + v[3] if len(v) > 3 and v[3] else ''))"],
+                         capture_output=True, text=True, timeout=30)
+    return "v" + out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
 
 
 def micropython_exe():

@@ -6,8 +6,10 @@
 Checks, in order (each line `ok`, `warn` or `FAIL`):
 
     the board answers      a MicroPython REPL on DEV (mpremote's raw REPL)
-    MicroPython            version (os.uname()), and that it loads the .mpy
-                           files this mpy-cross makes (sys.implementation._mpy)
+    MicroPython            version (os.uname()): not older than the firmware needs
+                           (host_tools.MICROPYTHON_OLDEST: the release to flash is
+                           named), and that it loads the .mpy files this mpy-cross
+                           makes (sys.implementation._mpy)
     flash, RAM             os.statvfs('/') free space; gc.mem_free() with the app stopped
     firmware               main.py there; the files /deploy.json lists, by hash
                            (a deploy cut short while switching is a FAIL)
@@ -15,7 +17,12 @@ Checks, in order (each line `ok`, `warn` or `FAIL`):
     board definition       boards/<board>.json on the board, checked with
                            firmware/boarddef.py
     I2C                    machine.I2C(...).scan() on every bus of the board
-                           definition: every display must answer
+                           definition: every display must answer; what answered
+                           where it should not is named: a chip on the other bus
+                           (wired to the wrong bus), at another address on its
+                           bus (the address jumpers: which pad is bridged too or
+                           missing), or unknown; a missing display with its
+                           field and its place on the board
     clock                  set or not (reports carry times only when it is)
     the app starts         reset, and the boot watched for
                            "carom: running on board NAME" (not with --no-reset)
@@ -32,7 +39,8 @@ import re
 import subprocess
 import sys
 
-from .. import firmware_path
+from .. import MICROPYTHON_DOWNLOAD, MICROPYTHON_OLDEST, firmware_path, micropython_tested, release_text
+from ..boardlayout import place
 from ..link.boardio import (APP_RUNNING, BoardIO, LinkLost, RemoteError, add_device_argument, add_wait_argument,
                            boot_problems, kb, last_line)
 from ..errors import CommandError
@@ -85,6 +93,24 @@ def local_mpy_version():
         return None
     m = re.search(r"mpy v(\d+)", out.stdout + out.stderr)
     return int(m.group(1)) if m else None
+
+
+def release_of(version):
+    """"1.20.0" or "1.29.0-preview" -> (1, 20, 0); None when it is not of that form."""
+    m = re.match(r"v?(\d+)\.(\d+)(?:\.(\d+))?", version or "")
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
+
+
+def check_release(info, what, c):
+    """False (a FAIL said) when the board's MicroPython is older than the firmware needs."""
+    got = release_of(info["version"])
+    if got is None or got >= MICROPYTHON_OLDEST:
+        return True
+    tested = micropython_tested()
+    c.fail("%s: older than the firmware needs: flash MicroPython %s or newer, the ESP32_GENERIC image from %s "
+           "(carom flash; the project's tests run %s)" % (
+               what, release_text(MICROPYTHON_OLDEST), MICROPYTHON_DOWNLOAD, tested or "a newer one"))
+    return False
 
 
 def display_label(d):
@@ -199,6 +225,84 @@ def check_board_def(board, name, c):
     return bd
 
 
+JUMPERS = ("A0", "A1", "A2")  # address = 0x70 + A0 + 2 * A1 + 4 * A2, each pad counting when bridged
+
+
+def jumper_text(found, expected):
+    """What a backpack answering at `found` has bridged differently from one at `expected`:
+    "A0 is bridged too; bridge A1 only"."""
+    extra = [JUMPERS[i] for i in range(3) if (found - expected) and (found >> i & 1) and not (expected >> i & 1)]
+    lacking = [JUMPERS[i] for i in range(3) if not (found >> i & 1) and (expected >> i & 1)]
+    said = []
+    if extra:
+        said.append("%s %s bridged too" % (" and ".join(extra), "is" if len(extra) == 1 else "are"))
+    if lacking:
+        said.append("%s %s not bridged" % (" and ".join(lacking), "is" if len(lacking) == 1 else "are"))
+    wanted = [JUMPERS[i] for i in range(3) if expected >> i & 1]
+    said.append("bridge %s only" % " + ".join(wanted) if wanted else "leave A0, A1 and A2 open, as shipped")
+    return "; ".join(said)
+
+
+def diagnose_i2c(bd, found):
+    """What answered where against the definition. `found`: {bus: [addresses] or an error text}.
+    Returns [(mark, bus, text)], mark "ok", "warn" or "fail": a display that does not answer
+    (with its field and place), one that answers on the other bus (wired to the wrong bus), one
+    at another address on its bus (its address jumpers), an address nobody expects."""
+    out = []
+    expected = {b["bus"]: {d["addr"]: d for d in bd["displays"] if d["bus"] == b["bus"]} for b in bd["i2c"]}
+    answered = {bus: set(r) if isinstance(r, list) else set() for bus, r in found.items()}
+    missing = {bus: [a for a in sorted(exp) if a not in answered.get(bus, ())] for bus, exp in expected.items()}
+    unknown = {bus: [a for a in sorted(answered.get(bus, ())) if a not in expected[bus]] for bus in expected}
+    explained = set()  # (bus, addr) of missing displays a diagnosis names
+    said_unknown = set()
+    # A display that answers on the other bus: it is wired to the wrong bus.
+    for bus in expected:
+        for addr in list(unknown[bus]):
+            for other in expected:
+                if other != bus and addr in missing[other] and (other, addr) not in explained:
+                    d = expected[other][addr]
+                    out.append(("fail", other, "the display at 0x%02x (%s; %s) answers on bus %d instead: its SDA and "
+                                "SCL go to bus %d's wires, not to bus %d's" % (
+                                    addr, display_label(d), place(bd, d), bus, bus, other)))
+                    explained.add((other, addr))
+                    said_unknown.add((bus, addr))
+                    break
+    # A display that answers at another address on its own bus: its address jumpers.
+    for bus in expected:
+        for addr in unknown[bus]:
+            if (bus, addr) in said_unknown:
+                continue
+            candidates = [m for m in missing[bus] if (bus, m) not in explained]
+            if not candidates or not 0x70 <= addr <= 0x77:
+                continue
+            m = min(candidates, key=lambda a: (bin(a ^ addr).count("1"), a))
+            d = expected[bus][m]
+            out.append(("fail", bus, "0x%02x answers where 0x%02x (%s; %s) should be: likely its address jumpers: "
+                        "%s" % (addr, m, display_label(d), place(bd, d), jumper_text(addr, m))))
+            explained.add((bus, m))
+            said_unknown.add((bus, addr))
+    for bus in expected:
+        if expected[bus] and found.get(bus) == []:
+            out.append(("fail", bus, "no display answers (%d expected): the bus itself first: SDA and SCL swapped, "
+                        "no common ground, the backpacks without power, or the bus not on these pins" % len(expected[bus])))
+            continue
+        for addr in missing[bus]:
+            if (bus, addr) not in explained and isinstance(found.get(bus), list):
+                d = expected[bus][addr]
+                out.append(("fail", bus, "the display at 0x%02x (%s; %s) does not answer: unplugged, loose wire or "
+                            "wrong address (%s for 0x%02x; one at an address already in use answers as one with that "
+                            "display: the identify mode shows which)" % (
+                                addr, display_label(d), place(bd, d), jumper_text(addr, addr), addr)))
+        rest = [a for a in unknown[bus] if (bus, a) not in said_unknown]
+        if rest:
+            out.append(("warn", bus, "%s answer%s but %s not in the board definition" % (
+                ", ".join("0x%02x" % a for a in rest), "s"[:len(rest) == 1], "is" if len(rest) == 1 else "are")))
+        if not missing[bus] and isinstance(found.get(bus), list):
+            out.append(("ok", bus, "all %d display%s answer (%s)" % (
+                len(expected[bus]), "s"[:len(expected[bus]) != 1], " ".join("0x%02x" % a for a in sorted(expected[bus])))))
+    return out
+
+
 def check_i2c(board, bd, c):
     buses = [(b["bus"], b["scl"], b["sda"], b["freq"]) for b in bd["i2c"]]
     if not buses:
@@ -212,25 +316,12 @@ def check_i2c(board, bd, c):
         if line.strip():
             bus, result = ast.literal_eval(line.strip())
             found[bus] = result
-    for bus, scl, sda, _ in buses:
-        result = found.get(bus)
-        expected = [d for d in bd["displays"] if d["bus"] == bus]
-        where = "I2C bus %d (SDA %d, SCL %d)" % (bus, sda, scl)
-        if not isinstance(result, list):
-            c.fail("%s: cannot scan: %s" % (where, result))
-            continue
-        missing = [d for d in expected if d["addr"] not in result]
-        for d in missing:
-            c.fail("%s: the display at 0x%02x (%s) does not answer: unplugged, loose wire or wrong address" % (
-                where, d["addr"], display_label(d)))
-        unknown = [a for a in result if a not in [d["addr"] for d in expected]]
-        if unknown:
-            c.warn("%s: %s answer%s but %s not in the board definition" % (
-                where, ", ".join("0x%02x" % a for a in unknown), "s"[:len(unknown) == 1],
-                "is" if len(unknown) == 1 else "are"))
-        if not missing:
-            c.ok("%s: all %d display%s answer (%s)" % (where, len(expected), "s"[:len(expected) != 1],
-                                                     " ".join("0x%02x" % d["addr"] for d in expected)))
+    where = {bus: "I2C bus %d (SDA %d, SCL %d)" % (bus, sda, scl) for bus, scl, sda, _ in buses}
+    for bus, _, _, _ in buses:
+        if not isinstance(found.get(bus), list):
+            c.fail("%s: cannot scan: %s" % (where[bus], found.get(bus)))
+    for mark, bus, text in diagnose_i2c(bd, found):
+        getattr(c, mark)("%s: %s" % (where[bus], text))
 
 
 def check_clock_and_history(board, c):
@@ -295,7 +386,9 @@ def run_checks(board, c, args):
     local = local_mpy_version()
     mpy = info["mpy"]
     what = "MicroPython %s on %s" % (info["release"] or info["version"], info["machine"])
-    if mpy is not None and local is not None and mpy != local:
+    if not check_release(info, what, c):
+        pass  # said: nothing else about this MicroPython matters until the right one is flashed
+    elif mpy is not None and local is not None and mpy != local:
         c.fail("%s: it loads .mpy version %d, carom deploy's mpy-cross makes %d: flash a newer MicroPython "
                "(carom flash) or deploy with --source" % (what, mpy, local))
     else:

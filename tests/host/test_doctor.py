@@ -8,6 +8,7 @@ import os
 import pytest
 
 from helpers import board_def, carom, needs_mpremote
+from host_tools import firmware_path
 from host_tools.commands.deploy import Deployer, build_local
 from host_tools.link.boardio import BoardIO
 from host_tools.simulator.vboard import VirtualBoard
@@ -66,8 +67,10 @@ def test_unplugged_display(wall):
     got = carom("doctor", "--device", wall.serial_path)
     assert got.returncode == 1
     c = checklist(got.stdout)
-    assert c["FAIL"] == ["I2C bus 0 (SDA 21, SCL 22): the display at 0x71 (A.innings, A.run, seg7) does not answer: "
-                         "unplugged, loose wire or wrong address"]
+    assert c["FAIL"] == ["I2C bus 0 (SDA 21, SCL 22): the display at 0x71 (A.innings, A.run, seg7; player A's column, "
+                         "3rd from the top) does not answer: unplugged, loose wire or wrong address (bridge A0 only for "
+                         "0x71; one at an address already in use answers as one with that display: the identify mode "
+                         "shows which)"]
     assert "I2C bus 1 (SDA 32, SCL 33): all 8 displays answer" in "\n".join(c["ok"])
     assert got.stderr.startswith("carom: 1 problem: I2C bus 0")
     wall.plug(0x71)
@@ -107,3 +110,81 @@ def test_no_board(tmp_path):
     assert got.returncode == 1
     assert "FAIL  the board answers: cannot open" in got.stdout
     assert got.stderr.strip() == "carom: the board on %s does not answer" % (tmp_path / "ttyNONE")
+
+
+def test_a_mis_bridged_jumper_is_named(tmp_path):
+    """mini's B.score backpack answers at 0x73 (A1 bridged as well as A0) while the flash holds the
+    real boards/mini.json: doctor names the address it should have and the pad to open."""
+    hw = board_def("mini")
+    hw["displays"][1]["addr"] = "0x73"
+    vb = VirtualBoard(tmp_path / "flash", board=hw, serial=True)
+    try:
+        vb.power_on()
+        vb.run_realtime()
+        out = carom("deploy", "--device", vb.serial_path, "--board", "mini")
+        assert out.returncode == 0, out.stderr
+        got = carom("doctor", "--device", vb.serial_path, "--no-reset")
+    finally:
+        vb.close()
+    assert got.returncode == 1
+    assert checklist(got.stdout)["FAIL"] == [
+        "I2C bus 0 (SDA 21, SCL 22): 0x73 answers where 0x71 (B.score, seg7; player B's column) should be: likely its "
+        "address jumpers: A1 is bridged too; bridge A0 only"]
+
+
+def test_what_answered_where_is_diagnosed():
+    """doctor.diagnose_i2c on scans a board could give: an empty bus, a display on the other bus, a
+    stranger, two silent displays on a full bus (their place and pads), a bus that could not be scanned."""
+    from host_tools.commands.doctor import diagnose_i2c
+    from host_tools.boards import load_board
+
+    firmware_path()
+    import boarddef
+
+    two = board_def("mini")  # mini on two buses: A.score on bus 0, B.score on bus 1, both 0x70
+    two["i2c"] = [dict(two["i2c"], bus=0), {"bus": 1, "sda": 25, "scl": 26, "freq": 400000}]
+    two["displays"][0]["bus"] = 0
+    two["displays"][1].update(bus=1, addr="0x70")
+    bd = boarddef.validate(two)
+    got = diagnose_i2c(bd, {0: [0x70], 1: []})
+    assert got == [("ok", 0, "all 1 display answer (0x70)"),
+                   ("fail", 1, "no display answers (1 expected): the bus itself first: SDA and SCL swapped, no common "
+                    "ground, the backpacks without power, or the bus not on these pins")]
+    bd["displays"][1]["addr"] = 0x71  # B.score's backpack, meant for bus 1 at 0x71, hangs on bus 0
+    got = diagnose_i2c(bd, {0: [0x70, 0x71], 1: [0x72]})
+    assert ("fail", 1, "the display at 0x71 (B.score, seg7; player B's column) answers on bus 0 instead: its SDA and "
+            "SCL go to bus 0's wires, not to bus 1's") in got
+    assert ("warn", 1, "0x72 answers but is not in the board definition") in got
+    assert ("ok", 0, "all 1 display answer (0x70)") in got
+    wall = load_board("wall")
+    full = list(range(0x70, 0x78))
+    # two of bus 1's displays silent, nothing else answering: each named with its place and its pads
+    got = diagnose_i2c(wall, {0: full, 1: [0x71, 0x72, 0x73, 0x74, 0x76, 0x77]})
+    fails = [t for m, b, t in got if m == "fail"]
+    assert fails == [
+        "the display at 0x70 (B.score, seg7; player B's column, 2nd from the top) does not answer: unplugged, loose "
+        "wire or wrong address (leave A0, A1 and A2 open, as shipped for 0x70; one at an address already in use answers as one "
+        "with that display: the identify mode shows which)",
+        "the display at 0x75 (countdown, seg7; the centre, 2nd from the top) does not answer: unplugged, loose wire or "
+        "wrong address (bridge A0 + A2 only for 0x75; one at an address already in use answers as one with that "
+        "display: the identify mode shows which)"]
+    got = diagnose_i2c(wall, {0: full, 1: "timed out"})
+    assert [m for m, b, t in got if b == 1] == []  # check_i2c says the scan failed; nothing else of that bus
+
+
+def test_a_micropython_older_than_the_firmware_needs_fails():
+    from host_tools import MICROPYTHON_OLDEST, release_text
+    from host_tools.commands.doctor import Checklist, check_release, release_of
+
+    assert release_of("1.20.0") == (1, 20, 0) and release_of("1.29.0-preview") == (1, 29, 0)
+    assert release_of("v1.21") == (1, 21, 0) and release_of("unknown") is None
+    c = Checklist(out=io.StringIO())
+    old = ".".join(str(v) for v in (MICROPYTHON_OLDEST[0], MICROPYTHON_OLDEST[1] - 1, 0))
+    assert check_release({"version": old}, "MicroPython %s on ESP32" % old, c) is False
+    assert c.problems == ["MicroPython %s on ESP32: older than the firmware needs: flash MicroPython %s or newer, the "
+                          "ESP32_GENERIC image from https://micropython.org/download/ESP32_GENERIC/ (carom flash; the "
+                          "project's tests run %s)" % (old, release_text(MICROPYTHON_OLDEST), c.problems[0].rsplit(" ", 1)[1][:-1])]
+    assert "tests run v1." in c.problems[0]
+    for fine in (release_text(MICROPYTHON_OLDEST)[1:], "1.29.0-preview", "2.0.0", "unknown"):
+        assert check_release({"version": fine}, "x", c) is True
+    assert len(c.problems) == 1

@@ -36,6 +36,7 @@ import time
 from ...link.boardio import APP_RUNNING as RUNNING
 from ..scripted_board import ScriptedBoard, chip_key
 from ..segments import decode
+from ...boardlayout import column_of, display_label, placed_displays
 from .phase import PhaseReader, hint
 
 TICK_S = 0.02  # virtual time is granted in steps of about this much real time
@@ -62,54 +63,15 @@ IDENTIFY_LEFT = "identify: done"
 IDENTIFY_HINT = "Identify mode: press a button to see its name{where}; hold one {long} to leave"
 REMOTE_ORDER = ("point", "miss", "foul", "foul.time", "undo", "break", "timeout", "new")  # the referee box's keys
 
-# Where a display, button or LED goes on the page: player A's column, B's, or the middle.
-PLAYER_ORDER = ("name", "score", "innings", "run", "high_run", "average")
-SHARED_ORDER = ("message", "target", "countdown", "clock")
-LABELS = {"high_run": "HIGH RUN", "average": "AVERAGE", "name": "PLAYER", "innings": "INN"}
 KEYS = {"A.point": "a", "A.end": "z", "B.point": "l", "B.end": "m", "foul": "f", "break": "b", "new": "n",
         "point": "a", "end": "z"}
-
-
-def column_of(name):
-    """'A' for A.score / A.turn / A.point, 'B' likewise, else 'mid'."""
-    if name.startswith("A."):
-        return "A"
-    if name.startswith("B."):
-        return "B"
-    return "mid"
-
-
-def label_of(field):
-    """The label printed above a display: A.score -> SCORE, A.high_run -> HIGH RUN."""
-    short = field.split(".", 1)[-1]
-    return LABELS.get(short, short.replace("_", " ").upper())
-
-
-def display_label(field, column, role=None):
-    """A field's label on its display: its name (SCORE), with the player's letter when the display
-    shows both players' fields (A SCORE | B SCORE).  The referee box's one display shows the score
-    AA:BB (app_remote.show); a board definition that still names it "clock" is labelled so."""
-    if role == "remote" and field == "clock":
-        return "SCORE A : B"
-    label = label_of(field)
-    if column == "mid" and field[:2] in ("A.", "B."):
-        return field[0] + " " + label
-    return label
-
-
-def _order(field):
-    short = field.split(".", 1)[-1]
-    table = PLAYER_ORDER if "." in field else SHARED_ORDER
-    return table.index(short) if short in table else len(table)
 
 
 def layout(board, index):
     """What the page needs to draw a board: displays, buttons and LEDs, placed by column."""
     displays = []
-    for pos, d in enumerate(board["displays"]):
+    for d, column, _ in placed_displays(board):  # in the page's order: by column, from the top
         fields = [p["field"] for p in d["show"]]
-        columns = {column_of(f) for f in fields}
-        column = columns.pop() if len(columns) == 1 else "mid"
         displays.append({
             "key": chip_key(d["bus"], d["addr"]),
             "bus": d["bus"],
@@ -117,16 +79,12 @@ def layout(board, index):
             "kind": d["kind"],
             "digits": d.get("digits", 4),
             "column": column,
-            "order": (min(_order(f) for f in fields) if fields else 99, pos),
             "role": "name" if any(f.endswith(".name") for f in fields) else (
                 "score" if any(f.endswith(".score") for f in fields) else "stat"),
             "show": [{"field": p["field"], "at": p["at"], "width": p["width"],
                       "label": display_label(p["field"], column, board.get("role"))}
                      for p in d["show"]],
         })
-    displays.sort(key=lambda d: (d["column"], d["order"]))
-    for d in displays:
-        del d["order"]
     buttons = []
     used = set()
     for b in board["buttons"]:

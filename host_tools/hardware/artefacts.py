@@ -16,7 +16,7 @@ byte for byte. Every function is pure: the same definition gives the same bytes.
 import os
 
 from .. import ROOT
-from . import bom, pins, power, text, wiring
+from . import bom, card, errorhelp, pins, power, text, wiring
 
 DOCS = os.path.join(ROOT, "docs", "build")
 BOARDS_SUBDIR = "boards"
@@ -53,6 +53,11 @@ def page(bd):
     out.append(text.heading("md", "Pins, buses and addresses"))
     out.append(pins.table(bd, "md"))
     out.append("\n")
+    out.append(text.heading("md", "The card for the table"))
+    out.append("[%s/card.html](%s/card.html): one printed page to hang by the table, for players and referees "
+               "who never read a manual: each button's press and hold, the lights, the message display's words, "
+               "each code. Printed to PDF: `carom board card %s --pdf %s-card.pdf` (or the browser's Print).\n\n"
+               % (name, name, name, name))
     out.append(text.heading("md", "Wiring"))
     out.append("Drawn by WireViz from [%s/wiring.yml](%s/wiring.yml) (its input: `wireviz wiring.yml` draws it "
                "again). Each cable is a box: its cores, their colours and where each end goes. Open the SVG to "
@@ -62,18 +67,20 @@ def page(bd):
 
 
 # Per board: the path under docs/build/boards/ ({name}: the board's name) and the function of
-# the normalized definition that makes the file. The table card (host_tools.hardware.card.card_html)
-# is one more row here.
+# the normalized definition that makes the file.
 BOARD_ROWS = [
     ("{name}.md", page),
     ("{name}/parts.csv", _parts_csv),
     ("{name}/wiring.yml", wiring.yaml_text),
     ("{name}/wiring.svg", wiring.svg),
     ("{name}/wiring.png", wiring.png),
+    ("{name}/card.html", card.card_html),
 ]
 
 # Pages of docs/build/ that belong to no one board: (path under docs/build/, function()).
-PAGE_ROWS = []
+PAGE_ROWS = [
+    ("error-codes.md", errorhelp.markdown),
+]
 
 
 def _bytes(data):

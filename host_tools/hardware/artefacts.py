@@ -16,7 +16,7 @@ byte for byte. Every function is pure: the same definition gives the same bytes.
 import os
 
 from .. import ROOT
-from . import bom, card, errorhelp, pins, power, text, wiring
+from . import bigdigits, bom, card, errorhelp, pins, power, text, wiring
 
 DOCS = os.path.join(ROOT, "docs", "build")
 BOARDS_SUBDIR = "boards"
@@ -80,6 +80,9 @@ BOARD_ROWS = [
 # Pages of docs/build/ that belong to no one board: (path under docs/build/, function()).
 PAGE_ROWS = [
     ("error-codes.md", errorhelp.markdown),
+    ("digit-size.md", bigdigits.digit_size_markdown),
+    ("bigger-digits.md", bigdigits.page_markdown),
+    ("bigger-digits/buffer-stage.svg", bigdigits.schematic_svg),
 ]
 
 

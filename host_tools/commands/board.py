@@ -163,8 +163,10 @@ def _write(path, data):
 
 def run_wiring(args):
     bd = definition(args.name)
-    if not os.path.isdir(args.out):
-        raise CommandError("no folder %s" % args.out)
+    try:
+        os.makedirs(args.out, exist_ok=True)  # a folder, or one that can be made
+    except OSError as e:
+        raise CommandError("cannot make the folder %s: %s" % (args.out, e.strerror or e))
     yml, svg, png = _draw(bd)
     for ext, data in (("yml", yml), ("svg", svg), ("png", png)):
         path = os.path.join(args.out, "%s.%s" % (bd["name"], ext))

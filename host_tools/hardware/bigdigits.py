@@ -163,7 +163,6 @@ def schematic_svg(stage=STAGE):
     d.add(elm.Resistor().at(src.OUT1).right().label("%d Ω" % r))
     d.add(elm.LED().right().label("a: %d LEDs\nin series" % stage.leds_per_segment, "bottom", fontsize=9))
     d.add(elm.Line().right(1))
-    top = d.here
     d.add(elm.Line().down(4.5))
     cathode = d.here
     d.add(elm.Dot(open=True).label("digit 0's\ncommon cathode", "bottom", fontsize=9))

@@ -409,3 +409,51 @@ class Pty:
         self.thread.join(5)
         os.close(self.master)
         os.close(self.slave)
+
+
+# ---- an ESP32's ROM loader, emulated (PyPI esp32-mock-bootloader) -----------------------------------
+
+def make_image(chip_id, payload=8192, seed=0):
+    """A small ESP image that esptool's parser accepts, followed by random bytes."""
+    import random
+    import struct
+
+    rnd = random.Random(seed)
+    segments = [(0x3FFF0000, rnd.randbytes(256)), (0x40078000, rnd.randbytes(1024))]
+    # magic, segment count, flash mode DIO, 4 MB / 40 MHz, entry point
+    head = struct.pack("<BBBBI", 0xE9, len(segments), 2, 0x20, 0x40080000)
+    # wp pin, 3 drive bytes, chip id, min rev, min/max full rev, reserved, hash appended
+    head += struct.pack("<BBBBHBHHIB", 0xEE, 0, 0, 0, chip_id, 0, 0, 0xFFFF, 0, 1)
+    body = bytearray(head)
+    checksum = 0xEF
+    for addr, data in segments:
+        body += struct.pack("<II", addr, len(data)) + data
+        for b in data:
+            checksum ^= b
+    body += bytes(15 - len(body) % 16) + bytes([checksum])
+    body += hashlib.sha256(body).digest()
+    return bytes(body) + rnd.randbytes(payload)
+
+
+def start_mock_bootloader(folder, chip="esp32", n=0):
+    """The mock ROM loader in its own process on a free TCP port (its flash kept in `folder`):
+    (process, port). The caller ends the process."""
+    port_file = os.path.join(str(folder), "mock-port-%d" % n)
+    env = dict(os.environ, ESP32_MOCK_BOOTLOADER_STATE_DIR=os.path.join(str(folder), "mock-state"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "esp32_mock_bootloader.cli", "run", "--chip", chip,
+         "--port", "0", "--port-file", port_file, "--timeout", "300"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+    )
+    # The mock writes its port to the file after bind() and listen().
+    deadline = time.monotonic() + 20
+    while True:
+        text = open(port_file).read().strip() if os.path.exists(port_file) else ""
+        if text.isdigit():
+            return proc, int(text)
+        if proc.poll() is not None:
+            pytest.fail("the mock bootloader exited at start: %s" % proc.stderr.read().decode())
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("the mock bootloader did not start listening within 20 s")
+        time.sleep(0.02)

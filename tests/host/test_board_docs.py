@@ -13,7 +13,7 @@ What is tried:
 - a board a user adds to boards/ (a copy of mini under a new name) gets its page and files; once
   removed, the check names its files as of no board, and `carom board docs` removes them;
 - the commands' errors: no such board (the boards listed), a definition file with a wrong
-  field (boarddef's message), an unknown format (usage), no folder for --out; `carom board`
+  field (boarddef's message), an unknown format (usage), an --out folder that cannot be made; `carom board`
   alone; `carom board parts` of a definition file by path; `carom board wiring` writes three files.
 """
 
@@ -162,8 +162,9 @@ def test_the_commands_errors(place, tmp_path):
     assert out.stderr.strip() == "carom: %s: displays[0].size: 0.8 is not a seg7 digit height: 0.56, 1.2 (inches)" % bad
     out = run("parts", "mini", "--format", "pdf")
     assert out.returncode == 2 and "carom: board parts: argument --format/-f: invalid choice" in out.stderr
-    out = run("wiring", "mini", "--out", str(tmp_path / "nowhere"))
-    assert out.returncode == 1 and "carom: no folder" in out.stderr
+    (tmp_path / "a-file").write_text("")
+    out = run("wiring", "mini", "--out", str(tmp_path / "a-file" / "wiring"))
+    assert out.returncode == 1 and out.stderr.startswith("carom: cannot make the folder %s" % (tmp_path / "a-file"))
     out = run()
     assert out.returncode == 1
     assert "carom: board: say what to make: parts, power, pins, wiring, card, docs" in out.stderr

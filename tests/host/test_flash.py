@@ -20,7 +20,6 @@ servers are waited for through the port file they write once listening.
 
 import hashlib
 import os
-import random
 import socket
 import struct
 import subprocess
@@ -30,6 +29,7 @@ import time
 
 import pytest
 
+from helpers import make_image, start_mock_bootloader
 from host_tools import ROOT
 
 pytest.importorskip("esp32_mock_bootloader", reason="pip install esp32-mock-bootloader (the test extras)")
@@ -44,25 +44,6 @@ from esp32_mock_bootloader.server import (  # noqa: E402
 ESP32, ESP32S2, ESP32C3, ESP32S3 = 0, 2, 5, 9  # chip ids in the extended image header
 RUN_TIMEOUT = 60  # seconds for any one subprocess
 NO_ANSWER_LIMIT = 30  # seconds within which "no answer" must be reported (esptool gives up after ~6 s)
-
-
-def make_image(chip_id, payload=8192, seed=0):
-    """A small ESP image that esptool's parser accepts, followed by random bytes."""
-    rnd = random.Random(seed)
-    segments = [(0x3FFF0000, rnd.randbytes(256)), (0x40078000, rnd.randbytes(1024))]
-    # magic, segment count, flash mode DIO, 4 MB / 40 MHz, entry point
-    head = struct.pack("<BBBBI", 0xE9, len(segments), 2, 0x20, 0x40080000)
-    # wp pin, 3 drive bytes, chip id, min rev, min/max full rev, reserved, hash appended
-    head += struct.pack("<BBBBHBHHIB", 0xEE, 0, 0, 0, chip_id, 0, 0, 0xFFFF, 0, 1)
-    body = bytearray(head)
-    checksum = 0xEF
-    for addr, data in segments:
-        body += struct.pack("<II", addr, len(data)) + data
-        for b in data:
-            checksum ^= b
-    body += bytes(15 - len(body) % 16) + bytes([checksum])
-    body += hashlib.sha256(body).digest()
-    return bytes(body) + rnd.randbytes(payload)
 
 
 def carom_flash(*args, timeout=RUN_TIMEOUT):
@@ -117,25 +98,9 @@ def tcp_mock(tmp_path):
     started = []
 
     def start(chip="esp32"):
-        port_file = tmp_path / ("mock-port-%d" % len(started))
-        env = dict(os.environ, ESP32_MOCK_BOOTLOADER_STATE_DIR=str(tmp_path / "mock-state"))
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "esp32_mock_bootloader.cli", "run", "--chip", chip,
-             "--port", "0", "--port-file", str(port_file), "--timeout", "300"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-        )
+        proc, port = start_mock_bootloader(tmp_path, chip, len(started))
         started.append(proc)
-        # The mock writes its port to the file after bind() and listen().
-        deadline = time.monotonic() + 20
-        while True:
-            text = port_file.read_text().strip() if port_file.exists() else ""
-            if text.isdigit():
-                return TcpMock(proc, int(text), chip)
-            if proc.poll() is not None:
-                pytest.fail("the mock bootloader exited at start: %s" % proc.stderr.read().decode())
-            if time.monotonic() > deadline:
-                pytest.fail("the mock bootloader did not start listening within 20 s")
-            time.sleep(0.02)
+        return TcpMock(proc, port, chip)
 
     yield start
     for proc in started:

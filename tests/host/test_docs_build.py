@@ -1,0 +1,244 @@
+"""The builder's pages (docs/build/) as a newcomer follows them: every command runs as written.
+
+Each line of every ```sh block in docs/build/ is run here, in page order, or named in NOT_RUN with the
+reason; a command that is neither fails the test, so a new step cannot slip by unchecked. How:
+
+- in a scratch folder that links `.venv` to the repository's, with `sh -c`;
+- `/dev/ttyUSB0` is a virtual wall board's serial port and `/dev/ttyUSB1` a virtual referee box's
+  (both start with an empty flash, as from the shop, and follow real time); `carom flash` talks to an
+  emulated ESP32 ROM loader instead (esp32-mock-bootloader on a TCP port), with an image made here
+  under the page's file name;
+- `carom doctor --identify` runs until the test, as a person would, presses a button on the board
+  (its name must be printed) and then holds one (the command must end by itself, exit 0).
+
+Every command must exit 0. Also checked: what the pages quote the tools saying (first-mistakes.md's
+text blocks) is what they say; the releases flashing.md names are the code's; every relative link of
+every page reaches a file.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+from helpers import board_def, make_image, needs_mpremote, start_mock_bootloader, wait_until
+from host_tools import MICROPYTHON_OLDEST, ROOT, micropython_tested, release_text
+from host_tools.simulator.vboard import VirtualBoard
+
+DOCS = os.path.join(ROOT, "docs", "build")
+# Commands not run, by a piece of their text, with why.
+NOT_RUN = {
+    "make venv": "makes the .venv these tests run in",
+}
+PORTS = {"/dev/ttyUSB0": "wall", "/dev/ttyUSB1": "referee"}
+ESP32 = 0  # the chip id in an image's header
+
+pytestmark = needs_mpremote
+
+
+def pages():
+    out = []
+    for top, _, names in os.walk(DOCS):
+        out += [os.path.join(top, n) for n in sorted(names) if n.endswith(".md")]
+    return sorted(out)
+
+
+def commands(path):
+    """[(line number, command)] of the ```sh blocks of one page."""
+    text = open(path, encoding="utf-8").read()
+    out = []
+    for m in re.finditer(r"^```sh\n(.*?)^```", text, re.S | re.M):
+        first = text.count("\n", 0, m.start()) + 2
+        for i, line in enumerate(m.group(1).splitlines()):
+            if line.strip() and not line.lstrip().startswith("#"):
+                out.append((first + i, line.strip()))
+    return out
+
+
+def not_run(cmd):
+    return next((why for piece, why in NOT_RUN.items() if piece in cmd), None)
+
+
+def test_every_command_is_known():
+    """Each command is one this test runs (carom, mpremote devs) or has a reason not to be."""
+    for path in pages():
+        for line, cmd in commands(path):
+            assert not_run(cmd) or cmd.startswith((".venv/bin/carom ", ".venv/bin/mpremote devs")), (
+                "%s:%d: %s: neither run by the tests nor in NOT_RUN" % (os.path.relpath(path, ROOT), line, cmd))
+
+
+class Bench:
+    """The scratch folder, the two virtual boards and the mock ROM loader the pages' commands meet."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.scratch = os.path.join(tmp, "scratch")
+        os.makedirs(self.scratch)
+        os.symlink(os.path.join(ROOT, ".venv"), os.path.join(self.scratch, ".venv"))
+        self.boards = {}
+        for port, name in PORTS.items():
+            vb = VirtualBoard(os.path.join(tmp, name), board=board_def(name), serial=True)
+            vb.power_on()
+            vb.run_realtime()
+            self.boards[port] = vb
+        self.mock, port = start_mock_bootloader(tmp)
+        self.mock_url = "socket://127.0.0.1:%d" % port
+
+    def close(self):
+        for vb in self.boards.values():
+            vb.close()
+        self.mock.kill()
+        self.mock.wait(timeout=10)
+        self.mock.stderr.close()
+
+    def command(self, cmd):
+        """The command as it runs here, and the virtual board it talks to (or None)."""
+        board = None
+        if " flash " in cmd:
+            image = re.search(r"--firmware (\S+)", cmd).group(1)
+            with open(os.path.join(self.scratch, image), "wb") as f:
+                f.write(make_image(ESP32, seed=1))
+            for port in PORTS:
+                cmd = cmd.replace(port, self.mock_url)
+            return cmd, None
+        for port, vb in self.boards.items():
+            if port in cmd:
+                cmd = cmd.replace(port, vb.serial_path)
+                board = board or vb
+        return cmd, board
+
+    def run(self, cmd, timeout=240):
+        return subprocess.run(["sh", "-c", cmd], cwd=self.scratch, capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+
+    def identify(self, cmd, vb):
+        """`carom doctor --identify`: a press shows its name here, a long press ends it (exit 0)."""
+        proc = subprocess.Popen(["sh", "-c", cmd], cwd=self.scratch, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        lines = []
+        try:
+            import threading
+
+            reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+            reader.start()
+            wait_until(lambda: any(ln.startswith("  press a button") for ln in lines) or proc.poll() is not None,
+                       timeout=60, what="the identify mode's first line")
+            assert proc.poll() is None, "".join(lines) + proc.stderr.read()
+            button = "foul" if "foul" in vb.buttons else sorted(vb.buttons)[0]
+            vb.tap(button)
+            wait_until(lambda: any(ln.startswith("  button %s (GPIO" % button) for ln in lines), timeout=30,
+                       what="the name of the button pressed")
+            vb.press(button)
+            out = proc.wait(timeout=60)
+            vb.release(button)
+            reader.join(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        return out, "".join(lines), proc.stderr.read()
+
+
+def test_every_page_runs_as_written(tmp_path):
+    bench = Bench(str(tmp_path))
+    ran = []
+    try:
+        for page in ("getting-started.md", "flashing.md", "referee-box.md"):
+            for line, cmd in commands(os.path.join(DOCS, page)):
+                if not_run(cmd):
+                    continue
+                where = "%s:%d: %s" % (page, line, cmd)
+                run, vb = bench.command(cmd)
+                if "--identify" in cmd:
+                    code, out, err = bench.identify(run, vb)
+                else:
+                    done = bench.run(run)
+                    code, out, err = done.returncode, done.stdout, done.stderr
+                assert code == 0, "%s\nexit %d\nstdout:\n%s\nstderr:\n%s" % (where, code, out[-3000:], err[-3000:])
+                ran.append(cmd)
+                if " deploy " in cmd and "--board wall" in cmd:
+                    assert "carom: running on board wall" in out + err, where  # as the page says
+                if " doctor " in cmd and "--identify" not in cmd:
+                    assert out.rstrip().splitlines()[-1].startswith("all good"), where
+    finally:
+        bench.close()
+    others = [c for p in pages() if os.path.basename(p) not in ("getting-started.md", "flashing.md",
+                                                                 "referee-box.md")
+              for _, c in commands(p) if not not_run(c)]
+    for cmd in others:  # a page outside the path above: its commands must not need a board
+        assert "/dev/tty" not in cmd, cmd
+        done = bench.run(cmd)
+        assert done.returncode == 0, (cmd, done.stderr[-2000:])
+    # what the pages promise was made
+    for made in ("wall-parts.csv", "wiring/wall.svg", "wiring/wall.png", "wall-card.pdf"):
+        assert os.path.getsize(os.path.join(bench.scratch, made)) > 0, made
+    assert len(ran) >= 15
+
+
+def test_the_quoted_messages_are_what_the_tools_say(tmp_path):
+    """first-mistakes.md quotes doctor's and carom's own lines: each is made here by the code for the
+    fault the page describes (a port missing and one held are met for real)."""
+    from host_tools.boards import load_board
+    from host_tools.commands.doctor import Checklist, check_release, diagnose_i2c
+
+    page = open(os.path.join(DOCS, "first-mistakes.md"), encoding="utf-8").read()
+    quoted = [b.strip() for b in re.findall(r"^```text\n(.*?)^```", page, re.S | re.M)]
+    full = list(range(0x70, 0x78))
+    bus0 = "I2C bus 0 (SDA 21, SCL 22): "
+    said = []
+    for bd, scan in ((load_board("mini"), {0: [0x70, 0x73]}),  # B.score with A1 bridged too
+                     (load_board("wall"), {0: [a for a in full if a != 0x72], 1: full}),  # 0x72 took another's
+                     (load_board("wall"), {0: [], 1: full})):  # nothing on bus 0
+        said += ["FAIL  " + bus0 + t for mark, bus, t in diagnose_i2c(bd, scan) if mark == "fail"]
+    import io
+
+    c = Checklist(out=io.StringIO())
+    check_release({"version": "1.20.0"}, "MicroPython 1.20.0 on Generic ESP32 module with ESP32", c)
+    said += ["FAIL  " + p for p in c.problems]
+    missing = subprocess.run([sys.executable, "-m", "host_tools", "doctor", "--device", "/dev/ttyUSB0-none"],
+                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+    said += [ln.strip().replace("/dev/ttyUSB0-none", "/dev/ttyUSB0") for ln in missing.stdout.splitlines()]
+    deploy = subprocess.run([sys.executable, "-m", "host_tools", "deploy", "--device", "/dev/ttyUSB0-none",
+                             "--board", "wall"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    said += [ln.strip().replace("/dev/ttyUSB0-none", "/dev/ttyUSB0") for ln in deploy.stderr.splitlines()]
+    vb = VirtualBoard(tmp_path / "flash", board=board_def("wall"), serial=True)
+    try:
+        vb.power_on()
+        vb.run_realtime()
+        holder = subprocess.Popen([sys.executable, "-c", "import serial, sys, time; s = serial.Serial(sys.argv[1], "
+                                   "exclusive=True); print('held', flush=True); time.sleep(120)", vb.serial_path],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            held = subprocess.run([sys.executable, "-m", "host_tools", "doctor", "--device", vb.serial_path],
+                                  capture_output=True, text=True, timeout=60, cwd=ROOT)
+            said += [ln.strip().replace(vb.serial_path, "/dev/ttyUSB0") for ln in held.stdout.splitlines()]
+            mp = subprocess.run([os.path.join(os.path.dirname(sys.executable), "mpremote"), "connect",
+                                 vb.serial_path, "fs", "ls"], capture_output=True, text=True, timeout=60)
+            mp_said = mp.stderr.strip().splitlines()[-1].replace(vb.serial_path, "/dev/ttyUSB0")
+        finally:
+            holder.kill()
+            holder.wait()
+    finally:
+        vb.close()
+    for q in quoted:
+        assert q in said, "first-mistakes.md quotes a line no tool says now:\n%s\nthey say:\n%s" % (q, "\n".join(said))
+    assert "(mpremote says `%s`.)" % mp_said.replace("mpremote: ", "") in page.replace("\n", " ")
+
+
+def test_the_releases_named_are_the_codes():
+    page = open(os.path.join(DOCS, "flashing.md"), encoding="utf-8").read()
+    assert "| the oldest the firmware runs on | **%s** |" % release_text(MICROPYTHON_OLDEST) in page
+    tested = micropython_tested()
+    assert tested and "**%s**" % tested in page
+
+
+def test_every_link_reaches_a_file():
+    for path in pages():
+        text = open(path, encoding="utf-8").read()
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            dest = os.path.normpath(os.path.join(os.path.dirname(path), target.split("#")[0]))
+            assert os.path.exists(dest), "%s links %s: no such file" % (os.path.relpath(path, ROOT), target)
+

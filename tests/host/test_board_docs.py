@@ -80,6 +80,7 @@ def test_a_changed_pin_and_address_reach_every_file(place):
     run, docs = place["run"], place["docs"]
     assert "current" in ok(run("docs", "--check", "--out", str(docs)))
     before = {f.format(n="mini"): read(docs / "boards" / f.format(n="mini")) for f in FILES}
+    card = read(docs / "boards" / "mini" / "card.html")
     others = {p: read(p) for p in (docs / "boards").rglob("*") if p.is_file() and "mini" not in p.name
               and p.parent.name != "mini"}
 
@@ -101,6 +102,7 @@ def test_a_changed_pin_and_address_reach_every_file(place):
     assert "%d files written, %d current" % (len(stale), total - len(stale)) in out
     after = {f: read(docs / "boards" / f) for f in before}
     assert all(after[f] != before[f] for f in before)
+    assert read(docs / "boards" / "mini" / "card.html") == card  # the card names no pin and no address
     assert others == {p: read(p) for p in others}  # the other boards' files untouched
 
     page = after["mini.md"].decode()

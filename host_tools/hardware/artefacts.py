@@ -16,7 +16,7 @@ byte for byte. Every function is pure: the same definition gives the same bytes.
 import os
 
 from .. import ROOT
-from . import bom, pins, power, text, wiring
+from . import bigdigits, bom, pins, power, text, wiring
 
 DOCS = os.path.join(ROOT, "docs", "build")
 BOARDS_SUBDIR = "boards"
@@ -73,7 +73,7 @@ BOARD_ROWS = [
 ]
 
 # Pages of docs/build/ that belong to no one board: (path under docs/build/, function()).
-PAGE_ROWS = []
+PAGE_ROWS = list(bigdigits.PAGES)
 
 
 def _bytes(data):

@@ -49,10 +49,11 @@ PRICE_DATE = parts.PRICE_DATE
 # kind: datasheet (the maker of the chip or the display), maker (a board's maker), third party
 # (named), rule of thumb (a trade's rule, named), estimated (here, with the reason beside it).
 SOURCES = {
-    "holtek": ("datasheet", ("Holtek, HT16K33 datasheet, rev. 1.10 (May 2011): block diagram (\"Row driver "
-                             "output\", \"Common scan output\", \"Key scan output\", \"Device address source "
-                             "output\"), Display Memory - RAM Structure, the LED drive mode waveforms (\"1 Frame "
-                             "= 1056us*9 = 9.504ms\"), Keyscan, Slave Addressing (\"The slave address set is "
+    "holtek": ("datasheet", ("Holtek, HT16K33 datasheet, rev. 1.10 (May 2011) and 1.20 (July 2017): block "
+                             "diagram (\"Row driver output\", \"Common scan output\", \"Key scan output\", "
+                             "\"Device address source output\"), Display Memory - RAM Structure, the LED "
+                             "drive mode waveforms (\"1 Frame = 1056us*9 = 9.504ms\"), Keyscan, Slave "
+                             "Addressing (\"The slave address set is "
                              "loaded into the HT16K33 at every frame\"), Digital Dimming Data Input")),
     "holtek-dc": ("datasheet", ("Holtek, HT16K33 datasheet: D.C. characteristics (ROW source 25 mA, COM sink "
                                 "200 mA, typical, at VDD 5 V; as also read by Adafruit's forum thread "
@@ -70,8 +71,8 @@ SOURCES = {
     "displays": ("datasheet", ("red LED display datasheets: Kingbright ACSC03-41SURKWA (VF 1.85 V typical, "
                                "2.35 V max at 10 mA for each LED) and a 0.56\" display, SMA41056 (continuous "
                                "25 mA per segment; peak 100 mA at 1/10 duty cycle, 0.1 ms pulse width)")),
-    "meanwell-gst25e": ("maker", "Mean Well, GST25E datasheet: 25 W adapters, GST25E12-P1J 12 V 2.08 A, "
-                                 "GST25E15-P1J 15 V 1.66 A, GST25E24-P1J 24 V 1.04 A"),
+    "meanwell-gst25e": ("maker", ("Mean Well, GST25E datasheet: 25 W adapters, GST25E12-P1J 12 V 2.08 A, "
+                                  "GST25E15-P1J 15 V 1.66 A, GST25E24-P1J 24 V 1.04 A")),
     "sign-rule": ("rule of thumb", ("the sign makers' legibility rule: about 1 inch of letter height for "
                                     "each 30 ft of the farthest distance it can be read from (bright "
                                     "digits on a dark face read at least as well as printed letters)")),
@@ -527,7 +528,7 @@ def parts_list(design=DESIGN):
         Part("c-ic", "capacitor 100 nF ceramic (one at each chip's supply pin)", "KEMET C320C104K5R5TA", 0.1, 4, ""),
         Part("c-bulk", "capacitor 220 µF 25 V electrolytic (where the %g V enters the board)" % design.supply_v,
              "Panasonic EEU-FR1E221", 0.3, 1, ""),
-        Part("sockets", "IC sockets: 2 × DIP-20, 2 × DIP-18", "TE Connectivity 1-2199298-x", 1.0, 1,
+        Part("sockets", "IC sockets: 2 × DIP-20, 2 × DIP-18", "any maker's turned-pin sockets", 1.0, 1,
              "the drivers can then be swapped"),
         Part("board", parts.PARTS["stripboard"].what.split(":")[0] + " (the stage)",
              parts.PARTS["stripboard"].example, parts.PARTS["stripboard"].price, 1, ""),
@@ -724,7 +725,7 @@ def page_markdown(design=None):
       "and each says which ([Sources](#sources)). Build one digit first and check it (step 6 below).\n\n")
 
     w(text.heading("md", "How the chip drives its LEDs"))
-    w("The HT16K33's datasheet (Holtek, rev. 1.10) names two kinds of LED outputs: ROW0-ROW15, \"Row driver "
+    w("The HT16K33's datasheet (Holtek, rev. 1.10 and 1.20) names two kinds of LED outputs: ROW0-ROW15, \"Row driver "
       "output\", and COM0-COM7, \"Common scan output\" (block diagram). Its RAM map puts COMn at RAM addresses "
       "2n and 2n + 1 and each bit on a ROW: \"Logic '1' in the RAM bit-map indicates the 'on' state of the "
       "corresponding LED Row\" (Display Memory - RAM Structure). Its LED drive waveform scans \"1 Frame = "
@@ -832,8 +833,8 @@ def page_markdown(design=None):
       "datasheet's waveform; the rule of thumb says 1/8 = 12.5 %%). Brightness level n (0-15, the board's "
       "`brightness`) lights (n + 1)/16 of that. A string's average current is its peak × %.3f × (n + 1)/16 "
       "(the rule: peak × 1/8 × (n + 1)/16). The eye averages a flicker this fast (%.0f Hz), so a string "
-      "looks about as bright as one lit steadily at that average (LEDs give a little less light per mA at "
-      "high currents: a little less, estimated).\n\n"
+      "looks about as bright as one lit steadily at that average (a little less in fact: LEDs give less "
+      "light per mA at high currents; estimated).\n\n"
       % (fig("lit_us"), fig("frame_us"), 100 * share(), share(), 1e6 / fig("frame_us")))
     brow = []
     for level in (15, 11, 7, 3, 0):
@@ -951,10 +952,11 @@ def digit_size_markdown():
       "never this page. -->\n\n")
     w("A wall board is read by the players and the referee around the table: from about 3 m at its near end "
       "to 6 m at its far end. The sign makers' rule: about **1 inch of digit height for each %d ft** (%.2f m) "
-      "of the farthest distance it can be read from. Read at a glance, between two shots, a digit wants to be nearer: this "
-      "page takes %.0f %% of that distance, %.0f ft (%.2f m) per inch, a choice made here (an estimate, not a "
-      "standard).\n\n" % (fig("ft_per_inch"), per_in, fig("comfort") * 100, fig("ft_per_inch") * fig("comfort"),
-                         per_in * fig("comfort")))
+      "of the farthest distance it can be read from. Read at a glance, between two shots, a digit wants to "
+      "be nearer: this page takes %.0f %% of that distance, %.0f ft (%.2f m) per inch, a choice made here "
+      "(an estimate, not a standard).\n\n"
+      % (fig("ft_per_inch"), per_in, fig("comfort") * 100, fig("ft_per_inch") * fig("comfort"),
+         per_in * fig("comfort")))
     w(text.heading("md", "By distance"))
     rows = []
     for dist in DISTANCES:
@@ -980,7 +982,8 @@ def digit_size_markdown():
     rows = []
     for key in ("seg7-0.56", "seg7-1.2", "seg14-0.54"):
         p = parts.PARTS[key]
-        pins = "; ".join('"%s" → %s' % (name, rail) + (" — %s" % note if note else "") for name, rail, note in p.pins)
+        pins = "; ".join('"%s" → %s' % (name, rail) + (" — %s" % note if note else "")
+                         for name, rail, note in p.pins)
         rows.append((p.what.split(", ", 1)[1], p.example, "%d" % p.figures["leds_per_segment"].value, pins))
     w(text.markdown(("backpack", "example", "LEDs a segment", "pins"), rows))
     w("\nThe 1.2\" backpack is the largest: its 2 LEDs a segment need 5 V on \"+\" (Adafruit: \"Will not run "

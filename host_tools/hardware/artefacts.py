@@ -78,12 +78,7 @@ BOARD_ROWS = [
 ]
 
 # Pages of docs/build/ that belong to no one board: (path under docs/build/, function()).
-PAGE_ROWS = [
-    ("error-codes.md", errorhelp.markdown),
-    ("digit-size.md", bigdigits.digit_size_markdown),
-    ("bigger-digits.md", bigdigits.page_markdown),
-    ("bigger-digits/buffer-stage.svg", bigdigits.schematic_svg),
-]
+PAGE_ROWS = [("error-codes.md", errorhelp.markdown)] + list(bigdigits.PAGES)
 
 
 def _bytes(data):

@@ -249,13 +249,13 @@ def led_resistor():
     """The LED resistor's Part with its value (led_ohm()) filled in: "Yageo CFR-25JB-52-150R"."""
     p = PARTS["resistor-led"]
     ohm = led_ohm()
-    return p._replace(what=p.what.format(ohm=ohm), example=p.example.format(code=_resistor_code(ohm)))
+    return p._replace(what=p.what.format(ohm=ohm), example=p.example.format(code=resistor_code(ohm)))
 
 
-def _resistor_code(ohm):
-    """A resistor's value as makers print it in part numbers: 150R, 10K, 1K2."""
+def resistor_code(ohm):
+    """A resistor's value as makers print it in part numbers: 150R, 4R7, 10K, 1K2."""
     if ohm < 1000:
-        return "%dR" % ohm
+        return ("%gR" % ohm).replace(".", "R")
     k = ohm / 1000.0
     return "%dK" % k if k == int(k) else ("%g" % k).replace(".", "K")
 

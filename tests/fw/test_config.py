@@ -923,3 +923,15 @@ def test_config_private_constants_agree_with_configedit_names():
     assert config.T_OBJ == configedit.T_OBJ == 8 and config.F_SECRET == configedit.F_SECRET
     assert config.ERROR_CONFIG_DEFAULTS == 22 and config.REDACTED == "***"
     assert twins(config, configedit, "_T_OBJ") >= 16
+
+
+def test_a_file_cut_short_is_never_whole():
+    from jsonwhole import whole
+
+    # MicroPython before v1.26.0 reads {"a": {"b": 1} as whole: the check of its own says it is not
+    assert whole(b'{"a": {"b": 1}, "c": [1, "}]"], "d": "\\\"{"}')
+    for cut in (b'{"a": {"b": 1}', b'{"a": [1, 2]', b'{"a": "x}', b'{"a": "\\"}', b'{', b'{"a": {"b": {}}'):
+        assert not whole(cut), cut
+    full = read(EXAMPLE).rstrip()
+    assert whole(full)
+    assert [n for n in range(len(full)) if whole(full[:n])] == [0]  # only the empty cut, refused by json

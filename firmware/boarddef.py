@@ -86,7 +86,7 @@ strings) and "source" (file path or None).
 import json
 
 from controller import ACTIONS  # what a button can do (the one list)
-from jsonwhole import whole  # a file cut short is refused on every release (jsonwhole.py)
+import jsonwhole  # a file cut short is refused on every release
 from viewsetup import FIELDS, LEDS  # what a view can show
 
 SCHEMA = 1
@@ -151,7 +151,7 @@ def load(path_or_dict, sizes=True):
         d = json.loads(text)
     except ValueError as e:
         raise ValueError("%s: not valid JSON: %s" % (path, e))
-    if not whole(text):  # what json.loads lets by before MicroPython v1.26.0
+    if not jsonwhole.whole(text):  # what json.loads lets by before MicroPython v1.26.0
         raise ValueError("%s: not valid JSON: cut short (an object or a list is not closed)" % path)
     return validate(d, path, sizes)
 

@@ -92,7 +92,7 @@ import json
 import os
 
 import cold
-from jsonwhole import whole  # a file cut short is refused on every release (jsonwhole.py)
+import jsonwhole  # a file cut short is refused on every release
 
 try:
     from micropython import const
@@ -551,7 +551,7 @@ def _parse(raw, path):
         d = json.loads(raw.decode())
     except ValueError as e:  # UnicodeError is a ValueError
         raise ValueError("%s: not valid JSON: %s" % (path, e))
-    if not whole(raw):  # what json.loads lets by before MicroPython v1.26.0
+    if not jsonwhole.whole(raw):  # what json.loads lets by before MicroPython v1.26.0
         raise ValueError("%s: not valid JSON: cut short (an object or a list is not closed)" % path)
     return normalize(d, path)
 

@@ -89,8 +89,11 @@ def rtc_write(count, crashed, armed):
 
 
 def wall_clock(offset_s):
-    """Seconds since 1970 plus offset_s, or None while the board's clock is not set."""
+    """Seconds since 1970 plus offset_s, or None while the board's clock is not set. The ESP32
+    port's time.time() counts from 2000 (time.gmtime(0) says from when), the unix port's from 1970."""
     t = time.time()
+    if time.gmtime(0)[0] == 2000:
+        t += 946684800  # 2000-01-01 in seconds since 1970
     return t + offset_s if t > 1600000000 else None
 
 

@@ -23,7 +23,8 @@ Checks, in order (each line `ok`, `warn` or `FAIL`):
                            bus (the address jumpers: which pad is bridged too or
                            missing), or unknown; a missing display with its
                            field and its place on the board
-    clock                  set or not (reports carry times only when it is)
+    clock                  set or not (time.time() read from the board's epoch: 2000
+                           on the ESP32); reports carry times only when it is
     the app starts         reset, and the boot watched for
                            "carom: running on board NAME" (not with --no-reset)
 
@@ -49,7 +50,8 @@ FLASH_FAIL = 32 * 1024
 FLASH_WARN = 128 * 1024
 RAM_FAIL = 32 * 1024
 RAM_WARN = 64 * 1024
-CLOCK_SET = 1600000000  # the app's test for a set clock (firmware/app.py)
+CLOCK_SET = 1600000000  # the app's test for a set clock (firmware/app.py), in seconds since 1970
+EPOCH_2000 = 946684800  # 2000-01-01 in seconds since 1970, where the ESP32 port's time.time() counts from
 
 
 class Checklist:
@@ -282,9 +284,11 @@ def diagnose_i2c(bd, found):
             explained.add((bus, m))
             said_unknown.add((bus, addr))
     for bus in expected:
-        if expected[bus] and found.get(bus) == []:
+        moved = [a for a in expected[bus] if (bus, a) in explained]  # said above: found on the other bus
+        if expected[bus] and found.get(bus) == [] and not moved:
             out.append(("fail", bus, "no display answers (%d expected): the bus itself first: SDA and SCL swapped, "
-                        "no common ground, the backpacks without power, or the bus not on these pins" % len(expected[bus])))
+                        "no common ground, the backpacks without power, or the bus not on these pins"
+                        % len(expected[bus])))
             continue
         for addr in missing[bus]:
             if (bus, addr) not in explained and isinstance(found.get(bus), list):
@@ -298,8 +302,9 @@ def diagnose_i2c(bd, found):
             out.append(("warn", bus, "%s answer%s but %s not in the board definition" % (
                 ", ".join("0x%02x" % a for a in rest), "s"[:len(rest) == 1], "is" if len(rest) == 1 else "are")))
         if not missing[bus] and isinstance(found.get(bus), list):
+            addrs = " ".join("0x%02x" % a for a in sorted(expected[bus]))
             out.append(("ok", bus, "all %d display%s answer (%s)" % (
-                len(expected[bus]), "s"[:len(expected[bus]) != 1], " ".join("0x%02x" % a for a in sorted(expected[bus])))))
+                len(expected[bus]), "s"[:len(expected[bus]) != 1], addrs)))
     return out
 
 
@@ -320,12 +325,20 @@ def check_i2c(board, bd, c):
     for bus, _, _, _ in buses:
         if not isinstance(found.get(bus), list):
             c.fail("%s: cannot scan: %s" % (where[bus], found.get(bus)))
-    for mark, bus, text in diagnose_i2c(bd, found):
+    for mark, bus, text in sorted(diagnose_i2c(bd, found), key=lambda said: said[1]):  # bus by bus
         getattr(c, mark)("%s: %s" % (where[bus], text))
 
 
+def unix_time(t, epoch_year):
+    """The board's time.time() in seconds since 1970. MicroPython's ports count from 1970 (unix)
+    or from 2000 (the ESP32 and other embedded ports); time.gmtime(0)[0] says which."""
+    return t + EPOCH_2000 if epoch_year == 2000 else t
+
+
 def check_clock_and_history(board, c):
-    t = board.eval("__import__('time').time()", "reading the board's clock")
+    t, epoch_year = board.eval("(lambda t: (t.time(), t.gmtime(0)[0]))(__import__('time'))",
+                               "reading the board's clock")
+    t = unix_time(t, epoch_year)
     if t < CLOCK_SET:
         c.warn("clock: not set: match reports will have no start and end times (mpremote rtc --set)")
     else:

@@ -12,8 +12,9 @@ reason; a command that is neither fails the test, so a new step cannot slip by u
   (its name must be printed) and then holds one (the command must end by itself, exit 0).
 
 Every command must exit 0. Also checked: what the pages quote the tools saying (first-mistakes.md's
-text blocks) is what they say; the releases flashing.md names are the code's; every relative link of
-every page reaches a file.
+and flashing.md's text blocks) is what they say; what getting-started.md says the board shows at its
+first start is what the virtual wall board's displays show once the page's commands ran; the
+releases flashing.md names are the code's; every relative link of every page reaches a file.
 """
 
 import os
@@ -32,6 +33,7 @@ NOT_RUN = {
 }
 PORTS = {"/dev/ttyUSB0": "wall", "/dev/ttyUSB1": "referee"}
 ESP32 = 0  # the chip id in an image's header
+ESP32_S3 = 9
 
 pytestmark = needs_mpremote
 
@@ -53,6 +55,24 @@ def commands(path):
             if line.strip() and not line.lstrip().startswith("#"):
                 out.append((first + i, line.strip()))
     return out
+
+
+def quoted(path):
+    """The ```text blocks of one page (also those indented in a list item), each as one string."""
+    text = open(path, encoding="utf-8").read()
+    out = []
+    for m in re.finditer(r"^( *)```text\n(.*?)^ *```", text, re.S | re.M):
+        indent = len(m.group(1))
+        out.append("\n".join(line[indent:] for line in m.group(2).splitlines()).strip())
+    return out
+
+
+def section(path, heading):
+    """The text of a page from the heading that starts with `heading` to the next one."""
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r"^## %s.*?\n(.*?)(?=^## |\Z)" % re.escape(heading), text, re.S | re.M)
+    assert m, "%s: no section %r" % (path, heading)
+    return " ".join(m.group(1).split())
 
 
 def not_run(cmd):
@@ -91,13 +111,13 @@ class Bench:
         self.mock.wait(timeout=10)
         self.mock.stderr.close()
 
-    def command(self, cmd):
+    def command(self, cmd, chip=ESP32):
         """The command as it runs here, and the virtual board it talks to (or None)."""
         board = None
         if " flash " in cmd:
             image = re.search(r"--firmware (\S+)", cmd).group(1)
             with open(os.path.join(self.scratch, image), "wb") as f:
-                f.write(make_image(ESP32, seed=1))
+                f.write(make_image(chip, seed=1))
             for port in PORTS:
                 cmd = cmd.replace(port, self.mock_url)
             return cmd, None
@@ -139,11 +159,45 @@ class Bench:
         return out, "".join(lines), proc.stderr.read()
 
 
+def shown(vb, field):
+    """What the wall board's display for `field` shows of it, without the blanks around it."""
+    from host_tools.simulator.segments import decode
+
+    for d in board_def("wall")["displays"]:
+        parts = [{"field": d["show"], "at": 0, "width": 4}] if isinstance(d["show"], str) else d["show"]
+        for part in parts:
+            if part["field"] == field:
+                text = decode(vb.chip(int(d["addr"], 16), d["bus"]).ram, d["kind"]).text.replace(".", "")
+                return text[part["at"]:part["at"] + part["width"]].strip()
+    raise AssertionError("no display shows %s" % field)
+
+
+def check_first_start(vb):
+    """getting-started.md's step 10 against the wall board after the page's commands (its names and
+    target set in step 8): each value the page quotes is on the displays it names."""
+    page = os.path.join(DOCS, "getting-started.md")
+    said = section(page, "10.")
+    names = dict(re.findall(r"players\.([AB])\.name=(\S+)", open(page, encoding="utf-8").read()))
+    target = re.search(r"match\.target=(\d+)", open(page, encoding="utf-8").read()).group(1)
+    expected = {"message": "LAG", "A.score": "0", "B.score": "0", "A.innings": "0", "B.innings": "0",
+                "A.average": "0000", "B.average": "0000", "A.target": target, "B.target": target,
+                "A.name": names["A"], "B.name": names["B"]}
+    for words in ("the message display says `LAG`", "both scores `0`", "innings `0`", "averages `0.000`",
+                  "both targets the configured one (`%s`)" % target, "(or the names you set)"):
+        assert words in said, "getting-started.md step 10 no longer says %r" % words
+    wait_until(lambda: shown(vb, "message") == "LAG", timeout=30, what="the first start's LAG")
+    got = {field: shown(vb, field) for field in expected}
+    assert got == expected
+
+
 def test_every_page_runs_as_written(tmp_path):
     bench = Bench(str(tmp_path))
     ran = []
+    said = {}  # the one result line of a flash command, as the page would show it
     try:
         for page in ("getting-started.md", "flashing.md", "referee-box.md"):
+            if page == "flashing.md":
+                check_first_start(bench.boards["/dev/ttyUSB0"])  # getting-started.md is done
             for line, cmd in commands(os.path.join(DOCS, page)):
                 if not_run(cmd):
                     continue
@@ -160,8 +214,22 @@ def test_every_page_runs_as_written(tmp_path):
                     assert "carom: running on board wall" in out + err, where  # as the page says
                 if " doctor " in cmd and "--identify" not in cmd:
                     assert out.rstrip().splitlines()[-1].startswith("all good"), where
+                if " flash " in cmd:
+                    said[cmd] = out.strip().replace(bench.mock_url, "/dev/ttyUSB0")
+        # flashing.md: an image for another chip, refused
+        run, _ = bench.command(".venv/bin/carom flash --device /dev/ttyUSB0 --firmware ESP32_GENERIC_S3.bin",
+                               chip=ESP32_S3)
+        refused = bench.run(run)
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        said["refused"] = refused.stderr.strip().splitlines()[-1].replace(bench.mock_url, "/dev/ttyUSB0")
     finally:
         bench.close()
+    def any_size(text):  # the image's size is the reader's own
+        return re.sub(r"\(\d+ bytes\)", "(N bytes)", text)
+
+    page = [any_size(q) for q in quoted(os.path.join(DOCS, "flashing.md"))]
+    for cmd, line in said.items():
+        assert any_size(line) in page, "flashing.md does not show what %s says:\n%s" % (cmd, line)
     others = [c for p in pages() if os.path.basename(p) not in ("getting-started.md", "flashing.md",
                                                                  "referee-box.md")
               for _, c in commands(p) if not not_run(c)]

@@ -12,8 +12,8 @@ BOARDS_DIR = os.environ.get("CAROM_BOARDS") or os.path.join(ROOT, "boards")
 # `asyncio` (renamed from uasyncio) and `espnow` (with its irecv) from v1.21.0 on, and load the
 # bytecode-only .mpy files (version 6; the sub-version counts only for native code; 31-bit small
 # ints) that carom deploy makes. Before v1.26.0 json.loads takes an object or a list cut short
-# after a complete value as whole (it raises only from v1.26.0 on): a file that stopped half-way is
-# not refused by json.loads alone there. `carom doctor` fails an older release; the builder's docs
+# after a complete value as whole (it raises only from v1.26.0 on): the firmware refuses a file that
+# stopped half-way itself (firmware/jsonwhole.py), so v1.21.0 stays the oldest. `carom doctor` fails an older release; the builder's docs
 # name it from here (tests/host/test_docs_build.py holds them to it).
 MICROPYTHON_OLDEST = (1, 21, 0)
 MICROPYTHON_DOWNLOAD = "https://micropython.org/download/ESP32_GENERIC/"

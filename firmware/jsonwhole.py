@@ -1,5 +1,5 @@
 """Is a JSON text whole? MicroPython's json.loads before v1.26.0 takes an object or a list cut
-short as complete (micropython issue 17141): a config.json or a board definition whose copy
+short as complete (fixed in MicroPython v1.26.0): a config.json or a board definition whose copy
 stopped half-way would run as far as it goes. config.py and boarddef.py ask this after
 json.loads, so a file cut short is refused on every release (loaded only while they check a file).
 

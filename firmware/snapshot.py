@@ -422,7 +422,7 @@ def begin(st, match):
         if st.gen == top and st.seq <= 1 and not st.closed and not st._broken and not st.has_report():
             # Nothing was played in the current match (only its start record, no report: a boot or a
             # new match before any press): the new one takes its number and its slot, so the
-            # numbers count matches, not boots (issue 16). The previous match stays the other.
+            # numbers count matches, not boots. The previous match stays the other.
             for k in (0, 1):
                 if both[k] is not None and both[k][0] == top:
                     target, other, gen = k, both[1 - k], top

@@ -53,7 +53,7 @@ def mpy_section():
         if name == "rules.py":
             note = "  (goal < 8192)"
         print("%-24s %7d bytes%s" % (name, size, note))
-    print("%-24s %7d bytes  (issue 3's goal < 65536; on the flash: the RAM is what counts, see the heap section)"
+    print("%-24s %7d bytes  (the first goal < 65536; on the flash: the RAM is what counts, see the heap section)"
           % ("total", sum(sizes.values())))
     print()
     return sizes

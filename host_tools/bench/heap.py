@@ -144,7 +144,7 @@ FORMATS_MATCH = {"game": "three_cushion", "target": 15, "sets": 3, "deciding_tar
                  "warmup_s": 300}
 
 
-HALL_KEY = "5a" * 32  # a hall key (issue 17): the board subscribes to its setup topic
+HALL_KEY = "5a" * 32  # a hall key: the board subscribes to its setup topic
 
 
 def _boot_figures(exe, heap, match=None, hall=False):
@@ -360,7 +360,7 @@ def heap_section():
     row("  then the power cut and restore: highest live", lambda r: r["formats"]["peak_with_restore"])
     row("  MemoryError (heap in 4 KB holes at 32-bit)", lambda r: r["formats"]["memory_errors"])
     if mqtt:
-        row("with a hall key (issue 17): live, first start", lambda r: r["boot_hall"]["boot1"]["live"])
+        row("with a hall key: live, first start", lambda r: r["boot_hall"]["boot1"]["live"])
         row("  the next start: live (setups come with MQTT, later)", lambda r: r["boot_hall"]["boot2"]["live"])
         row("  largest free block", lambda r: r["boot_hall"]["boot2"]["largest"])
         row("  running, setup topic subscribed: highest live", lambda r: r["boot_hall"]["run_peak"])

@@ -24,7 +24,7 @@ inning) through mpremote and writes, in DIR (default: the current folder):
                                      (chromium --headless --print-to-pdf); a clear
                                      error when none is installed
 
-The formats of issue 15 read as the hall reads them (hall/model.py match_format):
+The formats (handicap, sets, shoot-out, warm-up) read as the hall reads them (hall/model.py match_format):
 "30:22 handicap" (each player's target), "sets 3:1 (15:9, 12:15, 15:4, 15:11)",
 "30:30, shoot-out 2:1" (the runs of the round that decided). A set match's sheet
 has the innings set by set (each set's running totals from 0), its totals are

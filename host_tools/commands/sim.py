@@ -105,7 +105,7 @@ def summary(doc):
         parts.append("break %d:%02d" % divmod(doc["break_left_s"], 60))
     if doc["last_foul"]:
         parts.append("foul %s" % doc["last_foul"])
-    parts += _issue14_parts(doc)
+    parts += _event_parts(doc)
     if doc["result"]:
         parts.append("result %s" % doc["result"])
         if doc.get("ended_by"):
@@ -115,7 +115,7 @@ def summary(doc):
     return "  ".join(parts)
 
 
-def _issue14_parts(doc):
+def _event_parts(doc):
     """The referee's helps: what follows a jump or a frozen ball, the restricted area's count
     and OUT, the lag's ties, the reviews used, the match's time (H:MM:SS)."""
     parts = []
@@ -143,7 +143,7 @@ def _issue14_parts(doc):
 
 
 def _format_parts(doc):
-    """Issue 15's formats: a handicap's targets, the set and the sets won, the shoot-out's
+    """The formats: a handicap's targets, the set and the sets won, the shoot-out's
     round, the warm-up's clock."""
     parts = []
     a, b = doc["players"]["A"], doc["players"]["B"]

@@ -13,7 +13,7 @@ Used by the tests, the load benchmark, and to see the dashboard without boards:
 The demo keeps real time (SimTable(clock=time.time)): a match's clock, its break and warm-up,
 and its report's start and end are the wall clock's.  Hall switches boards off and on.
 
-HallBoard is a board with a hall key (issue 17): it takes its table's signed setups (checked by the
+HallBoard is a board with a hall key: it takes its table's signed setups (checked by the
 firmware's own hallsetup.check), plays the match each names and publishes its state (with its
 "setup" key) and its report; play(boards, interval_s, until) plays many of them at a rate.  The
 tournament's end-to-end test (tests/host/test_hall_tournament_e2e.py) and `make bench`'s 64-player
@@ -278,7 +278,7 @@ class Board:
 
 
 class HallBoard:
-    """A board with a hall key (issue 17): it takes its table's setups and plays the matches they name.
+    """A board with a hall key: it takes its table's setups and plays the matches they name.
 
     One MQTT connection as the board's (Board, on_setup): "online", the setup topic subscribed at
     every connect (QoS 1).  Each message is checked by the firmware's own hallsetup.check (HMAC with
@@ -494,7 +494,7 @@ class SSEClient:
         self.thread.join(5)
 
 
-# The formats a table may play (issue 15), as more of `new`'s options; %d is the target.
+# The formats a table may play, as more of `new`'s options; %d is the target.
 FORMATS = {
     "plain": lambda t: "",
     "handicap": lambda t: "target_A=%d target_B=%d" % (t, max(1, t * 3 // 4)),

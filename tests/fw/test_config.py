@@ -794,7 +794,7 @@ def test_set_path_parses_by_the_schema_type():
 
 
 def test_whole_takes_plain_ascii_digits_only():
-    """Issue 14: one function reads every number from text (config set, the scripted mode); int()
+    """One function reads every number from text (config set, the scripted mode); int()
     alone takes Arabic-Indic and fullwidth digits on CPython, not on MicroPython."""
     for text, value in (("0", 0), ("10", 10), ("-3", -3), ("-0", 0), ("007", 7), ("9999", 9999)):
         assert configedit.whole(text) == value, text

@@ -358,7 +358,7 @@ def test_foul_kinds_of_the_foul_buttons():
                                                             "foul.time"]
 
 
-# ---- issue 15: sets, the shoot-out, the warm-up --------------------------------------------
+# ---- the formats: sets, the shoot-out, the warm-up --------------------------------------------
 
 def test_the_controllers_private_codes_are_the_rules_and_the_sounds():
     if not hasattr(controller, "_LAG"):

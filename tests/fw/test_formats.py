@@ -1,4 +1,4 @@
-"""The formats beyond the original (issue 15), reading by reading (shared/rules/rules.md,
+"""The formats beyond the original, reading by reading (shared/rules/rules.md,
 "Formats beyond the original"); runs on CPython and MicroPython.
 
 Handicap (a target per player: the countdown, the half for the break, the equalizing inning,

@@ -1,5 +1,5 @@
 """A match's number (its generation: history/<n>.json, the sheet's "Match no.") counts matches,
-not boots (issue 16: "Match no. 20" on the first match after a fresh flash).
+not boots ("Match no. 20" on the first match after a fresh flash).
 
 A boot with a saved match in which nothing was played (only its start record) begins it anew
 from the configuration (startup.restore); a new match asked for before any press too. Either

@@ -1,4 +1,4 @@
-"""referee.py's words (issue 13): split() in linear time, and a bound on a line's length.
+"""referee.py's words: split() in linear time, and a bound on a line's length.
 
 split() was a string grown a character at a time (100,000 characters took 12 s, and 500,000
 ran out of memory); now it is str.split and joins. The old one is kept here as the reference:
@@ -104,7 +104,7 @@ def test_a_line_over_the_limit_is_refused_and_changes_nothing():
 
 
 def test_wait_after_close_is_refused_as_every_event_but_new():
-    """Issue 14: `wait` was taken after `close` (the clock moved on a closed match)."""
+    """`wait` was taken after `close` (the clock moved on a closed match)."""
     r = Referee()
     for text in ("new game=three_cushion target=1 breaker=A equalizing=off", "point A", "close"):
         assert r.line(text) is None, text
@@ -119,7 +119,7 @@ def test_wait_after_close_is_refused_as_every_event_but_new():
 
 
 def test_numbers_are_plain_ascii_digits_on_every_interpreter():
-    """Issue 14: `target=\u0663` and `target=\uff11\uff10` were taken on CPython (its int() reads any
+    """`target=\u0663` and `target=\uff11\uff10` were taken on CPython (its int() reads any
     Unicode digit) and refused on MicroPython; now refused on both, as `wait \u0663` and `extend \u0663`."""
     r = Referee()
     for text in ("\u0663", "\uff11\uff10", "\u00b9", "+3"):

@@ -83,7 +83,7 @@ def test_report_of_a_match_in_progress():
 
 
 def test_report_of_an_abandoned_match_with_reviews():
-    """Issue 14: how it ended (abandoned, not left), the reviews used, the elapsed match time
+    """How it ended (abandoned, not left), the reviews used, the elapsed match time
     (from the first stroke; the lag not counted), and a review after the end, which the rules
     allow until the report is signed: it does not move the match's end."""
     r = play("""

@@ -366,7 +366,7 @@ def test_innings_limit_with_equalizing_inning():
 
 
 def test_an_extension_is_played_without_the_innings_limit():
-    """Issue 14: the extension of a match drawn by the target ended after one inning each on the
+    """The extension of a match drawn by the target ended after one inning each on the
     innings limit (and could not be extended again). The limit is the match's as agreed; an
     extension plays to its own total, with the equalizing inning, as often as needed (I.8.4)."""
     r = play("new game=three_cushion target=2 breaker=A innings_limit=1\npoint A\npoint A\npoint B\npoint B")

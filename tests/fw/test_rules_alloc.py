@@ -123,7 +123,7 @@ def test_undo_replays_the_new_entries_without_allocating():
 
 
 def test_a_set_match_with_the_shootout_does_not_allocate():
-    # Issue 15's formats (formats.py, loaded with the match): in a set match with the shoot-out
+    # The formats (formats.py, loaded with the match): in a set match with the shoot-out
     # and a warm-up, the presses allocate nothing: points, misses, a foul, the set-winning point,
     # the shoot-out's strokes and its end, undo back across a set's end and across next_set, and
     # the clock's tick through a warm-up and its end. next_set and warmup themselves are words of

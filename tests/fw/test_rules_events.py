@@ -1,4 +1,4 @@
-"""The rules core's rarer events (issue 14), reading by reading (shared/rules/rules.md, "Further
+"""The rules core's rarer events, reading by reading (shared/rules/rules.md, "Further
 rules of the original the board must keep"); runs on CPython and MicroPython.
 
 lag_tie (I.1.3), abandon against left (I.8.2, I.4.3), a frozen ball and the player's choice

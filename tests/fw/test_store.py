@@ -25,7 +25,7 @@ from referee import Referee
 ROOT = "/sb"
 REBOOT_NOW = 987654  # any time: a restored match does not depend on it
 
-# One scripted evening: three matches, every kind of entry (issue 14's too: a lag tie, a
+# One scripted evening: three matches, every kind of entry (the rarer events' too: a lag tie, a
 # frozen ball and the choice, an anchor, a review, abandon, the time-out's length), undo,
 # auto entries from the clocks, close and report.  Each line saves at most one journal record,
 # so "the state after the last saved event or the one before it" is the state

@@ -1,4 +1,4 @@
-"""The wall board's view of issue 14's events: OUT (the area's carom limit coming), what follows a
+"""The wall board's view of the rarer events: OUT (the area's carom limit coming), what follows a
 frozen ball, the elapsed match time on the clock; each drawn without allocating. Runs on CPython
 and MicroPython. States are set up with the referee's words (referee.Referee).
 """

@@ -1,4 +1,4 @@
-"""The wall board's view of issue 15's formats: a handicap's targets, the set score, SET OVER,
+"""The wall board's view of the formats: a handicap's targets, the set score, SET OVER,
 the shoot-out's runs and SHOOT-OUT, the warm-up's clock and WARM-UP A/B; on the wall board
 definition and mini; each drawn without allocating. Runs on CPython and MicroPython. States
 are set up with the referee's words (referee.Referee).

@@ -1,4 +1,4 @@
-"""Never a wrong number on a display (issue 14): every number field of every board definition,
+"""Never a wrong number on a display: every number field of every board definition,
 on 7- and 14-segment chips, at its largest values shows the true number or the overflow (a dash
 in every cell of the field), never its last digits. Runs on CPython and MicroPython.
 """

@@ -357,7 +357,7 @@ class Listener:
         self.client.disconnect()
 
 
-# ---- a board that does not answer (issue 13) ----------------------------------------------------
+# ---- a board that does not answer ----------------------------------------------------
 
 class Pty:
     """A pseudo-terminal whose other end this test holds: `path` is the port carom opens."""

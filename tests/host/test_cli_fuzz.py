@@ -1,4 +1,4 @@
-"""The command line, fuzzed (issue 13): random arguments for each subcommand and random files.
+"""The command line, fuzzed: random arguments for each subcommand and random files.
 
 Every run must end with exit status 0, or with a `carom: ...` line last on stderr and a
 non-zero status; never a traceback, nor carom's own "internal error" line (a bug caught by

@@ -1,4 +1,4 @@
-"""Boards that do not answer (issue 13): every board conversation ends with `carom: ...` naming the device.
+"""Boards that do not answer: every board conversation ends with `carom: ...` naming the device.
 
 Two kinds of silence on a pseudo-terminal: nobody at the other end at all (`silent_pty`), and a
 board that enters the raw REPL and then answers nothing more (`falls_silent`). `--timeout 1`

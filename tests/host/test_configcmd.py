@@ -161,7 +161,7 @@ def test_secrets_show_export_import(tmp_path):
 
 
 def test_invalid_config_says_what_the_board_shows(tmp_path):
-    """Tried (issue 13): `carom config show` on an invalid config.json said "E 20" even when the
+    """Tried: `carom config show` on an invalid config.json said "E 20" even when the
     board shows E 22. With its good copy (config.good.json, written at a boot on a valid file) the
     board runs that and shows E 20; without it, the defaults and E 22: show, get and doctor say so,
     and the board, reset, shows that code on its message display."""
@@ -193,7 +193,7 @@ def test_invalid_config_says_what_the_board_shows(tmp_path):
 
 
 def test_bad_value_refused_before_the_port(tmp_path):
-    """Tried (issue 13): `carom config -d <missing port> set display.brightness=16` reported the
+    """Tried: `carom config -d <missing port> set display.brightness=16` reported the
     port; now the value is checked first (and `set` without '=', an unknown key, an import file
     that the schema refuses): the error names the value, not the port."""
     device = str(tmp_path / "ttyNONE")

@@ -297,7 +297,7 @@ FMT_JS = """(id) => {
 
 
 def fmt_table(table, options, lines, target=15):
-    """A table playing one of issue 15's formats (handicap, sets, shoot-out, warm-up)."""
+    """A table playing one of the formats (handicap, sets, shoot-out, warm-up)."""
     from host_tools.hall.loadgen import SimTable
 
     t = SimTable(table, target=target, options=options, names=("Anna Kovacs", "Bela Nagy"))
@@ -308,7 +308,7 @@ def fmt_table(table, options, lines, target=15):
 
 @need_broker
 def test_tiles_show_handicap_sets_shootout_and_warmup(browser):
-    """Issue 15 on the hall's tiles at 1920x1080 with eight tables: each player's target in a
+    """The formats on the hall's tiles at 1920x1080 with eight tables: each player's target in a
     handicap, the sets won and the sets' scores, the shoot-out's round and its deciding runs, the
     warm-up's clock; every text whole in its tile. The results list says the format too. (A
     broker and a hall of its own: the module's keep other tables.)"""
@@ -449,7 +449,7 @@ def test_reports_twice_appear_once(hall, boards, browser):
 
 
 def test_abandoned_reads_apart_from_left(hall, boards, browser):
-    """Issue 14: a player who abandons loses and is excluded (I.8.2), one who leaves his place loses
+    """A player who abandons loses and is excluded (I.8.2), one who leaves his place loses
     the match (I.4.3): the tile and the results list say which, from the board's own documents."""
     page = Page(browser, hall.url)
     t6 = sim_table("t6", ["point", "abandon B"], name="Table 6")

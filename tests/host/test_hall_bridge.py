@@ -1,4 +1,4 @@
-"""Past one hall (issue 17): two mosquitto brokers bridged with mosquitto's own bridge carry two
+"""Past one hall: two mosquitto brokers bridged with mosquitto's own bridge carry two
 halls' tables to one dashboard.
 
 Hall 1's broker has the dashboard (`carom hall`); hall 2's broker runs a bridge to it, the README's

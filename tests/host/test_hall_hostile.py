@@ -1,4 +1,4 @@
-"""Issue 13, the hall's side: what anyone who can publish to the broker can try, and what the hall answers.
+"""Strangers, the hall's side: what anyone who can publish to the broker can try, and what the hall answers.
 
 The model's tests feed host_tools.hall.model.Hall directly (no broker, no clock: `now` is given);
 the end-to-end ones run `carom hall` against a real mosquitto, publishing with paho.  Memory is
@@ -236,9 +236,9 @@ def test_report_fields_checked_before_they_reach_the_results(tmp_path):
         dash.close()
 
 
-# ---- issue 14's keys: what the firmware writes passes, what it cannot write does not -----------
+# ---- the rarer events' keys: what the firmware writes passes, what it cannot write does not -----------
 
-ISSUE14_MATCHES = (
+EVENT_MATCHES = (
     # lag ties, a review, jumped balls with their spots, a frozen ball and its choice, a time-out's
     # own length, the elapsed time, and an abandon
     ["new game=three_cushion target=3 shot_clock=40 timeout_s=30", "lag_tie", "lag_tie", "lag A",
@@ -252,13 +252,13 @@ ISSUE14_MATCHES = (
 )
 
 
-def issue14_docs():
-    """The state documents (after every line) and the reports of ISSUE14_MATCHES, made by the firmware."""
+def event_docs():
+    """The state documents (after every line) and the reports of EVENT_MATCHES, made by the firmware."""
     from host_tools.hall.loadgen import firmware
 
     _, matchdoc, referee, report = firmware()
     states, reports = [], []
-    for lines in ISSUE14_MATCHES:
+    for lines in EVENT_MATCHES:
         ref = referee.Referee()
         for line in lines:
             assert ref.line(line) is None, line
@@ -267,11 +267,11 @@ def issue14_docs():
     return states, reports
 
 
-def test_issue14_fields_from_the_firmware_pass_whole():
-    """Every state document the firmware writes with issue 14's keys (lag ties, abandoned, respot
+def test_event_fields_from_the_firmware_pass_whole():
+    """Every state document the firmware writes with the rarer events' keys (lag ties, abandoned, respot
     and its balls and spots, the area count, the reviews, the elapsed time, a time-out's length,
     the call out) is kept whole, and the reports with them reach the results."""
-    states, reports = issue14_docs()
+    states, reports = event_docs()
     seen = {}
     for d in states:
         for k in ("ended_by", "respot", "last_call"):
@@ -307,7 +307,7 @@ def test_issue14_fields_from_the_firmware_pass_whole():
     answers(hall)
 
 
-BAD_ISSUE14_FIELDS = [
+BAD_EVENT_FIELDS = [
     ("ended_by", "abandon"), ("ended_by", "ABANDONED"), ("ended_by", 5), ("ended_by", ["abandoned"]),
     ("respot", "choose"), ("respot", ["start"]), ("respot", {"start": 1}), ("respot", True),
     ("respot_balls", "red"), ("respot_balls", ["red", "red"]), ("respot_balls", ["white"]),
@@ -340,20 +340,20 @@ BAD_ISSUE14_FIELDS = [
 ]
 
 
-def test_issue14_fields_of_the_wrong_kind_are_dropped():
+def test_event_fields_of_the_wrong_kind_are_dropped():
     """Tried on a real document with every new key set: wrong types, unknown names (a ball
     "white", a spot "corner", a respot "choose"), a ball named twice, too many balls, numbers out
     of range and huge, floats and booleans where a whole number belongs, missing and unknown keys,
     and lists nested 900 deep in each new key. Each is dropped and counted as a schema (or json)
     drop; the table keeps its last good document."""
-    states, _ = issue14_docs()
+    states, _ = event_docs()
     good = next(d for d in states if d["respot_balls"] and d["review_used"]["B"])
     good = with_field(good, "area", {"anchor": True, "caroms": 1, "limit": 2, "out_next": True})
     good["lag"] = {"chooser": "A", "collisions": 1, "ties": 3}
     good["ended_by"], good["elapsed_s"], good["last_call"] = "abandoned", 30 * 86400, "out"
     hall = Hall()
     assert hall.handle("carom/t1/state", json.dumps(good).encode(), 1.0)
-    for path, value in BAD_ISSUE14_FIELDS:
+    for path, value in BAD_EVENT_FIELDS:
         assert hall.handle("carom/t1/state", json.dumps(with_field(good, path, value)).encode(), 2.0) == [], \
             (path, value)
     paths = ("respot_balls", "spots", "spots.red", "area", "area.caroms", "lag.ties", "review_used", "review_used.A",
@@ -364,14 +364,14 @@ def test_issue14_fields_of_the_wrong_kind_are_dropped():
             assert hall.handle("carom/t1/state", payload, 3.0) == [], (path, depth)
     assert hall.handle("carom/t1/state", json.dumps(good).replace(
         '"out_next": true', '"out_next": %s' % nested(30000)).encode(), 4.0) == []
-    assert hall.counts["dropped"] == {"schema": len(BAD_ISSUE14_FIELDS) + 2 * len(paths), "json": len(paths) + 1}
+    assert hall.counts["dropped"] == {"schema": len(BAD_EVENT_FIELDS) + 2 * len(paths), "json": len(paths) + 1}
     assert hall.tables["t1"].state == good
     answers(hall)
 
 
-# ---- issue 15's keys: handicap, sets, shoot-out, warm-up ------------------------------------------
+# ---- the formats' keys: handicap, sets, shoot-out, warm-up ------------------------------------------
 
-ISSUE15_MATCHES = (
+FORMAT_MATCHES = (
     # a handicap (each his own target, the top-level target null), drawn on target and extended
     ["new game=straight_rail target_A=3 target_B=2 name_A=Ann name_B=Bob", "lag A", "choose A break", "point",
      "miss", "miss", "point", "point", "point", "point", "extend 5 4", "point", "miss", "point", "miss", "point",
@@ -389,13 +389,13 @@ ISSUE15_MATCHES = (
 )
 
 
-def issue15_docs():
-    """The state documents (after every line) and the reports of ISSUE15_MATCHES, made by the firmware."""
+def format_docs():
+    """The state documents (after every line) and the reports of FORMAT_MATCHES, made by the firmware."""
     from host_tools.hall.loadgen import firmware
 
     _, matchdoc, referee, report = firmware()
     states, reports = [], []
-    for lines in ISSUE15_MATCHES:
+    for lines in FORMAT_MATCHES:
         ref = referee.Referee()
         for line in lines:
             assert ref.line(line) is None, line
@@ -404,10 +404,10 @@ def issue15_docs():
     return states, reports
 
 
-def test_issue15_fields_from_the_firmware_pass_whole():
+def test_format_fields_from_the_firmware_pass_whole():
     """Every state document the firmware writes in a handicap match, a set match through its
     deciding set, a shoot-out and a warm-up is kept whole, and their reports reach the results."""
-    states, reports = issue15_docs()
+    states, reports = format_docs()
     seen = {}
     for d in states:
         seen.setdefault("phase", set()).add(d["phase"])
@@ -445,7 +445,7 @@ def test_issue15_fields_from_the_firmware_pass_whole():
     answers(hall)
 
 
-BAD_ISSUE15_FIELDS = [
+BAD_FORMAT_FIELDS = [
     ("target", 0), ("target", "30"), ("target", [30]), ("target", 1.5),
     ("phase", "set over"), ("phase", "SHOOTOUT"), ("phase", "warm_up"), ("phase", 7), ("ended_by", "shoot-out"),
     ("players.A.target", None), ("players.A.target", 0), ("players.A.target", 10 ** 6), ("players.A.target", "3"),
@@ -495,21 +495,21 @@ BAD_ISSUE15_FIELDS = [
 ]
 
 
-def test_issue15_fields_of_the_wrong_kind_are_dropped():
+def test_format_fields_of_the_wrong_kind_are_dropped():
     """Tried on a real document with every new key set (a set match in its shoot-out, a
     warm-up's clock): wrong types, unknown names, a pair of one or three, scores and rounds out of
     range, more sets or rounds than there can be, sets won that do not add up to the sets'
     scores, rounds that do not fit the rounds played, missing and unknown keys, and lists
     nested 900 deep in each new key. Each is dropped and counted as a schema (or json) drop;
     the table keeps its last good document."""
-    states, _ = issue15_docs()
+    states, _ = format_docs()
     good = next(d for d in states if d["sets"] and d["players"]["A"]["match"])
     good = with_field(good, "shootout", {"rounds": [[1, 1]], "played": 1, "current": [2, 0]})
     good = with_field(good, "warmup", {"player": "B", "left_s": 900})
     good["target"] = None
     hall = Hall()
     assert hall.handle("carom/t1/state", json.dumps(good).encode(), 1.0)
-    for path, value in BAD_ISSUE15_FIELDS:
+    for path, value in BAD_FORMAT_FIELDS:
         assert hall.handle("carom/t1/state", json.dumps(with_field(good, path, value)).encode(), 2.0) == [], \
             (path, value)
     paths = ("players.A.target", "players.A.match", "players.B.match.score", "sets", "sets.won", "sets.won.A",
@@ -519,12 +519,12 @@ def test_issue15_fields_of_the_wrong_kind_are_dropped():
         for path in paths:
             payload = json.dumps(with_field(good, path, "DEEP")).replace('"DEEP"', nested(depth)).encode()
             assert hall.handle("carom/t1/state", payload, 3.0) == [], (path, depth)
-    assert hall.counts["dropped"] == {"schema": len(BAD_ISSUE15_FIELDS) + 2 * len(paths), "json": len(paths)}
+    assert hall.counts["dropped"] == {"schema": len(BAD_FORMAT_FIELDS) + 2 * len(paths), "json": len(paths)}
     assert hall.tables["t1"].state == good
     answers(hall)
 
 
-BAD_SETUP_FIELDS = [  # the board's account of the hall's set-ups (issue 17): {n, waiting, refused}, each optional
+BAD_SETUP_FIELDS = [  # the board's account of the hall's set-ups: {n, waiting, refused}, each optional
     3, "n", [], [1, 2, 3], {"n": -1}, {"n": 2 ** 31}, {"n": "3"}, {"n": 1.5}, {"n": True}, {"n": None},
     {"waiting": -2}, {"waiting": "1"}, {"refused": -1}, {"refused": 10 ** 10}, {"refused": None},
     {"n": 1, "key": "ab" * 32}, {"n": 1, "setup": {"players": {}}},
@@ -536,7 +536,7 @@ def test_the_setup_key_passes_whole_and_wrong_kinds_are_dropped():
     count): null, empty, partial and whole pass; wrong types, out-of-range numbers and unknown
     keys (a key, a set-up's own content) are dropped and counted; the table keeps its last good
     document."""
-    states, _ = issue15_docs()
+    states, _ = format_docs()
     good = dict(states[0])
     hall = Hall()
     for setup in (None, {}, {"n": 0}, {"n": 7, "waiting": None, "refused": 0}, {"n": 7, "waiting": 9, "refused": 3}):

@@ -1,4 +1,4 @@
-"""The organiser's page (issue 17): a tournament from the players to the standings, driven as a person would.
+"""The organiser's page: a tournament from the players to the standings, driven as a person would.
 
 `carom hall --db FILE --keys FILE` runs as a subprocess against a real mosquitto; the organiser's
 page is Debian's Chromium.  The boards are played by paho clients: each takes its table's setup

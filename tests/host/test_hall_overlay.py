@@ -1,4 +1,4 @@
-"""/overlay/<table> (issue 17): a score overlay for streaming software, read as a person (and OBS) sees it.
+"""/overlay/<table>: a score overlay for streaming software, read as a person (and OBS) sees it.
 
 A board (loadgen: real state documents) publishes through a real mosquitto to `carom hall`; the
 overlay is opened in Chromium.  Checked: the names, scores, innings, the run, the countdown and the

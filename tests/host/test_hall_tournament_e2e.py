@@ -1,4 +1,4 @@
-"""A tournament run by the hall from the draw to the champion, end to end (issue 17), the small
+"""A tournament run by the hall from the draw to the champion, end to end, the small
 version of `make bench`'s 64 players (host_tools/bench/hall.py tournament_section).
 
 A real mosquitto set up as the README says (no anonymous clients, a password file, the ACLs: each

@@ -1,4 +1,4 @@
-"""The hall's TV (issue 17): at 1920x1080 with 12 and 24 tables, every name whole, the game and its
+"""The hall's TV: at 1920x1080 with 12 and 24 tables, every name whole, the game and its
 target on a line of their own, the latest results in a strip always in view.
 
 Boards are simulated with loadgen (real state documents from the firmware's modules) publishing

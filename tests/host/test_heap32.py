@@ -83,7 +83,7 @@ def no_trouble(vb):
 @pytest.mark.skipif(not mosquitto_available(), reason="mosquitto is not installed")
 @pytest.mark.parametrize("match", [{"game": "straight_rail", "target": 200}, FORMATS_MATCH], ids=["plain", "formats"])
 def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path, match):
-    """Also a match with formats (issue 15): sets with a deciding set, the shoot-out and a warm-up."""
+    """Also a match with formats: sets with a deciding set, the shoot-out and a warm-up."""
     import paho.mqtt.client as paho
 
     broker = Mosquitto().start()
@@ -126,7 +126,7 @@ def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path, m
 # ---- a match with formats ----------------------------------------------------------------------
 
 def test_a_match_with_formats_in_4k_holes_to_its_report_and_back(firmware, tmp_path):
-    """Issue 15's formats on the chip's heap: both warm-ups, a set drawn and decided by the
+    """The formats on the chip's heap: both warm-ups, a set drawn and decided by the
     shoot-out, three more sets, the deciding set from a new lag, by the wall's buttons, in a heap
     cut into 4 KB holes (formatsrare.py, the formats' rarer half, loads at the warm-up's press and
     ahead of the sets' ends); then a power cut and the match read back. No MemoryError, never

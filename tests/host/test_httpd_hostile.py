@@ -1,4 +1,4 @@
-"""host_tools.httpd against strangers (issue 13): every hostile request gets a status, in bounded time
+"""host_tools.httpd against strangers: every hostile request gets a status, in bounded time
 and memory, and the server goes on answering.  Over a real loopback socket, raw bytes.
 
 A small Server subclass stands in for the pages (test_httpd.py's shape): it counts the requests that

@@ -1,4 +1,4 @@
-"""The simulator page's API against strangers (issue 13): `carom sim` as a person starts it, spoken to
+"""The simulator page's API against strangers: `carom sim` as a person starts it, spoken to
 over raw sockets.  Every hostile request found before is sent again and gets its status, nothing is
 done with it, and the server answers afterwards; then a seeded fuzz of random methods, paths, headers
 and bodies, each answered with a valid HTTP status (never 500), the board still served after it.

@@ -1,5 +1,5 @@
 """pyproject.toml builds without a warning: no screens of `project.license` deprecation, nor the
-"Editable installation" box, on the first `make sim` (issue 16).
+"Editable installation" box, on the first `make sim`.
 
 The build runs offline: setuptools (>= 77, in the test extras) from the venv, no build
 isolation, no index. The whole project is built as pip builds it for `pip install -e .`.

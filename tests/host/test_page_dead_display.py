@@ -1,4 +1,4 @@
-"""A display unplugged on the page shows its error code without a press (issue 16), in Debian's Chromium.
+"""A display unplugged on the page shows its error code without a press, in Debian's Chromium.
 
 Nobody touches a button: the display is unticked under "Displays plugged in", and the message
 display shows E 70 within the firmware's retry period (firmware/view.py RETRY_MS) of the board's

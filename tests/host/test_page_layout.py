@@ -1,4 +1,4 @@
-"""The simulator page fits a laptop's and a desktop's screen (issue 16, "Layout"), in Debian's Chromium.
+"""The simulator page fits a laptop's and a desktop's screen ("Layout"), in Debian's Chromium.
 
 At 1280x720 and at 1920x1080, for the wall board alone and with `--remote`, every button of every
 board (the wall's, the referee box's) and every tool of the panel is inside the window without

@@ -1,4 +1,4 @@
-"""The page as a club uses it (issue 16): names and match options from the form, and the hint
+"""The page as a club uses it: names and match options from the form, and the hint
 line that says what to press, through a whole match and a set match, in Debian's Chromium.
 
 The form writes config.json through the board's serial console (the raw REPL, as `carom config

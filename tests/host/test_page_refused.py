@@ -1,4 +1,4 @@
-"""A refused press says so on the page (issue 16), in Debian's Chromium, with the sound off.
+"""A refused press says so on the page, in Debian's Chromium, with the sound off.
 
 The firmware prints one line for each press it refuses or ignores in the lock-out
 (`carom: refused <action>: <reason>` on its console); the page marks the button pressed for it

@@ -1,4 +1,4 @@
-"""Every command in README.md runs as shown (issue 16: `echo "point" | carom sim --headless`, the
+"""Every command in README.md runs as shown (`echo "point" | carom sim --headless`, the
 README's own example, was refused with "the lag decides who breaks first").
 
 The commands are read from the README itself: each line of a ```sh block, and each inline

@@ -1,4 +1,4 @@
-"""The wall firmware says on its console which press it refused, and why (issue 16).
+"""The wall firmware says on its console which press it refused, and why.
 
 One line each, `carom: refused <action>: <reason>`: the rules' reason number (firmware/reasons.py
 has its words) or "locked out" (a press in the lock-out after the turn passed). An accepted

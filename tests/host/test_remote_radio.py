@@ -77,7 +77,7 @@ def score_fields(wall):
     f = s["fields"]
     keep = ("A.score", "B.score", "A.innings", "B.innings", "A.high_run", "B.high_run", "A.target")
     out = {k: f[k] for k in keep}
-    # The countdown: its own field, or (issue 15) the sets field, which shows it in a plain match.
+    # The countdown: its own field, or the sets field, which shows it in a plain match.
     out["countdown"] = f["countdown"] if "countdown" in f else f["sets"]
     return out, {k: s["leds"][k] for k in ("A.turn", "B.turn", "equalizing")}
 
@@ -109,7 +109,7 @@ def test_a_match_played_from_the_remote(make_pair, tmp_path):
     step("break", {"A.score": "   1"}, (1, 0), "01:00", (1, 0))
     assert wall.state()["fields"]["clock"] == " 300"  # the break's clock runs
     step("break", {"A.score": "   1"}, (1, 0), "01:00", (1, 0))  # resumed
-    # No break and no shot clock: the match's time since its first stroke, h:mm (issue 14), here
+    # No break and no shot clock: the match's time since its first stroke, h:mm, here
     # 0 h 00 min (the fields read the digits; the colon is the chip's).
     assert wall.state()["fields"]["clock"] == " 000"
     step("timeout", {"A.score": "   1"}, (1, 0), "01:00", (1, 0))  # no shot clock: refused, still acknowledged
@@ -147,7 +147,7 @@ def test_a_match_played_from_the_remote(make_pair, tmp_path):
 
 
 def test_the_remote_in_a_set_match_and_a_press_while_its_display_is_lit(make_pair):
-    # Issue 15: a set over shows the sets won, " 1-0"; issue 16: the display stays lit SHOW_MS
+    # A set over shows the sets won, " 1-0"; the display stays lit SHOW_MS
     # (3 s) after the radio window, and a press then (in light sleep) is sent, once.
     hub, wall, remote = make_pair(target=1, sets=2)
     press(hub, remote, "point")  # the lag: A breaks
@@ -255,7 +255,7 @@ def fuzz_frames(real, n, rng):
 
     key = bytes.fromhex(KEY)
     h = radio.Hmac(key)
-    n_commands = len(controller.ACTIONS)  # a command is an index into them (17 since issue 15)
+    n_commands = len(controller.ACTIONS)  # a command is an index into them (17 with the formats' next_set and warmup)
     out = []
     for i in range(n):
         kind = i % 6

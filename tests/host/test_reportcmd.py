@@ -170,7 +170,7 @@ def firmware_match(gen, lines, started_at=1764489600):
 
 
 def test_abandoned_left_reviews_and_match_time(tmp_path):
-    """Issue 14: abandoned (I.8.2: loses and is excluded) reads apart from left (I.4.3: loses the
+    """Abandoned (I.8.2: loses and is excluded) reads apart from left (I.4.3: loses the
     match) in every format; the reviews used and the match time (from the first stroke: the lag
     and a review after the end not counted) are on the sheet and in the CSV."""
     abandoned = firmware_match(1, [
@@ -205,7 +205,7 @@ def test_abandoned_left_reviews_and_match_time(tmp_path):
 
 
 def test_no_such_match_fails_and_writes_nothing(played, tmp_path):
-    """Tried (issue 13): `carom report --match 99` on a board whose only finished match is 1 (it
+    """Tried: `carom report --match 99` on a board whose only finished match is 1 (it
     exited 0), and `--match 1 --match 99`: both fail naming 99 and what the board has; nothing written."""
     vb = played
     for wanted in (["99"], ["1", "--match", "99"]):
@@ -218,7 +218,7 @@ def test_no_such_match_fails_and_writes_nothing(played, tmp_path):
 
 
 def test_out_that_cannot_be_a_folder_is_refused_before_the_board(tmp_path):
-    """Tried (issue 13): `carom report -d DEV --out FILE` (a FileExistsError traceback after reading the
+    """Tried: `carom report -d DEV --out FILE` (a FileExistsError traceback after reading the
     board) and `--out FILE/sub`: refused before the port is opened (the port here does not exist, and
     the error is about --out, not the port)."""
     existing = tmp_path / "reports.txt"
@@ -236,7 +236,7 @@ def test_out_that_cannot_be_a_folder_is_refused_before_the_board(tmp_path):
 
 
 def test_handicap_sets_and_shootout_in_every_format(tmp_path):
-    """Issue 15: the sheet, the CSV and the command's line say "30:22 handicap" (each player's
+    """The sheet, the CSV and the command's line say "30:22 handicap" (each player's
     target), "sets 2:1 (2:1, 0:2, 1:0)" with the innings set by set (each set's totals from 0)
     and the match's totals over all sets, and "1:1, shoot-out 2:1" with every round's runs."""
     handicap = firmware_match(1, ["new game=straight_rail target_A=30 target_B=22 name_A=Anna name_B=Bela",
@@ -290,7 +290,7 @@ def test_handicap_sets_and_shootout_in_every_format(tmp_path):
 
 
 def test_opening_break_and_half_time_break_rows(tmp_path):
-    """Issue 16: the sheet's "Breaks: yes" marked the player who made the opening break while B had
+    """The sheet's "Breaks: yes" marked the player who made the opening break while B had
     taken the half-time break. Now one row says who made the opening break (played the first
     inning) and one who took the half-time break, in which inning; matches.csv has break_by."""
     m = firmware_match(1, ["new game=three_cushion target=4 name_A=Anna name_B=Bela", "lag A", "choose A break",
@@ -321,7 +321,7 @@ def test_opening_break_and_half_time_break_rows(tmp_path):
 
 
 def test_the_sheet_has_margins_on_screen_and_none_added_in_print(browser, tmp_path):
-    """Issue 16: the HTML sheet had no margins on screen (its table touched the window's edges).
+    """The HTML sheet had no margins on screen (its table touched the window's edges).
     On screen it is an A4 page's width with white margins, centred; printed, @page gives the
     margins and the body adds none (the PDF is as before).
 
@@ -358,7 +358,7 @@ def test_the_sheet_has_margins_on_screen_and_none_added_in_print(browser, tmp_pa
 
 
 def test_power_cuts_before_the_first_match_leave_it_number_1(tmp_path):
-    """Issue 16: "Match no. 20" on the first match of a fresh flash. Each boot before the first press
+    """"Match no. 20" on the first match of a fresh flash. Each boot before the first press
     (a power cut, `carom config`, `carom doctor`: each resets the board) took a new number; the
     number a person sees counts matches: the first match after a fresh flash is 1, the next 2."""
     vb = start(tmp_path, CONFIG)

@@ -3,9 +3,9 @@
 What is tried: random options (every game, targets 1..12, innings limits,
 equalizing and draw on/off, shot clock, break length, the time-out's length)
 and random referee lines, including undo, waits that make clocks run out,
-extensions, malformed lines and issue 14's words (lag ties, abandon, review,
+extensions, malformed lines and the rarer events' words (lag ties, abandon, review,
 frozen balls and the choice, a jump's balls, the area calls with anchor and
-out), and issue 15's options and words (a handicap's two targets, sets with a
+out), and the formats' options and words (a handicap's two targets, sets with a
 deciding set's target, the shoot-out, the warm-up; next_set, warmup A|B,
 extend <a> <b>).  After every line the invariants below must hold (a score
 never above its player's own target, the equalizing inning's neither; sets
@@ -37,12 +37,12 @@ EVENTS = st.sampled_from(
      "wait 5", "wait 31", "wait 200", "timeout", "call entre", "extend 20", "extend 8", "left A",
      "lag A", "lag B", "lag_collision A", "lag_collision", "lag_fault B hit_red", "choose A break",
      "choose B give", "tiebreak A", "close", "nonsense", "point C",
-     # issue 14's words
+     # the rarer events' words
      "lag_tie", "lag_tie", "abandon A", "abandon B", "left B", "review A", "review B", "frozen", "frozen A",
      "frozen_choice start", "frozen_choice free_ball", "frozen_choice masse", "foul jumped B red",
      "foul jumped A", "foul A jumped A B red", "foul jumped red red", "call dedans", "call a_cheval",
      "call out", "call entre anchor", "call dedans anchor", "call out anchor",
-     # issue 15's words
+     # the formats' words
      "next_set", "next_set", "warmup A", "warmup B", "extend 20 15", "extend 9 14", "wait 61"]
 )
 
@@ -57,7 +57,7 @@ OPTIONS = st.fixed_dictionaries(
         "clock": st.sampled_from(["", " shot_clock=30", " shot_clock=30 timeouts=0"]),
         "brk": st.sampled_from(["", " break_s=60", " break_s=0"]),
         "timeout": st.sampled_from(["", "", " timeout_s=10", " timeout_s=45"]),
-        # issue 15's
+        # the formats'
         "target_B": st.sampled_from([0, 0, 1, 4, 9]),
         "sets": st.sampled_from(["", "", " sets=1", " sets=2", " sets=3 deciding_target=2", " sets=2 deciding_target=7"]),
         "shootout": st.sampled_from(["", " shootout=on"]),
@@ -124,7 +124,7 @@ def check_invariants(d, m, options):
         assert 0 <= d["shot_clock"]["left_s"] <= d["shot_clock"]["limit_s"]
     assert (d["break_left_s"] is not None) == (d["phase"] == "break")
     assert d["events"] == m.n
-    # issue 14's keys
+    # the rarer events' keys
     clock = int(options["clock"].split("=")[1].split()[0]) if options["clock"] else 0
     assert d["options"]["timeout_s"] == (int(options["timeout"].split("=")[1]) if options["timeout"] else clock)
     if d["shot_clock"]:
@@ -161,7 +161,7 @@ def check_invariants(d, m, options):
 
 
 def check_formats(d, m, options):
-    """Issue 15's: the sets, the match's totals, the shoot-out, the warm-up."""
+    """The formats': the sets, the match's totals, the shoot-out, the warm-up."""
     sets = d["sets"]
     opts = d["options"]
     assert (sets is None) == (not opts["sets"])
@@ -310,7 +310,7 @@ FORMAT_OPTIONS = st.fixed_dictionaries(
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(FORMAT_OPTIONS, st.lists(FORMAT_EVENTS, min_size=20, max_size=100))
 def test_format_matches_keep_invariants(options, events):
-    """Issue 15's formats played often to their ends: small targets, sets, shoot-outs, warm-ups."""
+    """The formats played often to their ends: small targets, sets, shoot-outs, warm-ups."""
     test_random_sequences_keep_invariants.hypothesis.inner_test(options, events)
 
 

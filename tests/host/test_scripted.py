@@ -105,7 +105,7 @@ BAD_BYTES = b"new game=three_cushion target=3 name_A=K\xffM\n\xc3\npoint\n"
 
 @pytest.mark.parametrize("interpreter", [[], ["--cpython"]])
 def test_bytes_that_are_not_utf8_are_refused_lines(tmp_path, interpreter):
-    """Tried (issue 13): bytes that are not UTF-8 on `carom sim --headless`'s stdin (a
+    """Tried: bytes that are not UTF-8 on `carom sim --headless`'s stdin (a
     UnicodeEncodeError traceback) and in a --script file (UnicodeDecodeError). Each such line is
     refused with the reason, nothing of it applied (not even with the bad byte replaced: the name
     K\ufffdM is not taken), and the next lines go on."""
@@ -119,7 +119,7 @@ def test_bytes_that_are_not_utf8_are_refused_lines(tmp_path, interpreter):
             "not UTF-8 text (byte 0xff at column 41)", "not UTF-8 text (byte 0xc3 at column 1)",
             "the lag decides who breaks first"]
         assert docs[0]["target"] == 30 and docs[0]["players"]["A"]["name"] == ""  # the `new` was not applied
-    # --pretty shows the refused line whole (issue 16: events were cut), the bad byte as U+FFFD.
+    # --pretty shows the refused line whole (events were cut), the bad byte as U+FFFD.
     long_bad = b"new game=three_cushion target=3 name_A=K\xffM name_B=" + b"B" * 80 + b"\n"
     out = run_bytes("sim", "--headless", *interpreter, "--pretty", stdin=long_bad)
     (line,) = out.stdout.decode().splitlines()
@@ -128,7 +128,7 @@ def test_bytes_that_are_not_utf8_are_refused_lines(tmp_path, interpreter):
 
 @pytest.mark.parametrize("interpreter", [[], ["--cpython"]])
 def test_a_huge_line_is_refused_and_the_next_one_applies(interpreter):
-    """Tried (issue 13): a 500,000-character line (split was quadratic: MemoryError on MicroPython,
+    """Tried: a 500,000-character line (split was quadratic: MemoryError on MicroPython,
     then a JSONDecodeError traceback). Refused as too long, read a block at a time; then the next
     line applies. A line of exactly 4096 characters is taken."""
     stdin = ("point " + "A" * 500000 + "\n" + "new game=three_cushion target=3" + " " * 4065 + "\n").encode()
@@ -140,7 +140,7 @@ def test_a_huge_line_is_refused_and_the_next_one_applies(interpreter):
 
 
 def test_scripted_board_refuses_bad_lines(tmp_path):
-    """Tried (issue 13): non-UTF-8 and 10,000-character lines on `carom sim --headless --board wall`."""
+    """Tried: non-UTF-8 and 10,000-character lines on `carom sim --headless --board wall`."""
     stdin = b"press A.\xffpoint\n" + b"wait " + b"1" * 10000 + b"\nwait 0.1\n"
     out = run_bytes("sim", "--headless", "--board", "wall", "--flash", str(tmp_path / "flash"), stdin=stdin)
     assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
@@ -151,7 +151,7 @@ def test_scripted_board_refuses_bad_lines(tmp_path):
 
 @pytest.mark.parametrize("extra", [[], ["--boards", "2"], ["--remote"], ["--headless", "--board", "wall"]])
 def test_flash_that_is_not_a_folder(tmp_path, extra):
-    """Tried (issue 13): `carom sim --flash FILE` and `--flash /proc/nope` (NotADirectoryError and
+    """Tried: `carom sim --flash FILE` and `--flash /proc/nope` (NotADirectoryError and
     FileNotFoundError tracebacks), also with --boards 2, --remote and --headless --board wall;
     and --flash FILE/sub. Each a `carom:` line before any board starts; the file is untouched."""
     afile = tmp_path / "afile"
@@ -184,7 +184,7 @@ def test_script_that_cannot_be_read():
 
 
 def test_unicode_digits_are_refused_on_both_interpreters():
-    """Issue 14: CPython's int() took `target=\u0663` and `target=\uff11\uff10`; MicroPython's does not."""
+    """CPython's int() took `target=\u0663` and `target=\uff11\uff10`; MicroPython's does not."""
     lines = ["new game=three_cushion target=\u0663\n", "new game=three_cushion target=\uff11\uff10\n", "wait \u0663\n"]
     for interpreter in ("micropython", "cpython"):
         docs = [d for _, d in scripted_docs(lines, interpreter)]
@@ -194,7 +194,7 @@ def test_unicode_digits_are_refused_on_both_interpreters():
 
 
 def test_an_extension_of_an_innings_limited_match_plays_to_its_total():
-    """Issue 14: the extension ended after one inning each on the innings limit (README "Readings
+    """The extension ended after one inning each on the innings limit (README "Readings
     and choices": an extension is played without the innings limit, to its new total)."""
     lines = ["new game=three_cushion target=2 breaker=A innings_limit=1\n", "point A\n", "point A\n",
              "point B\n", "point B\n", "extend 3\n", "miss A\n", "miss B\n", "point A\n", "point B\n",
@@ -208,7 +208,7 @@ def test_an_extension_of_an_innings_limited_match_plays_to_its_total():
         assert docs[10]["phase"] == "running" and docs[10]["target"] == 4
 
 
-ISSUE14_WORDS = """new game=three_cushion target=3 shot_clock=40 timeout_s=30
+EVENT_WORDS = """new game=three_cushion target=3 shot_clock=40 timeout_s=30
 lag_tie
 review A
 lag A
@@ -227,15 +227,15 @@ abandon B
 
 
 def test_the_new_words_print_every_key_in_reading_order():
-    """Issue 14's words through `carom sim --headless` (MicroPython): each line's document has its
+    """The rarer events' words through `carom sim --headless` (MicroPython): each line's document has its
     keys in scripted_rules' reading order, and every key (also inside spots, area, lag,
     review_used, options) is one the order knows, so none is put at the end unnoticed."""
     from host_tools.simulator.scripted_rules import INNER_ORDER, KEY_ORDER
 
-    got = run_carom("sim", "--headless", stdin=ISSUE14_WORDS)
+    got = run_carom("sim", "--headless", stdin=EVENT_WORDS)
     assert got.returncode == 0, got.stderr
     docs = [json.loads(line) for line in got.stdout.splitlines()]
-    assert len(docs) == ISSUE14_WORDS.count("\n") and all(d["refused"] is None for d in docs), docs[-1]
+    assert len(docs) == EVENT_WORDS.count("\n") and all(d["refused"] is None for d in docs), docs[-1]
     for d in docs:
         assert list(d) == KEY_ORDER
         for k, order in INNER_ORDER.items():
@@ -249,7 +249,7 @@ def test_the_new_words_print_every_key_in_reading_order():
     assert docs[11]["area"] == {"anchor": True, "caroms": 1, "limit": 1, "out_next": True}
     assert docs[12]["area"] is None and docs[12]["last_call"] == "out"
     assert (docs[14]["result"], docs[14]["ended_by"]) == ("A", "abandoned")
-    pretty = run_carom("sim", "--headless", "--pretty", stdin=ISSUE14_WORDS)
+    pretty = run_carom("sim", "--headless", "--pretty", stdin=EVENT_WORDS)
     assert pretty.returncode == 0 and len(pretty.stdout.splitlines()) == len(docs), pretty.stderr
     lines = pretty.stdout.splitlines()
     # The whole event stands at the start of its line (it was cut to 28 characters), then the helps.
@@ -264,7 +264,7 @@ def test_the_new_words_print_every_key_in_reading_order():
     assert lines[14].endswith("result A  by abandoned") and "area" not in lines[14], lines[14]
 
 
-ISSUE15_WORDS = """new game=three_cushion target_A=3 target_B=2 warmup_s=60 breaker=A
+FORMAT_WORDS = """new game=three_cushion target_A=3 target_B=2 warmup_s=60 breaker=A
 warmup A
 wait 30
 warmup B
@@ -286,16 +286,16 @@ miss
 """
 
 
-def test_issue15_words_print_every_key_in_reading_order():
-    """Issue 15's words (handicap, warm-up, sets, shoot-out) through `carom sim --headless`
+def test_format_words_print_every_key_in_reading_order():
+    """The formats' words (handicap, warm-up, sets, shoot-out) through `carom sim --headless`
     (MicroPython): every key of the document, the new ones inside sets, shootout, warmup,
     options and players.X.match too, is one the reading order knows, in its place."""
     from host_tools.simulator.scripted_rules import INNER_ORDER, KEY_ORDER, MATCH_ORDER, PLAYER_ORDER
 
-    got = run_carom("sim", "--headless", stdin=ISSUE15_WORDS)
+    got = run_carom("sim", "--headless", stdin=FORMAT_WORDS)
     assert got.returncode == 0, got.stderr
     docs = [json.loads(line) for line in got.stdout.splitlines()]
-    assert len(docs) == ISSUE15_WORDS.count("\n") and all(d["refused"] is None for d in docs), docs[-1]
+    assert len(docs) == FORMAT_WORDS.count("\n") and all(d["refused"] is None for d in docs), docs[-1]
     for d in docs:
         assert list(d) == KEY_ORDER
         for k, order in INNER_ORDER.items():
@@ -318,7 +318,7 @@ def test_issue15_words_print_every_key_in_reading_order():
     assert (docs[18]["result"], docs[18]["ended_by"], docs[18]["sets"]["scores"]) == ("A", "shootout", [[2, 0], [1, 1]])
     assert docs[18]["players"]["A"]["match"]["score"] == 3 and docs[18]["options"]["deciding_target"] == 1
     # The --pretty line says the same: the targets, the warm-up's clock, the set, the shoot-out's round.
-    lines = run_carom("sim", "--headless", "--pretty", stdin=ISSUE15_WORDS).stdout.splitlines()
+    lines = run_carom("sim", "--headless", "--pretty", stdin=FORMAT_WORDS).stdout.splitlines()
     assert len(lines) == len(docs)
     assert "targets 3:2" in lines[0] and "warm-up A 0:30" in lines[2] and "warm-up B 1:00" in lines[3]
     assert "set 1, sets 1:0" in lines[10] and "set 2, sets 1:0" in lines[11]
@@ -358,7 +358,7 @@ def test_readme_grammar_lists_every_word_and_option():
 
 
 def test_the_virtual_board_pretty_lines_have_the_whole_line_and_what_the_displays_show(tmp_path):
-    """Issue 16: `--pretty` showed a cut event; with `--board` it was not taken at all (JSON came out).
+    """`--pretty` showed a cut event; with `--board` it was not taken at all (JSON came out).
     The board's pretty line: the script line whole, then each display field as it reads, the LEDs
     lit, the cues heard, a refusal."""
     from host_tools.simulator.scripted_board import run_script

@@ -1,4 +1,4 @@
-"""`carom sim --hall`: the simulator's virtual boards feed a real `carom hall` (issue 16).
+"""`carom sim --hall`: the simulator's virtual boards feed a real `carom hall`.
 
 A real mosquitto on a free loopback port, `carom hall` on it (a subprocess), and `carom sim --hall
 127.0.0.1:PORT --boards 2` as a person starts it (a subprocess): the two wall boards run the real

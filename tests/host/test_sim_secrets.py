@@ -1,4 +1,4 @@
-"""`carom sim` never shows a secret (issue 13): not in its event stream, its API, the page's log, its terminal.
+"""`carom sim` never shows a secret: not in its event stream, its API, the page's log, its terminal.
 
 The real `carom config set` puts a Wi-Fi password, an MQTT password and a radio key on the simulated
 board through its serial port (a pty), then `carom config show`, `show --secrets`, `carom doctor`

@@ -3,7 +3,7 @@
 What is tried, on a store holding two matches (the previous one, 13
 records, and the current one, 22 records over three journal segments (each
 begins with its start record), with
-undo records and a close; between them every kind of entry, issue 14's
+undo records and a close; between them every kind of entry, the rarer events'
 too: lag tie, review, frozen and the choice, a jump's balls, calls with
 anchor and out, abandon): a bit flip at every bit of every file, truncation
 of every file at every length, and random combinations of bit flips,
@@ -35,7 +35,7 @@ def _build():
     fs = MemFs()
     s = store.MatchStore(ROOT, fs)
     matches = []
-    scripts = [  # every kind of entry issue 14 added, and a time-out's length in the snapshot
+    scripts = [  # every kind of entry of the rarer events, and a time-out's length in the snapshot
         ["new game=three_cushion target=20 breaker=A name_A=Prev timeout_s=25", "point", "foul jumped B red",
          "frozen", "frozen_choice start", "undo", "frozen_choice masse", "review A", "point", "foul B jumped A",
          "undo", "undo", "miss"],

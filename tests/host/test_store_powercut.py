@@ -8,7 +8,7 @@ scripted evening, on both interpreters.  Here (CPython) the same check runs
   * with a second power cut at every write boundary of the recovery itself
     (the reboot's load, which cuts a torn tail, and the referee entering the
     lost event again), then a third boot.
-  * on issue 15's formats: a handicap's extension to two targets (two records: the B
+  * on the formats: a handicap's extension to two targets (two records: the B
     target's, kind 5, then the entry; a cut between them), sets with next_set and a break
     between sets, the shoot-out, the warm-up.
 Every boot must show the state after the event being saved or after the one

@@ -95,9 +95,9 @@ class Page:
         for d in layout["displays"]:
             for part in d["show"]:
                 self.fields[part["field"]] = (d["key"], d["kind"], part["at"], part["width"])
-        if "countdown" not in self.fields and "sets" in self.fields:  # issue 15: the sets field shows it
+        if "countdown" not in self.fields and "sets" in self.fields:  # the sets field shows it
             self.fields["countdown"] = self.fields["sets"]
-        if "target" not in self.fields and "A.target" in self.fields:  # issue 15: each player's own target
+        if "target" not in self.fields and "A.target" in self.fields:  # each player's own target
             self.fields["target"] = self.fields["A.target"]
 
     def chip(self, key):
@@ -305,7 +305,7 @@ def test_blink_brightness_colon_plug_clock_keys_two_pages(browser, configured, t
     chip = p.chip(countdown)
     assert chip["blink"] == "1" and chip["brightness"] == "8"
     # All its lit segments go dark together and light up together (as one chip blinks); in the dark
-    # half a lit segment looks exactly as an unlit one (issue 16: they vanished, and the unlit ghosts
+    # half a lit segment looks exactly as an unlit one (they vanished, and the unlit ghosts
     # left read as another number), so nothing of the number is seen.
     looks = """(key) => {
       const look = s => { const c = getComputedStyle(s); return [c.fill, c.opacity, c.filter].join(" "); };
@@ -365,8 +365,8 @@ def test_blink_brightness_colon_plug_clock_keys_two_pages(browser, configured, t
     assert float(page.get_attribute('.board[data-board="0"]', "data-t")) >= t_before + 60
     # Shift+A: a long press (1.5 s) of A.point, which undoes the newest entry: the break request.
     page.keyboard.press("Shift+A")
-    # No break and no shot clock: the match's time since its first stroke, h:mm with the colon
-    # (issue 14). The undo took the break's minute back: time goes on from the newest entry's
+    # No break and no shot clock: the match's time since its first stroke, h:mm with the colon.
+    # The undo took the break's minute back: time goes on from the newest entry's
     # (rules.Match.resume_at), seconds after the first stroke.
     p.wait_text("clock", " 0:00", timeout=6)
     assert p.chip(p.fields["clock"][0])["colon"] is True

@@ -76,17 +76,18 @@ displays get "bus", "digits" (4), "brightness" and "show" as a list of
 {"field", "at", "width"}; "addr" is an int; "size" only when the file
 gives it and `sizes` is true (no default is filled in; the board's start
 loads with sizes=False: it draws no size, and the checked form it keeps
-and reads at every start (checked.py) holds no float to allocate).  "buttons" is a LIST of dicts with "name" added, sorted by name
-(the index is the button's index in buttons.ButtonGroup), each with all
-keys above and its timings filled in.
+and reads at every start (checked.py) holds no float to allocate).
+"buttons" is a LIST of dicts with "name" added, sorted by name (the index
+is the button's index in buttons.ButtonGroup), each with all keys above
+and its timings filled in.
 "leds" values are {"pin", "active_low"}.  Added: "warnings" (list of
 strings) and "source" (file path or None).
 """
 
 import json
 
-from controller import ACTIONS  # what a button can do (the one list)
 import jsonwhole  # a file cut short is refused on every release
+from controller import ACTIONS  # what a button can do (the one list)
 from viewsetup import FIELDS, LEDS  # what a view can show
 
 SCHEMA = 1

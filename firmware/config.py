@@ -556,7 +556,6 @@ def _parse(raw, path):
     return normalize(d, path)
 
 
-
 def _write(path, raw, fs):
     import store
 

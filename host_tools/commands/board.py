@@ -5,7 +5,7 @@
     carom board pins NAME [--format text|md]        each GPIO, each I2C bus, each address and its jumpers
     carom board wiring NAME [--out DIR]             the wiring: DIR/NAME.yml (WireViz), NAME.svg, NAME.png
     carom board card NAME [--out FILE.html] [--pdf FILE.pdf]   the printable card for the table
-    carom board docs [NAME ...] [--out DIR] [--check]          every generated file of docs/build/boards/
+    carom board docs [NAME ...] [--out DIR] [--check]          every generated file of docs/build/
 
 NAME is a board in boards/ (wall, mini, referee, or one of your own) or the path of a
 definition file. Everything comes from host_tools/hardware/ (the catalogue of parts in
@@ -100,11 +100,13 @@ def arguments(p):
     q.add_argument("--pdf", metavar="FILE.pdf", help="print it to this PDF too (headless Chromium)")
     q.set_defaults(run=run_card)
 
-    q = sub.add_parser("docs", help="write (or --check) every generated file of docs/build/boards/",
+    q = sub.add_parser("docs", help="write (or --check) every generated file of docs/build/",
                        description="Writes each board's page (boards/NAME.md: parts, power, pins, wiring) and "
-                                   "its files (boards/NAME/: parts.csv, wiring.yml, wiring.svg, wiring.png) under "
-                                   "the docs folder, for every board in boards/ or the ones named. --check writes "
-                                   "nothing and fails naming each file that is stale or missing.")
+                                   "its files (boards/NAME/: parts.csv, wiring.yml, wiring.svg, wiring.png, "
+                                   "card.html) under the docs folder, for every board in boards/ or the ones "
+                                   "named, and the pages of no one board (error-codes.md, digit-size.md, "
+                                   "bigger-digits.md and its schematic). --check writes nothing and fails naming "
+                                   "each file that is stale or missing.")
     q.add_argument("names", nargs="*", metavar="NAME", help="only these boards (default: every board in boards/)")
     q.add_argument("--out", "-o", metavar="DIR", help="the docs folder (default: docs/build); pages go to DIR/boards/")
     q.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each stale or missing file")
@@ -175,11 +177,9 @@ def run_wiring(args):
 
 
 def run_card(args):
+    from ..hardware import card
+
     bd = definition(args.name)
-    try:
-        from ..hardware import card
-    except ImportError:
-        raise CommandError("the table card (host_tools/hardware/card.py) is not in this version")
     out = args.out or "%s-card.html" % bd["name"]
     _write(out, card.card_html(bd))
     print(out)

@@ -6,10 +6,11 @@
 Checks, in order (each line `ok`, `warn` or `FAIL`):
 
     the board answers      a MicroPython REPL on DEV (mpremote's raw REPL)
-    MicroPython            version (os.uname()): not older than the firmware needs
-                           (host_tools.MICROPYTHON_OLDEST: the release to flash is
-                           named), and that it loads the .mpy files this mpy-cross
-                           makes (sys.implementation._mpy)
+    MicroPython            its release (sys.implementation.version; os.uname() names
+                           it): not older than the firmware needs (host_tools.
+                           MICROPYTHON_OLDEST: the release to flash is named), and
+                           that it loads the .mpy files this mpy-cross makes
+                           (sys.implementation._mpy)
     flash, RAM             os.statvfs('/') free space; gc.mem_free() with the app stopped
     firmware               main.py there; the files /deploy.json lists, by hash
                            (a deploy cut short while switching is a FAIL)
@@ -233,7 +234,7 @@ JUMPERS = ("A0", "A1", "A2")  # address = 0x70 + A0 + 2 * A1 + 4 * A2, each pad 
 def jumper_text(found, expected):
     """What a backpack answering at `found` has bridged differently from one at `expected`:
     "A0 is bridged too; bridge A1 only"."""
-    extra = [JUMPERS[i] for i in range(3) if (found - expected) and (found >> i & 1) and not (expected >> i & 1)]
+    extra = [JUMPERS[i] for i in range(3) if (found >> i & 1) and not (expected >> i & 1)]
     lacking = [JUMPERS[i] for i in range(3) if not (found >> i & 1) and (expected >> i & 1)]
     said = []
     if extra:
@@ -399,13 +400,12 @@ def run_checks(board, c, args):
     local = local_mpy_version()
     mpy = info["mpy"]
     what = "MicroPython %s on %s" % (info["release"] or info["version"], info["machine"])
-    if not check_release(info, what, c):
-        pass  # said: nothing else about this MicroPython matters until the right one is flashed
-    elif mpy is not None and local is not None and mpy != local:
-        c.fail("%s: it loads .mpy version %d, carom deploy's mpy-cross makes %d: flash a newer MicroPython "
-               "(carom flash) or deploy with --source" % (what, mpy, local))
-    else:
-        c.ok("%s%s" % (what, " (.mpy v%d, as carom deploy makes)" % mpy if mpy is not None else ""))
+    if check_release(info, what, c):  # a release too old is said: nothing else of it matters then
+        if mpy is not None and local is not None and mpy != local:
+            c.fail("%s: it loads .mpy version %d, carom deploy's mpy-cross makes %d: flash a newer MicroPython "
+                   "(carom flash) or deploy with --source" % (what, mpy, local))
+        else:
+            c.ok("%s%s" % (what, " (.mpy v%d, as carom deploy makes)" % mpy if mpy is not None else ""))
     free = info["flash_free"]
     c.level("flash: %s free of %s" % (kb(free), kb(info["flash_total"])), free,
             FLASH_FAIL, "too little for the match journal and history",

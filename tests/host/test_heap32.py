@@ -47,7 +47,7 @@ RUN_LIVE = 80 * KB
 HOLE = 4 * KB
 WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
-COLD = ("startup", "config", "boarddef", "checked", "matchsetup", "matchevents", "matchnames", "formats", "formatwall",
+COLD = ("startup", "config", "boarddef", "jsonwhole", "checked", "matchsetup", "matchevents", "matchnames", "formats", "formatwall",
         "formatsrare", "appcold", "storefiles", "snapshot", "history", "logback", "viewsetup",
         "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog", "errorcodes", "refusals", "hallsetup",
         "identify")

@@ -158,11 +158,15 @@ class Board:
     async def save_task(self):
         while True:
             if self.changed():
-                self.persist()
+                try:
+                    self.persist()
+                except MemoryError:  # tried again (a new match's begin loads snapshot.py)
+                    self.short_of_memory()
+                    await asyncio.sleep_ms(1000)
             if not self.reported and not self.store.held:
                 # report.save writes it to the flash in steps; report.py leaves RAM after.
                 try:
-                    await cold.call("report", "save", self)
+                    await cold.run("report", "save", self)
                 except MemoryError:
                     self.short_of_memory()
                     await asyncio.sleep_ms(1000)

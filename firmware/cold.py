@@ -1,6 +1,8 @@
 """Code a running board needs only now and then: loaded for one call, then dropped.
 
     cold.call("viewsetup", "names", view)    # viewsetup.names(view), then out of RAM
+    await cold.run("report", "save", board)  # an async function: awaited, then out of RAM
+    for _ in cold.steps("matchdoc", "fields", m, now, out):  # a generator's: after its last item
     def __getattr__(name):                   # rules.E_POINT and the like: from matchnames
         return cold.forward("matchnames", name, "rules")
 
@@ -41,6 +43,33 @@ def call(module, name, *args):
         return getattr(mod, name)(*args)
     finally:
         if _DROP and len(sys.modules) != before:
-            for key in tuple(sys.modules):
-                if key not in loaded:
-                    del sys.modules[key]
+            _drop(loaded)
+
+
+async def run(module, name, *args):
+    """call() for an async function: awaits it, then drops what it loaded (call() would drop
+    the modules before the coroutine's body ran, and leave what the body imported)."""
+    before = len(sys.modules)
+    loaded = () if not _DROP else tuple(sys.modules)
+    try:
+        return await getattr(__import__(module), name)(*args)
+    finally:
+        if _DROP and len(sys.modules) != before:
+            _drop(loaded)
+
+
+def steps(module, name, *args):
+    """call() for a generator function: its items, then what it loaded is dropped."""
+    before = len(sys.modules)
+    loaded = () if not _DROP else tuple(sys.modules)
+    try:
+        yield from getattr(__import__(module), name)(*args)
+    finally:
+        if _DROP and len(sys.modules) != before:
+            _drop(loaded)
+
+
+def _drop(loaded):
+    for key in tuple(sys.modules):
+        if key not in loaded:
+            del sys.modules[key]

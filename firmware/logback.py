@@ -1,11 +1,12 @@
 """Log chunks read back from the flash: rules.Match keeps only its newest chunks in RAM.
 
-Loaded for a deep undo or for a report's old entries, then dropped (cold.py).
+Loaded for a deep undo, then dropped (cold.py); a report keeps it loaded while it reads
+the log's chunks one after the other (chunk()).
 A chunk's entries come from the match's loader (the store's journal); an
 extension's entry keeps its number in the log, its target in the journal.
 """
 
-from rules import CHUNK, E_EXTEND, _Chunk
+from rules import _Chunk
 
 try:
     from micropython import const
@@ -15,7 +16,17 @@ except ImportError:  # CPython
         return x
 
 
+_CHUNK = const(128)  # rules.py's (matchnames.CHUNK): not rules.CHUNK, which loads matchnames
+_E_EXTEND = const(11)
 _EXT = const(18)  # where a checkpoint keeps the number of extensions: rules._FIELDS (a test checks)
+
+
+def chunk(m, k):
+    """Chunk k of m's log (codes, args, times; an extension's arg is its number): the one in
+    RAM, or read back from the flash (deep). Allocates when it reads back; OSError when the
+    flash does not have it."""
+    c = m._chunks[k]
+    return c if c is not None else deep(m, k)
 
 
 def deep(m, k):
@@ -51,12 +62,12 @@ def fetch(m, k, c):
     ext = [m._states[k][_EXT] if k else 0]  # the next extension's number
 
     def put(j, code, arg, t):
-        if code == E_EXTEND:
+        if code == _E_EXTEND:
             arg = ext[0]
             ext[0] += 1
         c.codes[j] = code
         c.args[j] = arg
         c.times[j] = t
 
-    if m.loader(k, put) < min(m.n, (k + 1) * CHUNK):
+    if m.loader(k, put) < min(m.n, (k + 1) * _CHUNK):
         raise OSError(5, "log chunk %d is not on the flash" % k)

@@ -50,7 +50,11 @@ def _seconds(ms):
     return None if ms < 0 else (ms + 999) // 1000
 
 
+_RUNS_STEP = const(64)  # runs written between two yields of fields()
+
+
 def _player(m, p, out):
+    """A player's fields (a generator: it yields every _RUNS_STEP runs)."""
     out.open("{")
     out.field(b"name", m.names[p])
     out.field(b"club", m.clubs[p])
@@ -66,6 +70,8 @@ def _player(m, p, out):
     out.open("[")
     for i in range(m.played[p] - m.innings[p], m.played[p]):  # this set's
         out.value(m.run_of(p, i))
+        if i % _RUNS_STEP == _RUNS_STEP - 1:
+            yield
     out.close("]")
     out.key(b"match")
     if m.fmt is not None and m.sets_to_win:
@@ -184,6 +190,13 @@ def _area(m, out):
 
 def write_fields(m, now, out):
     """The state document's fields, into an open object of a jsonout.JsonOut."""
+    for _ in fields(m, now, out):
+        pass
+
+
+def fields(m, now, out):
+    """write_fields() in steps: a generator that yields between pieces (a report's steps:
+    the runs of a long match are many)."""
     shot = m.shot_left_ms(now)
     countdown = m.countdown()
     out.field(b"version", VERSION)
@@ -249,12 +262,13 @@ def write_fields(m, now, out):
     out.close("}")
     out.field(b"events", m.n)
     out.field(b"closed", m.closed)
+    yield
     out.key(b"players")
     out.open("{")
     out.key(b"A")
-    _player(m, rules.A, out)
+    yield from _player(m, rules.A, out)
     out.key(b"B")
-    _player(m, rules.B, out)
+    yield from _player(m, rules.B, out)
     out.close("}")
 
 

@@ -241,14 +241,13 @@ def follower(m):
     return f
 
 
-def follow(m, source, i):
-    """Do entry i of `source` (whose follower this is) without logging it.
-    Allocates (runs of new innings); raises MemoryError when out of memory."""
+def follow(m, code, arg, t):
+    """Do an entry of the match whose follower this is (as its log has it: chunk.codes,
+    .args, .times) without logging it. Allocates (runs of new innings); raises MemoryError
+    when out of memory."""
     if not m._room():
         raise MemoryError
-    c = _chunk_at(source, i)
-    j = i % _CHUNK
-    m._do(c.codes[j], c.args[j], c.times[j])
+    m._do(code, arg, t)
 
 
 def _chunk_at(m, i):

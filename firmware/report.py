@@ -4,103 +4,30 @@
         await asyncio.sleep_ms(0)          # written in steps: the board goes on meanwhile
     report.build(match, now)               # the same, as a dict (tests, host tools)
 
-Innings are found by stepping a follower match (matchsetup.follower) through
-the log and watching whose turn it is.  Each inning: player, number, run,
-fouls, and its start and end as match time (ms) and, when the board's clock
-was set, as epoch seconds. A set match's innings are every set's, each with
-its set's number ("set"; "inning" counts in its set, as the state document's
-runs, which are only the current set's); a shoot-out's innings follow, each
-with "shootout": true and its round's number as "inning" (the state
-document's shootout keeps only the newest rounds; the report has them all).  Nothing is held whole: one inning at a time goes
-to the writer. Allocates: made when a match ends or a report is asked for.
+The innings are innings.py's (found by following the log). Nothing is held whole: one
+inning at a time goes to the writer, and the writer's parts are loaded one after the
+other. Allocates: made when a match ends or a report is asked for.
 """
 
 import json
 
+import cold
 import jsonout
-import matchdoc
-import matchsetup
-from matchnames import SET_OVER, SHOOTOUT, WARMUP
-from rules import A, B, EQUALIZING, E_BREAK, E_FOUL, E_REVIEW, FINISHED, FOULS, LAG, NOBODY
+from rules import A, B, FINISHED
 
-STEP = 16  # innings written between two yields of writer()
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+_E_REVIEW = const(21)  # matchnames.py's (a test checks)
 
 
 def _epoch(started_at, t):
     return None if started_at is None else started_at + t // 1000
-
-
-def each_inning(m, started_at=None, n=None):
-    """The innings of the first n entries (all) of match m, in order, one dict at a time."""
-    n = m.n if n is None else n
-    shadow = matchsetup.follower(m)
-    current = _opened(shadow, 0, started_at)  # a breaker set directly starts at once
-    at = shadow.played[0] + shadow.played[1] - 1  # the current inning's place in its player's log
-    for i in range(n):
-        code, arg, t = m.entry(i)
-        if current is not None:
-            if code == E_FOUL:
-                current["fouls"].append(FOULS[arg & 15])
-            elif code == E_BREAK:
-                current["break"] = True
-        warm = shadow.phase == WARMUP
-        matchsetup.follow(shadow, m, i)
-        if current is not None:
-            p = 0 if current["player"] == "A" else 1
-            if "shootout" in current:  # a shoot-out round's inning: its run is the round's
-                k = current["inning"] - 1
-                rounds = len(shadow.so_runs) // 2
-                current["run"] = shadow.so_runs[(shadow.so_base + k) % rounds + p * rounds]
-                over = shadow.phase != SHOOTOUT or shadow.shooter != p or shadow.so_round != k
-            else:
-                current["run"] = shadow.run_of(p, at)
-                over = shadow.shooter != p or shadow.played[p] != at + 1 or shadow.phase == SHOOTOUT
-            if warm and shadow.phase != WARMUP and not current["run"] and not current["fouls"]:
-                current["start_ms"] = t  # the breaker's first stroke comes after the warm-up
-                current["start"] = _epoch(started_at, t)
-            if over:
-                _close(current, t, started_at)
-                yield current
-                current = None
-        if current is None:
-            current = _opened(shadow, t, started_at)
-            if current is not None:
-                at = shadow.played[shadow.shooter] - 1
-        if current is not None and shadow.turn == NOBODY:
-            _close(current, t, started_at)  # the match or the set is over (an extension may open another)
-    if current is not None:
-        yield current
-
-
-def innings(m, started_at=None):
-    """The innings of match m as a list (tests, host tools)."""
-    return list(each_inning(m, started_at))
-
-
-def _opened(shadow, t, started_at):
-    """A new inning where the follower has one under way, else None. In a set match each
-    inning has its set's number ("set"; "inning" counts in the set); a shoot-out round's inning
-    has "shootout": true, and "inning" is the round's number."""
-    p = shadow.shooter
-    if p == NOBODY or shadow.turn == NOBODY or shadow.phase == LAG or shadow.phase == SET_OVER or not shadow.innings[p]:
-        return None
-    out = {"player": ("A", "B")[p], "inning": shadow.innings[p], "run": 0, "fouls": [], "break": False,
-           "equalizing": shadow.phase == EQUALIZING, "start_ms": t, "end_ms": None,
-           "start": _epoch(started_at, t), "end": None}
-    if shadow.fmt is not None and shadow.sets_to_win:
-        out["set"] = shadow.set_no
-    if shadow.phase == SHOOTOUT:
-        out["inning"] = shadow.so_round + 1
-        out["shootout"] = True
-    else:
-        out["run"] = shadow.run_of(p, shadow.played[p] - 1)
-    return out
-
-
-def _close(current, t, started_at):
-    if current["end_ms"] is None:
-        current["end_ms"] = t
-        current["end"] = _epoch(started_at, t)
 
 
 def match_end_ms(m):
@@ -109,19 +36,22 @@ def match_end_ms(m):
     from the `new` (the lag included); elapsed_s (the state document's) counts from the first
     stroke to the end (at the draw when a tie-break followed)."""
     i = m.n - 1
-    while i > 0 and m.entry(i)[0] == E_REVIEW:
+    while i > 0 and m.entry(i)[0] == _E_REVIEW:
         i -= 1
     return m.entry(i)[2] if i >= 0 else 0
 
 
 def writer(m, now, out, started_at=None, ended_at=None, table="", board=""):
     """Write the report of match m to `out` (a jsonout.JsonOut) in steps: a generator that
-    yields every STEP innings. The caller may let other work run at each yield; if the
-    match's log changed meanwhile (m.edits), the report written is not the match's."""
+    yields between them (every few runs of the state document, every innings.STEP entries
+    of the log). The caller may let other work run at each yield; if the match's log
+    changed meanwhile (m.edits), the report written is not the match's. The state
+    document's writer (matchdoc.py) and the innings' (innings.py) are loaded one after the
+    other, each dropped when its part is written (cold.steps): never both in RAM."""
     n = m.n
     end = match_end_ms(m)
     out.open("{")
-    matchdoc.write_fields(m, now, out)
+    yield from cold.steps("matchdoc", "fields", m, now, out)
     out.key("report")
     out.open("{")
     out.field("table", table)
@@ -131,14 +61,13 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board=""):
     out.field("duration_s", end // 1000)
     out.key("innings")
     out.open("[")
-    k = 0
-    for inning in each_inning(m, started_at, n):
-        out.open("{")
-        out.fields(inning)
-        out.close("}")
-        k += 1
-        if k % STEP == 0:
-            yield k
+    for inning in cold.steps("innings", "each", m, started_at, n, True):
+        if inning is None:
+            yield
+        else:
+            out.open("{")
+            out.fields(inning)
+            out.close("}")
     out.close("]")
     out.key("fouls")
     out.open("{")
@@ -171,11 +100,11 @@ def build(m, now, started_at=None, ended_at=None, table="", board=""):
 async def save(board):
     """A wall board's finished match's report (app.Board), written to the flash in steps
     with other tasks running between them; dropped if the match changed meanwhile (it is
-    written again); then sent to the hall. MemoryError reaches the caller."""
+    written again); then sent to the hall. MemoryError reaches the caller. The store's
+    history (history.py) is loaded to open the file and to put it in place, not between."""
     import asyncio
     import time
 
-    import history
     from app import wall_clock
     from store import report_name
 
@@ -183,7 +112,7 @@ async def save(board):
     store = board.store
     edits = m.edits
     name = report_name(store.gen)
-    f = history.report_file(store)
+    f = cold.call("history", "report_file", store)
     if f is None:
         return
     done = False
@@ -196,7 +125,8 @@ async def save(board):
         else:
             done = True
     finally:
-        if not history.finish_report(store, f, done):
+        out = None
+        if not cold.call("history", "finish_report", store, f, done):
             done = False
     if done:
         board.reported = True

@@ -89,6 +89,7 @@ def _forget(st, gen):
     st.closed = False
     st._broken = False
     st._seg = -1
+    st._starts = []
 
 
 def fit_texts(texts, budget=_TEXT_MAX):
@@ -276,6 +277,8 @@ def scan(st, match, version):
         good = 0
         for kind, code, arg, t in records(data, seq, gen):
             if kind == _K_ENTRY:
+                if not match.n % _CHUNK:
+                    st._starts_at(match.n // _CHUNK, seq)
                 match.push(code, arg, t, arg2)
                 arg2 = -1
                 closed = False
@@ -331,15 +334,26 @@ def records(data, seq, gen):
 
 def load_chunk(st, k, put):
     """The entries of log chunk k (positions k * CHUNK ...) from the journal, as put(j, code,
-    arg, t) with j the place in the chunk (rules.Match's loader). The journal is read from
-    its start: an undo record takes the position back, so a later entry at a position is
-    the one that stands. Returns the number of entries the journal has in all."""
+    arg, t) with j the place in the chunk (rules.Match's loader). Read from the record of
+    the chunk's first entry (st._starts: the newest written at that place, so every entry
+    that stands in the chunk comes after it), or from the journal's start when it is not
+    known; an undo record takes the position back, so a later entry at a position is the
+    one that stands. The read stops at the next chunk's first entry when the store's
+    entries go past it (no entry of this chunk is written again after that record).
+    Returns the number of entries the journal stands at there, or in all."""
     lo = k * _CHUNK
     hi = lo + _CHUNK
     gen = st.gen
     pos = 0
-    seq = 0
-    seg = 0
+    first = 0
+    last = -1
+    if k < len(st._starts):
+        first = st._starts[k]
+        pos = lo
+    if k + 1 < len(st._starts) and st.count > hi:
+        last = st._starts[k + 1]
+    seg = first // _SEG_RECORDS
+    seq = seg * _SEG_RECORDS
     full = _SEG_RECORDS * _REC_SIZE
     while True:
         data = storefiles.read(st, st._segment_path(gen, seg), full + 1)
@@ -347,7 +361,11 @@ def load_chunk(st, k, put):
             break
         good = 0
         for kind, code, arg, t in records(data, seq, gen):
-            if kind == _K_ENTRY:
+            if seq == last:
+                return pos
+            if seq < first:  # before the chunk's first entry, in its segment
+                pass
+            elif kind == _K_ENTRY:
                 if lo <= pos < hi:
                     put(pos - lo, code, arg, t)
                 pos += 1

@@ -51,6 +51,7 @@ _ERROR_BOARD = const(21)  # the board definition is missing or invalid
 _ERROR_STORE = const(23)  # the saved match was damaged or went back: what could be read is back (10 s)
 _ERROR_SAFE_BUTTON = const(30)  # safe boot: button held at power-on
 _ERROR_CRASH_LOOP = const(31)  # safe boot: crashed three times in a row
+_ERROR_MEMORY = const(24)  # not enough memory: here, to start at all
 machine = None  # the board's machine module, as start() or build() was handed it
 
 # The wall board's I2C buses (boards/wall.json), for showing an error when no board
@@ -322,6 +323,7 @@ def restore(b, options):
         # nothing of it is saved (the store is held). The rest of the start has the room it
         # needs, E 24 shows.
         b.match = m = None
+        b.store.held = True  # also when loading snapshot.py was what failed: nothing is written
         gc.collect()
         import rules
 
@@ -333,9 +335,10 @@ def restore(b, options):
         b.started_at = app.wall_clock(-m.entry(m.n - 1)[2] // 1000)
     else:
         # Nothing saved, or a match nothing happened in yet: the configuration's
-        # options and names (`carom config set` applies at the next start).
+        # options and names (`carom config set` applies at the next start). The save task
+        # begins it on the flash (app.Board.persist): a start that runs out of memory later
+        # has written nothing.
         m.new(now, **options)
-        b.store.begin(m)
         b.started_at = app.wall_clock(0)
     return False
 
@@ -400,7 +403,31 @@ def read_last():
 
 def start(hw, heap_at_start=0):
     """Build the board for config.json with the machine module `hw`; None when there is
-    nothing to serve (safe boot, a remote that went to sleep, no board definition at all)."""
+    nothing to serve (safe boot, a remote that went to sleep, no board definition at all,
+    not enough memory to start: E 24, nothing written to the flash)."""
+    try:
+        return _start(hw)
+    except MemoryError:  # before the board definition was read (the wall's buses: E 24)
+        return out_of_memory(None)
+
+
+def out_of_memory(board):
+    """The start ran out of memory: what it made is garbage now; E 24 on the displays (the
+    definition's, or any found on the wall's buses). The store has written nothing: a saved
+    match stays on the flash as it was, for a start with more room."""
+    gc.collect()
+    print("carom: not enough memory to start (E %d); the saved match stays on the flash" % _ERROR_MEMORY)
+    try:
+        if board is None:
+            show_code_anywhere(_ERROR_MEMORY)
+        else:
+            show_code(make_chips(board, make_buses(board), 15), _ERROR_MEMORY)
+    except MemoryError:
+        pass
+    return None
+
+
+def _start(hw):
     _hand_in(hw)
     config, error = load_config()
     try:
@@ -439,8 +466,11 @@ def start(hw, heap_at_start=0):
     if button_held(board, "identify_button"):
         identify(None, board, config)
         machine.soft_reset()  # a fresh heap for the app: nothing of the mode stays in RAM
-    load_code(config)
-    b = build(board, config, error)
+    try:
+        load_code(config)
+        b = build(board, config, error)
+    except MemoryError:
+        return out_of_memory(board)
     # Armed before any task runs, so a driver that hangs at its first call is caught too.
     b.wdt = arm_watchdog()
     return b

@@ -92,6 +92,7 @@ _K_ENTRY = const(1)
 _K_UNDO = const(2)
 _K_CLOSE = const(3)
 _E_EXTEND = const(11)  # rules.py's
+_CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
 
 # Bits of MatchStore.errors, for the app to show (their meanings: history.py).
 _ERR_WRITE = const(4)
@@ -210,9 +211,19 @@ class MatchStore:
         """Save one entry (code, arg, match time): one 16-byte record appended."""
         reason = self._put(_K_ENTRY, code, arg, t)
         if reason is None:
+            if not self.count % _CHUNK:
+                self._starts_at(self.count // _CHUNK, self.seq - 1)
             self.count += 1
             self.closed = False
         return reason
+
+    def _starts_at(self, k, seq):
+        """Log chunk k's first entry is journal record seq (the newest written at its place):
+        reading the chunk back starts there (snapshot.load_chunk), not at the journal's start."""
+        if k < len(self._starts):
+            self._starts[k] = seq
+        else:
+            self._starts.append(seq)
 
     def undo(self):
         """Save that the newest entry was taken back."""

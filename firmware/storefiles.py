@@ -43,6 +43,7 @@ def init(st, root, fs, max_reports, max_report_bytes):
     st._broken = False  # a write failed: rescan (and cut the torn tail) before the next one
     st._seg = -1
     st._seg_path = ""
+    st._starts = []  # journal record of each log chunk's first entry (MatchStore._starts_at)
     st._rec = bytearray(_REC_SIZE)
     st._rec_head = memoryview(st._rec)[:12]
 

@@ -2,6 +2,7 @@
 
 import json
 
+import innings
 import jsonout
 import report
 import rules
@@ -67,14 +68,17 @@ def test_unknown_values_are_refused():
 
 
 def test_report_writer_yields_every_step_and_equals_build():
+    """A step after the state document's head, every 64 runs of a player, and every
+    innings.STEP entries of the log; the steps together write what build() does."""
     r = Referee()
     assert r.line("new game=straight_rail target=500 breaker=A") is None
     for i in range(200):
         assert r.line("point" if i % 3 else "miss") is None
     sink = jsonout.Pieces()
-    steps = list(report.writer(r.match, r.now, jsonout.JsonOut(sink, 128), table="T"))
+    steps = len(list(report.writer(r.match, r.now, jsonout.JsonOut(sink, 128), table="T")))
     inns = r.match.innings[rules.A] + r.match.innings[rules.B]
-    assert steps == list(range(report.STEP, inns + 1, report.STEP)), (steps, inns)
+    runs = r.match.innings[rules.A] // 64 + r.match.innings[rules.B] // 64
+    assert steps == 1 + runs + r.match.n // innings.STEP, (steps, inns, r.match.n)
     got = json.loads(b"".join(sink.parts))
     assert got == report.build(r.match, r.now, table="T")
     assert len(got["report"]["innings"]) == inns

@@ -804,3 +804,18 @@ def test_private_constants_agree_with_matchnames():
     assert matchsetup.FOULS[rules.F_TIME] == "time"
     for name in ("LAG", "BREAK", "EQUALIZING", "FINISHED", "TIEBREAK", "R_A", "R_B", "R_DRAW", "A", "B", "NOBODY"):
         assert name in rules.__dict__, name  # the hot path's names stay in rules.py
+
+
+def test_the_reports_and_the_logs_private_constants_agree_with_matchnames():
+    """report.py, innings.py and logback.py compile the few codes they read in (rules.E_FOUL
+    and the like would load matchnames.py during a report); store.py its log's chunk."""
+    import innings
+    import logback
+    import matchnames
+    import report
+    import store
+
+    assert twins(report, matchnames, "_E_REVIEW") == 1
+    assert twins(innings, matchnames, "_E_FOUL") == 6
+    assert twins(logback, matchnames, "_E_EXTEND") == 2
+    assert store._CHUNK == matchnames.CHUNK == rules._CHUNK

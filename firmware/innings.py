@@ -1,0 +1,128 @@
+"""The innings of a match, found in its log: the report's (report.py), and the host's.
+
+    for inning in innings.each(m, started_at):    # one dict at a time
+    innings.listed(m)                             # all of them (tests, host tools)
+
+Innings are found by stepping a follower match (matchsetup.follower) through
+the log and watching whose turn it is.  Each inning: player, number, run,
+fouls, and its start and end as match time (ms) and, when the board's clock
+was set, as epoch seconds. A set match's innings are every set's, each with
+its set's number ("set"; "inning" counts in its set, as the state document's
+runs, which are only the current set's); a shoot-out's innings follow, each
+with "shootout": true and its round's number as "inning" (the state
+document's shootout keeps only the newest rounds; the report has them all).
+Nothing is held whole: the log is read a chunk at a time (logback.chunk: an old
+one back from the flash), one inning at a time goes to the caller. Loaded for a
+report and dropped again (cold.steps).
+"""
+
+import logback
+import matchsetup
+from rules import EQUALIZING, LAG, NOBODY
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+# matchnames.py's (a test checks): rules.E_FOUL and the like would load it, for a few numbers.
+_E_FOUL = const(7)
+_E_BREAK = const(8)
+_SET_OVER = const(6)
+_SHOOTOUT = const(7)
+_WARMUP = const(8)
+_CHUNK = const(128)
+
+STEP = 8  # log entries followed between two yields (None) of each(..., steps=True)
+
+
+def epoch(started_at, t):
+    """Epoch seconds of match time t (ms) in a match started at started_at (None: unknown)."""
+    return None if started_at is None else started_at + t // 1000
+
+
+def each(m, started_at=None, n=None, steps=False):
+    """The innings of the first n entries (all) of match m, in order, one dict at a time;
+    with steps, None too after every STEP entries (report.writer yields there). The log is read
+    a chunk at a time (logback.chunk: an old one from the flash)."""
+    n = m.n if n is None else n
+    shadow = matchsetup.follower(m)
+    current = _opened(shadow, 0, started_at)  # a breaker set directly starts at once
+    at = shadow.played[0] + shadow.played[1] - 1  # the current inning's place in its player's log
+    c = None
+    for i in range(n):
+        j = i % _CHUNK
+        if c is None or not j:
+            c = logback.chunk(m, i // _CHUNK)
+        code = c.codes[j]
+        arg = c.args[j]
+        t = c.times[j]
+        if current is not None:
+            if code == _E_FOUL:
+                current["fouls"].append(matchsetup.FOULS[arg & 15])
+            elif code == _E_BREAK:
+                current["break"] = True
+        warm = shadow.phase == _WARMUP
+        matchsetup.follow(shadow, code, arg, t)
+        if current is not None:
+            p = 0 if current["player"] == "A" else 1
+            if "shootout" in current:  # a shoot-out round's inning: its run is the round's
+                k = current["inning"] - 1
+                rounds = len(shadow.so_runs) // 2
+                current["run"] = shadow.so_runs[(shadow.so_base + k) % rounds + p * rounds]
+                over = shadow.phase != _SHOOTOUT or shadow.shooter != p or shadow.so_round != k
+            else:
+                current["run"] = shadow.run_of(p, at)
+                over = shadow.shooter != p or shadow.played[p] != at + 1 or shadow.phase == _SHOOTOUT
+            if warm and shadow.phase != _WARMUP and not current["run"] and not current["fouls"]:
+                current["start_ms"] = t  # the breaker's first stroke comes after the warm-up
+                current["start"] = epoch(started_at, t)
+            if over:
+                _close(current, t, started_at)
+                yield current
+                current = None
+        if current is None:
+            current = _opened(shadow, t, started_at)
+            if current is not None:
+                at = shadow.played[shadow.shooter] - 1
+        if current is not None and shadow.turn == NOBODY:
+            _close(current, t, started_at)  # the match or the set is over (an extension may open another)
+        if steps and i % STEP == STEP - 1:
+            yield None
+            c = None  # the chunk again after the pause (logback's read-back may have moved on)
+    if current is not None:
+        yield current
+
+
+def listed(m, started_at=None):
+    """The innings of match m as a list (tests, host tools)."""
+    return list(each(m, started_at))
+
+
+def _opened(shadow, t, started_at):
+    """A new inning where the follower has one under way, else None. In a set match each
+    inning has its set's number ("set"; "inning" counts in the set); a shoot-out round's inning
+    has "shootout": true, and "inning" is the round's number."""
+    p = shadow.shooter
+    if p == NOBODY or shadow.turn == NOBODY or shadow.phase == LAG or shadow.phase == _SET_OVER or not shadow.innings[p]:
+        return None
+    out = {"player": ("A", "B")[p], "inning": shadow.innings[p], "run": 0, "fouls": [], "break": False,
+           "equalizing": shadow.phase == EQUALIZING, "start_ms": t, "end_ms": None,
+           "start": epoch(started_at, t), "end": None}
+    if shadow.fmt is not None and shadow.sets_to_win:
+        out["set"] = shadow.set_no
+    if shadow.phase == _SHOOTOUT:
+        out["inning"] = shadow.so_round + 1
+        out["shootout"] = True
+    else:
+        out["run"] = shadow.run_of(p, shadow.played[p] - 1)
+    return out
+
+
+def _close(current, t, started_at):
+    if current["end_ms"] is None:
+        current["end_ms"] = t
+        current["end"] = epoch(started_at, t)

@@ -103,7 +103,7 @@ except ImportError:  # CPython
 
 
 from controller import ACTIONS  # the wall buttons' actions (radio.wall_buttons)
-from matchsetup import GAMES, MAX_INNINGS_LIMIT, MAX_TARGET
+from matchwords import GAMES, MAX_INNINGS_LIMIT, MAX_TARGET
 
 FILE = "config.json"
 MAX_BYTES = 4096  # a longer file is refused before it is parsed (RAM)

@@ -16,8 +16,10 @@ one back from the flash), one inning at a time goes to the caller. Loaded for a
 report and dropped again (cold.steps).
 """
 
+import journal  # noqa: F401  (kept loaded while the innings are read: the store reads old chunks through it)
 import logback
 import matchsetup
+import matchwords
 from rules import EQUALIZING, LAG, NOBODY
 
 try:
@@ -62,7 +64,7 @@ def each(m, started_at=None, n=None, steps=False):
         t = c.times[j]
         if current is not None:
             if code == _E_FOUL:
-                current["fouls"].append(matchsetup.FOULS[arg & 15])
+                current["fouls"].append(matchwords.FOULS[arg & 15])
             elif code == _E_BREAK:
                 current["break"] = True
         warm = shadow.phase == _WARMUP

@@ -17,7 +17,7 @@ publish and dropped (cold.py); bytes go with it.
 import json
 
 import jsonout
-import matchsetup
+import matchwords
 import rules
 
 try:
@@ -183,7 +183,7 @@ def _area(m, out):
     out.open("{")
     out.field(b"anchor", m.area == 2)
     out.field(b"caroms", m.area_caroms)
-    out.field(b"limit", 1 if matchsetup.GAMES[m.game] == "balkline_47_1" else 2)
+    out.field(b"limit", 1 if matchwords.GAMES[m.game] == "balkline_47_1" else 2)
     out.field(b"out_next", m.out_next())
     out.close("}")
 
@@ -200,7 +200,7 @@ def fields(m, now, out):
     shot = m.shot_left_ms(now)
     countdown = m.countdown()
     out.field(b"version", VERSION)
-    out.field(b"game", matchsetup.GAMES[m.game])
+    out.field(b"game", matchwords.GAMES[m.game])
     out.field(b"target", m.targets[0] if m.targets[0] == m.targets[1] else None)  # a handicap: the players'
     out.field(b"innings_limit", m.innings_limit or None)
     out.field(b"phase", PHASES[m.phase])
@@ -212,8 +212,8 @@ def fields(m, now, out):
     out.field(b"equalizing_inning", m.phase == rules.EQUALIZING)
     out.field(b"result", RESULTS[m.result])
     out.field(b"ended_by", ENDINGS[m.ended_by])
-    out.field(b"last_foul", None if m.last_foul < 0 else matchsetup.FOULS[m.last_foul])
-    out.field(b"last_call", None if m.last_call < 0 else matchsetup.CALLS[m.last_call])
+    out.field(b"last_foul", None if m.last_foul < 0 else matchwords.FOULS[m.last_foul])
+    out.field(b"last_call", None if m.last_call < 0 else matchwords.CALLS[m.last_call])
     out.field(b"respot", RESPOTS[m.respot])
     _respot(m, out)
     out.key(b"area")

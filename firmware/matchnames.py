@@ -7,7 +7,7 @@ interned. Here they are public, for the report, the tools and the tests
 checks every one against rules.py's. Loaded only when someone asks.
 """
 
-from matchsetup import CALLS, FOULS, GAMES, LAG_FAULTS, MAX_INNINGS_LIMIT, MAX_TARGET  # noqa: F401 (as rules.GAMES)
+from matchwords import CALLS, FOULS, GAMES, LAG_FAULTS, MAX_INNINGS_LIMIT, MAX_TARGET  # noqa: F401 (as rules.GAMES)
 
 try:
     from micropython import const

@@ -13,6 +13,7 @@ board loads this module at every start, and each name it holds stays in RAM.
 """
 
 import cold
+from matchwords import GAMES
 from rules import A, B, NOBODY, Match, _Chunk
 
 try:
@@ -23,23 +24,15 @@ except ImportError:  # CPython
         return x
 
 
-GAMES = ("straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2", "one_cushion", "three_cushion")
-
-# Foul kinds (I.9.2); "miss" is the empty inning, not counted as a foul;
-# "other" is a foul whose kind the board was not told (a wall board's foul button).
-FOULS = ("miss", "jumped", "moving_balls", "touched", "push", "foot", "marked_cushion", "wrong_ball", "zone", "time",
-         "other")
-CALLS = ("entre", "dedans", "a_cheval", "out")  # III.4.3b, straight rail and balkline; out: a ball left the area
-LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1
-
-MAX_TARGET = const(9999)  # the config's schema takes these too
-MAX_INNINGS_LIMIT = const(999)
+_MAX_TARGET = const(9999)  # matchwords.py's
+_MAX_INNINGS_LIMIT = const(999)
 
 _MAX_SETS = const(9)  # formats.MAX_SETS
 
 # matchnames.py's, compiled in here.
 _E_EXTEND = const(11)
 _CHUNK = const(128)
+_RSHIFT = const(6)  # rules.py's: innings' runs per chunk of a player's runs, 1 << _RSHIFT
 _BAD_PLAYER = const(10)
 _NO_MEMORY = const(36)
 
@@ -122,13 +115,13 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
     ta = target if target_A is None else target_A
     tb = target if target_B is None else target_B
     for t in (target, ta, tb):
-        if not isinstance(t, int) or not 1 <= t <= MAX_TARGET:
+        if not isinstance(t, int) or not 1 <= t <= _MAX_TARGET:
             return _BAD_TARGET
     reason = _formats_ok(sets, deciding_target, shootout, draw, warmup_s)
     if reason:
         return reason
     target = ta if ta > tb else tb
-    if not isinstance(innings_limit, int) or not 0 <= innings_limit <= MAX_INNINGS_LIMIT:
+    if not isinstance(innings_limit, int) or not 0 <= innings_limit <= _MAX_INNINGS_LIMIT:
         return _BAD_INNINGS_LIMIT
     if not isinstance(shot_clock, int) or not (shot_clock == 0 or 10 <= shot_clock <= 300):
         return _BAD_SHOT_CLOCK
@@ -186,7 +179,7 @@ def _formats_ok(sets, deciding_target, shootout, draw, warmup_s):
     if not isinstance(sets, int) or not 0 <= sets <= _MAX_SETS:
         return _BAD_SETS
     if deciding_target is not None and (not isinstance(deciding_target, int) or not sets
-                                        or not 1 <= deciding_target <= MAX_TARGET):
+                                        or not 1 <= deciding_target <= _MAX_TARGET):
         return _BAD_DECIDING
     if shootout and draw and not sets:
         return _SHOOTOUT_DRAW
@@ -235,9 +228,11 @@ def options(m):
 
 def follower(m):
     """A match with this one's options and none of its entries, to be stepped through
-    them with follow(): the state after each entry in turn (the report's innings)."""
+    them with follow(): the state after each entry in turn (the report's innings). It logs
+    nothing: no chunk of log; and it keeps only its newest runs (follow())."""
     f = Match(**options(m))
     f._targets = m._targets
+    f._chunks[0] = None
     return f
 
 
@@ -248,6 +243,10 @@ def follow(m, code, arg, t):
     if not m._room():
         raise MemoryError
     m._do(code, arg, t)
+    for p in (0, 1):  # the runs of innings two chunks of runs back are read no more: they go
+        k = (m.played[p] >> _RSHIFT) - 2
+        if k >= 0 and m._runs[p][k] is not None:
+            m._runs[p][k] = None
 
 
 def _chunk_at(m, i):

@@ -41,7 +41,7 @@ A = const(0)
 B = const(1)
 NOBODY = const(-1)
 
-_BALKLINE_47_1 = const(2)  # game codes: indexes into matchsetup.GAMES (named in matchnames.py)
+_BALKLINE_47_1 = const(2)  # game codes: indexes into matchwords.GAMES (named in matchnames.py)
 _ONE_CUSHION = const(4)
 _THREE_CUSHION = const(5)
 
@@ -75,7 +75,7 @@ _F_JUMPED = const(1)
 _F_ZONE = const(8)
 F_TIME = const(9)
 _F_OTHER = const(10)
-_N_FOULS = const(11)  # len(matchsetup.FOULS)
+_N_FOULS = const(11)  # len(matchwords.FOULS)
 
 
 # Where the balls go after a jump or a frozen ball (II.3.4, I.5; matchdoc.RESPOTS).
@@ -83,7 +83,7 @@ _RESPOT_START = const(1)
 _RESPOT_3C = const(2)  # the jumped (or frozen) balls to their spots; respot_balls: which, when told
 _RESPOT_CHOICE = const(3)  # a frozen ball in balkline or three-cushion: the player chooses (frozen_choice)
 
-# Position calls (matchsetup.CALLS); the call's argument adds _ANCHOR for an anchor (II.2.4).
+# Position calls (matchwords.CALLS); the call's argument adds _ANCHOR for an anchor (II.2.4).
 _C_DEDANS = const(1)
 _C_OUT = const(3)
 _ANCHOR = const(16)
@@ -380,7 +380,7 @@ class Match:
         return self._event(_E_MISS, p + 1, now)
 
     def foul(self, p, kind, now):
-        """A foul (kind indexes matchsetup.FOULS): the stroke scores nothing, the inning ends."""
+        """A foul (kind indexes matchwords.FOULS): the stroke scores nothing, the inning ends."""
         if not 0 <= kind < _N_FOULS:
             return _BAD_KIND
         if kind == _F_MISS:

@@ -35,9 +35,11 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
 import struct
 
 import matchsetup
+import matchwords
 import rules
 import store
 import storefiles
+from journal import records
 from store import crc32, report_name
 
 try:
@@ -64,7 +66,6 @@ _K_CLOSE = const(3)
 _K_START = const(4)
 _K_ARG2 = const(5)
 _REC_SIZE = const(16)
-_RECORD = const("<IBBHiI")
 _SEG_RECORDS = const(8)
 _SNAP_SIZE = const(128)
 _WRITE_FAILED = const(1)
@@ -140,7 +141,7 @@ def parse_snapshot(data):
     if crc32(memoryview(data)[:_CRC_AT]) != struct.unpack_from("<I", data, _CRC_AT)[0]:
         return None
     magic, version, game, flags, breaker, gen, target, limit, shot, brk, timeouts = struct.unpack_from(_HEAD, data, 0)
-    if magic != _MAGIC or not 1 <= version <= FORMAT or game >= len(matchsetup.GAMES):
+    if magic != _MAGIC or not 1 <= version <= FORMAT or game >= len(matchwords.GAMES):
         return None
     timeout_s = target_b = sets = deciding = warmup = 0
     if version == FORMAT:
@@ -164,7 +165,7 @@ def parse_snapshot(data):
             return None
         at += n
     options = {
-        "game": matchsetup.GAMES[game],
+        "game": matchwords.GAMES[game],
         "target": target,
         "innings_limit": limit,
         "equalizing": bool(flags & 1),
@@ -315,68 +316,6 @@ def scan(st, match, version):
     st.count = match.n
     st.closed = closed
     return tail
-
-
-def records(data, seq, gen):
-    """The good records at the start of a journal segment's bytes, the first numbered `seq`:
-    (kind, code, arg, t) each, up to the first whose number or CRC is wrong (at most
-    SEG_RECORDS). scan() and load_chunk() read the journal through it."""
-    at = 0
-    end = min(len(data), _SEG_RECORDS * _REC_SIZE) - _REC_SIZE
-    while at <= end:
-        s, kind, code, arg, t, crc = struct.unpack_from(_RECORD, data, at)
-        if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
-            return
-        yield kind, code, arg, t
-        seq += 1
-        at += _REC_SIZE
-
-
-def load_chunk(st, k, put):
-    """The entries of log chunk k (positions k * CHUNK ...) from the journal, as put(j, code,
-    arg, t) with j the place in the chunk (rules.Match's loader). Read from the record of
-    the chunk's first entry (st._starts: the newest written at that place, so every entry
-    that stands in the chunk comes after it), or from the journal's start when it is not
-    known; an undo record takes the position back, so a later entry at a position is the
-    one that stands. The read stops at the next chunk's first entry when the store's
-    entries go past it (no entry of this chunk is written again after that record).
-    Returns the number of entries the journal stands at there, or in all."""
-    lo = k * _CHUNK
-    hi = lo + _CHUNK
-    gen = st.gen
-    pos = 0
-    first = 0
-    last = -1
-    if k < len(st._starts):
-        first = st._starts[k]
-        pos = lo
-    if k + 1 < len(st._starts) and st.count > hi:
-        last = st._starts[k + 1]
-    seg = first // _SEG_RECORDS
-    seq = seg * _SEG_RECORDS
-    full = _SEG_RECORDS * _REC_SIZE
-    while True:
-        data = storefiles.read(st, st._segment_path(gen, seg), full + 1)
-        if not data:
-            break
-        good = 0
-        for kind, code, arg, t in records(data, seq, gen):
-            if seq == last:
-                return pos
-            if seq < first:  # before the chunk's first entry, in its segment
-                pass
-            elif kind == _K_ENTRY:
-                if lo <= pos < hi:
-                    put(pos - lo, code, arg, t)
-                pos += 1
-            elif kind == _K_UNDO and pos:
-                pos -= 1
-            seq += 1
-            good += 1
-        if good != _SEG_RECORDS or len(data) != full:
-            break
-        seg += 1
-    return pos
 
 
 def later_segments(st, seg):

@@ -35,7 +35,8 @@ sent -- the number of the newest report the hall's broker acknowledged.
 
 This module is what a running board keeps in RAM: writing the journal and the
 reports. Reading a match back, beginning a new one and repairing a torn
-journal are in snapshot.py, loaded for that and dropped again.
+journal are in snapshot.py, reading a chunk of the log back in journal.py, each loaded
+for that and dropped again.
 
 Reading back never takes a want of memory for damage: restore() raises
 MemoryError with the flash untouched, and the store then writes nothing
@@ -197,7 +198,7 @@ class MatchStore:
     def load_chunk(self, k, put):
         """Log chunk k's entries from the journal (a match's loader: its old chunks need not
         stay in RAM). Returns the journal's number of entries."""
-        return cold.call("snapshot", "load_chunk", self, k, put)
+        return cold.call("journal", "load_chunk", self, k, put)
 
     # ---- writing ----------------------------------------------------------
 
@@ -219,7 +220,7 @@ class MatchStore:
 
     def _starts_at(self, k, seq):
         """Log chunk k's first entry is journal record seq (the newest written at its place):
-        reading the chunk back starts there (snapshot.load_chunk), not at the journal's start."""
+        reading the chunk back starts there (journal.load_chunk), not at the journal's start."""
         if k < len(self._starts):
             self._starts[k] = seq
         else:

@@ -151,7 +151,7 @@ out["report_us"] = time.ticks_diff(us(), t0)
 out["report_peak"] = high[0]
 out["report_steps"] = len(steps)
 out["report_longest_step_us"] = max(steps) if steps else 0
-out["report_longest_steps"] = sorted([(d, i) for i, d in enumerate(steps)])[-6:]
+out["report_longest_steps"] = sorted([(d, i) for i, d in enumerate(steps)])[-30:]
 out["report_ok"] = board.reported
 del pins
 gc.collect()

@@ -774,9 +774,9 @@ def test_every_reason_has_one_number_and_words():
 
 def test_names_the_hot_path_does_not_need_come_from_matchnames():
     import matchnames
-    import matchsetup
+    import matchwords
 
-    assert rules.E_POINT == matchnames.E_POINT and rules.FOULS is matchsetup.FOULS is matchnames.FOULS
+    assert rules.E_POINT == matchnames.E_POINT and rules.FOULS is matchwords.FOULS is matchnames.FOULS
     assert rules.GAMES[rules.Match(game="three_cushion").game] == "three_cushion"
     from rules import E_EXTEND, CHUNK  # `from` goes the same way
 
@@ -798,10 +798,14 @@ def test_private_constants_agree_with_matchnames():
 
     assert twins(formats, matchnames, "_E_NEXT_SET") >= 20
     assert twins(formats, rules, "_LAG") >= 9  # A, NOBODY, the phases and results rules.py names
-    assert rules._N_FOULS == len(matchsetup.FOULS)
-    assert matchsetup.GAMES[rules._ONE_CUSHION] == "one_cushion"
-    assert matchsetup.GAMES[rules._THREE_CUSHION] == "three_cushion"
-    assert matchsetup.FOULS[rules.F_TIME] == "time"
+    import matchwords
+
+    assert rules._N_FOULS == len(matchwords.FOULS)
+    assert matchwords.GAMES[rules._ONE_CUSHION] == "one_cushion"
+    assert matchwords.GAMES[rules._THREE_CUSHION] == "three_cushion"
+    assert matchwords.FOULS[rules.F_TIME] == "time"
+    assert (matchsetup._MAX_TARGET, matchsetup._MAX_INNINGS_LIMIT) == (matchwords.MAX_TARGET,
+                                                                       matchwords.MAX_INNINGS_LIMIT)
     for name in ("LAG", "BREAK", "EQUALIZING", "FINISHED", "TIEBREAK", "R_A", "R_B", "R_DRAW", "A", "B", "NOBODY"):
         assert name in rules.__dict__, name  # the hot path's names stay in rules.py
 
@@ -818,4 +822,7 @@ def test_the_reports_and_the_logs_private_constants_agree_with_matchnames():
     assert twins(report, matchnames, "_E_REVIEW") == 1
     assert twins(innings, matchnames, "_E_FOUL") == 6
     assert twins(logback, matchnames, "_E_EXTEND") == 2
+    import matchsetup
+
     assert store._CHUNK == matchnames.CHUNK == rules._CHUNK
+    assert matchsetup._RSHIFT == rules._RSHIFT

@@ -52,8 +52,8 @@ HOLE = 4 * KB
 WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
 COLD = ("startup", "config", "boarddef", "jsonwhole", "checked", "matchsetup", "matchevents", "matchnames", "formats", "formatwall",
-        "formatsrare", "appcold", "storefiles", "snapshot", "history", "logback", "viewsetup",
-        "buttonsetup", "remote", "report", "matchdoc", "jsonout", "boot_watchdog", "errorcodes", "refusals", "hallsetup",
+        "formatsrare", "appcold", "storefiles", "snapshot", "journal", "history", "logback", "viewsetup",
+        "buttonsetup", "remote", "report", "innings", "matchdoc", "jsonout", "boot_watchdog", "errorcodes", "refusals", "hallsetup",
         "identify")
 
 

@@ -1,0 +1,91 @@
+"""The journal read: its records, and a chunk of the log from them.
+
+Part of the store (store.py: the file layout); loaded to read a chunk of the log back
+(MatchStore.load_chunk: a deep undo, a report's old entries) and dropped, and by
+snapshot.py, which reads the whole journal at a start. Small, so that a report that
+reads a long match's old chunks one after the other keeps it loaded (innings.py) and
+nothing more. The functions work on a MatchStore (`st`) and its internals.
+"""
+
+import struct
+
+import storefiles
+from store import crc32
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+# The store's constants, compiled in: history.py names them, a test checks each pair.
+_K_ENTRY = const(1)
+_K_UNDO = const(2)
+_REC_SIZE = const(16)
+_RECORD = const("<IBBHiI")
+_SEG_RECORDS = const(8)
+_CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
+
+
+def records(data, seq, gen):
+    """The good records at the start of a journal segment's bytes, the first numbered `seq`:
+    (kind, code, arg, t) each, up to the first whose number or CRC is wrong (at most
+    SEG_RECORDS). snapshot.scan() and load_chunk() read the journal through it."""
+    at = 0
+    end = min(len(data), _SEG_RECORDS * _REC_SIZE) - _REC_SIZE
+    while at <= end:
+        s, kind, code, arg, t, crc = struct.unpack_from(_RECORD, data, at)
+        if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
+            return
+        yield kind, code, arg, t
+        seq += 1
+        at += _REC_SIZE
+
+
+def load_chunk(st, k, put):
+    """The entries of log chunk k (positions k * CHUNK ...) from the journal, as put(j, code,
+    arg, t) with j the place in the chunk (rules.Match's loader). Read from the record of
+    the chunk's first entry (st._starts: the newest written at that place, so every entry
+    that stands in the chunk comes after it), or from the journal's start when it is not
+    known; an undo record takes the position back, so a later entry at a position is the
+    one that stands. The read stops at the next chunk's first entry when the store's
+    entries go past it (no entry of this chunk is written again after that record).
+    Returns the number of entries the journal stands at there, or in all."""
+    lo = k * _CHUNK
+    hi = lo + _CHUNK
+    gen = st.gen
+    pos = 0
+    first = 0
+    last = -1
+    if k < len(st._starts):
+        first = st._starts[k]
+        pos = lo
+    if k + 1 < len(st._starts) and st.count > hi:
+        last = st._starts[k + 1]
+    seg = first // _SEG_RECORDS
+    seq = seg * _SEG_RECORDS
+    full = _SEG_RECORDS * _REC_SIZE
+    while True:
+        data = storefiles.read(st, st._segment_path(gen, seg), full + 1)
+        if not data:
+            break
+        good = 0
+        for kind, code, arg, t in records(data, seq, gen):
+            if seq == last:
+                return pos
+            if seq < first:  # before the chunk's first entry, in its segment
+                pass
+            elif kind == _K_ENTRY:
+                if lo <= pos < hi:
+                    put(pos - lo, code, arg, t)
+                pos += 1
+            elif kind == _K_UNDO and pos:
+                pos -= 1
+            seq += 1
+            good += 1
+        if good != _SEG_RECORDS or len(data) != full:
+            break
+        seg += 1
+    return pos

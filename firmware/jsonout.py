@@ -30,6 +30,7 @@ class JsonOut:
         self._n = 0
         self.total = 0
         self._first = True  # nothing before the next item in this object or list: no comma
+        self._names = {}  # str keys as bytes, encoded once (a report's innings repeat ten keys)
 
     def _put(self, data):
         n = len(data)
@@ -70,7 +71,12 @@ class JsonOut:
         writes its names as bytes leaves no interned strings behind, matchdoc.py)."""
         self._item()
         self._put(b'"')
-        self._put(name if isinstance(name, bytes) else name.encode())
+        if not isinstance(name, bytes):
+            b = self._names.get(name)
+            if b is None:
+                b = self._names[name] = name.encode()
+            name = b
+        self._put(name)
         self._put(b'":')
         self._first = True
 

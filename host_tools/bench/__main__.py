@@ -1,8 +1,10 @@
 """`make bench`: counts and ratios, never wall-clock limits.
 
-Sections: the rules core on MicroPython and CPython (events per second,
-bytes allocated per event), the wall board's heap, the identify mode's heap and loop,
-and the `.mpy` sizes of the firmware from mpy-cross.
+Sections: the chip's time estimated (chiptime.py: the factor every "chip" figure uses),
+the rules core on MicroPython and CPython (events per second, bytes allocated per
+event), the wall board's heap, the end of a long match on the chip's interpreter
+(longmatch.py: the report, the restore, the undo, against their goals), the identify
+mode's heap and loop, and the `.mpy` sizes of the firmware from mpy-cross.
 """
 
 import json
@@ -15,9 +17,11 @@ import tempfile
 from .. import ROOT, micropython_exe
 from ..boards import board_file
 from ..build import build
+from .chiptime import chiptime_section
 from .hall import hall_section, tournament_section
 from .heap import heap_section
 from .identify import identify_section
+from .longmatch import longmatch_section
 from .radio import radio_section
 
 
@@ -202,11 +206,17 @@ def restart_section():
     return out
 
 
-SECTIONS = [rules_section, board_section, heap_section, identify_section, store_section, restart_section, radio_section,
-            hall_section, tournament_section, mpy_section]
+SECTIONS = [chiptime_section, rules_section, board_section, heap_section, longmatch_section, identify_section,
+            store_section, restart_section, radio_section, hall_section, tournament_section, mpy_section]
 
 
 def main():
+    import datetime
+    import platform
+
+    print("# make bench, %s, on %s (%s)" % (datetime.date.today().isoformat(), platform.node() or "this machine",
+                                           platform.processor() or platform.machine()))
+    print()
     results = {}
     failed = []
     for section in SECTIONS:

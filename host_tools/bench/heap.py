@@ -15,6 +15,7 @@ import time
 
 from .. import ROOT, micropython32_exe, venv_exe
 from ..boards import board_file
+from . import chiptime
 
 HEAP_MAIN = os.path.join(ROOT, "tests", "host", "vboard_fixtures", "heap_main.py")
 RADIO = {"peer": "24:0a:c4:00:00:05", "key": "ab" * 32}
@@ -378,6 +379,7 @@ def heap_section():
     row("bytes allocated per press, to the last I2C write", lambda r: "%.1f" % r["press"]["alloc_per_press"])
     for size in ("200", "1000", "3000"):
         row("undo at %s entries: entries replayed" % size, lambda r, s=size: "%.0f" % r["undo"][s]["replayed"])
-        row("  us on this machine (x100-200 on an ESP32)", lambda r, s=size: "%.1f" % r["undo"][s]["us"])
+        row("  us on this machine", lambda r, s=size: "%.1f" % r["undo"][s]["us"])
+        row("  on the chip (estimated: chiptime.py)", lambda r, s=size: chiptime.label(r["undo"][s]["us"] / 1000))
     print()
     return results

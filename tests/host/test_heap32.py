@@ -12,7 +12,9 @@ What is tried:
 - a 3,000-entry straight-rail match played by the buttons to its end (points, misses,
   fouls, undos by long presses, the half-time break, the report) in a heap cut into 4 KB
   holes (so any larger allocation after the boot fails), then a power cut, the match read
-  back, and a new match: no MemoryError, no failed task, the live heap never above 80 KB;
+  back, and a new match: no MemoryError, no failed task, the live heap never above 80 KB
+  (sampled every 100 ms, and at every yield of the report's steps), and no module the report
+  loaded left in RAM after it;
 - the same saved match booted in a heap too small to read it: E 24, every file on the
   flash byte for byte as it was, and the match back whole at 112 KB;
 - starts in heaps too small to start at all (56 to 78 KB), the first after a deploy and one
@@ -20,7 +22,8 @@ What is tried:
   start fits but the saved match does not, the board running held), the saved match's files
   byte for byte as they were; the long match then back whole at 112 KB.
 
-The live heap is sampled every 100 ms by tests/host/vboard_fixtures/heap_main.py; the
+The live heap is sampled by tests/host/vboard_fixtures/heap_main.py (every 100 ms, and at
+every yield of a report, whose steps run within one instant of the board's time); the
 match and the figures' reading are host_tools/bench/heap.py's (`make bench` prints them).
 Skipped, with the reason, when there is no 32-bit MicroPython.
 """
@@ -186,7 +189,10 @@ def test_a_3000_entry_match_in_4k_holes_to_its_report(long_match):
     assert any(line.startswith("HEAP holes") for line in lines)  # the heap was cut into 4 KB holes
     assert "MemoryError" not in out + err and "task failed" not in out, (out + err)[-3000:]
     highs = [int(line.split()[-1]) for line in lines if line.startswith("HEAP live ")]
-    assert highs and max(highs) <= RUN_LIVE, max(highs)
+    assert highs and max(highs) <= RUN_LIVE, max(highs)  # sampled at every yield of the report too
+    after = [line.split()[3:] for line in lines if line.startswith("HEAP after report")]
+    assert after, "no report seen"
+    assert not set(after[-1]) & set(COLD), after[-1]  # what the report loaded left RAM with it
     reports = os.listdir(os.path.join(flash, "data", "history"))
     assert len(reports) == 1
     with open(os.path.join(flash, "data", "history", reports[0])) as f:

@@ -5,6 +5,7 @@
 #   HEAP holes <count> of <bytes>   with a file "holes" holding a size: after the start, the free
 #                                   heap is cut into holes of that size by small pinned blocks,
 #                                   so that any larger allocation fails (MemoryError)
+#   HEAP after report <name> ...    the modules in RAM once a report was written (or failed)
 #   HEAP live <bytes>               every 100 ms, and at every yield of a report's steps (its
 #                                   allocations happen in one instant): the live heap, printed
 #                                   when it reaches a new high
@@ -77,9 +78,14 @@ if board is not None:
             high = live
             print("HEAP live %d" % live)
 
+    reporting = [False]
+
     async def sampler():
         while True:
             sample()
+            if reporting[0] and "report" not in sys.modules:  # a report was written (or failed)
+                reporting[0] = False
+                print("HEAP after report", " ".join(sorted(k for k in sys.modules if not k.startswith("_vb"))))
             await asyncio.sleep_ms(100)
 
     # A report is written in steps within one instant of the board's time: the sampler's
@@ -89,6 +95,7 @@ if board is not None:
 
     def sampled_sleep_ms(t):
         if "report" in sys.modules:
+            reporting[0] = True
             sample()
         return sleep_ms(t)
 

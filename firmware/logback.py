@@ -40,6 +40,14 @@ def deep(m, k):
     return m._deep
 
 
+def window(m):
+    """The chunk before the newest entry's back in RAM, as a replay of the whole journal
+    leaves it (a restore from a checkpoint: an undo there then reads nothing back). False
+    when it could not be read (the undo that needs it tries again)."""
+    k = ((m.n - 1) >> 7) - 1  # _CHUNK == 1 << 7
+    return k < 0 or m._chunks[k] is not None or read_back(m, k)
+
+
 def read_back(m, k):
     """Chunk k back among the log's chunks (an undo deep into the match); False when it could
     not be read (no memory, or the flash has fewer entries than the log)."""

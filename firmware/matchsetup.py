@@ -285,3 +285,4 @@ def take_back(m):
     m.n -= 1
     m.low = m.n
     m._replay()
+

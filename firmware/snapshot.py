@@ -34,6 +34,7 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
 
 import struct
 
+import cold
 import matchsetup
 import matchwords
 import rules
@@ -200,7 +201,8 @@ def restore(st, match, now):
     The entries were checked when they were played, so they are played unchecked
     (_Player: only a window of the log stays in RAM, as while the match was played; an
     undo record takes the newest one back); match time then resumes at the newest entry's
-    time (Match.resume_at), as after an undo.
+    time (Match.resume_at), as after an undo. A long match starts from its checkpoint
+    (checkpoint.py) and plays only the entries after it.
     """
     st.errors = 0
     _forget(st, 0)
@@ -216,7 +218,22 @@ def restore(st, match, now):
             st.errors |= _ERR_RESTORE
             _forget(st, 0)
             return False
-        ends = scan(st, _Player(match, st), version)
+        for head in _checkpoints(st, match):
+            # The newest whole checkpoint the journal after it does not undo: the journal
+            # is read from its chunk on (checkpoint.py); else the other, else all of it.
+            import checkpoint
+
+            if checkpoint.load(st, match, head):
+                try:
+                    ends = scan(st, _Player(match, st, head[0] * _CHUNK), version, head[1])
+                    cold.call("logback", "window", match)  # as a whole replay leaves the log
+                    break
+                except _Stale:
+                    pass
+            match.new(now, **options)
+            _forget(st, gen)
+        else:
+            ends = scan(st, _Player(match, st), version)
         match.low = match.n
         match.resume_at(now)
         match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
@@ -240,6 +257,17 @@ def restore(st, match, now):
     return True
 
 
+def _checkpoints(st, match):
+    """The checkpoints to try (checkpoint.heads), or none: a match with formats, or no slot
+    on the flash (checkpoint.py is then not loaded: a start without a long match)."""
+    if match.fmt is not None or (st._size(storefiles.ckpt_path(st, 0)) < 0
+                                 and st._size(storefiles.ckpt_path(st, 1)) < 0):
+        return ()
+    import checkpoint
+
+    return checkpoint.heads(st)
+
+
 def newest(st):
     best = None
     for got in slots(st):
@@ -261,13 +289,15 @@ def look_for_newer(st, gen):
             return
 
 
-def scan(st, match, version):
-    """Read this generation's journal into `match` (a _Player, or a _Counter); returns None, or (segment, its good bytes, present) of a tail to cut. Writes
-    nothing."""
+def scan(st, match, version, first=0):
+    """Read this generation's journal into `match` (a _Player, or a _Counter), from record
+    `first` on (a checkpoint's chunk: the records before it are skipped, the one at it must
+    be an entry, else _Stale); returns None, or (segment, its good bytes, present) of a tail
+    to cut. Writes nothing."""
     gen = st.gen
     closed = False
-    seq = 0
-    seg = 0
+    seg = first // _SEG_RECORDS
+    seq = seg * _SEG_RECORDS
     arg2 = -1
     dangling = None  # the newest second argument: (its seq, its segment, the good bytes before it)
     full = _SEG_RECORDS * _REC_SIZE
@@ -277,7 +307,13 @@ def scan(st, match, version):
             data = b""
         good = 0
         for kind, code, arg, t in records(data, seq, gen):
-            if kind == _K_ENTRY:
+            if seq < first:  # before the checkpoint's chunk: only an extension's B target counts
+                arg2 = arg if kind == _K_ARG2 else -1
+                if kind == _K_ARG2:
+                    dangling = (seq, seg, data[:good * _REC_SIZE])
+            elif first and seq == first and kind != _K_ENTRY:
+                raise _Stale  # not the chunk's first entry: the checkpoint is not this journal's
+            elif kind == _K_ENTRY:
                 if not match.n % _CHUNK:
                     st._starts_at(match.n // _CHUNK, seq)
                 match.push(code, arg, t, arg2)
@@ -300,6 +336,8 @@ def scan(st, match, version):
         if good == _SEG_RECORDS and len(data) == full:  # a full segment: the journal goes on
             seg += 1
             continue
+        if first and seq <= first:  # the journal ends before the checkpoint's chunk
+            raise _Stale
         if seq == 0 and version >= 2:  # not even the start record: the journal is gone
             st.errors |= _ERR_ROLLBACK | _ERR_JOURNAL
         # The journal ends in this segment (or before it, when it is missing): the rest of
@@ -387,6 +425,7 @@ def begin(st, match):
         # The start record first: a snapshot is never without it, so a journal that is
         # missing under a snapshot was lost (a cut between the two leaves only the start
         # record of a match that never was, which is not taken for one).
+        storefiles.remove_checkpoints(st)  # the current match's: never to be taken for the new one's
         _forget(st, gen)
         match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
         st.held = False
@@ -419,6 +458,7 @@ def renumber(st):
     if sent:
         storefiles.write_sent(st, new_sent)
     remove_journals(st, lambda g, s: True)
+    storefiles.remove_checkpoints(st)
     for slot in (0, 1):
         try:
             st.fs.remove(storefiles.snap_path(st, slot))
@@ -476,11 +516,13 @@ class _Player:
     chunk's checkpoint), with only a window of its log in RAM: the entries are on the flash
     already, so the old chunks go as the match grows (Match.reserve) and one an undo needs
     is read back from the journal. A long match then needs no more memory to come back
-    than it needed to be played."""
+    than it needed to be played. From a checkpoint, the entries before `floor` are the
+    checkpoint's: an undo record that would take one back says it is stale (_Stale)."""
 
-    def __init__(self, m, st):
+    def __init__(self, m, st, floor=0):
         self.m = m
         self.st = st
+        self.floor = floor
         m.loader = self._load
 
     @property
@@ -504,7 +546,14 @@ class _Player:
             m.reserve()  # the next chunk made ahead, the old ones let go
 
     def pop(self):
+        if self.floor and self.m.n <= self.floor:
+            raise _Stale
         matchsetup.take_back(self.m)  # MemoryError: an old chunk could not be read back
+
+
+class _Stale(Exception):
+    """A checkpoint the journal does not bear out: the journal went back below its chunk
+    after it was written, or does not reach it."""
 
 
 class _Counter:

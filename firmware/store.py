@@ -32,11 +32,13 @@ history/<generation>.json -- finished-match reports, written in pieces as
     that number), the reports are numbered again 1, 2, ... in their order and
     the next match takes the number after them.
 sent -- the number of the newest report the hall's broker acknowledged.
+ckpt.0, ckpt.1 -- the match's checkpoint, derived from its journal (layout in checkpoint.py).
 
 This module is what a running board keeps in RAM: writing the journal and the
 reports. Reading a match back, beginning a new one and repairing a torn
-journal are in snapshot.py, reading a chunk of the log back in journal.py, each loaded
-for that and dropped again.
+journal are in snapshot.py, reading a chunk of the log back in journal.py, the match's
+checkpoint (the state before its newest chunk: a long match comes back without replaying
+its whole journal) in checkpoint.py, each loaded for that and dropped again.
 
 Reading back never takes a want of memory for damage: restore() raises
 MemoryError with the flash untouched, and the store then writes nothing
@@ -256,6 +258,9 @@ class MatchStore:
                 reason = cold.call("history", "put_arg2", self, match, t)
             if reason is None:
                 reason = self.append(code, arg, t)
+            if reason is None and self.count % _CHUNK == 1 and self.count > _CHUNK and match.fmt is None:
+                # a chunk's first entry saved: the state before it, on the flash (checkpoint.py)
+                cold.call("checkpoint", "save", self, match, self.count // _CHUNK)
         if reason is None and match.closed and not self.closed:
             reason = self.close()
         if reason is None:

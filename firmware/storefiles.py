@@ -89,6 +89,20 @@ def snap_path(st, slot):
     return "%s/snap.%d" % (st.root, slot)
 
 
+def ckpt_path(st, slot):
+    """A checkpoint slot's path (checkpoint.py)."""
+    return "%s/ckpt.%d" % (st.root, slot)
+
+
+def remove_checkpoints(st):
+    """A new match: no checkpoint of another is left to be taken for its own."""
+    for slot in (0, 1):
+        try:
+            st.fs.remove(ckpt_path(st, slot))
+        except OSError:
+            pass
+
+
 def read(st, path, limit):
     """At most limit bytes of a file; None when it is missing or unreadable."""
     try:

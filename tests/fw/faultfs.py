@@ -59,6 +59,19 @@ class _Reader:
         self.at = end
         return out
 
+    def readinto(self, buf):
+        """As a file's: the next bytes into buf (a bytearray, an array, a memoryview of one)."""
+        mv = memoryview(buf)
+        if hasattr(mv, "cast"):  # CPython: a memoryview of an array of ints, as bytes
+            mv = mv.cast("B")
+        else:  # MicroPython's has no cast, and its len() counts items: the bytes at its address
+            import uctypes
+
+            mv = uctypes.bytearray_at(uctypes.addressof(buf), len(bytes(mv)))
+        data = self.read(len(mv))
+        mv[:len(data)] = data
+        return len(data)
+
     def close(self):
         pass
 

@@ -1,0 +1,90 @@
+"""A match's state before a chunk of its log, in the pieces the store's checkpoint keeps.
+
+The rules core's half for checkpoint.py (the file, its slots, when it is taken): what of
+rules.Match a checkpoint holds, and a match put back at one. It works on Match's
+internals, as part of rules.py; loaded to write or read a checkpoint, and dropped.
+"""
+
+from array import array
+
+from rules import A, B, _zeros
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+_CHUNK = const(128)  # rules.py's: log entries per chunk
+_RUNS = const(64)  # innings' runs per chunk of a player's runs
+_N_STATE = const(53)  # ints in a checkpoint of rules.Match._save
+_EXT = const(18)  # where a checkpoint keeps the number of extensions (rules._FIELDS)
+_PLAYED = const(31)  # and each player's innings played (rules._PAIRS' "played", A's then B's)
+
+
+def counts(m, k):
+    """(innings played by A, by B, extensions) at chunk k's checkpoint: the sizes of its runs'
+    and targets' pieces."""
+    st = m._states[k]
+    return st[_PLAYED], st[_PLAYED + 1], st[_EXT]
+
+
+def pieces(m, k):
+    """The state of match m before entry k * CHUNK (k >= 1), as buffers to write one after the
+    other: the checkpoints of chunks 1..k (each _N_STATE ints, i32), each player's runs of the
+    innings played by then (u16 each), the extensions' targets by then (A's, B's: u16 each).
+    Every inning before the checkpoint is final (the run of the one under way is in the
+    state); nothing here is copied whole."""
+    for j in range(1, k + 1):
+        yield m._states[j]
+    played_a, played_b, ext = counts(m, k)
+    for p, n in ((A, played_a), (B, played_b)):
+        i = 0
+        while n > 0:
+            take = n if n < _RUNS else _RUNS
+            yield memoryview(m._runs[p][i])[:take]
+            n -= take
+            i += 1
+    if ext:
+        yield array("H", m._targets[:2 * ext])
+
+
+def from_checkpoint(m, k, played_a, played_b, ext, read):
+    """Put match m (new()'ed with its options, no entry yet) at the checkpoint of chunk k:
+    read(buf) fills each buffer in pieces' order. Its old chunks of log stay on
+    the flash (m.loader reads them); the entries from k * CHUNK on are the journal's to
+    apply. read(buf, nbytes) fills buf with the next nbytes. MemoryError when there is no
+    room (the caller new()'s the match again)."""
+    states = [None]
+    for j in range(1, k + 1):
+        st = _zeros("i", _N_STATE)
+        read(st, 4 * _N_STATE)
+        states.append(st)
+    runs = [[], []]
+    for p, n in ((A, played_a), (B, played_b)):
+        while n >= 0:  # one chunk more than the runs fill: room for the next inning
+            c = _zeros("H", _RUNS)
+            if n:
+                take = n if n < _RUNS else _RUNS
+                read(memoryview(c)[:take], 2 * take)
+            runs[p].append(c)
+            n -= _RUNS
+    targets = array("H", bytes(4 * ext))
+    if ext:
+        read(targets, 4 * ext)
+    first = m._chunks[0]
+    m._chunks = [None] * k
+    m._chunks.append(first)  # chunk k: the next entries go there
+    m._states = states
+    m._cap = (k + 1) * _CHUNK
+    m._runs = runs
+    m._runs_cap = [len(runs[A]) * _RUNS, len(runs[B]) * _RUNS]
+    m._targets = list(targets)
+    m._deep = None
+    m._deep_k = -1
+    m._back = False
+    m.n = k * _CHUNK
+    m.low = m.n
+    m._load(states[k])

@@ -12,7 +12,7 @@ every second in RAM). On CPython (host tools, tests) they stay loaded. Loading
 needs memory: a MemoryError reaches the caller, who decides what it costs.
 
 Cold halves: a class whose rare work is split off keeps it in a module of its
-own that works on the class's private state (matchsetup.py, matchevents.py, logback.py and matchstate.py for
+own that works on the class's private state (matchsetup.py, matchevents.py, logback.py, matchstate.py and innings.py for
 rules.Match, snapshot.py, journal.py, checkpoint.py and history.py for store.MatchStore, viewsetup.py for
 view.View, configedit.py for config.py, appcold.py for app.Board). Those pairs are one class in two
 files; no other module uses another's underscore names (a test checks).
@@ -59,11 +59,12 @@ async def run(module, name, *args):
 
 
 def steps(module, name, *args):
-    """call() for a generator function: its items, then what it loaded is dropped."""
+    """call() for a generator function: its items (and its value), then what it loaded is
+    dropped."""
     before = len(sys.modules)
     loaded = () if not _DROP else tuple(sys.modules)
     try:
-        yield from getattr(__import__(module), name)(*args)
+        return (yield from getattr(__import__(module), name)(*args))
     finally:
         if _DROP and len(sys.modules) != before:
             _drop(loaded)

@@ -18,7 +18,6 @@ report and dropped again (cold.steps).
 
 import journal  # noqa: F401  (kept loaded while the innings are read: the store reads old chunks through it)
 import logback
-import matchsetup
 import matchwords
 from rules import EQUALIZING, LAG, NOBODY
 
@@ -37,8 +36,9 @@ _SET_OVER = const(6)
 _SHOOTOUT = const(7)
 _WARMUP = const(8)
 _CHUNK = const(128)
+_RSHIFT = const(6)  # rules.py's: innings' runs per chunk of a player's runs, 1 << _RSHIFT
 
-STEP = 8  # log entries followed between two yields (None) of each(..., steps=True)
+STEP = 4  # log entries followed between two yields (None) of each(..., steps=True)
 
 
 def epoch(started_at, t):
@@ -46,19 +46,29 @@ def epoch(started_at, t):
     return None if started_at is None else started_at + t // 1000
 
 
-def each(m, started_at=None, n=None, steps=False):
+def each(m, started_at=None, n=None, steps=False, store=None, shadow=None):
     """The innings of the first n entries (all) of match m, in order, one dict at a time;
     with steps, None too after every STEP entries (report.writer yields there). The log is read
-    a chunk at a time (logback.chunk: an old one from the flash)."""
+    a chunk at a time (logback.chunk: an old one from the flash; with steps and the match's
+    store, in steps too: logback.chunk_steps). `shadow`: m's follower, made by the caller
+    (matchsetup.follower) or here."""
     n = m.n if n is None else n
-    shadow = matchsetup.follower(m)
+    if shadow is None:  # a follower of m (matchsetup.follower: the report makes it before)
+        import matchsetup
+
+        shadow = matchsetup.follower(m)
+    if steps:  # loading this module was a step
+        yield None
     current = _opened(shadow, 0, started_at)  # a breaker set directly starts at once
     at = shadow.played[0] + shadow.played[1] - 1  # the current inning's place in its player's log
     c = None
     for i in range(n):
         j = i % _CHUNK
         if c is None or not j:
-            c = logback.chunk(m, i // _CHUNK)
+            if steps and store is not None:  # a chunk read back from the flash in steps too
+                c = yield from logback.chunk_steps(m, i // _CHUNK, store)
+            else:
+                c = logback.chunk(m, i // _CHUNK)
         code = c.codes[j]
         arg = c.args[j]
         t = c.times[j]
@@ -68,7 +78,7 @@ def each(m, started_at=None, n=None, steps=False):
             elif code == _E_BREAK:
                 current["break"] = True
         warm = shadow.phase == _WARMUP
-        matchsetup.follow(shadow, code, arg, t)
+        follow(shadow, code, arg, t)
         if current is not None:
             p = 0 if current["player"] == "A" else 1
             if "shootout" in current:  # a shoot-out round's inning: its run is the round's
@@ -97,6 +107,20 @@ def each(m, started_at=None, n=None, steps=False):
             c = None  # the chunk again after the pause (logback's read-back may have moved on)
     if current is not None:
         yield current
+
+
+def follow(m, code, arg, t):
+    """Do an entry of the match whose follower m is (as its log has it: chunk.codes, .args,
+    .times) without logging it. Allocates (runs of new innings); raises MemoryError when
+    out of memory. A cold half of rules.Match's, for its follower: the runs of innings two
+    chunks of runs back are read no more, and go."""
+    if not m._room():
+        raise MemoryError
+    m._do(code, arg, t)
+    for p in (0, 1):
+        k = (m.played[p] >> _RSHIFT) - 2
+        if k >= 0 and m._runs[p][k] is not None:
+            m._runs[p][k] = None
 
 
 def listed(m, started_at=None):

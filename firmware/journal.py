@@ -27,6 +27,7 @@ _REC_SIZE = const(16)
 _RECORD = const("<IBBHiI")
 _SEG_RECORDS = const(8)
 _CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
+_SEGMENTS = const(2)  # segments read between two yields of load_steps (a report's steps)
 
 
 def records(data, seq, gen):
@@ -45,14 +46,26 @@ def records(data, seq, gen):
 
 
 def load_chunk(st, k, put):
+    """load_steps() at once (rules.Match's loader, through MatchStore.load_chunk): the number
+    of entries the journal stands at where it stopped."""
+    steps = load_steps(st, k, put)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as e:
+            return e.value
+
+
+def load_steps(st, k, put):
     """The entries of log chunk k (positions k * CHUNK ...) from the journal, as put(j, code,
-    arg, t) with j the place in the chunk (rules.Match's loader). Read from the record of
+    arg, t) with j the place in the chunk. Read from the record of
     the chunk's first entry (st._starts: the newest written at that place, so every entry
     that stands in the chunk comes after it), or from the journal's start when it is not
     known; an undo record takes the position back, so a later entry at a position is the
     one that stands. The read stops at the next chunk's first entry when the store's
     entries go past it (no entry of this chunk is written again after that record).
-    Returns the number of entries the journal stands at there, or in all."""
+    A generator (load_chunk: at once): it yields after every _SEGMENTS segments read, and
+    its value is the number of entries the journal stands at there, or in all."""
     lo = k * _CHUNK
     hi = lo + _CHUNK
     gen = st.gen
@@ -88,4 +101,6 @@ def load_chunk(st, k, put):
         if good != _SEG_RECORDS or len(data) != full:
             break
         seg += 1
+        if not seg % _SEGMENTS:
+            yield
     return pos

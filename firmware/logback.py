@@ -6,6 +6,7 @@ A chunk's entries come from the match's loader (the store's journal); an
 extension's entry keeps its number in the log, its target in the journal.
 """
 
+import cold
 from rules import _Chunk
 
 try:
@@ -40,14 +41,6 @@ def deep(m, k):
     return m._deep
 
 
-def window(m):
-    """The chunk before the newest entry's back in RAM, as a replay of the whole journal
-    leaves it (a restore from a checkpoint: an undo there then reads nothing back). False
-    when it could not be read (the undo that needs it tries again)."""
-    k = ((m.n - 1) >> 7) - 1  # _CHUNK == 1 << 7
-    return k < 0 or m._chunks[k] is not None or read_back(m, k)
-
-
 def read_back(m, k):
     """Chunk k back among the log's chunks (an undo deep into the match); False when it could
     not be read (no memory, or the flash has fewer entries than the log)."""
@@ -64,9 +57,33 @@ def read_back(m, k):
     return True
 
 
+def chunk_steps(m, k, store):
+    """chunk() in steps: a generator that yields while a chunk not in RAM is read back from
+    `store`'s journal (journal.load_steps), a few segments at a time; its value is the chunk
+    (a report's: m.loader reads a chunk at once). OSError as chunk()'s."""
+    c = m._chunks[k]
+    if c is not None:
+        return c
+    if m._deep_k == k:
+        return m._deep
+    if m._deep is None:
+        m._deep = _Chunk()
+    m._deep_k = -1
+    c = m._deep
+    n = yield from cold.steps("journal", "load_steps", store, k, _putter(m, k, c))
+    _check(m, k, n)
+    m._deep_k = k
+    return c
+
+
 def fetch(m, k, c):
     """Chunk k's entries from the flash (m.loader) into c; OSError when the flash has fewer
     entries than the log."""
+    _check(m, k, m.loader(k, _putter(m, k, c)))
+
+
+def _putter(m, k, c):
+    """put(j, code, arg, t) of chunk k's entries into c (a loader's), an extension by its number."""
     ext = [m._states[k][_EXT] if k else 0]  # the next extension's number
 
     def put(j, code, arg, t):
@@ -77,5 +94,9 @@ def fetch(m, k, c):
         c.args[j] = arg
         c.times[j] = t
 
-    if m.loader(k, put) < min(m.n, (k + 1) * _CHUNK):
+    return put
+
+
+def _check(m, k, n):
+    if n < min(m.n, (k + 1) * _CHUNK):
         raise OSError(5, "log chunk %d is not on the flash" % k)

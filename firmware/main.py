@@ -11,10 +11,14 @@ gc.threshold(4096)
 
 import machine  # noqa: E402  (handed to startup; app.py and appcold.py import it too)
 
-import startup  # noqa: E402
-
-board = startup.start(machine, heap_at_start)
-del sys.modules["startup"], startup  # its code and the board definition: not needed any more
+try:
+    import startup  # noqa: E402
+except (MemoryError, ImportError) as e:  # a heap too small even for it (MicroPython's import can
+    startup = None  # take a MemoryError while it looks for the file for no file: ImportError)
+    print("carom: not enough memory to start (E 24): %s" % e)
+board = startup.start(machine, heap_at_start) if startup else None
+startup = None
+sys.modules.pop("startup", None)  # its code and the board definition: not needed any more
 gc.collect()
 if board is not None:
     used = gc.mem_alloc()

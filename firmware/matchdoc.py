@@ -50,7 +50,7 @@ def _seconds(ms):
     return None if ms < 0 else (ms + 999) // 1000
 
 
-_RUNS_STEP = const(64)  # runs written between two yields of fields()
+_RUNS_STEP = const(32)  # runs written between two yields of fields()
 
 
 def _player(m, p, out):

@@ -14,7 +14,7 @@ board loads this module at every start, and each name it holds stays in RAM.
 
 import cold
 from matchwords import GAMES
-from rules import A, B, NOBODY, Match, _Chunk
+from rules import A, B, NOBODY, Match, _Chunk, _zeros
 
 try:
     from micropython import const
@@ -32,7 +32,7 @@ _MAX_SETS = const(9)  # formats.MAX_SETS
 # matchnames.py's, compiled in here.
 _E_EXTEND = const(11)
 _CHUNK = const(128)
-_RSHIFT = const(6)  # rules.py's: innings' runs per chunk of a player's runs, 1 << _RSHIFT
+_N_STATE = const(53)  # rules.py's: ints in a checkpoint
 _BAD_PLAYER = const(10)
 _NO_MEMORY = const(36)
 
@@ -56,6 +56,8 @@ def init(m, capacity, options):
     """Match.__init__'s rest: the fields, a new match with `options` (ValueError: the
     reason it was refused), room for `capacity` entries."""
     m._states = [None]  # the checkpoint of chunk k >= 1: the state before its first entry
+    m._mids = [_zeros("i", _N_STATE), _zeros("i", _N_STATE)]  # and before entry _MID of a chunk:
+    m._mid_k = [-1, -1]  # of chunk k in slot k & 1, for the newest two (rules.Match._put)
     m._spare = []  # chunks to use again (taken off entries that are on the flash)
     m._deep = None  # a chunk read back from the flash for entry() (the report), and its index
     m._deep_k = -1
@@ -88,6 +90,7 @@ def _free(m):
     """A new match: keep one chunk of log and of runs, let the rest go."""
     if m._chunks[0] is None:
         m._chunks[0] = m._spare.pop() if m._spare else _Chunk()
+    m._mid_k[0] = m._mid_k[1] = -1
     del m._chunks[1:]
     del m._states[1:]
     del m._spare[:]
@@ -228,25 +231,13 @@ def options(m):
 
 def follower(m):
     """A match with this one's options and none of its entries, to be stepped through
-    them with follow(): the state after each entry in turn (the report's innings). It logs
-    nothing: no chunk of log; and it keeps only its newest runs (follow())."""
+    them with innings.follow(): the state after each entry in turn (the report's innings).
+    It logs nothing: no chunk of log, no middle states; and it keeps only its newest runs."""
     f = Match(**options(m))
     f._targets = m._targets
     f._chunks[0] = None
+    f._mids = f._mid_k = None  # nor its middle states
     return f
-
-
-def follow(m, code, arg, t):
-    """Do an entry of the match whose follower this is (as its log has it: chunk.codes,
-    .args, .times) without logging it. Allocates (runs of new innings); raises MemoryError
-    when out of memory."""
-    if not m._room():
-        raise MemoryError
-    m._do(code, arg, t)
-    for p in (0, 1):  # the runs of innings two chunks of runs back are read no more: they go
-        k = (m.played[p] >> _RSHIFT) - 2
-        if k >= 0 and m._runs[p][k] is not None:
-            m._runs[p][k] = None
 
 
 def _chunk_at(m, i):

@@ -52,11 +52,13 @@ def pieces(m, k):
 
 
 def from_checkpoint(m, k, played_a, played_b, ext, read):
-    """Put match m (new()'ed with its options, no entry yet) at the checkpoint of chunk k:
-    read(buf) fills each buffer in pieces' order. Its old chunks of log stay on
-    the flash (m.loader reads them); the entries from k * CHUNK on are the journal's to
-    apply. read(buf, nbytes) fills buf with the next nbytes. MemoryError when there is no
-    room (the caller new()'s the match again)."""
+    """Put match m (new()'ed with its options, no entry yet) at chunk k - 1 from the
+    checkpoint of chunk k: read(buf, nbytes) fills buf with the next nbytes, in pieces'
+    order. The entries from (k - 1) * CHUNK on are the journal's to apply: two chunks, so
+    that the one before the newest is in RAM with its middle state, as a replay of the
+    whole journal leaves it (an undo there replays at most half a chunk). The older chunks
+    stay on the flash (m.loader reads them). MemoryError when there is no room (the caller
+    new()'s the match again)."""
     states = [None]
     for j in range(1, k + 1):
         st = _zeros("i", _N_STATE)
@@ -74,17 +76,20 @@ def from_checkpoint(m, k, played_a, played_b, ext, read):
     targets = array("H", bytes(4 * ext))
     if ext:
         read(targets, 4 * ext)
+    at = k - 1
     first = m._chunks[0]
-    m._chunks = [None] * k
-    m._chunks.append(first)  # chunk k: the next entries go there
-    m._states = states
-    m._cap = (k + 1) * _CHUNK
-    m._runs = runs
+    m._mid_k[0] = m._mid_k[1] = -1
+    m._chunks = [None] * at
+    m._chunks.append(first)  # chunk k - 1: the next entries go there
+    m._states = states[:at + 1]  # chunk k's is made again as its first entry is played
+    m._cap = (at + 1) * _CHUNK
+    m._runs = runs  # those played from chunk k - 1 on are written again as they are played
     m._runs_cap = [len(runs[A]) * _RUNS, len(runs[B]) * _RUNS]
     m._targets = list(targets)
     m._deep = None
     m._deep_k = -1
     m._back = False
-    m.n = k * _CHUNK
+    m.n = at * _CHUNK
     m.low = m.n
-    m._load(states[k])
+    if at:
+        m._load(states[at])  # chunk 0: the state new() left

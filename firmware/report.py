@@ -41,13 +41,14 @@ def match_end_ms(m):
     return m.entry(i)[2] if i >= 0 else 0
 
 
-def writer(m, now, out, started_at=None, ended_at=None, table="", board=""):
+def writer(m, now, out, started_at=None, ended_at=None, table="", board="", store=None):
     """Write the report of match m to `out` (a jsonout.JsonOut) in steps: a generator that
     yields between them (every few runs of the state document, every innings.STEP entries
     of the log). The caller may let other work run at each yield; if the match's log
     changed meanwhile (m.edits), the report written is not the match's. The state
     document's writer (matchdoc.py) and the innings' (innings.py) are loaded one after the
-    other, each dropped when its part is written (cold.steps): never both in RAM."""
+    other, each dropped when its part is written (cold.steps): never both in RAM. With the
+    match's store, a chunk of the log read back from the flash is read in steps too."""
     n = m.n
     end = match_end_ms(m)
     out.open("{")
@@ -61,7 +62,10 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board=""):
     out.field("duration_s", end // 1000)
     out.key("innings")
     out.open("[")
-    for inning in cold.steps("innings", "each", m, started_at, n, True):
+    yield  # the state document's writer dropped
+    shadow = cold.call("matchsetup", "follower", m)  # made with matchsetup.py, which then goes
+    yield
+    for inning in cold.steps("innings", "each", m, started_at, n, True, store, shadow):
         if inning is None:
             yield
         else:
@@ -118,7 +122,8 @@ async def save(board):
     done = False
     try:
         out = jsonout.JsonOut(f, 256)
-        for _ in writer(m, time.ticks_ms(), out, board.started_at, wall_clock(0), board.table, board.name):
+        for _ in writer(m, time.ticks_ms(), out, board.started_at, wall_clock(0), board.table, board.name,
+                        store):
             await asyncio.sleep_ms(0)
             if m.edits != edits or m.phase != FINISHED:
                 break

@@ -18,7 +18,9 @@ an event itself allocates nothing.  An event that finds no room and no
 memory for it is refused (reason NO_MEMORY) and changes nothing.
 
 Undo works by replay from a checkpoint: each chunk keeps the state as it
-was before its first entry, so an undo replays at most CHUNK - 1 entries.
+was before its first entry, and the newest two chunks the state before
+their middle entry too, so an undo there replays at most CHUNK / 2 - 1
+entries (CHUNK - 1 deeper into the match).
 The log keeps its own time ("match time"); an undo rewinds match time to
 the moment of the newest remaining entry, so every clock (break, shot
 clock) is exactly what it was just after that entry.
@@ -117,6 +119,7 @@ _E_WARMUP_END = const(24)
 _CHUNK = const(128)  # log entries per chunk
 _SHIFT = const(7)  # _CHUNK == 1 << _SHIFT
 _LOW = const(127)  # _CHUNK - 1
+_MID = const(64)  # the newest two chunks keep the state before their entry _MID too (Match._mids)
 _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than this are left
 _RUNS = const(64)  # innings' runs per chunk of a player's runs
 _RSHIFT = const(6)  # _RUNS == 1 << _RSHIFT
@@ -344,9 +347,17 @@ class Match:
         j = self.n & _LOW
         if self.n and not j:  # the first entry of a chunk: the state before it, for undo
             self._save(self._states[self.n >> _SHIFT])
+        elif j == _MID:  # and before its middle one
+            self._keep_mid()
         c.codes[j] = code
         c.args[j] = arg
         c.times[j] = t
+
+    def _keep_mid(self):
+        """The state before entry _MID of the newest chunk, in the slot of its parity."""
+        k = self.n >> _SHIFT
+        self._save(self._mids[k & 1])
+        self._mid_k[k & 1] = k
 
     def _event(self, code, arg, now):
         """Check and log an event at `now` (the rarer events: matchevents._event)."""
@@ -438,12 +449,15 @@ class Match:
     def _replay(self):
         """The state after the first n entries: from the newest checkpoint, then its entries."""
         k = self.n >> _SHIFT
-        if k:
+        c = self._chunks[k]
+        j = 0
+        if self.n & _LOW >= _MID and self._mid_k[k & 1] == k:
+            self._load(self._mids[k & 1])
+            j = _MID
+        elif k:
             self._load(self._states[k])
         else:
             self._reset()
-        c = self._chunks[k]
-        j = 0
         while j < self.n & _LOW:
             self._do(c.codes[j], c.args[j], c.times[j])
             j += 1

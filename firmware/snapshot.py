@@ -34,7 +34,6 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
 
 import struct
 
-import cold
 import matchsetup
 import matchwords
 import rules
@@ -224,9 +223,9 @@ def restore(st, match, now):
             import checkpoint
 
             if checkpoint.load(st, match, head):
+                at = head[0] - 1  # the match is put there (matchstate.from_checkpoint)
                 try:
-                    ends = scan(st, _Player(match, st, head[0] * _CHUNK), version, head[1])
-                    cold.call("logback", "window", match)  # as a whole replay leaves the log
+                    ends = scan(st, _Player(match, st, at * _CHUNK), version, st._starts[at])
                     break
                 except _Stale:
                     pass

@@ -407,16 +407,20 @@ def start(hw, heap_at_start=0):
     not enough memory to start: E 24, nothing written to the flash)."""
     try:
         return _start(hw)
-    except MemoryError:  # before the board definition was read (the wall's buses: E 24)
-        return out_of_memory(None)
+    except (MemoryError, ImportError) as e:  # before the board definition was read (the wall's buses)
+        return out_of_memory(None, e)
 
 
-def out_of_memory(board):
+def out_of_memory(board, e):
     """The start ran out of memory: what it made is garbage now; E 24 on the displays (the
     definition's, or any found on the wall's buses). The store has written nothing: a saved
-    match stays on the flash as it was, for a start with more room."""
+    match stays on the flash as it was, for a start with more room. An ImportError counts:
+    MicroPython's import takes a MemoryError while it looks for a module's file for no file
+    (the text names the module, should one truly be missing)."""
+    e = str(e) if isinstance(e, ImportError) else ""
     gc.collect()
-    print("carom: not enough memory to start (E %d); the saved match stays on the flash" % _ERROR_MEMORY)
+    print("carom: not enough memory to start (E %d); the saved match stays on the flash%s"
+          % (_ERROR_MEMORY, " (%s)" % e if e else ""))
     try:
         if board is None:
             show_code_anywhere(_ERROR_MEMORY)
@@ -469,8 +473,8 @@ def _start(hw):
     try:
         load_code(config)
         b = build(board, config, error)
-    except MemoryError:
-        return out_of_memory(board)
+    except (MemoryError, ImportError) as e:
+        return out_of_memory(board, e)
     # Armed before any task runs, so a driver that hangs at its first call is caught too.
     b.wdt = arm_watchdog()
     return b

@@ -101,6 +101,7 @@ class ScriptedBoard:
         self._tones_seen = 0
         self._out_seen = 0
         self._failures_seen = 0
+        self._said_seen = 0  # how much of the board's console out_of_memory() has read
         if power:
             try:
                 self.vb.power_on()
@@ -109,13 +110,20 @@ class ScriptedBoard:
                 raise
 
     def out_of_memory(self):
-        """OutOfMemory if boot.py or main.py ended by a MemoryError since the last call
-        (the app never started, or stopped: the board sits idle), else None."""
+        """OutOfMemory if boot.py or main.py ended by a MemoryError since the last call, or
+        the firmware said it had not enough memory to start (E 24: main.py and startup.py
+        catch it; the app never started, the board sits idle), else None."""
         failures = self.vb.failures[self._failures_seen:]
         self._failures_seen = len(self.vb.failures)
         for t_ms, path, name in failures:
             if name == "MemoryError":
                 return OutOfMemory(self, t_ms, path)
+        out = self.vb.stdout
+        said = [line.strip() for line in out[self._said_seen:].splitlines()
+                if line.startswith("carom: not enough memory to start")]
+        self._said_seen = len(out)
+        if said:
+            return OutOfMemory(self, self.vb.boots[-1].t_ms, "-", said[-1])
         return None
 
     def close(self):
@@ -244,14 +252,18 @@ class ScriptedBoard:
 
 
 class OutOfMemory(Exception):
-    """The firmware's boot.py or main.py ended by a MemoryError."""
+    """The firmware's boot.py or main.py ended by a MemoryError, or the firmware said it had
+    not enough memory to start (`told`: its words)."""
 
-    def __init__(self, sb, t_ms, path):
+    def __init__(self, sb, t_ms, path, told=None):
         vb = sb.vb
         said = [l.strip() for l in vb.stderr.splitlines() if l.startswith("MemoryError")]
         where = "at boot" if t_ms == vb.boots[-1].t_ms else "at t=%.3f s" % (t_ms / 1000)
-        text = "the firmware ran out of memory %s (%s: %s)" % (
-            where, path if path != "-" else "boot.py or main.py", said[-1] if said else "MemoryError")
+        if told is not None:
+            text = "the firmware ran out of memory %s (it says: %s)" % (where, told)
+        else:
+            text = "the firmware ran out of memory %s (%s: %s)" % (
+                where, path if path != "-" else "boot.py or main.py", said[-1] if said else "MemoryError")
         plan = vb.heap_plan
         if plan is not None:
             text += "; its share of the heap is %s, %s bytes free at its start" % (

@@ -68,8 +68,10 @@ def test_unknown_values_are_refused():
 
 
 def test_report_writer_yields_every_step_and_equals_build():
-    """A step after the state document's head, every 64 runs of a player, and every
-    innings.STEP entries of the log; the steps together write what build() does."""
+    """A step after the state document's head, every 32 runs of a player, three as the
+    innings' part starts (the document's writer dropped, the follower made, the innings'
+    module loaded), and every innings.STEP
+    entries of the log; the steps together write what build() does."""
     r = Referee()
     assert r.line("new game=straight_rail target=500 breaker=A") is None
     for i in range(200):
@@ -77,8 +79,8 @@ def test_report_writer_yields_every_step_and_equals_build():
     sink = jsonout.Pieces()
     steps = len(list(report.writer(r.match, r.now, jsonout.JsonOut(sink, 128), table="T")))
     inns = r.match.innings[rules.A] + r.match.innings[rules.B]
-    runs = r.match.innings[rules.A] // 64 + r.match.innings[rules.B] // 64
-    assert steps == 1 + runs + r.match.n // innings.STEP, (steps, inns, r.match.n)
+    runs = r.match.innings[rules.A] // 32 + r.match.innings[rules.B] // 32
+    assert steps == 1 + runs + 3 + r.match.n // innings.STEP, (steps, inns, r.match.n)
     got = json.loads(b"".join(sink.parts))
     assert got == report.build(r.match, r.now, table="T")
     assert len(got["report"]["innings"]) == inns

@@ -830,7 +830,7 @@ def test_the_reports_and_the_logs_private_constants_agree_with_matchnames():
     assert store._CHUNK == matchnames.CHUNK == rules._CHUNK == checkpoint._CHUNK
     import matchstate
 
-    assert matchsetup._RSHIFT == rules._RSHIFT and matchstate._RUNS == rules._RUNS
+    assert innings._RSHIFT == rules._RSHIFT and matchstate._RUNS == rules._RUNS
     assert matchstate._N_STATE == checkpoint._N_STATE == rules._N_STATE and matchstate._CHUNK == rules._CHUNK
     assert rules._FIELDS[matchstate._EXT] == "extensions"
     assert matchstate._PLAYED == len(rules._FIELDS) + 2 * rules._PAIRS.index("played")

@@ -18,12 +18,16 @@ gc.collect()
 heap_at_start = gc.mem_alloc()
 gc.threshold(4096)
 
-import startup  # noqa: E402
-
 import machine  # noqa: E402
 
-board = startup.start(machine, heap_at_start)
-del sys.modules["startup"], startup
+try:  # as firmware/main.py
+    import startup  # noqa: E402
+except (MemoryError, ImportError) as e:
+    startup = None
+    print("carom: not enough memory to start (E 24): %s" % e)
+board = startup.start(machine, heap_at_start) if startup else None
+startup = None
+sys.modules.pop("startup", None)
 gc.collect()
 
 

@@ -216,6 +216,27 @@ class Remote:
                 return True
         return False
 
+    def serve(self):
+        """The remote's loop: answer the press that woke it, then stay awake AWAKE_MS after the
+        last one, then sleep (deep sleep ends the run: a press starts the box anew)."""
+        now = time.ticks_ms()
+        self.group.poll(now)  # a button already down is not a new press (buttons.py)
+        self.press_woken(woken_by(), now)
+        self.show()
+        last = now
+        while True:
+            now = time.ticks_ms()
+            if self.step(now):
+                last = now
+            if not self.paired or self.error == ERROR_BOOT_LIMIT:  # stay awake for the serial port (carom pair)
+                time.sleep_ms(POLL_MS)
+                continue
+            if self.any_down():
+                last = now
+            elif time.ticks_diff(now, last) > AWAKE_MS:
+                self.sleep()
+            time.sleep_ms(POLL_MS)
+
     def sleep(self):
         """The radio off, the display lit SHOW_MS more in light sleep (a press ends it),
         then the display off and deep sleep; a button still down wakes the box at once."""
@@ -234,25 +255,3 @@ class Remote:
             except OSError:
                 pass
         machine.deepsleep()
-
-
-def run(board, config, make_pin, chips):
-    """The remote's loop: answer the press that woke it, then stay awake AWAKE_MS after the last one."""
-    r = Remote(board, config, make_pin, chips)
-    now = time.ticks_ms()
-    r.group.poll(now)  # a button already down is not a new press (buttons.py)
-    r.press_woken(woken_by(), now)
-    r.show()
-    last = now
-    while True:
-        now = time.ticks_ms()
-        if r.step(now):
-            last = now
-        if not r.paired or r.error == ERROR_BOOT_LIMIT:  # stay awake for the serial port (carom pair)
-            time.sleep_ms(POLL_MS)
-            continue
-        if r.any_down():
-            last = now
-        elif time.ticks_diff(now, last) > AWAKE_MS:
-            r.sleep()
-        time.sleep_ms(POLL_MS)

@@ -28,7 +28,6 @@ import gc
 import sys
 import time
 
-import app
 import cold
 
 try:
@@ -102,6 +101,8 @@ def load_board(name, timings=None):
 
 def crash_count(cause=None):
     """Count this boot if it follows a crash (watchdog, or the app's exception handler)."""
+    import app  # the wall board's (the remote's start never loads it)
+
     count, crashed, armed = app.rtc_state()
     if cause is None:
         cause = machine.reset_cause()
@@ -118,6 +119,8 @@ def arm_watchdog():
     feeder = sys.modules.get("boot_watchdog")  # boot.py's feeding timer runs only if boot.py loaded it
     if feeder is not None:
         feeder.stop()  # the tasks feed the watchdog now
+    import app
+
     count, crashed, armed = app.rtc_state()
     app.rtc_write(count, crashed, 1)
     return machine.WDT(timeout=_WDT_MS)
@@ -263,6 +266,7 @@ def build(board, config, error=0, hw=None):
     (snapshot.py, loaded and dropped) has the most room."""
     if hw is not None:
         _hand_in(hw)
+    import app
     import rules
     import store
 
@@ -309,6 +313,8 @@ def restore(b, options):
     """The saved match back, or a new one from the configuration. True when the saved match
     could not be read for want of memory: it stays on the flash (the store writes nothing,
     E 24) and the board waits for a restart or a new match."""
+    import app
+
     now = time.ticks_ms()
     m = b.match
     for attempt in (0, 1):
@@ -386,6 +392,7 @@ def setup_radio(b, radio_cfg):
 def read_last():
     """The newest accepted remote command's (boot, counter), or None when it is lost or
     unreadable (the wall then asks the remote to prove a command is new: radio.py)."""
+    import app
     import radio
 
     try:
@@ -402,9 +409,10 @@ def read_last():
 # ---- the start ---------------------------------------------------------------------------
 
 def start(hw, heap_at_start=0):
-    """Build the board for config.json with the machine module `hw`; None when there is
-    nothing to serve (safe boot, a remote that went to sleep, no board definition at all,
-    not enough memory to start: E 24, nothing written to the flash)."""
+    """Build the board for config.json with the machine module `hw`: the wall board
+    (app.Board) or the referee remote (app_remote.Remote), each to serve(); None when there
+    is nothing to serve (safe boot, no board definition at all, not enough memory to
+    start: E 24, nothing written to the flash)."""
     try:
         return _start(hw)
     except (MemoryError, ImportError) as e:  # before the board definition was read (the wall's buses)
@@ -452,11 +460,10 @@ def _start(hw):
                 and not button_held(board, "safe_boot_button")):
             identify(None, board, config)
             machine.soft_reset()  # a fresh heap for the app: nothing of the mode stays in RAM
-        import app_remote
+        import app_remote  # the remote's own: none of the wall board's app
 
-        app_remote.run(board, config, make_pin, make_chips(board, make_buses(board),
-                                                           config["display"]["brightness"]))
-        return None
+        return app_remote.Remote(board, config, make_pin, make_chips(board, make_buses(board),
+                                                                     config["display"]["brightness"]))
     crashes = crash_count()
     safe = 0
     if button_held(board, "safe_boot_button"):

@@ -23,6 +23,7 @@ from .heap import heap_section
 from .identify import identify_section
 from .longmatch import longmatch_section
 from .radio import radio_section
+from .remote import remote_section
 
 
 def run_json(cmd):
@@ -207,7 +208,8 @@ def restart_section():
 
 
 SECTIONS = [chiptime_section, rules_section, board_section, heap_section, longmatch_section, identify_section,
-            store_section, restart_section, radio_section, hall_section, tournament_section, mpy_section]
+            store_section, restart_section, radio_section, remote_section, hall_section, tournament_section,
+            mpy_section]
 
 
 def main():

@@ -208,7 +208,7 @@ def test_the_referees_battery_by_hand():
     level = d["brightness"]
     display = TYPICAL7 * ROW / COMS * (level + 1) / 16
     led = (3.3 - parts.PARTS["led"].figures["vf_v"].value) / parts.led_ohm() * 1000
-    press = (power.WAKE_S * esp["cpu_ma"]
+    press = ((power.WAKE_S + power.FIRMWARE_S) * esp["cpu_ma"]  # the chip's start, then the firmware's
              + (power.EXCHANGE_S + awake_ms / 1000.0) * (esp["wifi_listen_ma"] + display + led)
              + show_ms / 1000.0 * (esp["light_sleep_ma"] + display + led))
     bt = power.battery(bd)

@@ -14,7 +14,7 @@ board loads this module at every start, and each name it holds stays in RAM.
 
 import cold
 from matchwords import GAMES
-from rules import A, B, NOBODY, Match, _Chunk, _zeros
+from rules import A, B, NOBODY, Match, _Chunk
 
 try:
     from micropython import const
@@ -32,7 +32,6 @@ _MAX_SETS = const(9)  # formats.MAX_SETS
 # matchnames.py's, compiled in here.
 _E_EXTEND = const(11)
 _CHUNK = const(128)
-_N_STATE = const(53)  # rules.py's: ints in a checkpoint
 _BAD_PLAYER = const(10)
 _NO_MEMORY = const(36)
 
@@ -56,8 +55,8 @@ def init(m, capacity, options):
     """Match.__init__'s rest: the fields, a new match with `options` (ValueError: the
     reason it was refused), room for `capacity` entries."""
     m._states = [None]  # the checkpoint of chunk k >= 1: the state before its first entry
-    m._mids = [_zeros("i", _N_STATE), _zeros("i", _N_STATE)]  # and before entry _MID of a chunk:
-    m._mid_k = [-1, -1]  # of chunk k in slot k & 1, for the newest two (rules.Match._put)
+    m._mids = None  # and before each quarter of a chunk (made by reserve(), off the start):
+    m._mid_k = [-1] * 6  # of chunk k in slots (k & 1) * 3 ..., the newest two's (rules.Match._put)
     m._spare = []  # chunks to use again (taken off entries that are on the flash)
     m._deep = None  # a chunk read back from the flash for entry() (the report), and its index
     m._deep_k = -1
@@ -90,7 +89,8 @@ def _free(m):
     """A new match: keep one chunk of log and of runs, let the rest go."""
     if m._chunks[0] is None:
         m._chunks[0] = m._spare.pop() if m._spare else _Chunk()
-    m._mid_k[0] = m._mid_k[1] = -1
+    for s in range(6):
+        m._mid_k[s] = -1
     del m._chunks[1:]
     del m._states[1:]
     del m._spare[:]

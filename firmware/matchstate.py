@@ -56,7 +56,7 @@ def from_checkpoint(m, k, played_a, played_b, ext, read):
     checkpoint of chunk k: read(buf, nbytes) fills buf with the next nbytes, in pieces'
     order. The entries from (k - 1) * CHUNK on are the journal's to apply: two chunks, so
     that the one before the newest is in RAM with its middle state, as a replay of the
-    whole journal leaves it (an undo there replays at most half a chunk). The older chunks
+    whole journal leaves it (an undo there replays at most a quarter of a chunk). The older chunks
     stay on the flash (m.loader reads them). MemoryError when there is no room (the caller
     new()'s the match again)."""
     states = [None]
@@ -78,7 +78,8 @@ def from_checkpoint(m, k, played_a, played_b, ext, read):
         read(targets, 4 * ext)
     at = k - 1
     first = m._chunks[0]
-    m._mid_k[0] = m._mid_k[1] = -1
+    for s in range(6):
+        m._mid_k[s] = -1
     m._chunks = [None] * at
     m._chunks.append(first)  # chunk k - 1: the next entries go there
     m._states = states[:at + 1]  # chunk k's is made again as its first entry is played

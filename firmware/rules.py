@@ -19,7 +19,7 @@ memory for it is refused (reason NO_MEMORY) and changes nothing.
 
 Undo works by replay from a checkpoint: each chunk keeps the state as it
 was before its first entry, and the newest two chunks the state before
-their middle entry too, so an undo there replays at most CHUNK / 2 - 1
+each quarter of theirs too, so an undo there replays at most CHUNK / 4 - 1
 entries (CHUNK - 1 deeper into the match).
 The log keeps its own time ("match time"); an undo rewinds match time to
 the moment of the newest remaining entry, so every clock (break, shot
@@ -119,7 +119,8 @@ _E_WARMUP_END = const(24)
 _CHUNK = const(128)  # log entries per chunk
 _SHIFT = const(7)  # _CHUNK == 1 << _SHIFT
 _LOW = const(127)  # _CHUNK - 1
-_MID = const(64)  # the newest two chunks keep the state before their entry _MID too (Match._mids)
+_QUARTER = const(32)  # the newest two chunks keep the state before their entries 32, 64, 96 too
+_QSHIFT = const(5)  # _QUARTER == 1 << _QSHIFT
 _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than this are left
 _RUNS = const(64)  # innings' runs per chunk of a player's runs
 _RSHIFT = const(6)  # _RUNS == 1 << _RSHIFT
@@ -263,6 +264,8 @@ class Match:
         _SPARE entries and innings."""
         if self.loader is not None:
             self._retire()
+        if self._mids is None:
+            self._make_mids()
         if (self.n + _SPARE <= self._cap and self.played[0] + _SPARE <= self._runs_cap[0]
                 and self.played[1] + _SPARE <= self._runs_cap[1]):
             return True  # nothing to make: no call to _make_room (its try block: a heap frame)
@@ -347,17 +350,42 @@ class Match:
         j = self.n & _LOW
         if self.n and not j:  # the first entry of a chunk: the state before it, for undo
             self._save(self._states[self.n >> _SHIFT])
-        elif j == _MID:  # and before its middle one
+        elif not j & (_QUARTER - 1):  # and before each of its quarters
             self._keep_mid()
         c.codes[j] = code
         c.args[j] = arg
         c.times[j] = t
 
+    def _make_mids(self):
+        """The six quarters' states (reserve(): not at the start, whose heap is tight; an undo
+        replays from the chunk's start until they are made)."""
+        try:
+            self._mids = [_zeros("i", _N_STATE), _zeros("i", _N_STATE), _zeros("i", _N_STATE),
+                          _zeros("i", _N_STATE), _zeros("i", _N_STATE), _zeros("i", _N_STATE)]
+        except MemoryError:
+            self._mids = None  # tried again at the next reserve()
+
     def _keep_mid(self):
-        """The state before entry _MID of the newest chunk, in the slot of its parity."""
+        """The state before the quarter of chunk k that entry n starts, in a slot of k's parity
+        (three a chunk: _mids[s] is chunk _mid_k[s]'s)."""
+        if self._mids is None:
+            return
         k = self.n >> _SHIFT
-        self._save(self._mids[k & 1])
-        self._mid_k[k & 1] = k
+        s = (k & 1) * 3 + ((self.n & _LOW) >> _QSHIFT) - 1
+        self._save(self._mids[s])
+        self._mid_k[s] = k
+
+    def _from_mid(self, k):
+        """The state from the newest quarter of chunk k before entry n that is kept; the entry
+        to replay from (0: none is kept)."""
+        q = (self.n & _LOW) >> _QSHIFT if self._mids is not None else 0
+        while q:
+            s = (k & 1) * 3 + q - 1
+            if self._mid_k[s] == k:
+                self._load(self._mids[s])
+                return q << _QSHIFT
+            q -= 1
+        return 0
 
     def _event(self, code, arg, now):
         """Check and log an event at `now` (the rarer events: matchevents._event)."""
@@ -450,14 +478,12 @@ class Match:
         """The state after the first n entries: from the newest checkpoint, then its entries."""
         k = self.n >> _SHIFT
         c = self._chunks[k]
-        j = 0
-        if self.n & _LOW >= _MID and self._mid_k[k & 1] == k:
-            self._load(self._mids[k & 1])
-            j = _MID
-        elif k:
-            self._load(self._states[k])
-        else:
-            self._reset()
+        j = self._from_mid(k)
+        if not j:
+            if k:
+                self._load(self._states[k])
+            else:
+                self._reset()
         while j < self.n & _LOW:
             self._do(c.codes[j], c.args[j], c.times[j])
             j += 1

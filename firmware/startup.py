@@ -51,6 +51,7 @@ _ERROR_STORE = const(23)  # the saved match was damaged or went back: what could
 _ERROR_SAFE_BUTTON = const(30)  # safe boot: button held at power-on
 _ERROR_CRASH_LOOP = const(31)  # safe boot: crashed three times in a row
 _ERROR_MEMORY = const(24)  # not enough memory: here, to start at all
+_OUT_OF_MEMORY = b"E24"  # in RTC memory: the start ran out of memory (app.py's record is 5 bytes)
 machine = None  # the board's machine module, as start() or build() was handed it
 
 # The wall board's I2C buses (boards/wall.json), for showing an error when no board
@@ -413,22 +414,32 @@ def start(hw, heap_at_start=0):
     (app.Board) or the referee remote (app_remote.Remote), each to serve(); None when there
     is nothing to serve (safe boot, no board definition at all, not enough memory to
     start: E 24, nothing written to the flash)."""
+    _hand_in(hw)
+    rtc = machine.RTC()
+    if rtc.memory() == _OUT_OF_MEMORY:  # the start before this soft reset ran out of memory
+        rtc.memory(b"")
+        return out_of_memory()
     try:
         return _start(hw)
-    except (MemoryError, ImportError) as e:  # before the board definition was read (the wall's buses)
-        return out_of_memory(None, e)
+    except (MemoryError, ImportError):  # MicroPython's import can take the one for the other
+        pass
+    # The heap the start leaves is in pieces (every name it loaded stays interned): E 24 is
+    # shown by a fresh one, after a soft reset that RTC memory tells it is for that.
+    rtc.memory(_OUT_OF_MEMORY)
+    machine.soft_reset()
 
 
-def out_of_memory(board, e):
-    """The start ran out of memory: what it made is garbage now; E 24 on the displays (the
-    definition's, or any found on the wall's buses). The store has written nothing: a saved
-    match stays on the flash as it was, for a start with more room. An ImportError counts:
-    MicroPython's import takes a MemoryError while it looks for a module's file for no file
-    (the text names the module, should one truly be missing)."""
-    e = str(e) if isinstance(e, ImportError) else ""
-    gc.collect()
-    print("carom: not enough memory to start (E %d); the saved match stays on the flash%s"
-          % (_ERROR_MEMORY, " (%s)" % e if e else ""))
+def out_of_memory():
+    """E 24 after a start that ran out of memory, from a fresh heap: on the displays of the
+    board's definition, else on any found on the wall's buses; nothing else is loaded, the
+    store writes nothing (a saved match stays on the flash as it was, for a start with
+    more room: a power cycle tries again)."""
+    print("carom: not enough memory to start (E %d); the saved match stays on the flash" % _ERROR_MEMORY)
+    try:
+        config, _ = load_config()
+        board = load_board(config["board"], config["buttons"])
+    except (OSError, ValueError, MemoryError):
+        board = None
     try:
         if board is None:
             show_code_anywhere(_ERROR_MEMORY)
@@ -477,11 +488,8 @@ def _start(hw):
     if button_held(board, "identify_button"):
         identify(None, board, config)
         machine.soft_reset()  # a fresh heap for the app: nothing of the mode stays in RAM
-    try:
-        load_code(config)
-        b = build(board, config, error)
-    except (MemoryError, ImportError) as e:
-        return out_of_memory(board, e)
+    load_code(config)
+    b = build(board, config, error)
     # Armed before any task runs, so a driver that hangs at its first call is caught too.
     b.wdt = arm_watchdog()
     return b

@@ -354,3 +354,25 @@ def test_a_journal_with_a_deep_undo_comes_back_whole():
     for _ in range(3 * rules.CHUNK):  # and undo still goes back through it
         assert m2.undo(now) is None and m.undo(now) is None
     assert state(m2, now) == state(m, now)
+
+
+def test_undo_from_a_quarters_state_after_a_deep_undo_and_new_entries():
+    """The newest two chunks keep the state before each quarter (32 entries) for undo, each
+    quarter's own: after a deep undo into a chunk read back from the flash (no quarter of it
+    kept), new entries past a quarter keep that one only; every undo then is the match rebuilt."""
+    m, st, fs, now = windowed_match(1800)
+    evicted = [k for k in range(len(m._chunks)) if m._chunks[k] is None]
+    # In a chunk on the flash only whose quarters' slots a newer chunk of its parity took (the
+    # newest chunk, with few entries, has none yet), past its second quarter.
+    target = evicted[-2] * rules.CHUNK + 70
+    while m.n > target:
+        assert m.undo(now) is None
+        assert st.sync(m) is None
+    for i in range(40):  # on past its fourth quarter (96): that quarter's state is kept
+        now = ticks_add(now, 1000)
+        assert (m.miss if i % 7 == 6 else m.point)(rules.NOBODY, now) is None
+        assert st.sync(m) is None
+    full = rebuilt(m, m.n)
+    for _ in range(80):  # back over the quarters: the kept one, then the chunk's start
+        assert m.undo(now) is None
+        assert state(m, 0) == state(rebuilt(full, m.n), 0), m.n

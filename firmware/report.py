@@ -65,6 +65,16 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
     yield  # the state document's writer dropped
     shadow = cold.call("matchsetup", "follower", m)  # made with matchsetup.py, which then goes
     yield
+    # What the innings' part imports, loaded a step each (loading a module takes a while; they
+    # stay until the report is over: cold.run drops them with it).
+    import matchwords  # noqa: F401
+    yield
+    import storefiles  # noqa: F401
+    yield
+    import journal  # noqa: F401
+    yield
+    import logback  # noqa: F401
+    yield
     for inning in cold.steps("innings", "each", m, started_at, n, True, store, shadow):
         if inning is None:
             yield

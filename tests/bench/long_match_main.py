@@ -134,7 +134,7 @@ else:
     out["report_steps"] = len(steps)
     out["report_longest_step_us"] = max(steps) if steps else 0
     out["report_slowest_steps"] = sorted([(d, i) for i, d in enumerate(steps)])[-12:]
-    out["report_first_steps"] = steps[:20]
+    out["report_first_steps"] = steps[:40]
     steps.sort()
     out["report_median_step_us"] = steps[len(steps) // 2] if steps else 0
     gc.collect()
@@ -167,7 +167,7 @@ if MODE != "alloc":
         d = time.ticks_diff(us(), t0)
         if d > worst:
             worst = d
-            replayed = m.n % rules.CHUNK % (rules.CHUNK // 2)  # from the chunk's middle state past it
+            replayed = m.n % (rules.CHUNK // 4)  # from the state before its quarter of the chunk
         undos += 1
     out["undo_worst_us"] = worst
     out["undo_worst_replayed"] = replayed

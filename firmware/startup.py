@@ -342,10 +342,12 @@ def restore(b, options):
         b.started_at = app.wall_clock(-m.entry(m.n - 1)[2] // 1000)
     else:
         # Nothing saved, or a match nothing happened in yet: the configuration's
-        # options and names (`carom config set` applies at the next start). The save task
-        # begins it on the flash (app.Board.persist): a start that runs out of memory later
-        # has written nothing.
+        # options and names (`carom config set` applies at the next start). Over a match
+        # nothing happened in, it is begun now; with nothing saved, the save task begins it
+        # (app.Board.persist), so a first start that runs out of memory has written nothing.
         m.new(now, **options)
+        if b.store.gen:
+            b.store.begin(m)
         b.started_at = app.wall_clock(0)
     return False
 

@@ -63,7 +63,7 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
     out.key("innings")
     out.open("[")
     yield  # the state document's writer dropped
-    shadow = cold.call("matchsetup", "follower", m)  # made with matchsetup.py, which then goes
+    shadow = yield from cold.call_in_steps("matchsetup", "follower", m)  # matchsetup.py then goes
     yield
     # What the innings' part imports, loaded a step each (loading a module takes a while; they
     # stay until the report is over: cold.run drops them with it).

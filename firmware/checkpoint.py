@@ -45,7 +45,6 @@ _FORMAT = const(1)
 _HEAD = "<4sBBHIIHHH"
 _HEAD_SIZE = const(22)
 _N_STATE = const(53)  # rules.py's
-_CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
 _ERR_WRITE = const(4)  # history.py's
 
 
@@ -55,9 +54,10 @@ def size(k, played_a, played_b, ext):
 
 
 def save(st, m, k):
-    """Write match m's checkpoint of chunk k (its first entry is in the journal). A write that
-    fails sets ERR_WRITE and leaves the other slot: a checkpoint only saves time."""
-    if m.fmt is not None or k < 1 or k >= len(st._starts) or not st.gen:
+    """Write match m's checkpoint of chunk k (its first entry is in the journal; a match
+    without formats: MatchStore.sync asks only for those, before loading this module). A
+    write that fails sets ERR_WRITE and leaves the other slot: a checkpoint only saves time."""
+    if k < 1 or k >= len(st._starts) or not st.gen:
         return
     played_a, played_b, ext = matchstate.counts(m, k)
     head = struct.pack(_HEAD, _MAGIC, _FORMAT, 0, k, st.gen, st._starts[k], played_a, played_b, ext)

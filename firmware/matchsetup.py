@@ -276,4 +276,3 @@ def take_back(m):
     m.n -= 1
     m.low = m.n
     m._replay()
-

@@ -422,7 +422,7 @@ def start(hw, heap_at_start=0):
         rtc.memory(b"")
         return out_of_memory()
     try:
-        return _start(hw)
+        return _start()
     except (MemoryError, ImportError):  # MicroPython's import can take the one for the other
         pass
     # The heap the start leaves is in pieces (every name it loaded stays interned): E 24 is
@@ -452,8 +452,7 @@ def out_of_memory():
     return None
 
 
-def _start(hw):
-    _hand_in(hw)
+def _start():
     config, error = load_config()
     try:
         board = load_board(config["board"], config["buttons"])

@@ -47,12 +47,17 @@ def call(module, name, *args):
 
 
 async def run(module, name, *args):
-    """call() for an async function: awaits it, then drops what it loaded (call() would drop
-    the modules before the coroutine's body ran, and leave what the body imported)."""
+    """call() for an async function: loads the module, lets the others run (loading takes a
+    while), awaits the function, then drops what it loaded (call() would drop the modules
+    before the coroutine's body ran, and leave what the body imported)."""
+    import asyncio  # the caller's: resident
+
     before = len(sys.modules)
     loaded = () if not _DROP else tuple(sys.modules)
     try:
-        return await getattr(__import__(module), name)(*args)
+        mod = __import__(module)
+        await asyncio.sleep(0)
+        return await getattr(mod, name)(*args)
     finally:
         if _DROP and len(sys.modules) != before:
             _drop(loaded)
@@ -83,6 +88,13 @@ def call_in_steps(module, name, *args):
     finally:
         if _DROP and len(sys.modules) != before:
             _drop(loaded)
+
+
+def drop(module):
+    """Drop a module loaded for a while by a plain import (MicroPython: its code is garbage
+    once nothing refers to it; CPython keeps it)."""
+    if _DROP:
+        sys.modules.pop(module, None)
 
 
 def _drop(loaded):

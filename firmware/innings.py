@@ -38,7 +38,7 @@ _WARMUP = const(8)
 _CHUNK = const(128)
 _RSHIFT = const(6)  # rules.py's: innings' runs per chunk of a player's runs, 1 << _RSHIFT
 
-STEP = 4  # log entries followed between two yields (None) of each(..., steps=True)
+STEP = 2  # log entries followed between two yields (None) of each(..., steps=True)
 
 
 def epoch(started_at, t):

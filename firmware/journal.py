@@ -27,7 +27,7 @@ _REC_SIZE = const(16)
 _RECORD = const("<IBBHiI")
 _SEG_RECORDS = const(8)
 _CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
-_SEGMENTS = const(2)  # segments read between two yields of load_steps (a report's steps)
+_SEGMENTS = const(1)  # segments read between two yields of load_steps (a report's steps)
 
 
 def records(data, seq, gen):

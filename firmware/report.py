@@ -12,7 +12,6 @@ other. Allocates: made when a match ends or a report is asked for.
 import json
 
 import cold
-import jsonout
 from rules import A, B, FINISHED
 
 try:
@@ -51,6 +50,9 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
     match's store, a chunk of the log read back from the flash is read in steps too."""
     n = m.n
     end = match_end_ms(m)
+    import matchwords  # noqa: F401  (the words of the codes: the document's, the follower's, the innings')
+
+    yield
     out.open("{")
     yield from cold.steps("matchdoc", "fields", m, now, out)
     out.key("report")
@@ -67,8 +69,6 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
     yield
     # What the innings' part imports, loaded a step each (loading a module takes a while; they
     # stay until the report is over: cold.run drops them with it).
-    import matchwords  # noqa: F401
-    yield
     import storefiles  # noqa: F401
     yield
     import journal  # noqa: F401
@@ -82,6 +82,7 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
             out.open("{")
             out.fields(inning)
             out.close("}")
+    yield
     out.close("]")
     out.key("fouls")
     out.open("{")
@@ -106,6 +107,8 @@ def write(m, now, out, started_at=None, ended_at=None, table="", board=""):
 
 def build(m, now, started_at=None, ended_at=None, table="", board=""):
     """The report of match m as a dict: the state document, the innings, when and where."""
+    import jsonout
+
     sink = jsonout.Pieces()
     write(m, now, jsonout.JsonOut(sink), started_at, ended_at, table, board)
     return json.loads(b"".join(sink.parts))
@@ -115,18 +118,24 @@ async def save(board):
     """A wall board's finished match's report (app.Board), written to the flash in steps
     with other tasks running between them; dropped if the match changed meanwhile (it is
     written again); then sent to the hall. MemoryError reaches the caller. The store's
-    history (history.py) is loaded to open the file and to put it in place, not between."""
+    history (history.py) is loaded to open the file and to put it in place, not between.
+    What it needs is loaded a module a step (loading one takes a while on the chip)."""
     import asyncio
     import time
 
+    import jsonout
     from app import wall_clock
     from store import report_name
 
+    await asyncio.sleep_ms(0)
+    import storefiles  # noqa: F401  (history's, kept for its second load)
+
+    await asyncio.sleep_ms(0)
     m = board.match
     store = board.store
     edits = m.edits
     name = report_name(store.gen)
-    f = cold.call("history", "report_file", store)
+    f = await _history("report_file", store)
     if f is None:
         return
     done = False
@@ -139,11 +148,34 @@ async def save(board):
                 break
         else:
             done = True
-    finally:
         out = None
-        if not cold.call("history", "finish_report", store, f, done):
-            done = False
+    except BaseException:  # MemoryError, a cancel: the file closed and dropped at once
+        out = None
+        cold.call("history", "finish_report", store, f, False)
+        raise
+    await asyncio.sleep_ms(0)
+    if not await _history("finish_report", store, f, done):
+        done = False
     if done:
         board.reported = True
         if board.mqtt is not None:
             board.mqtt.send_report(name)
+    await asyncio.sleep_ms(0)  # then cold.run drops what the report loaded: a step of its own
+
+
+async def _history(name, *args):
+    """history.name(*args) in two steps: history.py loaded, then the call; then it is dropped
+    (unless it was loaded before)."""
+    import asyncio
+    import sys
+
+    resident = "history" in sys.modules
+    import history
+
+    await asyncio.sleep_ms(0)
+    try:
+        return getattr(history, name)(*args)
+    finally:
+        history = None
+        if not resident:
+            cold.drop("history")

@@ -152,6 +152,17 @@ def test_safe_boot_button_at_power_on(wall):
     s = wall.state()
     assert all(text == "E 30" for text in s["displays"].values()), s["displays"]
     assert len(vb.wdt_starts) == armed  # no watchdog in safe boot
+    assert vb.cpu_hz == 160_000_000  # nor the app's clock: the image's
+
+
+def test_the_wall_board_runs_its_cpu_at_240_mhz(wall):
+    """A stock image starts at 160 MHz (a safe boot stays there: above); the running wall
+    board sets 240 (machine.freq), at every start."""
+    assert wall.vb.cpu_hz == 240_000_000
+    wall.vb.power_off()
+    wall.vb.power_on()
+    wall.vb.advance(2)
+    assert wall.vb.cpu_hz == 240_000_000
 
 
 def test_power_cut_and_back(wall):

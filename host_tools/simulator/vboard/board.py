@@ -55,6 +55,7 @@ from .network import BoardNetwork
 from .power import BoardPower
 from .process import BOOT_SCRIPT, MP_DIR, default_micropython
 from .records import (
+    CPU_HZ_AT_BOOT,
     DEEPSLEEP_RESET,
     EXT0_WAKE,
     EXT1_WAKE,
@@ -207,6 +208,7 @@ class VirtualBoard(BoardPower, BoardRunner, BoardControl, BoardMessages, BoardNe
         self._origin_us = 0
         self._wake_us = None
         self._rtc_memory = b""
+        self._cpu_hz = CPU_HZ_AT_BOOT
         self._wall_base_us = 0
         self._stdout = []
         self._stderr = []
@@ -457,6 +459,11 @@ class VirtualBoard(BoardPower, BoardRunner, BoardControl, BoardMessages, BoardNe
     @property
     def rtc_memory(self):
         return self._rtc_memory
+
+    @property
+    def cpu_hz(self):
+        """The CPU's clock as the firmware set it (machine.freq), else the image's at boot."""
+        return self._cpu_hz
 
     @property
     def reset_cause(self):

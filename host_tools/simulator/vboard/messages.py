@@ -28,6 +28,7 @@ VERBS = {
     "o": "_on_output",       # o <t> <pin> <0|1>: an output pin's level
     "pwm": "_on_pwm",        # pwm <t> <pin> <freq> <duty_u16>: a PWM change (0 0: off)
     "rtc": "_on_rtc_memory", # rtc <hex>: machine.RTC().memory() written
+    "cpu": "_on_cpu",        # cpu <hz>: machine.freq(hz) set the CPU's clock
     "wall": "_on_wall",      # wall <base_us>: the wall clock moved (RTC().datetime(...)): us since 1970 at t=0
     "wdt": "_on_wdt",        # wdt <t> <timeout_ms>: the watchdog started
     "reset": "_on_reset",    # reset <t> <cause> <chip|vm>: machine.reset(), WDT, soft reset...
@@ -101,6 +102,9 @@ class BoardMessages:
 
     def _on_rtc_memory(self, parts, line, expected, goal):
         self._rtc_memory = bytes.fromhex(parts[1] if len(parts) > 1 else "")
+
+    def _on_cpu(self, parts, line, expected, goal):
+        self._cpu_hz = int(parts[1])
 
     def _on_wall(self, parts, line, expected, goal):
         self._wall_base_us = int(parts[1])

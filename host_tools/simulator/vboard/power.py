@@ -7,7 +7,7 @@ from .errors import BoardCrashed, BoardError
 from .hardware import INPUT_ONLY_PINS
 from .heap import HeapError, plan as plan_heap, size_text
 from .process import BoardProcess
-from .records import DEEPSLEEP_RESET, HARD_RESET, PWRON_RESET, TIMER_WAKE, Boot
+from .records import CPU_HZ_AT_BOOT, DEEPSLEEP_RESET, HARD_RESET, PWRON_RESET, TIMER_WAKE, Boot
 
 
 class BoardPower:
@@ -103,6 +103,7 @@ class BoardPower:
         self._origin_us = origin_us
         config = self._boot_config(cause, origin_us, target)
         self._sleep_wake = None
+        self._cpu_hz = CPU_HZ_AT_BOOT  # each boot starts at the image's clock
         self._proc_start_us = self._now_us
         self._process = BoardProcess(self.micropython, self.heapsize, self.flash_dir, config, self._console_output)
         self._inflight_rx = None

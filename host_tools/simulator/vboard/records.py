@@ -23,6 +23,7 @@ EXT1_WAKE = 3
 TIMER_WAKE = 4
 # RTC GPIO n -> GPIO: bit n of RTC_CNTL_EXT_WAKEUP1_STATUS (machine.mem32[0x3FF480D0]).
 RTC_GPIO = (36, 37, 38, 39, 34, 35, 25, 26, 33, 32, 4, 0, 2, 15, 13, 12, 14, 27)
+CPU_HZ_AT_BOOT = 160_000_000  # a stock image's CPU clock (ESP-IDF's default; mp/_vb_machine.py starts at it)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ _ext0 = None  # (pin, level) set by esp32.wake_on_ext0
 _ext1 = None  # ((pins...), any_high) set by esp32.wake_on_ext1
 _wake_on_touch = False
 _unique_id = b"\x24\x0a\xc4\x00\x00\x01"
-_freq = 160000000
+_freq = 160000000  # a stock image's clock (records.CPU_HZ_AT_BOOT)
 _rtc_memory = b""
 _pins = {}  # pin number -> _PinState
 _idle_levels = {}  # pin number -> level of a released button without internal pull
@@ -546,6 +546,7 @@ def freq(hz=None):
     if hz not in _VALID_FREQS:
         raise ValueError("frequency must be 20MHz, 40MHz, 80Mhz, 160MHz or 240MHz")
     _freq = hz
+    core.send("cpu %d" % hz)
 
 
 def disable_irq():

@@ -13,7 +13,7 @@ needs memory: a MemoryError reaches the caller, who decides what it costs.
 
 Cold halves: a class whose rare work is split off keeps it in a module of its
 own that works on the class's private state (matchsetup.py, matchevents.py, logback.py, matchstate.py and innings.py for
-rules.Match, snapshot.py, journal.py, checkpoint.py and history.py for store.MatchStore, viewsetup.py for
+rules.Match, snapshot.py, journal.py, checkpoint.py, history.py and reportfile.py for store.MatchStore, viewsetup.py for
 view.View, configedit.py for config.py, appcold.py for app.Board). Those pairs are one class in two
 files; no other module uses another's underscore names (a test checks).
 """

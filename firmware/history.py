@@ -9,7 +9,8 @@ The functions work on a MatchStore (`st`) and its internals.
 """
 
 import rules
-from store import rename, report_name
+from reportfile import finish_report, report_file  # noqa: F401  (the store's names for them)
+from store import rename, report_name  # noqa: F401
 from storefiles import listdir, mkdir, names, read, report_number, reports, sent, snap_path, write_sent  # noqa: F401
 
 try:
@@ -83,20 +84,6 @@ def load(st):
     return m.options(), [m.entry(i) for i in range(m.n)]
 
 
-def report_file(st):
-    """A file to write the current match's report into, in pieces; then finish_report().
-    None when it cannot be opened (or the store is held)."""
-    if st.held or not st.gen:
-        return None
-    try:
-        mkdir(st, st.root)
-        mkdir(st, st._hdir)
-        return st.fs.open(st._hdir + "/report.tmp", "wb")
-    except OSError:
-        st.errors |= ERR_WRITE
-        return None
-
-
 def report_size(st, name):
     return st._size(st._hdir + "/" + name)
 
@@ -130,38 +117,6 @@ def save_report(st, data):
         if not finish_report(st, f, done):
             done = False
     return report_name(st.gen) if done else None
-
-
-def finish_report(st, f, keep=True):
-    """Close the report file; with keep, make room for it (older reports go first) and put
-    it in place. True when the report is kept."""
-    tmp = st._hdir + "/report.tmp"
-    try:
-        f.close()
-        if not keep:
-            st.fs.remove(tmp)
-            return False
-        name = report_name(st.gen)
-        size = st._size(tmp)
-        others = [n for n in reports(st) if n != name]
-        sizes = []
-        total = 0
-        for n in others:
-            k = st._size(st._hdir + "/" + n)
-            sizes.append(k)
-            total += k
-        i = 0
-        while i < len(others) and (len(others) - i >= st.max_reports
-                                   or total + size > st.max_report_bytes):
-            st.fs.remove(st._hdir + "/" + others[i])
-            total -= sizes[i]
-            i += 1
-        rename(tmp, st._hdir + "/" + name, st.fs)
-    except OSError:
-        st.errors |= ERR_WRITE
-        return False
-    return True
-
 
 
 def open_report(st, name):

@@ -117,8 +117,9 @@ def build(m, now, started_at=None, ended_at=None, table="", board=""):
 async def save(board):
     """A wall board's finished match's report (app.Board), written to the flash in steps
     with other tasks running between them; dropped if the match changed meanwhile (it is
-    written again); then sent to the hall. MemoryError reaches the caller. The store's
-    history (history.py) is loaded to open the file and to put it in place, not between.
+    written again); then sent to the hall. MemoryError reaches the caller. The report's
+    file's part of the store (reportfile.py) is loaded to open the file and to put it in
+    place, not between.
     What it needs is loaded a module a step (loading one takes a while on the chip)."""
     import asyncio
     import time
@@ -128,14 +129,14 @@ async def save(board):
     from store import report_name
 
     await asyncio.sleep_ms(0)
-    import storefiles  # noqa: F401  (history's, kept for its second load)
+    import storefiles  # noqa: F401  (reportfile's, kept for its second load)
 
     await asyncio.sleep_ms(0)
     m = board.match
     store = board.store
     edits = m.edits
     name = report_name(store.gen)
-    f = await _history("report_file", store)
+    f = await _reportfile("report_file", store)
     if f is None:
         return
     done = False
@@ -151,10 +152,10 @@ async def save(board):
         out = None
     except BaseException:  # MemoryError, a cancel: the file closed and dropped at once
         out = None
-        cold.call("history", "finish_report", store, f, False)
+        cold.call("reportfile", "finish_report", store, f, False)
         raise
     await asyncio.sleep_ms(0)
-    if not await _history("finish_report", store, f, done):
+    if not await _reportfile("finish_report", store, f, done):
         done = False
     if done:
         board.reported = True
@@ -163,19 +164,19 @@ async def save(board):
     await asyncio.sleep_ms(0)  # then cold.run drops what the report loaded: a step of its own
 
 
-async def _history(name, *args):
-    """history.name(*args) in two steps: history.py loaded, then the call; then it is dropped
-    (unless it was loaded before)."""
+async def _reportfile(name, *args):
+    """reportfile.name(*args) in two steps: reportfile.py loaded, then the call; then it is
+    dropped (unless it was loaded before)."""
     import asyncio
     import sys
 
-    resident = "history" in sys.modules
-    import history
+    resident = "reportfile" in sys.modules
+    import reportfile
 
     await asyncio.sleep_ms(0)
     try:
-        return getattr(history, name)(*args)
+        return getattr(reportfile, name)(*args)
     finally:
-        history = None
+        reportfile = None
         if not resident:
-            cold.drop("history")
+            cold.drop("reportfile")

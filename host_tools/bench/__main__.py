@@ -1,10 +1,12 @@
 """`make bench`: counts and ratios, never wall-clock limits.
 
-Sections: the chip's time estimated (chiptime.py: the factor every "chip" figure uses),
-the rules core on MicroPython and CPython (events per second, bytes allocated per
-event), the wall board's heap, the end of a long match on the chip's interpreter
-(longmatch.py: the report, the restore, the undo, against their goals), the identify
-mode's heap and loop, and the `.mpy` sizes of the firmware from mpy-cross.
+Sections: the chip's time estimated (chiptime.py: the factor every "chip" figure uses,
+and a collection's published time), the rules core on MicroPython and CPython (events per
+second, bytes allocated per event), the wall board's heap, the end of a long match on the
+chip's interpreter (longmatch.py: the report, the restore, the undo, against their goals),
+the identify mode's heap and loop, the match store, a restart, the radio, the referee
+remote's wake (remote.py), the hall and the tournament, and the `.mpy` sizes of the
+firmware from mpy-cross.
 """
 
 import json

@@ -836,3 +836,6 @@ def test_the_reports_and_the_logs_private_constants_agree_with_matchnames():
     assert rules._FIELDS[matchstate._EXT] == "extensions"
     assert matchstate._PLAYED == len(rules._FIELDS) + 2 * rules._PAIRS.index("played")
     assert checkpoint._ERR_WRITE == history.ERR_WRITE
+    import reportfile
+
+    assert reportfile._ERR_WRITE == history.ERR_WRITE

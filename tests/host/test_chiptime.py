@@ -4,7 +4,8 @@ the ratio of this machine's pystone score to published ESP32 scores.
 What is tried, with no network (the tests fetch nothing): every published score names its
 source, board and MicroPython; the factor is ordered and comes from the host's score and the
 published ones; an estimate scales with the host time; the goals' verdicts at both ends of
-the range; and a bench without the program (not fetched, no network) says so and estimates
+the range; a step's collections counted from its bytes at the published time of one, its file
+time left out; and a bench without the program (not fetched, no network) says so and estimates
 nothing, where every estimate reads "-".
 """
 
@@ -46,6 +47,27 @@ def test_a_goal_is_met_at_both_ends_at_the_low_end_only_or_not(host):
     assert longmatch.verdict(20 / high, 20) == "met"
     assert longmatch.verdict(20 / low, 20) == "met at the low end only"
     assert longmatch.verdict(20 / low * 1.01, 20) == "NOT met"
+
+
+def test_every_published_collection_time_names_its_source_and_the_range_spans_them():
+    assert chiptime.GC_MS == (min(g["ms"] for g in chiptime.GC_PUBLISHED), max(g["ms"] for g in chiptime.GC_PUBLISHED))
+    for g in chiptime.GC_PUBLISHED:
+        assert g["source"].startswith("https://gh.072103.xyz/") and g["how"], g
+
+
+def test_a_steps_collections_are_counted_from_its_bytes_at_the_published_time(host):
+    every = chiptime.GC_EVERY
+    assert [chiptime.collections(n) for n in (0, 1, every, every + 1, 3 * every)] == [0, 1, 1, 2, 3]
+    low, high = chiptime.estimate(0.05)
+    assert chiptime.estimate_with_collections(0.05, 0) == (low, high)
+    got = chiptime.estimate_with_collections(0.05, every + 1)
+    assert got == pytest.approx((low + 2 * chiptime.GC_MS[0], high + 2 * chiptime.GC_MS[1]))
+    # a step just within the goal on its own time is past it with a collection
+    _, f_high = chiptime.factor()
+    assert longmatch.verdict(19.9 / f_high, 20) == "met"
+    assert longmatch.verdict(19.9 / f_high, 20, 100) != "met"
+    # its file time is the flash's on the chip: left out of the CPU's estimate
+    assert longmatch.chip_high(1000, 0, 400) == pytest.approx(chiptime.estimate(0.6)[1])
 
 
 def test_without_the_program_and_no_network_nothing_is_estimated(tmp_path, monkeypatch, capsys):

@@ -57,7 +57,7 @@ WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
 COLD = ("startup", "config", "boarddef", "jsonwhole", "checked", "matchsetup", "matchevents", "matchnames", "formats", "formatwall",
         "formatsrare", "appcold", "storefiles", "snapshot", "journal", "checkpoint", "matchstate", "history", "logback", "viewsetup",
-        "buttonsetup", "remote", "report", "innings", "matchdoc", "matchdocrest", "jsonout", "boot_watchdog", "errorcodes", "refusals", "hallsetup",
+        "buttonsetup", "remote", "report", "innings", "matchdoc", "matchdocrest", "reportfile", "jsonout", "boot_watchdog", "errorcodes", "refusals", "hallsetup",
         "identify")
 
 

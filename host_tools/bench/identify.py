@@ -16,9 +16,9 @@ import tempfile
 
 from .. import ROOT, micropython32_exe, micropython_exe
 from ..boards import board_file
+from . import chiptime
 
 IDENTIFY_MAIN = os.path.join(ROOT, "tests", "bench", "identify_heap_main.py")
-PYSTONE_RATIO = 202  # this machine's unix port / an ESP32 at 240 MHz (pystone 336 k/s vs 1,661/s: the README)
 
 
 def _heap(flash, exe, heap):
@@ -98,10 +98,12 @@ def identify_section():
           " frames); a heap of 112 KB (224 KB at 64-bit)")
     for label, boards in passes.items():
         for name, r in boards.items():
-            print("  %-7s %-8s %4d / %4d / %4d / %4d us  %5.0f bytes  (x%d on an ESP32: %.1f / %.1f / %.1f ms)" % (
-                label, name, r["p50_us"], r["p99_us"], r["p999_us"], r["max_us"], r["bytes_per_pass"],
-                PYSTONE_RATIO, r["p50_us"] * PYSTONE_RATIO / 1000, r["p99_us"] * PYSTONE_RATIO / 1000,
-                r["p999_us"] * PYSTONE_RATIO / 1000))
+            # the chip's estimate is the 32-bit build's (chiptime.py measures that one)
+            chip = ("  (the chip, estimated: p50 %s, p99 %s)" % (chiptime.label(r["p50_us"] / 1000),
+                                                               chiptime.label(r["p99_us"] / 1000))
+                    if label == "32-bit" else "")
+            print("  %-7s %-8s %4d / %4d / %4d / %4d us  %5.0f bytes%s" % (
+                label, name, r["p50_us"], r["p99_us"], r["p999_us"], r["max_us"], r["bytes_per_pass"], chip))
     print()
     return out
 

@@ -263,6 +263,49 @@ def test_json_body(body, ok):
             httpd.json_body(body)
 
 
+# Bodies built to make a string-matching check backtrack: an unterminated string of escaped
+# quotes (each quote a new place to start a string), quotes alone, backslash-quote pairs,
+# brackets inside one long string, and a long run of nested-looking strings.
+ADVERSARIAL = {
+    "escaped quotes, unterminated": lambda n: b'{"a":"' + b'\\"' * (n // 2),
+    "quotes": lambda n: b'"' * n,
+    "quote-backslash pairs": lambda n: b'"\\' * (n // 2),
+    "brackets in one string": lambda n: b'{"s":"' + b"[{" * (n // 2) + b'"}',
+    "many short strings": lambda n: b"[" + b'"",' * (n // 3) + b'""]',
+}
+
+
+def best_time(body, runs=3):
+    import time
+
+    best = None
+    for _ in range(runs):
+        t = time.perf_counter()
+        try:
+            httpd.json_body(body)
+        except ValueError:
+            pass
+        d = time.perf_counter() - t
+        best = d if best is None else min(best, d)
+    return best
+
+
+@pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
+def test_json_body_is_linear_in_its_size_up_to_the_largest_limit(kind, record_property):
+    """Every body a hall or a simulator checks goes through json_body: at the largest size the
+    hall lets in (a report, 512 KB) each adversarial body takes about four times what a quarter
+    of it takes (a check that backtracks from every quote took 27 s for 64 KB, about half an
+    hour for 512 KB). A ratio of times, not a limit on one; the worst time at the limit is
+    recorded (junit's properties)."""
+    from host_tools.hall.schema import MAX_REPORT_BYTES
+
+    make = ADVERSARIAL[kind]
+    small = best_time(make(MAX_REPORT_BYTES // 4))
+    full = best_time(make(MAX_REPORT_BYTES))
+    record_property("seconds_at_%d_bytes" % MAX_REPORT_BYTES, round(full, 4))
+    assert full < 8 * small + 0.005, (kind, small, full)  # quadratic would be ~16 times
+
+
 def test_an_event_stream_that_is_not_read_is_dropped(tmp_path):
     """One SSE client that never reads, while 1 KB events go out: its queue never holds more than the
     hub's max_bytes (64 KB here, with room for 10,000 events), it is dropped and its connection

@@ -45,9 +45,11 @@ from dataclasses import dataclass
 
 CALIBRATION_HEAP = 4 * 1024 * 1024
 # Allocation-table units of heap given beyond the sum (the shim holds what is too much):
-# one for -X heapsize's rounding, the rest for a start that holds a few blocks more than
-# the calibration did (the conservative collector: stale pointers on the C stack).
-_SLACK_UNITS = 4
+# one for -X heapsize's rounding, the rest for a start that holds more than the calibration
+# did (the conservative collector: stale pointers on the C stack; a boot's own settings, such
+# as the flash's path and the RTC memory after a soft reset, longer than the calibration's:
+# with 4, a checkout in a long folder left a 64-bit start after a soft reset 384 bytes short).
+_SLACK_UNITS = 16
 LOAD_MARGIN = 24 * 1024
 _PROBE_S = 30.0
 # Under 256 bytes: the unix port turns arguments into qstrs.

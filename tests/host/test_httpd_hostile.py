@@ -306,6 +306,43 @@ def test_json_body_is_linear_in_its_size_up_to_the_largest_limit(kind, record_pr
     assert full < 8 * small + 0.005, (kind, small, full)  # quadratic would be ~16 times
 
 
+def test_a_header_line_of_blanks_is_read_in_linear_time_up_to_the_head_limit(tmp_path, record_property):
+    """A request head whose one header is blanks around a single character, as long as the head
+    may be (MAX_HEADER): reading it takes about four times what a quarter of it takes (a lazy
+    group before the trailing blanks backtracked: 0.4 s for one 16 KB line), and the value is
+    the character, its blanks cut."""
+    server = httpd.Server(str(tmp_path))
+
+    def head(n):
+        blanks = " \t" * (n // 4)
+        return b"GET / HTTP/1.1\r\nX-Long:" + (blanks + "x" + blanks).encode() + b"\r\n\r\n"
+
+    async def read(data):
+        reader = asyncio.StreamReader(limit=httpd.MAX_HEADER * 4)
+        reader.feed_data(data)
+        reader.feed_eof()
+        return await server.read_request(reader)
+
+    def timed(data):
+        import time
+
+        best = None
+        for _ in range(3):
+            t = time.perf_counter()
+            request = asyncio.run(read(data))
+            d = time.perf_counter() - t
+            best = d if best is None else min(best, d)
+        return best, request
+
+    full_head = head(httpd.MAX_HEADER - 64)
+    assert len(full_head) <= httpd.MAX_HEADER
+    small, _ = timed(head((httpd.MAX_HEADER - 64) // 4))
+    full, request = timed(full_head)
+    assert request.headers["x-long"] == "x"
+    record_property("seconds_at_%d_bytes" % len(full_head), round(full, 4))
+    assert full < 8 * small + 0.005, (small, full)
+
+
 def test_an_event_stream_that_is_not_read_is_dropped(tmp_path):
     """One SSE client that never reads, while 1 KB events go out: its queue never holds more than the
     hub's max_bytes (64 KB here, with room for 10,000 events), it is dropped and its connection

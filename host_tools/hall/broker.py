@@ -9,6 +9,10 @@ takes (also when the broker is not there at the start).  The session is persiste
 (clean_session false, a stable client id), so reports published while the hall was away
 from a running broker are kept for it by the broker and delivered when it comes back.
 
+A message is acknowledged to the broker only when the caller says it is done with it (paho's
+manual acknowledgement): a report is acknowledged after the tournament's database has it, so a
+hall killed in between gets it again from the broker when it comes back.
+
 Messages and link changes are handed to the caller's functions on paho's thread;
 the server passes them to its event loop.
 """
@@ -37,7 +41,9 @@ def parse_broker(text):
 
 
 class Subscriber:
-    """Receives every table's topics; calls on_message(topic, payload, retained) and on_link(connected, detail)."""
+    """Receives every table's topics; calls on_message(topic, payload, retained, ack) and
+    on_link(connected, detail). `ack()` acknowledges the message to the broker: call it, from any
+    thread, once the message is handled (in the order they came: MQTT's for QoS 1)."""
 
     def __init__(self, host, port, prefix, client_id, on_message, on_link, user=None, password=None):
         self.host = host
@@ -47,7 +53,7 @@ class Subscriber:
         self.on_link = on_link
         self.connects = 0
         c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
-                        protocol=paho.MQTTv311)
+                        protocol=paho.MQTTv311, manual_ack=True)
         c.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)
         if user:
             c.username_pw_set(user, password or None)  # the password is never printed
@@ -92,4 +98,5 @@ class Subscriber:
         self.on_link(False, "connection lost" if reason.is_failure else "disconnected")
 
     def _message(self, client, userdata, msg):
-        self.on_message(msg.topic, msg.payload, msg.retain)
+        mid, qos = msg.mid, msg.qos
+        self.on_message(msg.topic, msg.payload, msg.retain, lambda: client.ack(mid, qos))

@@ -142,8 +142,10 @@ class Dashboard:
         self.out("carom hall: %d results read from %s%s" % (len(self.hall.results), path,
                                                           ", %d damaged lines skipped" % bad if bad else ""))
 
-    def received(self, topic, payload, when, loop):
-        """On paho's thread: hands a message to the loop, unless too many bytes are already on their way."""
+    def received(self, topic, payload, when, loop, ack=None):
+        """On paho's thread: hands a message to the loop, unless too many bytes are already on their way.
+        `ack` (the broker's acknowledgement) is called once the loop has handled it: a report after
+        the tournament's database has it."""
         size = len(payload)
         with self._backlog_lock:
             if size > schema.MAX_REPORT_BYTES or self._backlog + size > MAX_BACKLOG_BYTES:
@@ -153,18 +155,27 @@ class Dashboard:
                 self._backlog += size
         try:
             if kind is None:
-                loop.call_soon_threadsafe(self.message, topic, payload, when)
+                loop.call_soon_threadsafe(self.message, topic, payload, when, ack)
             else:
-                loop.call_soon_threadsafe(self.refused, kind, topic)
+                loop.call_soon_threadsafe(self.refused, kind, topic, ack)
         except RuntimeError:
-            pass  # the loop is closed: shutting down
+            pass  # the loop is closed: shutting down (not acknowledged: the broker keeps it)
 
-    def refused(self, kind, topic):
+    def refused(self, kind, topic, ack=None):
         self.hall.counts["messages"] += 1
         self.hall.drop(kind, topic, "too large" if kind == "size" else "the hall is %d bytes behind" % MAX_BACKLOG_BYTES)
         self._log_drops()
+        if ack is not None:
+            ack()  # (a payload too large stays too large: the broker need not send it again)
 
-    def message(self, topic, payload, received):
+    def message(self, topic, payload, received, ack=None):
+        try:
+            self._message(topic, payload, received)
+        finally:
+            if ack is not None:
+                ack()  # handled: a report is in the tournament's database (organiser.report commits)
+
+    def _message(self, topic, payload, received):
         with self._backlog_lock:
             self._backlog -= len(payload)
         changed = recorded = False
@@ -587,8 +598,8 @@ async def _main(sock, host, port, prefix, client_id, results_file, out, ready, s
     address = "%s:%d" % (host if ":" not in host else "[%s]" % host, port)
     dash = Dashboard(Hall(prefix), address, results_file, out, organiser)
 
-    def on_message(topic, payload, retained):
-        dash.received(topic, payload, time.time(), loop)  # stamped on paho's thread, when the message arrived
+    def on_message(topic, payload, retained, ack):
+        dash.received(topic, payload, time.time(), loop, ack)  # stamped on paho's thread, when the message arrived
 
     def on_link(connected, detail):
         try:

@@ -257,6 +257,19 @@ class KeyFile:
         keys = self._fresh()
         return keys is not None and keys.has(table)
 
+    def signs(self, table, payload):
+        """Whether `payload` is signed with the table's key in force (not one `carom hall-key` replaced)."""
+        from . import setups
+
+        keys = self._fresh()
+        if keys is None or not keys.has(table):
+            return False
+        try:
+            setups.verify(keys.key(table), payload)
+        except (setups.SetupError, ValueError):
+            return False
+        return True
+
     def message(self, table, setup):
         keys = self._fresh()
         n, payload = keys.message(table, setup)
@@ -315,17 +328,42 @@ class Organiser:
         self.unkeyed = {row["table"] for row in rows if not self.keys.has(row["table"])}
 
     def dispatch(self, hall):
-        """Assign the next matches to the free tables and send their setups. Returns True if any was."""
+        """Send what tables are due (send_due), assign the next matches to the free tables and send
+        their setups. Returns True if any was sent."""
         if not self.t.settings()["drawn"]:
             return False
+        sent = self.send_due(hall)
         free = self.free_tables(hall)
         if not free:
-            return False
-        sent = False
+            return sent
         for table, match_id, setup in self.t.assign(free):
             if not self.send(table, match_id, setup):
                 self.t.unassign(match_id)  # it could not be sent: the match waits for another table
             sent = True
+        return sent
+
+    def send_due(self, hall):
+        """The setup of each table's assigned match that the table has not been sent, or not with the
+        key in force: after a hall that stopped between assigning a match and sending it, or a send
+        that failed, or `carom hall-key` on a table (a setup signed with its old key, which its board
+        refuses, is signed again with the new one, unless the board shows it has it already).
+        Returns True if any was sent."""
+        sent = False
+        for row in self.t.tables():
+            table, match = row["table"], row["match"]
+            if match is None or not self.keys.has(table):
+                continue  # (no key: the page says so; it is sent once the key file has one)
+            entry = self.sent.get(table)
+            if entry is not None and str(entry["match"]) == str(match):
+                if self.keys.signs(table, entry["payload"]):
+                    continue
+                t = hall.tables.get(table) if hall is not None else None
+                board = (t.state or {}).get("setup") if t is not None and isinstance(t.state, dict) else None
+                if isinstance(board, dict) and type(board.get("n")) is int and board["n"] >= entry["n"]:
+                    continue  # the board took it before its key changed
+            due = self.t.setup_of(table)
+            if due is not None and self.send(table, due[0], due[1]):
+                sent = True
         return sent
 
     def observe(self, table, state):
@@ -361,9 +399,11 @@ class Organiser:
             self.out("carom hall: the setup for %s withdrawn (its retained copy cleared)" % table)
 
     def republish(self):
-        """After a (re)connect: each table's newest setup again (a broker without persistence lost it)."""
+        """After a (re)connect: each table's newest setup again (a broker without persistence lost it);
+        one signed with a key no longer in force waits for send_due, which signs it again."""
         for table, entry in self.sent.items():
-            self.publish(self.topic(table), entry["payload"])
+            if self.keys.signs(table, entry["payload"]):
+                self.publish(self.topic(table), entry["payload"])
 
     # ---- boards in ----
 

@@ -314,12 +314,13 @@ def run_config(args):
     return 0
 
 
+MAX_IMPORT_BYTES = 64 * 1024  # a config.json to import (the board's own is a few KB)
+
+
 def read_import(path):
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise CommandError("cannot read %s: %s" % (path, e.strerror or e))
+    from ..userfile import read_bounded
+
+    raw = read_bounded(path, MAX_IMPORT_BYTES, "the configuration to import")
     try:
         d = json.loads(raw.decode("utf-8"))
     except ValueError as e:

@@ -21,6 +21,7 @@ esptool's own chatter is hidden (shown with --verbose); its progress drives a
 bar on stderr.  Every failure is a CommandError: `carom: message`, exit 1.
 """
 
+import os
 import re
 import struct
 import sys
@@ -28,8 +29,10 @@ import time
 from contextlib import contextmanager
 
 from ..errors import CommandError
+from ..userfile import read_bounded
 
 IMAGE_MAGIC = 0xE9
+MAX_FIRMWARE_BYTES = 16 * 1024 * 1024  # the largest ESP32 flash: an image cannot be larger
 HEADER_LEN = 24  # the 8-byte image header and the 16-byte extended header
 CHIP_ID_OFFSET = 12  # u16, little-endian, in the extended header
 ROM_BAUD = 115200
@@ -75,15 +78,11 @@ def chip_for_id(chip_id):
 def load_image(path):
     """Read and check a firmware file; CommandError says what is wrong with it."""
     _esptool()
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
+    if not os.path.exists(path):
         raise CommandError("no such firmware file: %s" % path)
-    except IsADirectoryError:
+    if os.path.isdir(path):
         raise CommandError("the firmware %s is a folder, not a .bin file" % path)
-    except OSError as e:
-        raise CommandError("cannot read the firmware %s: %s" % (path, e.strerror or e))
+    data = read_bounded(path, MAX_FIRMWARE_BYTES, "the firmware")
     if not data:
         raise CommandError("the firmware %s is empty" % path)
     if data[0] != IMAGE_MAGIC:

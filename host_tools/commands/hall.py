@@ -1,6 +1,7 @@
 """`carom hall`: the hall dashboard, every table's match on one page (host_tools/hall)."""
 
 import os
+import re
 
 from ..errors import CommandError
 
@@ -45,15 +46,20 @@ def arguments(p):
     p.set_defaults(run=run_hall)
 
 
+CLIENT_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+MAX_PASSWORD_FILE = 4096  # a password file's first line is the password: a longer file is not one
+
+
 def password(args):
     """--user's password: from --password-file's first line, else $CAROM_HALL_PASSWORD; never printed."""
     if args.password_file:
+        from ..userfile import read_bounded
+
+        data = read_bounded(args.password_file, MAX_PASSWORD_FILE, "the password file")
         try:
-            with open(args.password_file, encoding="utf-8") as f:
-                return f.readline().rstrip("\r\n")
-        except (OSError, UnicodeDecodeError) as e:
-            raise CommandError("cannot read the password file %s: %s" % (args.password_file,
-                                                                        getattr(e, "strerror", None) or "not text"))
+            return data.decode("utf-8").splitlines()[0] if data else ""
+        except UnicodeDecodeError:
+            raise CommandError("cannot read the password file %s: not text" % args.password_file) from None
     secret = os.environ.get(PASSWORD_ENV)
     if args.user and secret is None:
         raise CommandError("--user %s wants a password: put it in $%s or a --password-file" % (args.user, PASSWORD_ENV))
@@ -66,6 +72,9 @@ def run_hall(args):
     prefix = args.prefix.strip("/")
     if not prefix or any(c in prefix for c in "+#"):
         raise CommandError("--prefix must be a topic prefix without + or #, e.g. carom or club/hall1")
+    if args.client_id is not None and not CLIENT_ID.fullmatch(args.client_id):
+        raise CommandError("--client-id wants 1 to 64 letters, digits, '.', '_' or '-' (the broker keeps the hall's"
+                           " session under it), not %s" % ascii(args.client_id[:80]))
 
     def out(text):
         print(text, flush=True)

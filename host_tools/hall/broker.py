@@ -28,14 +28,18 @@ DEFAULT_PORT = 1883
 def parse_broker(text):
     """'host', 'host:1884', '[::1]:1883' -> (host, port)."""
     text = text.strip()
+    bad = False
     if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
+        host, closed, rest = text[1:].partition("]")
         port = rest[1:] if rest.startswith(":") else ""
+        bad = not closed or (rest and not rest.startswith(":")) or ":" not in host  # '[::1', '[::1]x', '[a]'
     elif text.count(":") == 1:
         host, _, port = text.partition(":")
+        bad = not port  # 'host:'
     else:
         host, port = text, ""
-    if not host or (port and (not port.isdigit() or not 0 < int(port) < 65536)):
+    bad = bad or any(c.isspace() or c in "/[]@" for c in host) or len(host) > 253
+    if bad or not host or (port and (not port.isdigit() or not 0 < int(port) < 65536)):
         raise ValueError("--broker wants HOST[:PORT], e.g. 192.168.1.10 or broker.local:1883, not %r" % text)
     return host, int(port) if port else DEFAULT_PORT
 

@@ -49,12 +49,14 @@ live, so nothing needs a lock.
 """
 
 import asyncio
+import errno
 import ipaddress
 import json
 import math
 import os
 import socket
 import sqlite3
+import stat
 import tempfile
 import threading
 import time
@@ -116,11 +118,15 @@ class Dashboard:
         """Results kept by an earlier run (JSON lines, as /results.json's entries), checked as reports are."""
         if not os.path.exists(path):
             return
+        if not stat.S_ISREG(os.stat(path).st_mode):  # /dev/zero would never end
+            raise OSError(errno.EINVAL, "not a regular file")
         bad = 0
         longest = schema.MAX_REPORT_BYTES + 4096
+        read = 0
         with open(path, "rb") as f:
-            while True:
+            while read <= MAX_FILE_BYTES:  # (a file that grew past what the hall writes: its start only)
                 line = f.readline(longest + 1)
+                read += len(line)
                 if not line:
                     break
                 if len(line) > longest:

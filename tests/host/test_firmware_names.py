@@ -68,7 +68,7 @@ def test_fallback_buses_and_14_segment_chips_are_the_wall_boards():
 
 # A cold half works on its hot twin's private state: one class in two files, so that the
 # rarely used half can leave RAM (cold.py). Only these pairs share underscore names.
-COLD_HALVES = {"matchsetup": "rules", "matchevents": "rules", "formats": "rules", "formatsrare": "rules", "formatwall": "view", "logback": "rules", "matchstate": "rules", "innings": "rules", "snapshot": "store", "journal": "store", "checkpoint": "store", "history": "store", "storefiles": "store", "appcold": "app",
+COLD_HALVES = {"matchsetup": "rules", "matchevents": "rules", "formats": "rules", "formatsrare": "rules", "formatwall": "view", "logback": "rules", "matchstate": "rules", "innings": "rules", "snapshot": "store", "journal": "store", "checkpoint": "store", "history": "store", "reportfile": "store", "storefiles": "store", "appcold": "app",
                "viewsetup": "view", "configedit": "config"}
 
 

@@ -120,7 +120,7 @@ class Board:
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
         self.wdt = None
         self.started_at = None
-        self.error_until = None  # when a passing error code (E 23) goes
+        self.error_until = None  # when a passing error code (E 23, E 44) goes
         self.short_until = None  # E 24 shows until then: something failed for want of memory
         self._oom = 0  # the match's out_of_memory count last seen
         self.saved_matches = 0
@@ -261,7 +261,7 @@ class Board:
         v = self.view
         if self.error_until is not None and time.ticks_diff(now, self.error_until) >= 0:
             self.error_until = None
-            if v.error == _ERROR_STORE:
+            if v.error == _ERROR_STORE or v.error == _ERROR_RADIO_FLOOD:
                 v.error = 0
         if self.short_until is not None and time.ticks_diff(now, self.short_until) >= 0:
             self.short_until = None
@@ -297,22 +297,20 @@ class Board:
         """Commands from the paired remote: acted on once, acknowledged every time. At most
         _RADIO_BATCH frames a step: a flood of frames cannot starve the other tasks.
 
-        ESP-NOW's irecv() keeps the address of every sender in ESPNow.peers_table, which
-        Python cannot empty: forged addresses would fill the heap. Past _RADIO_SENDERS
-        addresses the wall stops reading the radio until it restarts (frames then wait in
-        ESP-NOW's buffer, dropped when it is full, allocating nothing); the rest goes on."""
+        ESP-NOW's irecv() keeps the address of every sender in ESPNow.peers_table (a dict):
+        forged addresses would fill the heap. Past _RADIO_SENDERS addresses every one but
+        the paired remote's is forgotten (appcold.flooded), and E 44 shows for a while: a
+        stranger never locks the paired remote out."""
         e = self.espnow
         table = getattr(e, "peers_table", None)  # None: a build without RSSI keeps no table
         while True:
             k = 0
             while k < _RADIO_BATCH and e.any():
                 if table is not None and len(table) > _RADIO_SENDERS:
-                    self.view.error = _ERROR_RADIO_FLOOD
                     try:
-                        cold.call("appcold", "flooded", len(table))  # the console's line
+                        cold.call("appcold", "flooded", self, table)
                     except MemoryError:
-                        pass
-                    return
+                        table.clear()  # (the paired remote's address comes back with its next frame)
                 k += 1
                 try:
                     mac, msg = e.irecv(0)

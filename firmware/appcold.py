@@ -3,7 +3,7 @@
     asyncio.run(cold.call("appcold", "start", board))   # app.Board.serve: the tasks
     cold.call("appcold", "stopped", board)               # serve, after Ctrl-C
     cold.call("appcold", "reinit_buses", board)          # display_task: a stuck bus
-    cold.call("appcold", "flooded", senders)             # radio_task: stops reading the radio
+    cold.call("appcold", "flooded", board, table)        # radio_task: strangers' addresses forgotten
 
 Part of app.Board (its cold half: it works on the board's state). start() makes the
 tasks and hands back what runs them (asyncio.gather's coroutine): no start-up coroutine
@@ -27,6 +27,7 @@ except ImportError:  # CPython
 
 _FEED_MS = const(1000)  # errorcodes.FEED_MS, as app.py's (a test checks them)
 _ERROR_RADIO_FLOOD = const(44)
+_STORE_ERROR_MS = const(10000)  # how long a passing error shows (errorcodes.STORE_ERROR_MS)
 
 
 def start(b):
@@ -70,7 +71,17 @@ def reinit_buses(b):
                 b.chips[k].set_bus(bus)
 
 
-def flooded(senders):
-    """The console's line when the radio task stops reading the radio (E 44 shows)."""
-    print("carom: the radio is flooded from %d addresses: not read until a restart (E %d)"
-          % (senders, _ERROR_RADIO_FLOOD))
+def flooded(b, table):
+    """Radio frames from too many sender addresses (app.Board.radio_task): every address but
+    the paired remote's is forgotten (ESP-NOW keeps one entry each in `table`, its
+    peers_table), E 44 shows for _STORE_ERROR_MS and the console says so once a flood."""
+    peer = b.radio.peer
+    senders = len(table)
+    for mac in [mac for mac in table if mac != peer]:
+        del table[mac]
+    if b.view.error != _ERROR_RADIO_FLOOD:
+        print("carom: radio frames from %d sender addresses: all but the paired remote's forgotten (E %d)"
+              % (senders, _ERROR_RADIO_FLOOD))
+    if not b.view.error or b.view.error == _ERROR_RADIO_FLOOD:
+        b.view.error = _ERROR_RADIO_FLOOD
+        b.error_until = time.ticks_add(time.ticks_ms(), _STORE_ERROR_MS)

@@ -24,8 +24,8 @@ code       name                   what
 41         ERROR_NOT_PAIRED       remote: no radio.peer / radio.key in config.json
 42         ERROR_BOOT_COUNTER     remote: its boot counter could not be saved: nothing is sent
 43         ERROR_BOOT_LIMIT       remote: its boot counter reached 2**30-1: pair again
-44         ERROR_RADIO_FLOOD      wall: radio frames from too many sender addresses; the remote
-                                  is not heard until a restart (app.py)
+44         ERROR_RADIO_FLOOD      wall: radio frames from too many sender addresses; all but the
+                                  paired remote's were forgotten (10 s; app.py)
 70..77     ERROR_CHIP + addr & 7  the chip at 0x70..0x77 on bus 0 does not answer (view.py)
 80..87     ERROR_CHIP + 10 + ...  the same on bus 1
 
@@ -63,6 +63,6 @@ SAVE_MS = 10  # the save task looks for what changed
 WDT_MS = 5000  # machine.WDT's timeout
 FEED_MS = 1000  # the watchdog is fed this often while the tasks beat
 HEALTHY_MS = 30000  # running this long clears the crash count
-STORE_ERROR_MS = 10000  # E 23 (and E 24) show this long
+STORE_ERROR_MS = 10000  # E 23, E 24 and E 44 show this long
 RADIO_BATCH = 4  # radio frames handled per step of the radio task, then the others run
 RADIO_SENDERS = 32  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading

@@ -94,9 +94,9 @@ CODES = {
     "ERROR_RADIO_FLOOD": Code(
         "E 44 on the wall board's message display; its own buttons still work",
         "radio frames from too many sender addresses: other ESP-NOW devices nearby, or someone flooding it; the "
-        "referee box is not heard until a restart",
-        "restart the wall board; if it comes back, find the other ESP-NOW devices near the table",
-        "too much radio traffic: the referee box is not heard"),
+        "wall forgot every address but its referee box's, which it still hears (E 44 goes after 10 s)",
+        "nothing to do if it goes; if it keeps coming back, find the other ESP-NOW devices near the table",
+        "much radio traffic from strangers: the referee box is still heard"),
     "ERROR_CHIP": Code(
         "E 7n (bus 0) or E 8n (bus 1) on the message display, n the display's address minus 0x70: E 72 is the "
         "display at 0x72 on bus 0; that display stays dark or frozen",

@@ -22,7 +22,7 @@ def read_bounded(path, limit, what):
         with open(path, "rb") as f:
             data = f.read(limit + 1)
     except FileNotFoundError:
-        raise CommandError("no such file: %s (%s)" % (path, what)) from None
+        raise CommandError("cannot read %s %s: no such file" % (what, path)) from None
     except IsADirectoryError:
         raise CommandError("%s %s is a folder, not a file" % (what, path)) from None
     except OSError as e:

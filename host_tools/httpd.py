@@ -11,9 +11,15 @@ answered with a status, in bounded time and memory (the limits are Server's clas
     408  the request did not arrive within read_timeout seconds
     413  a body longer than max_body (or any body where max_body is None)
     421  a Host that is not one of this server's names (DNS rebinding)
+    429  an event stream past max_streams_per_client from one address
     431  a request head longer than MAX_HEADER bytes
     500  a route that failed (no traceback is shown)
-    503  max_connections connections already open
+    503  max_connections connections already open; an event stream past max_streams (the rest of
+         the connections stay for the pages' other requests: a crowd of streams never locks out
+         the organiser's or the simulator's taps)
+
+An event stream whose client closes is noticed at once (its connection is read for the end), so
+its slot is free again then, not at the next event or ping.
 
 Allowed Hosts: the listening address, localhost, 127.0.0.1, [::1] and the host of the URL the server
 prints, with the listening port or none; a server listening on every address (0.0.0.0, [::])
@@ -36,6 +42,8 @@ PING_S = 15  # a comment line on a quiet event stream, so proxies and browsers k
 READ_TIMEOUT_S = 10.0  # the whole request (head and body) arrives within this, else 408
 WRITE_TIMEOUT_S = 30.0  # a client that takes no bytes for this long is dropped
 MAX_CONNECTIONS = 100  # open connections (event streams included); one more gets 503
+MAX_STREAMS = 64  # event streams open at once: the other 36 connections are kept for requests
+MAX_STREAMS_PER_CLIENT = 8  # event streams from one address (a TV, an organiser's tabs)
 LINGER_S = 2.0  # after an answer, what the client still sends is read and dropped this long at most ...
 LINGER_BYTES = 1 << 20  # ... and this much at most (then the connection closes)
 HUB_BYTES = 4 << 20  # bytes of events waiting for one page; beyond that (or `size` events) it is dropped
@@ -132,6 +140,12 @@ def split_host(value):
     if not name or (port is not None and not _DIGITS.fullmatch(port)):
         return None
     return name, int(port) if port is not None else None
+
+
+def client_address(writer):
+    """The address a connection comes from ("" when unknown)."""
+    peer = writer.get_extra_info("peername")
+    return peer[0] if isinstance(peer, tuple) and peer else ""
 
 
 def json_body(body, max_depth=MAX_JSON_DEPTH):
@@ -258,6 +272,8 @@ class Server:
     read_timeout = READ_TIMEOUT_S
     write_timeout = WRITE_TIMEOUT_S
     max_connections = MAX_CONNECTIONS
+    max_streams = MAX_STREAMS
+    max_streams_per_client = MAX_STREAMS_PER_CLIENT
     linger_s = LINGER_S
 
     def __init__(self, static_dir):
@@ -267,6 +283,8 @@ class Server:
         self._tasks = set()
         self._answered = set()  # writers that got their status line
         self._streams = set()  # writers of event streams
+        self._readers = {}  # writer -> its reader, while its request is handled
+        self._stream_clients = collections.Counter()  # client address -> its event streams
         self._refusing = 0  # connections past max_connections being answered 503
         self.allowed_hosts = set(LOCAL_NAMES)
         self.any_host = False
@@ -290,6 +308,7 @@ class Server:
             await self._refuse(reader, writer)
             return
         self._tasks.add(task)
+        self._readers[writer] = reader
         linger = True
         try:
             await self._handle(reader, writer)
@@ -311,6 +330,7 @@ class Server:
                 self._tasks.discard(task)
                 self._answered.discard(writer)
                 self._streams.discard(writer)
+                self._readers.pop(writer, None)
                 writer.close()
 
     async def _refuse(self, reader, writer):
@@ -442,11 +462,18 @@ class Server:
         every event the queue does not.  A page that takes no bytes for write_timeout seconds,
         or falls the hub's bound behind, is dropped (its connection closed).
         """
+        client = client_address(writer)
+        if self._stream_clients[client] >= self.max_streams_per_client:
+            return await self.send(writer, 429, {"error": "too many event streams from this address"})
+        if len(self._streams) >= self.max_streams:
+            return await self.send(writer, 503, {"error": "too many event streams open"})
         self._answered.add(writer)
         self._streams.add(writer)
+        self._stream_clients[client] += 1
         writer.write(EVENTS_HEAD)
         queue = hub.add()
         queue.on_drop = writer.transport.abort
+        watcher = asyncio.create_task(self._watch_close(self._readers.get(writer), writer, asyncio.current_task()))
         try:
             await opening(writer)
             await self._drain(writer)
@@ -461,7 +488,26 @@ class Server:
                 writer.write(data)
                 await self._drain(writer)
         finally:
+            watcher.cancel()
             hub.remove(queue)
+            self._stream_clients[client] -= 1
+            if self._stream_clients[client] <= 0:
+                del self._stream_clients[client]
+
+    async def _watch_close(self, reader, writer, stream_task):
+        """An event stream's connection, read for its end: when the client closes it (or sends more
+        than a page ever does), the stream ends at once and its slot is free."""
+        got = 0
+        try:
+            while reader is not None and got < LINGER_BYTES:
+                chunk = await reader.read(4096)
+                if not chunk:
+                    break
+                got += len(chunk)
+        except (ConnectionError, OSError):
+            pass
+        writer.transport.abort()
+        stream_task.cancel()
 
     async def _drain(self, writer):
         try:

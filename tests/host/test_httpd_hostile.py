@@ -343,6 +343,49 @@ def test_a_header_line_of_blanks_is_read_in_linear_time_up_to_the_head_limit(tmp
     assert full < 8 * small + 0.005, (small, full)
 
 
+async def open_stream(port, source="127.0.0.1"):
+    """An event stream from the loopback address `source` (127.0.0.0/8 is all this machine's):
+    (reader, writer) once its opening event arrived, or the status it was refused with."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    writer.write(b"GET /events HTTP/1.1\r\n\r\n")
+    first = await reader.readuntil(b"\r\n")
+    if not first.startswith(b"HTTP/1.1 200"):
+        writer.close()
+        return int(first.split()[1])
+    await reader.readuntil(b"event: hello")
+    return reader, writer
+
+
+def test_event_streams_leave_room_for_requests_and_free_their_slot_at_once(tmp_path):
+    """With at most 6 streams (of 10 connections) and 3 from one address: a fourth stream from an
+    address gets 429, a seventh stream in all 503, and a request is still answered while every
+    stream is open (a hundred streams locked the organiser's page and the simulator's taps out
+    with 503). A stream whose client closes frees its slot at once (it took up to 15 s, the
+    next ping): a new stream from that address is taken as soon as the server has seen it go."""
+    async def scenario(port, server, hub):
+        streams = []
+        for source in ("127.0.0.2", "127.0.0.3"):
+            for _ in range(3):
+                streams.append(await open_stream(port, source))
+        assert await open_stream(port, "127.0.0.2") == 429
+        assert await open_stream(port, "127.0.0.4") == 503
+        code, _, body = await exchange(port, b"GET /x HTTP/1.1\r\n\r\n")
+        assert (code, body["path"]) == (200, "/x")
+        _, writer = streams.pop(0)
+        writer.close()  # the page goes away (no ping or event follows)
+        while len(server._streams) > 5:
+            await asyncio.sleep(0.01)
+        got = await open_stream(port, "127.0.0.2")
+        assert isinstance(got, tuple)
+        streams.append(got)
+        for _, w in streams:
+            w.close()
+        while server._streams:
+            await asyncio.sleep(0.01)
+
+    serve(tmp_path, scenario, max_connections=10, max_streams=6, max_streams_per_client=3)
+
+
 def test_an_event_stream_that_is_not_read_is_dropped(tmp_path):
     """One SSE client that never reads, while 1 KB events go out: its queue never holds more than the
     hub's max_bytes (64 KB here, with room for 10,000 events), it is dropped and its connection

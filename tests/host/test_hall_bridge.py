@@ -9,40 +9,43 @@ board) plays a match on each broker; the test checks that the dashboard (its API
 Chromium) sees both tables and each finished match exactly once, and that a setup published on
 hall 1's broker for hall 2's table reaches hall 2's broker (retained).
 
+Then an outage: hall 1's broker stops (the link between the halls is down), nine of hall 2's
+tables report their finished matches, hall 2's broker restarts, hall 1's comes back: all nine
+reach the dashboard, once each (without persistence on hall 2, 5 of 9 did).
+
 Every wait is bounded and on a condition (the API, the page, a subscriber's messages).
 """
 
 import json
+import os
 
 import pytest
 
 from helpers import Listener, wait_for
+from host_tools import ROOT
 from host_tools.simulator.vboard import AccessPoint
-from mosquitto import Mosquitto, available
+from host_tools.hall.bridge import conf
+from mosquitto import Mosquitto, PersistentMosquitto, available
 from test_hall import HallProc, Page
 from test_hall_e2e import WIFI_PASSWORD, WallBoard, agrees, api_tables, play_win, results
 
 pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
-# The README's bridge (hall 2's mosquitto.conf, after its listener), with the address filled in.
-BRIDGE = """\
-connection hall2-to-hall1
-address 127.0.0.1:{port}
-cleansession false
-topic +/state out 1 carom/ carom/
-topic +/status out 1 carom/ carom/
-topic +/report out 1 carom/ carom/
-topic +/setup in 1 carom/ carom/
-"""
-
-
 class BridgedMosquitto(Mosquitto):
-    """mosquitto with a bridge to the broker on `port` (hall 1's)."""
+    """mosquitto with the bridge `carom hall-bridge` prints (the README's) to the broker on `port`
+    (hall 1's), its database in its own folder."""
 
     def __init__(self, port):
         super().__init__()
         with open(self.conf, "a") as f:
-            f.write(BRIDGE.format(port=port))
+            f.write(conf("hall2", "127.0.0.1", port, location=self.dir + "/"))
+        os.chmod(self.dir, 0o777)  # (started as root, mosquitto writes its database as its own user)
+
+
+def test_the_readme_shows_what_carom_hall_bridge_prints():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    assert "```conf\n" + conf("hall2", "hall1.example", 1883) + "```" in readme
 
 
 @pytest.fixture
@@ -109,3 +112,39 @@ def test_two_halls_bridged_one_dashboard_every_table_and_result_once(halls, tmp_
         for w in made:
             w.close()
         hall.stop()
+
+
+def test_a_restart_of_hall_2s_broker_during_an_outage_loses_no_report(tmp_path):
+    """Hall 1's broker (persistent, as the README says) stops; nine tables on hall 2 report; hall 2's
+    broker restarts (its bridge's queue on its disk); hall 1's comes back: the dashboard has all nine."""
+    from host_tools.hall.loadgen import Board, SimTable
+
+    one = PersistentMosquitto().start()
+    two = BridgedMosquitto(one.port).start()
+    hall = HallProc(one.port, "--client-id", "carom-hall-bridge-test")
+    tables = ["b%d" % k for k in range(1, 10)]
+    try:
+        hall.wait_line(r"connected")
+        wait_for(lambda: two.logged("Connecting bridge"), True, 20, "hall 2 connecting its bridge")
+        one.stop()  # the link between the halls is down
+        for k, table in enumerate(tables):
+            sim = SimTable(table, target=2, names=("Player %d" % k, "Other %d" % k))
+            for line in ["point", "point", "miss"]:
+                if not sim.finished():
+                    sim.line(line)
+            assert sim.finished()
+            board = Board("127.0.0.1", two.port, table).wait()
+            try:
+                board.report(sim.report_doc()).wait_for_publish(10)  # hall 2's broker has it
+            finally:
+                board.close()
+        two.stop()  # saves its database
+        two.start()
+        one.start()
+        got = wait_for(lambda: sorted(r["hall"]["table"] for r in results(hall)), tables, 60,
+                       "every report of hall 2 on the dashboard")
+        assert got == tables
+    finally:
+        hall.stop()
+        two.close()
+        one.close()

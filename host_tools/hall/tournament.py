@@ -556,7 +556,8 @@ class Tournament:
         m = db.execute("SELECT * FROM matches WHERE table_id=? AND status IN (?, ?, ?)",
                        (table_id,) + ACTIVE).fetchone()
         if m is not None and sorted(self._names_of(db, m)) == sorted(names):
-            return m["id"], None
+            why = impossible(report, json.loads(m["setup"]) if m["setup"] else None)
+            return (None, "cannot be: %s" % why) if why else (m["id"], None)
         started = (report.get("report") or {}).get("started_at")
         if started is not None:  # finished again after an undo: a correction of a done match
             for d in db.execute("SELECT * FROM matches WHERE table_id=? AND status IN ('done', 'undecided') "
@@ -565,7 +566,8 @@ class Tournament:
                     continue
                 if d["stage"] == "knockout" and not self._correctable(db, d, report, names):
                     return None, "corrects match %d, whose winner plays on already" % d["id"]
-                return d["id"], None
+                why = impossible(report, json.loads(d["setup"]) if d["setup"] else None)
+                return (None, "cannot be: %s" % why) if why else (d["id"], None)
         if m is None:
             return None, "no match is assigned to %s" % table_id
         return None, "%s's match is %s v %s, not %s v %s" % ((table_id,) + tuple(self._names_of(db, m)) + tuple(names))
@@ -922,6 +924,50 @@ def _table(v):
     if not isinstance(v, str) or not TABLE_ID.match(v):
         raise ValueError("table: %s is not a table id ([a-z0-9_-], 1 to 24 characters)" % _show(v))
     return v
+
+
+def impossible(report, setup=None):
+    """Why a finished match's report cannot be true, or None: each player's runs add up to the
+    score and number the innings, the high run is one of them; in a game that is not played in
+    sets, no score passes its target, the winner is who the rules say (the
+    larger share of one's own target, at the target or the innings limit: rules.py) and a draw
+    is level; the targets are at least the setup's (an extension raises them)."""
+    try:
+        a, b = report["players"]["A"], report["players"]["B"]
+        for side, p in (("A", a), ("B", b)):
+            runs = p["runs"]
+            if len(runs) != p["innings"]:
+                return "%s has %d innings but %d runs" % (side, p["innings"], len(runs))
+            if sum(runs) != p["score"]:
+                return "%s's score is %d but its runs add up to %d" % (side, p["score"], sum(runs))
+            if runs and max(runs) > p["high_run"]:
+                return "%s's high run is %d but a run is %d" % (side, p["high_run"], max(runs))
+        if report.get("sets"):
+            return None  # the scores are the last set's: the sets' own counts decide
+        for side, p in (("A", a), ("B", b)):
+            if p["score"] > p["target"]:
+                return "%s scored %d of a target of %d" % (side, p["score"], p["target"])
+        share_a, share_b = a["score"] * b["target"], b["score"] * a["target"]
+        result, ended = report.get("result"), report.get("ended_by")
+        if ended in ("target", "innings_limit"):
+            if result == "draw" and share_a != share_b:
+                return "a draw at %d-%d" % (a["score"], b["score"])
+            if (result == "A" and share_a < share_b) or (result == "B" and share_b < share_a):
+                return "%s won at %d-%d" % (result, a["score"], b["score"])
+            if ended == "target" and result in ("A", "B"):
+                w = a if result == "A" else b
+                if w["score"] != w["target"]:
+                    return "%s won at its target with %d of %d" % (result, w["score"], w["target"])
+        if setup:
+            m = setup.get("match") or {}
+            want = (m.get("target_A") or m.get("target"), m.get("target_B") or m.get("target"))
+            got = sorted((a["target"], b["target"]))
+            if None not in want and (got[0] < min(want) or got[1] < max(want)):
+                want = sorted(want)
+                return "targets %d and %d, below the setup's %s and %s" % (got[0], got[1], want[0], want[1])
+    except (KeyError, TypeError, ValueError):
+        return "not a report of this match's shape"
+    return None
 
 
 def _names(doc):

@@ -378,6 +378,61 @@ def small(tmp_path, fmt="round_robin", n=4, name="s.db", **opts):
     return t
 
 
+def test_impossible_reports_are_kept_apart_with_the_reason(tmp_path):
+    """Reports the rules or the setup say cannot be (before, each was counted): the loser named
+    the winner, a score past the target in no innings, runs that do not add up, a high run that
+    is none of the runs, a draw that is not level, a target below the setup's. Each is kept
+    unmatched with why; the board's own report is then taken."""
+    import copy
+
+    t = small(tmp_path)
+    (tab, mid, setup), _ = t.assign(["t1", "t2"])
+    board = Board(tab)
+    board.apply(setup)
+    rep = board.play("A", random.Random(2))
+    a, b = rep["players"]["A"], rep["players"]["B"]
+    assert rep["result"] == "A" and rep["ended_by"] == "target" and a["score"] == a["target"] > b["score"]
+    target = a["target"]
+
+    def forged(change):
+        f = copy.deepcopy(rep)
+        change(f)
+        return f
+
+    def huge(f):
+        f["players"]["B"].update(score=99999, innings=0, runs=[], high_run=0)
+
+    def no_sum(f):
+        f["players"]["A"]["runs"][-1] += 1
+
+    def draw(f):
+        f["result"] = "draw"
+
+    def low_targets(f):
+        for p in "AB":
+            f["players"][p]["target"] = 1
+        f["players"]["A"].update(score=1, runs=[1] + [0] * (a["innings"] - 1), high_run=1)
+        f["players"]["B"].update(score=0, runs=[0] * b["innings"], high_run=0)
+
+    cases = [
+        (lambda f: f.update(result="B"), "B won at"),
+        (huge, "B's score is 99999 but its runs add up to 0"),
+        (lambda f: f["players"]["B"].update(score=99999, innings=1, runs=[99999], high_run=99999),
+         "B scored 99999 of a target of %d" % target),
+        (no_sum, "A's score is %d but its runs add up to %d" % (target, target + 1)),
+        (lambda f: f["players"]["A"].update(high_run=0), "A's high run is 0"),
+        (draw, "a draw at"),
+        (low_targets, "below the setup's"),
+    ]
+    for change, words in cases:
+        assert t.record_report(tab, forged(change)) is None, words
+        reason = t.unmatched()[0]["reason"]
+        assert reason.startswith("cannot be: ") and words in reason, (words, reason)
+    assert t.match(mid)["status"] not in ("done", "undecided")
+    assert t.record_report(tab, rep) == mid
+    assert t.match(mid)["status"] == "done" and len(t.unmatched()) == len(cases)
+
+
 def test_reports_exactly_once_swapped_unmatched_and_corrected(tmp_path):
     t = small(tmp_path)
     (tab, mid, setup), (tab2, mid2, setup2) = t.assign(["t1", "t2"])

@@ -130,6 +130,7 @@ def fuzz_request(rng, sim):
                bytes(rng.randrange(33, 127) for _ in range(rng.randrange(1, 8)))]
     paths = [b"/", b"/index.html", b"/api/boards", b"/api/state", b"/api/boards/0/action", b"/api/boards/1/action",
              b"/api/boards/-1/action", b"/api/boards/99999999999999999999/action", b"/static/app.js",
+             b"/api/boards/" + b"9" * 5000 + b"/action", b"/api/boards/" + b"9" * 5000 + b"/config",
              b"/static/../server.py", b"/static/", b"/%00", b"/api/boards/0/action?x=1", b"*", b"http://x/",
              b"/" + bytes(rng.randrange(0, 256) for _ in range(rng.randrange(0, 40)))]
     values = [True, False, None, 0, -1, 1.5, 10, 300, 301, 1e308, "A.point", "foul", "1:0x70", "0x70", "", "x" * 300,

@@ -78,10 +78,10 @@ class Server(httpd.Server):
             return await self.send(writer, 200, states)
         if method == "GET" and path == "/events":
             return await self.stream(writer, self.hub, self._opening)
-        m = re.fullmatch(r"/api/boards/(\d+)/config", path)
+        m = re.fullmatch(r"/api/boards/(\d{1,4})/config", path)  # (a board's number: not 5,000 digits)
         if m:
             return await self._config(writer, int(m.group(1)), method, request.headers, request.body)
-        m = re.fullmatch(r"/api/boards/(\d+)/action", path)
+        m = re.fullmatch(r"/api/boards/(\d{1,4})/action", path)
         if m:
             if method != "POST":
                 return await self.send(writer, 405, {"error": "use POST"})

@@ -566,11 +566,23 @@ class Tournament:
                     continue
                 if d["stage"] == "knockout" and not self._correctable(db, d, report, names):
                     return None, "corrects match %d, whose winner plays on already" % d["id"]
+                if d["stage"] == "group" and self._qualifiers_play(db, d["grp"]):
+                    return None, ("corrects match %d, but group %s's qualifiers play in the knock-out already"
+                                  % (d["id"], _letter(d["grp"])))
                 why = impossible(report, json.loads(d["setup"]) if d["setup"] else None)
                 return (None, "cannot be: %s" % why) if why else (d["id"], None)
         if m is None:
             return None, "no match is assigned to %s" % table_id
         return None, "%s's match is %s v %s, not %s v %s" % ((table_id,) + tuple(self._names_of(db, m)) + tuple(names))
+
+    def _qualifiers_play(self, db, grp):
+        """Whether a knock-out match with one of group `grp`'s places is on a table or played: a
+        correction of the group's result is refused then (before, the knock-out takes the new
+        places: _advance fills the pending matches again)."""
+        labels = ["%s%d" % (_letter(grp), k + 1) for k in range(self._settings(db)["advance"])]
+        marks = ",".join("?" * len(labels))
+        return db.execute("SELECT 1 FROM matches WHERE stage='knockout' AND status NOT IN ('pending', 'bye') "
+                          "AND (label_a IN (%s) OR label_b IN (%s))" % (marks, marks), labels * 2).fetchone() is not None
 
     def _correctable(self, db, d, report, names):
         winner = self._winner_id(db, d, report, names)

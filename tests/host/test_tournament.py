@@ -491,6 +491,58 @@ def test_reports_exactly_once_swapped_unmatched_and_corrected(tmp_path):
     assert t.record_report(tab3, b3.report()) is None and "not a finished match" in t.unmatched()[0]["reason"]
 
 
+def corrected(board, rng):
+    """The board's match finished again after undos: taken back to before A reached its target,
+    then B wins."""
+    ref = board.ref
+    while board.doc()["phase"] != "running" or board.doc()["players"]["A"]["score"] >= board.doc()["players"]["A"]["target"]:
+        assert ref.line("undo") is None
+    for _ in range(10000):
+        if board.doc()["phase"] == "finished":
+            break
+        assert ref.line("point B" if ref.match.turn == rules.B else "miss") is None
+    ref.now += 1000
+    return board.report()
+
+
+def test_a_group_result_corrected_moves_the_knockout_until_its_qualifiers_play(tmp_path):
+    """Two groups of two, one qualifier each: a group's result corrected (finished again after an
+    undo) while the final waits for its players moves the final with it; once the final is on a
+    table the correction is kept apart, with why, and the final keeps its players."""
+    rng = random.Random(7)
+    t = Tournament(tmp_path / "g.db")
+    t.configure(format="groups_knockout", groups=2, advance=1, game_options={"target": 3})
+    for k in range(4):
+        t.add_player("P%d" % (k + 1))
+    t.add_table("t1")
+    t.add_table("t2")
+    t.draw()
+    boards = {}
+    for table, mid, setup in t.assign(["t1", "t2"]):
+        boards[mid] = b = Board(table)
+        b.apply(setup)
+        assert t.record_report(table, b.play("A", rng)) == mid
+    first, second = sorted(boards)
+    final = t.bracket()[0]["matches"][0]
+    winner = t.match(first)["winner"]
+    assert winner in (final["name_A"], final["name_B"])
+    # Corrected while the final waits: the final takes the new winner.
+    b = boards[first]
+    assert t.record_report(b.table, corrected(b, rng)) == first
+    new_winner = t.match(first)["winner"]
+    assert new_winner != winner
+    final = t.bracket()[0]["matches"][0]
+    assert new_winner in (final["name_A"], final["name_B"]) and winner not in (final["name_A"], final["name_B"])
+    # The final goes to a table; a correction of the other group now is kept apart.
+    (table, fid, setup), = t.assign(["t1"])
+    b2 = boards[second]
+    players = (t.match(fid)["name_A"], t.match(fid)["name_B"])
+    assert t.record_report(b2.table, corrected(b2, rng)) is None
+    reason = t.unmatched()[0]["reason"]
+    assert "qualifiers play in the knock-out already" in reason, reason
+    assert (t.match(fid)["name_A"], t.match(fid)["name_B"]) == players
+
+
 def test_knockout_draw_is_undecided_until_the_organiser_decides(tmp_path):
     t = small(tmp_path, fmt="knockout", n=4)
     (tab, mid, setup), (tab2, mid2, setup2) = t.assign(["t1", "t2"])

@@ -43,6 +43,9 @@ def arguments(p):
                    " comes from $%s or --password-file, never from the command line" % PASSWORD_ENV)
     p.add_argument("--password-file", metavar="FILE",
                    help="a file whose first line is the broker password for --user (else $%s)" % PASSWORD_ENV)
+    p.add_argument("--organiser-code-file", metavar="FILE",
+                   help="a file whose first line is the organiser's sign-in code (else a new one is printed at"
+                        " the start); only the organiser changes the tournament, the rest is read-only")
     p.set_defaults(run=run_hall)
 
 
@@ -66,6 +69,22 @@ def password(args):
     return secret
 
 
+def organiser_code(args):
+    """--organiser-code-file's first line (checked), or None (a new code)."""
+    if not args.organiser_code_file:
+        return None
+    from ..hall.signin import MAX_CODE, check_code
+    from ..userfile import read_bounded
+
+    data = read_bounded(args.organiser_code_file, MAX_CODE * 4, "the organiser's code file")
+    try:
+        first = data.decode("utf-8").splitlines()[0].strip() if data.strip() else ""
+        return check_code(first, args.organiser_code_file)
+    except (UnicodeDecodeError, ValueError) as e:
+        raise CommandError(str(e) if isinstance(e, ValueError) and not isinstance(e, UnicodeDecodeError)
+                           else "the organiser's code file %s is not text" % args.organiser_code_file) from None
+
+
 def run_hall(args):
     from ..hall import ListenError, run
 
@@ -81,6 +100,7 @@ def run_hall(args):
 
     try:
         return run(args.broker, args.listen, prefix, args.client_id, args.results, out=out, user=args.user,
-                   password=password(args) if args.user else None, db=args.db, keys=args.keys)
+                   password=password(args) if args.user else None, db=args.db, keys=args.keys,
+                   organiser_code=organiser_code(args))
     except (ValueError, ListenError) as e:
         raise CommandError(str(e))

@@ -37,6 +37,10 @@
                               decide    {match, winner: A|B}  an undecided knock-out match's winner
                               view      {view}      what the TV shows
 
+Every POST but signin needs the organiser: a session cookie from POST /api/organiser/signin
+{"code"} or the code in the header X-Carom-Organiser-Code (signin.py); else 401 (429 after too
+many wrong codes). The rest of the hall is open and read-only.
+
 A POST must be `Content-Type: application/json` with the header `X-Carom-Hall: organiser` (a
 page of another site cannot send that header without the server's consent, which it never
 gives), a body of at most organiser.MAX_BODY bytes, an Origin (if any) that is this server's,
@@ -64,6 +68,7 @@ import time
 from .. import httpd
 from ..httpd import ListenError  # noqa: F401 (host_tools.hall's)
 from . import organiser as org
+from . import signin
 from . import schema
 from .broker import Subscriber, parse_broker
 from .model import Hall
@@ -325,9 +330,10 @@ class Server(httpd.Server):
 
     max_body = org.MAX_BODY
 
-    def __init__(self, dash):
+    def __init__(self, dash, signin=None):
         super().__init__(STATIC_DIR)
         self.dash = dash
+        self.signin = signin  # signin.SignIn: who may change the tournament (None: anyone: tests of the pages)
         self.names = {n.lower() for n in (socket.gethostname(), socket.gethostname() + ".local")}
 
     async def route(self, writer, request):
@@ -453,8 +459,24 @@ class Server(httpd.Server):
             body = httpd.json_body(request.body)
         except ValueError as e:
             return await self.send(writer, 400, {"error": "the body is not JSON: %s" % str(e)[:120]})
+        action = request.path[len("/api/organiser/"):]
+        if self.signin is not None:
+            if action == "signin":
+                got = self.signin.sign_in(body.get("code") if isinstance(body, dict) else None)
+                if got == "throttled":
+                    return await self.send(writer, 429, {"error": "too many wrong codes: wait a minute"})
+                if got is None:
+                    return await self.send(writer, 401, {"error": "not the organiser's code"})
+                return await self.send_bytes(writer, 200, b'{"ok": true}', "application/json",
+                                             self.signin.set_cookie(got))
+            allowed = self.signin.allowed(headers)
+            if allowed == "throttled":
+                return await self.send(writer, 429, {"error": "too many wrong codes: wait a minute"})
+            if allowed is None:
+                return await self.send(writer, 401, {"error": "sign in first, with the code carom hall printed"
+                                                              " (or --organiser-code-file's)"})
         try:
-            answer = self.organise(request.path[len("/api/organiser/"):], body)
+            answer = self.organise(action, body)
         except org.Refused as e:
             return await self.send(writer, e.status, {"error": str(e)})
         return await self.send(writer, 200, answer)
@@ -576,21 +598,27 @@ def open_organiser(db, prefix, out, tournament=None, keys=None):
 
 
 def run(broker, listen="127.0.0.1:8090", prefix="carom", client_id=None, results_file=None, out=print,
-        ready=None, stop=None, user=None, password=None, db=None, keys=None, tournament=None):
+        ready=None, stop=None, user=None, password=None, db=None, keys=None, tournament=None, organiser_code=None):
     """Serve the dashboard until Ctrl-C / SIGTERM (or `stop`, a threading.Event, is set).
 
     `db`: the tournament's SQLite file (None: a temporary one); `keys`: the hall's key file
     (setups.Keys; None: hall-keys.json beside `db`); `tournament`: the class (tests).
-    `ready(url, dashboard)` is called once the page answers.  Raises ValueError for a bad
-    --broker, --listen or --db and ListenError when the address cannot be served.
+    `ready(url, dashboard)` is called once the page answers.  `organiser_code`: the organiser's
+    sign-in code (None: a new one, printed once).  Raises ValueError for a bad --broker,
+    --listen or --db and ListenError when the address cannot be served.
     """
     host, port = parse_broker(broker)
     sock = httpd.listen(listen, PORT)
     try:
         organiser, cleanup = open_organiser(db, prefix, out, tournament, keys)
         try:
+            if organiser_code is None:
+                organiser_code = signin.new_code()
+                out("carom hall: the organiser signs in with the code %s (shown only here; --organiser-code-file"
+                    " keeps one across restarts)" % organiser_code)
             return asyncio.run(_main(sock, host, port, prefix, client_id or default_client_id(sock.getsockname()[1]),
-                                     results_file, out, ready, stop, user, password, organiser))
+                                     results_file, out, ready, stop, user, password, organiser,
+                                     signin.SignIn(organiser_code)))
         finally:
             cleanup()
     finally:
@@ -598,7 +626,7 @@ def run(broker, listen="127.0.0.1:8090", prefix="carom", client_id=None, results
 
 
 async def _main(sock, host, port, prefix, client_id, results_file, out, ready, stop, user=None, password=None,
-                organiser=None):
+                organiser=None, sign_in=None):
     loop = asyncio.get_running_loop()
     stopping = httpd.stop_signals(loop)
     address = "%s:%d" % (host if ":" not in host else "[%s]" % host, port)
@@ -616,7 +644,7 @@ async def _main(sock, host, port, prefix, client_id, results_file, out, ready, s
     subscriber = Subscriber(host, port, prefix, client_id, on_message, on_link, user, password)
     if organiser is not None:
         organiser.publish = subscriber.publish
-    server = Server(dash)
+    server = Server(dash, sign_in)
     srv = await server.start(sock)
     url = httpd.url_of(sock)
     subscriber.start()

@@ -14,7 +14,7 @@ Used by tests/host/test_hall_tourneyrun.py (a small tournament, checked), and to
 stroke a second):
 
     .venv/bin/carom hall --broker 127.0.0.1 --db /tmp/cup.sqlite &
-    .venv/bin/python -m host_tools.hall.tourneyrun --keys /tmp/hall-keys.json --players 16 --tables 4
+    .venv/bin/python -m host_tools.hall.tourneyrun --keys /tmp/hall-keys.json --code <the code it printed> --players 16 --tables 4
 """
 
 import json
@@ -32,8 +32,9 @@ from .setups import SetupError, verify
 HEADERS = {"Content-Type": "application/json", "X-Carom-Hall": "organiser"}
 
 
-def post(url, action, body):
-    req = urllib.request.Request(url + "/api/organiser/" + action, data=json.dumps(body).encode(), headers=HEADERS,
+def post(url, action, body, code=None):
+    headers = dict(HEADERS, **({"X-Carom-Organiser-Code": code} if code else {}))
+    req = urllib.request.Request(url + "/api/organiser/" + action, data=json.dumps(body).encode(), headers=headers,
                                  method="POST")
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
@@ -139,9 +140,10 @@ class SetupBoard:
 class TournamentRun:
     """A tournament organised through the hall's POST API and played out on SetupBoards."""
 
-    def __init__(self, url, port, keys, tables, seed=1, stroke_s=0.0, host="127.0.0.1", prefix="carom"):
-        """`keys`: setups.Keys with a key for each of `tables`."""
+    def __init__(self, url, port, keys, tables, seed=1, stroke_s=0.0, host="127.0.0.1", prefix="carom", code=None):
+        """`keys`: setups.Keys with a key for each of `tables`; `code`: the organiser's (carom hall printed it)."""
         self.url = url
+        self.code = code
         self.tables = list(tables)
         self.boards = [SetupBoard(port, t, keys.key(t), seed=seed * 1000 + i, prefix=prefix, stroke_s=stroke_s,
                                   host=host) for i, t in enumerate(self.tables)]
@@ -149,14 +151,15 @@ class TournamentRun:
 
     def organise(self, players, fmt="groups_knockout", groups=8, advance=2, target=5, seed=None):
         post(self.url, "configure", {"name": "%d players" % players, "format": fmt, "groups": groups,
-                                     "advance": advance, "game_options": {"game": "three_cushion", "target": target}})
+                                     "advance": advance, "game_options": {"game": "three_cushion", "target": target}},
+             self.code)
         names = ["%s %d" % (NAMES[i % len(NAMES)], i + 1) for i in range(players)]
         post(self.url, "players", {"players": [{"name": n[:24], "club": "Club %d" % (i % 8 + 1)}
-                                               for i, n in enumerate(names)]})
+                                               for i, n in enumerate(names)]}, self.code)
         for t in self.tables:
-            post(self.url, "table", {"table": t})
+            post(self.url, "table", {"table": t}, self.code)
         self.started = time.monotonic()
-        post(self.url, "draw", {} if seed is None else {"seed": seed})
+        post(self.url, "draw", {} if seed is None else {"seed": seed}, self.code)
 
     def play(self, timeout=600, poll_s=0.5):
         """Until the tournament has a champion (or `timeout`): what happened."""
@@ -190,6 +193,7 @@ def main(argv=None):
     p.add_argument("--hall", default="http://127.0.0.1:8090", help="the running carom hall's URL")
     p.add_argument("--broker", default="127.0.0.1", help="its broker, HOST[:PORT]")
     p.add_argument("--keys", required=True, help="its key file (--keys, or hall-keys.json beside --db)")
+    p.add_argument("--code", required=True, help="the organiser's code (carom hall printed it)")
     p.add_argument("--tables", type=int, default=4, help="boards t1..tN (a key is made for each that has none)")
     p.add_argument("--players", type=int, default=16)
     p.add_argument("--format", default="groups_knockout", choices=("round_robin", "knockout", "groups_knockout"))
@@ -203,7 +207,7 @@ def main(argv=None):
     for t in tables:
         if not keys.has(t):
             keys.new_key(t)  # (the hall reads the key file again when it changes)
-    run = TournamentRun(a.hall.rstrip("/"), port, keys, tables, stroke_s=a.stroke, host=host)
+    run = TournamentRun(a.hall.rstrip("/"), port, keys, tables, stroke_s=a.stroke, host=host, code=a.code)
     try:
         run.organise(a.players, a.format, a.groups, 2, a.target)
         print("playing: %s/organiser" % a.hall.rstrip("/"))

@@ -59,18 +59,22 @@ def main():
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     boards = []
     try:
-        url = None
+        url = code = None
         for line in hall.stdout:
             m = re.search(r"the dashboard is at (http://\S+)", line)
             if m:
                 url = m.group(1)
+            m = re.search(r"the organiser signs in with the code (\S+)", line)
+            if m:
+                code = m.group(1)
             if url and " connected (" in line:
                 break
         import urllib.request
 
         for i in range(TABLES):  # the tournament's tables: the organiser's page lists them
             req = urllib.request.Request(url + "/api/organiser/table", data=json.dumps({"table": "t%d" % (i + 1)}).encode(),
-                                         headers={"Content-Type": "application/json", "X-Carom-Hall": "organiser"},
+                                         headers={"Content-Type": "application/json", "X-Carom-Hall": "organiser",
+                                                  "X-Carom-Organiser-Code": code},
                                          method="POST")
             urllib.request.urlopen(req, timeout=10).close()
         sims = [SimTable("t%d" % (i + 1), random.Random(i)) for i in range(TABLES)]

@@ -115,12 +115,15 @@ def main(argv=None):
     boards = []
     client = reader = None
     try:
-        url = None
+        url = code = None
         for line in hall.stdout:
             lines.append(line)
             m = re.search(r"the dashboard is at (http://\S+)", line)
             if m:
                 url = m.group(1)
+            m = re.search(r"the organiser signs in with the code (\S+)", line)
+            if m:
+                code = m.group(1)
             if url and " connected (" in line:
                 break
         reader = threading.Thread(target=lambda: lines.extend(hall.stdout), daemon=True)
@@ -138,20 +141,20 @@ def main(argv=None):
             config["groups"] = args.groups if args.format == "groups_knockout" else 1
         if args.format == "groups_knockout":
             config["advance"] = 2
-        post(url, "configure", config)
+        post(url, "configure", config, code)
         rng = random.Random(7)
         names = ["%s %s" % (FIRST[i % len(FIRST)], LAST[(i // len(FIRST)) % len(LAST)]) for i in range(args.players)]
         players = [{"name": n, "club": "BC %d" % rng.randint(1, 12)} for n in names]
         for p in players[::5]:
             p["target"] = args.target - 3  # some players with a handicap: the setups carry target_A/target_B
-        post(url, "players", {"players": players})
+        post(url, "players", {"players": players}, code)
         for t in tables:
-            post(url, "table", {"table": t})
+            post(url, "table", {"table": t}, code)
         events = Tournaments()
         client = None if args.no_page else SSEClient(url, events)
         cpu_before = cpu_seconds(hall.pid)
         start = time.time()
-        post(url, "draw", {"seed": 11})
+        post(url, "draw", {"seed": 11}, code)
         result["matches"] = len(get(url, "/api/tournament")["matches"])
         clients = [client]
         asked = [0.0]

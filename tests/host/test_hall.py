@@ -13,6 +13,7 @@ import contextlib
 import csv
 import io
 import json
+import re
 import subprocess
 import urllib.request
 
@@ -148,6 +149,15 @@ class HallProc(LineProcess):
         super().__init__([CAROM, "hall", "--broker", "127.0.0.1:%d" % broker_port, "--listen", "127.0.0.1:0", *extra],
                          env=env)
         self.url = self.wait_line(r"the dashboard is at (http://\S+)", timeout).group(1)
+
+    @property
+    def code(self):
+        """The organiser's sign-in code the hall printed (None when it read one from a file)."""
+        for line in self.lines:
+            m = re.search(r"the organiser signs in with the code (\S+)", line)
+            if m:
+                return m.group(1)
+        return None
 
     def table(self, table):
         return {t["table"]: t for t in self.get("/api/tables")["tables"]}.get(table)

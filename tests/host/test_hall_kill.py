@@ -35,8 +35,9 @@ KILLS = 50
 CLIENT_ID = "carom-hall-kill-test"
 
 
-def post(url, action, body):
-    req = urllib.request.Request(url + "/api/organiser/" + action, data=json.dumps(body).encode(), headers=HEADERS,
+def post(hall, action, body):
+    headers = dict(HEADERS, **{"X-Carom-Organiser-Code": hall.code})
+    req = urllib.request.Request(hall.url + "/api/organiser/" + action, data=json.dumps(body).encode(), headers=headers,
                                  method="POST")
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())
@@ -57,11 +58,11 @@ def test_a_hall_killed_just_after_a_report_loses_no_result(tmp_path):
         board = TableBoard(broker.port, "t1", key)
         try:
             hall.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
-            post(hall.url, "configure", {"name": "Kill test", "format": "round_robin",
+            post(hall, "configure", {"name": "Kill test", "format": "round_robin",
                                          "game_options": {"game": "three_cushion", "target": 2}})
-            post(hall.url, "players", {"players": [{"name": "Player %d" % i} for i in range(1, 12)]})  # 55 matches
-            post(hall.url, "table", {"table": "t1"})
-            post(hall.url, "draw", {})
+            post(hall, "players", {"players": [{"name": "Player %d" % i} for i in range(1, 12)]})  # 55 matches
+            post(hall, "table", {"table": "t1"})
+            post(hall, "draw", {})
             kills = 0
             n = 0
             while kills < KILLS:
@@ -96,11 +97,11 @@ def signed(key, payload):
 
 
 def organised(hall, players=4):
-    post(hall.url, "configure", {"name": "Restart test", "format": "round_robin",
+    post(hall, "configure", {"name": "Restart test", "format": "round_robin",
                                  "game_options": {"game": "three_cushion", "target": 2}})
-    post(hall.url, "players", {"players": [{"name": "Player %d" % i} for i in range(1, players + 1)]})
-    post(hall.url, "table", {"table": "t1"})
-    post(hall.url, "draw", {})
+    post(hall, "players", {"players": [{"name": "Player %d" % i} for i in range(1, players + 1)]})
+    post(hall, "table", {"table": "t1"})
+    post(hall, "draw", {})
 
 
 def on_t1(url):
@@ -158,7 +159,7 @@ def test_a_re_keyed_table_gets_its_match_signed_with_the_new_key(tmp_path):
             hall.stop()
             hall = HallProc(broker.port, *args)  # once: a restart finds it signed with the key in force
             hall.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
-            post(hall.url, "configure", {"name": "Restart test"})  # the tournament's work runs before the answer
+            post(hall, "configure", {"name": "Restart test"})  # the tournament's work runs before the answer
             assert verify(new, retained_setup(broker.port, "t1")[0])["n"] == doc["n"]
             assert not any("sent to t1" in line for line in hall.lines), hall.lines[-5:]
         finally:

@@ -123,6 +123,8 @@ def test_a_post_under_another_host_is_refused():
 def post(hall, action, body, headers=HEADERS, raw=None):
     """POST /api/organiser/<action>: (status, answer)."""
     data = raw if raw is not None else json.dumps(body).encode()
+    headers = dict(headers)
+    headers.setdefault("X-Carom-Organiser-Code", hall.code)  # a script signs in with the code itself
     req = urllib.request.Request(hall.url + "/api/organiser/" + action, data=data, headers=headers, method="POST")
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
@@ -274,6 +276,9 @@ def org_page(browser, hall):
     p.page.on("pageerror", lambda e: p.errors.append(str(e)))
     p.page.goto(hall.url + "/organiser")
     p.page.wait_for_selector("body[data-ready=true]")
+    p.page.fill("#signin input[name=code]", hall.code)  # the organiser signs in, as a person does
+    p.page.click("#signin button[type=submit]")
+    p.page.wait_for_selector("#signin", state="hidden")
     return p
 
 
@@ -452,6 +457,49 @@ def test_a_knockout_moves_on_by_itself_shootout_included(tourney, browser):
     assert report["ended_by"] == "shootout" and report["status"] == "done"
     page.close()
     tv.close()
+
+
+@need_broker
+def test_only_the_organiser_changes_the_tournament(tourney):
+    """Anyone on the club's network reaches the hall (its TV): without the organiser's code or a
+    session its sign-in gave, every change is 401 and nothing changes; wrong codes are throttled
+    (429 after ten in a minute, the right one too then); the sign-in's cookie is HttpOnly and
+    SameSite=Strict; the TV's views stay open; the code is never in a page or an answer."""
+    import http.client
+
+    hall = tourney[0]
+    stranger = dict(HEADERS, **{"X-Carom-Organiser-Code": ""})
+    for action, body in (("players", {"name": "Eve"}), ("table", {"table": "t9"}), ("draw", {}),
+                         ("view", {"view": "bracket"}), ("untable", {"table": "t1"})):
+        status, answer = post(hall, action, body, headers=stranger)
+        assert status == 401 and "sign in" in answer["error"], (action, answer)
+    assert hall.get("/api/tournament")["players"] == []
+    for path in ("/", "/api/tables", "/api/tournament", "/results.json", "/organiser"):
+        assert hall.get(path, raw=True)[0]  # open and read-only
+    # Signing in from the page's API: a session cookie, then changes with it alone.
+    host, port = hall.url[len("http://"):].split(":")
+    c = http.client.HTTPConnection(host, int(port), timeout=10)
+    c.request("POST", "/api/organiser/signin", json.dumps({"code": hall.code}), HEADERS)
+    r = c.getresponse()
+    assert r.status == 200 and hall.code.encode() not in r.read()
+    cookie = r.getheader("Set-Cookie")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+    session = cookie.split(";")[0]
+    status, answer = post(hall, "players", {"name": "Anna"}, headers=dict(stranger, Cookie=session))
+    assert status == 200
+    status, _ = post(hall, "players", {"name": "Eve"}, headers=dict(stranger, Cookie="carom_organiser=forged"))
+    assert status == 401
+    # Guessing: ten wrong codes, then even the right one waits (429) for a minute.
+    for k in range(10):
+        status, answer = post(hall, "signin", {"code": "wrong-%d" % k}, headers=stranger)
+        assert status == 401 and "not the organiser's code" in answer["error"]
+    assert post(hall, "signin", {"code": hall.code}, headers=stranger)[0] == 429
+    assert post(hall, "players", {"name": "Bela"})[0] == 429
+    assert post(hall, "players", {"name": "Cleo"}, headers=dict(stranger, Cookie=session))[0] == 200  # signed in
+    names = [p["name"] for p in hall.get("/api/tournament")["players"]]
+    assert names == ["Anna", "Cleo"]
+    assert hall.code not in json.dumps(hall.get("/api/tournament"))
+    assert hall.code.encode() not in hall.get("/organiser", raw=True)[0]
 
 
 @need_broker

@@ -38,7 +38,7 @@ pytestmark = pytest.mark.skipif(not available() or not shutil.which("mosquitto_p
 
 def post(hall, action, body):
     req = urllib.request.Request(hall.url + "/api/organiser/" + action, data=json.dumps(body).encode(),
-                                 headers=HEADERS, method="POST")
+                                 headers=dict(HEADERS, **{"X-Carom-Organiser-Code": hall.code}), method="POST")
     with urllib.request.urlopen(req, timeout=10) as r:
         return r.status, json.loads(r.read())
 

@@ -28,7 +28,7 @@ def test_twelve_players_from_the_draw_to_the_final(tmp_path):
         run = None
         try:
             hall.wait_line(r"connected")
-            run = TournamentRun(hall.url, broker.port, keys, tables, seed=3)
+            run = TournamentRun(hall.url, broker.port, keys, tables, seed=3, code=hall.code)
             run.organise(players=12, fmt="groups_knockout", groups=3, advance=2, target=3, seed=5)
             r = run.play(timeout=240)
             t = r["tournament"]

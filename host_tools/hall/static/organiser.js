@@ -2,7 +2,9 @@
 // sent to the tables, the standings and the bracket, live over server-sent events (/events: the
 // "tournament" event, the same document /api/tournament gives).  Every change is a POST of JSON
 // to /api/organiser/<action> with the header X-Carom-Hall: organiser; a refusal's message is shown
-// as the server wrote it.  Text goes in with textContent, never as HTML.
+// as the server wrote it.  Text goes in with textContent, never as HTML.  Changes need the
+// organiser: the sign-in form (the code carom hall printed) gets a session cookie the page
+// cannot read (HttpOnly); a change refused with 401 shows the form again.
 "use strict";
 
 const GAMES = {
@@ -41,10 +43,12 @@ async function post(action, body) {
       headers: {"Content-Type": "application/json", "X-Carom-Hall": "organiser"},
     });
     answer = await r.json().catch(() => ({error: "the hall answered " + r.status}));
+    if (r.status === 401) $("signin").hidden = false;
     if (!r.ok) {
       showError(answer.error || "refused (" + r.status + ")");
       return null;
     }
+    $("signin").hidden = true;
   } catch (e) {
     showError("the hall is not reachable: " + e.message);
     return null;
@@ -60,6 +64,12 @@ function num(form, name) {
 }
 
 // ---- the forms ----------------------------------------------------------------------------------
+
+$("signin").addEventListener("submit", async e => {
+  e.preventDefault();
+  const code = e.target.elements.code;
+  if (await post("signin", {code: code.value.trim()})) code.value = "";
+});
 
 $("configure").addEventListener("submit", e => {
   e.preventDefault();

@@ -74,6 +74,7 @@ MAX_TITLE = 100  # the tournament's name
 MAX_PLAYERS = 1024
 MAX_GROUPS = 26  # A..Z
 MAX_GROUP = 64  # players in a round-robin group (2,016 matches)
+MAX_MATCHES = 2048  # group matches in a draw: the tournament's event to the pages stays about 1 MB (a 64-player round robin fits)
 MAX_UNMATCHED = 1000
 MAX_UNMATCHED_BYTES = 32 * 1024 * 1024  # their reports, at most (a report may have 512 KB: schema.py)
 HANDICAP_INNINGS = 25
@@ -312,6 +313,11 @@ class Tournament:
                 if len(ids) > groups * MAX_GROUP:
                     raise ValueError("groups: %d players in %d would make a group of more than %d players"
                                      % (len(ids), groups, MAX_GROUP))
+                size, extra = divmod(len(ids), groups)  # the groups' sizes: size, or size + 1 for `extra` of them
+                total = extra * (size + 1) * size // 2 + (groups - extra) * size * (size - 1) // 2
+                if total > MAX_MATCHES:
+                    raise ValueError("a draw of %d group matches: at most %d (a club day's; fewer players, or more"
+                                     " groups)" % (total, MAX_MATCHES))
                 members = [[] for _ in range(groups)]
                 for k, pid in enumerate(ids):
                     lap, at = divmod(k, groups)

@@ -378,6 +378,33 @@ def small(tmp_path, fmt="round_robin", n=4, name="s.db", **opts):
     return t
 
 
+def test_a_draw_is_bounded_to_what_the_hall_serves_well(tmp_path):
+    """1,024 players in 26 groups would be 19,656 group matches (the hall blocked 9.9 s at such a
+    draw and sent pages a 16 MB event): refused, nothing drawn; a 64-player round robin (2,016)
+    and a 1,024-player knock-out are drawn."""
+    from host_tools.hall.tournament import MAX_MATCHES
+
+    t = Tournament(tmp_path / "big.db")
+    t.configure(format="groups_knockout", groups=26, advance=2, game_options={"target": 5})
+    for k in range(1024):
+        t.add_player("P%d" % k)
+    with pytest.raises(ValueError, match="a draw of 19656 group matches: at most %d" % MAX_MATCHES):
+        t.draw()
+    assert t.matches() == [] and not t.settings()["drawn"]
+    rr = Tournament(tmp_path / "rr.db")
+    rr.configure(format="round_robin", game_options={"target": 5})
+    for k in range(64):
+        rr.add_player("P%d" % k)
+    rr.draw()
+    assert len(rr.matches()) == 2016 <= MAX_MATCHES
+    ko = Tournament(tmp_path / "ko.db")
+    ko.configure(format="knockout", game_options={"target": 5})
+    for k in range(1024):
+        ko.add_player("P%d" % k)
+    ko.draw()
+    assert len(ko.matches()) == 1023
+
+
 def test_impossible_reports_are_kept_apart_with_the_reason(tmp_path):
     """Reports the rules or the setup say cannot be (before, each was counted): the loser named
     the winner, a score past the target in no innings, runs that do not add up, a high run that

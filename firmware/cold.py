@@ -1,7 +1,7 @@
 """Code a running board needs only now and then: loaded for one call, then dropped.
 
     cold.call("viewsetup", "names", view)    # viewsetup.names(view), then out of RAM
-    await cold.run("report", "save", board)  # an async function: awaited, then out of RAM
+    await cold.run("report", "save", board)  # from a task: loaded, a yield, awaited, out of RAM
     for _ in cold.steps("matchdoc", "fields", m, now, out):  # a generator's: after its last item
     def __getattr__(name):                   # rules.E_POINT and the like: from matchnames
         return cold.forward("matchnames", name, "rules")
@@ -47,9 +47,9 @@ def call(module, name, *args):
 
 
 async def run(module, name, *args):
-    """call() for an async function: loads the module, lets the others run (loading takes a
-    while), awaits the function, then drops what it loaded (call() would drop the modules
-    before the coroutine's body ran, and leave what the body imported)."""
+    """call() from a task: loads the module, lets the others run (loading takes a while),
+    calls the function (awaiting an async one's coroutine), then drops what it loaded
+    (call() would drop the modules before a coroutine's body ran, and leave what it imported)."""
     import asyncio  # the caller's: resident
 
     before = len(sys.modules)
@@ -57,7 +57,8 @@ async def run(module, name, *args):
     try:
         mod = __import__(module)
         await asyncio.sleep(0)
-        return await getattr(mod, name)(*args)
+        got = getattr(mod, name)(*args)
+        return (await got) if hasattr(got, "send") else got
     finally:
         if _DROP and len(sys.modules) != before:
             _drop(loaded)
@@ -88,13 +89,6 @@ def call_in_steps(module, name, *args):
     finally:
         if _DROP and len(sys.modules) != before:
             _drop(loaded)
-
-
-def drop(module):
-    """Drop a module loaded for a while by a plain import (MicroPython: its code is garbage
-    once nothing refers to it; CPython keeps it)."""
-    if _DROP:
-        sys.modules.pop(module, None)
 
 
 def _drop(loaded):

@@ -136,7 +136,7 @@ async def save(board):
     store = board.store
     edits = m.edits
     name = report_name(store.gen)
-    f = await _reportfile("report_file", store)
+    f = await cold.run("reportfile", "report_file", store)
     if f is None:
         return
     done = False
@@ -155,7 +155,7 @@ async def save(board):
         cold.call("reportfile", "finish_report", store, f, False)
         raise
     await asyncio.sleep_ms(0)
-    if not await _reportfile("finish_report", store, f, done):
+    if not await cold.run("reportfile", "finish_report", store, f, done):
         done = False
     if done:
         board.reported = True
@@ -163,20 +163,3 @@ async def save(board):
             board.mqtt.send_report(name)
     await asyncio.sleep_ms(0)  # then cold.run drops what the report loaded: a step of its own
 
-
-async def _reportfile(name, *args):
-    """reportfile.name(*args) in two steps: reportfile.py loaded, then the call; then it is
-    dropped (unless it was loaded before)."""
-    import asyncio
-    import sys
-
-    resident = "reportfile" in sys.modules
-    import reportfile
-
-    await asyncio.sleep_ms(0)
-    try:
-        return getattr(reportfile, name)(*args)
-    finally:
-        reportfile = None
-        if not resident:
-            cold.drop("reportfile")

@@ -81,6 +81,10 @@ def tables(hall, n, first=1):
         names = (LONG[(2 * i) % len(LONG)], LONG[(2 * i + 1) % len(LONG)])
         s = SimTable("tv%d" % (first + i), rng, game=game, target=target, names=names, options=options,
                      name="Table %d" % (first + i))
+        # Each check's matches start at their own time: a report with a table, players and start
+        # the hall has seen is a correction of that result, not a new one (the two checks' first
+        # tables have the same players, and were made within one second now and then).
+        s.started_at += 100000 * n
         for _ in range(rng.randint(1, 12)):
             s.step()
         b = Board("127.0.0.1", hall.broker_port, s.table).wait()

@@ -5,6 +5,7 @@
     c.state("carom/table3/state", payload)     # the newest state: older unsent ones are dropped
     c.publish("carom/table3/report", data, qos=1, on_ack=callback)
     c.publish_file("carom/table3/report", "/data/history/000012.json", qos=1, on_ack=callback)
+    c.publish_file("carom/table3/report", path, qos=1, on_ack=callback, key=hall_key)  # signed
     c.subscribe("carom/table3/setup", handler)   # handler(payload bytes, or None: too big)
 
 A payload is bytes, or a function returning a list of bytes pieces that is
@@ -29,6 +30,8 @@ server is unreachable).
 """
 
 import asyncio
+import binascii
+import hashlib
 import os
 import struct
 
@@ -57,6 +60,7 @@ TIMEOUT_S = 10  # an answer that takes longer: the connection is dead
 PIECE = 512  # bytes of a file read and sent at a time
 MAX_IN = 2048  # a packet to the board up to this size is read whole; a PUBLISH's head: HEAD bytes
 HEAD = 128
+SIGNED_TAIL = 65  # a signed file's tail: b" " and 64 hex digits of its HMAC-SHA256
 
 
 class MQTTException(Exception):
@@ -190,10 +194,11 @@ class Client:
         self._queue.append((topic, payload, qos, retain, on_ack))
         self._wake.set()
 
-    def publish_file(self, topic, path, qos=0, retain=False, on_ack=None):
+    def publish_file(self, topic, path, qos=0, retain=False, on_ack=None, key=None):
         """Queue a file's content as a message, read in pieces when it is sent (a file gone
-        by then is dropped)."""
-        self.publish(topic, _File(path), qos, retain, on_ack)
+        by then is dropped). With `key` (bytes, at most 64) the message is signed: the file,
+        a space and 64 hex digits of HMAC-SHA256(key, the file), made as the pieces go out."""
+        self.publish(topic, _File(path, key), qos, retain, on_ack)
 
     def subscribe(self, topic, handler):
         """Subscribe to `topic` (QoS 1) at every connect; handler(payload) for each message on it
@@ -353,10 +358,12 @@ class Client:
 
 
 class _File:
-    """A message whose payload is a file, read in PIECE-byte pieces as it is sent."""
+    """A message whose payload is a file, read in PIECE-byte pieces as it is sent; with a key,
+    signed (SIGNED_TAIL more bytes: a space and the HMAC in hex, hashed from the same pieces)."""
 
-    def __init__(self, path):
+    def __init__(self, path, key=None):
         self.path = path
+        self.key = key
 
     async def send(self, writer, header, topic, qos, retain, pid, dup):
         try:
@@ -365,7 +372,15 @@ class _File:
         except OSError:
             return  # gone (older reports make room for new ones): nothing to send
         try:
-            writer.write(header(topic, size, qos, retain, pid, dup))
+            key = self.key
+            h = None
+            if key is not None:
+                pad = bytearray(64)
+                pad[:len(key)] = key
+                for i in range(64):
+                    pad[i] ^= 0x36
+                h = hashlib.sha256(pad)
+            writer.write(header(topic, size + (SIGNED_TAIL if h else 0), qos, retain, pid, dup))
             buf = bytearray(PIECE)
             left = size
             while left > 0:
@@ -373,8 +388,18 @@ class _File:
                 if not n:  # shorter than it was: the packet cannot be finished on this connection
                     raise MQTTException("%s changed while it was sent" % self.path)
                 n = min(n, left)
-                writer.write(memoryview(buf)[:n])
+                piece = memoryview(buf)[:n]
+                if h is not None:
+                    h.update(piece)
+                writer.write(piece)
                 left -= n
                 await writer.drain()
+            if h is not None:
+                inner = h.digest()
+                for i in range(64):
+                    pad[i] ^= 0x36 ^ 0x5C
+                h = hashlib.sha256(pad)
+                h.update(inner)
+                writer.write(b" " + binascii.hexlify(h.digest()))
         finally:
             f.close()

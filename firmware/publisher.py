@@ -6,7 +6,9 @@ board off the network costs no RAM for it); then it stays.
     <prefix>/<table>/state   the state document, retained, on every change
     <prefix>/<table>/status  "online", or "offline" (the last will)
     <prefix>/<table>/report  each finished match, QoS 1; kept on flash until the
-                             broker has it, sent again after a power cut if it had not
+                             broker has it, sent again after a power cut if it had not;
+                             with hall.key: the report, a space and 64 hex digits of
+                             HMAC-SHA256(hall.key, the report) (mqtt.py signs as it sends)
     <prefix>/<table>/setup   read (with hall.key in config.json): the hall's next match for
                              this table, signed; hallsetup.py checks and applies it
 
@@ -89,10 +91,12 @@ class Publisher:
                 self.board.short_of_memory()
 
     def send_report(self, name):
-        """A finished match's report, read from its file as it is sent."""
+        """A finished match's report, read from its file as it is sent; signed with the hall
+        key when the board has one (the hall refuses an unsigned report from a table it keyed)."""
         path = cold.call("history", "report_path", self.board.store, name)
+        s = self.setup
         self.client.publish_file(self.board.topic + "report", path, qos=1,
-                                 on_ack=lambda topic: self.acked(name))
+                                 on_ack=lambda topic: self.acked(name), key=s[5] if s else None)
 
     def acked(self, name):
         try:

@@ -213,8 +213,10 @@ class SimTable:
 class Board:
     """One board's MQTT connection, publishing as the wall board does."""
 
-    def __init__(self, host, port, table, prefix="carom", client_id=None, user=None, password=None, on_setup=None):
+    def __init__(self, host, port, table, prefix="carom", client_id=None, user=None, password=None, on_setup=None,
+                 key=None):
         self.topic = "%s/%s/" % (prefix, table)
+        self.key = key  # the table's hall key: its reports are signed with it, as the wall board signs them
         self.on_setup = on_setup  # on_setup(payload) for each message on <prefix>/<table>/setup (a hall key)
         self.connected = threading.Event()
         self.refused = None  # the broker's reason when it refused the connection
@@ -251,6 +253,10 @@ class Board:
 
     def report(self, doc_or_text):
         text = doc_or_text if isinstance(doc_or_text, (str, bytes)) else json.dumps(doc_or_text)
+        if self.key is not None:
+            from .setups import sign_report
+
+            text = sign_report(self.key, text.encode() if isinstance(text, str) else text)
         return self.client.publish(self.topic + "report", text, qos=1)
 
     def power_cut(self):
@@ -320,7 +326,7 @@ class HallBoard:
         self.reports = []  # the reports published (one per match played to its end)
         self.finished_at = None  # when the match on the table finished (its report then published)
         self.board = Board(host, port, table, prefix, client_id or "carom-sim-%s" % table, user, password,
-                           on_setup=self._message)
+                           on_setup=self._message, key=self.key)
 
     def __repr__(self):
         return "HallBoard(%r, n=%d)" % (self.table, self.n)

@@ -7,7 +7,14 @@ Topics, as the boards publish them (firmware/app.py):
 
     <prefix>/<table>/state    the match state document (JSON), retained, on every change
     <prefix>/<table>/status   "online", or "offline" (the board's last will), retained
-    <prefix>/<table>/report   each finished match, QoS 1: the state document plus a "report" key
+    <prefix>/<table>/report   each finished match, QoS 1: the state document plus a "report" key;
+                              from a board with a hall key, followed by a space and 64 hex digits
+                              of HMAC-SHA256(key, the JSON)
+
+**Signed reports.**  A table the hall holds a key for (`key_for`, the hall's key file) must sign
+its reports with it: an unsigned one or one with a wrong signature is dropped ("unsigned",
+"signature"), so a stranger on the broker cannot decide a match. A table without a key is taken
+unsigned (`signed` false in its results), and never into a tournament.
 
 A retained message with an empty payload clears that topic (MQTT's way to delete it).
 
@@ -47,7 +54,7 @@ import io
 import json
 import re
 
-from . import schema
+from . import schema, setups
 from .schema import Invalid
 
 MAX_TABLES = 256  # tables with a valid state document (a slot each)
@@ -146,11 +153,12 @@ ROW_OVERHEAD = 1024  # what a result's row and object cost besides its JSON, cou
 class Result:
     """A finished match in the results list: the report as compact JSON, its flat row, where from."""
 
-    def __init__(self, table, doc, received, key):
+    def __init__(self, table, doc, received, key, signed=False):
         doc.pop("hall", None)
         self.table = table
         self.received = received
         self.key = key
+        self.signed = signed  # checked against the table's hall key (only a signed one counts in a tournament)
         self.raw = compact(doc)
         self.started_at = doc["report"].get("started_at")
         self.row = self._summary(doc)
@@ -161,10 +169,10 @@ class Result:
         return json.loads(self.raw)
 
     def hall_info(self):
-        return {"table": self.table, "received_at": self.received, "id": self.key}
+        return {"table": self.table, "received_at": self.received, "id": self.key, "signed": self.signed}
 
     def to_json(self):
-        """The report document with a "hall" key: table, received_at (epoch s), id."""
+        """The report document with a "hall" key: table, received_at (epoch s), id, signed."""
         out = self.doc
         out["hall"] = self.hall_info()
         return out
@@ -201,8 +209,11 @@ class Result:
 class Hall:
     """Tables and results, fed with MQTT messages; returns what changed as (event, payload) pairs."""
 
-    def __init__(self, prefix="carom"):
+    def __init__(self, prefix="carom", key_for=None):
+        """key_for(table): the table's hall key (bytes) or None; a keyed table's reports must be
+        signed with it (setups.split_report), the others are taken unsigned."""
         self.prefix = prefix.rstrip("/")
+        self.key_for = key_for
         self.tables = {}
         self.results = []  # in the order they arrived (a replacement takes the old one's place)
         self.results_bytes = 0
@@ -236,7 +247,15 @@ class Hall:
         t = self.tables.get(table)
         try:
             if kind == "report":
-                return [] if not payload else self._report(table, t, schema.report(payload), now)
+                if not payload:
+                    return []
+                data, tag = setups.split_report(payload)
+                key = self.key_for(table) if self.key_for is not None else None
+                if key is not None and not setups.report_signed(key, data, tag):
+                    if tag is None:
+                        return self.drop("unsigned", topic, "a report without a signature from a table the hall keyed")
+                    return self.drop("signature", topic, "a report not signed with the table's hall key")
+                return self._report(table, t, schema.report(data), now, key is not None)
             if kind == "status":
                 return self._status(table, t, schema.status(payload) if payload else None, now)
             return self._state(table, t, payload and schema.state(payload), now)
@@ -343,7 +362,7 @@ class Hall:
             return []
         return [("table", t.to_json())]
 
-    def _report(self, table, t, doc, now):
+    def _report(self, table, t, doc, now, signed=False):
         events = []
         name = doc["report"].get("table")
         if name and (t is None or name != t.name):
@@ -351,12 +370,12 @@ class Hall:
             t.name = name
             if table in self.tables:
                 events.append(("table", t.to_json()))
-        result = self.add_result(table, doc, now)
+        result = self.add_result(table, doc, now, signed)
         if result is not None:
             events.append(result)
         return events
 
-    def add_result(self, table, doc, received):
+    def add_result(self, table, doc, received, signed=False):
         """Add a (checked) report to the results list. Returns ("result", {...}) or None for a duplicate."""
         key = fingerprint(doc)
         if (table, key) in self._seen:
@@ -365,7 +384,7 @@ class Hall:
         self._seen[(table, key)] = True
         while len(self._seen) > MAX_SEEN:
             self._seen.popitem(last=False)
-        entry = self.last_result = Result(table, doc, received, key)
+        entry = self.last_result = Result(table, doc, received, key, signed)
         replaces = None
         old = self._by_start.get((table, entry.started_at)) if entry.started_at is not None else None
         if old is not None:

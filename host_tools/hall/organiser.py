@@ -257,6 +257,16 @@ class KeyFile:
         keys = self._fresh()
         return keys is not None and keys.has(table)
 
+    def key(self, table):
+        """The table's key in force (bytes), or None when the key file has none (its reports are
+        then taken unsigned, and never into the tournament)."""
+        from . import setups
+
+        keys = self._fresh()
+        if keys is None or not keys.has(table):
+            return None
+        return setups.key_bytes(keys.key(table))
+
     def signs(self, table, payload):
         """Whether `payload` is signed with the table's key in force (not one `carom hall-key` replaced)."""
         from . import setups

@@ -9,7 +9,7 @@
                             updates, state}]}, tables in natural order (t2 before t10)
     GET /api/results        {results: [...]}: the results list as the page shows it (flat rows)
     GET /results.json       every finished match: the report as the board sent it plus
-                            "hall": {table, received_at, id}, in the order they arrived
+                            "hall": {table, received_at, id, signed}, in the order they arrived
                             (both exports are written in pieces: send_stream)
     GET /results.csv        one row per match (columns: model.CSV_COLUMNS), local times
     GET /events             server-sent events to every page:
@@ -142,12 +142,12 @@ class Dashboard:
                 try:
                     entry = schema.parse(line, longest)
                     info = entry.pop("hall")
-                    table, received = info["table"], info["received_at"]
+                    table, received, signed = info["table"], info["received_at"], info.get("signed") is True
                     if (type(table) is not str or not schema.TABLE_NAME.match(table) or type(received) not in (int, float)
                             or not math.isfinite(received)):
                         raise ValueError(line)
                     schema.check_report(entry)
-                    self.hall.add_result(table, entry, float(received))
+                    self.hall.add_result(table, entry, float(received), signed)
                 except (ValueError, KeyError, TypeError, AttributeError):
                     bad += 1
         self.out("carom hall: %d results read from %s%s" % (len(self.hall.results), path,
@@ -195,7 +195,7 @@ class Dashboard:
                 if self._results_out is not None:
                     self._append(self.hall.last_result)
                 last = self.hall.last_result
-                if self.organiser is not None and last.table in self.organiser.table_set:
+                if self.organiser is not None and last.table in self.organiser.table_set and last.signed:
                     # (a replacement too: the match finished again after an undo)
                     recorded = self.organiser.report(last.table, last.doc) is not None or recorded
             self.hub.send(kind, data)
@@ -630,7 +630,8 @@ async def _main(sock, host, port, prefix, client_id, results_file, out, ready, s
     loop = asyncio.get_running_loop()
     stopping = httpd.stop_signals(loop)
     address = "%s:%d" % (host if ":" not in host else "[%s]" % host, port)
-    dash = Dashboard(Hall(prefix), address, results_file, out, organiser)
+    dash = Dashboard(Hall(prefix, organiser.keys.key if organiser is not None else None), address, results_file, out,
+                     organiser)
 
     def on_message(topic, payload, retained, ack):
         dash.received(topic, payload, time.time(), loop, ack)  # stamped on paho's thread, when the message arrived

@@ -28,6 +28,7 @@ import hashlib
 import hmac as _hmac
 import json
 import os
+import re
 import tempfile
 import threading
 
@@ -113,6 +114,34 @@ def verify(key, payload):
     if not _hmac.compare_digest(_hmac.new(key_bytes(key), data, hashlib.sha256).hexdigest().encode(), tag):
         raise SetupError("the HMAC is not this key's")
     return json.loads(data)
+
+
+REPORT_TAIL = 65  # a signed report's tail: a space and 64 hex digits (firmware/mqtt.py SIGNED_TAIL)
+_TAG = re.compile(rb"[0-9a-f]{64}")
+
+
+def split_report(payload):
+    """(the report's JSON, its tag: 64 hex digits as bytes, or None when it carries none). A board
+    with a hall key sends its report as the JSON, a space and HMAC-SHA256(key, JSON) in hex
+    (firmware/mqtt.py signs the file as it sends it); JSON itself never ends that way."""
+    if len(payload) > REPORT_TAIL and payload[-REPORT_TAIL] == 0x20 and _TAG.fullmatch(payload, len(payload) - 64):
+        return payload[:-REPORT_TAIL], payload[-64:]
+    return payload, None
+
+
+def report_tag(key, data):
+    """HMAC-SHA256(key, data) as 64 lowercase hex digits (bytes), as the board writes it."""
+    return _hmac.new(key_bytes(key), data, hashlib.sha256).hexdigest().encode()
+
+
+def sign_report(key, data):
+    """A report's payload as a board with `key` sends it (tests, tools)."""
+    return bytes(data) + b" " + report_tag(key, data)
+
+
+def report_signed(key, data, tag):
+    """Whether `tag` (from split_report) is `data`'s HMAC with `key`, compared in constant time."""
+    return tag is not None and _hmac.compare_digest(report_tag(key, data), tag)
 
 
 class Keys:

@@ -72,7 +72,7 @@ class SetupBoard:
         self.matches = 0
         self.states = 0  # state documents published
         self.inbox = queue.Queue()
-        self.board = Board(host, port, table, prefix=prefix).wait()
+        self.board = Board(host, port, table, prefix=prefix, key=key).wait()
         c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="carom-run-setup-%s" % table)
         c.on_connect = lambda cl, *a: cl.subscribe("%s/%s/setup" % (prefix, table), 1)
         c.on_message = lambda cl, u, m: self.inbox.put(m.payload)

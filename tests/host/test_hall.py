@@ -557,3 +557,32 @@ def test_cli_errors(broker):
         assert e.value.code == 405
     finally:
         assert h.stop() == 0
+
+
+def test_a_keyed_tables_reports_must_be_signed_with_its_key():
+    """What a stranger on the broker tries against a table the hall keyed (t1): its report unsigned,
+    signed with another key, signed and then changed (the winner swapped), the tag in capitals; all
+    dropped by name. Signed with t1's key it counts (signed). A table the hall has no key for (t2)
+    is taken unsigned, its tail (if its board has a key) cut off, and marked so."""
+    from host_tools.hall.setups import sign_report
+
+    key = bytes(range(32))
+    hall = Hall(key_for={"t1": key}.get)
+    doc = finished().report_doc()
+    data = json.dumps(doc).encode()
+    b_won = dict(doc, result="B")
+    tries = {"unsigned": data, "signature": sign_report(bytes(32), data)}
+    for kind, payload in tries.items():
+        assert hall.handle("carom/t1/report", payload, 1.0) == [] and hall.counts["dropped"][kind] == 1
+    swapped = sign_report(key, data)[:-65] .replace(b'"result": "A"', b'"result": "B"') + sign_report(key, data)[-65:]
+    assert swapped != sign_report(key, data) and json.loads(swapped[:-65])["result"] == "B"
+    assert hall.handle("carom/t1/report", swapped, 2.0) == [] and hall.counts["dropped"]["signature"] == 2
+    upper = data + b" " + sign_report(key, data)[-64:].upper()
+    assert hall.handle("carom/t1/report", upper, 3.0) == [] and hall.counts["dropped"]["unsigned"] == 2
+    assert hall.handle("carom/t1/report", sign_report(key, json.dumps(b_won).encode()), 4.0)[-1][0] == "result"
+    assert len(hall.results) == 1 and hall.results[0].signed and hall.results[0].doc["result"] == "B"
+    assert hall.handle("carom/t2/report", sign_report(bytes(32), data), 5.0)[-1][0] == "result"
+    assert hall.handle("carom/t3/report", data, 6.0)[-1][0] == "result"
+    assert [(r.table, r.signed, r.doc["result"]) for r in hall.results] == [("t1", True, "B"), ("t2", False, "A"),
+                                                                         ("t3", False, "A")]
+    assert json.loads(hall.results[0].json_bytes())["hall"]["signed"] is True

@@ -144,7 +144,7 @@ class TableBoard:
         self.got = threading.Condition()
         self.n = 0  # the last setup applied
         self.sim = None
-        self.board = Board("127.0.0.1", port, table).wait()
+        self.board = Board("127.0.0.1", port, table, key=key).wait()
         c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="carom-test-setup-" + table)
         c.on_message = self._message
         c.on_connect = lambda cl, *a: cl.subscribe("carom/%s/setup" % table, 1)

@@ -186,6 +186,7 @@ class Hall:
         import paho.mqtt.client as paho
 
         self.states = {}
+        self.reports = []  # (table, payload) of each report, as it came
         self.lock = threading.Lock()
         self.connected = threading.Event()
         self.rc = None
@@ -196,13 +197,15 @@ class Hall:
             self.rc = rc
             if not rc.is_failure:
                 if subscribe:
-                    c.subscribe("carom/+/state", qos=1)
+                    c.subscribe([("carom/+/state", 1), ("carom/+/report", 1)])
                 self.connected.set()
 
         def on_message(c, u, msg):
-            if msg.topic.endswith("/state"):
-                with self.lock:
+            with self.lock:
+                if msg.topic.endswith("/state"):
                     self.states[msg.topic.split("/")[1]] = json.loads(msg.payload)
+                elif msg.topic.endswith("/report"):
+                    self.reports.append((msg.topic.split("/")[1], msg.payload))
 
         self.client.on_connect = on_connect
         self.client.on_message = on_message
@@ -396,6 +399,11 @@ def test_a_signed_setup_reaches_the_board_and_the_others_do_not(board, secure_br
         assert st["setup"] == {"n": n3, "waiting": None, "refused": 9, "last_refused": "form"}
         shows_names(b, "Dora Varga", "Emil Szabo")
         assert any(name.endswith(".json") for name in os.listdir(os.path.join(b.flash_dir, "data", "history")))
+        # the match's report, signed with the board's hall key as it was sent (firmware/mqtt.py)
+        wait_for(lambda: len(hall.reports), 1, 20, "the report")
+        table, payload = hall.reports[0]
+        data, tag = setups.split_report(payload)
+        assert table == "t1" and setups.report_signed(key, data, tag) and json.loads(data)["result"] == "A"
 
         # 5. a setup sent while the board is off: applied when it comes back (retained)
         b.vb.stop_realtime()

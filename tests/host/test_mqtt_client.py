@@ -41,6 +41,11 @@ async def main():
         if word == b"r2":
             c.publish("carom/t1/report", b"r2", qos=1, on_ack=on_ack)
             c.state("carom/t1/state", b"s3")
+        elif word == b"files":  # a file in three pieces, sent plain and signed with a 32-byte key
+            with open(%(file)r, "wb") as f:
+                f.write(bytes(range(256)) * 4 + b'{"report": "\xc3\xa9"}' * 20)
+            c.publish_file("carom/t1/report", %(file)r, qos=1, on_ack=on_ack)
+            c.publish_file("carom/t1/report", %(file)r, qos=1, on_ack=on_ack, key=bytes(range(32)))
         elif word == b"last":
             c.publish("carom/t1/report", b"last", qos=1, on_ack=lambda topic: print("LAST"))
         else:
@@ -53,14 +58,45 @@ asyncio.run(main())
 class MqttBoard(LineProcess):
     name = "the MQTT client"
 
-    def __init__(self, port):
-        super().__init__([micropython_exe(), "-c", PROGRAM % {"fw": FIRMWARE_DIR, "port": port}], stdin=True)
+    def __init__(self, port, file="report.json"):
+        super().__init__([micropython_exe(), "-c", PROGRAM % {"fw": FIRMWARE_DIR, "port": port, "file": file}],
+                         stdin=True)
 
     def end(self):
         """"end": the counts it printed as it ended."""
         self.send("end")
         assert self.finish() == 0, "\n".join(self.lines)
         return self.lines[-1]
+
+
+def test_a_file_is_sent_as_it_is_or_signed_with_the_hall_key(tmp_path):
+    """A file of 1,344 bytes (three 512-byte pieces, the last short) sent plain, then with a
+    key: the signed one is the file, a space and HMAC-SHA256(key, file) in hex, which the hall's
+    check takes (and refuses with another key or one byte changed)."""
+    from host_tools.hall.setups import report_signed, sign_report, split_report
+
+    broker = Mosquitto().start()
+    listener = Listener(broker.port).wait_subscribed()
+    board = MqttBoard(broker.port, str(tmp_path / "report.json"))
+    try:
+        board.wait_line(r"^ACK 1$")
+        board.send("files")
+        board.wait_line(r"^ACK 3$")
+        assert listener.wait(lambda: len(listener.payloads("carom/t1/report")) == 3)
+        plain, signed = listener.payloads("carom/t1/report")[1:]
+        data = (tmp_path / "report.json").read_bytes()
+        assert plain == data and len(data) == 1344
+        key = bytes(range(32))
+        assert signed == sign_report(key, data) and len(signed) == len(data) + 65
+        body, tag = split_report(signed)
+        assert body == data and report_signed(key, body, tag)
+        assert not report_signed(bytes(32), body, tag) and not report_signed(key, body[:-1] + b"!", tag)
+        assert split_report(plain) == (plain, None)
+        board.end()
+    finally:
+        board.kill()
+        listener.close()
+        broker.close()
 
 
 def test_publish_retained_state_qos1_report_and_last_will():

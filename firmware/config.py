@@ -65,7 +65,7 @@ mqtt           host: "" (no MQTT) or a host name/address [A-Za-z0-9.-] up to 64;
                table [a-z0-9_-] 0..24; prefix topic prefix [A-Za-z0-9_/-]
                1..64, not starting or ending with "/" ("carom")
 hall           (the hall's setups: hallsetup.py)
-  key          SECRET: 32 bytes as 64 hex digits, or null (no setups taken)
+  key          SECRET: 32 bytes as 64 hex digits, or null (no setups taken, reports sent unsigned)
 
 Normalized: every key present; peer and key lower case, peer with colons.
 

@@ -17,6 +17,9 @@ Messages and link changes are handed to the caller's functions on paho's thread;
 the server passes them to its event loop.
 """
 
+import secrets
+import threading
+
 import paho.mqtt.client as paho
 
 KEEPALIVE_S = 15
@@ -44,6 +47,52 @@ def parse_broker(text):
     return host, int(port) if port else DEFAULT_PORT
 
 
+CHECK_TIMEOUT_S = 5
+
+
+def _probe(host, port, user, password, client_id, clean, timeout):
+    """One connection with this login: CONNACK's session-present flag (None: no answer, or refused).
+    It subscribes to nothing and acknowledges nothing: what a kept session holds stays queued."""
+    answer = []
+    done = threading.Event()
+
+    def connected(client, userdata, flags, reason, properties):
+        answer.append(None if reason.is_failure else bool(flags.session_present))
+        done.set()
+
+    c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean,
+                    protocol=paho.MQTTv311, manual_ack=True)
+    c.username_pw_set(user, password or None)
+    c.on_connect = connected
+    c.on_connect_fail = lambda *a: done.set()
+    try:
+        c.connect_async(host, port, KEEPALIVE_S)
+        c.loop_start()
+        done.wait(timeout)
+        if answer:
+            c.disconnect()
+    finally:
+        c.loop_stop()
+    return answer[0] if answer else None
+
+
+def login_is_client_id(host, port, user, password, client_id, timeout=CHECK_TIMEOUT_S):
+    """Whether the broker makes every login its own client id (mosquitto's
+    use_username_as_clientid): True, False, or None when it could not be told (no answer).
+
+    Before the hall connects: its own client id first (so its persistent session exists), then a
+    client id never used before, both keeping their sessions: the second finds a session only if
+    the broker replaced its id with the login's. A session made by the second (the setting off) is
+    removed at once. Nothing is acknowledged: reports queued for the hall stay queued for it."""
+    if _probe(host, port, user, password, client_id, False, timeout) is None:
+        return None
+    other = "carom-check-" + secrets.token_hex(8)
+    present = _probe(host, port, user, password, other, False, timeout)
+    if present is False:
+        _probe(host, port, user, password, other, True, timeout)  # its new session, gone again
+    return present
+
+
 class Subscriber:
     """Receives every table's topics; calls on_message(topic, payload, retained, ack) and
     on_link(connected, detail). `ack()` acknowledges the message to the broker: call it, from any
@@ -56,6 +105,8 @@ class Subscriber:
         self.on_message = on_message
         self.on_link = on_link
         self.connects = 0
+        self.user, self.password, self.client_id = user, password, client_id
+        self._stopped = False
         c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
                         protocol=paho.MQTTv311, manual_ack=True)
         c.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)
@@ -70,9 +121,23 @@ class Subscriber:
     def topics(self):
         return [("%s/+/%s" % (self.prefix, kind), 1) for kind in ("state", "status", "report")]
 
-    def start(self):
-        self.client.connect_async(self.host, self.port, KEEPALIVE_S)
-        self.client.loop_start()
+    def start(self, check=None):
+        """Connect (paho's thread reconnects by itself); with `check` and a login, first ask whether
+        each login is its own client id, on a thread of its own: check(True/False/None)."""
+        if check is None or not self.user:
+            self.client.connect_async(self.host, self.port, KEEPALIVE_S)
+            self.client.loop_start()
+            return
+
+        def first():
+            try:
+                check(login_is_client_id(self.host, self.port, self.user, self.password, self.client_id))
+            finally:
+                if not self._stopped:
+                    self.client.connect_async(self.host, self.port, KEEPALIVE_S)
+                    self.client.loop_start()
+
+        threading.Thread(target=first, name="carom-hall-check", daemon=True).start()
 
     def publish(self, topic, payload, qos=1, retain=True):
         """A publish from any thread (paho's client is thread-safe): the hall's setups, retained, QoS 1.
@@ -80,6 +145,7 @@ class Subscriber:
         return self.client.publish(topic, payload, qos=qos, retain=retain)
 
     def stop(self):
+        self._stopped = True
         try:
             self.client.disconnect()
         finally:

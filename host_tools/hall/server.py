@@ -540,6 +540,18 @@ def default_client_id(port):
     return "carom-hall-%s-%d" % (host, port)
 
 
+CLIENT_ID_CHECK = {
+    True: "carom hall: the broker makes each login its own client id: no board's login can take the hall's session",
+    False: "carom hall: warning: the broker lets a login connect with any client id, so a board's login can throw the"
+           " hall (or another board) off the broker; set use_username_as_clientid true (carom hall-broker prints"
+           " the configuration)",
+    None: "carom hall: warning: could not check the broker's client ids (no answer)",
+    "anonymous": "carom hall: warning: no --user: on a broker without logins anyone on the network can take the"
+                 " hall's client id and throw it off (reports are still checked by their signatures); carom"
+                 " hall-broker prints a configuration with logins",
+}
+
+
 def open_organiser(db, prefix, out, tournament=None, keys=None):
     """The Organiser on the tournament file `db` (None: a temporary file, removed at the end) and
     the key file `keys` (None: hall-keys.json beside `db`; none without `db`).
@@ -648,7 +660,15 @@ async def _main(sock, host, port, prefix, client_id, results_file, out, ready, s
     server = Server(dash, sign_in)
     srv = await server.start(sock)
     url = httpd.url_of(sock)
-    subscriber.start()
+    def checked(own):
+        try:
+            loop.call_soon_threadsafe(out, CLIENT_ID_CHECK[own])
+        except RuntimeError:
+            pass
+
+    subscriber.start(checked)
+    if not user:
+        out(CLIENT_ID_CHECK["anonymous"])
     out("carom hall: tables under %s/<table>/ on the broker %s (client id %s%s)"
         % (prefix, address, client_id, ", user %s" % ascii(user) if user else ""))
     out("carom hall: the dashboard is at %s  (Ctrl-C stops it); the organiser's page at %s/organiser" % (url, url))

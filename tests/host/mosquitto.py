@@ -8,6 +8,8 @@ import tempfile
 import threading
 import time
 
+from host_tools.hall import brokerconf
+
 EXE = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 
@@ -88,32 +90,18 @@ def available():
     return os.path.exists(EXE)
 
 
-# The README's example ("Who may publish: the broker's logins and ACLs"): each board logs in as its
-# table id, may write only its own table's topics and read only its own setups; the hall reads them
-# all and writes the setups; no anonymous clients. (tests/host/test_hall_setup.py checks the README
-# has it as it is here.)
-ACL_EXAMPLE = """\
-# the hall's dashboard (carom hall --user hall) reads every table and sends the setups
-user hall
-topic read carom/+/state
-topic read carom/+/status
-topic read carom/+/report
-topic readwrite carom/+/setup
-
-# a board logs in as its table id (config.json: mqtt.user = mqtt.table), writes only its own
-# topics and reads only its own setups
-pattern write carom/%u/state
-pattern write carom/%u/status
-pattern write carom/%u/report
-pattern read carom/%u/setup
-"""
+# The hall's broker as `carom hall-broker` prints it (the README shows that output: each board logs
+# in as its table id, may write only its own table's topics and read only its own setups; the hall
+# reads them all and writes the setups; no anonymous clients; a login is its client id).
+ACL_EXAMPLE = brokerconf.acl()
 
 
 class SecureMosquitto(Mosquitto):
-    """mosquitto as the README's example sets it up: no anonymous clients, a password_file made
-    with mosquitto_passwd from `users` ({name: password}), and ACL_EXAMPLE (or `acl`) as acl_file."""
+    """mosquitto as `carom hall-broker` sets it up (listening on 127.0.0.1 only): no anonymous
+    clients, a password_file made with mosquitto_passwd from `users` ({name: password}), ACL_EXAMPLE
+    (or `acl`) as acl_file, each login its own client id (unless `login_is_client_id` is false)."""
 
-    def __init__(self, users, acl=ACL_EXAMPLE, port=None):
+    def __init__(self, users, acl=ACL_EXAMPLE, port=None, login_is_client_id=True):
         super().__init__(port)
         passwords = os.path.join(self.dir, "passwords")
         with open(passwords, "w") as f:  # plain "user:password" lines, hashed in place by mosquitto_passwd -U
@@ -125,7 +113,10 @@ class SecureMosquitto(Mosquitto):
             f.write(acl)
         for name in (passwords, acl_file):
             os.chmod(name, 0o644)  # mosquitto drops from root to its own user before reading them
-        os.chmod(self.dir, 0o755)
+        os.chmod(self.dir, 0o777)  # ... and writes its database here
+        text = brokerconf.conf(self.port, passwords, acl_file, self.dir + "/")
+        text = text.replace("listener %d\n" % self.port, "listener %d 127.0.0.1\n" % self.port)  # this machine only
+        if not login_is_client_id:
+            text = text.replace("use_username_as_clientid true\n", "")
         with open(self.conf, "w") as f:
-            f.write("listener %d 127.0.0.1\nallow_anonymous false\npassword_file %s\nacl_file %s\n"
-                    "persistence false\n" % (self.port, passwords, acl_file))
+            f.write(text)

@@ -930,3 +930,62 @@ def test_broker_logins_and_acls(tmp_path):
         if h is not None:
             h.stop()
         m.close()
+
+
+@need_broker
+def test_a_login_cannot_take_the_halls_client_id_or_a_boards(tmp_path):
+    """Under `carom hall-broker`'s configuration (each login its own client id) board t1's login
+    connects with the hall's client id, then with board t2's, ten times each: the hall and t2 stay
+    connected (no reconnect), and the hall says at its start that the broker is set so. Without
+    use_username_as_clientid the same login throws the hall off (it reconnects), and the hall warns
+    at its start."""
+    from host_tools.hall.loadgen import Board
+
+    secret = {"hall": "hall-secret-7f3a", "t1": "t1-secret-91bc", "t2": "t2-secret-c0de"}
+    env = dict(os.environ, CAROM_HALL_PASSWORD=secret["hall"])
+    client_id = "carom-hall-takeover-test"
+
+    def take(port, cid, times):
+        """t1's login connecting with client id `cid`, `times` times; each waits for its CONNACK."""
+        for _ in range(times):
+            got = []
+            c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=cid)
+            c.username_pw_set("t1", secret["t1"])
+            c.on_connect = lambda cl, u, f, rc, p=None: got.append(rc)
+            c.connect("127.0.0.1", port)
+            c.loop_start()
+            wait_for(lambda: len(got), 1, 10, "t1's CONNACK as %s" % cid)
+            c.disconnect()
+            c.loop_stop()
+            assert not got[0].is_failure
+
+    for guarded in (True, False):
+        m = SecureMosquitto(secret, login_is_client_id=guarded).start()
+        h = None
+        try:
+            h = HallProc(m.port, "--user", "hall", "--client-id", client_id, env=env)
+            if guarded:
+                h.wait_line(r"the broker makes each login its own client id", 20)
+            else:
+                h.wait_line(r"warning: the broker lets a login connect with any client id", 20)
+            h.wait_line(r"broker 127\.0\.0\.1:\d+ connected", 20)
+            b2 = Board("127.0.0.1", m.port, "t2", user="t2", password=secret["t2"], client_id="carom-sim-t2").wait()
+            drops = []
+            b2.client.on_disconnect = lambda *a: drops.append(1)
+            if guarded:
+                take(m.port, client_id, 10)
+                take(m.port, "carom-sim-t2", 10)
+                b2.state(sim_table("t2", ["point"]).doc())  # t2 is on, and the hall hears it
+                wait_for(lambda: h.table("t2"), lambda t: t and t["state"], 20, "t2 after the tries")
+                assert drops == [] and h.get("/api/tables")["broker"]["connects"] == 1
+            else:
+                take(m.port, client_id, 1)
+                h.wait_line(r"not connected \(connection lost\)", 20)
+                wait_for(lambda: h.get("/api/tables")["broker"]["connects"], 2, 20, "the hall thrown off and back")
+            b2.close()
+            assert h.stop() == 0
+            h = None
+        finally:
+            if h is not None:
+                h.stop()
+            m.close()

@@ -170,9 +170,18 @@ def test_carom_hall_key_over_a_boards_serial_link(tmp_path):
 ACL = ACL_EXAMPLE  # the README's, as tests/host/mosquitto.py has it
 
 
-def test_the_readme_shows_the_acl_the_tests_run():
+def test_the_readme_shows_the_broker_configuration_the_tests_run():
+    """The README's mosquitto.conf lines and ACL are `carom hall-broker`'s output, which the tests'
+    SecureMosquitto runs."""
+    from host_tools.hall.brokerconf import conf
+
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        assert "```\n" + ACL_EXAMPLE + "```" in f.read()
+        text = f.read()
+    assert "```\n" + ACL_EXAMPLE + "```" in text
+    assert "```\n" + conf() + "```" in text
+    for argv, want in ((["hall-broker"], conf()), (["hall-broker", "--acl"], ACL_EXAMPLE)):
+        r = subprocess.run([CAROM, *argv], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and r.stdout == want, r.stderr
 
 
 USERS = {"hall": "hall-Pw-1", "t1": "t1-Pw-secret", "t2": "t2-Pw-secret"}

@@ -360,6 +360,22 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
     a1, b1name = s1["setup"]["players"]["A"]["name"], s1["setup"]["players"]["B"]["name"]
     wait_for(lambda: pg.text_content('#tables tr[data-table="t1"] td.board'),
              "online, running: %s – %s 1:0" % (a1, b1name), what="t1's board as it stands")
+    # A stranger on the (anonymous) broker reports t1's match as won by B, unsigned and signed with
+    # another table's key: both dropped by the hall, the match goes on.
+    forged = SimTable("t1", target=s1["setup"]["match"]["target"], names=(a1, b1name),
+                      options=match_options(s1["setup"]["match"]), lag=True)
+    forged.started_at = b1.sim.started_at
+    for line in LAG + ["miss", "point", "point", "point"]:
+        assert forged.line(line) is None, line
+    assert forged.report_doc()["result"] == "B"
+    stranger = Board("127.0.0.1", broker.port, "t1", client_id="stranger").wait()
+    stranger.report(forged.report_doc()).wait_for_publish(5)
+    stranger.key = secrets["t2"]
+    stranger.report(forged.report_doc()).wait_for_publish(5)
+    stranger.close()
+    wait_for(lambda: hall.get("/api/tables")["counts"]["dropped"],
+             lambda d: d.get("unsigned") == 1 and d.get("signature") == 1, what="the forged reports dropped")
+    assert setup_cell(page, "t1") == "playing" and set(standing(page).values()) <= {0}
     b1.play(["point", "point", "miss"])  # A runs 3; B misses his equalizing inning
     b2.play(LAG + ["point"] * 6)  # A 3, B equalizes 3
     winner = s1["setup"]["players"]["A"]["name"]

@@ -274,3 +274,26 @@ def test_back_to_back_jumps(sim):
         assert any(t0 + k * MAX_JUMP_S + drift + 1 < t < t0 + (k + 1) * MAX_JUMP_S for t in seen), (k, drift, seen)
     assert sim.post({"do": "advance", "seconds": 10})[0] == 200  # and the next jump is taken
 
+
+def test_the_paired_boards_have_one_clock_and_one_jump_at_a_time():
+    """With --remote the wall and the referee box run on one clock: while a jump of the referee box
+    runs, a jump of the wall is refused (429), the wall's buttons and the state are answered, and
+    both boards end 300 s on."""
+    remote = Sim("--remote")
+    try:
+        real0 = time.monotonic()
+        t0 = remote.state(1)["t"]
+        jump = Jump(remote, board=1)
+        assert under_way(remote, t0, real0, board=1)
+        assert error(remote.post({"do": "advance", "seconds": 10}, board=0)) == (429, STILL_MOVING % 0)
+        assert remote.post({"do": "tap", "button": "A.point"}, board=0)[0] == 200
+        assert under_way(remote, t0, real0, board=0), "the wall's tap was answered only once the jump was over"
+        jump.join(120)
+        assert jump.answer[0] == 200
+        for board in (0, 1):
+            assert MAX_JUMP_S <= round(remote.state(board)["t"] - t0, 3) <= MAX_JUMP_S + time.monotonic() - real0 + 0.01
+    finally:
+        code = remote.stop(timeout=30)
+        remote.kill()
+    assert "Traceback" not in "\n".join(remote.lines), "\n".join(remote.lines)
+    assert code == 0

@@ -25,7 +25,7 @@
                                     -> {"ok": true} or 400 {"error": reason}
                                     (advance: answered once the clock got there; the board
                                     answers the other requests meanwhile; 429 while a jump
-                                    runs on that board's clock)
+                                    runs on that board's clock, a referee box's being its wall's)
 
 A POST must be `Content-Type: application/json`: a page from another origin
 cannot send that without the browser asking first (CORS), and nothing here
@@ -63,7 +63,7 @@ class Server(httpd.Server):
         super().__init__(STATIC_DIR)
         self.sessions = sessions
         self.hub = hub
-        self._jumping = set()  # boards whose clock jump runs now
+        self._jumping = set()  # the clocks (Pacer) a jump runs on now
 
     async def route(self, writer, request):
         method, path = request.method, request.path
@@ -103,8 +103,8 @@ class Server(httpd.Server):
                 raise ValueError
         except ValueError:
             return await self.send(writer, 400, {"error": "the body must be a JSON object"})
-        clock = index if action.get("do") == "advance" else None
-        if clock is not None and clock in self._jumping:  # one jump at a time per board, none waiting
+        clock = self.sessions[index].pacer if action.get("do") == "advance" else None
+        if clock is not None and clock in self._jumping:  # one jump at a time per clock, none waiting
             return await self.send(writer, 429, {"error": "board %d's clock is still moving: one jump at a time "
                                                           "(send the next once this one is answered)" % index})
         loop = asyncio.get_running_loop()

@@ -9,6 +9,8 @@ import random
 import re
 import socket
 import sys
+import threading
+import time
 
 import pytest
 
@@ -21,8 +23,8 @@ FUZZ_CASES = 600
 class Sim(LineProcess):
     name = "carom sim"
 
-    def __init__(self):
-        super().__init__([sys.executable, "-m", "host_tools", "sim", "--listen", "127.0.0.1:0"])
+    def __init__(self, *args):
+        super().__init__([sys.executable, "-m", "host_tools", "sim", "--listen", "127.0.0.1:0", *args])
         self.url = self.wait_line(r"the simulator is at (http://\S+)", 90).group(1)
         self.port = int(self.url.rsplit(":", 1)[1])
         self.host = b"127.0.0.1:%d" % self.port
@@ -60,10 +62,10 @@ class Sim(LineProcess):
         return self.raw(b"POST /api/boards/%d/action HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\n%s"
                         b"Content-Length: %d\r\n\r\n%s" % (board, self.host, ctype, extra, len(body), body))
 
-    def state(self):
+    def state(self, board=0):
         code, _, body = self.raw(b"GET /api/state HTTP/1.1\r\nHost: %s\r\n\r\n" % self.host)
         assert code == 200
-        return json.loads(body)[0]
+        return json.loads(body)[board]
 
 
 @pytest.fixture(scope="module")
@@ -190,3 +192,108 @@ def test_fuzz(sim):
     assert sim.state()["board"] == 0
     code, _, body = sim.raw(b"GET / HTTP/1.1\r\nHost: %s\r\n\r\n" % sim.host)
     assert code == 200 and b"<html" in body.lower()
+
+
+# ---- moving the clock forward: the board answers while a jump runs --------------------------------
+
+MAX_JUMP_S = 300  # the largest jump a request may ask for (session.MAX_JUMP_S)
+STILL_MOVING = "board %d's clock is still moving: one jump at a time (send the next once this one is answered)"
+
+
+class Jump(threading.Thread):
+    """One {"do": "advance"} request, sent on its own thread; `answer` once it came."""
+
+    def __init__(self, sim, seconds=MAX_JUMP_S, board=0, count=1):
+        super().__init__(daemon=True)
+        self.sim, self.seconds, self.board, self.count = sim, seconds, board, count
+        self.answers = []
+        self.start()
+
+    def run(self):
+        for _ in range(self.count):  # one after another: each sent as soon as the one before is answered
+            self.answers.append(self.sim.post({"do": "advance", "seconds": self.seconds}, board=self.board))
+
+    @property
+    def answer(self):
+        return self.answers[-1] if self.answers else None
+
+
+def under_way(sim, t0, real0, board=0):
+    """The first state answered while the jump that started at t0 runs, or None if the jump was over first.
+    A state shows the jump under way when its clock is further on than the real time since real0
+    could take it (only a jump moves it faster) and short of t0 + 300."""
+    while True:
+        state = sim.state(board)
+        if state["t"] >= t0 + MAX_JUMP_S:
+            return None
+        if state["t"] - t0 > time.monotonic() - real0 + 1:
+            return state
+
+
+def test_the_board_answers_during_the_largest_jump(sim):
+    """advance 300 in one request: meanwhile the state and a tap are answered (a state answered after the
+    tap still shows the jump under way); once the jump is answered, the board's clock moved 300 s."""
+    real0 = time.monotonic()
+    t0 = sim.state()["t"]
+    jump = Jump(sim)
+    assert under_way(sim, t0, real0), "no state was answered while the jump ran"
+    assert sim.post({"do": "tap", "button": "A.point"})[0] == 200
+    assert under_way(sim, t0, real0), "the tap was answered only once the jump was over"
+    jump.join(120)
+    assert jump.answer[0] == 200 and jump.answer[2] == b'{"ok": true}'
+    moved = round(sim.state()["t"] - t0, 3)  # the times are in ms
+    assert MAX_JUMP_S <= moved <= MAX_JUMP_S + time.monotonic() - real0 + 0.01  # no more than real time beside it
+
+
+def test_back_to_back_jumps(sim):
+    """Jumps sent while one runs are refused at once (429, saying why), not queued behind it; jumps sent
+    one after another as fast as they are answered each move the clock 300 s, and the board answers
+    the state and taps during each of them."""
+    real0 = time.monotonic()
+    t0 = sim.state()["t"]
+    jump = Jump(sim)
+    assert under_way(sim, t0, real0)
+    for _ in range(5):
+        assert error(sim.post({"do": "advance", "seconds": 10})) == (429, STILL_MOVING % 0)
+    assert under_way(sim, t0, real0), "a refusal waited for the running jump"
+    jump.join(120)
+    assert jump.answer[0] == 200
+
+    real0 = time.monotonic()
+    t0 = sim.state()["t"]
+    jumps = Jump(sim, count=3)
+    seen = []  # the board's clock in each state answered while the jumps ran
+    while jumps.is_alive():
+        assert sim.post({"do": "tap", "button": "B.point"})[0] == 200
+        seen.append(sim.state()["t"])
+    assert [a[0] for a in jumps.answers] == [200] * 3
+    moved = round(sim.state()["t"] - t0, 3)
+    drift = time.monotonic() - real0  # the real time between the jumps moves the clock too
+    assert 3 * MAX_JUMP_S <= moved <= 3 * MAX_JUMP_S + drift + 0.01
+    for k in range(3):  # a state answered in the middle of each jump
+        assert any(t0 + k * MAX_JUMP_S + drift + 1 < t < t0 + (k + 1) * MAX_JUMP_S for t in seen), (k, drift, seen)
+    assert sim.post({"do": "advance", "seconds": 10})[0] == 200  # and the next jump is taken
+
+
+def test_the_paired_boards_have_one_clock_and_one_jump_at_a_time():
+    """With --remote the wall and the referee box run on one clock: while a jump of the referee box
+    runs, a jump of the wall is refused (429), the wall's buttons and the state are answered, and
+    both boards end 300 s on."""
+    remote = Sim("--remote")
+    try:
+        real0 = time.monotonic()
+        t0 = remote.state(1)["t"]
+        jump = Jump(remote, board=1)
+        assert under_way(remote, t0, real0, board=1)
+        assert error(remote.post({"do": "advance", "seconds": 10}, board=0)) == (429, STILL_MOVING % 0)
+        assert remote.post({"do": "tap", "button": "A.point"}, board=0)[0] == 200
+        assert under_way(remote, t0, real0, board=0), "the wall's tap was answered only once the jump was over"
+        jump.join(120)
+        assert jump.answer[0] == 200
+        for board in (0, 1):
+            assert MAX_JUMP_S <= round(remote.state(board)["t"] - t0, 3) <= MAX_JUMP_S + time.monotonic() - real0 + 0.01
+    finally:
+        code = remote.stop(timeout=30)
+        remote.kill()
+    assert "Traceback" not in "\n".join(remote.lines), "\n".join(remote.lines)
+    assert code == 0

@@ -23,7 +23,9 @@
                                     off, the definition's identify button held, power on, released
                                     once the mode shows (the hint line then says what to do)
                                     -> {"ok": true} or 400 {"error": reason}
-                                    (429 while that board's clock is still moving)
+                                    (advance: answered once the clock got there; the board
+                                    answers the other requests meanwhile; 429 while a jump
+                                    runs on that board's clock, a referee box's being its wall's)
 
 A POST must be `Content-Type: application/json`: a page from another origin
 cannot send that without the browser asking first (CORS), and nothing here
@@ -61,7 +63,7 @@ class Server(httpd.Server):
         super().__init__(STATIC_DIR)
         self.sessions = sessions
         self.hub = hub
-        self._jumping = set()  # boards whose clock jump runs now
+        self._jumping = set()  # the clocks (Pacer) a jump runs on now
 
     async def route(self, writer, request):
         method, path = request.method, request.path
@@ -101,16 +103,17 @@ class Server(httpd.Server):
                 raise ValueError
         except ValueError:
             return await self.send(writer, 400, {"error": "the body must be a JSON object"})
-        jump = action.get("do") == "advance"
-        if jump and index in self._jumping:  # one jump at a time per board: each holds its lock
-            return await self.send(writer, 429, {"error": "board %d's clock is still moving" % index})
+        clock = self.sessions[index].pacer if action.get("do") == "advance" else None
+        if clock is not None and clock in self._jumping:  # one jump at a time per clock, none waiting
+            return await self.send(writer, 429, {"error": "board %d's clock is still moving: one jump at a time "
+                                                          "(send the next once this one is answered)" % index})
         loop = asyncio.get_running_loop()
-        if jump:
-            self._jumping.add(index)
+        if clock is not None:
+            self._jumping.add(clock)
         try:
             reason = await loop.run_in_executor(None, self.sessions[index].act, action)
         finally:
-            self._jumping.discard(index)
+            self._jumping.discard(clock)
         if reason:
             return await self.send(writer, 400, {"error": reason})
         return await self.send(writer, 200, {"ok": True})

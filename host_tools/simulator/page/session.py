@@ -16,6 +16,14 @@ instant.  When the virtual board gets a real-time mode of its own, only
 `Pacer` changes: `step()` then lets the board run on by itself and the
 scheduled releases become timers.
 
+A jump ({"do": "advance"}, up to MAX_JUMP_S) is the firmware's own loop run
+for that much virtual time: 300 s is some 30,000 turns of its 10 ms tasks,
+seconds of real time.  It runs in slices of JUMP_SLICE_S with the lock let go
+between them (TurnLock: whoever asked for it meanwhile has it first), so taps,
+the state and the clock thread's events are served while it runs; the tap is
+made at the virtual instant the jump has reached.  One jump at a time runs on
+a clock (the server answers 429 to another).
+
 `publish(kind, board_index, payload)` is called from the pacer thread (and
 from whichever thread called `act`) with "state" (a snapshot that changed),
 "log" (one line), "sound" (PWM events of the buzzer) and "tick" (the virtual
@@ -47,7 +55,8 @@ GAP_S = 0.1  # a button is left up at least this long between two presses
 LONG_EXTRA_S = 0.5  # a long press lasts the button's long_ms plus this (1.5 s for 1000 ms)
 CLOCK_EVERY_S = 0.1  # when nothing else changes, the virtual time is sent this often
 JUMPS = (10, 60, 300)  # "move the clock forward" buttons, seconds
-MAX_JUMP_S = max(JUMPS)  # the most one {"do": "advance"} moves the clock (a jump holds the board's lock)
+MAX_JUMP_S = max(JUMPS)  # the most one {"do": "advance"} moves the clock
+JUMP_SLICE_S = 1.0  # a jump runs this much virtual time at a time, then lets others have the board's lock
 ACTIONS = {"tap": ("button",), "down": ("button",), "up": ("button",), "long": ("button",),
            "power": ("on",), "plug": ("chip", "plugged"), "advance": ("seconds",),
            "identify": ()}  # each one's fields
@@ -324,6 +333,49 @@ class HubBoard(ScriptedBoard):
         super().__init__(board_name, flash_dir, config, radio=hub, name=name, unique_id=mac)
 
 
+class TurnLock:
+    """A reentrant lock its waiters get in the order they asked for it.
+
+    threading.RLock lets a thread that releases it take it again at once, ahead of the threads
+    waiting for it: a jump in slices would keep the board to itself all the same."""
+
+    def __init__(self):
+        self._cond = threading.Condition(threading.Lock())
+        self._owner = None
+        self._depth = 0
+        self._next = 0  # the ticket the next newcomer draws
+        self._serving = 0  # the ticket whose turn it is
+
+    def acquire(self):
+        me = threading.get_ident()
+        with self._cond:
+            if self._owner == me:
+                self._depth += 1
+                return True
+            ticket = self._next
+            self._next += 1
+            while self._serving != ticket:
+                self._cond.wait()
+            self._owner = me
+            self._depth = 1
+            return True
+
+    def release(self):
+        with self._cond:
+            if self._owner != threading.get_ident():
+                raise RuntimeError("release of a TurnLock not held by this thread")
+            self._depth -= 1
+            if self._depth == 0:
+                self._owner = None
+                self._serving += 1
+                self._cond.notify_all()
+
+    __enter__ = acquire
+
+    def __exit__(self, *exc):
+        self.release()
+
+
 class Pacer:
     """Virtual time in step with real time: grants the board the real time that passed.
 
@@ -331,7 +383,7 @@ class Pacer:
     makes each at its exact instant.  Replace this class when the virtual board
     runs in real time by itself (vb.run_realtime()): start() then turns that on,
     step() only makes the scheduled actions whose instant vb.now has reached,
-    and jump() stays vb.advance().
+    and a jump's slices stay vb.advance().
     """
 
     def __init__(self, vb, clock=None):
@@ -340,6 +392,7 @@ class Pacer:
         self._queue = []  # (virtual s, seq, fn)
         self._seq = itertools.count()
         self._last = time.monotonic()
+        self.jumping = False  # a jump runs: it grants the time, step() none
 
     def at(self, t, fn):
         """Call fn() when virtual time reaches t (seconds)."""
@@ -350,7 +403,7 @@ class Pacer:
         now = time.monotonic()
         dt = min(now - self._last, MAX_STEP_S)
         self._last = now
-        if dt > 0:
+        if dt > 0 and not self.jumping:
             self.advance_to(self.now + dt)
 
     @property
@@ -367,9 +420,9 @@ class Pacer:
         if goal > self.now:
             self.clock.advance(goal - self.now)
 
-    def jump(self, seconds):
-        """Move the clock forward at once; real-time pacing goes on from here."""
-        self.advance_to(self.now + seconds)
+    def resume(self):
+        """Real-time pacing goes on from now (after a jump)."""
+        self.jumping = False
         self._last = time.monotonic()
 
 
@@ -387,7 +440,7 @@ class BoardSession:
         self.radio = radio
         self.lead = lead
         self.publish = publish or (lambda kind, index, payload: None)
-        self.lock = lead.lock if lead is not None else threading.RLock()
+        self.lock = lead.lock if lead is not None else TurnLock()
         self.sb = None
         self.vb = None
         self.pacer = None
@@ -530,6 +583,8 @@ class BoardSession:
         if reason:
             return reason
         do = action["do"]
+        if do == "advance":
+            return self._jump(action["seconds"])
         with self.lock:
             if self._stop.is_set():
                 return "the simulator is stopping"
@@ -539,10 +594,8 @@ class BoardSession:
                 reason = self._power(action["on"])
             elif do == "plug":
                 reason = self._plug(action["chip"], action["plugged"])
-            elif do == "identify":
-                reason = self._identify()
             else:
-                reason = self._advance(action["seconds"])
+                reason = self._identify()
             self._collect()
             return reason
 
@@ -659,9 +712,33 @@ class BoardSession:
             self._guard(self.vb.plug if plugged else self.vb.unplug, addr, bus)
         return None
 
-    def _advance(self, seconds):
-        self._log("time", "clock moved forward %g s" % seconds)
-        self._guard(self.pacer.jump, seconds)
+    def _jump(self, seconds):
+        """Move the clock `seconds` forward, JUMP_SLICE_S at a time with the lock let go in between
+        (the firmware sees the same time pass as in one go: its timers, the watchdog and the
+        scheduled releases run at their instants).  Refused while a jump runs on this clock (a
+        referee box shares its wall's); ends early when the simulator stops or the board fails."""
+        with self.lock:
+            if self._stop.is_set():
+                return "the simulator is stopping"
+            if self.pacer.jumping:
+                return "the clock is still moving: one jump at a time"
+            self.pacer.jumping = True
+            self._log("time", "clock moved forward %g s" % seconds)
+            goal = self.pacer.now + seconds
+        try:
+            while True:
+                with self.lock:
+                    left = goal - self.pacer.now
+                    if left < 1e-6 or self._stop.is_set():
+                        break
+                    if not self._guard(self.pacer.advance_to, goal if left <= JUMP_SLICE_S else
+                                       self.pacer.now + JUMP_SLICE_S):
+                        break
+        finally:
+            with self.lock:
+                self.pacer.resume()
+                if not self._stop.is_set():
+                    self._collect()
         return None
 
     # ---- names and match options, through the board's serial console ------------------------

@@ -177,8 +177,8 @@ def test_the_readme_shows_the_broker_configuration_the_tests_run():
 
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         text = f.read()
-    assert "```\n" + ACL_EXAMPLE + "```" in text
-    assert "```\n" + conf() + "```" in text
+    assert "```conf\n" + ACL_EXAMPLE + "```" in text
+    assert "```conf\n" + conf() + "```" in text
     for argv, want in ((["hall-broker"], conf()), (["hall-broker", "--acl"], ACL_EXAMPLE)):
         r = subprocess.run([CAROM, *argv], capture_output=True, text=True, timeout=60)
         assert r.returncode == 0 and r.stdout == want, r.stderr

@@ -9,30 +9,26 @@ the outage loses nothing (without it, 5 of 9 reports were lost that way). mosqui
 database when it stops and every `autosave_interval` seconds.
 """
 
+from .brokerconf import check_prefix, persistence
 from .schema import TABLE_NAME
 
 KINDS_OUT = ("state", "status", "report")
 KINDS_IN = ("setup",)
-AUTOSAVE_S = 60
 
 
 def conf(name, host, port, prefix="carom", user=None, location="/var/lib/mosquitto/"):
     """mosquitto.conf lines for hall `name`'s broker (after its own listener): persistence and a
-    bridge named <name>-to-hall1 to hall 1's broker at host:port. ValueError on a name, host or
-    prefix that would not make a valid file."""
+    bridge named <name>-to-hall1 to hall 1's broker at host:port. ValueError on a name, host,
+    prefix or location that would not make a valid file."""
     if not TABLE_NAME.fullmatch(name):
         raise ValueError("the hall's name: 1 to 24 of a-z, 0-9, _ and -, not %s" % ascii(name[:40]))
     if not host or any(c.isspace() or c in "#" for c in host):
         raise ValueError("hall 1's broker: a host name or address, not %s" % ascii(host[:80]))
-    prefix = prefix.strip("/")
-    if not prefix or any(c.isspace() or c in "+#" for c in prefix):
-        raise ValueError("--prefix must be a topic prefix without blanks, + or #, e.g. carom")
+    prefix = check_prefix(prefix)
     lines = [
         "# %s's mosquitto.conf, after its own listener (carom hall-bridge)" % name,
         "# what waits for hall 1 while the link is down survives a restart of this broker:",
-        "persistence true",
-        "persistence_location %s" % location,
-        "autosave_interval %d" % AUTOSAVE_S,
+        *persistence(location),
         "connection %s-to-hall1" % name,
         "address %s:%d" % ("[%s]" % host if ":" in host else host, port),
         "cleansession false",

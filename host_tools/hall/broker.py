@@ -125,8 +125,7 @@ class Subscriber:
         """Connect (paho's thread reconnects by itself); with `check` and a login, first ask whether
         each login is its own client id, on a thread of its own: check(True/False/None)."""
         if check is None or not self.user:
-            self.client.connect_async(self.host, self.port, KEEPALIVE_S)
-            self.client.loop_start()
+            self._connect()
             return
 
         def first():
@@ -134,10 +133,13 @@ class Subscriber:
                 check(login_is_client_id(self.host, self.port, self.user, self.password, self.client_id))
             finally:
                 if not self._stopped:
-                    self.client.connect_async(self.host, self.port, KEEPALIVE_S)
-                    self.client.loop_start()
+                    self._connect()
 
         threading.Thread(target=first, name="carom-hall-check", daemon=True).start()
+
+    def _connect(self):
+        self.client.connect_async(self.host, self.port, KEEPALIVE_S)
+        self.client.loop_start()
 
     def publish(self, topic, payload, qos=1, retain=True):
         """A publish from any thread (paho's client is thread-safe): the hall's setups, retained, QoS 1.

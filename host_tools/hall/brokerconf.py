@@ -16,7 +16,8 @@ AUTOSAVE_S = 60
 MAX_PACKET = 1048576  # larger than any message the hall takes (schema.MAX_REPORT_BYTES)
 
 
-def _prefix(prefix):
+def check_prefix(prefix):
+    """The topics' prefix without its outer slashes; ValueError for one a configuration cannot hold."""
     prefix = prefix.strip("/")
     if not prefix or any(c.isspace() or c in "+#" for c in prefix):
         raise ValueError("--prefix must be a topic prefix without blanks, + or #, e.g. carom")
@@ -27,6 +28,13 @@ def _path(what, path):
     if not path.startswith("/") or any(c.isspace() or c == "#" for c in path):
         raise ValueError("%s: an absolute path without blanks, not %s" % (what, ascii(path[:80])))
     return path
+
+
+def persistence(location):
+    """mosquitto.conf's lines that keep its database (sessions, queued QoS 1 messages) across a
+    restart, saved every AUTOSAVE_S seconds and when it stops."""
+    return ["persistence true", "persistence_location %s" % _path("--persistence-location", location),
+            "autosave_interval %d" % AUTOSAVE_S]
 
 
 def conf(port=1883, password_file="/etc/mosquitto/carom.passwd", acl_file="/etc/mosquitto/carom.acl",
@@ -45,9 +53,7 @@ def conf(port=1883, password_file="/etc/mosquitto/carom.passwd", acl_file="/etc/
         "# a login is its client id: a board's login cannot take the hall's session or another board's",
         "use_username_as_clientid true",
         "# reports queued for a hall that is away survive a restart of the broker",
-        "persistence true",
-        "persistence_location %s" % _path("--persistence-location", location),
-        "autosave_interval %d" % AUTOSAVE_S,
+        *persistence(location),
         "# nothing larger than the hall takes",
         "max_packet_size %d" % MAX_PACKET,
     ]
@@ -57,7 +63,7 @@ def conf(port=1883, password_file="/etc/mosquitto/carom.passwd", acl_file="/etc/
 def acl(prefix="carom", hall="hall"):
     """The ACL file: `hall` reads every table and writes the setups; a board (login = table id, %u)
     writes its own table's state, status and report and reads its own setup."""
-    prefix = _prefix(prefix)
+    prefix = check_prefix(prefix)
     if not TABLE_NAME.fullmatch(hall):
         raise ValueError("--hall-user: 1 to 24 of a-z, 0-9, _ and -, not %s" % ascii(hall[:40]))
     return """\

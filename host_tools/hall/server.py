@@ -660,6 +660,7 @@ async def _main(sock, host, port, prefix, client_id, results_file, out, ready, s
     server = Server(dash, sign_in)
     srv = await server.start(sock)
     url = httpd.url_of(sock)
+
     def checked(own):
         try:
             loop.call_soon_threadsafe(out, CLIENT_ID_CHECK[own])

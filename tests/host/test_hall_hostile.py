@@ -742,8 +742,8 @@ def test_fuzz_topics_and_payloads():
 
 # ---- against a real mosquitto ---------------------------------------------------------------
 
-def publisher(port, user=None, password=None):
-    c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="stranger-%d" % random.randrange(10 ** 9))
+def publisher(port, user=None, password=None, client_id=None):
+    c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id or "stranger-%d" % random.randrange(10 ** 9))
     if user is not None:
         c.username_pw_set(user, password)
     result = {}
@@ -948,16 +948,10 @@ def test_a_login_cannot_take_the_halls_client_id_or_a_boards(tmp_path):
     def take(port, cid, times):
         """t1's login connecting with client id `cid`, `times` times; each waits for its CONNACK."""
         for _ in range(times):
-            got = []
-            c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=cid)
-            c.username_pw_set("t1", secret["t1"])
-            c.on_connect = lambda cl, u, f, rc, p=None: got.append(rc)
-            c.connect("127.0.0.1", port)
-            c.loop_start()
-            wait_for(lambda: len(got), 1, 10, "t1's CONNACK as %s" % cid)
+            c, reason = publisher(port, "t1", secret["t1"], client_id=cid)
             c.disconnect()
             c.loop_stop()
-            assert not got[0].is_failure
+            assert not reason.is_failure
 
     for guarded in (True, False):
         m = SecureMosquitto(secret, login_is_client_id=guarded).start()

@@ -239,8 +239,8 @@ def retained_setup(port, table, timeout=10):
         assert done.wait(timeout), "no retained setup for %s" % table
         return got[0]
     finally:
+        c.disconnect()  # first: paho's thread ends at once (stopped first, it may wait a second)
         c.loop_stop()
-        c.disconnect()
 
 
 def retained_topics(port, topics, timeout=10):
@@ -264,8 +264,8 @@ def retained_topics(port, topics, timeout=10):
         assert done.wait(timeout), "no sentinel"
         return got
     finally:
-        c.loop_stop()
         c.disconnect()
+        c.loop_stop()
 
 
 def org_page(browser, hall):

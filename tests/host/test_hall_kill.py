@@ -25,9 +25,19 @@ broker, signed with its key; t1's match is then played, its result taken, and t1
 match. What the kills left (left_behind), in two runs: half of the aimed ones no draw, half a draw
 with no table assigned yet; of the others, 5-7 the tables assigned but not every setup sent.
 
+Between assigning a match to a table and sending its setup (50 kills or more). 9 players play a
+round robin (36 matches) to its end on 3 tables. The hall assigns a table its next match
+TOURNAMENT_EVERY_S after the report that ends its match (the hall killed then: after each match),
+and a table its match while it answers the POST that adds it (two tables added during the
+tournament, and one taken out and put back at every third kill). Each kill aims at the moment
+between the assignment and the send (Aim: later after a kill that found the table without a match,
+sooner after one that found its setup sent; 22 and 24 of 56 landed between in two runs). Started
+again, every result is in the tournament, each table with a match has that match's setup on the
+broker, signed with its key, and no table is free while a match could go to it.
+
 A hall that stopped between assigning a match to a table and sending its setup (the tournament's
 file says "assigned", the setups sent say nothing of it) sends it when it starts again (send_due:
-without it the draw's test fails); a table whose key `carom hall-key` replaced gets the setup of
+without it both tests above fail); a table whose key `carom hall-key` replaced gets the setup of
 its match again, signed with the new key (the old signature its board now refuses), once, and only
 while its board has not taken it.
 """
@@ -46,6 +56,7 @@ import pytest
 from helpers import running_mosquitto, wait_for
 from host_tools.hall.loadgen import SimTable
 from host_tools.hall.organiser import SentStore
+from host_tools.hall.server import TOURNAMENT_EVERY_S
 from host_tools.hall.setups import Keys, SetupError, verify
 from host_tools.hall.tournament import Tournament
 from mosquitto import available
@@ -314,11 +325,19 @@ def status(doc, match_id):
     return next(m["status"] for m in doc["matches"] if m["id"] == match_id)
 
 
-def play_out(board, setup):
+def play_out(board, setup, hall=None):
     """The board takes its setup and plays the match to its end (A's two points, B's equalizing
-    inning missed): its report is with the broker when this returns."""
+    inning missed): its report is with the broker when this returns. With `hall`, the last stroke
+    waits until the hall shows the match playing: it has handled the states of the lag and the
+    first strokes, so its next look at the tournament comes TOURNAMENT_EVERY_S after the finished
+    match's state, which goes out with the report."""
     board.apply(setup)
-    board.play(LAG + ["point", "point", "miss"])
+    board.play(LAG + ["point", "point"])
+    if hall is not None:
+        wait_for(lambda: [m["status"] for m in tournament(hall.url)["matches"]
+                          if m["table"] == board.table and m["status"] in ACTIVE], ["playing"], 30,
+                 "%s's match playing" % board.table)
+    board.play(["miss"])
     assert board.sim.finished()
 
 
@@ -459,3 +478,79 @@ def test_a_hall_killed_during_a_draw_leaves_it_whole_or_not_made(tmp_path):
                 board.close()
             if hall is not None:
                 hall.kill()
+
+
+# ---- between assigning a match and sending its setup ---------------------------------------------
+
+RUN_PLAYERS = 9  # a round robin of 36 matches
+RUN_TABLES = ("t1", "t2", "t3")
+
+
+@pytest.mark.skipif(not available(), reason="mosquitto is not installed")
+def test_a_hall_killed_between_assigning_a_match_and_sending_it_leaves_no_table_without_it(tmp_path):
+    keys = Keys(str(tmp_path / "hall-keys.json"))
+    key = {table: keys.new_key(table) for table in RUN_TABLES}
+    args = ("--db", str(tmp_path / "club.sqlite"), "--keys", keys.path, "--client-id", CLIENT_ID)
+    rng = random.Random()
+    aims = {"report": Aim(TOURNAMENT_EVERY_S), "table": Aim()}
+    left = []  # (trigger, the kill's offset in ms, what it left)
+    with running_mosquitto() as broker:
+        boards = {table: TableBoard(broker.port, table, key[table]) for table in RUN_TABLES}
+        hall = HallProc(broker.port, *args)
+        played = 0
+
+        def killed(trigger, table, start):
+            """The hall killed at the trigger's aim after `start`, started again: every result in the
+            tournament, no table stuck. (document, setups) as settled()."""
+            nonlocal hall
+            offset = aims[trigger].offset(rng)
+            kill_at(hall, start + offset)
+            left.append((trigger, round(offset * 1000, 1), left_behind(tmp_path, table)))
+            aims[trigger].learn(early=left[-1][2] == "unassigned", late=left[-1][2] == "sent")
+            what = "kill %d: %s %s, %.1f ms (%s)" % (len(left), trigger, table, offset * 1000, left[-1][2])
+            hall = restarted(hall, broker.port, args)
+            wait_for(lambda: sum(m["status"] == "done" for m in tournament(hall.url)["matches"]), played, 30,
+                     what + ": every result")
+            return settled(broker.port, hall.url, key, what)
+
+        def added(table):
+            """The table added, killed while the hall answers (it gives the table a match and sends
+            it); added again when the kill came first (the POST was not answered)."""
+            thread, start, out = timed_post(hall, "table", {"table": table})
+            doc, setups = killed("table", table, start)
+            if not answered(thread, out) and table not in [r["table"] for r in doc["tables"]]:
+                post(hall, "table", {"table": table})
+                doc, setups = settled(broker.port, hall.url, key, "%s added again" % table)
+            return doc, setups
+
+        try:
+            hall.wait_line(CONNECTED)
+            for board in boards.values():
+                switched_on(board)
+            post(hall, "configure", {"name": "Kill test", "format": "round_robin",
+                                     "game_options": {"game": "three_cushion", "target": 2}})
+            post(hall, "players", {"players": [{"name": "Player %d" % i} for i in range(1, RUN_PLAYERS + 1)]})
+            post(hall, "table", {"table": "t1"})
+            post(hall, "draw", {})
+            doc, setups = settled(broker.port, hall.url, key, "t1's setup")
+            for table in RUN_TABLES[1:]:  # tables added while the tournament runs
+                doc, setups = added(table)
+            while True:
+                busy = [table for table in RUN_TABLES if on_table(doc, table) is not None]
+                if not busy:
+                    break
+                table = rng.choice(busy)
+                if len(left) % 3 == 2:  # the table taken out (its match waits again) and put back
+                    post(hall, "untable", {"table": table})
+                    doc, setups = added(table)
+                    continue
+                play_out(boards[table], setups[table], hall)  # the hall gives the table its next match
+                played += 1
+                doc, setups = killed("report", table, time.monotonic())
+            assert played == RUN_PLAYERS * (RUN_PLAYERS - 1) // 2
+            assert all(m["status"] == "done" for m in doc["matches"])
+            assert len(left) >= KILLS and "unsent" in [kind for _, _, kind in left], left
+        finally:
+            for board in boards.values():
+                board.close()
+            hall.kill()

@@ -191,8 +191,8 @@ class TableBoard:
             self.board.report(self.sim.report_doc()).wait_for_publish(5)
 
     def close(self):
+        self.sub.disconnect()  # before loop_stop, as in retained_setup
         self.sub.loop_stop()
-        self.sub.disconnect()
         self.board.close()
 
 

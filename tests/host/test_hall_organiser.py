@@ -139,7 +139,6 @@ class TableBoard:
 
     def __init__(self, port, table, key):
         self.table = table
-        self.key = key
         self.payloads = []
         self.got = threading.Condition()
         self.n = 0  # the last setup applied
@@ -151,6 +150,15 @@ class TableBoard:
         c.connect("127.0.0.1", port, 30)
         c.loop_start()
         self.sub = c
+
+    @property
+    def key(self):
+        """The table's hall key: setups are checked with it, reports signed with it."""
+        return self.board.key
+
+    @key.setter
+    def key(self, key):
+        self.board.key = key
 
     def _message(self, client, userdata, msg):
         with self.got:

@@ -139,7 +139,6 @@ class TableBoard:
 
     def __init__(self, port, table, key):
         self.table = table
-        self.key = key
         self.payloads = []
         self.got = threading.Condition()
         self.n = 0  # the last setup applied
@@ -151,6 +150,15 @@ class TableBoard:
         c.connect("127.0.0.1", port, 30)
         c.loop_start()
         self.sub = c
+
+    @property
+    def key(self):
+        """The table's hall key: setups are checked with it, reports signed with it."""
+        return self.board.key
+
+    @key.setter
+    def key(self, key):
+        self.board.key = key
 
     def _message(self, client, userdata, msg):
         with self.got:
@@ -191,8 +199,8 @@ class TableBoard:
             self.board.report(self.sim.report_doc()).wait_for_publish(5)
 
     def close(self):
+        self.sub.disconnect()  # before loop_stop, as in retained_setup
         self.sub.loop_stop()
-        self.sub.disconnect()
         self.board.close()
 
 
@@ -239,8 +247,8 @@ def retained_setup(port, table, timeout=10):
         assert done.wait(timeout), "no retained setup for %s" % table
         return got[0]
     finally:
+        c.disconnect()  # first: paho's thread ends at once (stopped first, it may wait a second)
         c.loop_stop()
-        c.disconnect()
 
 
 def retained_topics(port, topics, timeout=10):
@@ -264,8 +272,8 @@ def retained_topics(port, topics, timeout=10):
         assert done.wait(timeout), "no sentinel"
         return got
     finally:
-        c.loop_stop()
         c.disconnect()
+        c.loop_stop()
 
 
 def org_page(browser, hall):

@@ -18,8 +18,9 @@ signed with the table's key (--keys FILE), and the reports fill the standings an
     server.py   HTTP + server-sent events on asyncio (standard library only)
     loadgen.py  simulated tables publishing real state documents (tests, benchmark, a demo)
     bench.py    hall_section(): the load benchmark's figures for `make bench`
-    static/     the TV (index.html, hall.js, hall.css), the organiser's page (organiser.*), the overlay
-                (overlay.*): no build step, nothing from the internet
+    static/     the TV (index.html, hall.js, hall.css), the organiser's page (organiser.*), the
+                bracket both draw (bracket.js), the overlay (overlay.*): no build step, nothing
+                from the internet
 """
 
 from .server import ListenError, run  # noqa: F401

@@ -470,13 +470,16 @@ def test_a_knockout_moves_on_by_itself_shootout_included(tourney, browser):
     pg = page.page
     pg.wait_for_selector(".champion")
     assert pg.text_content(".champion") == "Winner: " + champion
-    rounds = pg.evaluate("[...document.querySelectorAll('#bracket .round')].map(r => r.querySelector('h3').textContent)")
+    rounds = pg.evaluate("[...document.querySelectorAll('#bracket .b-round')].map(r => r.querySelector('h2').textContent)")
     assert len(rounds) == 2
-    assert pg.evaluate("[...document.querySelectorAll('#bracket .round')].pop().querySelector('.w span').textContent") \
+    assert pg.evaluate("[...document.querySelectorAll('#bracket .b-round')].pop().querySelector('.w span').textContent") \
         == champion
     assert post(hall, "view", {"view": "bracket"}) == (200, {"view": "bracket"})
     tv.page.wait_for_selector("body[data-view=bracket] #bracket-view .b-round")
     assert tv.page.evaluate("document.querySelector('#bracket-view .b-round:last-child .w span').textContent") == champion
+    # One drawing (bracket.js): the TV shows the bracket the organiser sees, line by line.
+    lines = "[...document.querySelectorAll('%s .b-match > div')].map(d => [d.className, d.textContent])"
+    assert tv.page.evaluate(lines % "#bracket-view") == pg.evaluate(lines % "#bracket") != []
     report = [m for m in hall.get("/api/tournament")["matches"] if m["round"] == 2][0]
     assert report["ended_by"] == "shootout" and report["status"] == "done"
     page.close()

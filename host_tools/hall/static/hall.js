@@ -412,7 +412,7 @@ function setView(v) {
 
 function drawView() {
   if (view === "standings") drawStandings(document.getElementById("standings-view"));
-  else if (view === "bracket") drawBracket(document.getElementById("bracket-view"));
+  else if (view === "bracket") showBracket(document.getElementById("bracket-view"));
 }
 
 function fmtAvg(x) { return x === null || x === undefined ? "" : Number(x).toFixed(3); }
@@ -452,30 +452,17 @@ function drawStandings(box) {
   }
 }
 
-function drawBracket(box) {
-  box.replaceChildren();
+function showBracket(box) {
   const rounds = (tournament && tournament.bracket) || [];
-  if (!rounds.length) { el("p", "view-empty", box, "No knock-out in this tournament (or no draw yet)."); return; }
+  if (!rounds.length) {
+    box.replaceChildren();
+    el("p", "view-empty", box, "No knock-out in this tournament (or no draw yet).");
+    return;
+  }
   const most = rounds.reduce((n, r) => Math.max(n, r.matches.length), 0);
   const size = Math.max(11, Math.min(30, (box.clientHeight - 40) / (most * 2 + 2) / 1.6, 1800 / rounds.length / 14));
   box.style.setProperty("--vfont", size.toFixed(1) + "px");
-  if (tournament.champion) el("div", "b-champion", box, "Winner: " + tournament.champion);
-  for (const r of rounds) {
-    const round = el("div", "b-round", box);
-    el("h2", "", round, r.name);
-    const col = el("div", "b-matches", round);
-    for (const m of r.matches) {
-      const box2 = el("div", "b-match", col);
-      box2.dataset.status = m.status;
-      box2.dataset.id = m.id;
-      for (const p of ["A", "B"]) {
-        const name = m["name_" + p];
-        const line = el("div", name && m.winner === name ? "w" : name ? "" : "tbd", box2);
-        el("span", "", line, name || (m.status === "bye" && !m["label_" + p] ? "bye" : m["label_" + p] || "–"));
-        el("span", "", line, m["score_" + p] === null || m["score_" + p] === undefined ? "" : String(m["score_" + p]));
-      }
-    }
-  }
+  drawBracket(box, rounds, tournament.champion);  // bracket.js
 }
 
 // The wall clock in the corner, and the break's and the warm-up's countdowns, once a second.

@@ -213,24 +213,7 @@ function drawTournament() {
       el("td", "", tr, r.high_run);
     }
   }
-  const br = $("bracket");
-  br.replaceChildren();
-  for (const r of d.bracket) {
-    const col = el("div", "round", br);
-    el("h3", "", col, r.name);
-    for (const m of r.matches) {
-      const box = el("div", "bm", col);
-      box.dataset.id = m.id;
-      box.dataset.status = m.status;
-      for (const p of ["A", "B"]) {
-        const name = m["name_" + p];
-        const line = el("div", name && m.winner === name ? "w" : "", box);
-        el("span", "", line, name || m["label_" + p] || "–");
-        el("span", "", line, m["score_" + p] === null ? "" : m["score_" + p]);
-      }
-    }
-  }
-  if (d.champion) el("p", "champion", br, "Winner: " + d.champion);
+  drawBracket($("bracket"), d.bracket, d.champion);  // bracket.js, as on the TV
   document.dispatchEvent(new CustomEvent("organiser:drawn", {detail: d}));
 }
 

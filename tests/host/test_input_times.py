@@ -70,6 +70,7 @@ from host_tools import httpd
 from host_tools.hall import organiser as org
 from host_tools.hall import schema, server, tournament
 from host_tools.hall.model import Hall
+from host_tools.hall.tournament import values as tournament_values
 from host_tools.simulator.page import server as sim_server
 from host_tools.simulator.page import session
 
@@ -304,11 +305,11 @@ def player(name):
 
 
 def tournament_name(body):
-    tournament._text(body["name"], "name", tournament.MAX_TITLE, empty=True)
+    tournament_values._text(body["name"], "name", tournament_values.MAX_TITLE, empty=True)
 
 
 def tournament_options(body):
-    tournament.match_section(body["game_options"])
+    tournament_values.match_section(body["game_options"])
 
 
 def sign_in(body):

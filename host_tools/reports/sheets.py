@@ -11,6 +11,7 @@ import tempfile
 from .match import ball_of, match_time, when
 from .pdf import find_chromium, html_to_pdf
 
+CSS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sheet.css")  # the score sheet's style
 MATCH_COLUMNS = (
     "match", "table", "board", "game", "target", "innings_limit", "format", "breaker",
     "A_name", "A_club", "A_ball", "A_target", "A_score", "A_innings", "A_average", "A_high_run", "A_fouls",
@@ -42,9 +43,9 @@ def write_csv(matches, out_dir):
 
 
 @functools.cache
-def css():
-    """The score sheet's style (sheet.css), read once."""
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "sheet.css"), encoding="utf-8") as f:
+def _css():
+    """sheet.css, read once."""
+    with open(CSS, encoding="utf-8") as f:
         return f.read()
 
 
@@ -195,7 +196,7 @@ def render_html(m):
 <footer class="signatures">%(sign)s</footer>
 </body>
 </html>
-""" % {"gen": m.gen, "title": e(title), "css": css(), "game": e(m.game()), "target": e(target), "fmt": e(", " + m.format() if m.format() else ""),
+""" % {"gen": m.gen, "title": e(title), "css": _css(), "game": e(m.game()), "target": e(target), "fmt": e(", " + m.format() if m.format() else ""),
        "meta": meta_rows, "players": players, "nameA": e(m.name("A")), "nameB": e(m.name("B")),
        "body": "\n".join(body), "foot": foot, "shootout": shootout, "result": e(m.result_text()), "notes": e(notes), "sign": sign}
 

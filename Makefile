@@ -42,7 +42,7 @@ test-micropython: venv
 	fi
 
 bench: venv
-	$(PY) -m host_tools.bench
+	$(PY) -m tools.bench
 
 # The generated docs: each board's page and files in docs/build/boards/ (parts, power, pins, the
 # WireViz drawing), from boards/*.json. Run it after editing a board; a test fails until you do.

@@ -184,7 +184,7 @@ def run_card(args):
     _write(out, card.card_html(bd))
     print(out)
     if args.pdf:
-        from .report import find_chromium, html_to_pdf
+        from ..reports.pdf import find_chromium, html_to_pdf
 
         chromium = find_chromium()
         if chromium is None:

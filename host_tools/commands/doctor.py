@@ -346,7 +346,8 @@ def check_clock_and_history(board, c):
         import time
 
         c.ok("clock: %s (the board's time)" % time.strftime("%Y-%m-%d %H:%M", time.gmtime(t)))
-    from .report import HISTORY, generation
+    from ..reports.match import generation
+    from .report import HISTORY
 
     entries = board.listdir(HISTORY) or []
     n = len([e for e in entries if generation(e[0]) is not None])

@@ -11,16 +11,18 @@ signed with the table's key (--keys FILE), and the reports fill the standings an
     model.py    the tables and the results list, fed message by message (pure; the dedup rule, slots,
                 eviction, the byte bounds)
     broker.py   the MQTT subscription (and the setups' publish): paho-mqtt on its own thread, reconnecting
-    tournament.py  the tournament in SQLite: players, draw, matches onto tables, standings, bracket, exports
+    tournament/  the tournament in SQLite: players, draw, matches onto tables, standings, bracket, exports
+                (a module per job: tournament/__init__.py lists them)
     setups.py   the tables' keys and numbers (the key file), a setup signed for its table
     organiser.py  the tournament on the hall: which tables are free, the setups sent and what they do,
                 what the organiser's page may POST (every field checked)
     server.py   HTTP + server-sent events on asyncio (standard library only)
-    loadgen.py  simulated tables publishing real state documents (tests, benchmark, a demo)
-    bench.py    hall_section(): the load benchmark's figures for `make bench`
     static/     the TV (index.html, hall.js, hall.css), the organiser's page (organiser.*), the
                 bracket both draw (bracket.js), the overlay (overlay.*): no build step, nothing
                 from the internet
+
+The simulated tables (tools/hall/loadgen.py) and the tournament runner (tools/hall/tourneyrun.py)
+are the repository's, for the tests, `make bench` and a demo: not shipped.
 """
 
 from .server import ListenError, run  # noqa: F401

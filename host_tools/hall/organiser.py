@@ -1,6 +1,6 @@
 """The organiser's side of the hall: the tournament, the setups sent to the tables, what a page may change.
 
-    Tournament   host_tools/hall/tournament.py (SQLite): players, format, draw, standings, bracket
+    Tournament   host_tools/hall/tournament/ (SQLite): players, format, draw, standings, bracket
     setups.Keys  host_tools/hall/setups.py: the tables' keys and numbers (the key file, `carom hall-key`),
                  a setup's MQTT payload HMAC-signed with the table's key
 
@@ -291,7 +291,7 @@ class KeyFile:
 class Organiser:
     """The tournament on the hall's event loop: pages' requests, boards' states and reports in, setups out.
 
-    tournament  a Tournament (tournament.py)
+    tournament  a Tournament (tournament/)
     keys        has(table), message(table, setup) -> (n, the MQTT payload): the hall's key file (KeyFile)
     publish     publish(topic, payload): a retained QoS 1 publish through the hall's MQTT connection
     """

@@ -1,4 +1,4 @@
-"""Load benchmark of the hall dashboard; prints one JSON line (host_tools/bench/hall.py prints the table).
+"""Load benchmark of the hall dashboard; prints one JSON line (tools/bench/hall.py prints the table).
 
 A real mosquitto on a free loopback port, `carom hall` as a subprocess, 64 simulated boards
 (paho clients publishing real state documents from the firmware's modules; reports when a
@@ -29,8 +29,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
 
-from host_tools.bench.hall import ORGANISER_JS, measure  # noqa: E402
-from host_tools.hall.loadgen import Board, SimTable  # noqa: E402
+from tools.bench.hall import ORGANISER_JS, measure  # noqa: E402
+from tools.hall.loadgen import Board, SimTable  # noqa: E402
 from mosquitto import Mosquitto, available  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"

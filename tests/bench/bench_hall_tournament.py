@@ -1,8 +1,8 @@
 """A 64-player tournament run by the hall from the draw to the final; prints one JSON line
-(host_tools/bench/hall.py tournament_section prints the table).
+(tools/bench/hall.py tournament_section prints the table).
 
 A real mosquitto on a free loopback port, a real `carom hall --db FILE --keys FILE` process, and
-TABLES simulated boards with hall keys (host_tools.hall.loadgen.HallBoard): each takes its table's
+TABLES simulated boards with hall keys (tools.hall.loadgen.HallBoard): each takes its table's
 signed setups, checks them with the firmware's own hallsetup.check, plays the match each names
 (players, targets, options) with the firmware's rules core, a stroke every STROKE_S on average,
 and publishes its state and its report as a board does.  Nobody touches the hall after the draw.
@@ -36,9 +36,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
 
-from host_tools.hall.loadgen import HallBoard, SSEClient, play  # noqa: E402
+from tools.hall.loadgen import HallBoard, SSEClient, play  # noqa: E402
 from host_tools.hall.setups import Keys  # noqa: E402
-from host_tools.hall.tourneyrun import get, post  # noqa: E402
+from tools.hall.tourneyrun import get, post  # noqa: E402
 from mosquitto import Mosquitto, available  # noqa: E402
 
 FIRST = ("Anna", "Bela", "Csaba", "Dora", "Erno", "Flora", "Gabor", "Hanna")

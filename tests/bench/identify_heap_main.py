@@ -1,4 +1,4 @@
-# main.py for the identify mode's heap figure (host_tools/bench/identify.py): the board started as
+# main.py for the identify mode's heap figure (tools/bench/identify.py): the board started as
 # firmware/main.py starts it, its heap sampled while the start runs. It prints lines the host reads:
 #   HEAP identify live <bytes>   every 100 ms during the start (the identify mode, when its button
 #                                is held), at each new high

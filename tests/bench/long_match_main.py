@@ -1,6 +1,6 @@
 # The end of a long match, on the interpreter running it (the 32-bit build with -X heapsize=112K
 # is the chip's heap), with the firmware as `carom deploy` builds it: copied beside the .mpy files
-# by host_tools/bench/longmatch.py and run from there with the store's folder as its argument.
+# by tools/bench/longmatch.py and run from there with the store's folder as its argument.
 #
 #   micropython -X heapsize=112K long_match_main.py <store folder> [entries] [mode]
 #
@@ -14,7 +14,7 @@
 #     loads report.py on; the whole time (the best run), the modules still loaded afterwards.
 #     The collector is off within a step and runs at its yield: a step's time is its own, and
 #     the collections its allocation costs on the chip are counted from its bytes (the host's
-#     collections say nothing of the chip's: host_tools/bench/chiptime.py). A step's file time
+#     collections say nothing of the chip's: tools/bench/chiptime.py). A step's file time
 #     is counted apart: the store's calls (its fs is timed) and the reading of the modules
 #     it loaded (each .mpy read again as the import reads it, in 24-byte pieces): on the chip
 #     that is LittleFS on the flash, which the CPU's estimate does not scale;

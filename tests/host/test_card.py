@@ -131,7 +131,7 @@ def test_the_html_closes_its_tags_and_fetches_nothing(name):
 
 @pytest.mark.parametrize("name", BOARDS)
 def test_chromium_prints_each_card_on_one_page(name, tmp_path):
-    from host_tools.commands.report import find_chromium
+    from host_tools.reports.pdf import find_chromium
 
     if find_chromium() is None:
         pytest.skip("no Chromium to print with (tools/deps.sh installs Debian's)")

@@ -1,4 +1,4 @@
-"""The chip's time estimated by `make bench` (host_tools/bench/chiptime.py): a host time times
+"""The chip's time estimated by `make bench` (tools/bench/chiptime.py): a host time times
 the ratio of this machine's pystone score to published ESP32 scores.
 
 What is tried, with no network (the tests fetch nothing): every published score names its
@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from host_tools.bench import chiptime, longmatch
+from tools.bench import chiptime, longmatch
 
 
 @pytest.fixture

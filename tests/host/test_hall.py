@@ -1,7 +1,7 @@
 """The hall dashboard (`carom hall`): a real mosquitto, boards simulated with paho, the page in Chromium.
 
 The boards publish real state documents, made by the firmware's own modules on CPython
-(referee lines played on rules.Match, matchdoc.doc, report.build; host_tools/hall/loadgen.py),
+(referee lines played on rules.Match, matchdoc.doc, report.build; tools/hall/loadgen.py),
 on the topics and with the flags the wall board uses (firmware/app.py).  `carom hall` runs as
 a subprocess, as a person starts it; the page is read back from what it drew (the tiles'
 text and data attributes), the exports from /results.csv and /results.json.
@@ -31,7 +31,7 @@ need_broker = pytest.mark.skipif(not available(), reason="mosquitto is not insta
 
 def sim_table(table, lines=(), name=None, target=3):
     """A table whose match is played with the firmware's rules core: `lines` are referee events."""
-    from host_tools.hall.loadgen import SimTable
+    from tools.hall.loadgen import SimTable
 
     t = SimTable(table, target=target, name=name, names=("Anna Kovacs", "Bela Nagy"))
     for line in lines:
@@ -198,7 +198,7 @@ def hall(broker):
 @pytest.fixture
 def boards(broker):
     """Simulated boards: boards("t1") connects one (status online, its will offline)."""
-    from host_tools.hall.loadgen import Board
+    from tools.hall.loadgen import Board
 
     made = []
 
@@ -308,7 +308,7 @@ FMT_JS = """(id) => {
 
 def fmt_table(table, options, lines, target=15):
     """A table playing one of the formats (handicap, sets, shoot-out, warm-up)."""
-    from host_tools.hall.loadgen import SimTable
+    from tools.hall.loadgen import SimTable
 
     t = SimTable(table, target=target, options=options, names=("Anna Kovacs", "Bela Nagy"))
     for line in lines:
@@ -322,7 +322,7 @@ def test_tiles_show_handicap_sets_shootout_and_warmup(browser):
     handicap, the sets won and the sets' scores, the shoot-out's round and its deciding runs, the
     warm-up's clock; every text whole in its tile. The results list says the format too. (A
     broker and a hall of its own: the module's keep other tables.)"""
-    from host_tools.hall.loadgen import Board
+    from tools.hall.loadgen import Board
 
     with running_mosquitto() as broker:
         hall = HallProc(broker.port)

@@ -117,7 +117,7 @@ def test_two_halls_bridged_one_dashboard_every_table_and_result_once(halls, tmp_
 def test_a_restart_of_hall_2s_broker_during_an_outage_loses_no_report(tmp_path):
     """Hall 1's broker (persistent, as the README says) stops; nine tables on hall 2 report; hall 2's
     broker restarts (its bridge's queue on its disk); hall 1's comes back: the dashboard has all nine."""
-    from host_tools.hall.loadgen import Board, SimTable
+    from tools.hall.loadgen import Board, SimTable
 
     one = PersistentMosquitto().start()
     two = BridgedMosquitto(one.port).start()

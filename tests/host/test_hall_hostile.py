@@ -254,7 +254,7 @@ EVENT_MATCHES = (
 
 def event_docs():
     """The state documents (after every line) and the reports of EVENT_MATCHES, made by the firmware."""
-    from host_tools.hall.loadgen import firmware
+    from tools.hall.loadgen import firmware
 
     _, matchdoc, referee, report = firmware()
     states, reports = [], []
@@ -391,7 +391,7 @@ FORMAT_MATCHES = (
 
 def format_docs():
     """The state documents (after every line) and the reports of FORMAT_MATCHES, made by the firmware."""
-    from host_tools.hall.loadgen import firmware
+    from tools.hall.loadgen import firmware
 
     _, matchdoc, referee, report = firmware()
     states, reports = [], []
@@ -803,7 +803,7 @@ def test_hall_shrugs_off_a_hostile_broker(tmp_path):
     try:
         stranger, reason = publisher(m.port)
         publish_all(stranger, hostile_messages(rng))
-        from host_tools.hall.loadgen import Board, SSEClient
+        from tools.hall.loadgen import Board, SSEClient
 
         boards = {n: Board("127.0.0.1", m.port, n).wait() for n in ("t1", "t2")}
         docs = {n: sim_table(n, ["point"] * int(n[1])).doc() for n in boards}
@@ -881,7 +881,7 @@ def test_broker_logins_and_acls(tmp_path):
     m = SecureMosquitto(secret).start()
     h = None
     try:
-        from host_tools.hall.loadgen import Board
+        from tools.hall.loadgen import Board
 
         anon, reason = publisher(m.port)
         assert reason.is_failure, reason
@@ -939,7 +939,7 @@ def test_a_login_cannot_take_the_halls_client_id_or_a_boards(tmp_path):
     connected (no reconnect), and the hall says at its start that the broker is set so. Without
     use_username_as_clientid the same login throws the hall off (it reconnects), and the hall warns
     at its start."""
-    from host_tools.hall.loadgen import Board
+    from tools.hall.loadgen import Board
 
     secret = {"hall": "hall-secret-7f3a", "t1": "t1-secret-91bc", "t2": "t2-secret-c0de"}
     env = dict(os.environ, CAROM_HALL_PASSWORD=secret["hall"])

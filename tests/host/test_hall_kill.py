@@ -54,7 +54,7 @@ import urllib.request
 import pytest
 
 from helpers import running_mosquitto, wait_for
-from host_tools.hall.loadgen import SimTable
+from tools.hall.loadgen import SimTable
 from host_tools.hall.organiser import SentStore
 from host_tools.hall.server import TOURNAMENT_EVERY_S
 from host_tools.hall.setups import Keys, SetupError, verify

@@ -1,4 +1,4 @@
-"""The hall's load generator (host_tools.hall.loadgen), and the dashboard under load, counted
+"""The hall's load generator (tools.hall.loadgen), and the dashboard under load, counted
 (never timed): 64 boards publishing at once.
 
 The generator: its documents pass the hall's schema in every format; its demo keeps real time (on
@@ -13,7 +13,7 @@ through a real mosquitto to `carom hall`, with the TV and the organiser's page o
 reached the event stream and the organiser's page, the hall counted each table's updates, its
 API, the TV and the organiser's list end on each table's last document, and every report of a
 finished match is in the results list once.
-The delays are measured by `make bench` (host_tools/bench/hall.py), not here.
+The delays are measured by `make bench` (tools/bench/hall.py), not here.
 """
 
 import json
@@ -22,9 +22,9 @@ import random
 
 import pytest
 
-from host_tools.bench.hall import ORGANISER_JS, measure
+from tools.bench.hall import ORGANISER_JS, measure
 from host_tools.hall import schema
-from host_tools.hall.loadgen import FORMATS, SHOWCASE, Board, DemoHall, SimTable, showcase
+from tools.hall.loadgen import FORMATS, SHOWCASE, Board, DemoHall, SimTable, showcase
 from helpers import running_mosquitto, wait_for
 from mosquitto import available
 from test_hall import HallProc, Page

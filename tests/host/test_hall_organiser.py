@@ -25,9 +25,9 @@ import pytest
 from helpers import running_mosquitto
 from helpers import wait_for as _wait_for
 from host_tools.hall import organiser as org
-from host_tools.hall.loadgen import Board, SimTable
+from tools.hall.loadgen import Board, SimTable
 from host_tools.hall.setups import Keys, verify
-from host_tools.hall.tourneyrun import match_options
+from tools.hall.tourneyrun import match_options
 from mosquitto import available
 from test_hall import HallProc, Page
 

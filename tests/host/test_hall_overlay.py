@@ -17,7 +17,7 @@ import zlib
 import pytest
 
 from helpers import wait_for as _wait_for
-from host_tools.hall.loadgen import Board, SimTable
+from tools.hall.loadgen import Board, SimTable
 from mosquitto import available
 from test_hall import running_hall
 

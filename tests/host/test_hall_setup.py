@@ -464,7 +464,7 @@ def test_the_setup_channel_on_a_stock_esp32_heap(tmp_path):
     applied, and an oversized one dropped, in a heap cut into 4 KB holes after the boot (no
     allocation larger than that can succeed), the sampled live heap within 80 KB."""
     from host_tools import micropython32_exe
-    from host_tools.bench.heap import RADIO, WIFI, boots, configure, heap_firmware, peak, wall
+    from tools.bench.heap import RADIO, WIFI, boots, configure, heap_firmware, peak, wall
     from host_tools.simulator.vboard import VirtualBoard
     from mosquitto import Mosquitto
 

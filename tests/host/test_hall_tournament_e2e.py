@@ -1,10 +1,10 @@
 """A tournament run by the hall from the draw to the champion, end to end, the small
-version of `make bench`'s 64 players (host_tools/bench/hall.py tournament_section).
+version of `make bench`'s 64 players (tools/bench/hall.py tournament_section).
 
 A real mosquitto set up as the README says (no anonymous clients, a password file, the ACLs: each
 board writes only its table's topics and reads only its own setups, the hall reads them all and
 writes the setups), a real `carom hall --db FILE --keys FILE --user hall` process, and four boards
-with hall keys (host_tools.hall.loadgen.HallBoard): each takes its table's signed setups (checked
+with hall keys (tools.hall.loadgen.HallBoard): each takes its table's signed setups (checked
 by the firmware's own hallsetup.check), plays the match each names (its players, target and
 options) with the firmware's rules core, and publishes its state and its report.  Nobody touches
 the hall after the draw: eight players, a knock-out on four tables, the rounds go out by
@@ -21,7 +21,7 @@ import urllib.request
 
 import pytest
 
-from host_tools.hall.loadgen import HallBoard, play
+from tools.hall.loadgen import HallBoard, play
 from host_tools.hall.setups import Keys
 from mosquitto import SecureMosquitto, available
 from test_hall import HallProc

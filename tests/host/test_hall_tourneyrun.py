@@ -1,4 +1,4 @@
-"""A tournament from the draw to the final on simulated boards (host_tools/hall/tourneyrun.py): 12 players
+"""A tournament from the draw to the final on simulated boards (tools/hall/tourneyrun.py): 12 players
 in 3 groups, the top 2 of each into a knock-out, on 4 tables, through a real mosquitto and `carom hall`.
 
 Checked: every match is played once on some table (every setup verified with its table's key, none
@@ -11,7 +11,7 @@ import pytest
 
 from helpers import running_mosquitto
 from host_tools.hall.setups import Keys
-from host_tools.hall.tourneyrun import TournamentRun
+from tools.hall.tourneyrun import TournamentRun
 from mosquitto import available
 from test_hall import HallProc
 

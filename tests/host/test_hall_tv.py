@@ -13,7 +13,7 @@ import paho.mqtt.client as paho
 import pytest
 
 from helpers import wait_for as _wait_for
-from host_tools.hall.loadgen import Board, SimTable
+from tools.hall.loadgen import Board, SimTable
 from mosquitto import available
 from test_hall import Page, running_hall
 

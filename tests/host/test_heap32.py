@@ -25,7 +25,7 @@ What is tried:
 
 The live heap is sampled by tests/host/vboard_fixtures/heap_main.py (every 100 ms, and at
 every yield of a report, whose steps run within one instant of the board's time); the
-match and the figures' reading are host_tools/bench/heap.py's (`make bench` prints them).
+match and the figures' reading are tools/bench/heap.py's (`make bench` prints them).
 Skipped, with the reason, when there is no 32-bit MicroPython.
 """
 
@@ -37,7 +37,7 @@ import time
 import pytest
 
 from host_tools import micropython32_exe
-from host_tools.bench.heap import (FORMATS_MATCH, RADIO, ROUNDS, WIFI, boots, configure, heap_firmware, peak,
+from tools.bench.heap import (FORMATS_MATCH, RADIO, ROUNDS, WIFI, boots, configure, heap_firmware, peak,
                                    play_format_match, play_long_match, wall)
 from host_tools.simulator.vboard import VirtualBoard
 

@@ -196,7 +196,7 @@ def test_fuzz(sim):
 
 # ---- moving the clock forward: the board answers while a jump runs --------------------------------
 
-MAX_JUMP_S = 300  # the largest jump a request may ask for (session.MAX_JUMP_S)
+MAX_JUMP_S = 300  # the largest jump a request may ask for (page/actions.py MAX_JUMP_S)
 STILL_MOVING = "board %d's clock is still moving: one jump at a time (send the next once this one is answered)"
 
 

@@ -70,8 +70,10 @@ from host_tools import httpd
 from host_tools.hall import organiser as org
 from host_tools.hall import schema, server, tournament
 from host_tools.hall.model import Hall
+from host_tools.hall.tournament import values as tournament_values
 from host_tools.simulator.page import server as sim_server
-from host_tools.simulator.page import session
+from host_tools.simulator.page import actions, form, session
+from host_tools.simulator.page.redact import SECRET_FIELD, Redactor
 
 QUARTER = 4
 BOUND = 8  # linear: about 4; quadratic: 16
@@ -304,11 +306,11 @@ def player(name):
 
 
 def tournament_name(body):
-    tournament._text(body["name"], "name", tournament.MAX_TITLE, empty=True)
+    tournament_values._text(body["name"], "name", tournament_values.MAX_TITLE, empty=True)
 
 
 def tournament_options(body):
-    tournament.match_section(body["game_options"])
+    tournament_values.match_section(body["game_options"])
 
 
 def sign_in(body):
@@ -372,7 +374,7 @@ def action_checked(body):
         action = httpd.json_body(body)
     except ValueError:
         return "not JSON"
-    return "ok" if session.check_action(action, BUTTONS, CHIPS) is None else "refused"
+    return "ok" if actions.check_action(action, BUTTONS, CHIPS) is None else "refused"
 
 
 @pytest.fixture(scope="module")
@@ -395,7 +397,7 @@ def form_checked(board):
     return run
 
 
-HOSTILE_VALUE = "'key': '" + "\\" * (session.MAX_FORM_TEXT - 8)  # a quoted key's value never closed
+HOSTILE_VALUE = "'key': '" + "\\" * (form.MAX_FORM_TEXT - 8)  # a quoted key's value never closed
 ACTION_SHAPES = {
     "a long button": (lambda n: fill(b'{"do":"tap","button":"', b"\\u00e9", b'"}', n, b""), "refused"),
     "a long action": (lambda n: fill(b'{"do":"', b"x", b'"}', n, b""), "refused"),
@@ -430,7 +432,7 @@ def test_a_hostile_form_value_costs_what_a_plain_one_costs(board, record_propert
     """A form value of MAX_FORM_TEXT characters whose error shows a quoted "key" field never closed
     (its backslashes: the Redactor's worst) takes under BOUND times a plain wrong value of the same
     length (it took 0.8 to 2.3 s, the plain one 0.1 ms)."""
-    plain = "x" * session.MAX_FORM_TEXT
+    plain = "x" * form.MAX_FORM_TEXT
 
     def configure(value):
         for key in ("match.game", "players.A.name", "match.target"):
@@ -457,7 +459,7 @@ REDACTOR_SHAPES = {
 def test_the_simulators_redactor_is_linear(shape, record_property):
     """BoardSession.redact over a text as long as a POST body: each error, log line and console line
     the simulator shows goes through it."""
-    redact = session.Redactor(paths=[])
+    redact = Redactor(paths=[])
     redact.learn(SECRET)  # (hidden as written, JSON-escaped and in a repr)
     assert_linear(redact, REDACTOR_SHAPES[shape], sim_server.MAX_BODY, record_property)
 
@@ -478,7 +480,7 @@ def test_the_redactors_field_pattern_hides_what_it_hid():
         for n in range(7):
             for tail in itertools.product(("'", '"', "\\", "\n", "a"), repeat=n):
                 text = head + "".join(tail)
-                assert hide(session.SECRET_FIELD, text) == hide(old, text), text
+                assert hide(SECRET_FIELD, text) == hide(old, text), text
 
 
 def test_the_measure_fails_a_quadratic_check(monkeypatch):

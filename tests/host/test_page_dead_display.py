@@ -8,7 +8,7 @@ Times are the board's virtual time, read from the event stream the page gets (te
 
 from helpers import CAROM, free_port, wait_for
 from host_tools import firmware_path
-from host_tools.simulator.page.session import MAX_STEP_S
+from host_tools.simulator.page.pacing import MAX_STEP_S
 from test_web import RECORD_JS, Sim, open_page, stop_and_check
 
 

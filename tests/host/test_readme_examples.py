@@ -43,7 +43,7 @@ NOT_RUN = {
     "carom hall --broker 192.168.1.10": "the hall's MQTT broker on the club's network (tests/host/test_hall*.py "
                                         "run carom hall against a local mosquitto)",
     "carom hall --broker broker.local": "the hall's MQTT broker on the club's network",
-    "host_tools.hall.loadgen": "needs an MQTT broker on port 1883 and runs until stopped "
+    "tools.hall.loadgen": "needs an MQTT broker on port 1883 and runs until stopped "
                                "(tests/host/test_hall_load.py runs it against a local mosquitto)",
     "make test": "the test suite itself",
     "make sim": "tests/host/test_web_newcomer.py runs `make sim` in a fresh clone",

@@ -1,6 +1,6 @@
 """The referee remote's wake from deep sleep, on the 32-bit MicroPython with a stock ESP32's
 112 KB, the firmware as `carom deploy` builds it: a press wakes the box, the firmware starts,
-the command goes out (host_tools/bench/remote.py; `make bench` prints its figures).
+the command goes out (tools/bench/remote.py; `make bench` prints its figures).
 
 What is tried: three presses, each a wake from deep sleep answered by a frame. The start
 loads none of the wall board's running code (no asyncio, no rules core, no app, controller
@@ -12,7 +12,7 @@ left the wall's app out). Skipped without the 32-bit MicroPython.
 import pytest
 
 from host_tools import micropython32_exe
-from host_tools.bench import remote
+from tools.bench import remote
 
 pytestmark = pytest.mark.skipif(micropython32_exe() is None, reason="no 32-bit MicroPython (CAROM_MICROPYTHON32, or "
                                 "../shared/tools/micropython32/micropython)")

@@ -13,7 +13,9 @@ import os
 import pytest
 
 from helpers import board_def, carom, lay_out_flash, needs_mpremote
-from host_tools.commands.report import Match, find_chromium, render_html, write_reports
+from host_tools.reports.match import Match
+from host_tools.reports.pdf import find_chromium
+from host_tools.reports.sheets import render_html, write_reports
 from host_tools.simulator.vboard import VirtualBoard
 
 RUNNING = "carom: running on board wall"

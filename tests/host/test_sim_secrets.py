@@ -136,7 +136,7 @@ def test_redactor_by_value_and_by_shape(tmp_path):
     written, JSON-escaped and in a Python repr of the file's bytes; any 64-hex run; quoted fields."""
     import json
 
-    from host_tools.simulator.page.session import Redactor
+    from host_tools.simulator.page.redact import Redactor
 
     r = Redactor()
     wifi, mqtt = "pa'ss\"wörd", "mqtt-Secret"

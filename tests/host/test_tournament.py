@@ -1,4 +1,4 @@
-"""The tournament (host_tools/hall/tournament.py): real SQLite files, real reports.
+"""The tournament (host_tools/hall/tournament/): real SQLite files, real reports.
 
 Every match is played the way a board plays it: the setup assign() gives is checked by the
 board's own schema (firmware/config.py normalize), turned into the match with config.match_options
@@ -21,7 +21,9 @@ from html.parser import HTMLParser
 import pytest
 
 from host_tools import firmware_path
-from host_tools.hall.tournament import Tournament, bracket_order, circle, crossed
+from host_tools.hall.tournament import Tournament
+from host_tools.hall.tournament.bracket import bracket_order, crossed
+from host_tools.hall.tournament.draw import circle
 from helpers import CAROM
 
 firmware_path()
@@ -382,7 +384,7 @@ def test_a_draw_is_bounded_to_what_the_hall_serves_well(tmp_path):
     """1,024 players in 26 groups would be 19,656 group matches (the hall blocked 9.9 s at such a
     draw and sent pages a 16 MB event): refused, nothing drawn; a 64-player round robin (2,016)
     and a 1,024-player knock-out are drawn."""
-    from host_tools.hall.tournament import MAX_MATCHES
+    from host_tools.hall.tournament.draw import MAX_MATCHES
 
     t = Tournament(tmp_path / "big.db")
     t.configure(format="groups_knockout", groups=26, advance=2, game_options={"target": 5})
@@ -854,18 +856,18 @@ def test_the_largest_setup_fits_what_a_board_reads(tmp_path):
 
 def test_unmatched_reports_are_bounded(tmp_path, monkeypatch):
     """Strangers' reports (valid ones, for tables with no match) cannot fill the disk."""
-    from host_tools.hall import tournament
+    from host_tools.hall.tournament import reports
 
     t = small(tmp_path)
     board = Board("t5")
     board.apply({"players": {"A": {"name": "X", "club": ""}, "B": {"name": "Y", "club": ""}}, "match": {"target": 3}})
     rep = board.play("A", random.Random(9))
     size = len(json.dumps(rep, separators=(",", ":")))
-    monkeypatch.setattr(tournament, "MAX_UNMATCHED", 7)
+    monkeypatch.setattr(reports, "MAX_UNMATCHED", 7)
     for k in range(10):
         assert t.record_report("t5", dict(rep, events=rep["events"] + k)) is None
     got = t.unmatched()
     assert [u["report"]["events"] for u in got] == [rep["events"] + k for k in range(9, 2, -1)]  # the newest 7
-    monkeypatch.setattr(tournament, "MAX_UNMATCHED_BYTES", 3 * size + 10)
+    monkeypatch.setattr(reports, "MAX_UNMATCHED_BYTES", 3 * size + 10)
     t.record_report("t5", dict(rep, events=rep["events"] + 10))
     assert [u["report"]["events"] for u in t.unmatched()] == [rep["events"] + k for k in (10, 9, 8)]

@@ -20,7 +20,8 @@ import pytest
 
 from helpers import CAROM, LineProcess, free_port, wait_for
 from host_tools import ROOT
-from host_tools.simulator.page.session import MAX_STEP_S, TAP_S
+from host_tools.simulator.page.actions import TAP_S
+from host_tools.simulator.page.pacing import MAX_STEP_S
 from host_tools.simulator.segments import SEG14_NAMES, decode_seg14
 
 

@@ -14,7 +14,7 @@ Used by tests/host/test_hall_tourneyrun.py (a small tournament, checked), and to
 stroke a second):
 
     .venv/bin/carom hall --broker 127.0.0.1 --db /tmp/cup.sqlite &
-    .venv/bin/python -m host_tools.hall.tourneyrun --keys /tmp/hall-keys.json --code <the code it printed> --players 16 --tables 4
+    .venv/bin/python -m tools.hall.tourneyrun --keys /tmp/hall-keys.json --code <the code it printed> --players 16 --tables 4
 """
 
 import json
@@ -26,8 +26,8 @@ import urllib.request
 
 import paho.mqtt.client as paho
 
-from .loadgen import NAMES, Board, SimTable
-from .setups import SetupError, verify
+from tools.hall.loadgen import NAMES, Board, SimTable
+from host_tools.hall.setups import SetupError, verify
 
 HEADERS = {"Content-Type": "application/json", "X-Carom-Hall": "organiser"}
 
@@ -186,10 +186,10 @@ def main(argv=None):
     """A tournament to watch: organised through a running `carom hall --db --keys`, played by boards."""
     import argparse
 
-    from .broker import parse_broker
-    from .setups import Keys
+    from host_tools.hall.broker import parse_broker
+    from host_tools.hall.setups import Keys
 
-    p = argparse.ArgumentParser(prog="python -m host_tools.hall.tourneyrun", description=main.__doc__)
+    p = argparse.ArgumentParser(prog="python -m tools.hall.tourneyrun", description=main.__doc__)
     p.add_argument("--hall", default="http://127.0.0.1:8090", help="the running carom hall's URL")
     p.add_argument("--broker", default="127.0.0.1", help="its broker, HOST[:PORT]")
     p.add_argument("--keys", required=True, help="its key file (--keys, or hall-keys.json beside --db)")

@@ -13,9 +13,9 @@ import subprocess
 import tempfile
 import time
 
-from .. import ROOT, micropython32_exe, venv_exe
-from ..boards import board_file
-from . import chiptime
+from host_tools import ROOT, micropython32_exe, venv_exe
+from host_tools.boards import board_file
+from tools.bench import chiptime
 
 HEAP_MAIN = os.path.join(ROOT, "tests", "host", "vboard_fixtures", "heap_main.py")
 RADIO = {"peer": "24:0a:c4:00:00:05", "key": "ab" * 32}
@@ -119,7 +119,7 @@ def play_format_match(vb):
 
 def heap_firmware(where):
     """The firmware as `carom deploy` lays it out (.mpy), with the heap benchmark's main.py."""
-    from ..build import build
+    from host_tools.build import build
 
     build(where)
     shutil.copy(HEAP_MAIN, os.path.join(where, "main.py"))
@@ -151,7 +151,7 @@ HALL_KEY = "5a" * 32  # a hall key: the board subscribes to its setup topic
 def _boot_figures(exe, heap, match=None, hall=False):
     """Boot with Wi-Fi, MQTT (when mosquitto is there) and the radio configured, twice; with
     hall, a hall key too (the setup topic subscribed at every connect)."""
-    from ..simulator.vboard import VirtualBoard
+    from host_tools.simulator.vboard import VirtualBoard
 
     broker = None
     config = {"board": "wall", "match": match or {"game": "straight_rail", "target": 200}, "radio": RADIO}
@@ -194,8 +194,8 @@ def _setup_figures(exe, heap):
 
     import paho.mqtt.client as paho
 
-    from ..hall import setups
-    from ..simulator.vboard import VirtualBoard
+    from host_tools.hall import setups
+    from host_tools.simulator.vboard import VirtualBoard
 
     sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
     from mosquitto import Mosquitto, available
@@ -259,7 +259,7 @@ def _played_figures(exe, heap, holes, match, play):
     """A match played to its end by play(vb) in a heap cut into holes, then a power cut and the
     match read back: its highest live heap before and with the restore, entries restored, reports,
     MemoryErrors."""
-    from ..simulator.vboard import VirtualBoard
+    from host_tools.simulator.vboard import VirtualBoard
 
     out = {"holes": holes}
     with tempfile.TemporaryDirectory() as tmp:
@@ -297,7 +297,7 @@ def _format_match_figures(exe, heap, holes):
 
 def _press_figures(exe, heap):
     """Bytes allocated per press, button event to the last I2C write (tests/bench/board_bench_main.py)."""
-    from ..simulator.vboard import VirtualBoard
+    from host_tools.simulator.vboard import VirtualBoard
 
     with tempfile.TemporaryDirectory() as tmp:
         flash = flash_for(os.path.join(tmp, "flash"), {"board": "wall", "match": {"game": "straight_rail",

@@ -13,8 +13,8 @@ import re
 import shutil
 import tempfile
 
-from .. import ROOT, micropython32_exe
-from . import chiptime
+from host_tools import ROOT, micropython32_exe
+from tools.bench import chiptime
 
 MAIN = os.path.join(ROOT, "tests", "bench", "remote_wake_main.py")
 PRESSES = 5
@@ -32,9 +32,9 @@ def run(presses=PRESSES):
     exe = micropython32_exe()
     if exe is None:
         return None
-    from ..build import build
-    from ..simulator.scripted_board import ScriptedBoard
-    from ..simulator.vboard import RadioHub
+    from host_tools.build import build
+    from host_tools.simulator.scripted_board import ScriptedBoard
+    from host_tools.simulator.vboard import RadioHub
 
     with tempfile.TemporaryDirectory() as tmp:
         firmware = os.path.join(tmp, "firmware")
@@ -96,8 +96,8 @@ def remote_section():
     except chiptime.NoEstimate:
         high = None
     if high is not None:
-        from ..boards import load_board
-        from ..hardware import power
+        from host_tools.boards import load_board
+        from host_tools.hardware import power
 
         bt = power.battery(load_board("referee"), high / 1000)
         print("battery life                                %.0f days (%d presses a day, the start at the estimate's "

@@ -16,16 +16,16 @@ import subprocess
 import sys
 import tempfile
 
-from .. import ROOT, micropython_exe
-from ..boards import board_file
-from ..build import build
-from .chiptime import chiptime_section
-from .hall import hall_section, tournament_section
-from .heap import heap_section
-from .identify import identify_section
-from .longmatch import longmatch_section
-from .radio import radio_section
-from .remote import remote_section
+from host_tools import ROOT, micropython_exe
+from host_tools.boards import board_file
+from host_tools.build import build
+from tools.bench.chiptime import chiptime_section
+from tools.bench.hall import hall_section, tournament_section
+from tools.bench.heap import heap_section
+from tools.bench.identify import identify_section
+from tools.bench.longmatch import longmatch_section
+from tools.bench.radio import radio_section
+from tools.bench.remote import remote_section
 
 
 def run_json(cmd):
@@ -71,8 +71,8 @@ def board_section():
     import re
     import shutil
 
-    from ..simulator.scripted_board import deploy_source
-    from ..simulator.vboard import VirtualBoard
+    from host_tools.simulator.scripted_board import deploy_source
+    from host_tools.simulator.vboard import VirtualBoard
 
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 9999}}
     raw = board_file("wall")
@@ -161,8 +161,8 @@ def restart_section():
     """Boot to the first display write, with a saved match, as a ratio to a cold boot."""
     import statistics
 
-    from ..simulator.scripted_board import deploy_source
-    from ..simulator.vboard import VirtualBoard
+    from host_tools.simulator.scripted_board import deploy_source
+    from host_tools.simulator.vboard import VirtualBoard
 
     raw = board_file("wall")
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 400}}

@@ -1,4 +1,4 @@
-"""`make bench` (`python -m host_tools.bench`): the figures, measured, never asserted.
+"""`make bench` (`python -m tools.bench`): the figures, measured, never asserted.
 
 __main__.py prints every section; heap.py is the firmware's heap at 32-bit,
 radio.py the radio's cost per frame and its throughput, hall.py the hall

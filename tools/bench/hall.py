@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 
-from .. import ROOT
+from host_tools import ROOT
 
 COLLECT_JS = """() => {
   window.__applied = [];
@@ -128,7 +128,7 @@ def measure(url, boards, sims, interval_s, duration_s=None, updates=None, page=N
     """One phase: each table publishes a state change every `interval_s` on average (exponential
     gaps), until `duration_s` has passed or `updates` were published; then waits (at most
     settle_s) for every update to reach the event stream.  Returns counts and delays."""
-    from ..hall.loadgen import SSEClient
+    from tools.hall.loadgen import SSEClient
 
     rng = random.Random(seed)
     arrivals = Arrivals()

@@ -20,7 +20,7 @@ import subprocess
 import tarfile
 import urllib.request
 
-from .. import ROOT, micropython32_exe
+from host_tools import ROOT, micropython32_exe
 
 ARCHIVE = ("https://files.pythonhosted.org/packages/2b/e9/cd38fe0fe0024193e6b8132b8c370c28ccd4bd8fae92dd5ae3b54d08768f/"
            "micropython-pystone_lowmem-3.4.2-4.tar.gz")

@@ -14,15 +14,15 @@ import shutil
 import subprocess
 import tempfile
 
-from .. import ROOT, micropython32_exe, micropython_exe
-from ..boards import board_file
-from . import chiptime
+from host_tools import ROOT, micropython32_exe, micropython_exe
+from host_tools.boards import board_file
+from tools.bench import chiptime
 
 IDENTIFY_MAIN = os.path.join(ROOT, "tests", "bench", "identify_heap_main.py")
 
 
 def _heap(flash, exe, heap):
-    from ..simulator.vboard import VirtualBoard
+    from host_tools.simulator.vboard import VirtualBoard
 
     wall = board_file("wall")
     kw = {"micropython": exe, "firmware_heap": heap} if heap else {"micropython": exe}
@@ -47,7 +47,7 @@ def _heap(flash, exe, heap):
 
 
 def _plain_boot(flash, exe, heap):
-    from ..simulator.vboard import VirtualBoard
+    from host_tools.simulator.vboard import VirtualBoard
 
     kw = {"micropython": exe, "firmware_heap": heap} if heap else {"micropython": exe}
     with VirtualBoard(flash, board=board_file("wall"), **kw) as vb:
@@ -59,7 +59,7 @@ def _plain_boot(flash, exe, heap):
 
 
 def identify_section():
-    from ..build import build
+    from host_tools.build import build
 
     out = {}
     with tempfile.TemporaryDirectory() as flash:

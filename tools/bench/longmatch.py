@@ -14,8 +14,8 @@ import shutil
 import subprocess
 import tempfile
 
-from .. import ROOT, micropython32_exe
-from . import chiptime
+from host_tools import ROOT, micropython32_exe
+from tools.bench import chiptime
 
 MAIN = os.path.join(ROOT, "tests", "bench", "long_match_main.py")
 ENTRIES = 3000
@@ -32,7 +32,7 @@ def run(entries=ENTRIES):
     exe = micropython32_exe()
     if exe is None:
         return None
-    from ..build import build
+    from host_tools.build import build
 
     with tempfile.TemporaryDirectory() as tmp:
         fw = os.path.join(tmp, "fw")

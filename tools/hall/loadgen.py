@@ -6,9 +6,9 @@ report (report.build).  Each Board publishes like the wall board does (firmware/
 state retained, "online" retained at connect and "offline" as its last will, reports at QoS 1.
 Used by the tests, the load benchmark, and to see the dashboard without boards:
 
-    .venv/bin/python -m host_tools.hall.loadgen --broker 127.0.0.1 --tables 12 --interval 3 \
+    .venv/bin/python -m tools.hall.loadgen --broker 127.0.0.1 --tables 12 --interval 3 \
         --formats plain,handicap,sets,shootout,warmup
-    .venv/bin/python -m host_tools.hall.loadgen --showcase     # a table in each state a tile shows
+    .venv/bin/python -m tools.hall.loadgen --showcase     # a table in each state a tile shows
 
 The demo keeps real time (SimTable(clock=time.time)): a match's clock, its break and warm-up,
 and its report's start and end are the wall clock's.  Hall switches boards off and on.
@@ -31,7 +31,7 @@ import time
 
 import paho.mqtt.client as paho
 
-from .. import firmware_path
+from host_tools import firmware_path
 
 NAMES = ("Anna Kovacs", "Bela Nagy", "Dick Jaspers", "Marco Zanetti", "Therese Klompenhouwer", "Eddy Merckx",
          "Frederic Caudron", "Torbjorn Blomdahl", "Semih Sayginer", "Orie Hida", "Sameh Sidhom", "Dani Sanchez",
@@ -254,7 +254,7 @@ class Board:
     def report(self, doc_or_text):
         text = doc_or_text if isinstance(doc_or_text, (str, bytes)) else json.dumps(doc_or_text)
         if self.key is not None:
-            from .setups import sign_report
+            from host_tools.hall.setups import sign_report
 
             text = sign_report(self.key, text.encode() if isinstance(text, str) else text)
         return self.client.publish(self.topic + "report", text, qos=1)
@@ -303,7 +303,7 @@ class HallBoard:
 
     def __init__(self, host, port, table, key, prefix="carom", rng=None, client_id=None, user=None,
                  password=None, hold_s=0.0, clock=time.monotonic):
-        from . import setups
+        from host_tools.hall import setups
 
         firmware_path()
         import config
@@ -607,9 +607,9 @@ class DemoHall:
 
 def main(argv=None):
     """A demo: simulated tables publishing to the broker as wall boards do, in real time, until Ctrl-C."""
-    from .broker import parse_broker
+    from host_tools.hall.broker import parse_broker
 
-    ap = argparse.ArgumentParser(prog="python -m host_tools.hall.loadgen", description=main.__doc__)
+    ap = argparse.ArgumentParser(prog="python -m tools.hall.loadgen", description=main.__doc__)
     ap.add_argument("--broker", default="127.0.0.1", help="HOST[:PORT] (default 127.0.0.1:1883)")
     ap.add_argument("--prefix", default="carom")
     ap.add_argument("--tables", type=int, default=12)

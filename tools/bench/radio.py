@@ -15,9 +15,9 @@ import shutil
 import tempfile
 import time
 
-from .. import ROOT
-from ..boards import board_file
-from ..simulator.vboard import mac_text
+from host_tools import ROOT
+from host_tools.boards import board_file
+from host_tools.simulator.vboard import mac_text
 
 KEY = "5a" * 32
 WALL_MAC = bytes.fromhex("240ac4000051")
@@ -26,8 +26,8 @@ REMOTE_MAC = bytes.fromhex("240ac4000061")
 
 def alloc_per_frame(micropython=None):
     """The dict printed by tests/bench/bench_radio_main.py on the wall's virtual board."""
-    from ..simulator.scripted_board import deploy_source
-    from ..simulator.vboard import VirtualBoard
+    from host_tools.simulator.scripted_board import deploy_source
+    from host_tools.simulator.vboard import VirtualBoard
 
     config = {"board": "wall", "match": {"game": "straight_rail", "target": 9999},
               "radio": {"peer": mac_text(REMOTE_MAC), "key": KEY}}
@@ -44,8 +44,8 @@ def alloc_per_frame(micropython=None):
 
 def throughput(presses=100):
     """Presses on the remote answered by the wall, per real and per virtual second."""
-    from ..simulator.scripted_board import deploy_source
-    from ..simulator.vboard import RadioHub, VirtualBoard
+    from host_tools.simulator.scripted_board import deploy_source
+    from host_tools.simulator.vboard import RadioHub, VirtualBoard
 
     hub = RadioHub(seed=1)
     boards = []
@@ -99,7 +99,7 @@ ROWS = (
 
 
 def radio_section():
-    from .. import micropython32_exe
+    from host_tools import micropython32_exe
 
     exe32 = micropython32_exe()
     runs = {"64-bit": alloc_per_frame()}

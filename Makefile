@@ -19,13 +19,17 @@ SIM_ARGS ?=
 sim: venv
 	$(VENV)/bin/carom sim --listen $(SIM_LISTEN) $(SIM_ARGS)
 
+# make test: the MicroPython runs beside pytest (tools/test.sh), pytest in TEST_JOBS workers
+# (pytest-xdist; 0: one process). About half of the host tests' time is spent waiting in real time
+# (brokers, keepalives, boards that follow the wall clock), so more workers than cores pay.
+TEST_JOBS ?= 4
+
 test: venv
 	sh tools/deps.sh
-	$(MAKE) --no-print-directory test-micropython
-	$(MAKE) --no-print-directory test-cpython
+	MAKE="$(MAKE)" sh tools/test.sh
 
 test-cpython: venv
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS)
 
 # The firmware's own tests on the real MicroPython unix port, 64-bit (PyPI) and 32-bit
 # (4-byte objects and 31-bit small ints, like the ESP32: CAROM_MICROPYTHON32, else

@@ -2,6 +2,11 @@
 # Each creates .venv and installs what it needs by itself.
 
 VENV := .venv
+
+# Python writes its bytecode cache for the tests and the `carom` processes they start: an
+# environment that sets PYTHONDONTWRITEBYTECODE (some CI images do) made every pytest worker and
+# every subprocess compile the project again (15-20 s of collection a run under load).
+unexport PYTHONDONTWRITEBYTECODE
 PY := $(VENV)/bin/python
 MPY := $(VENV)/bin/micropython
 

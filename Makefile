@@ -34,7 +34,8 @@ test: venv
 	MAKE="$(MAKE)" sh tools/test.sh
 
 test-cpython: venv
-	$(PY) -m pytest -n $(TEST_JOBS)
+	$(PY) -m pytest -n $(TEST_JOBS) -m "not alone"
+	$(PY) -m pytest -m alone
 
 # Before each commit, in well under a minute: ruff's pyflakes rules (F) with the findings there
 # are today let through (firmware/manifest.py's names come from MicroPython's manifest tool; the

@@ -2,10 +2,15 @@
 # Each creates .venv and installs what it needs by itself.
 
 VENV := .venv
+
+# Python writes its bytecode cache for the tests and the `carom` processes they start: an
+# environment that sets PYTHONDONTWRITEBYTECODE (some CI images do) made every pytest worker and
+# every subprocess compile the project again (15-20 s of collection a run under load).
+unexport PYTHONDONTWRITEBYTECODE
 PY := $(VENV)/bin/python
 MPY := $(VENV)/bin/micropython
 
-.PHONY: sim test test-cpython test-micropython bench docs venv clean
+.PHONY: sim test check test-cpython test-micropython bench docs venv clean
 
 venv: $(VENV)/.stamp
 
@@ -19,13 +24,33 @@ SIM_ARGS ?=
 sim: venv
 	$(VENV)/bin/carom sim --listen $(SIM_LISTEN) $(SIM_ARGS)
 
+# make test: the MicroPython runs beside pytest (tools/test.sh), pytest in TEST_JOBS workers
+# (pytest-xdist; 0: one process). About half of the host tests' time is spent waiting in real time
+# (brokers, keepalives, boards that follow the wall clock), so more workers than cores pay.
+TEST_JOBS ?= 4
+
 test: venv
 	sh tools/deps.sh
-	$(MAKE) --no-print-directory test-micropython
-	$(MAKE) --no-print-directory test-cpython
+	MAKE="$(MAKE)" sh tools/test.sh
 
 test-cpython: venv
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS) -m "not alone"
+	$(PY) -m pytest -m alone
+
+# Before each commit, in well under a minute: ruff's pyflakes rules (F) with the findings there
+# are today let through (firmware/manifest.py's names come from MicroPython's manifest tool; the
+# rest are unused names in tests), the firmware tests on CPython, and the host tests that need no
+# broker, browser or board running in real time (a few seconds a file). make test runs them all.
+RUFF_KNOWN := firmware/manifest.py:F821 tests/fw/test_buttons.py:F401 tests/fw/test_buttons.py:F841 \
+	tests/fw/test_rules.py:F401 tests/host/vboard_fixtures/crash.py:F401
+CHECK_HOST := bigdigits board_e2e boards_host card chiptime config_fuzz firmware_names hardware_parts \
+	hardware_wiring ht16k33_oracle httpd httpd_hostile input_times packaging radio_fuzz rules_properties \
+	scripted segments shortnames store_fuzz tournament vboard_board vboard_chip vboard_probe vboard_radio \
+	wall_clock
+
+check: venv
+	$(VENV)/bin/ruff check --select F $(addprefix --per-file-ignores ,$(RUFF_KNOWN)) host_tools firmware tests
+	$(PY) -m pytest -q -n 2 tests/fw $(patsubst %,tests/host/test_%.py,$(CHECK_HOST))
 
 # The firmware's own tests on the real MicroPython unix port, 64-bit (PyPI) and 32-bit
 # (4-byte objects and 31-bit small ints, like the ESP32: CAROM_MICROPYTHON32, else

@@ -114,7 +114,7 @@ class Board:
     and object stays in RAM for as long as the board runs (tests/host/test_heap32.py)."""
 
     def __init__(self):
-        self.hall = None  # MQTT's (client id, host, port, user, password) when the board publishes
+        self.hall = None  # MQTT's (client id, host, port, user, password, keepalive s) when the board publishes
         self.mqtt = None  # the publisher (publisher.py), once the board is on the network
         self.radio = None  # the paired remote's radio.Receiver (and self.espnow, the ESPNow object)
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks

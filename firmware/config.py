@@ -63,7 +63,8 @@ wifi           ssid: text 0..32 bytes ("" = no Wi-Fi);
 mqtt           host: "" (no MQTT) or a host name/address [A-Za-z0-9.-] up to 64;
                port 1..65535 (1883); user text 0..64; password SECRET 0..64;
                table [a-z0-9_-] 0..24; prefix topic prefix [A-Za-z0-9_/-]
-               1..64, not starting or ending with "/" ("carom")
+               1..64, not starting or ending with "/" ("carom");
+               keepalive_s 5..600 (30): a silent board's will comes after 1.5x this
 hall           (the hall's setups: hallsetup.py)
   key          SECRET: 32 bytes as 64 hex digits, or null (no setups taken, reports sent unsigned)
 
@@ -203,6 +204,7 @@ SCHEMA = (
         ("password", _T_TEXT, "", 0, 64, _F_SECRET, None),
         ("table", _T_ID, "", 0, 24, 0, _NAME_CHARS),
         ("prefix", _T_ID, "carom", 1, 64, 0, _TOPIC_CHARS),
+        ("keepalive_s", _T_INT, 30, 5, 600, 0, None),
     )),
     ("hall", _T_OBJ, None, 0, 0, 0, (
         ("key", _T_HEX, None, 32, 32, _F_NULL | _F_SECRET, None),

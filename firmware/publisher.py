@@ -34,9 +34,9 @@ class Publisher:
     def __init__(self, board):
         """board: the app.Board (its hall, topic, match, controller and store)."""
         self.board = board
-        client_id, host, port, user, password = board.hall
+        client_id, host, port, user, password, keepalive = board.hall
         status = board.topic + "status"
-        self.client = mqtt.Client(client_id, host, port, user, password, keepalive=30,
+        self.client = mqtt.Client(client_id, host, port, user, password, keepalive=keepalive,
                                   will=(status, b"offline", True, 1), birth=(status, b"online", True, 1))
         self._resend = True
         self._published = None

@@ -364,7 +364,7 @@ def setup_mqtt(b, config):
         mac = network.WLAN(network.STA_IF).config("mac")
         table = "t" + "".join("%02x" % x for x in mac[3:])
     b.topic = m["prefix"] + "/" + table + "/"
-    b.hall = ("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None)
+    b.hall = ("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None, m["keepalive_s"])
     print("carom: publishing to", m["host"], "as", b.topic + "*")
 
 

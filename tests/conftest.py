@@ -29,9 +29,11 @@ def pytest_report_header(config):
     return "32-bit MicroPython: %s" % exe
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def firmware(tmp_path_factory):
-    """The flash layout `carom deploy` writes (.mpy files, main.py, boot.py, boards/), built once a test file."""
+    """The flash layout `carom deploy` writes (.mpy files, main.py, boot.py, boards/), built once a
+    session (under pytest-xdist: once a worker, in its own temporary folder); tests copy it, never
+    write into it."""
     from host_tools.build import build
 
     out = str(tmp_path_factory.mktemp("build") / "flash")

@@ -6,6 +6,7 @@ root, so "boards/..." relative to the working directory works in both.
 """
 
 import json
+import os
 
 from fwtest import raises
 
@@ -147,10 +148,14 @@ def test_load_accepts_a_dict_and_then_has_no_source_prefix():
 
 
 def test_load_reports_bad_json_and_missing_file():
-    path = "/tmp/boarddef_test_bad.json"
+    # a name of its own: make test runs both MicroPython builds and pytest at once
+    path = "/tmp/boarddef_test_bad_%s.json" % "".join("%02x" % b for b in os.urandom(4))
     with open(path, "w") as f:
         f.write('{"name": "x", ')  # truncated file
-    e = raises(ValueError, boarddef.load, path)
+    try:
+        e = raises(ValueError, boarddef.load, path)
+    finally:
+        os.remove(path)
     assert str(e).startswith(path + ": not valid JSON"), str(e)
     raises(OSError, boarddef.load, "/tmp/boarddef_no_such_board.json")
 

@@ -9,7 +9,8 @@ import os
 
 import checked
 
-BASE = "/tmp/carom-checked-%d" % (os.urandom(1)[0])
+# 4 random bytes: make test runs both MicroPython builds and pytest at once, each with its own folder
+BASE = "/tmp/carom-checked-%s" % "".join("%02x" % b for b in os.urandom(4))
 CHECKER = BASE + "/checker"
 
 

@@ -140,7 +140,8 @@ def test_defaults():
     assert d["buttons"] == {"debounce_ms": None, "long_ms": None, "stuck_ms": None, "lockout_ms": None}
     assert d["radio"] == {"peer": None, "key": None, "wall_buttons": "all", "channel": None}
     assert d["wifi"] == {"ssid": "", "password": ""}
-    assert d["mqtt"] == {"host": "", "port": 1883, "user": "", "password": "", "table": "", "prefix": "carom"}
+    assert d["mqtt"] == {"host": "", "port": 1883, "user": "", "password": "", "table": "", "prefix": "carom",
+                         "keepalive_s": 30}
 
 
 def test_partial_file_gets_the_other_defaults_and_null_sections():
@@ -246,6 +247,8 @@ BROKEN = (
     ("mqtt port 0", {"mqtt": {"port": 0}}, "mqtt.port", "0 is not in 1..65535"),
     ("mqtt port 65536", {"mqtt": {"port": 65536}}, "mqtt.port", "65536 is not in 1..65535"),
     ("mqtt port a string", {"mqtt": {"port": "1883"}}, "mqtt.port", "is not an integer"),
+    ("mqtt keepalive 4 s", {"mqtt": {"keepalive_s": 4}}, "mqtt.keepalive_s", "4 is not in 5..600"),
+    ("mqtt keepalive 601 s", {"mqtt": {"keepalive_s": 601}}, "mqtt.keepalive_s", "601 is not in 5..600"),
     ("mqtt user an int", {"mqtt": {"user": 7}}, "mqtt.user", "7 is not a string"),
     ("mqtt table with a slash", {"mqtt": {"table": "t/3"}}, "mqtt.table", 'character "/" is not allowed'),
     ("mqtt prefix with #", {"mqtt": {"prefix": "carom/#"}}, "mqtt.prefix", 'character "#" is not allowed'),

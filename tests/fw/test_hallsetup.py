@@ -19,7 +19,8 @@ import config
 import hallsetup
 import mqtt
 
-BASE = "/tmp/carom-hallsetup-%d" % (os.urandom(1)[0])
+# 4 random bytes: make test runs both MicroPython builds and pytest at once, each with its own folder
+BASE = "/tmp/carom-hallsetup-%s" % "".join("%02x" % b for b in os.urandom(4))
 KEY = "5a" * 32
 TABLE = "t3"
 PLAYERS = {"A": {"name": "Anna Kovacs", "club": "BC Pest"}, "B": {"name": "Bela Nagy", "club": ""}}

@@ -229,16 +229,6 @@ def test_the_boards_clock_is_read_from_its_own_epoch():
     assert esp32 < CLOCK_SET < unix_time(esp32, 2000)  # read as since 1970, a set ESP32 clock looked unset
 
 
-@pytest.fixture(scope="module")
-def firmware(tmp_path_factory):
-    """The firmware as carom deploy builds it, once for the tests below (each lays out its flash)."""
-    from host_tools.build import build
-
-    folder = str(tmp_path_factory.mktemp("firmware"))
-    build(folder)
-    return folder
-
-
 def two_bus_mini():
     """mini on two buses (A.score at 0x70 on bus 0, B.score at 0x71 on bus 1): a definition with
     an address free on each bus, so a backpack on the wrong bus answers there."""

@@ -43,6 +43,7 @@ ORGANISER_ROWS_JS = """() => Object.fromEntries([...document.querySelectorAll('#
 
 
 @need_broker
+@pytest.mark.alone  # 640 updates a second, counted: with other tests beside it the hall falls behind
 def test_64_boards_every_update_arrives(broker, browser):
     from test_hall_organiser import post
 

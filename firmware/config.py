@@ -299,19 +299,13 @@ def _section(d, schema, prefix):
 
 
 def _value(v, e, path):
-    kind, lo, hi, flags, extra = e[1], e[3], e[4], e[5], e[6]
+    kind, lo, flags, extra = e[1], e[3], e[5], e[6]
     if v is None:
         if flags & _F_NULL:
             return None
         # falls through: the type check names what is expected
     if kind == _T_INT:
-        if type(v) is not int:
-            _err(path, "%s is not an integer" % _show(v, flags))
-        if flags & _F_OR_ZERO and v == 0:
-            return v
-        if not lo <= v <= hi:
-            _err(path, "%d is not %sin %d..%d" % (v, "0 (off) or " if flags & _F_OR_ZERO else "", lo, hi))
-        return v
+        return _int_value(v, e, path)
     if kind == _T_BOOL:
         if type(v) is not bool:
             _err(path, "%s is not true or false" % _show(v, flags))
@@ -330,6 +324,25 @@ def _value(v, e, path):
         return v.lower()
     if kind == _T_MAC:
         return _mac(v, path)
+    return _text_value(v, e, path)
+
+
+def _int_value(v, e, path):
+    """An integer in lo..hi (or 0, with _F_OR_ZERO)."""
+    lo, hi, flags = e[3], e[4], e[5]
+    if type(v) is not int:
+        _err(path, "%s is not an integer" % _show(v, flags))
+    if flags & _F_OR_ZERO and v == 0:
+        return v
+    if not lo <= v <= hi:
+        _err(path, "%d is not %sin %d..%d" % (v, "0 (off) or " if flags & _F_OR_ZERO else "", lo, hi))
+    return v
+
+
+def _text_value(v, e, path):
+    """A string of lo..hi characters (_F_BYTES: bytes in UTF-8): text (_T_TEXT) without
+    control characters, or a name (_T_ID) of the characters in `extra`."""
+    kind, lo, hi, flags, extra = e[1], e[3], e[4], e[5], e[6]
     n = len(v)
     if kind == _T_TEXT:
         for c in v:

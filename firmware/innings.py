@@ -73,22 +73,11 @@ def each(m, started_at=None, n=None, steps=False, store=None, shadow=None):
         arg = c.args[j]
         t = c.times[j]
         if current is not None:
-            if code == _E_FOUL:
-                current["fouls"].append(matchwords.FOULS[arg & 15])
-            elif code == _E_BREAK:
-                current["break"] = True
+            _note_entry(current, code, arg)
         warm = shadow.phase == _WARMUP
         follow(shadow, code, arg, t)
         if current is not None:
-            p = 0 if current["player"] == "A" else 1
-            if "shootout" in current:  # a shoot-out round's inning: its run is the round's
-                k = current["inning"] - 1
-                rounds = len(shadow.so_runs) // 2
-                current["run"] = shadow.so_runs[(shadow.so_base + k) % rounds + p * rounds]
-                over = shadow.phase != _SHOOTOUT or shadow.shooter != p or shadow.so_round != k
-            else:
-                current["run"] = shadow.run_of(p, at)
-                over = shadow.shooter != p or shadow.played[p] != at + 1 or shadow.phase == _SHOOTOUT
+            over = _followed(current, shadow, at)
             if warm and shadow.phase != _WARMUP and not current["run"] and not current["fouls"]:
                 current["start_ms"] = t  # the breaker's first stroke comes after the warm-up
                 current["start"] = epoch(started_at, t)
@@ -107,6 +96,27 @@ def each(m, started_at=None, n=None, steps=False, store=None, shadow=None):
             c = None  # the chunk again after the pause (logback's read-back may have moved on)
     if current is not None:
         yield current
+
+
+def _note_entry(current, code, arg):
+    """What an entry adds to the inning under way: a foul, the half-time break."""
+    if code == _E_FOUL:
+        current["fouls"].append(matchwords.FOULS[arg & 15])
+    elif code == _E_BREAK:
+        current["break"] = True
+
+
+def _followed(current, shadow, at):
+    """The inning under way's run after the follower did an entry; True when the inning is
+    over (`at`: its place in its player's log of runs)."""
+    p = 0 if current["player"] == "A" else 1
+    if "shootout" in current:  # a shoot-out round's inning: its run is the round's
+        k = current["inning"] - 1
+        rounds = len(shadow.so_runs) // 2
+        current["run"] = shadow.so_runs[(shadow.so_base + k) % rounds + p * rounds]
+        return shadow.phase != _SHOOTOUT or shadow.shooter != p or shadow.so_round != k
+    current["run"] = shadow.run_of(p, at)
+    return shadow.shooter != p or shadow.played[p] != at + 1 or shadow.phase == _SHOOTOUT
 
 
 def follow(m, code, arg, t):

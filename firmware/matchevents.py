@@ -57,21 +57,8 @@ def _check(m, code, arg):
     """Why a rarer event may not be played now (None: it may); rules.Match._check's half
     for the events that come only through here."""
     phase = m.phase
-    if code == E_LAG_COLLISION or code == E_LAG_FAULT:
-        if phase != LAG:
-            return _LAG_DONE
-        if m.chooser != NOBODY:
-            return _LAG_DECIDED
-        p = arg - 1 if code == E_LAG_COLLISION else arg >> 4
-        if code == E_LAG_COLLISION and p == NOBODY:
-            return None
-        if p != A and p != B:
-            return BAD_PLAYER
-        return None
-    if code == E_LAG_TIE:
-        if phase != LAG:
-            return _LAG_DONE
-        return _LAG_DECIDED if m.chooser != NOBODY else None
+    if code == E_LAG_COLLISION or code == E_LAG_FAULT or code == E_LAG_TIE:
+        return _check_lag(m, code, arg, phase)
     if code == E_LEFT or code == E_ABANDON or code == E_REVIEW:
         if arg != A and arg != B:
             return BAD_PLAYER
@@ -81,36 +68,11 @@ def _check(m, code, arg):
             return _FINISHED_ALREADY
         return None
     if code == E_FROZEN or code == E_FROZEN_CHOICE:
-        if phase == LAG:
-            return _IN_LAG
-        if phase == FINISHED or phase == TIEBREAK:
-            return _FINISHED_ALREADY
-        if phase != RUNNING and phase != EQUALIZING:
-            return _NOT_PLAYING
-        if code == E_FROZEN_CHOICE:
-            return None if m.respot == RESPOT_CHOICE else _NO_FROZEN
-        p = (arg >> 4) - 1
-        return _NOT_AT_TABLE if p != NOBODY and p != m.turn else None
+        return _check_frozen(m, code, arg, phase)
     if code == E_EXTEND:
-        if not ((phase == FINISHED and m.result == R_DRAW) or phase == TIEBREAK):
-            return _NOT_DRAWN
-        if m.ended_by == END_INNINGS:
-            return _EXTEND_INNINGS
-        if m.fmt is not None and m.sets_to_win:
-            return _NO_EXTENSION_IN_SETS
-        if arg <= m.targets[A]:
-            return _EXTEND_LOW
-        return None
+        return _check_extend(m, arg, phase)
     if code == E_CALL:
-        if GAMES[m.game].endswith("cushion"):
-            return _CUSHION_GAME
-        if phase == LAG:
-            return _IN_LAG
-        if phase == FINISHED or phase == TIEBREAK:
-            return _FINISHED_ALREADY
-        if m.turn == NOBODY or phase == WARMUP:  # between sets, in a warm-up: no balls in play
-            return _NOT_PLAYING
-        return None
+        return _check_call(m, phase)
     if code == E_TIEBREAK:
         if phase != TIEBREAK:
             return _NO_TIEBREAK
@@ -118,6 +80,62 @@ def _check(m, code, arg):
             return BAD_PLAYER
         return None
     return BAD_KIND
+
+
+def _check_lag(m, code, arg, phase):
+    """Why a lag's collision, fault or tie may not be logged now."""
+    if phase != LAG:
+        return _LAG_DONE
+    if m.chooser != NOBODY:
+        return _LAG_DECIDED
+    if code == E_LAG_TIE:
+        return None
+    p = arg - 1 if code == E_LAG_COLLISION else arg >> 4
+    if code == E_LAG_COLLISION and p == NOBODY:
+        return None
+    if p != A and p != B:
+        return BAD_PLAYER
+    return None
+
+
+def _check_frozen(m, code, arg, phase):
+    """Why a frozen ball, or the player's choice after one, may not be logged now."""
+    if phase == LAG:
+        return _IN_LAG
+    if phase == FINISHED or phase == TIEBREAK:
+        return _FINISHED_ALREADY
+    if phase != RUNNING and phase != EQUALIZING:
+        return _NOT_PLAYING
+    if code == E_FROZEN_CHOICE:
+        return None if m.respot == RESPOT_CHOICE else _NO_FROZEN
+    p = (arg >> 4) - 1
+    return _NOT_AT_TABLE if p != NOBODY and p != m.turn else None
+
+
+def _check_extend(m, arg, phase):
+    """Why the match may not be extended to target arg now."""
+    if not ((phase == FINISHED and m.result == R_DRAW) or phase == TIEBREAK):
+        return _NOT_DRAWN
+    if m.ended_by == END_INNINGS:
+        return _EXTEND_INNINGS
+    if m.fmt is not None and m.sets_to_win:
+        return _NO_EXTENSION_IN_SETS
+    if arg <= m.targets[A]:
+        return _EXTEND_LOW
+    return None
+
+
+def _check_call(m, phase):
+    """Why a position call may not be logged now."""
+    if GAMES[m.game].endswith("cushion"):
+        return _CUSHION_GAME
+    if phase == LAG:
+        return _IN_LAG
+    if phase == FINISHED or phase == TIEBREAK:
+        return _FINISHED_ALREADY
+    if m.turn == NOBODY or phase == WARMUP:  # between sets, in a warm-up: no balls in play
+        return _NOT_PLAYING
+    return None
 
 
 def _event(m, code, arg, now):

@@ -189,24 +189,7 @@ class Referee:
             return m.undo(now)
         if name == "wait":
             self._need(args, 1, "wait <seconds>")
-            seconds = None
-            for c in args[0]:
-                if c not in "0123456789.eE+-":  # float() on CPython takes any Unicode digit
-                    break
-            else:
-                try:
-                    seconds = float(args[0])
-                except ValueError:
-                    pass
-            if seconds is None:
-                raise ValueError("wait needs seconds, not %r" % args[0])
-            if not 0 <= seconds <= 86400:
-                raise ValueError("wait takes 0..86400 seconds")
-            if m.closed:
-                return matchevents.CLOSED  # after close, only new (as every other event)
-            self.now = now + int(seconds * 1000 + 0.5)
-            m.tick(self.now)
-            return None
+            return self._wait(args[0])
         if name == "new":
             return m.new(now, **_new_options(args))
         if name == "lag":
@@ -228,6 +211,36 @@ class Referee:
         if name == "resume":
             self._need(args, 0, "resume")
             return m.resume(now)
+        if name == "timeout":
+            return m.timeout(_optional_player(args, name), now)
+        return self._apply_rare(name, args)
+
+    def _wait(self, text):
+        """wait <seconds>: the virtual clock moves on (0..86400 s) and the match's clocks with it."""
+        m = self.match
+        seconds = None
+        for c in text:
+            if c not in "0123456789.eE+-":  # float() on CPython takes any Unicode digit
+                break
+        else:
+            try:
+                seconds = float(text)
+            except ValueError:
+                pass
+        if seconds is None:
+            raise ValueError("wait needs seconds, not %r" % text)
+        if not 0 <= seconds <= 86400:
+            raise ValueError("wait takes 0..86400 seconds")
+        if m.closed:
+            return matchevents.CLOSED  # after close, only new (as every other event)
+        self.now += int(seconds * 1000 + 0.5)
+        m.tick(self.now)
+        return None
+
+    def _apply_rare(self, name, args):
+        """The rarer events' words (matchevents.py's); any other word is no event."""
+        m = self.match
+        now = self.now
         if name == "left" or name == "abandon" or name == "review":
             self._need(args, 1, name + " A|B")
             return getattr(matchevents, name)(m, _player(args[0]), now)
@@ -254,8 +267,6 @@ class Referee:
             if not args or len(args) > 2 or (len(args) == 2 and args[1] != "anchor"):
                 raise ValueError("usage: call entre|dedans|a_cheval|out [anchor]")
             return matchevents.call(m, _kind(args[0], rules.CALLS, "call"), now, len(args) == 2)
-        if name == "timeout":
-            return m.timeout(_optional_player(args, name), now)
         if name == "tiebreak":
             self._need(args, 1, "tiebreak A|B")
             return matchevents.tiebreak(m, _player(args[0]), now)

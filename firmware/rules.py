@@ -630,47 +630,55 @@ class Match:
                 if self.timeouts[self.turn] <= 0:
                     return _NO_TIMEOUTS
             return None
+        if code == _E_LAG or code == _E_CHOOSE:
+            return self._check_lag(code, arg)
+        if code == _E_BREAK or code == _E_RESUME:
+            return self._check_break(code, arg)
+        return _BAD_KIND
+
+    def _check_lag(self, code, arg):
+        """Why the lag's winner (E_LAG) or his choice (E_CHOOSE) may not be logged now."""
+        if self.phase != LAG:
+            return _LAG_DONE
         if code == _E_LAG:
-            if phase != LAG:
-                return _LAG_DONE
             if self.chooser != NOBODY:
                 return _LAG_DECIDED
             if arg != A and arg != B:
                 return _BAD_PLAYER
             return None
-        if code == _E_CHOOSE:
-            if phase != LAG:
-                return _LAG_DONE
-            if self.chooser == NOBODY:
-                return _NO_CHOICE_YET
-            if arg >> 1 != self.chooser:
-                return _NOT_CHOOSER
-            return None
-        if code == _E_BREAK:
-            if arg != A and arg != B:
-                return _BAD_PLAYER
-            if phase != _RUNNING:
-                if phase == BREAK:
-                    return _BREAK_TAKEN
-                if phase == LAG:
-                    return _IN_LAG
-                if phase == EQUALIZING:
-                    return _BREAK_NOT_HALF
-                return _FINISHED_ALREADY
-            if not self.break_ms:
-                return _BREAK_OFF
-            if self.break_taken:
-                return _BREAK_TAKEN
-            if arg != self.turn:
-                return _BREAK_NOT_ASKER
-            if self.run:
-                return _BREAK_IN_RUN
-            if self.score[A] < (self.targets[A] + 1) // 2 and self.score[B] < (self.targets[B] + 1) // 2:
-                return _BREAK_NOT_HALF  # at half of the match: either player has half the target (I.4)
-            return None
+        if self.chooser == NOBODY:
+            return _NO_CHOICE_YET
+        if arg >> 1 != self.chooser:
+            return _NOT_CHOOSER
+        return None
+
+    def _check_break(self, code, arg):
+        """Why player arg may not have the half-time break now (E_BREAK, I.4), or play may not
+        resume (E_RESUME)."""
+        phase = self.phase
         if code == _E_RESUME:
             return None if phase == BREAK else _NOT_IN_BREAK
-        return _BAD_KIND
+        if arg != A and arg != B:
+            return _BAD_PLAYER
+        if phase != _RUNNING:
+            if phase == BREAK:
+                return _BREAK_TAKEN
+            if phase == LAG:
+                return _IN_LAG
+            if phase == EQUALIZING:
+                return _BREAK_NOT_HALF
+            return _FINISHED_ALREADY
+        if not self.break_ms:
+            return _BREAK_OFF
+        if self.break_taken:
+            return _BREAK_TAKEN
+        if arg != self.turn:
+            return _BREAK_NOT_ASKER
+        if self.run:
+            return _BREAK_IN_RUN
+        if self.score[A] < (self.targets[A] + 1) // 2 and self.score[B] < (self.targets[B] + 1) // 2:
+            return _BREAK_NOT_HALF  # at half of the match: either player has half the target (I.4)
+        return None
 
     # ---- doing an event (also used by replay; assumes it was checked) -------
 
@@ -704,7 +712,14 @@ class Match:
         elif code == _E_RESUME or code == _E_BREAK_END:
             self.phase = _RUNNING
             self._restart_shot(t)
-        elif code == _E_LAG:
+        else:
+            self._do_rare(code, arg, t)
+
+    def _do_rare(self, code, arg, t):
+        """The rarer entries: the lag's (its winner, a collision, a fault, a tie, the winner's
+        choice) and the referee's rarer words (a player leaving or abandoning, an extension, a
+        position call, a tie-break's winner, a frozen ball and the choice, a review)."""
+        if code == _E_LAG:
             self.chooser = arg
         elif code == _E_LAG_COLLISION:
             self.collisions += 1

@@ -335,16 +335,8 @@ def scan(st, match, version, first=0):
         if good == _SEG_RECORDS and len(data) == full:  # a full segment: the journal goes on
             seg += 1
             continue
-        if first and seq <= first:  # the journal ends before the checkpoint's chunk
-            raise _Stale
-        if seq == 0 and version >= 2:  # not even the start record: the journal is gone
-            st.errors |= _ERR_ROLLBACK | _ERR_JOURNAL
-        # The journal ends in this segment (or before it, when it is missing): the rest of
-        # it, and any later segment (left by a lost one), is a tail to drop.
-        tail = None
-        if len(data) != good * _REC_SIZE or later_segments(st, seg):
-            st.errors |= _ERR_JOURNAL
-            tail = (seg, data[:good * _REC_SIZE], len(data) > 0)
+        _flag_early_end(st, version, first, seq)
+        tail = _torn_tail(st, seg, data, good)
         if dangling is not None and dangling[0] == seq - 1:  # no entry after it (a power cut
             tail = (dangling[1], dangling[2], True)  # between an extension's B target and its
             seq -= 1  # entry): cut it, or the next extension played would take it as its own
@@ -353,6 +345,25 @@ def scan(st, match, version, first=0):
     st.count = match.n
     st.closed = closed
     return tail
+
+
+def _flag_early_end(st, version, first, seq):
+    """The journal ends at record seq: before the checkpoint's chunk (_Stale), or before its
+    start record (the journal is gone: flagged)."""
+    if first and seq <= first:  # the journal ends before the checkpoint's chunk
+        raise _Stale
+    if seq == 0 and version >= 2:  # not even the start record: the journal is gone
+        st.errors |= _ERR_ROLLBACK | _ERR_JOURNAL
+
+
+def _torn_tail(st, seg, data, good):
+    """The journal ends in segment seg (or before it, when it is missing), after `good`
+    records of its `data`: the rest of it, and any later segment (left by a lost one), is a
+    tail to drop: (seg, the good bytes, present), or None when there is none."""
+    if len(data) != good * _REC_SIZE or later_segments(st, seg):
+        st.errors |= _ERR_JOURNAL
+        return (seg, data[:good * _REC_SIZE], len(data) > 0)
+    return None
 
 
 def later_segments(st, seg):

@@ -70,6 +70,13 @@ def lines(bd):
     if ways:
         out.append(Line(parts.PARTS["crimp"], sum(n * c for n, c in ways.items()), "one per housing way"))
     out.append(Line(parts.PARTS["stripboard"], 1, ""))
+    out.extend(_cable_lines(bd, role))
+    return out
+
+
+def _cable_lines(bd, role):
+    """The cable by its cores and the hook-up wire, in metres, from the wiring's cables."""
+    out = []
     cable = {}
     wire = 0.0
     for _, cores, metres, kind in wiring.cables(bd):

@@ -90,16 +90,7 @@ def _plan(bd):
             rails_of_bus.setdefault(c.bus, set()).add(rail)
 
     # the ESP32 board: the GPIOs in use, then its rails
-    labels = {}
-    for bus in bd["i2c"]:
-        labels[bus["sda"]] = "I2C %d SDA" % bus["bus"]
-        labels[bus["scl"]] = "I2C %d SCL" % bus["bus"]
-    for b in bd["buttons"]:
-        labels[b["pin"]] = "button %s" % b["name"]
-    for name, led in bd["leds"].items():
-        labels[led["pin"]] = "LED %s" % name
-    if bd["buzzer"] is not None:
-        labels[bd["buzzer"]] = "buzzer"
+    labels = _gpio_labels(bd)
     gpios = sorted(labels)
     power = list(parts.BOARD_RAILS[role])
     pins = [_gpio(g) for g in gpios] + power
@@ -185,6 +176,21 @@ def _plan(bd):
         p.connector("BUZZER", type="piezo buzzer", subtype=parts.PARTS["buzzer"].example, pins=["+", "-"])
         p.cable("ESP32", [_gpio(bd["buzzer"]), "GND"], "BUZZER", ["+", "-"], ["buzzer", "GND"], "buzzer")
     return p
+
+
+def _gpio_labels(bd):
+    """{GPIO: what it is wired to} of each GPIO the board uses."""
+    labels = {}
+    for bus in bd["i2c"]:
+        labels[bus["sda"]] = "I2C %d SDA" % bus["bus"]
+        labels[bus["scl"]] = "I2C %d SCL" % bus["bus"]
+    for b in bd["buttons"]:
+        labels[b["pin"]] = "button %s" % b["name"]
+    for name, led in bd["leds"].items():
+        labels[led["pin"]] = "LED %s" % name
+    if bd["buzzer"] is not None:
+        labels[bd["buzzer"]] = "buzzer"
+    return labels
 
 
 # WireViz's look: parts written out in each node (not as BOM numbers), ranks 1 inch apart

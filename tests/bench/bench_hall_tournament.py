@@ -87,6 +87,34 @@ class Tournaments:
                 self.done.set()
 
 
+def read_start(out, lines):
+    """(the dashboard's URL, the organiser's code) from the hall's output, read (into lines)
+    until it is connected to the broker."""
+    url = code = None
+    for line in out:
+        lines.append(line)
+        m = re.search(r"the dashboard is at (http://\S+)", line)
+        if m:
+            url = m.group(1)
+        m = re.search(r"the organiser signs in with the code (\S+)", line)
+        if m:
+            code = m.group(1)
+        if url and " connected (" in line:
+            break
+    return url, code
+
+
+def tournament_config(args):
+    """The tournament's configuration from the command line: its format, groups, who advances."""
+    config = {"name": "Bench open", "format": args.format, "game_options": {"game": "three_cushion",
+                                                                           "target": args.target}}
+    if args.format != "knockout":
+        config["groups"] = args.groups if args.format == "groups_knockout" else 1
+    if args.format == "groups_knockout":
+        config["advance"] = 2
+    return config
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--players", type=int, default=64)
@@ -115,17 +143,7 @@ def main(argv=None):
     boards = []
     client = reader = None
     try:
-        url = code = None
-        for line in hall.stdout:
-            lines.append(line)
-            m = re.search(r"the dashboard is at (http://\S+)", line)
-            if m:
-                url = m.group(1)
-            m = re.search(r"the organiser signs in with the code (\S+)", line)
-            if m:
-                code = m.group(1)
-            if url and " connected (" in line:
-                break
+        url, code = read_start(hall.stdout, lines)
         reader = threading.Thread(target=lambda: lines.extend(hall.stdout), daemon=True)
         reader.start()
         result = {"players": args.players, "tables": args.tables, "format": args.format, "target": args.target,
@@ -135,13 +153,7 @@ def main(argv=None):
                   for i, t in enumerate(tables)]
         for b in boards:
             b.wait()
-        config = {"name": "Bench open", "format": args.format, "game_options": {"game": "three_cushion",
-                                                                               "target": args.target}}
-        if args.format != "knockout":
-            config["groups"] = args.groups if args.format == "groups_knockout" else 1
-        if args.format == "groups_knockout":
-            config["advance"] = 2
-        post(url, "configure", config, code)
+        post(url, "configure", tournament_config(args), code)
         rng = random.Random(7)
         names = ["%s %s" % (FIRST[i % len(FIRST)], LAST[(i // len(FIRST)) % len(LAST)]) for i in range(args.players)]
         players = [{"name": n, "club": "BC %d" % rng.randint(1, 12)} for n in names]

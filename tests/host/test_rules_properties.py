@@ -79,47 +79,10 @@ def doc(r):
 
 
 def check_invariants(d, m, options):
-    window = 3 if d["game"] == "three_cushion" else 5
     sets = d["sets"]
-    playing = d["phase"] in ("running", "break", "equalizing") and d["turn"] is not None
-    for p in ("A", "B"):
-        pl = d["players"][p]
-        assert 0 <= pl["score"] <= pl["target"]  # the equalizing inning's too: the target ends it
-        assert len(pl["runs"]) == pl["innings"]
-        assert sum(pl["runs"]) == pl["score"]
-        assert pl["high_run"] == max(pl["runs"] or [0])
-        assert 0 <= pl["timeouts_left"] <= d["options"]["timeouts"]
-        if d["innings_limit"]:
-            assert pl["innings"] <= d["innings_limit"] or m.extensions
-    if d["target"] is not None:
-        assert d["players"]["A"]["target"] == d["players"]["B"]["target"] == d["target"]
-    a, b = d["players"]["A"]["innings"], d["players"]["B"]["innings"]
-    if d["breaker"] == "A":
-        assert a - b in (0, 1)
-    elif d["breaker"] == "B":
-        assert b - a in (0, 1)
-    else:
-        assert a == b == 0 and d["phase"] in ("lag", "finished", "warmup")
-    if d["phase"] in ("finished", "tiebreak", "lag", "set_over"):
-        assert d["turn"] is None and d["countdown"] is None
-    elif d["phase"] in ("warmup", "break"):  # a warm-up in the lag, a break between sets: nobody
-        assert d["turn"] in ("A", "B", None)
-    else:
-        assert d["turn"] in ("A", "B")
-    assert (d["result"] is None) == (d["phase"] not in ("finished", "tiebreak"))
-    assert (d["phase"] == "tiebreak") == (d["result"] == "tiebreak")
-    if d["countdown"] is not None:
-        need = d["players"][d["turn"]]["target"] - d["players"][d["turn"]]["score"]
-        assert playing and d["countdown"] == need and 1 <= need <= window
-    elif playing:
-        assert d["players"][d["turn"]]["target"] - d["players"][d["turn"]]["score"] > window
-    if d["result"] in ("A", "B", "draw") and d["ended_by"] == "target" and d["options"]["equalizing"]:
-        assert a == b, "innings equal at the end of a match decided by the target"
-    if d["ended_by"] == "target" and d["result"] in ("A", "B"):
-        assert d["players"][d["result"]]["score"] == d["players"][d["result"]]["target"]
-    if d["result"] == "draw" and d["ended_by"] == "target":
-        for p in ("A", "B"):
-            assert d["players"][p]["score"] == d["players"][p]["target"]
+    check_players(d, m)
+    check_turn(d)
+    check_result(d)
     if d["shot_clock"]:
         assert 0 <= d["shot_clock"]["left_s"] <= d["shot_clock"]["limit_s"]
     assert (d["break_left_s"] is not None) == (d["phase"] == "break")
@@ -158,6 +121,60 @@ def check_invariants(d, m, options):
     if d["ended_by"] in ("left", "abandoned"):
         assert d["phase"] == "finished" and d["result"] in ("A", "B")
     check_formats(d, m, options)
+
+
+def check_players(d, m):
+    """Each player's figures, the targets, the innings by who broke."""
+    for p in ("A", "B"):
+        pl = d["players"][p]
+        assert 0 <= pl["score"] <= pl["target"]  # the equalizing inning's too: the target ends it
+        assert len(pl["runs"]) == pl["innings"]
+        assert sum(pl["runs"]) == pl["score"]
+        assert pl["high_run"] == max(pl["runs"] or [0])
+        assert 0 <= pl["timeouts_left"] <= d["options"]["timeouts"]
+        if d["innings_limit"]:
+            assert pl["innings"] <= d["innings_limit"] or m.extensions
+    if d["target"] is not None:
+        assert d["players"]["A"]["target"] == d["players"]["B"]["target"] == d["target"]
+    a, b = d["players"]["A"]["innings"], d["players"]["B"]["innings"]
+    if d["breaker"] == "A":
+        assert a - b in (0, 1)
+    elif d["breaker"] == "B":
+        assert b - a in (0, 1)
+    else:
+        assert a == b == 0 and d["phase"] in ("lag", "finished", "warmup")
+
+
+def check_turn(d):
+    """Who is at the table in each phase, the result by the phase, the countdown."""
+    window = 3 if d["game"] == "three_cushion" else 5
+    playing = d["phase"] in ("running", "break", "equalizing") and d["turn"] is not None
+    if d["phase"] in ("finished", "tiebreak", "lag", "set_over"):
+        assert d["turn"] is None and d["countdown"] is None
+    elif d["phase"] in ("warmup", "break"):  # a warm-up in the lag, a break between sets: nobody
+        assert d["turn"] in ("A", "B", None)
+    else:
+        assert d["turn"] in ("A", "B")
+    assert (d["result"] is None) == (d["phase"] not in ("finished", "tiebreak"))
+    assert (d["phase"] == "tiebreak") == (d["result"] == "tiebreak")
+    if d["countdown"] is not None:
+        need = d["players"][d["turn"]]["target"] - d["players"][d["turn"]]["score"]
+        assert playing and d["countdown"] == need and 1 <= need <= window
+    elif playing:
+        assert d["players"][d["turn"]]["target"] - d["players"][d["turn"]]["score"] > window
+
+
+def check_result(d):
+    """A match decided by the target: innings equal (with equalizing), the winner's (or both
+    players') target reached."""
+    a, b = d["players"]["A"]["innings"], d["players"]["B"]["innings"]
+    if d["result"] in ("A", "B", "draw") and d["ended_by"] == "target" and d["options"]["equalizing"]:
+        assert a == b, "innings equal at the end of a match decided by the target"
+    if d["ended_by"] == "target" and d["result"] in ("A", "B"):
+        assert d["players"][d["result"]]["score"] == d["players"][d["result"]]["target"]
+    if d["result"] == "draw" and d["ended_by"] == "target":
+        for p in ("A", "B"):
+            assert d["players"][p]["score"] == d["players"][p]["target"]
 
 
 def check_formats(d, m, options):

@@ -249,12 +249,9 @@ def idle(deadline, poller=None):
     one in real time), and with [] after a soft interrupt (pin irq, timer
     callback, a radio frame) ran.
     """
-    global now_us, pending, kicked, _idle_count, _spin, net_waiting
+    global now_us, kicked, _spin
     _spin = 0
-    _idle_count += 1
-    if _idle_count >= _HEARTBEAT_EVERY:
-        _idle_count = 0
-        send("t %d" % now_us)
+    _heartbeat()
     while True:
         if kbd_pending:
             _raise_interrupt()
@@ -268,17 +265,11 @@ def idle(deadline, poller=None):
         if deadline is not None and deadline < stop:
             stop = deadline
         timer_due = next_timer_deadline()
-        if wdt_deadline is not None and wdt_deadline <= stop:
-            if timer_due is None or wdt_deadline < timer_due:
-                if wdt_deadline > now_us:
-                    if pacing and _pace_grant and poller is not None and poller.awaits_net():
-                        _paced_wait(poller, wdt_deadline)
-                        continue
-                    now_us = wdt_deadline
-                reset(WDT_RESET)
+        if _watchdog_due(poller, stop, timer_due):
+            continue
         if timer_due is not None and timer_due < stop:
             stop = timer_due
-        if stop > now_us and pacing and _pace_grant and poller is not None and poller.awaits_net():
+        if stop > now_us and _paced(poller):
             _paced_wait(poller, stop)
             continue
         if timer_due is not None and timer_due <= stop:
@@ -290,33 +281,78 @@ def idle(deadline, poller=None):
             if deadline > now_us:
                 now_us = deadline
             return []
-        # Nothing left to do inside the grant: stop the clock there, report
-        # to the host and wait for its next command (on the control pipe only:
-        # a socket that becomes ready meanwhile is seen at the next grant).
-        if target_us > now_us:
-            now_us = target_us
-        if pending is not None:
-            net_waiting = poller is not None and poller.awaits_net()
-            # The next instant anything here runs by itself (nothing: no "d").
-            nxt = deadline
-            if timer_due is not None and (nxt is None or timer_due < nxt):
-                nxt = timer_due
-            if wdt_deadline is not None and (nxt is None or wdt_deadline < nxt):
-                nxt = wdt_deadline
-            send("ok %d %d%s%s" % (pending, now_us, " n" if net_waiting else "",
-                                   "" if nxt is None else " d%d" % nxt))
-            pending = None
-        if _lookahead:
-            handle(_lookahead.pop(0))
-        else:
-            _ctl_poller.poll(-1)
-            line = ctl_in.readline()
-            if not line:
-                _host_is_gone()
-            handle(line.decode())
+        _stop_at_grant(poller, deadline, timer_due)
+        _next_command()
         if kicked:
             kicked = False
             return []
+
+
+def _heartbeat():
+    """A sign of life to the host every _HEARTBEAT_EVERY calls of idle()."""
+    global _idle_count
+    _idle_count += 1
+    if _idle_count >= _HEARTBEAT_EVERY:
+        _idle_count = 0
+        send("t %d" % now_us)
+
+
+def _paced(poller):
+    """Virtual time must follow real time now: the board waits on a network socket, in a
+    grant that does not follow real time already."""
+    return pacing and _pace_grant and poller is not None and poller.awaits_net()
+
+
+def _watchdog_due(poller, stop, timer_due):
+    """The watchdog's deadline comes first (by `stop`, before any timer): the clock goes there
+    and the board resets. True instead when it waited in real time for a socket on the way
+    (idle() then looks again)."""
+    global now_us
+    if wdt_deadline is None or wdt_deadline > stop:
+        return False
+    if timer_due is not None and wdt_deadline >= timer_due:
+        return False
+    if wdt_deadline > now_us:
+        if _paced(poller):
+            _paced_wait(poller, wdt_deadline)
+            return True
+        now_us = wdt_deadline
+    reset(WDT_RESET)
+    return False
+
+
+def _stop_at_grant(poller, deadline, timer_due):
+    """Nothing left to do inside the grant: stop the clock there and acknowledge the host's
+    last command ("ok"; "n" when the board waits on a socket, "d<t>" the next instant it runs
+    by itself). idle() then waits for the host's next command (on the control pipe only: a
+    socket that becomes ready meanwhile is seen at the next grant)."""
+    global now_us, pending, net_waiting
+    if target_us > now_us:
+        now_us = target_us
+    if pending is None:
+        return
+    net_waiting = poller is not None and poller.awaits_net()
+    # The next instant anything here runs by itself (nothing: no "d").
+    nxt = deadline
+    if timer_due is not None and (nxt is None or timer_due < nxt):
+        nxt = timer_due
+    if wdt_deadline is not None and (nxt is None or wdt_deadline < nxt):
+        nxt = wdt_deadline
+    send("ok %d %d%s%s" % (pending, now_us, " n" if net_waiting else "",
+                           "" if nxt is None else " d%d" % nxt))
+    pending = None
+
+
+def _next_command():
+    """Take the host's next line: one read ahead, or the next on the control pipe (waiting for it)."""
+    if _lookahead:
+        handle(_lookahead.pop(0))
+    else:
+        _ctl_poller.poll(-1)
+        line = ctl_in.readline()
+        if not line:
+            _host_is_gone()
+        handle(line.decode())
 
 
 def handle(line):
@@ -339,13 +375,7 @@ def handle(line):
             target_us = t
         _pace_grant = len(parts) < 4
     elif verb == "pin":
-        pin = int(parts[2])
-        if parts[3] == "-":
-            inputs.pop(pin, None)
-        else:
-            inputs[pin] = int(parts[3])
-        if input_listener is not None:
-            input_listener(pin)
+        _set_pin(int(parts[2]), parts[3])
     elif verb == "plug":
         present.add((int(parts[2]), int(parts[3])))
     elif verb == "unplug":
@@ -353,9 +383,7 @@ def handle(line):
     elif verb == "sync":
         pass
     elif verb == "rx":
-        if not _skipped(parts[1]):
-            send("rxd " + parts[1])
-            receive(bytes.fromhex(parts[2]) if len(parts) > 2 else b"")
+        _rx(parts)
     elif verb == "repl":
         repl_enabled = parts[2] == "1"
         kick()
@@ -364,6 +392,23 @@ def handle(line):
             net_listener(None if parts[2] == "-" else parts[2])
     else:
         send("err unknown command %r" % line)
+
+
+def _set_pin(pin, level):
+    """pin: the host drives it at level ("0", "1"), or no more ("-")."""
+    if level == "-":
+        inputs.pop(pin, None)
+    else:
+        inputs[pin] = int(level)
+    if input_listener is not None:
+        input_listener(pin)
+
+
+def _rx(parts):
+    """rx <seq> [<hex>]: bytes received on the UART, unless the host wrote them into our stdin itself."""
+    if not _skipped(parts[1]):
+        send("rxd " + parts[1])
+        receive(bytes.fromhex(parts[2]) if len(parts) > 2 else b"")
 
 
 class _Arrival:

@@ -352,55 +352,67 @@ class WLAN:
         return [(ap.get("ssid", "").encode(), bssid, int(ap.get("channel", 1)), int(ap.get("rssi", -55)), auth, False)]
 
     def config(self, *args, **kw):
-        global _sta_mac, _ap_mac, _channel, _ap_ssid, _ap_password, _ap_authmode, _ap_hidden
-        global _hostname, _conf_reconnects, _txpower, _pm
         if args and kw:
             raise TypeError("either pos or kw args are allowed")
         if kw:
             for key, value in kw.items():
-                if key == "mac":
-                    if len(value) != 6:
-                        raise ValueError("invalid buffer length")
-                    if self._if == STA_IF:
-                        _sta_mac = bytes(value)
-                    else:
-                        _ap_mac = bytes(value)
-                elif key == "channel":
-                    if not (_sta_active or _ap_active):
-                        _not_started()
-                    if not 1 <= int(value) <= 14:
-                        raise OSError("Wifi Invalid Argument")
-                    _channel = int(value)
-                elif key in ("ssid", "essid"):
-                    self._require(AP_IF)
-                    _ap_ssid = value.decode() if isinstance(value, (bytes, bytearray)) else str(value)
-                elif key in ("key", "password"):
-                    self._require(AP_IF)
-                    _ap_password = str(value)
-                elif key in ("security", "authmode"):
-                    self._require(AP_IF)
-                    _ap_authmode = int(value)
-                elif key == "hidden":
-                    self._require(AP_IF)
-                    _ap_hidden = bool(value)
-                elif key in ("dhcp_hostname", "hostname"):
-                    _hostname = str(value)
-                elif key == "reconnects":
-                    self._require(STA_IF)
-                    _conf_reconnects = 0 if int(value) == -1 else int(value) + 1
-                elif key == "txpower":
-                    _txpower = float(value)
-                elif key in ("pm", "ps_mode"):
-                    _pm = int(value)
-                elif key in ("protocol", "max_clients"):
-                    pass
-                else:
-                    raise ValueError("unknown config param")
+                self._config_set(key, value)
             _report()
             return None
         if len(args) != 1:
             raise TypeError("can query only one param")
-        key = args[0]
+        return self._config_get(args[0])
+
+    def _config_set(self, key, value):
+        """config(key=value): one parameter set."""
+        global _channel, _ap_ssid, _ap_password, _ap_authmode, _ap_hidden
+        global _hostname, _conf_reconnects, _txpower, _pm
+        if key == "mac":
+            self._set_mac(value)
+        elif key == "channel":
+            if not (_sta_active or _ap_active):
+                _not_started()
+            if not 1 <= int(value) <= 14:
+                raise OSError("Wifi Invalid Argument")
+            _channel = int(value)
+        elif key in ("ssid", "essid"):
+            self._require(AP_IF)
+            _ap_ssid = value.decode() if isinstance(value, (bytes, bytearray)) else str(value)
+        elif key in ("key", "password"):
+            self._require(AP_IF)
+            _ap_password = str(value)
+        elif key in ("security", "authmode"):
+            self._require(AP_IF)
+            _ap_authmode = int(value)
+        elif key == "hidden":
+            self._require(AP_IF)
+            _ap_hidden = bool(value)
+        elif key in ("dhcp_hostname", "hostname"):
+            _hostname = str(value)
+        elif key == "reconnects":
+            self._require(STA_IF)
+            _conf_reconnects = 0 if int(value) == -1 else int(value) + 1
+        elif key == "txpower":
+            _txpower = float(value)
+        elif key in ("pm", "ps_mode"):
+            _pm = int(value)
+        elif key in ("protocol", "max_clients"):
+            pass
+        else:
+            raise ValueError("unknown config param")
+
+    def _set_mac(self, value):
+        """config(mac=...): this interface's MAC address (6 bytes)."""
+        global _sta_mac, _ap_mac
+        if len(value) != 6:
+            raise ValueError("invalid buffer length")
+        if self._if == STA_IF:
+            _sta_mac = bytes(value)
+        else:
+            _ap_mac = bytes(value)
+
+    def _config_get(self, key):
+        """config(key): one parameter's value."""
         if key == "mac":
             return _sta_mac if self._if == STA_IF else _ap_mac
         if key in ("ssid", "essid"):

@@ -134,13 +134,29 @@ def continue_with_input(text):
     """py/repl.c mp_repl_continue_with_input()."""
     if not text:
         return False
+    compound = _starts_compound(text)
+    depth, quote = _open_at_end(text)
+    if quote is not None and len(quote) == 3:
+        return True
+    if depth > 0 and quote is None:
+        return True
+    if text[-1] == "\\":
+        return True
+    return compound and text[-1] != "\n"
+
+
+def _starts_compound(text):
+    """The text starts a compound statement (if, def, ... or a decorator)."""
     first = text.split(None, 1)[0] if text.strip() else ""
     for kw in _COMPOUND:
         if first == kw or first.startswith(kw + "(") or first.startswith(kw + ":"):
-            compound = True
-            break
-    else:
-        compound = text[0] == "@"
+            return True
+    return text[0] == "@"
+
+
+def _open_at_end(text):
+    """(the brackets left open, the quote left open or None) at the end of the text
+    (comments skipped)."""
     depth = 0
     quote = None  # "'", '"', "'''", '"""'
     i = 0
@@ -171,13 +187,7 @@ def continue_with_input(text):
         elif ch == "\n" and len(quote) == 1:
             quote = None
         i += 1
-    if quote is not None and len(quote) == 3:
-        return True
-    if depth > 0 and quote is None:
-        return True
-    if text[-1] == "\\":
-        return True
-    return compound and text[-1] != "\n"
+    return depth, quote
 
 
 def friendly_repl(env, show_banner=True):

@@ -60,30 +60,26 @@ def arguments(p):
         q.add_argument("name", metavar="NAME",
                        help="a board in boards/ (wall, mini, referee, ...) or a definition file")
 
-    q = sub.add_parser("parts", help="the bill of materials, counted from the definition",
-                       description="The bill of materials: one line per kind of part (the ESP32 board, each "
-                                   "backpack by kind and digit size, buttons, LEDs and resistors, pull resistors, "
-                                   "buzzer, supply, connectors, cable), an example part and a rough price each.")
-    name_arg(q)
-    q.add_argument("--format", "-f", choices=("text", "md", "csv"), default="text", help="default: text")
-    q.set_defaults(run=run_parts)
-
-    q = sub.add_parser("power", help="the power budget and the supply it needs (a remote: its battery life)",
-                       description="Each chip's current at the board's brightness and at full, the ESP32 with "
-                                   "Wi-Fi, LEDs, buzzer, each rail's total, the supply with its margin; for a "
-                                   "remote the charge of a press and the days a charge lasts. Each figure says "
-                                   "whether it comes from a datasheet, a maker, a measurement or an estimate.")
-    name_arg(q)
-    q.add_argument("--format", "-f", choices=("text", "md"), default="text", help="default: text")
-    q.set_defaults(run=run_power)
-
-    q = sub.add_parser("pins", help="each GPIO, each I2C bus and chip address (A0/A1/A2 jumpers), the rails",
-                       description="Each ESP32 GPIO and what it connects to (pull resistor, active level), each "
-                                   "I2C bus with its pins, frequency and chips, each chip's address and the "
-                                   "address pads to bridge for it, the GND, 5V and 3V3 rails.")
-    name_arg(q)
-    q.add_argument("--format", "-f", choices=("text", "md"), default="text", help="default: text")
-    q.set_defaults(run=run_pins)
+    # The three that print a table of the board: (name, help, description, formats, run).
+    for what, short, long, formats, run in (
+        ("parts", "the bill of materials, counted from the definition",
+         "The bill of materials: one line per kind of part (the ESP32 board, each backpack by kind and digit "
+         "size, buttons, LEDs and resistors, pull resistors, buzzer, supply, connectors, cable), an example "
+         "part and a rough price each.", ("text", "md", "csv"), run_parts),
+        ("power", "the power budget and the supply it needs (a remote: its battery life)",
+         "Each chip's current at the board's brightness and at full, the ESP32 with Wi-Fi, LEDs, buzzer, each "
+         "rail's total, the supply with its margin; for a remote the charge of a press and the days a charge "
+         "lasts. Each figure says whether it comes from a datasheet, a maker, a measurement or an estimate.",
+         ("text", "md"), run_power),
+        ("pins", "each GPIO, each I2C bus and chip address (A0/A1/A2 jumpers), the rails",
+         "Each ESP32 GPIO and what it connects to (pull resistor, active level), each I2C bus with its pins, "
+         "frequency and chips, each chip's address and the address pads to bridge for it, the GND, 5V and "
+         "3V3 rails.", ("text", "md"), run_pins),
+    ):
+        q = sub.add_parser(what, help=short, description=long)
+        name_arg(q)
+        q.add_argument("--format", "-f", choices=formats, default="text", help="default: text")
+        q.set_defaults(run=run)
 
     q = sub.add_parser("wiring", help="the wiring drawing: NAME.yml (WireViz), NAME.svg and NAME.png",
                        description="Writes the wiring harness as WireViz YAML and draws it with WireViz over "

@@ -58,6 +58,19 @@ def rmtree(d):
     os.rmdir(d)
 
 
+def in_tmpdir(test):
+    """test(d, path) run in a new folder d (removed after), path its config.json."""
+
+    def run():
+        d = tmpdir()
+        try:
+            test(d, d + "/config.json")
+        finally:
+            rmtree(d)
+
+    return run
+
+
 def write(path, data):
     if type(data) is str:
         data = data.encode()
@@ -372,30 +385,23 @@ def test_match_options_start_a_match():
 # ---- load: the last good configuration ----------------------------------------------------
 
 
-def test_load_no_file_gives_the_defaults():
-    d = tmpdir()
-    try:
-        cfg, code, msg = config.load(d + "/config.json")
-        assert (code, msg) == (0, None)
-        assert cfg == config.defaults()
-        assert os.listdir(d) == []  # nothing written
-    finally:
-        rmtree(d)
+@in_tmpdir
+def test_load_no_file_gives_the_defaults(d, path):
+    cfg, code, msg = config.load(path)
+    assert (code, msg) == (0, None)
+    assert cfg == config.defaults()
+    assert os.listdir(d) == []  # nothing written
 
 
-def test_load_valid_file_keeps_a_good_copy():
-    d = tmpdir()
-    try:
-        path = d + "/config.json"
-        text = json.dumps(example())
-        write(path, text)
-        cfg, code, msg = config.load(path)
-        assert (code, msg) == (0, None)
-        assert cfg == config.normalize(example())
-        assert read(d + "/config.good.json") == text.encode()  # byte for byte
-        assert sorted(os.listdir(d)) == ["config.good.json", "config.json"]  # no .tmp left
-    finally:
-        rmtree(d)
+@in_tmpdir
+def test_load_valid_file_keeps_a_good_copy(d, path):
+    text = json.dumps(example())
+    write(path, text)
+    cfg, code, msg = config.load(path)
+    assert (code, msg) == (0, None)
+    assert cfg == config.normalize(example())
+    assert read(d + "/config.good.json") == text.encode()  # byte for byte
+    assert sorted(os.listdir(d)) == ["config.good.json", "config.json"]  # no .tmp left
 
 
 # Each: what is tried, the bytes config.json is corrupted to, a part of the message.
@@ -415,87 +421,71 @@ CORRUPT = (
 )
 
 
-def test_load_invalid_file_runs_the_last_good():
-    d = tmpdir()
-    try:
-        path = d + "/config.json"
-        good = json.dumps(example()).encode()
-        write(path, good)
-        expected, code, _ = config.load(path)
-        assert code == 0
-        for what, raw, part in CORRUPT:
-            write(path, raw)
-            cfg, code, msg = config.load(path)
-            assert code == config.ERROR_CONFIG == 20, (what, code)
-            assert cfg == expected, what  # the good values run
-            assert part in msg and "\n" not in msg, (what, msg)
-            assert msg.startswith(path), (what, msg)
-            assert read(d + "/config.good.json") == good, what  # never overwritten by a bad file
-            assert read(path) == raw, what  # the bad file is left for the user to fix
-        write(path, json.dumps({"match": {"target": 25}}))  # fixed: it runs, and is the new good copy
+@in_tmpdir
+def test_load_invalid_file_runs_the_last_good(d, path):
+    good = json.dumps(example()).encode()
+    write(path, good)
+    expected, code, _ = config.load(path)
+    assert code == 0
+    for what, raw, part in CORRUPT:
+        write(path, raw)
         cfg, code, msg = config.load(path)
-        assert (code, msg, cfg["match"]["target"]) == (0, None, 25)
-        write(path, b"{")
-        cfg, code, msg = config.load(path)
-        assert code == 20 and cfg["match"]["target"] == 25 and cfg["match"]["game"] == "three_cushion"
-    finally:
-        rmtree(d)
+        assert code == config.ERROR_CONFIG == 20, (what, code)
+        assert cfg == expected, what  # the good values run
+        assert part in msg and "\n" not in msg, (what, msg)
+        assert msg.startswith(path), (what, msg)
+        assert read(d + "/config.good.json") == good, what  # never overwritten by a bad file
+        assert read(path) == raw, what  # the bad file is left for the user to fix
+    write(path, json.dumps({"match": {"target": 25}}))  # fixed: it runs, and is the new good copy
+    cfg, code, msg = config.load(path)
+    assert (code, msg, cfg["match"]["target"]) == (0, None, 25)
+    write(path, b"{")
+    cfg, code, msg = config.load(path)
+    assert code == 20 and cfg["match"]["target"] == 25 and cfg["match"]["game"] == "three_cushion"
 
 
-def test_load_every_truncation_of_the_example():
+@in_tmpdir
+def test_load_every_truncation_of_the_example(d, path):
     # a file cut short at any byte (an upload that stopped) runs the last good config
-    d = tmpdir()
-    try:
-        path = d + "/config.json"
-        full = read(EXAMPLE)
-        write(path, b'{"name": "Table 9"}')
-        assert config.load(path)[1] == 0
-        for n in range(len(full.rstrip())):  # the last "}" and before
-            write(path, full[:n])
-            cfg, code, msg = config.load(path)
-            assert code == 20 and cfg["name"] == "Table 9", (n, code, msg)
-        write(path, full)
-        assert config.load(path) == (config.normalize(example()), 0, None)
-    finally:
-        rmtree(d)
-
-
-def test_load_invalid_file_without_a_good_copy_runs_the_defaults():
-    d = tmpdir()
-    try:
-        path = d + "/config.json"
-        for what, raw, part in CORRUPT:
-            write(path, raw)
-            cfg, code, msg = config.load(path)
-            assert code == config.ERROR_CONFIG_DEFAULTS == 22, (what, code)
-            assert cfg == config.defaults(), what
-            assert part in msg, (what, msg)
-            assert not exists(d + "/config.good.json"), what
-        # a corrupt good copy is no better than none
-        write(d + "/config.good.json", b'{"match": {"target": 99999}}')
+    full = read(EXAMPLE)
+    write(path, b'{"name": "Table 9"}')
+    assert config.load(path)[1] == 0
+    for n in range(len(full.rstrip())):  # the last "}" and before
+        write(path, full[:n])
         cfg, code, msg = config.load(path)
-        assert code == 22 and cfg == config.defaults()
-        assert "more than 4096 bytes" in msg  # the reason is config.json's, not the copy's
-    finally:
-        rmtree(d)
+        assert code == 20 and cfg["name"] == "Table 9", (n, code, msg)
+    write(path, full)
+    assert config.load(path) == (config.normalize(example()), 0, None)
 
 
-def test_load_without_config_json_forgets_an_old_good_copy():
+@in_tmpdir
+def test_load_invalid_file_without_a_good_copy_runs_the_defaults(d, path):
+    for what, raw, part in CORRUPT:
+        write(path, raw)
+        cfg, code, msg = config.load(path)
+        assert code == config.ERROR_CONFIG_DEFAULTS == 22, (what, code)
+        assert cfg == config.defaults(), what
+        assert part in msg, (what, msg)
+        assert not exists(d + "/config.good.json"), what
+    # a corrupt good copy is no better than none
+    write(d + "/config.good.json", b'{"match": {"target": 99999}}')
+    cfg, code, msg = config.load(path)
+    assert code == 22 and cfg == config.defaults()
+    assert "more than 4096 bytes" in msg  # the reason is config.json's, not the copy's
+
+
+@in_tmpdir
+def test_load_without_config_json_forgets_an_old_good_copy(d, path):
     # deleting config.json resets to the defaults; the old copy must not come back later
-    d = tmpdir()
-    try:
-        path = d + "/config.json"
-        write(path, json.dumps({"match": {"target": 25}}))
-        assert config.load(path)[1] == 0
-        os.remove(path)
-        cfg, code, msg = config.load(path)
-        assert (code, msg) == (0, None) and cfg == config.defaults()
-        assert os.listdir(d) == []
-        write(path, "{")
-        cfg, code, msg = config.load(path)
-        assert code == 22 and cfg == config.defaults()
-    finally:
-        rmtree(d)
+    write(path, json.dumps({"match": {"target": 25}}))
+    assert config.load(path)[1] == 0
+    os.remove(path)
+    cfg, code, msg = config.load(path)
+    assert (code, msg) == (0, None) and cfg == config.defaults()
+    assert os.listdir(d) == []
+    write(path, "{")
+    cfg, code, msg = config.load(path)
+    assert code == 22 and cfg == config.defaults()
 
 
 class CountingFS:
@@ -524,18 +514,14 @@ class CountingFS:
         os.remove(path)
 
 
-def test_load_writes_the_good_copy_only_when_it_changed():
-    d = tmpdir()
-    try:
-        path = d + "/config.json"
-        write(path, json.dumps(example()))
-        fs = CountingFS()
-        for _ in range(3):
-            assert config.load(path, fs)[1] == 0
-        assert fs.writes == ["config.good.json.tmp"], fs.writes  # once: flash is not worn at each boot
-        assert fs.renames == [("config.good.json.tmp", "config.good.json")]
-    finally:
-        rmtree(d)
+@in_tmpdir
+def test_load_writes_the_good_copy_only_when_it_changed(d, path):
+    write(path, json.dumps(example()))
+    fs = CountingFS()
+    for _ in range(3):
+        assert config.load(path, fs)[1] == 0
+    assert fs.writes == ["config.good.json.tmp"], fs.writes  # once: flash is not worn at each boot
+    assert fs.renames == [("config.good.json.tmp", "config.good.json")]
 
 
 def test_load_never_raises_when_the_filesystem_fails():
@@ -557,56 +543,45 @@ def test_load_never_raises_when_the_filesystem_fails():
         rmtree(d)
 
 
-def test_load_a_directory_instead_of_a_file():
-    d = tmpdir()
-    try:
-        os.mkdir(d + "/config.json")
-        cfg, code, msg = config.load(d + "/config.json")
-        assert code == 22 and cfg == config.defaults() and msg.startswith(d + "/config.json: "), msg
-        os.rmdir(d + "/config.json")
-    finally:
-        rmtree(d)
+@in_tmpdir
+def test_load_a_directory_instead_of_a_file(d, path):
+    os.mkdir(d + "/config.json")
+    cfg, code, msg = config.load(d + "/config.json")
+    assert code == 22 and cfg == config.defaults() and msg.startswith(d + "/config.json: "), msg
+    os.rmdir(d + "/config.json")
 
 
 # ---- save: atomic -----------------------------------------------------------------------
 
 
-def test_save_writes_atomically_and_keeps_the_good_copy():
-    d = tmpdir()
-    try:
-        path = d + "/config.json"
-        fs = CountingFS()
-        cfg = config.save(example(), path, fs)
-        assert cfg == config.normalize(example())
-        assert fs.writes == ["config.json.tmp", "config.good.json.tmp"], fs.writes
-        assert fs.renames == [("config.json.tmp", "config.json"), ("config.good.json.tmp", "config.good.json")]
-        assert sorted(os.listdir(d)) == ["config.good.json", "config.json"]
-        assert json.loads(read(path)) == example()  # what was given, not the filled-in dict
-        assert read(d + "/config.good.json") == read(path)
-        assert config.load(path, fs) == (cfg, 0, None)
-        assert len(fs.writes) == 2  # the good copy was already right
-        # saving again replaces the file (os.rename over an existing file)
-        cfg2 = config.save({"match": {"target": 7}}, path)
-        assert cfg2["match"]["target"] == 7
-        assert config.load(path)[0] == cfg2
-        assert sorted(os.listdir(d)) == ["config.good.json", "config.json"]
-    finally:
-        rmtree(d)
+@in_tmpdir
+def test_save_writes_atomically_and_keeps_the_good_copy(d, path):
+    fs = CountingFS()
+    cfg = config.save(example(), path, fs)
+    assert cfg == config.normalize(example())
+    assert fs.writes == ["config.json.tmp", "config.good.json.tmp"], fs.writes
+    assert fs.renames == [("config.json.tmp", "config.json"), ("config.good.json.tmp", "config.good.json")]
+    assert sorted(os.listdir(d)) == ["config.good.json", "config.json"]
+    assert json.loads(read(path)) == example()  # what was given, not the filled-in dict
+    assert read(d + "/config.good.json") == read(path)
+    assert config.load(path, fs) == (cfg, 0, None)
+    assert len(fs.writes) == 2  # the good copy was already right
+    # saving again replaces the file (os.rename over an existing file)
+    cfg2 = config.save({"match": {"target": 7}}, path)
+    assert cfg2["match"]["target"] == 7
+    assert config.load(path)[0] == cfg2
+    assert sorted(os.listdir(d)) == ["config.good.json", "config.json"]
 
 
-def test_save_refuses_an_invalid_config_and_writes_nothing():
-    d = tmpdir()
-    try:
-        path = d + "/config.json"
-        config.save({"name": "Table 1"}, path)
-        before = read(path)
-        e = raises(ValueError, config.save, {"match": {"target": 0}}, path)
-        assert str(e) == path + ": match.target: 0 is not in 1..9999", str(e)
-        raises(ValueError, config.save, {"matc": {}}, path)
-        assert read(path) == before
-        assert sorted(os.listdir(d)) == ["config.good.json", "config.json"]
-    finally:
-        rmtree(d)
+@in_tmpdir
+def test_save_refuses_an_invalid_config_and_writes_nothing(d, path):
+    config.save({"name": "Table 1"}, path)
+    before = read(path)
+    e = raises(ValueError, config.save, {"match": {"target": 0}}, path)
+    assert str(e) == path + ": match.target: 0 is not in 1..9999", str(e)
+    raises(ValueError, config.save, {"matc": {}}, path)
+    assert read(path) == before
+    assert sorted(os.listdir(d)) == ["config.good.json", "config.json"]
 
 
 def largest():
@@ -628,49 +603,37 @@ def largest():
     }
 
 
-def test_save_the_largest_config_fits():
-    d = tmpdir()
-    try:
-        path = d + "/config.json"
-        big = largest()
-        cfg = config.save(big, path)
-        assert len(read(path)) <= config.MAX_BYTES
-        assert config.load(path) == (cfg, 0, None)
-        assert cfg["players"]["B"]["club"] == big["players"]["B"]["club"]
-    finally:
-        rmtree(d)
+@in_tmpdir
+def test_save_the_largest_config_fits(d, path):
+    big = largest()
+    cfg = config.save(big, path)
+    assert len(read(path)) <= config.MAX_BYTES
+    assert config.load(path) == (cfg, 0, None)
+    assert cfg["players"]["B"]["club"] == big["players"]["B"]["club"]
 
 
-def test_save_power_cut_before_the_rename_leaves_the_old_file():
-    d = tmpdir()
-    try:
-        path = d + "/config.json"
-        config.save({"match": {"target": 25}}, path)
-        raises(OSError, config.save, {"match": {"target": 50}}, path, CountingFS(fail_rename=True))
-        cfg, code, msg = config.load(path)  # the .tmp is ignored
-        assert code == 0 and cfg["match"]["target"] == 25
-    finally:
-        rmtree(d)
+@in_tmpdir
+def test_save_power_cut_before_the_rename_leaves_the_old_file(d, path):
+    config.save({"match": {"target": 25}}, path)
+    raises(OSError, config.save, {"match": {"target": 50}}, path, CountingFS(fail_rename=True))
+    cfg, code, msg = config.load(path)  # the .tmp is ignored
+    assert code == 0 and cfg["match"]["target"] == 25
 
 
-def test_load_finishes_a_save_cut_between_unlink_and_rename():
+@in_tmpdir
+def test_load_finishes_a_save_cut_between_unlink_and_rename(d, path):
     # FAT renames over a file by unlinking it first: a cut there leaves only the .tmp
-    d = tmpdir()
-    try:
-        path = d + "/config.json"
-        config.save({"match": {"target": 25}}, path)
-        write(path + ".tmp", json.dumps({"match": {"target": 50}}))
-        os.remove(path)
-        cfg, code, msg = config.load(path)
-        assert (code, msg, cfg["match"]["target"]) == (0, None, 50)
-        assert sorted(os.listdir(d)) == ["config.good.json", "config.json"]
-        assert json.loads(read(d + "/config.good.json")) == {"match": {"target": 50}}
-        # a torn .tmp (cut while it was written) is not taken: no config.json means the defaults
-        write(path + ".tmp", b'{"match": {"tar')
-        os.remove(path)
-        assert config.load(path) == (config.defaults(), 0, None)
-    finally:
-        rmtree(d)
+    config.save({"match": {"target": 25}}, path)
+    write(path + ".tmp", json.dumps({"match": {"target": 50}}))
+    os.remove(path)
+    cfg, code, msg = config.load(path)
+    assert (code, msg, cfg["match"]["target"]) == (0, None, 50)
+    assert sorted(os.listdir(d)) == ["config.good.json", "config.json"]
+    assert json.loads(read(d + "/config.good.json")) == {"match": {"target": 50}}
+    # a torn .tmp (cut while it was written) is not taken: no config.json means the defaults
+    write(path + ".tmp", b'{"match": {"tar')
+    os.remove(path)
+    assert config.load(path) == (config.defaults(), 0, None)
 
 
 class RAMBlockDev:

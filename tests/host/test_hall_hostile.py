@@ -252,19 +252,25 @@ EVENT_MATCHES = (
 )
 
 
-def event_docs():
-    """The state documents (after every line) and the reports of EVENT_MATCHES, made by the firmware."""
+def played_docs(matches):
+    """The state documents (after every line) and the reports of matches (each a list of the
+    referee's lines), made by the firmware."""
     from tools.hall.loadgen import firmware
 
     _, matchdoc, referee, report = firmware()
     states, reports = [], []
-    for lines in EVENT_MATCHES:
+    for lines in matches:
         ref = referee.Referee()
         for line in lines:
             assert ref.line(line) is None, line
             states.append(matchdoc.doc(ref.match, ref.now))
         reports.append(report.build(ref.match, ref.now, 1764489600, 1764489600 + ref.now // 1000, "Table 1", "wall"))
     return states, reports
+
+
+def event_docs():
+    """The state documents and the reports of EVENT_MATCHES."""
+    return played_docs(EVENT_MATCHES)
 
 
 def test_event_fields_from_the_firmware_pass_whole():
@@ -390,18 +396,8 @@ FORMAT_MATCHES = (
 
 
 def format_docs():
-    """The state documents (after every line) and the reports of FORMAT_MATCHES, made by the firmware."""
-    from tools.hall.loadgen import firmware
-
-    _, matchdoc, referee, report = firmware()
-    states, reports = [], []
-    for lines in FORMAT_MATCHES:
-        ref = referee.Referee()
-        for line in lines:
-            assert ref.line(line) is None, line
-            states.append(matchdoc.doc(ref.match, ref.now))
-        reports.append(report.build(ref.match, ref.now, 1764489600, 1764489600 + ref.now // 1000, "Table 1", "wall"))
-    return states, reports
+    """The state documents and the reports of FORMAT_MATCHES."""
+    return played_docs(FORMAT_MATCHES)
 
 
 def test_format_fields_from_the_firmware_pass_whole():

@@ -104,6 +104,11 @@ def raw_repl(term):
     assert term.expect(RAW_BANNER) == b"\r\n" + RAW_BANNER
 
 
+def said(term, keys, prompt=b">>> "):
+    """What the board answers to keys typed at its console, up to the prompt."""
+    term.send(keys)
+    return term.expect(prompt)
+
 def test_ctrl_c_stops_the_app_and_its_timer_keeps_feeding_the_watchdog(wall):
     vb, term = wall
     interrupt_app(term)
@@ -116,29 +121,20 @@ def test_ctrl_c_stops_the_app_and_its_timer_keeps_feeding_the_watchdog(wall):
 def test_friendly_repl_echo_backspace_continuation_and_soft_reset(wall):
     vb, term = wall
     interrupt_app(term)
-    term.send(b"x = 6 * 7\r")
-    assert term.expect(b">>> ") == b"x = 6 * 7\r\n>>> "
-    term.send(b"x\r")
-    assert term.expect(b">>> ") == b"x\r\n42\r\n>>> "
-    term.send(b"1+23\x7f\r")  # backspace
-    assert term.expect(b">>> ") == b"1+23\b\x1b[K\r\n3\r\n>>> "
-    term.send(b"for i in range(2):\r")
-    assert term.expect(b"... ") == b"for i in range(2):\r\n... "
-    term.send(b"    print(i)\r")
-    assert term.expect(b"... ") == b"    print(i)\r\n... "
-    term.send(b"\r")
-    assert term.expect(b">>> ") == b"\r\n0\r\n1\r\n>>> "
-    term.send(b"abc\x03")  # Ctrl-C cancels the line
-    assert term.expect(b">>> ") == b"abc\r\n>>> "
-    term.send(b"1/0\r")
-    assert term.expect(b">>> ") == (
+    assert said(term, b"x = 6 * 7\r") == b"x = 6 * 7\r\n>>> "
+    assert said(term, b"x\r") == b"x\r\n42\r\n>>> "
+    assert said(term, b"1+23\x7f\r") == b"1+23\b\x1b[K\r\n3\r\n>>> "  # backspace
+    assert said(term, b"for i in range(2):\r", b"... ") == b"for i in range(2):\r\n... "
+    assert said(term, b"    print(i)\r", b"... ") == b"    print(i)\r\n... "
+    assert said(term, b"\r") == b"\r\n0\r\n1\r\n>>> "
+    assert said(term, b"abc\x03") == b"abc\r\n>>> "  # Ctrl-C cancels the line
+    assert said(term, b"1/0\r") == (
         b'1/0\r\nTraceback (most recent call last):\r\n  File "<stdin>", line 1, in <module>\r\n'
         b"ZeroDivisionError: divide by zero\r\n>>> "
     )
-    term.send(b"\x05")  # paste mode
-    assert term.expect(b"=== ") == b"\r\npaste mode; Ctrl-C to cancel, Ctrl-D to finish\r\n=== "
-    term.send(b"if True:\r    print('pasted')\r\x04")
-    assert term.expect(b">>> ") == b"if True:\r\n===     print('pasted')\r\n=== \r\npasted\r\n>>> "
+    assert said(term, b"\x05", b"=== ") == b"\r\npaste mode; Ctrl-C to cancel, Ctrl-D to finish\r\n=== "  # paste mode
+    assert said(term, b"if True:\r    print('pasted')\r\x04") == \
+        b"if True:\r\n===     print('pasted')\r\n=== \r\npasted\r\n>>> "
     runs = vb.stdout.count("carom: running on board wall")
     term.send(b"\x04")  # Ctrl-D on an empty line: soft reset, main.py runs again
     out = term.expect(b"carom: running on board wall\r\n")
@@ -150,26 +146,19 @@ def test_raw_repl_bytes(wall):
     vb, term = wall
     interrupt_app(term)
     raw_repl(term)
-    term.send(b"print(1)\x04")
-    assert term.expect(b">") == b"OK1\r\n\x04\x04>"
-    term.send(b"a = 5\x04")
-    assert term.expect(b">") == b"OK\x04\x04>"
-    term.send(b"print(a)\x04")  # one namespace for all the code sent
-    assert term.expect(b">") == b"OK5\r\n\x04\x04>"
-    term.send(b"garbage\x03print(2)\x04")  # Ctrl-C clears what was typed
-    assert term.expect(b">") == b"OK2\r\n\x04\x04>"
-    term.send(b"print('x')\n1/0\x04")
-    assert term.expect(b"\x04>") == (
+    assert said(term, b"print(1)\x04", b">") == b"OK1\r\n\x04\x04>"
+    assert said(term, b"a = 5\x04", b">") == b"OK\x04\x04>"
+    assert said(term, b"print(a)\x04", b">") == b"OK5\r\n\x04\x04>"  # one namespace for all the code sent
+    assert said(term, b"garbage\x03print(2)\x04", b">") == b"OK2\r\n\x04\x04>"  # Ctrl-C clears what was typed
+    assert said(term, b"print('x')\n1/0\x04", b"\x04>") == (
         b'OKx\r\n\x04Traceback (most recent call last):\r\n  File "<stdin>", line 2, in <module>\r\n'
         b"ZeroDivisionError: divide by zero\r\n\x04>"
     )
-    term.send(b"1 +* 2\x04")
-    assert term.expect(b"\x04>") == (
+    assert said(term, b"1 +* 2\x04", b"\x04>") == (
         b'OK\x04Traceback (most recent call last):\r\n  File "<stdin>", line 1\r\n'
         b"SyntaxError: invalid syntax\r\n\x04>"
     )
-    term.send(b"\x05B\x01")  # raw-paste with an unknown sub-command
-    assert term.expect(b">") == b"R\x00>"
+    assert said(term, b"\x05B\x01", b">") == b"R\x00>"  # raw-paste with an unknown sub-command
     term.send(b"\x01")  # Ctrl-A again: the banner again
     assert term.expect(RAW_BANNER) == RAW_BANNER
     runs = vb.stdout.count("carom: running on board wall")
@@ -217,18 +206,15 @@ def test_raw_paste_mode_with_flow_control(wall):
     assert term.expect(b">") == b"total 60\r\n\x04\x04>"
     term.send(b"\x05A\x01")
     assert term.read(5) == b"R\x01\x80\x00\x01"
-    term.send(b"print(1)\x03")  # Ctrl-C aborts the paste
-    assert term.expect(b">") == b"\x04\x04KeyboardInterrupt: \r\n\x04>"
+    assert said(term, b"print(1)\x03", b">") == b"\x04\x04KeyboardInterrupt: \r\n\x04>"  # Ctrl-C aborts the paste
 
 
 def test_ctrl_c_interrupts_code_run_from_the_raw_repl(wall):
     vb, term = wall
     interrupt_app(term)
     raw_repl(term)
-    term.send(b"import time\nwhile True:\n    time.sleep_ms(10)\n\x04")
-    assert term.expect(b"OK") == b"OK"
-    term.send(b"\x03")
-    assert term.expect(b"\x04>") == (
+    assert said(term, b"import time\nwhile True:\n    time.sleep_ms(10)\n\x04", b"OK") == b"OK"
+    assert said(term, b"\x03", b"\x04>") == (
         b'\x04Traceback (most recent call last):\r\n  File "<stdin>", line 3, in <module>\r\n'
         b"KeyboardInterrupt: \r\n\x04>"
     )
@@ -262,14 +248,10 @@ def test_tcp_and_pty_are_the_same_uart(tmp_path, firmware):
 def test_input_reads_the_uart_with_echo(wall):
     vb, term = wall
     interrupt_app(term)
-    term.send(b"name = input('who? ')\r")
-    assert term.expect(b"\r\nwho? ") == b"name = input('who? ')\r\nwho? "
-    term.send(b"Anx\x7fn\r")
-    assert term.expect(b">>> ") == b"Anx\b\x1b[Kn\r\n>>> "
-    term.send(b"name\r")
-    assert term.expect(b">>> ") == b"name\r\n'Ann'\r\n>>> "
-    term.send(b"input()\r\x03")
-    assert term.expect(b">>> ").endswith(b"KeyboardInterrupt: \r\n>>> ")
+    assert said(term, b"name = input('who? ')\r", b"\r\nwho? ") == b"name = input('who? ')\r\nwho? "
+    assert said(term, b"Anx\x7fn\r") == b"Anx\b\x1b[Kn\r\n>>> "
+    assert said(term, b"name\r") == b"name\r\n'Ann'\r\n>>> "
+    assert said(term, b"input()\r\x03").endswith(b"KeyboardInterrupt: \r\n>>> ")
 
 
 def test_app_reading_lines_typed_one_key_at_a_time(bare):
@@ -287,8 +269,7 @@ def test_app_reading_lines_typed_one_key_at_a_time(bare):
         term.send(b"\x03")  # Ctrl-C gets it out of the read: KeyboardInterrupt, then the REPL
         out = term.expect(b">>> ")
         assert b"KeyboardInterrupt: \r\n" in out and b"MicroPython v1." in out
-        term.send(b"1+1\r")
-        assert term.expect(b">>> ") == b"1+1\r\n2\r\n>>> "
+        assert said(term, b"1+1\r") == b"1+1\r\n2\r\n>>> "
     finally:
         term.close()
 

@@ -3,9 +3,11 @@
 Used by `carom deploy` and by the simulator; the output is a folder laid out
 as the board's flash: *.mpy (or *.py with source=True), main.py, boards/*.json
 and each definition's checked form (boards/*.ok: checked.py). The .mpy files
-are compiled from the source with the firmware's own names shortened
-(shortnames.py: every name a module uses stays in the board's RAM), and name
-their source as the file the board loads ("rules.mpy": the one name for both).
+are compiled from the source with the constants each module takes from another
+compiled in (consts.py: `from rules import EQUALIZING` costs the board nothing) and the
+firmware's own names shortened (shortnames.py: every name a module uses stays in the
+board's RAM), and name their source as the file the board loads ("rules.mpy": the one
+name for both).
 """
 
 import os
@@ -13,7 +15,7 @@ import shutil
 import subprocess
 import tempfile
 
-from . import BOARDS_DIR, FIRMWARE_DIR, firmware_path, shortnames, venv_exe
+from . import BOARDS_DIR, FIRMWARE_DIR, consts, firmware_path, shortnames, venv_exe
 from .errors import CommandError
 
 KEEP_SOURCE = ("main.py", "boot.py")  # the board runs these by name
@@ -37,6 +39,7 @@ def build(out_dir, source=False, opt=3):
     written = []
     exe = None if source else mpy_cross_exe()
     names = None if source else shortnames.plan(FIRMWARE_DIR)
+    table = None if source else consts.collect(FIRMWARE_DIR)
     with tempfile.TemporaryDirectory() as tmp:
         for name in firmware_modules():
             src = os.path.join(FIRMWARE_DIR, name)
@@ -46,7 +49,12 @@ def build(out_dir, source=False, opt=3):
                 continue
             target = name[:-3] + ".mpy"
             with open(src, encoding="utf-8") as f:
-                short = shortnames.shorten(f.read(), names)
+                text = f.read()
+            try:
+                text = consts.inline(text, table, name)
+            except consts.ConstError as e:
+                raise CommandError("the build cannot compile %s's constants in: %s" % (name, e)) from None
+            short = shortnames.shorten(text, names)
             src = os.path.join(tmp, name)
             with open(src, "w", encoding="utf-8") as f:
                 f.write(short)

@@ -30,6 +30,7 @@ from array import array
 
 import matchstate
 import storefiles
+from matchnames import N_STATE
 from store import crc32, replace
 
 try:
@@ -44,13 +45,12 @@ _MAGIC = b"CRMK"
 _FORMAT = const(1)
 _HEAD = "<4sBBHIIHHH"
 _HEAD_SIZE = const(22)
-_N_STATE = const(53)  # rules.py's
 _ERR_WRITE = const(4)  # history.py's
 
 
 def size(k, played_a, played_b, ext):
     """The bytes of a checkpoint with these counts."""
-    return _HEAD_SIZE + 4 * (k + 1) + 4 * _N_STATE * k + 2 * (played_a + played_b) + 4 * ext + 4
+    return _HEAD_SIZE + 4 * (k + 1) + 4 * N_STATE * k + 2 * (played_a + played_b) + 4 * ext + 4
 
 
 def save(st, m, k):

@@ -29,6 +29,7 @@ the match.
 """
 
 import cold
+from matchnames import END_SHOOTOUT, SET_OVER, SHOOTOUT, WARMUP
 
 try:
     from micropython import const
@@ -46,11 +47,6 @@ _SETS = const(16)
 _CLOCK = const(17)
 _MESSAGE = const(18)
 _PLAIN = const(-3)
-# rules.py's and formats.py's (a test checks them).
-_SET_OVER = const(6)
-_SHOOTOUT = const(7)
-_WARMUP = const(8)
-_END_SHOOTOUT = const(6)
 
 _SET_SCORE = const(1000000)  # a sets value at or above: the set score, 10 a + b
 
@@ -70,8 +66,8 @@ def value(self, s, field, now):
         return _message(self, s, now)
     m = self.m
     if field == _CLOCK:
-        return m.fmt.more().clock(self, s, now) if m.phase == _WARMUP else _PLAIN
-    if (field == _RUN or field == _RUN + _PER_PLAYER) and (m.phase == _SHOOTOUT or m.ended_by == _END_SHOOTOUT):
+        return m.fmt.more().clock(self, s, now) if m.phase == WARMUP else _PLAIN
+    if (field == _RUN or field == _RUN + _PER_PLAYER) and (m.phase == SHOOTOUT or m.ended_by == END_SHOOTOUT):
         return m.fmt.more().shootout_run(m, field // _PER_PLAYER)
     return _PLAIN
 
@@ -99,7 +95,7 @@ def _has_sets(self):
 
 
 def _message(self, s, now):
-    if self.m.phase >= _SET_OVER:  # the formats' phases: formatsrare.message
+    if self.m.phase >= SET_OVER:  # the formats' phases: formatsrare.message
         return self.m.fmt.more().message(self, s, now)
     if self.m.sets_to_win and not self._message_id():  # nothing else to say: which set this is
         return _set_number(self, s)

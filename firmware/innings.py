@@ -19,24 +19,8 @@ report and dropped again (cold.steps).
 import journal  # noqa: F401  (kept loaded while the innings are read: the store reads old chunks through it)
 import logback
 import matchwords
+from matchnames import CHUNK, E_BREAK, E_FOUL, RSHIFT, SET_OVER, SHOOTOUT, WARMUP
 from rules import EQUALIZING, LAG, NOBODY
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-# matchnames.py's (a test checks): rules.E_FOUL and the like would load it, for a few numbers.
-_E_FOUL = const(7)
-_E_BREAK = const(8)
-_SET_OVER = const(6)
-_SHOOTOUT = const(7)
-_WARMUP = const(8)
-_CHUNK = const(128)
-_RSHIFT = const(6)  # rules.py's: innings' runs per chunk of a player's runs, 1 << _RSHIFT
 
 STEP = 2  # log entries followed between two yields (None) of each(..., steps=True)
 
@@ -63,21 +47,21 @@ def each(m, started_at=None, n=None, steps=False, store=None, shadow=None):
     at = shadow.played[0] + shadow.played[1] - 1  # the current inning's place in its player's log
     c = None
     for i in range(n):
-        j = i % _CHUNK
+        j = i % CHUNK
         if c is None or not j:
             if steps and store is not None:  # a chunk read back from the flash in steps too
-                c = yield from logback.chunk_steps(m, i // _CHUNK, store)
+                c = yield from logback.chunk_steps(m, i // CHUNK, store)
             else:
-                c = logback.chunk(m, i // _CHUNK)
+                c = logback.chunk(m, i // CHUNK)
         code = c.codes[j]
         arg = c.args[j]
         t = c.times[j]
         if current is not None:
-            if code == _E_FOUL:
+            if code == E_FOUL:
                 current["fouls"].append(matchwords.FOULS[arg & 15])
-            elif code == _E_BREAK:
+            elif code == E_BREAK:
                 current["break"] = True
-        warm = shadow.phase == _WARMUP
+        warm = shadow.phase == WARMUP
         follow(shadow, code, arg, t)
         if current is not None:
             p = 0 if current["player"] == "A" else 1
@@ -85,11 +69,11 @@ def each(m, started_at=None, n=None, steps=False, store=None, shadow=None):
                 k = current["inning"] - 1
                 rounds = len(shadow.so_runs) // 2
                 current["run"] = shadow.so_runs[(shadow.so_base + k) % rounds + p * rounds]
-                over = shadow.phase != _SHOOTOUT or shadow.shooter != p or shadow.so_round != k
+                over = shadow.phase != SHOOTOUT or shadow.shooter != p or shadow.so_round != k
             else:
                 current["run"] = shadow.run_of(p, at)
-                over = shadow.shooter != p or shadow.played[p] != at + 1 or shadow.phase == _SHOOTOUT
-            if warm and shadow.phase != _WARMUP and not current["run"] and not current["fouls"]:
+                over = shadow.shooter != p or shadow.played[p] != at + 1 or shadow.phase == SHOOTOUT
+            if warm and shadow.phase != WARMUP and not current["run"] and not current["fouls"]:
                 current["start_ms"] = t  # the breaker's first stroke comes after the warm-up
                 current["start"] = epoch(started_at, t)
             if over:
@@ -118,7 +102,7 @@ def follow(m, code, arg, t):
         raise MemoryError
     m._do(code, arg, t)
     for p in (0, 1):
-        k = (m.played[p] >> _RSHIFT) - 2
+        k = (m.played[p] >> RSHIFT) - 2
         if k >= 0 and m._runs[p][k] is not None:
             m._runs[p][k] = None
 
@@ -133,14 +117,14 @@ def _opened(shadow, t, started_at):
     inning has its set's number ("set"; "inning" counts in the set); a shoot-out round's inning
     has "shootout": true, and "inning" is the round's number."""
     p = shadow.shooter
-    if p == NOBODY or shadow.turn == NOBODY or shadow.phase == LAG or shadow.phase == _SET_OVER or not shadow.innings[p]:
+    if p == NOBODY or shadow.turn == NOBODY or shadow.phase == LAG or shadow.phase == SET_OVER or not shadow.innings[p]:
         return None
     out = {"player": ("A", "B")[p], "inning": shadow.innings[p], "run": 0, "fouls": [], "break": False,
            "equalizing": shadow.phase == EQUALIZING, "start_ms": t, "end_ms": None,
            "start": epoch(started_at, t), "end": None}
     if shadow.fmt is not None and shadow.sets_to_win:
         out["set"] = shadow.set_no
-    if shadow.phase == _SHOOTOUT:
+    if shadow.phase == SHOOTOUT:
         out["inning"] = shadow.so_round + 1
         out["shootout"] = True
     else:

@@ -10,6 +10,7 @@ nothing more. The functions work on a MatchStore (`st`) and its internals.
 import struct
 
 import storefiles
+from matchnames import CHUNK
 from store import crc32
 
 try:
@@ -26,7 +27,6 @@ _K_UNDO = const(2)
 _REC_SIZE = const(16)
 _RECORD = const("<IBBHiI")
 _SEG_RECORDS = const(8)
-_CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
 _SEGMENTS = const(1)  # segments read between two yields of load_steps (a report's steps)
 
 
@@ -66,8 +66,8 @@ def load_steps(st, k, put):
     entries go past it (no entry of this chunk is written again after that record).
     A generator (load_chunk: at once): it yields after every _SEGMENTS segments read, and
     its value is the number of entries the journal stands at there, or in all."""
-    lo = k * _CHUNK
-    hi = lo + _CHUNK
+    lo = k * CHUNK
+    hi = lo + CHUNK
     gen = st.gen
     pos = 0
     first = 0

@@ -7,19 +7,8 @@ extension's entry keeps its number in the log, its target in the journal.
 """
 
 import cold
+from matchnames import CHUNK, EXT_AT, E_EXTEND
 from rules import _Chunk
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-_CHUNK = const(128)  # rules.py's (matchnames.CHUNK): not rules.CHUNK, which loads matchnames
-_E_EXTEND = const(11)
-_EXT = const(18)  # where a checkpoint keeps the number of extensions: rules._FIELDS (a test checks)
 
 
 def chunk(m, k):
@@ -84,10 +73,10 @@ def fetch(m, k, c):
 
 def _putter(m, k, c):
     """put(j, code, arg, t) of chunk k's entries into c (a loader's), an extension by its number."""
-    ext = [m._states[k][_EXT] if k else 0]  # the next extension's number
+    ext = [m._states[k][EXT_AT] if k else 0]  # the next extension's number
 
     def put(j, code, arg, t):
-        if code == _E_EXTEND:
+        if code == E_EXTEND:
             arg = ext[0]
             ext[0] += 1
         c.codes[j] = code
@@ -98,5 +87,5 @@ def _putter(m, k, c):
 
 
 def _check(m, k, n):
-    if n < min(m.n, (k + 1) * _CHUNK):
+    if n < min(m.n, (k + 1) * CHUNK):
         raise OSError(5, "log chunk %d is not on the flash" % k)

@@ -1,8 +1,9 @@
 """Why an event was refused, in words: the texts of the rules core's reason numbers.
 
 The rules core returns small ints and keeps no text in the board's RAM
-(rules.py, matchsetup.py for new()'s options, matchevents.py for the rarer events'). Each reason is one line
-there, its number and its text:
+(rules.py, matchsetup.py for new()'s options, matchevents.py for the rarer events', formats.py
+for the sets' and warm-ups', matchnames.py for those more than one of them returns). Each
+reason is one line there, its number and its text:
 
     _NOT_AT_TABLE = const(3)  # that player is not at the table
 
@@ -18,6 +19,7 @@ Host side only (CPython, and the MicroPython unix port of the scripted mode).
 
 import formats
 import matchevents
+import matchnames
 import matchsetup
 import rules
 
@@ -50,6 +52,7 @@ def _read(module):
 
 
 _read(rules)
+_read(matchnames)
 _read(matchsetup)
 _read(matchevents)
 _read(formats)

@@ -12,17 +12,8 @@ other. Allocates: made when a match ends or a report is asked for.
 import json
 
 import cold
+from matchnames import E_REVIEW
 from rules import A, B, FINISHED
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-_E_REVIEW = const(21)  # matchnames.py's (a test checks)
 
 
 def _epoch(started_at, t):
@@ -35,7 +26,7 @@ def match_end_ms(m):
     from the `new` (the lag included); elapsed_s (the state document's) counts from the first
     stroke to the end (at the draw when a tie-break followed)."""
     i = m.n - 1
-    while i > 0 and m.entry(i)[0] == _E_REVIEW:
+    while i > 0 and m.entry(i)[0] == E_REVIEW:
         i -= 1
     return m.entry(i)[2] if i >= 0 else 0
 

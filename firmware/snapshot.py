@@ -40,6 +40,7 @@ import rules
 import store
 import storefiles
 from journal import records
+from matchnames import CHUNK
 from store import crc32, report_name
 
 try:
@@ -79,7 +80,6 @@ _TEXT_MAX = const(90)
 _OLD_TAILS = ("<4B", "<4B", "<H4B")  # formats 1, 2 (lengths at 21, texts at 25) and 3 (texts at 27)
 _CRC_AT = const(124)
 _NO_BREAKER = const(255)
-_CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
 
 
 def _forget(st, gen):
@@ -225,7 +225,7 @@ def restore(st, match, now):
             if checkpoint.load(st, match, head):
                 at = head[0] - 1  # the match is put there (matchstate.from_checkpoint)
                 try:
-                    ends = scan(st, _Player(match, st, at * _CHUNK), version, st._starts[at])
+                    ends = scan(st, _Player(match, st, at * CHUNK), version, st._starts[at])
                     break
                 except _Stale:
                     pass
@@ -313,8 +313,8 @@ def scan(st, match, version, first=0):
             elif first and seq == first and kind != _K_ENTRY:
                 raise _Stale  # not the chunk's first entry: the checkpoint is not this journal's
             elif kind == _K_ENTRY:
-                if not match.n % _CHUNK:
-                    st._starts_at(match.n // _CHUNK, seq)
+                if not match.n % CHUNK:
+                    st._starts_at(match.n // CHUNK, seq)
                 match.push(code, arg, t, arg2)
                 arg2 = -1
                 closed = False

@@ -65,6 +65,7 @@ import os
 import struct
 
 import cold
+from matchnames import CHUNK, E_EXTEND
 
 try:
     from micropython import const
@@ -94,8 +95,6 @@ _EEXIST = const(17)
 _K_ENTRY = const(1)
 _K_UNDO = const(2)
 _K_CLOSE = const(3)
-_E_EXTEND = const(11)  # rules.py's
-_CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
 
 # Bits of MatchStore.errors, for the app to show (their meanings: history.py).
 _ERR_WRITE = const(4)
@@ -214,8 +213,8 @@ class MatchStore:
         """Save one entry (code, arg, match time): one 16-byte record appended."""
         reason = self._put(_K_ENTRY, code, arg, t)
         if reason is None:
-            if not self.count % _CHUNK:
-                self._starts_at(self.count // _CHUNK, self.seq - 1)
+            if not self.count % CHUNK:
+                self._starts_at(self.count // CHUNK, self.seq - 1)
             self.count += 1
             self.closed = False
         return reason
@@ -254,13 +253,13 @@ class MatchStore:
             reason = self.undo()
         while reason is None and self.count < match.n:
             code, arg, t = match.entry(self.count)
-            if code == _E_EXTEND:  # a handicap's B target: a record before the entry (history.py)
+            if code == E_EXTEND:  # a handicap's B target: a record before the entry (history.py)
                 reason = cold.call("history", "put_arg2", self, match, t)
             if reason is None:
                 reason = self.append(code, arg, t)
-            if reason is None and self.count % _CHUNK == 1 and self.count > _CHUNK and match.fmt is None:
+            if reason is None and self.count % CHUNK == 1 and self.count > CHUNK and match.fmt is None:
                 # a chunk's first entry saved: the state before it, on the flash (checkpoint.py)
-                cold.call("checkpoint", "save", self, match, self.count // _CHUNK)
+                cold.call("checkpoint", "save", self, match, self.count // CHUNK)
         if reason is None and match.closed and not self.closed:
             reason = self.close()
         if reason is None:

@@ -795,13 +795,17 @@ def test_a_format_3_snapshot_is_still_read():
     assert rules.Match(**got).options() == m.options()
 
 
-def test_the_checkpoints_layout_agrees_with_rules():
-    # formats.py keeps its fields after rules.py's in a checkpoint, and overwrites the run.
-    if not hasattr(formats, "_AT"):
-        return  # MicroPython compiles private constants away (CPython checks them)
-    assert formats._AT == len(rules._FIELDS) + 2 * len(rules._PAIRS)
-    assert formats._RUN_AT == rules._FIELDS.index("run")
-    assert rules._N_STATE == formats._AT + 14
+def test_the_checkpoints_layout_is_rules_fields_then_the_formats():
+    """matchnames.py says where a checkpoint keeps what: rules.py's fields,
+    its pairs' two values each, then formats.py's 14 (which overwrites the run)."""
+    import matchnames
+
+    fields, pairs = rules._FIELDS, rules._PAIRS
+    assert matchnames.FORMATS_AT == len(fields) + 2 * len(pairs)
+    assert matchnames.N_STATE == matchnames.FORMATS_AT + 14
+    assert matchnames.RUN_AT == fields.index("run") and matchnames.EXT_AT == fields.index("extensions")
+    assert matchnames.PLAYED_AT == len(fields) + 2 * pairs.index("played")
+    assert matchnames.RUNS == 1 << matchnames.RSHIFT
 
 
 # ---- formatsrare.py: in RAM once its moments may come, gone with the match -------------------

@@ -836,6 +836,5 @@ def test_snapshot_and_storefiles_private_constants_agree_with_history_names():
     import journal
 
     assert twins(journal, history, "_K_ENTRY") == 5
-    assert journal._CHUNK == rules._CHUNK
     assert twins(storefiles, history, "_ERR_READ") == 4
     assert len(history.REC) + 1 == len(history.RECORD) and store.struct.calcsize(history.RECORD) == history.REC_SIZE

@@ -114,26 +114,11 @@ def test_formatwall_codes_are_the_views_the_rules_and_the_controllers():
         assert getattr(formatwall, name) == getattr(view, name), name
     for name in ("_PLAIN", "_BREAK_CLOCK", "_BLINK_1HZ"):
         assert getattr(formatsrare, name) == getattr(view, name), name
-    import formats
     import matchevents
-    import matchnames
 
-    assert formatwall._SET_OVER == matchnames.SET_OVER and formatwall._SHOOTOUT == matchnames.SHOOTOUT
-    assert formatwall._WARMUP == matchnames.WARMUP and formatsrare._MAX_SETS == formats.MAX_SETS
-    assert formatwall._END_SHOOTOUT == matchnames.END_SHOOTOUT
-    for name in ("NOBODY", "LAG", "RUNNING", "SET_OVER", "SHOOTOUT", "WARMUP", "R_A", "R_B", "R_DRAW", "R_TIEBREAK",
-                 "END_SHOOTOUT", "E_LAG", "E_POINT", "E_MISS", "E_FOUL", "E_BREAK", "E_RESUME", "E_BREAK_END", "E_TIMEOUT", "E_JUMPED",
-                 "E_NEXT_SET", "E_WARMUP", "E_WARMUP_END"):
-        assert getattr(formatsrare, "_" + name) == getattr(rules, name), name
-    assert formatsrare._ROUNDS == formats.ROUNDS
     assert formatsrare._CUE_CLOCK == sound.CLOCK
     assert formatsrare._ROUND_AT == formatsrare._AT[1] + len(b"SHOOT-OUT ")
     assert formatsrare._MESSAGES + 999 * formatsrare._ROUND + 4 * formatsrare._STEPS < formatwall._SET_NUMBER
-    import reasons
-
-    for name in ("IN_WARMUP", "WARMUP_LATE", "BAD_PLAYER", "SET_IS_OVER", "NO_TIMEOUT_HERE", "BREAK_TAKEN", "BREAK_OFF"):
-        assert getattr(formatsrare, "_" + name) == reasons.code(name), name
-    assert formats._NO_MEMORY == reasons.code("NO_MEMORY")
     assert matchevents._NEXT_SET == controller.ACTIONS.index("next_set")
     assert view._OWN_TARGET == 6 and view._TARGET == 14  # viewsetup.FIELDS: A's seven, B's seven, then target
     import viewsetup

@@ -1,6 +1,7 @@
 """The build compiles the constants a module takes from another into its .mpy (host_tools/consts.py):
 the source names each constant from its one home, the board's code holds the number."""
 
+import ast
 import os
 import subprocess
 import sys
@@ -8,7 +9,7 @@ import sys
 import pytest
 
 from host_tools import FIRMWARE_DIR, consts, venv_exe
-from host_tools.build import build
+from host_tools.build import KEEP_SOURCE, build, firmware_modules
 
 TABLE = {"home": {"A": 0, "B": 1, "NOBODY": -1, "LAG": 0}, "names": {"E_POINT": 5, "E_MISS": 6}}
 
@@ -140,6 +141,27 @@ def firmware_table():
 def test_the_firmwares_constants_have_their_homes(firmware_table):
     assert firmware_table["rules"]["EQUALIZING"] == 3 and firmware_table["buttons"]["LONG"] == 2
     assert firmware_table["matchnames"]["MAX_TARGET"] == firmware_table["matchwords"]["MAX_TARGET"] == 9999
+
+
+# Modules of names only: whoever imports from them takes constants, compiled in by the build, so
+# that a board never loads them (every name a loaded module holds is interned for good).
+NAMES_ONLY = ("matchnames",)
+
+
+def test_no_board_module_loads_a_module_of_names(firmware_table):
+    loads = []
+    for name in firmware_modules():
+        if name in KEEP_SOURCE:
+            continue
+        with open(os.path.join(FIRMWARE_DIR, name), encoding="utf-8") as f:
+            tree = ast.parse(consts.inline(f.read(), firmware_table, name))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module in NAMES_ONLY:
+                loads.append("%s:%d: from %s import %s" % (name, node.lineno, node.module,
+                                                           ", ".join(a.name for a in node.names)))
+            elif isinstance(node, ast.Import):
+                loads += ["%s:%d: import %s" % (name, node.lineno, a.name) for a in node.names if a.name in NAMES_ONLY]
+    assert not loads, loads
 
 
 def _run(exe, folder, main):

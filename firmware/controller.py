@@ -14,6 +14,11 @@ of a set or a tie-break END; the shot clock's last 10 s and the warm-up's last
 minute (three) CLOCK.
 """
 
+import matchnames
+import rules
+import sound
+from buttons import CLEARED, LONG, NO_ACTION, SHORT, STUCK
+
 try:
     from micropython import const
 except ImportError:  # CPython
@@ -54,36 +59,10 @@ _UNDO = const(11)
 _BREAK = const(12)
 _TIMEOUT = const(13)
 _NEW = const(14)
-_NONE = const(255)
 # Foul kind (an index into rules.FOULS) of each foul action: foul (other), foul.touch
 # (touched), foul.push, foul.jump (jumped), foul.time, as bytes. A test checks them against the names.
 FOUL_KINDS = b"\x0a\x03\x04\x01\x09"
 
-# Button events (buttons.py).
-_SHORT = const(1)
-_LONG = const(2)
-_STUCK = const(3)
-_CLEARED = const(4)
-
-# rules.py's (a test checks): nobody, phases, the lock's reason.
-_NOBODY = const(-1)
-_LAG = const(0)
-_IN_BREAK = const(2)  # rules.BREAK (the phase)
-_EQUALIZING = const(3)
-_FINISHED = const(4)
-_SET_OVER = const(6)
-_SHOOTOUT = const(7)
-_WARMUP = const(8)
-_LOCKED = const(37)
-_NO_FORMATS = const(55)  # matchevents': this match has no sets or warm-up
-# sound.py's cues (a test checks).
-_CUE_ACCEPT = const(1)
-_CUE_REFUSE = const(2)
-_CUE_COUNT = const(3)
-_CUE_CLOCK = const(4)
-_CUE_EQUALIZING = const(5)
-_CUE_END = const(6)
-_CUE_ERROR = const(7)
 
 ERROR_STUCK = 10  # + button index: a button held down too long (errorcodes.py; a test checks)
 
@@ -111,20 +90,20 @@ class Controller:
 
     def press(self, i, event, now):
         """A button event from the group; returns the refusal reason or None."""
-        if event == _STUCK:
+        if event == STUCK:
             self.stuck = i
             self.view.error = ERROR_STUCK + i
-            self.buzzer.cue(_CUE_ERROR)
+            self.buzzer.cue(sound.ERROR)
             self.view.render(now)
             return None
-        if event == _CLEARED:
+        if event == CLEARED:
             if self.stuck == i:
                 self.stuck = -1
                 self.view.error = 0
                 self.view.render(now)
             return None
-        action = self._short[i] if event == _SHORT else (self._long[i] if event == _LONG else _NONE)
-        if action == _NONE or not (self.allowed >> action) & 1:
+        action = self._short[i] if event == SHORT else (self._long[i] if event == LONG else NO_ACTION)
+        if action == NO_ACTION or not (self.allowed >> action) & 1:
             return None
         return self.act(action, now)
 
@@ -153,7 +132,7 @@ class Controller:
         self.last_reason = reason
         if reason is not None:
             self.refused += 1
-            self.buzzer.cue(_CUE_REFUSE)
+            self.buzzer.cue(sound.REFUSE)
         else:
             self.accepted += 1
             self._cue(self._phase, self._countdown)
@@ -168,27 +147,27 @@ class Controller:
         if action == _NEW:
             return self.new_match(now)
         if self.locked:
-            return _LOCKED
+            return rules.LOCKED
         if action <= _B_MISS:
-            if self.m.phase == _LAG:
+            if self.m.phase == rules.LAG:
                 return self._lag(action, now)
-            p = _NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
+            p = rules.NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
             return self.m.miss(p, now) if action & 1 else self.m.point(p, now)
         if action <= _FOUL_TIME:
             if self._kind >= 0:
-                return self.m.foul(_NOBODY, self._kind, now)
-            return self.m.foul(_NOBODY, FOUL_KINDS[action - _FOUL], now)
+                return self.m.foul(rules.NOBODY, self._kind, now)
+            return self.m.foul(rules.NOBODY, FOUL_KINDS[action - _FOUL], now)
         if action == _UNDO:
             return self.m.undo(now)
         if action == _BREAK:
-            if self.m.phase == _IN_BREAK or self.m.phase == _WARMUP:  # its end
+            if self.m.phase == rules.BREAK or self.m.phase == matchnames.WARMUP:  # its end
                 return self.m.resume(now)
             return self.m.break_request(self.m.turn, now)
         if action == _TIMEOUT:
-            return self.m.timeout(_NOBODY, now)
+            return self.m.timeout(rules.NOBODY, now)
         fmt = self.view.fmt  # next_set, warmup: formatwall.py's, loaded with a format match
         if fmt is None:
-            return _NO_FORMATS
+            return matchnames.NO_FORMATS
         return fmt.act(self, action, now)
 
     def _lag(self, action, now):
@@ -204,16 +183,16 @@ class Controller:
 
     def _cue(self, phase, countdown):
         m = self.m
-        if m.phase != phase and _FINISHED <= m.phase <= _SET_OVER:  # the match's end, a tie-break, a set's end
-            self.buzzer.cue(_CUE_END)
-        elif m.phase != phase and (m.phase == _EQUALIZING or m.phase == _SHOOTOUT):
-            self.buzzer.cue(_CUE_EQUALIZING)
+        if m.phase != phase and rules.FINISHED <= m.phase <= matchnames.SET_OVER:  # its end, a tie-break, a set's end
+            self.buzzer.cue(sound.END)
+        elif m.phase != phase and (m.phase == rules.EQUALIZING or m.phase == matchnames.SHOOTOUT):
+            self.buzzer.cue(sound.EQUALIZING)
         else:
             cd = m.countdown()
             if cd > 0 and cd != countdown:
-                self.buzzer.cue(_CUE_COUNT, cd)
+                self.buzzer.cue(sound.COUNT, cd)
             else:
-                self.buzzer.cue(_CUE_ACCEPT)
+                self.buzzer.cue(sound.ACCEPT)
 
     def tick(self, now):
         """Let the clocks run: automatic entries, the shot clock's last-seconds beeps, the
@@ -227,7 +206,7 @@ class Controller:
         s = (left + 999) // 1000 if left >= 0 else -1
         if s != self._shot_s:
             if 0 < s <= 10 and self._shot_s > s:
-                self.buzzer.cue(_CUE_CLOCK)
+                self.buzzer.cue(sound.CLOCK)
             self._shot_s = s
         if self.view.fmt is not None:  # a format match: the warm-up's last minute (formatwall.py)
             self.view.fmt.tick(self, now)

@@ -25,11 +25,13 @@ functions take the match (m) or the view or controller (self) as formats.py's an
 formatwall.py's do.
 """
 
+import sound
 from formats import MAX_SETS, ROUNDS
 from matchnames import (BAD_PLAYER, BREAK_OFF, BREAK_TAKEN, END_SHOOTOUT, E_BREAK, E_BREAK_END, E_FOUL, E_JUMPED,
                         E_LAG, E_MISS, E_NEXT_SET, E_POINT, E_RESUME, E_TIMEOUT, E_WARMUP, E_WARMUP_END, IN_WARMUP,
                         NO_TIMEOUT_HERE, RUNNING, R_TIEBREAK, SET_IS_OVER, SET_OVER, SHOOTOUT, WARMUP, WARMUP_LATE)
 from rules import LAG, NOBODY, R_A, R_B, R_DRAW
+from viewnames import BLINK_1HZ, BREAK_CLOCK, PLAIN, STEPS
 
 try:
     from micropython import const
@@ -39,12 +41,6 @@ except ImportError:  # CPython
         return x
 
 
-# view.py's and the controller's (a test checks them).
-_PLAIN = const(-3)
-_BREAK_CLOCK = const(1000000)
-_BLINK_1HZ = const(2)
-_CUE_CLOCK = const(4)
-
 # The messages, as view.py keeps its own: each between four blanks (a marquee's window
 # sees blanks around it); where each starts and its length. SHOOT-OUT is followed by its
 # round's number, written into the text when the round changes (up to 3 digits, blanks
@@ -53,8 +49,7 @@ _TEXT = bytearray(b"    SET OVER    SHOOT-OUT 1      WARM-UP A    WARM-UP B    "
 _AT = b"\x04\x10\x21\x2e"
 _LEN = b"\x08\x0d\x09\x09"
 _ROUND_AT = const(26)  # where the shoot-out's round number is written in _TEXT
-_MESSAGES = const(1000000)  # a message value at or above: one of these, * _STEPS + its marquee's step
-_STEPS = const(100)
+_MESSAGES = const(1000000)  # a message value at or above: one of these, * STEPS + its marquee's step
 _ROUND = const(1000)  # a message value: + the shoot-out's round * _ROUND
 
 LAST_MINUTE_S = 60  # the warm-up's clock blinks in its last minute, whose start beeps
@@ -288,7 +283,7 @@ def shootout_run(m, p):
         return m.so_runs[_so_at(m, p)]
     if m.so_round:  # decided by the shoot-out: its last round
         return m.so_runs[(m.so_base + m.so_round - 1) % ROUNDS + p * ROUNDS]
-    return _PLAIN
+    return PLAIN
 
 
 def message(self, s, now):
@@ -302,12 +297,12 @@ def message(self, s, now):
         r = self.m.so_round + 1
         if r > 999:
             r = 999
-    v = _MESSAGES + r * _ROUND + k * _STEPS + self._step(_LEN[k], now)
+    v = _MESSAGES + r * _ROUND + k * STEPS + self._step(_LEN[k], now)
     if v != self._last[s]:
         if r and (v - _MESSAGES) // _ROUND != (self._last[s] - _MESSAGES) // _ROUND:
             _round_text(r)
         self._last[s] = v
-        _draw_message(self._chip(s), k, v % _STEPS)
+        _draw_message(self._chip(s), k, v % STEPS)
     return v
 
 
@@ -334,8 +329,8 @@ def clock(self, s, now):
     """The clock in the warm-up: its time left (m:ss), blinking in its last minute."""
     left = (warmup_left_ms(self.m, now) + 999) // 1000
     if left <= LAST_MINUTE_S:
-        self._blink[self._disp[s]] = _BLINK_1HZ
-    return _BREAK_CLOCK + left
+        self._blink[self._disp[s]] = BLINK_1HZ
+    return BREAK_CLOCK + left
 
 
 def tick(self, now):
@@ -344,5 +339,5 @@ def tick(self, now):
     m = self.m
     s = (warmup_left_ms(m, now) + 999) // 1000 if m.phase == WARMUP else -1
     if s <= LAST_MINUTE_S < _warm_s:
-        self.buzzer.cue(_CUE_CLOCK, 3)
+        self.buzzer.cue(sound.CLOCK, 3)
     _warm_s = s

@@ -30,6 +30,7 @@ the match.
 
 import cold
 from matchnames import END_SHOOTOUT, SET_OVER, SHOOTOUT, WARMUP
+from viewnames import CLOCK, COUNTDOWN, MESSAGE, PER_PLAYER, PLAIN, RUN, SETS
 
 try:
     from micropython import const
@@ -38,15 +39,6 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-
-# view.py's codes (a test checks them): fields, the value "as a plain match".
-_RUN = const(2)
-_PER_PLAYER = const(7)
-_COUNTDOWN = const(15)
-_SETS = const(16)
-_CLOCK = const(17)
-_MESSAGE = const(18)
-_PLAIN = const(-3)
 
 _SET_SCORE = const(1000000)  # a sets value at or above: the set score, 10 a + b
 
@@ -58,26 +50,26 @@ _SET_NUMBER = const(2000000)  # a message value at or above: the set's number (t
 
 
 def value(self, s, field, now):
-    """View slot s's value where a format match shows more than a plain one, else _PLAIN.
+    """View slot s's value where a format match shows more than a plain one, else PLAIN.
     (Small functions: MicroPython keeps a call's frame off the heap while it is small.)"""
-    if field == _COUNTDOWN or field == _SETS:
+    if field == COUNTDOWN or field == SETS:
         return _sets(self, s, field)
-    if field == _MESSAGE:
+    if field == MESSAGE:
         return _message(self, s, now)
     m = self.m
-    if field == _CLOCK:
-        return m.fmt.more().clock(self, s, now) if m.phase == WARMUP else _PLAIN
-    if (field == _RUN or field == _RUN + _PER_PLAYER) and (m.phase == SHOOTOUT or m.ended_by == END_SHOOTOUT):
-        return m.fmt.more().shootout_run(m, field // _PER_PLAYER)
-    return _PLAIN
+    if field == CLOCK:
+        return m.fmt.more().clock(self, s, now) if m.phase == WARMUP else PLAIN
+    if (field == RUN or field == RUN + PER_PLAYER) and (m.phase == SHOOTOUT or m.ended_by == END_SHOOTOUT):
+        return m.fmt.more().shootout_run(m, field // PER_PLAYER)
+    return PLAIN
 
 
 def _sets(self, s, field):
     m = self.m
     if not m.sets_to_win:
-        return _PLAIN
-    if field == _COUNTDOWN and (m.countdown() >= 0 or self._width[s] < 2 or _has_sets(self)):
-        return _PLAIN  # the last points (or no room for a:b, or a sets field shows it): the countdown
+        return PLAIN
+    if field == COUNTDOWN and (m.countdown() >= 0 or self._width[s] < 2 or _has_sets(self)):
+        return PLAIN  # the last points (or no room for a:b, or a sets field shows it): the countdown
     n = m.sets_won[0] * 10 + m.sets_won[1]
     if n + _SET_SCORE != self._last[s]:
         self._last[s] = n + _SET_SCORE  # drawn here: the view finds it drawn
@@ -88,7 +80,7 @@ def _sets(self, s, field):
 def _has_sets(self):
     i = 0
     while i < self._nslots:
-        if self._field[i] == _SETS:
+        if self._field[i] == SETS:
             return True
         i += 1
     return False
@@ -99,7 +91,7 @@ def _message(self, s, now):
         return self.m.fmt.more().message(self, s, now)
     if self.m.sets_to_win and not self._message_id():  # nothing else to say: which set this is
         return _set_number(self, s)
-    return _PLAIN
+    return PLAIN
 
 
 def _set_number(self, s):

@@ -10,6 +10,7 @@ definitions against them); a field's code is its index here.
 from array import array
 
 import rules
+from viewnames import STALE
 
 try:
     from micropython import const
@@ -22,7 +23,6 @@ except ImportError:  # CPython
 _ERROR_CHIP = const(70)  # errorcodes.ERROR_CHIP (compiled in; a test checks)
 _CELLS = const(4)  # a name display's characters
 _SCROLL_NEW = const(-1)  # view._scroll_at: the names' marquees start at the next render
-_STALE = const(-2)  # view._STALE: a slot value no content has (drawn at the next render)
 
 PLAYER_FIELDS = ("score", "innings", "run", "high_run", "average", "name", "target")
 SHARED_FIELDS = ("target", "countdown", "sets", "clock", "message")
@@ -86,7 +86,7 @@ def init(v, board, chips, leds, match):
         v._code[k] = _ERROR_CHIP + 10 * d.get("bus", 0) + (d["addr"] & 7)
     v._nslots = n
     v._blink = bytearray(len(displays))
-    v._last = array("i", [_STALE] * n)  # each slot's value when it was last drawn (View.invalidate)
+    v._last = array("i", [STALE] * n)  # each slot's value when it was last drawn (View.invalidate)
     v._error_shown = 0
     v.failed = bytearray(len(displays))
     v._retry_at = array("i", [0] * len(displays))  # a dead chip's next try; a live one's last write (its period's start)

@@ -8,8 +8,8 @@ import controller
 import formatsrare
 import formatwall
 import rules
-import sound
 import view
+import viewnames
 from fwtest import SkipTest
 from referee import Referee
 from test_view import build, chip_for, looks, quiet
@@ -106,32 +106,28 @@ def renders_without_allocating(v, chips, now):
 
 # ---- the codes formatwall.py keeps -----------------------------------------------------------
 
-def test_formatwall_codes_are_the_views_the_rules_and_the_controllers():
+def test_formatrares_messages_stay_below_the_set_numbers():
     assert formatsrare.LAST_MINUTE_S == 60
-    if not hasattr(view, "_SETS"):
+    if not hasattr(formatsrare, "_ROUND_AT"):
         raise SkipTest("MicroPython compiles private constants away")
-    for name in ("_RUN", "_PER_PLAYER", "_SETS", "_CLOCK", "_MESSAGE", "_PLAIN"):
-        assert getattr(formatwall, name) == getattr(view, name), name
-    for name in ("_PLAIN", "_BREAK_CLOCK", "_BLINK_1HZ"):
-        assert getattr(formatsrare, name) == getattr(view, name), name
     import matchevents
 
-    assert formatsrare._CUE_CLOCK == sound.CLOCK
     assert formatsrare._ROUND_AT == formatsrare._AT[1] + len(b"SHOOT-OUT ")
-    assert formatsrare._MESSAGES + 999 * formatsrare._ROUND + 4 * formatsrare._STEPS < formatwall._SET_NUMBER
+    assert formatsrare._MESSAGES + 999 * formatsrare._ROUND + 4 * viewnames.STEPS < formatwall._SET_NUMBER
     assert matchevents._NEXT_SET == controller.ACTIONS.index("next_set")
-    assert view._OWN_TARGET == 6 and view._TARGET == 14  # viewsetup.FIELDS: A's seven, B's seven, then target
+
+
+def test_the_views_field_codes_are_the_fields_indexes():
+    """viewnames.py's field codes (view.py's, formatwall.py's): indexes into viewsetup.FIELDS."""
     import viewsetup
 
-    for name in ("A.target", "B.target", "target", "sets", "clock", "message", "A.run", "B.run"):
-        code = viewsetup.FIELDS.index(name)
-        short = name.split(".")[-1]
-        if "." in name and short == "target":
-            assert code % view._PER_PLAYER == view._OWN_TARGET, name
-        elif "." in name:
-            assert code % view._PER_PLAYER == view._RUN
-        else:
-            assert code == getattr(view, "_" + short.upper()), name
+    fields = viewsetup.FIELDS
+    assert viewnames.PER_PLAYER == len(viewsetup.PLAYER_FIELDS) and viewnames.TARGET == 2 * viewnames.PER_PLAYER
+    for name in viewsetup.PLAYER_FIELDS:
+        code = getattr(viewnames, "OWN_TARGET" if name == "target" else name.upper())
+        assert fields.index("A." + name) == code and fields.index("B." + name) == code + viewnames.PER_PLAYER, name
+    for name in viewsetup.SHARED_FIELDS:
+        assert fields.index(name) == getattr(viewnames, name.upper()), name
 
 
 def test_the_messages_are_found_in_formatwalls_text_with_blanks_around():

@@ -39,6 +39,8 @@ import machine
 
 import cold
 import rules
+from errorcodes import (CLOCK_MS, DISPLAY_MS, ERROR_MEMORY, ERROR_RADIO_FLOOD, ERROR_STORE, FEED_MS, HEALTHY_MS,
+                        POLL_MS, RADIO_BATCH, RADIO_SENDERS, SAVE_MS, STORE_ERROR_MS)
 
 try:
     from micropython import const
@@ -48,29 +50,13 @@ except ImportError:  # CPython
         return x
 
 
-# Timings and error codes: private constants (compiled in); errorcodes.py keeps their names
-# and what they mean (app.POLL_MS and the like come from there: __getattr__), a test checks
-# each pair.
-_POLL_MS = const(10)
-_CLOCK_MS = const(100)
-_DISPLAY_MS = const(100)
-_SAVE_MS = const(10)
-_FEED_MS = const(1000)
-_HEALTHY_MS = const(30000)  # running this long clears the crash count
-_RADIO_BATCH = const(4)  # radio frames handled per step of the radio task, then the others run
-_RADIO_SENDERS = const(32)  # sender addresses ESP-NOW may keep before the wall stops reading
-_ERROR_STORE = const(23)
-_ERROR_MEMORY = const(24)
-_ERROR_RADIO_FLOOD = const(44)
-_STORE_ERROR_MS = const(10000)
-
 RADIO_FILE = "radio.last"  # the newest accepted remote command's (boot, counter)
 
 _RTC_MAGIC = b"CR"
 
 
 def __getattr__(name):
-    """The names of the timings and error codes above: errorcodes.py."""
+    """The timings and error codes app.py imports (app.POLL_MS and the like): errorcodes.py."""
     return cold.forward("errorcodes", name, "app")
 
 
@@ -170,7 +156,7 @@ class Board:
                 except MemoryError:
                     self.short_of_memory()
                     await asyncio.sleep_ms(1000)
-            await asyncio.sleep_ms(_SAVE_MS)
+            await asyncio.sleep_ms(SAVE_MS)
 
     # ---- the hall: Wi-Fi (publisher.py publishes once the board is on it) ----------------
 
@@ -220,7 +206,7 @@ class Board:
             if group.locked:  # presses the lock-out ignored
                 refused(self, 0)
             beats[0] = (beats[0] + 1) & 0xFF
-            await asyncio.sleep_ms(_POLL_MS)
+            await asyncio.sleep_ms(POLL_MS)
 
     async def clock_task(self):
         ctrl = self.ctrl
@@ -232,7 +218,7 @@ class Board:
                 self._oom = match.out_of_memory
                 self.short_of_memory()
             beats[1] = (beats[1] + 1) & 0xFF
-            await asyncio.sleep_ms(_CLOCK_MS)
+            await asyncio.sleep_ms(CLOCK_MS)
 
     async def display_task(self):
         v = self.view
@@ -251,24 +237,24 @@ class Board:
                 except MemoryError:  # tried again after 50 more
                     self.short_of_memory()
             beats[2] = (beats[2] + 1) & 0xFF
-            await asyncio.sleep_ms(_DISPLAY_MS)
+            await asyncio.sleep_ms(DISPLAY_MS)
 
     def short_of_memory(self):
         """Something was refused or not written for want of memory: E 24 for _STORE_ERROR_MS."""
-        self.short_until = time.ticks_add(time.ticks_ms(), _STORE_ERROR_MS)
+        self.short_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
 
     def update_error(self, now):
         v = self.view
         if self.error_until is not None and time.ticks_diff(now, self.error_until) >= 0:
             self.error_until = None
-            if v.error == _ERROR_STORE or v.error == _ERROR_RADIO_FLOOD:
+            if v.error == ERROR_STORE or v.error == ERROR_RADIO_FLOOD:
                 v.error = 0
         if self.short_until is not None and time.ticks_diff(now, self.short_until) >= 0:
             self.short_until = None
         short = self.store.held or self.short_until is not None
         if short and not v.error:
-            v.error = _ERROR_MEMORY
-        elif not short and v.error == _ERROR_MEMORY:
+            v.error = ERROR_MEMORY
+        elif not short and v.error == ERROR_MEMORY:
             v.error = 0
 
     async def watchdog_task(self):
@@ -276,7 +262,7 @@ class Board:
         start = time.ticks_ms()
         healthy = False
         while True:
-            await asyncio.sleep_ms(_FEED_MS)
+            await asyncio.sleep_ms(FEED_MS)
             alive = True
             for i in range(3):
                 if self.beats[i] == seen[i]:
@@ -284,7 +270,7 @@ class Board:
                 seen[i] = self.beats[i]
             if alive:
                 self.wdt.feed()
-                if not healthy and time.ticks_diff(time.ticks_ms(), start) > _HEALTHY_MS:
+                if not healthy and time.ticks_diff(time.ticks_ms(), start) > HEALTHY_MS:
                     healthy = True
                     count, crashed, armed = rtc_state()
                     rtc_write(0, crashed, armed)
@@ -305,8 +291,8 @@ class Board:
         table = getattr(e, "peers_table", None)  # None: a build without RSSI keeps no table
         while True:
             k = 0
-            while k < _RADIO_BATCH and e.any():
-                if table is not None and len(table) > _RADIO_SENDERS:
+            while k < RADIO_BATCH and e.any():
+                if table is not None and len(table) > RADIO_SENDERS:
                     try:
                         cold.call("appcold", "flooded", self, table)
                     except MemoryError:
@@ -319,7 +305,7 @@ class Board:
                     self.radio_frame(msg)
                 except MemoryError:  # the frame is lost; the remote sends it again
                     self.short_of_memory()
-            await asyncio.sleep_ms(0 if k == _RADIO_BATCH else _POLL_MS)
+            await asyncio.sleep_ms(0 if k == RADIO_BATCH else POLL_MS)
 
     def radio_frame(self, msg):
         """One frame from the radio: checked (radio.Receiver), a new command recorded

@@ -16,6 +16,7 @@ import time
 import machine
 
 import app
+from errorcodes import ERROR_RADIO_FLOOD, FEED_MS, STORE_ERROR_MS
 
 try:
     from micropython import const
@@ -23,11 +24,6 @@ except ImportError:  # CPython
 
     def const(x):
         return x
-
-
-_FEED_MS = const(1000)  # errorcodes.FEED_MS, as app.py's (a test checks them)
-_ERROR_RADIO_FLOOD = const(44)
-_STORE_ERROR_MS = const(10000)  # how long a passing error shows (errorcodes.STORE_ERROR_MS)
 
 
 def start(b):
@@ -58,7 +54,7 @@ def stopped(b):
     if b.wdt is not None:
         import boot_watchdog
 
-        boot_watchdog.start(b.wdt, _FEED_MS)
+        boot_watchdog.start(b.wdt, FEED_MS)
 
 
 def reinit_buses(b):
@@ -79,9 +75,9 @@ def flooded(b, table):
     senders = len(table)
     for mac in [mac for mac in table if mac != peer]:
         del table[mac]
-    if b.view.error != _ERROR_RADIO_FLOOD:
+    if b.view.error != ERROR_RADIO_FLOOD:
         print("carom: radio frames from %d sender addresses: all but the paired remote's forgotten (E %d)"
-              % (senders, _ERROR_RADIO_FLOOD))
-    if not b.view.error or b.view.error == _ERROR_RADIO_FLOOD:
-        b.view.error = _ERROR_RADIO_FLOOD
-        b.error_until = time.ticks_add(time.ticks_ms(), _STORE_ERROR_MS)
+              % (senders, ERROR_RADIO_FLOOD))
+    if not b.view.error or b.view.error == ERROR_RADIO_FLOOD:
+        b.view.error = ERROR_RADIO_FLOOD
+        b.error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)

@@ -18,6 +18,7 @@ import matchnames
 import rules
 import sound
 from buttons import CLEARED, LONG, NO_ACTION, SHORT, STUCK
+from errorcodes import ERROR_STUCK  # + the button's index: held down too long
 
 try:
     from micropython import const
@@ -62,9 +63,6 @@ _NEW = const(14)
 # Foul kind (an index into rules.FOULS) of each foul action: foul (other), foul.touch
 # (touched), foul.push, foul.jump (jumped), foul.time, as bytes. A test checks them against the names.
 FOUL_KINDS = b"\x0a\x03\x04\x01\x09"
-
-
-ERROR_STUCK = 10  # + button index: a button held down too long (errorcodes.py; a test checks)
 
 
 class Controller:

@@ -29,6 +29,8 @@ import sys
 import time
 
 import cold
+from errorcodes import (ERROR_BOARD, ERROR_CRASH_LOOP, ERROR_MEMORY, ERROR_SAFE_BUTTON, ERROR_STORE, STORE_ERROR_MS,
+                        WDT_MS)
 
 try:
     from micropython import const
@@ -39,19 +41,11 @@ except ImportError:  # CPython
 
 
 # Private constants, compiled in: the names of a module loaded only at the start would stay
-# interned for good (cold.py). errorcodes.py names the codes and the running board's timings
-# (app.POLL_MS and the like come from there), a test checks each pair.
+# interned for good (cold.py). The error codes and the timings are errorcodes.py's.
 _BOARDS_DIR = const("boards")
 _CRASHES_FOR_SAFE_BOOT = const(3)
 _STORE_DIR = const("/data")  # the match journal and the history (not "/store": a folder would shadow store.py)
-_WDT_MS = const(5000)
 _CPU_HZ = const(240000000)  # the running board's clock (a stock image starts at 160 MHz)
-_STORE_ERROR_MS = const(10000)
-_ERROR_BOARD = const(21)  # the board definition is missing or invalid
-_ERROR_STORE = const(23)  # the saved match was damaged or went back: what could be read is back (10 s)
-_ERROR_SAFE_BUTTON = const(30)  # safe boot: button held at power-on
-_ERROR_CRASH_LOOP = const(31)  # safe boot: crashed three times in a row
-_ERROR_MEMORY = const(24)  # not enough memory: here, to start at all
 _OUT_OF_MEMORY = b"E24"  # in RTC memory: the start ran out of memory (app.py's record is 5 bytes)
 machine = None  # the board's machine module, as start() or build() was handed it
 
@@ -125,7 +119,7 @@ def arm_watchdog():
 
     count, crashed, armed = app.rtc_state()
     app.rtc_write(count, crashed, 1)
-    return machine.WDT(timeout=_WDT_MS)
+    return machine.WDT(timeout=WDT_MS)
 
 
 def button_held(board, key):
@@ -295,8 +289,8 @@ def build(board, config, error=0, hw=None):
     if b.store.errors & ~store.ERR_MEMORY:
         print("carom: the saved match was damaged or went back (errors %d); what could be read is back"
               % b.store.errors)
-        b.view.error = _ERROR_STORE
-        b.error_until = time.ticks_add(time.ticks_ms(), _STORE_ERROR_MS)
+        b.view.error = ERROR_STORE
+        b.error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
     else:
         b.view.error = error
     b.saved_matches = b.ctrl.matches
@@ -437,7 +431,7 @@ def out_of_memory():
     board's definition, else on any found on the wall's buses; nothing else is loaded, the
     store writes nothing (a saved match stays on the flash as it was, for a start with
     more room: a power cycle tries again)."""
-    print("carom: not enough memory to start (E %d); the saved match stays on the flash" % _ERROR_MEMORY)
+    print("carom: not enough memory to start (E %d); the saved match stays on the flash" % ERROR_MEMORY)
     try:
         config, _ = load_config()
         board = load_board(config["board"], config["buttons"])
@@ -445,9 +439,9 @@ def out_of_memory():
         board = None
     try:
         if board is None:
-            show_code_anywhere(_ERROR_MEMORY)
+            show_code_anywhere(ERROR_MEMORY)
         else:
-            show_code(make_chips(board, make_buses(board), 15), _ERROR_MEMORY)
+            show_code(make_chips(board, make_buses(board), 15), ERROR_MEMORY)
     except MemoryError:
         pass
     return None
@@ -462,10 +456,10 @@ def _start():
         try:
             board = load_board("wall", config["buttons"])
         except (OSError, ValueError) as e:
-            print("carom: board 'wall': %s; E %d on every display found" % (e, _ERROR_BOARD))
-            show_code_anywhere(_ERROR_BOARD)
+            print("carom: board 'wall': %s; E %d on every display found" % (e, ERROR_BOARD))
+            show_code_anywhere(ERROR_BOARD)
             return None
-        error = _ERROR_BOARD
+        error = ERROR_BOARD
     if board["role"] == "remote":
         # Not at a wake from deep sleep: a press on any button wakes the box (the identify
         # button's too: a foul for the match). Held with the safe-boot button: neither.
@@ -481,9 +475,9 @@ def _start():
     crashes = crash_count()
     safe = 0
     if button_held(board, "safe_boot_button"):
-        safe = _ERROR_SAFE_BUTTON
+        safe = ERROR_SAFE_BUTTON
     elif crashes >= _CRASHES_FOR_SAFE_BOOT:
-        safe = _ERROR_CRASH_LOOP
+        safe = ERROR_CRASH_LOOP
     if safe:
         print("carom: safe boot (E %d): no app, no watchdog" % safe)
         show_code(make_chips(board, make_buses(board), 15), safe)

@@ -10,6 +10,7 @@ definitions against them); a field's code is its index here.
 from array import array
 
 import rules
+from errorcodes import ERROR_CHIP
 from viewnames import STALE
 
 try:
@@ -20,7 +21,6 @@ except ImportError:  # CPython
         return x
 
 
-_ERROR_CHIP = const(70)  # errorcodes.ERROR_CHIP (compiled in; a test checks)
 _CELLS = const(4)  # a name display's characters
 _SCROLL_NEW = const(-1)  # view._scroll_at: the names' marquees start at the next render
 
@@ -83,7 +83,7 @@ def init(v, board, chips, leds, match):
             i += 1
     v._code = bytearray(len(displays))  # error code of a dead chip: 70..77, 80..87 on bus 1
     for k, d in enumerate(displays):
-        v._code[k] = _ERROR_CHIP + 10 * d.get("bus", 0) + (d["addr"] & 7)
+        v._code[k] = ERROR_CHIP + 10 * d.get("bus", 0) + (d["addr"] & 7)
     v._nslots = n
     v._blink = bytearray(len(displays))
     v._last = array("i", [STALE] * n)  # each slot's value when it was last drawn (View.invalidate)

@@ -11,7 +11,8 @@ the build (`build.build`) rewrites each module before mpy-cross has it:
     text = consts.inline(source, table)    # the source, other modules' constants compiled in
 
 collect() reads every firmware module's public `NAME = const(<int expression>)` at its top
-level (the expression may use the module's constants above it and constants it imports),
+level (the expression may use the module's constants above it and constants it imports; a
+string's or bytes' const() as written too),
 and the constants a module imports at its top level as its own (`from matchnames import
 E_POINT` in rules.py: rules.E_POINT is one too). inline() then, for each constant a module
 takes from another (`from X import NAME [as OTHER]`, or `X.NAME` where `import X` binds X):
@@ -52,9 +53,10 @@ _UNARY = {ast.USub: lambda a: -a, ast.UAdd: lambda a: +a, ast.Invert: lambda a: 
 
 
 def _value(node, names, modules):
-    """The int an expression of const() gives: ints, names of constants (`names`), X.NAME of an
-    imported module's (`modules`: {bound name: its constants}), + - * // % ** << >> | & ^ ~."""
-    if isinstance(node, ast.Constant) and type(node.value) is int:
+    """The value an expression of const() gives: an int from ints, names of constants (`names`),
+    X.NAME of an imported module's (`modules`: {bound name: its constants}) and + - * // % ** <<
+    >> | & ^ ~; or a str or bytes as it is written."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, str, bytes):
         return node.value
     if isinstance(node, ast.Name) and node.id in names:
         return names[node.id]
@@ -75,8 +77,8 @@ def _is_const(node):
 
 
 def collect(firmware_dir=FIRMWARE_DIR):
-    """{module: {public name: int}}: every module's public int constants, its own and those it
-    imports at its top level, for inline()."""
+    """{module: {public name: int, str or bytes}}: every module's public constants, its own and
+    those it imports at its top level, for inline()."""
     trees = {}
     for name in sorted(os.listdir(firmware_dir)):
         if name.endswith(".py"):
@@ -106,8 +108,8 @@ def collect(firmware_dir=FIRMWARE_DIR):
                 target = node.targets[0].id
                 try:
                     value = _value(node.value.args[0], names, modules)
-                except ConstError:
-                    continue  # a string's or a tuple's: mpy-cross has those in their module only
+                except (ConstError, TypeError):
+                    continue  # a tuple's: mpy-cross has those in their module only
                 names[target] = value
                 if not target.startswith("_"):
                     public[target] = value
@@ -415,4 +417,4 @@ def inline(source, table, filename="<module>"):
 
 
 def _definitions(defined):
-    return "".join("; %s = const(%d)" % (name, defined[name]) for name in sorted(defined))
+    return "".join("; %s = const(%r)" % (name, defined[name]) for name in sorted(defined))

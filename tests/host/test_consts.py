@@ -126,11 +126,11 @@ def test_a_constant_bound_again_stops_the_build():
 
 def test_collect_reads_each_modules_public_int_constants(tmp_path):
     (tmp_path / "base.py").write_text("from micropython import const\n\nA = const(2)\n_P = const(3)\nB = const(A * _P + 1)\n"
-                                      "S = const('text')\nT = const((1, 2))\nL = [1]\nC = const(4)\nC = 5\n")
+                                      "S = const('text')\nT = const((1, 2))\nL = [1]\nC = const(4)\nC = 5\nN = const(-S)\n")
     (tmp_path / "user.py").write_text("import base\nfrom base import A, B as BB\n\nD = const(base.B << 1)\n"
                                       "_E = const(BB + 3)\nE = const(_E)\n")
     table = consts.collect(str(tmp_path))
-    assert table == {"base": {"A": 2, "B": 7}, "user": {"A": 2, "BB": 7, "D": 14, "E": 10}}
+    assert table == {"base": {"A": 2, "B": 7, "S": "text"}, "user": {"A": 2, "BB": 7, "D": 14, "E": 10}}
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +145,7 @@ def test_the_firmwares_constants_have_their_homes(firmware_table):
 
 # Modules of names only: whoever imports from them takes constants, compiled in by the build, so
 # that a board never loads them (every name a loaded module holds is interned for good).
-NAMES_ONLY = ("matchnames", "viewnames")
+NAMES_ONLY = ("matchnames", "viewnames", "errorcodes", "confignames")
 
 
 def test_no_board_module_loads_a_module_of_names(firmware_table):
@@ -182,10 +182,10 @@ def test_the_rewritten_module_runs_on_micropython_and_holds_the_numbers(tmp_path
     built.mkdir()
     files = {
         "phases.py": ("try:\n    from micropython import const\nexcept ImportError:\n    def const(x):\n        return x\n\n\n"
-                      "SETTLED = const(4)\nLEFT_OVER = const(SETTLED + 3)\nprint('phases loaded')\n"),
+                      "SETTLED = const(4)\nLEFT_OVER = const(SETTLED + 3)\nWORD = const('over')\nprint('phases loaded')\n"),
         "user.py": ('"""Uses them."""\nimport sys\n\nimport phases\nfrom phases import SETTLED\n\n\n'
                     "def show(SETTLED_TOO=SETTLED):\n"
-                    "    return (SETTLED, phases.LEFT_OVER, SETTLED_TOO, dict(SETTLED=1), 'SETTLED', -SETTLED ** 2)\n\n\n"
+                    "    return (SETTLED, phases.LEFT_OVER, SETTLED_TOO, dict(SETTLED=1), 'SETTLED', -SETTLED ** 2, phases.WORD)\n\n\n"
                     "print(show(), 'phases' in sys.modules)\n"),
     }
     for name, text in files.items():
@@ -199,8 +199,9 @@ def test_the_rewritten_module_runs_on_micropython_and_holds_the_numbers(tmp_path
     (built / "main.py").write_text("import user\n")
     (src / "main.py").write_text("import user\n")
     on_board = _run(micropython, built, "main.py")
-    assert on_board == "(4, 7, 4, {'SETTLED': 1}, 'SETTLED', -16) False\n"
-    assert _run(sys.executable, src, "main.py") == "phases loaded\n(4, 7, 4, {'SETTLED': 1}, 'SETTLED', -16) True\n"
+    assert on_board == "(4, 7, 4, {'SETTLED': 1}, 'SETTLED', -16, 'over') False\n"
+    assert _run(sys.executable, src, "main.py") == ("phases loaded\n(4, 7, 4, {'SETTLED': 1}, 'SETTLED', -16, 'over')"
+                                                     " True\n")
     code = (built / "user.mpy").read_bytes()
     assert b"LEFT_OVER" not in code and b"FROM" not in code
 

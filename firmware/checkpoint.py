@@ -32,6 +32,7 @@ import matchstate
 import storefiles
 from matchnames import N_STATE
 from store import crc32, replace
+from storenames import ERR_WRITE
 
 try:
     from micropython import const
@@ -45,7 +46,6 @@ _MAGIC = b"CRMK"
 _FORMAT = const(1)
 _HEAD = "<4sBBHIIHHH"
 _HEAD_SIZE = const(22)
-_ERR_WRITE = const(4)  # history.py's
 
 
 def size(k, played_a, played_b, ext):
@@ -76,7 +76,7 @@ def save(st, m, k):
     try:
         replace(storefiles.ckpt_path(st, k & 1), write, st.fs, st.root + "/ckpt.tmp")
     except OSError:
-        st.errors |= _ERR_WRITE
+        st.errors |= ERR_WRITE
 
 
 def heads(st):

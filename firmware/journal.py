@@ -12,6 +12,7 @@ import struct
 import storefiles
 from matchnames import CHUNK
 from store import crc32
+from storenames import K_ENTRY, K_UNDO, RECORD, REC_SIZE, SEG_RECORDS
 
 try:
     from micropython import const
@@ -21,12 +22,6 @@ except ImportError:  # CPython
         return x
 
 
-# The store's constants, compiled in: history.py names them, a test checks each pair.
-_K_ENTRY = const(1)
-_K_UNDO = const(2)
-_REC_SIZE = const(16)
-_RECORD = const("<IBBHiI")
-_SEG_RECORDS = const(8)
 _SEGMENTS = const(1)  # segments read between two yields of load_steps (a report's steps)
 
 
@@ -35,14 +30,14 @@ def records(data, seq, gen):
     (kind, code, arg, t) each, up to the first whose number or CRC is wrong (at most
     SEG_RECORDS). snapshot.scan() and load_chunk() read the journal through it."""
     at = 0
-    end = min(len(data), _SEG_RECORDS * _REC_SIZE) - _REC_SIZE
+    end = min(len(data), SEG_RECORDS * REC_SIZE) - REC_SIZE
     while at <= end:
-        s, kind, code, arg, t, crc = struct.unpack_from(_RECORD, data, at)
+        s, kind, code, arg, t, crc = struct.unpack_from(RECORD, data, at)
         if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
             return
         yield kind, code, arg, t
         seq += 1
-        at += _REC_SIZE
+        at += REC_SIZE
 
 
 def load_chunk(st, k, put):
@@ -77,9 +72,9 @@ def load_steps(st, k, put):
         pos = lo
     if k + 1 < len(st._starts) and st.count > hi:
         last = st._starts[k + 1]
-    seg = first // _SEG_RECORDS
-    seq = seg * _SEG_RECORDS
-    full = _SEG_RECORDS * _REC_SIZE
+    seg = first // SEG_RECORDS
+    seq = seg * SEG_RECORDS
+    full = SEG_RECORDS * REC_SIZE
     while True:
         data = storefiles.read(st, st._segment_path(gen, seg), full + 1)
         if not data:
@@ -90,15 +85,15 @@ def load_steps(st, k, put):
                 return pos
             if seq < first:  # before the chunk's first entry, in its segment
                 pass
-            elif kind == _K_ENTRY:
+            elif kind == K_ENTRY:
                 if lo <= pos < hi:
                     put(pos - lo, code, arg, t)
                 pos += 1
-            elif kind == _K_UNDO and pos:
+            elif kind == K_UNDO and pos:
                 pos -= 1
             seq += 1
             good += 1
-        if good != _SEG_RECORDS or len(data) != full:
+        if good != SEG_RECORDS or len(data) != full:
             break
         seg += 1
         if not seg % _SEGMENTS:

@@ -42,6 +42,9 @@ import storefiles
 from journal import records
 from matchnames import CHUNK
 from store import crc32, report_name
+from storenames import (ERR_JOURNAL, ERR_MEMORY, ERR_READ, ERR_RESTORE, ERR_ROLLBACK, ERR_SNAPSHOT, ERR_WRITE,
+                        GEN_MAX, K_ARG2, K_CLOSE, K_ENTRY, K_START, K_UNDO, REC_SIZE, SEG_RECORDS, SNAP_SIZE,
+                        WRITE_FAILED)
 
 try:
     from micropython import const
@@ -50,26 +53,6 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-
-# The store's constants, compiled in: history.py names them (not loaded at a start: its
-# names would stay interned for good), a test checks each pair.
-_ERR_SNAPSHOT = const(1)
-_ERR_JOURNAL = const(2)
-_ERR_WRITE = const(4)
-_ERR_RESTORE = const(8)
-_ERR_READ = const(16)
-_ERR_ROLLBACK = const(32)
-_ERR_MEMORY = const(64)
-_GEN_MAX = const(0xFFFFFFFF)
-_K_ENTRY = const(1)
-_K_UNDO = const(2)
-_K_CLOSE = const(3)
-_K_START = const(4)
-_K_ARG2 = const(5)
-_REC_SIZE = const(16)
-_SEG_RECORDS = const(8)
-_SNAP_SIZE = const(128)
-_WRITE_FAILED = const(1)
 
 FORMAT = const(4)
 _MAGIC = b"CRMS"
@@ -120,7 +103,7 @@ def pack_snapshot(gen, m):
     flags = ((1 if m.equalizing else 0) | (2 if m.draw_allowed else 0) | (4 if m.white_breaker else 0)
              | (8 if fmt and m.shootout else 0) | (16 if fmt else 0))
     breaker = _NO_BREAKER if m.breaker0 == rules.NOBODY else m.breaker0
-    buf = bytearray(_SNAP_SIZE)
+    buf = bytearray(SNAP_SIZE)
     struct.pack_into(_HEAD, buf, 0, _MAGIC, FORMAT, m.game, flags, breaker, gen, m.targets0[0], m.innings_limit,
                      m.shot_ms // 1000, m.break_ms // 1000, m.timeouts0)
     struct.pack_into(_TAIL, buf, 21, m.timeout_s or 0, m.targets0[1], m.sets_to_win if fmt else 0,
@@ -136,7 +119,7 @@ def pack_snapshot(gen, m):
 
 def parse_snapshot(data):
     """(generation, options for Match.new) from snapshot bytes, or None when they are not valid."""
-    if data is None or len(data) != _SNAP_SIZE:
+    if data is None or len(data) != SNAP_SIZE:
         return None
     if crc32(memoryview(data)[:_CRC_AT]) != struct.unpack_from("<I", data, _CRC_AT)[0]:
         return None
@@ -214,7 +197,7 @@ def restore(st, match, now):
         gen, options, version = best
         _forget(st, gen)
         if match.new(now, **options):
-            st.errors |= _ERR_RESTORE
+            st.errors |= ERR_RESTORE
             _forget(st, 0)
             return False
         for head in _checkpoints(st, match):
@@ -237,13 +220,13 @@ def restore(st, match, now):
         match.resume_at(now)
         match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
     except MemoryError:
-        st.errors |= _ERR_MEMORY
+        st.errors |= ERR_MEMORY
         _forget(st, 0)
         st.held = True
         match.new(now, **match.options())  # no half-read match left behind
         raise
     except Exception:  # never fatal: what was read is kept, the rest reported
-        st.errors |= _ERR_READ
+        st.errors |= ERR_READ
         _forget(st, 0)
         return False
     look_for_newer(st, gen)
@@ -279,12 +262,12 @@ def look_for_newer(st, gen):
     """A newer match than the one restored left a journal with entries, or a report: the
     match went back (its snapshot was lost). Nothing is changed; ERR_ROLLBACK says so."""
     for g, seg, name in journal_files(st):
-        if g > gen and (seg > 0 or st._size(st._jdir + "/" + name) > _REC_SIZE):
-            st.errors |= _ERR_ROLLBACK
+        if g > gen and (seg > 0 or st._size(st._jdir + "/" + name) > REC_SIZE):
+            st.errors |= ERR_ROLLBACK
             return
     for name in storefiles.reports(st):
         if storefiles.report_number(name) > gen:
-            st.errors |= _ERR_ROLLBACK
+            st.errors |= ERR_ROLLBACK
             return
 
 
@@ -295,11 +278,11 @@ def scan(st, match, version, first=0):
     to cut. Writes nothing."""
     gen = st.gen
     closed = False
-    seg = first // _SEG_RECORDS
-    seq = seg * _SEG_RECORDS
+    seg = first // SEG_RECORDS
+    seq = seg * SEG_RECORDS
     arg2 = -1
     dangling = None  # the newest second argument: (its seq, its segment, the good bytes before it)
-    full = _SEG_RECORDS * _REC_SIZE
+    full = SEG_RECORDS * REC_SIZE
     while True:
         data = storefiles.read(st, st._segment_path(gen, seg), full + 1)
         if data is None:
@@ -307,44 +290,44 @@ def scan(st, match, version, first=0):
         good = 0
         for kind, code, arg, t in records(data, seq, gen):
             if seq < first:  # before the checkpoint's chunk: only an extension's B target counts
-                arg2 = arg if kind == _K_ARG2 else -1
-                if kind == _K_ARG2:
-                    dangling = (seq, seg, data[:good * _REC_SIZE])
-            elif first and seq == first and kind != _K_ENTRY:
+                arg2 = arg if kind == K_ARG2 else -1
+                if kind == K_ARG2:
+                    dangling = (seq, seg, data[:good * REC_SIZE])
+            elif first and seq == first and kind != K_ENTRY:
                 raise _Stale  # not the chunk's first entry: the checkpoint is not this journal's
-            elif kind == _K_ENTRY:
+            elif kind == K_ENTRY:
                 if not match.n % CHUNK:
                     st._starts_at(match.n // CHUNK, seq)
                 match.push(code, arg, t, arg2)
                 arg2 = -1
                 closed = False
-            elif kind == _K_ARG2:
+            elif kind == K_ARG2:
                 arg2 = arg
-                dangling = (seq, seg, data[:good * _REC_SIZE])
-            elif kind == _K_UNDO:
+                dangling = (seq, seg, data[:good * REC_SIZE])
+            elif kind == K_UNDO:
                 match.pop()
                 arg2 = -1  # a second argument is the next record's, an entry's, or none's
                 closed = False
-            elif kind == _K_CLOSE:
+            elif kind == K_CLOSE:
                 arg2 = -1
                 closed = True
-            elif kind != _K_START or seq:
+            elif kind != K_START or seq:
                 break
             seq += 1
             good += 1
-        if good == _SEG_RECORDS and len(data) == full:  # a full segment: the journal goes on
+        if good == SEG_RECORDS and len(data) == full:  # a full segment: the journal goes on
             seg += 1
             continue
         if first and seq <= first:  # the journal ends before the checkpoint's chunk
             raise _Stale
         if seq == 0 and version >= 2:  # not even the start record: the journal is gone
-            st.errors |= _ERR_ROLLBACK | _ERR_JOURNAL
+            st.errors |= ERR_ROLLBACK | ERR_JOURNAL
         # The journal ends in this segment (or before it, when it is missing): the rest of
         # it, and any later segment (left by a lost one), is a tail to drop.
         tail = None
-        if len(data) != good * _REC_SIZE or later_segments(st, seg):
-            st.errors |= _ERR_JOURNAL
-            tail = (seg, data[:good * _REC_SIZE], len(data) > 0)
+        if len(data) != good * REC_SIZE or later_segments(st, seg):
+            st.errors |= ERR_JOURNAL
+            tail = (seg, data[:good * REC_SIZE], len(data) > 0)
         if dangling is not None and dangling[0] == seq - 1:  # no entry after it (a power cut
             tail = (dangling[1], dangling[2], True)  # between an extension's B target and its
             seq -= 1  # entry): cut it, or the next extension played would take it as its own
@@ -374,7 +357,7 @@ def cut_tail(st, seg, keep, present):
             st.fs.remove(path)
         st._broken = False
     except OSError:
-        st.errors |= _ERR_WRITE
+        st.errors |= ERR_WRITE
         st._broken = True
 
 
@@ -409,7 +392,7 @@ def begin(st, match):
             top = max(top, g)
         for name in storefiles.reports(st):
             top = max(top, storefiles.report_number(name))
-        if top >= _GEN_MAX:  # the numbers ran out: number the reports again, start over above them
+        if top >= GEN_MAX:  # the numbers ran out: number the reports again, start over above them
             top = renumber(st)
             other = None
         gen = top + 1
@@ -430,13 +413,13 @@ def begin(st, match):
         st.held = False
         st._seg = 0
         st._seg_path = st._segment_path(gen, 0)
-        store.replace(st._seg_path, st._record(0, _K_START, 0, 0, 0), st.fs, st._jdir + "/tmp")
+        store.replace(st._seg_path, st._record(0, K_START, 0, 0, 0), st.fs, st._jdir + "/tmp")
         st.seq = 1
         store.replace(storefiles.snap_path(st, target), snap, st.fs, st.root + "/snap.tmp")
     except OSError:
-        st.errors |= _ERR_WRITE
+        st.errors |= ERR_WRITE
         _forget(st, 0)
-        return _WRITE_FAILED
+        return WRITE_FAILED
     # The new match is in place; drop the journals of all but it and the previous match.
     keep = other[0] if other is not None else -1
     remove_journals(st, lambda g, s: g != keep and g != gen)
@@ -470,11 +453,11 @@ def slots(st):
     """[(generation, options, format) or None] for slot 0 and slot 1."""
     out = []
     for slot in (0, 1):
-        data = storefiles.read(st, storefiles.snap_path(st, slot), _SNAP_SIZE + 1)
+        data = storefiles.read(st, storefiles.snap_path(st, slot), SNAP_SIZE + 1)
         got = parse_snapshot(data)
         if got is None:
             if data is not None:
-                st.errors |= _ERR_SNAPSHOT
+                st.errors |= ERR_SNAPSHOT
             out.append(None)
         else:
             out.append((got[0], got[1], data[4]))

@@ -31,6 +31,7 @@ import time
 import cold
 from errorcodes import (ERROR_BOARD, ERROR_CRASH_LOOP, ERROR_MEMORY, ERROR_SAFE_BUTTON, ERROR_STORE, STORE_ERROR_MS,
                         WDT_MS)
+from storenames import ERR_MEMORY
 
 try:
     from micropython import const
@@ -286,7 +287,7 @@ def build(board, config, error=0, hw=None):
     b.group = cold.call("buttonsetup", "from_board", board, make_pin)
     b.ctrl = controller.Controller(b.match, b.view, b.buzzer, b.group, options)
     b.ctrl.locked = held  # nothing is scored on a match that would not be saved
-    if b.store.errors & ~store.ERR_MEMORY:
+    if b.store.errors & ~ERR_MEMORY:
         print("carom: the saved match was damaged or went back (errors %d); what could be read is back"
               % b.store.errors)
         b.view.error = ERROR_STORE

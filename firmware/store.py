@@ -66,6 +66,8 @@ import struct
 
 import cold
 from matchnames import CHUNK, E_EXTEND
+from storenames import (EEXIST, ERR_WRITE, HELD, K_CLOSE, K_ENTRY, K_UNDO, NOTHING_TO_UNDO, NO_MATCH, REC,
+                        SEG_RECORDS, WRITE_FAILED)
 
 try:
     from micropython import const
@@ -85,31 +87,10 @@ def crc32(data, crc=0):
     return _crc_builtin(data, crc) & 0xFFFFFFFF
 
 
-# The record layout, kinds, error bits and reasons: private constants here (compiled in:
-# no RAM on the board); history.py keeps their names (store.__getattr__), a test checks both.
-_REC_SIZE = const(16)
-_SEG_RECORDS = const(8)
-_REC = "<IBBHi"  # a record without its CRC
-_EEXIST = const(17)
-
-_K_ENTRY = const(1)
-_K_UNDO = const(2)
-_K_CLOSE = const(3)
-
-# Bits of MatchStore.errors, for the app to show (their meanings: history.py).
-_ERR_WRITE = const(4)
-ERR_MEMORY = const(64)  # not enough memory to read the saved match back (nothing was changed)
-
-# Reasons a write is refused (small ints: returning one allocates nothing; texts in history.py).
-_WRITE_FAILED = const(1)
-_NO_MATCH = const(2)
-_NOTHING_TO_UNDO = const(3)
-_HELD = const(4)
-
-
 def __getattr__(name):
-    """The names of the store's constants (and its file helpers): history.py."""
-    return cold.forward("history", name, "store")
+    """The store's constants (store.K_ENTRY and the like): storenames.py; its file helpers:
+    history.py."""
+    return cold.forward("storenames" if name.isupper() else "history", name, "store")
 
 
 def replace(path, data, fs=None, tmp=None):
@@ -141,7 +122,7 @@ def rename(old, new, fs=None):
     try:
         fs.rename(old, new)
     except OSError as e:
-        if not e.args or e.args[0] != _EEXIST:
+        if not e.args or e.args[0] != EEXIST:
             raise
         fs.remove(new)
         fs.rename(old, new)
@@ -205,13 +186,13 @@ class MatchStore:
 
     def _record(self, seq, kind, code, arg, t):
         rec = self._rec
-        struct.pack_into(_REC, rec, 0, seq, kind, code, arg, t)
+        struct.pack_into(REC, rec, 0, seq, kind, code, arg, t)
         struct.pack_into("<I", rec, 12, crc32(self._rec_head, self.gen))
         return rec
 
     def append(self, code, arg, t):
         """Save one entry (code, arg, match time): one 16-byte record appended."""
-        reason = self._put(_K_ENTRY, code, arg, t)
+        reason = self._put(K_ENTRY, code, arg, t)
         if reason is None:
             if not self.count % CHUNK:
                 self._starts_at(self.count // CHUNK, self.seq - 1)
@@ -230,8 +211,8 @@ class MatchStore:
     def undo(self):
         """Save that the newest entry was taken back."""
         if self.gen and not self._broken and self.count == 0:
-            return _NOTHING_TO_UNDO
-        reason = self._put(_K_UNDO, 0, 0, 0)
+            return NOTHING_TO_UNDO
+        reason = self._put(K_UNDO, 0, 0, 0)
         if reason is None:
             self.count -= 1
             self.closed = False
@@ -239,7 +220,7 @@ class MatchStore:
 
     def close(self):
         """Save that the match was closed (its report signed)."""
-        reason = self._put(_K_CLOSE, 0, 0, 0)
+        reason = self._put(K_CLOSE, 0, 0, 0)
         if reason is None:
             self.closed = True
         return reason
@@ -268,9 +249,9 @@ class MatchStore:
 
     def _put(self, kind, code, arg, t):
         if self.held:
-            return _HELD
+            return HELD
         if not self.gen:
-            return _NO_MATCH
+            return NO_MATCH
         if self._broken:  # a write failed: find where the journal really ends, cut any torn tail
             self._broken = False
             try:
@@ -278,11 +259,11 @@ class MatchStore:
             except Exception:
                 self._broken = True
             if self._broken:
-                return _WRITE_FAILED
-            if kind == _K_UNDO and self.count == 0:
-                return _NOTHING_TO_UNDO
+                return WRITE_FAILED
+            if kind == K_UNDO and self.count == 0:
+                return NOTHING_TO_UNDO
         seq = self.seq
-        seg = seq // _SEG_RECORDS
+        seg = seq // SEG_RECORDS
         if seg != self._seg:
             self._seg_path = self._segment_path(self.gen, seg)
             self._seg = seg
@@ -294,9 +275,9 @@ class MatchStore:
             finally:
                 f.close()
         except OSError:
-            self.errors |= _ERR_WRITE
+            self.errors |= ERR_WRITE
             self._broken = True
-            return _WRITE_FAILED
+            return WRITE_FAILED
         self.seq = seq + 1
         return None
 

@@ -10,20 +10,7 @@ The functions work on a MatchStore (`st`) and its internals.
 """
 
 from store import PosixFs, replace
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-# history.py's ENOENT, REC_SIZE, ERR_READ and ERR_WRITE, compiled in (a test checks them).
-_ENOENT = const(2)
-_REC_SIZE = const(16)
-_ERR_WRITE = const(4)
-_ERR_READ = const(16)
+from storenames import ENOENT, ERR_READ, ERR_WRITE, REC_SIZE
 
 
 def init(st, root, fs, max_reports, max_report_bytes):
@@ -44,7 +31,7 @@ def init(st, root, fs, max_reports, max_report_bytes):
     st._seg = -1
     st._seg_path = ""
     st._starts = []  # journal record of each log chunk's first entry (MatchStore._starts_at)
-    st._rec = bytearray(_REC_SIZE)
+    st._rec = bytearray(REC_SIZE)
     st._rec_head = memoryview(st._rec)[:12]
 
 
@@ -82,7 +69,7 @@ def write_sent(st, n):
     try:
         replace(st.root + "/sent", b"%d" % n, st.fs)
     except OSError:
-        st.errors |= _ERR_WRITE
+        st.errors |= ERR_WRITE
 
 
 def snap_path(st, slot):
@@ -108,13 +95,13 @@ def read(st, path, limit):
     try:
         f = st.fs.open(path, "rb")
     except OSError as e:
-        if e.args and e.args[0] != _ENOENT:
-            st.errors |= _ERR_READ
+        if e.args and e.args[0] != ENOENT:
+            st.errors |= ERR_READ
         return None
     try:
         return f.read(limit)
     except OSError:
-        st.errors |= _ERR_READ
+        st.errors |= ERR_READ
         return None
     finally:
         f.close()

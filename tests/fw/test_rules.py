@@ -798,15 +798,3 @@ def test_the_codes_that_index_the_words_are_the_words():
     assert matchwords.GAMES[rules._ONE_CUSHION] == "one_cushion"
     assert matchwords.GAMES[rules._THREE_CUSHION] == "three_cushion"
     assert matchwords.GAMES[rules._BALKLINE_47_1] == "balkline_47_1"
-
-
-def test_the_stores_private_constants_agree_with_history():
-    import checkpoint
-    import history
-
-    if not hasattr(checkpoint, "_ERR_WRITE"):
-        raise SkipTest("MicroPython compiles private constants away")
-    assert checkpoint._ERR_WRITE == history.ERR_WRITE
-    import reportfile
-
-    assert reportfile._ERR_WRITE == history.ERR_WRITE

@@ -19,6 +19,7 @@ import rules
 import sound
 from buttons import CLEARED, LONG, NO_ACTION, SHORT, STUCK
 from errorcodes import ERROR_STUCK  # + the button's index: held down too long
+from radionames import FOUL
 
 try:
     from micropython import const
@@ -54,7 +55,6 @@ _POINT = const(0)
 _MISS = const(1)
 _A_POINT = const(2)
 _B_MISS = const(5)
-_FOUL = const(6)
 _FOUL_TIME = const(10)
 _UNDO = const(11)
 _BREAK = const(12)
@@ -107,7 +107,7 @@ class Controller:
 
     def remote(self, command, arg, now):
         """A command from the referee remote: an action, with the foul kind for a foul."""
-        self._kind = arg if command == _FOUL else -1
+        self._kind = arg if command == FOUL else -1
         reason = self.act(command, now)
         self._kind = -1
         return reason
@@ -154,7 +154,7 @@ class Controller:
         if action <= _FOUL_TIME:
             if self._kind >= 0:
                 return self.m.foul(rules.NOBODY, self._kind, now)
-            return self.m.foul(rules.NOBODY, FOUL_KINDS[action - _FOUL], now)
+            return self.m.foul(rules.NOBODY, FOUL_KINDS[action - FOUL], now)
         if action == _UNDO:
             return self.m.undo(now)
         if action == _BREAK:

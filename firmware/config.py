@@ -92,8 +92,8 @@ import json
 import os
 
 import jsonwhole  # a file cut short is refused on every release
-from confignames import (F_BYTES, F_NULL, F_OR_ZERO, F_SECRET, REDACTED, T_ACTIONS, T_BOOL, T_CHOICE, T_HEX, T_ID,
-                         T_INT, T_MAC, T_OBJ, T_TEXT)
+from confignames import (FILE, F_BYTES, F_NULL, F_OR_ZERO, F_SECRET, REDACTED, T_ACTIONS, T_BOOL, T_CHOICE, T_HEX,
+                         T_ID, T_INT, T_MAC, T_OBJ, T_TEXT)
 from errorcodes import ERROR_CONFIG, ERROR_CONFIG_DEFAULTS
 
 try:
@@ -107,7 +107,6 @@ except ImportError:  # CPython
 from controller import ACTIONS  # the wall buttons' actions (radio.wall_buttons)
 from matchwords import GAMES, MAX_INNINGS_LIMIT, MAX_TARGET
 
-FILE = "config.json"
 MAX_BYTES = 4096  # a longer file is refused before it is parsed (RAM)
 
 # Private constants, compiled in: a start that checks config.json (the first after a deploy)

@@ -1,9 +1,10 @@
-"""The names of the configuration schema's codes: value kinds, flags, what a secret shows as.
+"""The names of the configuration's codes: its file, the schema's value kinds and flags, what a
+secret shows as.
 
 config.py checks config.json against its schema, whose entries are (key, kind, default, lo,
-hi, flags, extra); configedit.py edits it by dotted paths. The codes both read have their one
-home here: each imports them, and the build compiles them in (host_tools/consts.py), so that
-no board loads this module.
+hi, flags, extra); configedit.py edits it by dotted paths; startup.py reads its checked form
+without loading config.py. The codes they read have their one home here: each imports them,
+and the build compiles them in (host_tools/consts.py), so that no board loads this module.
 """
 
 try:
@@ -14,6 +15,7 @@ except ImportError:  # CPython
         return x
 
 
+FILE = const("config.json")
 REDACTED = const("***")  # what redact() shows for a secret
 
 # Value kinds.

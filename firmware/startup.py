@@ -29,6 +29,7 @@ import sys
 import time
 
 import cold
+import confignames
 from errorcodes import (ERROR_BOARD, ERROR_CRASH_LOOP, ERROR_MEMORY, ERROR_SAFE_BUTTON, ERROR_STORE, STORE_ERROR_MS,
                         WDT_MS)
 from storenames import ERR_MEMORY
@@ -56,7 +57,6 @@ _FALLBACK_BUSES = const(((0, 22, 21), (1, 33, 32)))  # (bus, scl, sda); a test c
 _FALLBACK_SEG14 = const(((0, 0x76), (0, 0x77), (1, 0x76)))  # its 14-segment chips (bus, address); the others: 7
 
 
-_CONFIG_FILE = const("config.json")  # config.FILE
 # What checks it: config.py, and controller.py, whose ACTIONS it checks radio.wall_buttons against.
 _CONFIG_CHECKERS = const(("config", "controller"))
 
@@ -72,7 +72,7 @@ def load_config():
             print("config:", msg)
         return cfg, code[0] == 0
 
-    cfg = cold.call("checked", "load", _CONFIG_FILE, "config.ok", check, _CONFIG_CHECKERS)
+    cfg = cold.call("checked", "load", confignames.FILE, "config.ok", check, _CONFIG_CHECKERS)
     return cfg, code[0]
 
 

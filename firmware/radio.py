@@ -69,9 +69,8 @@ NO_NONCE = bytes(NONCE_LEN)
 
 
 def __getattr__(name):
-    """The protocol's codes (radio.T_COMMAND and the like): radionames.py; the key and
-    address helpers: remote.py."""
-    return cold.forward("radionames" if name.isupper() else "remote", name, "radio")
+    """The key and address helpers: remote.py (the protocol's codes are radionames.py's)."""
+    return cold.forward("remote", name, "radio")
 
 
 class Hmac:

@@ -88,9 +88,8 @@ def crc32(data, crc=0):
 
 
 def __getattr__(name):
-    """The store's constants (store.K_ENTRY and the like): storenames.py; its file helpers:
-    history.py."""
-    return cold.forward("storenames" if name.isupper() else "history", name, "store")
+    """The store's file helpers: history.py (its constants are storenames.py's)."""
+    return cold.forward("history", name, "store")
 
 
 def replace(path, data, fs=None, tmp=None):

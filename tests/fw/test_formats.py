@@ -18,6 +18,7 @@ import reasons
 import rules
 import snapshot as snapshot_module
 import store
+import storenames
 from faultfs import MemFs, read_all
 from referee import Referee
 from snapshot import pack_snapshot, parse_snapshot
@@ -726,7 +727,7 @@ def test_a_handicap_extension_keeps_its_b_target_in_the_journal():
     play("%s\n%s\nextend 5 4" % (points(3), points(2)), r)
     assert s.sync(r.match) is None
     recs = journal_records(fs, "/sb", s.gen)
-    assert recs[-2] == (store.K_ARG2, rules.E_EXTEND, 4) and recs[-1] == (store.K_ENTRY, rules.E_EXTEND, 5)
+    assert recs[-2] == (storenames.K_ARG2, rules.E_EXTEND, 4) and recs[-1] == (storenames.K_ENTRY, rules.E_EXTEND, 5)
     m2 = rules.Match()
     assert store.MatchStore("/sb", fs).restore(m2, 0)
     d = matchdoc.doc(m2, 0)
@@ -743,7 +744,7 @@ def test_a_power_cut_between_the_b_target_and_the_extension():
     drawn = matchdoc.doc(r.match, r.now)
     play("extend 5 4", r)
     code, arg, t = r.match.entry(r.match.n - 1)
-    assert s._put(store.K_ARG2, code, 4, t) is None  # the B target's record, then the cut
+    assert s._put(storenames.K_ARG2, code, 4, t) is None  # the B target's record, then the cut
     m2 = rules.Match()
     s2 = store.MatchStore("/sb", fs)
     assert s2.restore(m2, r.now)

@@ -18,6 +18,7 @@ from ticks import ticks_add
 import snapshot
 import history
 import store
+import storenames
 from faultfs import LFS, TORN, FailingFs, FaultFs, MemFs, PowerCut, RamFlash, VfsFs, image, read_all
 from fwtest import SkipTest, raises
 from referee import Referee
@@ -151,7 +152,7 @@ def test_snapshot_is_128_bytes_and_round_trips():
           shot_clock=50, timeouts=2, timeout_s=25, break_s=300, breaker_ball="white", name_A="Ceulemans",
           club_A="Antwerpen", name_B="Sang Lee", club_B="NY")
     buf = snapshot.pack_snapshot(7, m)
-    assert len(buf) == store.SNAP_SIZE <= 128
+    assert len(buf) == storenames.SNAP_SIZE <= 128
     assert buf[:5] == b"CRMS\x04", buf[:5]
     gen, options = snapshot.parse_snapshot(bytes(buf))
     assert gen == 7
@@ -232,7 +233,7 @@ def test_record_layout_is_16_bytes():
     assert s.begin(rules.Match()) is None
     assert s.append(rules.E_POINT, 2, -5) is None
     data = read_all(fs, ROOT + "/jnl/%d.0" % s.gen)
-    assert len(data) == 2 * store.REC_SIZE == 32
+    assert len(data) == 2 * storenames.REC_SIZE == 32
     assert data[:12] == b"\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00", data
     assert data[16:28] == b"\x01\x00\x00\x00\x01\x05\x02\x00\xfb\xff\xff\xff", data
     for at in (0, 16):
@@ -317,7 +318,7 @@ def test_undo_is_a_record_not_a_truncation():
     fs = MemFs()
     s = store.MatchStore(ROOT, fs)
     assert s.begin(rules.Match()) is None
-    assert s.undo() == store.NOTHING_TO_UNDO
+    assert s.undo() == storenames.NOTHING_TO_UNDO
     sizes = []
     for code, arg, t in ((rules.E_LAG, 0, 10), (rules.E_CHOOSE, 0, 20), (rules.E_POINT, 0, 30)):
         assert s.append(code, arg, t) is None
@@ -375,7 +376,7 @@ def test_corrupt_newest_snapshot_falls_back_to_the_previous_match():
     s2 = store.MatchStore(ROOT, fs)
     options, entries = history.load(s2)
     assert options["name_A"] == "Old" and len(entries) == 2
-    assert s2.errors & store.ERR_SNAPSHOT
+    assert s2.errors & storenames.ERR_SNAPSHOT
     # A new match after that gets a generation above everything seen.
     assert s2.begin(rules.Match()) is None and s2.gen > s.gen
 
@@ -390,9 +391,9 @@ def test_nothing_usable_starts_clean():
         fs.files[p] = bytearray(b"\xa5" * len(fs.files[p]))
     s2 = store.MatchStore(ROOT, fs)
     assert history.load(s2) is None
-    assert s2.errors & store.ERR_SNAPSHOT
+    assert s2.errors & storenames.ERR_SNAPSHOT
     assert s2.restore(rules.Match(), 0) is False
-    assert s2.append(rules.E_POINT, 0, 0) == store.NO_MATCH
+    assert s2.append(rules.E_POINT, 0, 0) == storenames.NO_MATCH
     play(["new game=three_cushion target=3 breaker=B", "point"], s2)
     got, _ = reboot(fs)
     assert got["breaker"] == "B" and got["players"]["B"]["score"] == 1
@@ -412,7 +413,7 @@ def test_torn_tail_is_cut_before_the_next_append():
     s2 = store.MatchStore(ROOT, fs)
     m2 = rules.Match()
     assert s2.restore(m2, REBOOT_NOW)
-    assert s2.errors & store.ERR_JOURNAL
+    assert s2.errors & storenames.ERR_JOURNAL
     assert len(fs.files[path]) == 48  # the start record and the two points
     assert m2.point(rules.NOBODY, REBOOT_NOW + 5) is None
     assert s2.sync(m2) is None
@@ -431,14 +432,14 @@ def test_write_errors_are_reported_not_raised():
     r = play(["new game=three_cushion target=9 breaker=A", "point"], s)
     fs.failing = True
     assert r.line("point") is None
-    assert s.sync(r.match) == store.WRITE_FAILED
-    assert s.errors & store.ERR_WRITE
+    assert s.sync(r.match) == storenames.WRITE_FAILED
+    assert s.errors & storenames.ERR_WRITE
     assert r.line("point") is None
-    assert s.sync(r.match) == store.WRITE_FAILED
+    assert s.sync(r.match) == storenames.WRITE_FAILED
     assert history.save_report(s, "{}") is None
-    assert s.begin(r.match) == store.WRITE_FAILED
+    assert s.begin(r.match) == storenames.WRITE_FAILED
     fs.failing = False
-    assert s.sync(r.match) == store.NO_MATCH
+    assert s.sync(r.match) == storenames.NO_MATCH
     assert s.begin(r.match) is None and s.sync(r.match) is None
     got, _ = reboot(fs)
     assert got == state(r.match, r.now) and got["players"]["A"]["score"] == 3
@@ -697,10 +698,10 @@ def test_out_of_memory_while_restoring_changes_nothing_and_holds_the_store():
     m = rules.Match()
     with ShortOfMemory():
         raises(MemoryError, s2.restore, m, REBOOT_NOW)
-    assert s2.held and s2.errors & store.ERR_MEMORY and not s2.errors & store.ERR_JOURNAL
+    assert s2.held and s2.errors & storenames.ERR_MEMORY and not s2.errors & storenames.ERR_JOURNAL
     assert m.n == 0 and m.score == [0, 0]  # no half-read match left behind
-    assert s2.append(rules.E_POINT, 0, 1) == store.HELD and s2.undo() == store.HELD
-    assert s2.close() == store.HELD and s2.sync(r.match) == store.HELD
+    assert s2.append(rules.E_POINT, 0, 1) == storenames.HELD and s2.undo() == storenames.HELD
+    assert s2.close() == storenames.HELD and s2.sync(r.match) == storenames.HELD
     assert history.save_report(s2, b"{}") is None
     assert files_of(fs) == before
     got, s3 = reboot(fs)
@@ -724,7 +725,7 @@ def test_a_deleted_journal_is_a_rollback():
     s2 = store.MatchStore(ROOT, fs)
     m = rules.Match()
     assert s2.restore(m, 0) and m.n == 0
-    assert s2.errors & store.ERR_ROLLBACK
+    assert s2.errors & storenames.ERR_ROLLBACK
 
 
 def test_a_deleted_snapshot_with_a_newer_journal_is_a_rollback():
@@ -739,7 +740,7 @@ def test_a_deleted_snapshot_with_a_newer_journal_is_a_rollback():
     s2 = store.MatchStore(ROOT, fs)
     m = rules.Match()
     assert s2.restore(m, 0) and m.names[rules.A] == "Old"
-    assert s2.errors & store.ERR_ROLLBACK
+    assert s2.errors & storenames.ERR_ROLLBACK
 
 
 def test_a_cut_between_start_record_and_snapshot_is_no_rollback():
@@ -765,7 +766,7 @@ def test_a_cut_between_start_record_and_snapshot_is_no_rollback():
         m = rules.Match()
         assert s2.restore(m, 0)
         assert m.names[rules.A] in ("Old", "New"), k
-        assert not s2.errors & store.ERR_ROLLBACK, (k, s2.errors)
+        assert not s2.errors & storenames.ERR_ROLLBACK, (k, s2.errors)
     assert k > 3 and steps
 
 
@@ -779,10 +780,10 @@ def test_generation_at_its_limit_numbers_the_reports_again():
         play(["new game=three_cushion target=1 breaker=A equalizing=off", "point", "close"], s)
         assert history.save_report(s, b'{"n": %d}' % i) is not None
     history.mark_sent(s, history.reports(s)[1])
-    fs.files[ROOT + "/history/%d.json" % store.GEN_MAX] = bytearray(b'{"n": "big"}')
+    fs.files[ROOT + "/history/%d.json" % storenames.GEN_MAX] = bytearray(b'{"n": "big"}')
     s2 = store.MatchStore(ROOT, fs)
     assert s2.restore(rules.Match(), 0)
-    assert s2.errors & store.ERR_ROLLBACK  # a report newer than the restored match
+    assert s2.errors & storenames.ERR_ROLLBACK  # a report newer than the restored match
     m = rules.Match(game="straight_rail", target=7, name_A="After")
     assert s2.begin(m) is None
     assert history.reports(s2) == ["000001.json", "000002.json", "000003.json", "000004.json"]
@@ -818,13 +819,12 @@ def test_reports_written_in_pieces_and_sent_marks_by_number():
     assert history.sent(s) == 999999
 
 
-def test_the_stores_names_are_storenames_and_its_helpers_historys():
-    """The store's constants are storenames.py's (store.X finds them there); its file helpers
-    are history.py's too."""
+def test_the_stores_record_layouts_and_its_helpers():
+    """The record layouts (storenames.py's) agree; the store's file helpers are history.py's too
+    (store.X finds them there)."""
     import storefiles
-    import storenames
 
-    assert store.K_ENTRY == storenames.K_ENTRY and store.ERR_MEMORY == storenames.ERR_MEMORY
     assert storefiles.reports is history.reports and storefiles.read is history.read  # named there again
+    assert store.read is history.read
     assert len(storenames.REC) + 1 == len(storenames.RECORD)
     assert store.struct.calcsize(storenames.RECORD) == storenames.REC_SIZE

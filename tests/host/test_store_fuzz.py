@@ -24,6 +24,7 @@ firmware_path()
 import rules  # noqa: E402
 import history  # noqa: E402
 import store  # noqa: E402
+import storenames  # noqa: E402
 from faultfs import MemFs  # noqa: E402
 from referee import Referee  # noqa: E402
 
@@ -195,4 +196,4 @@ def test_records_from_another_match_are_refused():
     fs.files[ROOT + "/jnl/2.0"] = bytearray(FS.files[ROOT + "/jnl/1.0"])
     s = store.MatchStore(ROOT, fs)
     options, entries = history.load(s)
-    assert options == cur[0] and entries == [] and s.errors & store.ERR_JOURNAL
+    assert options == cur[0] and entries == [] and s.errors & storenames.ERR_JOURNAL

@@ -1,6 +1,6 @@
 """The wall board running: its tasks (startup.py builds it, then leaves RAM).
 
-With main.py, startup.py and its cold half appcold.py, the only module that touches
+With main.py, startup.py and its cold half app_cold.py, the only module that touches
 `machine`. Six tasks always, eight with a remote and the hall:
 
 - buttons: polls every button every POLL_MS, hands events to the controller;
@@ -26,7 +26,7 @@ buttons' lock-out after the turn passed), say so on the console, one line each:
 
 <action> is its name in controller.ACTIONS (A.point, next_set...); <reason> is
 the rules' reason number (controller.last_reason; reasons.py has the words, which
-the simulator's page shows) or the words "locked out". refusals.py writes them,
+the simulator's page shows) or the words "locked out". app_refusals.py writes them,
 loaded for it and dropped: a refusal allocates (about 1 KB, for a moment), an
 accepted press nothing.
 """
@@ -94,7 +94,7 @@ class Board:
     Its job is the tasks and what they share, the remote's link too (radio_task; the
     protocol is radio.py's). The journal (store.py), the hall's publishing (publisher.py) and
     the error codes' drawing (view.py) live in their modules; what the tasks do only now
-    and then is in cold modules: appcold.py (the tasks' start, a stuck bus built anew),
+    and then is in cold modules: app_cold.py (the tasks' start, a stuck bus built anew),
     report.py (a finished match's report), publisher.py (loaded once on the network),
     boot_watchdog.py. No more classes than that: every class
     and object stays in RAM for as long as the board runs (tests/host/test_heap32.py)."""
@@ -146,7 +146,7 @@ class Board:
             if self.changed():
                 try:
                     self.persist()
-                except MemoryError:  # tried again (a new match's begin loads snapshot.py)
+                except MemoryError:  # tried again (a new match's begin loads store_snapshot.py)
                     self.short_of_memory()
                     await asyncio.sleep_ms(1000)
             if not self.reported and not self.store.held:
@@ -233,7 +233,7 @@ class Board:
             if failures == 50:
                 failures = 0
                 try:
-                    cold.call("appcold", "reinit_buses", self)  # rare: loaded for it, dropped
+                    cold.call("app_cold", "reinit_buses", self)  # rare: loaded for it, dropped
                 except MemoryError:  # tried again after 50 more
                     self.short_of_memory()
             beats[2] = (beats[2] + 1) & 0xFF
@@ -285,7 +285,7 @@ class Board:
 
         ESP-NOW's irecv() keeps the address of every sender in ESPNow.peers_table (a dict):
         forged addresses would fill the heap. Past _RADIO_SENDERS addresses every one but
-        the paired remote's is forgotten (appcold.flooded), and E 44 shows for a while: a
+        the paired remote's is forgotten (app_cold.flooded), and E 44 shows for a while: a
         stranger never locks the paired remote out."""
         e = self.espnow
         table = getattr(e, "peers_table", None)  # None: a build without RSSI keeps no table
@@ -294,7 +294,7 @@ class Board:
             while k < RADIO_BATCH and e.any():
                 if table is not None and len(table) > RADIO_SENDERS:
                     try:
-                        cold.call("appcold", "flooded", self, table)
+                        cold.call("app_cold", "flooded", self, table)
                     except MemoryError:
                         table.clear()  # (the paired remote's address comes back with its next frame)
                 k += 1
@@ -347,18 +347,18 @@ class Board:
     def serve(self):
         """Run the tasks until Ctrl-C (the REPL); the watchdog is then fed by a timer."""
         try:
-            asyncio.run(cold.call("appcold", "start", self))  # the tasks made (appcold.py)
+            asyncio.run(cold.call("app_cold", "start", self))  # the tasks made (app_cold.py)
         except KeyboardInterrupt:
-            cold.call("appcold", "stopped", self)  # the watchdog fed by a timer from now on
+            cold.call("app_cold", "stopped", self)  # the watchdog fed by a timer from now on
         finally:
             asyncio.new_event_loop()
 
 
 def refused(board, e):
     """The console's line for a refused button event e, a remote's command (-1 - command), or
-    (e == 0) the presses the lock-out ignored: refusals.py. Short of memory for it, none."""
+    (e == 0) the presses the lock-out ignored: app_refusals.py. Short of memory for it, none."""
     try:
-        cold.call("refusals", "say", board, e)
+        cold.call("app_refusals", "say", board, e)
     except MemoryError:
         pass
 

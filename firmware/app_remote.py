@@ -88,7 +88,7 @@ def new_boot():
 
 class Remote:
     def __init__(self, board, config, make_pin, chips):
-        import buttonsetup
+        import buttons_setup
         import controller
 
         self.board = board
@@ -96,7 +96,7 @@ class Remote:
         self.leds = {}
         for name, spec in (board.get("leds") or {}).items():
             self.leds[name] = machine.Pin(spec["pin"], machine.Pin.OUT)
-        self.group = buttonsetup.from_board(board, make_pin)
+        self.group = buttons_setup.from_board(board, make_pin)
         self.actions = controller.ACTIONS
         self.kinds = controller.FOUL_KINDS
         radio_cfg = config["radio"]

@@ -1,6 +1,6 @@
 """Code a running board needs only now and then: loaded for one call, then dropped.
 
-    cold.call("viewsetup", "names", view)    # viewsetup.names(view), then out of RAM
+    cold.call("view_setup", "names", view)    # view_setup.names(view), then out of RAM
     await cold.run("report", "save", board)  # from a task: loaded, a yield, awaited, out of RAM
     for _ in cold.steps("matchdoc", "fields", m, now, out):  # a generator's: after its last item
     def __getattr__(name):                   # rules.E_POINT and the like: from matchnames
@@ -12,9 +12,9 @@ every second in RAM). On CPython (host tools, tests) they stay loaded. Loading
 needs memory: a MemoryError reaches the caller, who decides what it costs.
 
 Cold halves: a class whose rare work is split off keeps it in a module of its
-own that works on the class's private state (matchsetup.py, matchevents.py, logback.py, matchstate.py and innings.py for
-rules.Match, snapshot.py, journal.py, checkpoint.py, history.py and reportfile.py for store.MatchStore, viewsetup.py for
-view.View, configedit.py for config.py, appcold.py for app.Board). Those pairs are one class in two
+own that works on the class's private state (rules_setup.py, rules_events.py, rules_logback.py, rules_state.py and rules_innings.py for
+rules.Match, store_snapshot.py, store_journal.py, store_checkpoint.py, store_history.py and store_reportfile.py for store.MatchStore, view_setup.py for
+view.View, config_edit.py for config.py, app_cold.py for app.Board). Those pairs are one class in two
 files; no other module uses another's underscore names (a test checks).
 """
 
@@ -25,7 +25,7 @@ _DROP = sys.implementation.name == "micropython"
 
 def forward(module, name, of):
     """module.name, for a module's __getattr__ that finds its public names in its cold twin
-    (rules in matchsetup, store in history, radio in remote, app in errorcodes); an unknown
+    (rules in rules_setup, store in history, radio in remote, app in errorcodes); an unknown
     name raises AttributeError("<of> has no 'name'")."""
     if name[:2] == "__":  # __path__ and the like (CPython's `from m import x` asks): never forwarded
         raise AttributeError(name)

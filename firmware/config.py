@@ -21,7 +21,7 @@ Unknown keys are errors (a typo must not pass silently); so are wrong types
 never appear in an error message; redact(d) hides them for logs.
 
 set_path/get_path (editing by dotted path, for `carom config set` and the
-REPL) live in configedit.py, imported only when called.  On the device, load
+REPL) live in config_edit.py, imported only when called.  On the device, load
 at boot and keep the dict; the module can be dropped from sys.modules after.
 
 The schema
@@ -64,7 +64,7 @@ mqtt           host: "" (no MQTT) or a host name/address [A-Za-z0-9.-] up to 64;
                port 1..65535 (1883); user text 0..64; password SECRET 0..64;
                table [a-z0-9_-] 0..24; prefix topic prefix [A-Za-z0-9_/-]
                1..64, not starting or ending with "/" ("carom")
-hall           (the hall's setups: hallsetup.py)
+hall           (the hall's setups: publisher_hall.py)
   key          SECRET: 32 bytes as 64 hex digits, or null (no setups taken, reports sent unsigned)
 
 Normalized: every key present; peer and key lower case, peer with colons.
@@ -542,18 +542,18 @@ def _remove(path, fs):
         pass
 
 
-# ---- editing: in configedit.py (host tools, the REPL), imported only when used ------
+# ---- editing: in config_edit.py (host tools, the REPL), imported only when used ------
 
 
 def set_path(d, path, text, source=FILE):
-    """configedit.set_path: d with one key set from command-line text (a new dict)."""
-    import configedit
+    """config_edit.set_path: d with one key set from command-line text (a new dict)."""
+    import config_edit
 
-    return configedit.set_path(d, path, text, source)
+    return config_edit.set_path(d, path, text, source)
 
 
 def get_path(d, path, source=FILE):
-    """configedit.get_path: the value at a dotted path, defaults filled in."""
-    import configedit
+    """config_edit.get_path: the value at a dotted path, defaults filled in."""
+    import config_edit
 
-    return configedit.get_path(d, path, source)
+    return config_edit.get_path(d, path, source)

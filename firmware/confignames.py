@@ -2,7 +2,7 @@
 secret shows as.
 
 config.py checks config.json against its schema, whose entries are (key, kind, default, lo,
-hi, flags, extra); configedit.py edits it by dotted paths; startup.py reads its checked form
+hi, flags, extra); config_edit.py edits it by dotted paths; startup.py reads its checked form
 without loading config.py. The codes they read have their one home here: each imports them,
 and the build compiles them in (host_tools/consts.py), so that no board loads this module.
 """

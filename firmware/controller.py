@@ -4,7 +4,7 @@ No machine, no clock: the app hands in the match, the view, the buzzer and
 the button group, and calls press()/tick() with the time.  The path from a
 button event to the chips allocates nothing, except for three rare referee
 actions: a new match, next_set and warmup (these two only in a match with
-formats: formatwall.act, loaded with such a match, has matchevents.act do them,
+formats: formats_wall.act, loaded with such a match, has rules_events.act do them,
 loaded for the press and dropped as for the rules' rarer events; refused in a
 plain match, which loads nothing for them).
 
@@ -67,7 +67,7 @@ FOUL_KINDS = b"\x0a\x03\x04\x01\x09"
 
 class Controller:
     def __init__(self, match, view, buzzer, group, options=None):
-        """group: a buttons.ButtonGroup (buttonsetup.from_board: its short and long actions)."""
+        """group: a buttons.ButtonGroup (buttons_setup.from_board: its short and long actions)."""
         self.m = match
         self.view = view
         self.buzzer = buzzer
@@ -76,7 +76,7 @@ class Controller:
         self._short = group.short if group is not None else b""
         self._long = group.long if group is not None else b""
         self.matches = 0  # new matches started (the app saves each one's snapshot)
-        self.allowed = (1 << len(ACTIONS)) - 1  # actions the board's own buttons may do (bit per action: buttonsetup.allowed)
+        self.allowed = (1 << len(ACTIONS)) - 1  # actions the board's own buttons may do (bit per action: buttons_setup.allowed)
         self.locked = False  # only a new match may be started (the saved one is still on the flash)
         self._kind = -1  # the foul kind a remote named, for the action being done
         self.stuck = -1  # index of a stuck button, or -1
@@ -163,7 +163,7 @@ class Controller:
             return self.m.break_request(self.m.turn, now)
         if action == _TIMEOUT:
             return self.m.timeout(rules.NOBODY, now)
-        fmt = self.view.fmt  # next_set, warmup: formatwall.py's, loaded with a format match
+        fmt = self.view.fmt  # next_set, warmup: formats_wall.py's, loaded with a format match
         if fmt is None:
             return matchnames.NO_FORMATS
         return fmt.act(self, action, now)
@@ -206,7 +206,7 @@ class Controller:
             if 0 < s <= 10 and self._shot_s > s:
                 self.buzzer.cue(sound.CLOCK)
             self._shot_s = s
-        if self.view.fmt is not None:  # a format match: the warm-up's last minute (formatwall.py)
+        if self.view.fmt is not None:  # a format match: the warm-up's last minute (formats_wall.py)
             self.view.fmt.tick(self, now)
 
     def new_match(self, now):

@@ -1,13 +1,13 @@
 """The formats beyond the original: sets, the shoot-out, the warm-up (rules.md, "Formats").
 
 Part of rules.Match, in a module of its own so that a board playing a plain
-match never has it in RAM: matchsetup.new() sets match.fmt to this module
+match never has it in RAM: rules_setup.new() sets match.fmt to this module
 when the match has sets, a shoot-out or a warm-up, and rules.py then calls
 it at a few points (check, do, a draw, a finish, a checkpoint). Once
 loaded it stays for the match, as rules.py does: nothing here allocates,
 so the button path stays allocation-free in these matches too. What only
 the rarer moments need (the warm-up, a set's end and the next set, the
-shoot-out) is formatsrare.py's, loaded when such a moment may come (more(),
+shoot-out) is formats_rare.py's, loaded when such a moment may come (more(),
 ready(): see there) and kept in `rare` until the next match.
 
 Sets: first to `sets_to_win` sets, each to the targets (the deciding set,
@@ -42,7 +42,7 @@ except ImportError:  # CPython
 MAX_SETS = const(9)  # sets_to_win at most: 17 sets
 ROUNDS = const(32)  # shoot-out rounds kept (the newest; more are counted)
 
-# Why an event is refused (reasons.py reads these lines; those formatsrare.py or rules.py return
+# Why an event is refused (reasons.py reads these lines; those formats_rare.py or rules.py return
 # too are matchnames.py's).
 _NO_SET_OVER = const(43)  # no set is over
 _NO_WARMUP = const(45)  # no warm-up in this match
@@ -50,8 +50,8 @@ _BREAK_BETWEEN_SETS = const(48)  # in a set match the break is between sets
 
 
 def init(m):
-    """The fields of a match with formats (matchsetup.new; allocates, once per match). The
-    previous match's formatsrare.py goes (it is kept here only)."""
+    """The fields of a match with formats (rules_setup.new; allocates, once per match). The
+    previous match's formats_rare.py goes (it is kept here only)."""
     global rare
     rare = None
     m.sets_won = [0, 0]
@@ -123,7 +123,7 @@ def check(m, code, arg):
     phase = m.phase
     if code == E_WARMUP and not m.warmup_ms:
         return _NO_WARMUP
-    if code == E_WARMUP or phase == WARMUP:  # a press that loads formatsrare.py, or during it
+    if code == E_WARMUP or phase == WARMUP:  # a press that loads formats_rare.py, or during it
         return rare.check(m, code, arg) if rare is not None or _load(m) else NO_MEMORY
     if code == E_NEXT_SET:
         return None if phase == SET_OVER else _NO_SET_OVER
@@ -137,14 +137,14 @@ def check(m, code, arg):
 def do(m, code, arg, t):
     """Do an entry the formats handle; False when rules.py does it."""
     if (m.phase >= SHOOTOUT or code == E_WARMUP or code == E_NEXT_SET
-            or m.phase == BREAK and m.turn == NOBODY):  # formatsrare.py's (a break between sets)
+            or m.phase == BREAK and m.turn == NOBODY):  # formats_rare.py's (a break between sets)
         return more().do(m, code, arg, t)
     return False
 
 
 def finish(m, result, how, t):
     """A level end that may not stand (a set's, or the match's with the shoot-out on):
-    formatsrare.finish. Leaving or abandoning ends the match whatever the sets. False:
+    formats_rare.finish. Leaving or abandoning ends the match whatever the sets. False:
     rules.py ends the match as it would."""
     if how == END_LEFT or how == END_ABANDONED or not m.sets_to_win and not (m.shootout and result == R_TIEBREAK):
         return False
@@ -152,23 +152,23 @@ def finish(m, result, how, t):
 
 
 def summary(m, s):
-    """controller.summary in the formats' phases (formatsrare.summary)."""
+    """controller.summary in the formats' phases (formats_rare.summary)."""
     return s if m.phase < SET_OVER else more().summary(m, s)
 
 
-# ---- the rarer part (formatsrare.py): loaded once it may be needed, kept for the match --------
+# ---- the rarer part (formats_rare.py): loaded once it may be needed, kept for the match --------
 
-rare = None  # formatsrare, once loaded
+rare = None  # formats_rare, once loaded
 
 
 def more():
-    """formatsrare.py, loaded if need be (this allocates: at a warm-up's or next set's press, a
+    """formats_rare.py, loaded if need be (this allocates: at a warm-up's or next set's press, a
     replay, or when ready() could not load it ahead)."""
     global rare
     if rare is None:
-        rare = __import__("formatsrare")
+        rare = __import__("formats_rare")
         if sys.implementation.name == "micropython":  # kept here only: gone with the match
-            sys.modules.pop("formatsrare", None)  # (CPython keeps its modules, as cold.py does)
+            sys.modules.pop("formats_rare", None)  # (CPython keeps its modules, as cold.py does)
     return rare
 
 
@@ -182,9 +182,9 @@ def _load(m):
 
 
 def ready(m):
-    """False when an entry now might end a set or start the shoot-out and formatsrare.py could
+    """False when an entry now might end a set or start the shoot-out and formats_rare.py could
     not be loaded for it (rules.Match._room: the event is refused for want of memory). The
-    clock task calls it ahead of need (formatwall.tick), as a level end comes near: the
+    clock task calls it ahead of need (formats_wall.tick), as a level end comes near: the
     last points, the equalizing inning, the innings limit's last two rounds (or the level
     has ended)."""
     return (rare is not None or not (m.sets_to_win or m.shootout)

@@ -2,7 +2,7 @@
 
 The one home of the codes the rules core's modules share (the log's entry codes, the
 phases, results, endings and reasons the board's hot path does not name: those are
-rules.py's) and of a checkpoint's layout. rules.py, matchsetup.py, formats.py and the
+rules.py's) and of a checkpoint's layout. rules.py, rules_setup.py, formats.py and the
 others import them from here; the build compiles them into each (host_tools/consts.py),
 so that on the board none of these names is ever interned and this module is loaded only
 when someone asks by name (rules.GAMES and the like: rules.__getattr__).
@@ -63,7 +63,7 @@ RESPOT_MASSE = const(5)
 #   E_WARMUP         p                             E_NEXT_SET, E_WARMUP_END  0
 #   E_JUMPED         (p + 1) * 16 + balls (bits: matchdoc.BALLS)
 #   E_FROZEN         (p + 1) * 16 + the respot that follows (RESPOT_*)
-#   E_FROZEN_CHOICE  matchevents.FROZEN_CHOICES index * 16 + the respot that follows
+#   E_FROZEN_CHOICE  rules_events.FROZEN_CHOICES index * 16 + the respot that follows
 # Three packings: a player and a kind share the byte as p * 16 + kind (11 foul kinds,
 # 4 lag faults: up to 15), with p + 1 where nobody may be named (a foul at the table, or
 # the shot clock's automatic F_TIME foul, arg F_TIME); a choice is one bit, p * 2 + give.
@@ -110,8 +110,8 @@ EXT_AT = const(18)  # the number of extensions ("extensions")
 PLAYED_AT = const(31)  # the innings each player played (rules._PAIRS' "played": A's, then B's)
 FORMATS_AT = const(39)  # formats.py's fields
 
-# Why an event is refused: the reasons more than one module returns (rules.py's, matchsetup.py's,
-# matchevents.py's, formats.py's and formatsrare.py's own are there; reasons.py reads the texts here too).
+# Why an event is refused: the reasons more than one module returns (rules.py's, rules_setup.py's,
+# rules_events.py's, formats.py's and formats_rare.py's own are there; reasons.py reads the texts here too).
 CLOSED = const(1)  # match closed
 NOT_AT_TABLE = const(3)  # that player is not at the table
 NOT_PLAYING = const(4)  # no inning is being played

@@ -10,11 +10,11 @@ board off the network costs no RAM for it); then it stays.
                              with hall.key: the report, a space and 64 hex digits of
                              HMAC-SHA256(hall.key, the report) (mqtt.py signs as it sends)
     <prefix>/<table>/setup   read (with hall.key in config.json): the hall's next match for
-                             this table, signed; hallsetup.py checks and applies it
+                             this table, signed; publisher_hall.py checks and applies it
 
-A setup that passed hallsetup's checks waits here (RAM: `setup`) until the table is
+A setup that passed publisher_hall's checks waits here (RAM: `setup`) until the table is
 free: in the lag with nothing played, or its match finished, its report on the flash and
-HOLD_MS gone by since (an undo of a wrong last point stays possible); then hallsetup
+HOLD_MS gone by since (an undo of a wrong last point stays possible); then publisher_hall
 applies it. A newer one replaces a waiting one.
 """
 
@@ -41,8 +41,8 @@ class Publisher:
         self._resend = True
         self._published = None
         # The hall's setups: [n applied, (n, setup) waiting or None, refused, last refusal's
-        # reason, changes] (hallsetup.start), or None without hall.key.
-        self.setup = cold.call("hallsetup", "start", self)
+        # reason, changes] (publisher_hall.start), or None without hall.key.
+        self.setup = cold.call("publisher_hall", "start", self)
         self._finished = None  # ticks_ms when publish_task first saw the match finished
         asyncio.create_task(self.client.run())
         asyncio.create_task(self.publish_task())
@@ -80,11 +80,11 @@ class Publisher:
         return b.reported and ticks_diff(mqtt.ticks_ms(), self._finished) >= HOLD_MS
 
     def received(self, payload, what="received"):
-        """A message on the setup topic (bytes; None: too big) to hallsetup.received, or
-        hallsetup.apply (the waiting setup, the table now free). Never raises (it runs in
+        """A message on the setup topic (bytes; None: too big) to publisher_hall.received, or
+        publisher_hall.apply (the waiting setup, the table now free). Never raises (it runs in
         mqtt.py's reading task)."""
         try:
-            cold.call("hallsetup", what, self, payload)
+            cold.call("publisher_hall", what, self, payload)
         except Exception as e:  # noqa: BLE001 -- a waiting setup is tried again; a new one comes again retained
             print("setup:", repr(e))
             if isinstance(e, MemoryError):
@@ -93,20 +93,20 @@ class Publisher:
     def send_report(self, name):
         """A finished match's report, read from its file as it is sent; signed with the hall
         key when the board has one (the hall refuses an unsigned report from a table it keyed)."""
-        path = cold.call("history", "report_path", self.board.store, name)
+        path = cold.call("store_history", "report_path", self.board.store, name)
         s = self.setup
         self.client.publish_file(self.board.topic + "report", path, qos=1,
                                  on_ack=lambda topic: self.acked(name), key=s[5] if s else None)
 
     def acked(self, name):
         try:
-            cold.call("history", "mark_sent", self.board.store, name)
+            cold.call("store_history", "mark_sent", self.board.store, name)
         except MemoryError:  # not marked: sent again after the next start (the hall drops repeats)
             self.board.short_of_memory()
 
     def resend(self):
         """Once: the reports finished while the broker was away (or at a power cut)."""
         if self._resend:
-            for name in cold.call("history", "unsent", self.board.store):
+            for name in cold.call("store_history", "unsent", self.board.store):
                 self.send_report(name)
             self._resend = False

@@ -99,7 +99,7 @@ class Hmac:
 
 
 def equal(a, b):
-    """Compare tags and nonces in time that does not depend on where they differ (hallsetup.py
+    """Compare tags and nonces in time that does not depend on where they differ (publisher_hall.py
     compares its tags with it too)."""
     if len(a) != len(b):
         return False

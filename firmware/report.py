@@ -4,7 +4,7 @@
         await asyncio.sleep_ms(0)          # written in steps: the board goes on meanwhile
     report.build(match, now)               # the same, as a dict (tests, host tools)
 
-The innings are innings.py's (found by following the log). Nothing is held whole: one
+The innings are rules_innings.py's (found by following the log). Nothing is held whole: one
 inning at a time goes to the writer, and the writer's parts are loaded one after the
 other. Allocates: made when a match ends or a report is asked for.
 """
@@ -33,10 +33,10 @@ def match_end_ms(m):
 
 def writer(m, now, out, started_at=None, ended_at=None, table="", board="", store=None):
     """Write the report of match m to `out` (a jsonout.JsonOut) in steps: a generator that
-    yields between them (every few runs of the state document, every innings.STEP entries
+    yields between them (every few runs of the state document, every rules_innings.STEP entries
     of the log). The caller may let other work run at each yield; if the match's log
     changed meanwhile (m.edits), the report written is not the match's. The state
-    document's writer (matchdoc.py) and the innings' (innings.py) are loaded one after the
+    document's writer (matchdoc.py) and the innings' (rules_innings.py) are loaded one after the
     other, each dropped when its part is written (cold.steps): never both in RAM. With the
     match's store, a chunk of the log read back from the flash is read in steps too."""
     n = m.n
@@ -56,17 +56,17 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
     out.key("innings")
     out.open("[")
     yield  # the state document's writer dropped
-    shadow = yield from cold.call_in_steps("matchsetup", "follower", m)  # matchsetup.py then goes
+    shadow = yield from cold.call_in_steps("rules_setup", "follower", m)  # rules_setup.py then goes
     yield
     # What the innings' part imports, loaded a step each (loading a module takes a while; they
     # stay until the report is over: cold.run drops them with it).
-    import storefiles  # noqa: F401
+    import store_files  # noqa: F401
     yield
-    import journal  # noqa: F401
+    import store_journal  # noqa: F401
     yield
-    import logback  # noqa: F401
+    import rules_logback  # noqa: F401
     yield
-    for inning in cold.steps("innings", "each", m, started_at, n, True, store, shadow):
+    for inning in cold.steps("rules_innings", "each", m, started_at, n, True, store, shadow):
         if inning is None:
             yield
         else:
@@ -109,7 +109,7 @@ async def save(board):
     """A wall board's finished match's report (app.Board), written to the flash in steps
     with other tasks running between them; dropped if the match changed meanwhile (it is
     written again); then sent to the hall. MemoryError reaches the caller. The report's
-    file's part of the store (reportfile.py) is loaded to open the file and to put it in
+    file's part of the store (store_reportfile.py) is loaded to open the file and to put it in
     place, not between.
     What it needs is loaded a module a step (loading one takes a while on the chip)."""
     import asyncio
@@ -120,14 +120,14 @@ async def save(board):
     from store import report_name
 
     await asyncio.sleep_ms(0)
-    import storefiles  # noqa: F401  (reportfile's, kept for its second load)
+    import store_files  # noqa: F401  (store_reportfile's, kept for its second load)
 
     await asyncio.sleep_ms(0)
     m = board.match
     store = board.store
     edits = m.edits
     name = report_name(store.gen)
-    f = await cold.run("reportfile", "report_file", store)
+    f = await cold.run("store_reportfile", "report_file", store)
     if f is None:
         return
     done = False
@@ -143,10 +143,10 @@ async def save(board):
         out = None
     except BaseException:  # MemoryError, a cancel: the file closed and dropped at once
         out = None
-        cold.call("reportfile", "finish_report", store, f, False)
+        cold.call("store_reportfile", "finish_report", store, f, False)
         raise
     await asyncio.sleep_ms(0)
-    if not await cold.run("reportfile", "finish_report", store, f, done):
+    if not await cold.run("store_reportfile", "finish_report", store, f, done):
         done = False
     if done:
         board.reported = True

@@ -87,8 +87,8 @@ _RLOW = const(63)  # RUNS - 1
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
 # no text of it in RAM). The text after each is for people: reasons.py reads it from
 # these lines (the scripted mode, the simulator, the tests). Numbers never change meaning;
-# 12, 24..28, 38..40 are in matchevents.py (the rarer events' and the close's), 29..35
-# and 41 in matchsetup.py (new()'s), those others return too in matchnames.py (1, 3..7, 10,
+# 12, 24..28, 38..40 are in rules_events.py (the rarer events' and the close's), 29..35
+# and 41 in rules_setup.py (new()'s), those others return too in matchnames.py (1, 3..7, 10,
 # 11, 13, 14, 16, 18, 36).
 _NOTHING_TO_UNDO = const(2)  # nothing to undo
 _NOT_CHOOSER = const(8)  # that player does not have the choice
@@ -138,23 +138,23 @@ class Match:
 
     def __init__(self, capacity=CHUNK, **options):
         """capacity: entries to make room for now (in whole chunks); the log grows past it.
-        The rest of the match's fields: matchsetup.init."""
+        The rest of the match's fields: rules_setup.init."""
         self._chunks = [_Chunk()]  # chunk k holds entries k * CHUNK ...; None: only on the flash
         self._runs = [[_zeros("H", RUNS)], [_zeros("H", RUNS)]]  # per player: chunks of innings' runs
         self._cap = CHUNK  # entries the log's chunks hold
         self._runs_cap = [RUNS, RUNS]  # innings each player's chunks of runs hold
-        cold.call("matchsetup", "init", self, capacity, options)
+        cold.call("rules_setup", "init", self, capacity, options)
 
     # ---- setting up ------------------------------------------------------
 
     def new(self, now, **options):
-        """Start a new match (options as in matchsetup.new: game, target, breaker, ...); on a
+        """Start a new match (options as in rules_setup.new: game, target, breaker, ...); on a
         bad option the current match stays as it is and the reason is returned."""
-        return cold.call("matchsetup", "new", self, now, options)
+        return cold.call("rules_setup", "new", self, now, options)
 
     def options(self):
         """This match's options, as new() takes them."""
-        return cold.call("matchsetup", "options", self)
+        return cold.call("rules_setup", "options", self)
 
     def _reset(self):
         """The state at the start of the match, before any entry."""
@@ -259,8 +259,8 @@ class Match:
     def entry(self, i):
         """(code, arg, match time in ms) of log entry i (an extension's arg is its target)."""
         c = self._chunks[i >> _SHIFT]
-        if c is None:  # read back from the flash (logback.py: this allocates)
-            c = cold.call("logback", "deep", self, i >> _SHIFT)
+        if c is None:  # read back from the flash (rules_logback.py: this allocates)
+            c = cold.call("rules_logback", "deep", self, i >> _SHIFT)
         j = i & _LOW
         code = c.codes[j]
         arg = c.args[j]
@@ -333,7 +333,7 @@ class Match:
         return 0
 
     def _event(self, code, arg, now):
-        """Check and log an event at `now` (the rarer events: matchevents._event)."""
+        """Check and log an event at `now` (the rarer events: rules_events._event)."""
         if self.closed:
             return CLOSED
         t = self._time(now)
@@ -402,10 +402,10 @@ class Match:
     def _undo_ready(self):
         """The chunks the state after an undo is made from are in RAM."""
         k = (self.n - 1) >> _SHIFT  # in RAM again, or read back (a deep undo; False: it could not be)
-        if k >= 0 and self._chunks[k] is None and not cold.call("logback", "read_back", self, k):
+        if k >= 0 and self._chunks[k] is None and not cold.call("rules_logback", "read_back", self, k):
             return False
         k = (self.n - 2) >> _SHIFT
-        return k < 0 or self._chunks[k] is not None or cold.call("logback", "read_back", self, k)
+        return k < 0 or self._chunks[k] is not None or cold.call("rules_logback", "read_back", self, k)
 
     def resume_at(self, now):
         """Match time goes on at `now` from the newest entry's time: the clocks show what
@@ -680,7 +680,7 @@ class Match:
             self._call(arg)
         elif code == E_TIEBREAK:
             self._finish(R_A if arg == A else R_B, END_TIEBREAK, t)
-        elif code == E_FROZEN or code == E_FROZEN_CHOICE:  # the arg's low bits: what follows (matchsetup)
+        elif code == E_FROZEN or code == E_FROZEN_CHOICE:  # the arg's low bits: what follows (rules_setup)
             self.respot = arg & 15
             self.respot_balls = 0
             self.last_foul = -1

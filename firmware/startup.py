@@ -245,7 +245,7 @@ def match_options(cfg):
     return options
 
 
-# rules.Match.new's defaults (matchsetup._new): the options equal to them are left out.
+# rules.Match.new's defaults (rules_setup._new): the options equal to them are left out.
 _DEFAULTS = {"innings_limit": 0, "equalizing": True, "draw": True, "shot_clock": 0, "timeouts": None,
              "timeout_s": None, "break_s": 180, "breaker_ball": "spot", "target_A": None, "target_B": None,
              "sets": 0, "deciding_target": None, "shootout": False, "warmup_s": 0}
@@ -260,7 +260,7 @@ def build(board, config, error=0, hw=None):
     """The running wall board (app.Board) from the definition and the configuration (`hw`:
     the machine module, when start() was not what handed it in). The saved match is read
     back first, while little else is in the heap: its log then lies low, and reading it
-    (snapshot.py, loaded and dropped) has the most room."""
+    (store_snapshot.py, loaded and dropped) has the most room."""
     if hw is not None:
         _hand_in(hw)
     import app
@@ -284,7 +284,7 @@ def build(board, config, error=0, hw=None):
     b.chips = make_chips(board, b.buses, config["display"]["brightness"])
     b.buzzer = make_buzzer(board, config["sound"]["volume"])
     b.view = view.View(board, b.chips, make_leds(board), b.match)
-    b.group = cold.call("buttonsetup", "from_board", board, make_pin)
+    b.group = cold.call("buttons_setup", "from_board", board, make_pin)
     b.ctrl = controller.Controller(b.match, b.view, b.buzzer, b.group, options)
     b.ctrl.locked = held  # nothing is scored on a match that would not be saved
     if b.store.errors & ~ERR_MEMORY:
@@ -326,7 +326,7 @@ def restore(b, options):
         # nothing of it is saved (the store is held). The rest of the start has the room it
         # needs, E 24 shows.
         b.match = m = None
-        b.store.held = True  # also when loading snapshot.py was what failed: nothing is written
+        b.store.held = True  # also when loading store_snapshot.py was what failed: nothing is written
         gc.collect()
         import rules
 
@@ -384,7 +384,7 @@ def setup_radio(b, radio_cfg):
     b.espnow = e
     b.radio = radio.Receiver(key, peer, sta.config("mac"), read_last())
     if radio_cfg["wall_buttons"] != "all":
-        b.ctrl.allowed = cold.call("buttonsetup", "allowed", radio_cfg["wall_buttons"])
+        b.ctrl.allowed = cold.call("buttons_setup", "allowed", radio_cfg["wall_buttons"])
     print("carom: paired with the remote", radio_cfg["peer"])
 
 

@@ -4,7 +4,7 @@ Runs on MicroPython (ESP32 LittleFS, unix port) and CPython.  Files under
 `root` (file names and byte layouts; all numbers little-endian):
 
 snap.0, snap.1 -- two 128-byte snapshot slots: the match's options (layout in
-    snapshot.py). The newer valid one is the match; the other is the previous
+    store_snapshot.py). The newer valid one is the match; the other is the previous
     match, the fallback when the newer one is unreadable.
 
 jnl/<generation>.<segment> -- the append-only journal of that match, 16-byte
@@ -32,13 +32,13 @@ history/<generation>.json -- finished-match reports, written in pieces as
     that number), the reports are numbered again 1, 2, ... in their order and
     the next match takes the number after them.
 sent -- the number of the newest report the hall's broker acknowledged.
-ckpt.0, ckpt.1 -- the match's checkpoint, derived from its journal (layout in checkpoint.py).
+ckpt.0, ckpt.1 -- the match's checkpoint, derived from its journal (layout in store_checkpoint.py).
 
 This module is what a running board keeps in RAM: writing the journal and the
 reports. Reading a match back, beginning a new one and repairing a torn
-journal are in snapshot.py, reading a chunk of the log back in journal.py, the match's
+journal are in store_snapshot.py, reading a chunk of the log back in store_journal.py, the match's
 checkpoint (the state before its newest chunk: a long match comes back without replaying
-its whole journal) in checkpoint.py, each loaded for that and dropped again.
+its whole journal) in store_checkpoint.py, each loaded for that and dropped again.
 
 Reading back never takes a want of memory for damage: restore() raises
 MemoryError with the flash untouched, and the store then writes nothing
@@ -48,7 +48,7 @@ byte for byte for the next boot.  What restore() finds is reported in
 a newer match left a journal or a report) sets ERR_ROLLBACK.
 
 Methods that write return None when done, or a reason (a small int:
-WRITE_FAILED, NO_MATCH, NOTHING_TO_UNDO, HELD, named in history.py) and set a
+WRITE_FAILED, NO_MATCH, NOTHING_TO_UNDO, HELD, named in store_history.py) and set a
 bit in `errors`; they never raise on a flash error, so the scoring path goes
 on even with a full or failing flash.
 
@@ -58,7 +58,7 @@ Use (the app):
         ...                                         # nothing saved: set up a match
     store.begin(match)          # after match.new(...)
     store.sync(match)           # after events, undos, the close: what changed since the last sync
-    history.save_report(store, write)   # history.py: a finished match, written in pieces
+    store_history.save_report(store, write)   # store_history.py: a finished match, written in pieces
 """
 
 import os
@@ -80,7 +80,7 @@ except ImportError:  # CPython
 try:
     from binascii import crc32 as _crc_builtin
 except ImportError:  # a MicroPython build without MICROPY_PY_BINASCII_CRC32
-    from history import crc32_py as _crc_builtin
+    from store_history import crc32_py as _crc_builtin
 
 
 def crc32(data, crc=0):
@@ -88,8 +88,8 @@ def crc32(data, crc=0):
 
 
 def __getattr__(name):
-    """The store's file helpers: history.py (its constants are storenames.py's)."""
-    return cold.forward("history", name, "store")
+    """The store's file helpers: store_history.py (its constants are storenames.py's)."""
+    return cold.forward("store_history", name, "store")
 
 
 def replace(path, data, fs=None, tmp=None):
@@ -148,9 +148,9 @@ class MatchStore:
     """The match being played (snapshot + journal) and the finished matches' reports."""
 
     def __init__(self, root, fs=None, max_reports=50, max_report_bytes=256 * 1024):
-        """The store under folder `root`, on `fs` (None: PosixFs). Its fields: storefiles.init
+        """The store under folder `root`, on `fs` (None: PosixFs). Its fields: store_files.init
         (loaded for it and dropped: a constructor run once need not stay in RAM)."""
-        cold.call("storefiles", "init", self, root, fs, max_reports, max_report_bytes)
+        cold.call("store_files", "init", self, root, fs, max_reports, max_report_bytes)
 
     # ---- names and small file helpers ------------------------------------
 
@@ -164,22 +164,22 @@ class MatchStore:
             return -1
 
 
-    # ---- reading back and beginning: snapshot.py, loaded for it and dropped -------
+    # ---- reading back and beginning: store_snapshot.py, loaded for it and dropped -------
 
     def restore(self, match, now):
         """Put the saved match into `match` (match.new, its entries, one replay); True if
         there was one. Raises MemoryError, having changed nothing on the flash, when there is
         not enough memory to read it: the store is then `held` (writes nothing)."""
-        return cold.call("snapshot", "restore", self, match, now)
+        return cold.call("store_snapshot", "restore", self, match, now)
 
     def begin(self, match):
         """Save a new match (its options; its entries follow with sync or append)."""
-        return cold.call("snapshot", "begin", self, match)
+        return cold.call("store_snapshot", "begin", self, match)
 
     def load_chunk(self, k, put):
         """Log chunk k's entries from the journal (a match's loader: its old chunks need not
         stay in RAM). Returns the journal's number of entries."""
-        return cold.call("journal", "load_chunk", self, k, put)
+        return cold.call("store_journal", "load_chunk", self, k, put)
 
     # ---- writing ----------------------------------------------------------
 
@@ -201,7 +201,7 @@ class MatchStore:
 
     def _starts_at(self, k, seq):
         """Log chunk k's first entry is journal record seq (the newest written at its place):
-        reading the chunk back starts there (journal.load_chunk), not at the journal's start."""
+        reading the chunk back starts there (store_journal.load_chunk), not at the journal's start."""
         if k < len(self._starts):
             self._starts[k] = seq
         else:
@@ -233,13 +233,13 @@ class MatchStore:
             reason = self.undo()
         while reason is None and self.count < match.n:
             code, arg, t = match.entry(self.count)
-            if code == E_EXTEND:  # a handicap's B target: a record before the entry (history.py)
-                reason = cold.call("history", "put_arg2", self, match, t)
+            if code == E_EXTEND:  # a handicap's B target: a record before the entry (store_history.py)
+                reason = cold.call("store_history", "put_arg2", self, match, t)
             if reason is None:
                 reason = self.append(code, arg, t)
             if reason is None and self.count % CHUNK == 1 and self.count > CHUNK and match.fmt is None:
-                # a chunk's first entry saved: the state before it, on the flash (checkpoint.py)
-                cold.call("checkpoint", "save", self, match, self.count // CHUNK)
+                # a chunk's first entry saved: the state before it, on the flash (store_checkpoint.py)
+                cold.call("store_checkpoint", "save", self, match, self.count // CHUNK)
         if reason is None and match.closed and not self.closed:
             reason = self.close()
         if reason is None:
@@ -254,7 +254,7 @@ class MatchStore:
         if self._broken:  # a write failed: find where the journal really ends, cut any torn tail
             self._broken = False
             try:
-                cold.call("snapshot", "rescan", self)
+                cold.call("store_snapshot", "rescan", self)
             except Exception:
                 self._broken = True
             if self._broken:
@@ -280,7 +280,7 @@ class MatchStore:
         self.seq = seq + 1
         return None
 
-    # ---- finished matches (history.py: writing, listing and sending reports) -----------
+    # ---- finished matches (store_history.py: writing, listing and sending reports) -----------
 
     def has_report(self):
         """The current match's report is saved."""

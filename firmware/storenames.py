@@ -1,8 +1,8 @@
 """The names of the match store's codes: its files' layout, its records' kinds, its error bits
 and the reasons a write is refused.
 
-store.py writes the journal and the snapshot; snapshot.py, journal.py, checkpoint.py,
-storefiles.py, reportfile.py and history.py read them back or add to them. The codes they
+store.py writes the journal and the snapshot; store_snapshot.py, store_journal.py, store_checkpoint.py,
+store_files.py, store_reportfile.py and store_history.py read them back or add to them. The codes they
 share have their one home here: each imports them, and the build compiles them in
 (host_tools/consts.py), so that no board loads this module.
 """

@@ -4,7 +4,7 @@
     v.render(now)                          # after every event, and a few times a second
 
 The board definition says which chip shows which field (see boarddef.py);
-the slots are turned into small ints once (viewsetup.py, loaded for it and
+the slots are turned into small ints once (view_setup.py, loaded for it and
 dropped), so render() allocates nothing:
 it writes digits into the chips' frames and each chip's show() sends only
 what changed.  A chip with nothing sent since before the previous 0.8 s period
@@ -18,7 +18,7 @@ the others keep working.
 
 A name (with its club) longer than its display runs by once, right to left,
 after the names change (the board's start, a new match), then stands as its
-short form (viewsetup.short_name: the surname, cut to fit).
+short form (view_setup.short_name: the surname, cut to fit).
 
 The clock field shows, first that applies: the break's time left (m:ss, colon
 lit); the shot clock's seconds (blinking in its last WARN_S); else, past the
@@ -29,7 +29,7 @@ referee's). A time too long for the slot shows dashes, as every number.
 
 The target field shows the target of the player at the table (A's when nobody
 is): in a handicap match each has his own, which A.target and B.target show.
-A match with sets, a shoot-out or a warm-up is drawn with formatwall.py's help
+A match with sets, a shoot-out or a warm-up is drawn with formats_wall.py's help
 (loaded only for such a match): the set score on the sets field, and on the
 countdown's between its last points; the shoot-out's runs in the run fields;
 the warm-up's time left on the clock (m:ss, blinking in its last minute); the
@@ -120,14 +120,14 @@ class View:
     def __init__(self, board, chips, leds, match):
         """board: a normalized board definition; chips: a driver per board["displays"]
         entry (None for a chip left out); leds: a dict LED name -> pin object.
-        The tables are made by viewsetup.py, which leaves RAM afterwards."""
-        cold.call("viewsetup", "init", self, board, chips, leds, match)
+        The tables are made by view_setup.py, which leaves RAM afterwards."""
+        cold.call("view_setup", "init", self, board, chips, leds, match)
 
     def new_match(self):
-        """Build the name marquees once per match (viewsetup.py; this allocates, rendering
+        """Build the name marquees once per match (view_setup.py; this allocates, rendering
         does not). Short of memory, the names shown so far stay."""
         try:
-            cold.call("viewsetup", "names", self)
+            cold.call("view_setup", "names", self)
         except MemoryError:
             pass
         self.invalidate()
@@ -181,7 +181,7 @@ class View:
                     self._last[s] = v
                     self._draw(s, v)
             s += 1
-        # The LEDs (viewsetup.LEDS: A.turn, B.turn, A.spot, B.spot, equalizing; rules.A 0, rules.B 1),
+        # The LEDs (view_setup.LEDS: A.turn, B.turn, A.spot, B.spot, equalizing; rules.A 0, rules.B 1),
         # each pin written only when its LED changes: s the LED, k on or off, v the spot ball.
         v = self.m.spot_ball()
         s = 0
@@ -233,7 +233,7 @@ class View:
 
     def _value(self, s, now):
         field = self._field[s]
-        if self.fmt is not None:  # sets, a shoot-out or a warm-up: formatwall.py first
+        if self.fmt is not None:  # sets, a shoot-out or a warm-up: formats_wall.py first
             v = self.fmt.value(self, s, field, now)
             if v != PLAIN:
                 return v

@@ -1,7 +1,7 @@
 """The names of the view's codes that its halves share: the fields, a slot's values, the blinks.
 
-view.py draws the displays; formatwall.py and formatsrare.py draw a format match's fields into
-the same slots; viewsetup.py makes the slots. The codes they share have their one home here:
+view.py draws the displays; formats_wall.py and formats_rare.py draw a format match's fields into
+the same slots; view_setup.py makes the slots. The codes they share have their one home here:
 each imports them, and the build compiles them in (host_tools/consts.py), so that no board
 loads this module.
 """
@@ -14,7 +14,7 @@ except ImportError:  # CPython
         return x
 
 
-# Field codes: indexes into viewsetup.FIELDS (A's seven fields, B's seven, the shared ones; a
+# Field codes: indexes into view_setup.FIELDS (A's seven fields, B's seven, the shared ones; a
 # test checks them).
 SCORE = const(0)
 INNINGS = const(1)
@@ -25,8 +25,8 @@ NAME = const(5)
 OWN_TARGET = const(6)  # A.target, B.target
 PER_PLAYER = const(7)
 TARGET = const(14)
-COUNTDOWN = const(15)  # in a set match, between its last points, the set score (formatwall.py)
-SETS = const(16)  # the set score: formatwall.py draws it (a set match); else blank
+COUNTDOWN = const(15)  # in a set match, between its last points, the set score (formats_wall.py)
+SETS = const(16)  # the set score: formats_wall.py draws it (a set match); else blank
 CLOCK = const(17)
 MESSAGE = const(18)
 
@@ -34,7 +34,7 @@ MESSAGE = const(18)
 STEPS = const(100)  # a message's value: its id * STEPS + its marquee step
 BREAK_CLOCK = const(1000000)  # a clock value at or above: the break's seconds
 STALE = const(-2)  # a slot value no content has: draw it
-PLAIN = const(-3)  # formatwall.value: the format match shows what a plain one does
+PLAIN = const(-3)  # formats_wall.value: the format match shows what a plain one does
 
 # How a display blinks.
 BLINK_2HZ = const(1)

@@ -37,7 +37,7 @@ from . import BOARDS_DIR, FIRMWARE_DIR, ROOT
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MICROPYTHON_NAMES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "micropython_names.txt")
-HOST_ONLY = ("manifest.py", "configedit.py", "referee.py", "reasons.py", "ht16k33_text.py")  # = build.HOST_ONLY
+HOST_ONLY = ("manifest.py", "config_edit.py", "referee.py", "reasons.py", "ht16k33_text.py")  # = build.HOST_ONLY
 
 
 def _words(path):

@@ -395,10 +395,10 @@ def ensure_config(board, name, out):
     current = d.get("board") if isinstance(d, dict) else None
     if current == name:
         return None
-    import configedit
+    import config_edit
 
     try:
-        new = configedit.set_path(d, "board", name, config.FILE)
+        new = config_edit.set_path(d, "board", name, config.FILE)
     except ValueError as e:
         out.write("warning: config.json on the board is invalid (%s); its board was not set to %s: fix it with "
                   "carom config\n" % (e, name))

@@ -268,10 +268,10 @@ else:
     gc.collect()
     out["resident_after_report"] = [k for k in sorted(sys.modules) if k not in modules_before]
 out["report_ok"] = board.reported
-import history  # noqa: E402
+import store_history  # noqa: E402
 
-out["report_bytes"] = history.report_size(st, store.report_name(st.gen)) if board.reported else 0
-del sys.modules["history"], history
+out["report_bytes"] = store_history.report_size(st, store.report_name(st.gen)) if board.reported else 0
+del sys.modules["store_history"], store_history
 
 if MODE != "alloc":
     # The restore after a power cut: a fresh match and store read from the flash.

@@ -1,5 +1,5 @@
 """config.py: the schema, normalize, load (last good fallback), save (atomic),
-set_path/get_path (configedit.py) and redact.
+set_path/get_path (config_edit.py) and redact.
 
 Runs under pytest and the MicroPython unix port, both started from the repo
 root.  Files go to a fresh folder under /tmp (tempfile on CPython); on
@@ -13,7 +13,7 @@ import os
 from fwtest import SkipTest, raises
 
 import config
-import configedit
+import config_edit
 import rules
 
 
@@ -797,10 +797,10 @@ def test_whole_takes_plain_ascii_digits_only():
     """One function reads every number from text (config set, the scripted mode); int()
     alone takes Arabic-Indic and fullwidth digits on CPython, not on MicroPython."""
     for text, value in (("0", 0), ("10", 10), ("-3", -3), ("-0", 0), ("007", 7), ("9999", 9999)):
-        assert configedit.whole(text) == value, text
+        assert config_edit.whole(text) == value, text
     for text in ("", "-", "+5", " 5", "5 ", "2.5", "1e3", "0x10", "1_0", "--1", "abc",
                  "\u0663", "\uff11\uff10", "\u00b9", "1\u0660", "\u06f5", "\u0969"):
-        assert configedit.whole(text) is None, text
+        assert config_edit.whole(text) is None, text
     for text in ("\u0663", "\uff11\uff10"):
         e = raises(ValueError, config.set_path, {}, "match.target", text)
         assert "is not an integer" in str(e), str(e)
@@ -854,7 +854,7 @@ def test_get_path():
     one_line(str(raises(ValueError, config.get_path, {}, "sound.volum")), "sound.volum")
     one_line(str(raises(ValueError, config.get_path, {"sound": {"volume": 500}}, "sound.volume")),
              "sound.volume")
-    assert configedit.get_path is not None  # the module the board does not load at boot
+    assert config_edit.get_path is not None  # the module the board does not load at boot
 
 
 # ---- redact ---------------------------------------------------------------------------------

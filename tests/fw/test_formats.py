@@ -16,12 +16,12 @@ import formats
 import matchdoc
 import reasons
 import rules
-import snapshot as snapshot_module
+import store_snapshot as snapshot_module
 import store
 import storenames
 from faultfs import MemFs, read_all
 from referee import Referee
-from snapshot import pack_snapshot, parse_snapshot
+from store_snapshot import pack_snapshot, parse_snapshot
 from test_rules import doc, play, refused, snapshot
 from test_rules_events import lines_of, replays, same_as_rebuilt, saved_and_restored
 
@@ -809,7 +809,7 @@ def test_the_checkpoints_layout_is_rules_fields_then_the_formats():
     assert matchnames.RUNS == 1 << matchnames.RSHIFT
 
 
-# ---- formatsrare.py: in RAM once its moments may come, gone with the match -------------------
+# ---- formats_rare.py: in RAM once its moments may come, gone with the match -------------------
 
 def test_the_rarer_part_is_loaded_ahead_of_the_shootout_and_goes_with_the_match():
     import sys
@@ -819,12 +819,12 @@ def test_the_rarer_part_is_loaded_ahead_of_the_shootout_and_goes_with_the_match(
     assert m.fmt.rare is None  # the start of a match: not in RAM
     play(points(10), r)
     assert m.fmt.ready(m) and m.fmt.rare is None  # A 10 of 20: no level end near
-    play(points(5), r)  # the last 5 points: the clock task (formatwall.tick) loads it
+    play(points(5), r)  # the last 5 points: the clock task (formats_wall.tick) loads it
     assert m.fmt.ready(m) and m.fmt.rare is not None
     play("new game=straight_rail target=20 breaker=A draw=off shootout=on", r)
     assert m.fmt.rare is None
     if sys.implementation.name == "micropython":
-        assert "formatsrare" not in sys.modules  # its code is garbage
+        assert "formats_rare" not in sys.modules  # its code is garbage
     play("new game=straight_rail target=20 sets=2 warmup_s=60", r)
     assert m.fmt.rare is None
     play("warmup A", r)  # the warm-up's press loads it

@@ -122,9 +122,9 @@ def test_a_report_leaves_nothing_loaded_after_it_whole_or_failed():
     assert sorted(sys.modules) == before, [k for k in sys.modules if k not in before]
     import json
 
-    import history  # not before: the board does not keep it loaded
+    import store_history  # not before: the board does not keep it loaded
 
-    rep = json.loads(bytes(history.read_report(st, store.report_name(st.gen))))
+    rep = json.loads(bytes(store_history.read_report(st, store.report_name(st.gen))))
     inns = rep["report"]["innings"]
     assert len(inns) == m.innings[rules.A] + m.innings[rules.B]
     assert sum(i["run"] for i in inns if i["player"] == "A") == m.score[rules.A]

@@ -9,7 +9,7 @@ import json
 from fwtest import SkipTest
 
 import matchdoc
-import matchevents
+import rules_events
 import reasons
 import rules
 from ticks import ticks_add
@@ -731,18 +731,18 @@ def test_api_refuses_bad_players_and_kinds():
     before = (m.n, list(m.score), m.turn)
     assert reasons.text(m.foul(rules.NOBODY, 99, 0)) == reasons.BAD_KIND
     assert reasons.text(m.foul(rules.NOBODY, -1, 0)) == reasons.BAD_KIND
-    assert reasons.text(matchevents.call(m, 7, 0)) == reasons.BAD_KIND
-    assert reasons.text(matchevents.lag_fault(m, rules.A, 9, 0)) == reasons.BAD_KIND
+    assert reasons.text(rules_events.call(m, 7, 0)) == reasons.BAD_KIND
+    assert reasons.text(rules_events.lag_fault(m, rules.A, 9, 0)) == reasons.BAD_KIND
     assert reasons.text(m.break_request(5, 0)) == reasons.BAD_PLAYER
-    assert reasons.text(matchevents.left(m, -1, 0)) == reasons.BAD_PLAYER
+    assert reasons.text(rules_events.left(m, -1, 0)) == reasons.BAD_PLAYER
     assert reasons.text(m.choose(2, False, 0)) == reasons.BAD_PLAYER
     assert reasons.text(m.point(3, 0)) == reasons.NOT_AT_TABLE
-    assert reasons.text(matchevents.extend(m, 0, 0)) == reasons.BAD_TARGET
-    assert reasons.text(matchevents.extend(m, 10000, 0)) == reasons.BAD_TARGET
+    assert reasons.text(rules_events.extend(m, 0, 0)) == reasons.BAD_TARGET
+    assert reasons.text(rules_events.extend(m, 10000, 0)) == reasons.BAD_TARGET
     assert reasons.text(m.new(0, game="straight_rail", target=50, breaker=2)) == reasons.BAD_PLAYER
     assert (m.n, list(m.score), m.turn) == before
     m = rules.Match(game="straight_rail", target=50)
-    assert reasons.text(matchevents.lag_fault(m, 7, 0, 0)) == reasons.BAD_PLAYER
+    assert reasons.text(rules_events.lag_fault(m, 7, 0, 0)) == reasons.BAD_PLAYER
     assert reasons.text(m.lag(7, 0)) == reasons.BAD_PLAYER
     assert m.n == 0
 

@@ -5,8 +5,8 @@ are set up with the referee's words (referee.Referee).
 """
 
 import controller
-import formatsrare
-import formatwall
+import formats_rare
+import formats_wall
 import rules
 import view
 import viewnames
@@ -104,24 +104,24 @@ def renders_without_allocating(v, chips, now):
     return True
 
 
-# ---- the codes formatwall.py keeps -----------------------------------------------------------
+# ---- the codes formats_wall.py keeps -----------------------------------------------------------
 
 def test_formatrares_messages_stay_below_the_set_numbers():
-    assert formatsrare.LAST_MINUTE_S == 60
-    if not hasattr(formatsrare, "_ROUND_AT"):
+    assert formats_rare.LAST_MINUTE_S == 60
+    if not hasattr(formats_rare, "_ROUND_AT"):
         raise SkipTest("MicroPython compiles private constants away")
-    import matchevents
+    import rules_events
 
-    assert formatsrare._ROUND_AT == formatsrare._AT[1] + len(b"SHOOT-OUT ")
-    assert formatsrare._MESSAGES + 999 * formatsrare._ROUND + 4 * viewnames.STEPS < formatwall._SET_NUMBER
-    assert matchevents._NEXT_SET == controller.ACTIONS.index("next_set")
+    assert formats_rare._ROUND_AT == formats_rare._AT[1] + len(b"SHOOT-OUT ")
+    assert formats_rare._MESSAGES + 999 * formats_rare._ROUND + 4 * viewnames.STEPS < formats_wall._SET_NUMBER
+    assert rules_events._NEXT_SET == controller.ACTIONS.index("next_set")
 
 
 def test_the_views_field_codes_are_the_fields_indexes():
-    """viewnames.py's field codes (view.py's, formatwall.py's): indexes into viewsetup.FIELDS."""
-    import viewsetup
+    """viewnames.py's field codes (view.py's, formats_wall.py's): indexes into view_setup.FIELDS."""
+    import view_setup
 
-    fields = viewsetup.FIELDS
+    fields = view_setup.FIELDS
     own = [f[2:] for f in fields if f[:2] == "A."]
     assert viewnames.PER_PLAYER == len(own) and viewnames.TARGET == 2 * viewnames.PER_PLAYER
     for name in own:
@@ -133,11 +133,11 @@ def test_the_views_field_codes_are_the_fields_indexes():
 
 def test_the_messages_are_found_in_formatwalls_text_with_blanks_around():
     for r, text in ((1, b"SHOOT-OUT 1  "), (12, b"SHOOT-OUT 12 "), (345, b"SHOOT-OUT 345"), (1, b"SHOOT-OUT 1  ")):
-        formatsrare._round_text(r)  # the round's number is written in, blanks after
-        got = [bytes(formatsrare._TEXT[a:a + n]) for a, n in zip(formatsrare._AT, formatsrare._LEN)]
+        formats_rare._round_text(r)  # the round's number is written in, blanks after
+        got = [bytes(formats_rare._TEXT[a:a + n]) for a, n in zip(formats_rare._AT, formats_rare._LEN)]
         assert got == [b"SET OVER", text, b"WARM-UP A", b"WARM-UP B"]
-    for a, n in zip(formatsrare._AT, formatsrare._LEN):
-        assert formatsrare._TEXT[a - 4:a] == b"    " and formatsrare._TEXT[a + n:a + n + 4] == b"    "
+    for a, n in zip(formats_rare._AT, formats_rare._LEN):
+        assert formats_rare._TEXT[a - 4:a] == b"    " and formats_rare._TEXT[a + n:a + n + 4] == b"    "
 
 
 # ---- handicap ---------------------------------------------------------------------------------

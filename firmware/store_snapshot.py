@@ -34,12 +34,12 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
 
 import struct
 
-import matchsetup
+import rules_setup
 import matchwords
 import rules
 import store
-import storefiles
-from journal import records
+import store_files
+from store_journal import records
 from matchnames import CHUNK
 from store import crc32, report_name
 from storenames import (ERR_JOURNAL, ERR_MEMORY, ERR_READ, ERR_RESTORE, ERR_ROLLBACK, ERR_SNAPSHOT, ERR_WRITE,
@@ -184,7 +184,7 @@ def restore(st, match, now):
     (_Player: only a window of the log stays in RAM, as while the match was played; an
     undo record takes the newest one back); match time then resumes at the newest entry's
     time (Match.resume_at), as after an undo. A long match starts from its checkpoint
-    (checkpoint.py) and plays only the entries after it.
+    (store_checkpoint.py) and plays only the entries after it.
     """
     st.errors = 0
     _forget(st, 0)
@@ -202,11 +202,11 @@ def restore(st, match, now):
             return False
         for head in _checkpoints(st, match):
             # The newest whole checkpoint the journal after it does not undo: the journal
-            # is read from its chunk on (checkpoint.py); else the other, else all of it.
-            import checkpoint
+            # is read from its chunk on (store_checkpoint.py); else the other, else all of it.
+            import store_checkpoint
 
-            if checkpoint.load(st, match, head):
-                at = head[0] - 1  # the match is put there (matchstate.from_checkpoint)
+            if store_checkpoint.load(st, match, head):
+                at = head[0] - 1  # the match is put there (rules_state.from_checkpoint)
                 try:
                     ends = scan(st, _Player(match, st, at * CHUNK), version, st._starts[at])
                     break
@@ -233,21 +233,21 @@ def restore(st, match, now):
     if ends is not None:  # a torn or corrupt tail, or a lost segment: cut it off now
         cut_tail(st, *ends)
     if st.closed:
-        import matchevents  # only for a closed match: its names stay out of RAM otherwise
+        import rules_events  # only for a closed match: its names stay out of RAM otherwise
 
-        matchevents.close(match, now)
+        rules_events.close(match, now)
     return True
 
 
 def _checkpoints(st, match):
-    """The checkpoints to try (checkpoint.heads), or none: a match with formats, or no slot
-    on the flash (checkpoint.py is then not loaded: a start without a long match)."""
-    if match.fmt is not None or (st._size(storefiles.ckpt_path(st, 0)) < 0
-                                 and st._size(storefiles.ckpt_path(st, 1)) < 0):
+    """The checkpoints to try (store_checkpoint.heads), or none: a match with formats, or no slot
+    on the flash (store_checkpoint.py is then not loaded: a start without a long match)."""
+    if match.fmt is not None or (st._size(store_files.ckpt_path(st, 0)) < 0
+                                 and st._size(store_files.ckpt_path(st, 1)) < 0):
         return ()
-    import checkpoint
+    import store_checkpoint
 
-    return checkpoint.heads(st)
+    return store_checkpoint.heads(st)
 
 
 def newest(st):
@@ -265,8 +265,8 @@ def look_for_newer(st, gen):
         if g > gen and (seg > 0 or st._size(st._jdir + "/" + name) > REC_SIZE):
             st.errors |= ERR_ROLLBACK
             return
-    for name in storefiles.reports(st):
-        if storefiles.report_number(name) > gen:
+    for name in store_files.reports(st):
+        if store_files.report_number(name) > gen:
             st.errors |= ERR_ROLLBACK
             return
 
@@ -284,7 +284,7 @@ def scan(st, match, version, first=0):
     dangling = None  # the newest second argument: (its seq, its segment, the good bytes before it)
     full = SEG_RECORDS * REC_SIZE
     while True:
-        data = storefiles.read(st, st._segment_path(gen, seg), full + 1)
+        data = store_files.read(st, st._segment_path(gen, seg), full + 1)
         if data is None:
             data = b""
         good = 0
@@ -373,8 +373,8 @@ def rescan(st):
 def begin(st, match):
     """Save a new match (its options; its entries follow with sync or append)."""
     try:
-        storefiles.mkdir(st, st.root)
-        storefiles.mkdir(st, st._jdir)
+        store_files.mkdir(st, st.root)
+        store_files.mkdir(st, st._jdir)
         # The new snapshot goes over the older (or unreadable) slot; the other one, the
         # current match, stays as the previous match.
         both = slots(st)
@@ -390,8 +390,8 @@ def begin(st, match):
             top = max(top, other[0])
         for g, _, _ in journal_files(st):
             top = max(top, g)
-        for name in storefiles.reports(st):
-            top = max(top, storefiles.report_number(name))
+        for name in store_files.reports(st):
+            top = max(top, store_files.report_number(name))
         if top >= GEN_MAX:  # the numbers ran out: number the reports again, start over above them
             top = renumber(st)
             other = None
@@ -407,7 +407,7 @@ def begin(st, match):
         # The start record first: a snapshot is never without it, so a journal that is
         # missing under a snapshot was lost (a cut between the two leaves only the start
         # record of a match that never was, which is not taken for one).
-        storefiles.remove_checkpoints(st)  # the current match's: never to be taken for the new one's
+        store_files.remove_checkpoints(st)  # the current match's: never to be taken for the new one's
         _forget(st, gen)
         match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
         st.held = False
@@ -415,7 +415,7 @@ def begin(st, match):
         st._seg_path = st._segment_path(gen, 0)
         store.replace(st._seg_path, st._record(0, K_START, 0, 0, 0), st.fs, st._jdir + "/tmp")
         st.seq = 1
-        store.replace(storefiles.snap_path(st, target), snap, st.fs, st.root + "/snap.tmp")
+        store.replace(store_files.snap_path(st, target), snap, st.fs, st.root + "/snap.tmp")
     except OSError:
         st.errors |= ERR_WRITE
         _forget(st, 0)
@@ -429,21 +429,21 @@ def begin(st, match):
 def renumber(st):
     """Reports numbered 1, 2, ... in their order; every other match's files go (the new
     match replaces the current one; its report, if it has one, is kept). Returns the top."""
-    names = storefiles.reports(st)
-    sent = storefiles.sent(st)
+    names = store_files.reports(st)
+    sent = store_files.sent(st)
     new_sent = 0
     for i, name in enumerate(names):
-        if storefiles.report_number(name) <= sent:
+        if store_files.report_number(name) <= sent:
             new_sent = i + 1
         if name != report_name(i + 1):
             store.rename(st._hdir + "/" + name, st._hdir + "/" + report_name(i + 1), st.fs)
     if sent:
-        storefiles.write_sent(st, new_sent)
+        store_files.write_sent(st, new_sent)
     remove_journals(st, lambda g, s: True)
-    storefiles.remove_checkpoints(st)
+    store_files.remove_checkpoints(st)
     for slot in (0, 1):
         try:
-            st.fs.remove(storefiles.snap_path(st, slot))
+            st.fs.remove(store_files.snap_path(st, slot))
         except OSError:
             pass
     return len(names)
@@ -453,7 +453,7 @@ def slots(st):
     """[(generation, options, format) or None] for slot 0 and slot 1."""
     out = []
     for slot in (0, 1):
-        data = storefiles.read(st, storefiles.snap_path(st, slot), SNAP_SIZE + 1)
+        data = store_files.read(st, store_files.snap_path(st, slot), SNAP_SIZE + 1)
         got = parse_snapshot(data)
         if got is None:
             if data is not None:
@@ -467,7 +467,7 @@ def slots(st):
 def journal_files(st):
     """(generation, segment, name) of each file in jnl/, one at a time (a long match's
     journal has hundreds: never a list of them all)."""
-    for name in storefiles.names(st, st._jdir):
+    for name in store_files.names(st, st._jdir):
         gen, dot, seg = name.partition(".")
         if dot and gen.isdigit() and seg.isdigit():
             yield int(gen), int(seg), name
@@ -494,7 +494,7 @@ def remove_journals(st, drop):
 
 class _Player:
     """A match taking a journal's entries as scan() hands them and playing each as it comes
-    (matchsetup.apply; an undo record takes the newest entry back and replays from its
+    (rules_setup.apply; an undo record takes the newest entry back and replays from its
     chunk's checkpoint), with only a window of its log in RAM: the entries are on the flash
     already, so the old chunks go as the match grows (Match.reserve) and one an undo needs
     is read back from the journal. A long match then needs no more memory to come back
@@ -522,7 +522,7 @@ class _Player:
 
     def push(self, code, arg, t, arg2=-1):
         m = self.m
-        matchsetup.apply(m, code, arg, t, arg2)  # MemoryError: no room
+        rules_setup.apply(m, code, arg, t, arg2)  # MemoryError: no room
         m.low = m.n  # on the flash already
         if not m.n & 31:
             m.reserve()  # the next chunk made ahead, the old ones let go
@@ -530,7 +530,7 @@ class _Player:
     def pop(self):
         if self.floor and self.m.n <= self.floor:
             raise _Stale
-        matchsetup.take_back(self.m)  # MemoryError: an old chunk could not be read back
+        rules_setup.take_back(self.m)  # MemoryError: an old chunk could not be read back
 
 
 class _Stale(Exception):

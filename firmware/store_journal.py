@@ -2,14 +2,14 @@
 
 Part of the store (store.py: the file layout); loaded to read a chunk of the log back
 (MatchStore.load_chunk: a deep undo, a report's old entries) and dropped, and by
-snapshot.py, which reads the whole journal at a start. Small, so that a report that
-reads a long match's old chunks one after the other keeps it loaded (innings.py) and
+store_snapshot.py, which reads the whole journal at a start. Small, so that a report that
+reads a long match's old chunks one after the other keeps it loaded (rules_innings.py) and
 nothing more. The functions work on a MatchStore (`st`) and its internals.
 """
 
 import struct
 
-import storefiles
+import store_files
 from matchnames import CHUNK
 from store import crc32
 from storenames import K_ENTRY, K_UNDO, RECORD, REC_SIZE, SEG_RECORDS
@@ -28,7 +28,7 @@ _SEGMENTS = const(1)  # segments read between two yields of load_steps (a report
 def records(data, seq, gen):
     """The good records at the start of a journal segment's bytes, the first numbered `seq`:
     (kind, code, arg, t) each, up to the first whose number or CRC is wrong (at most
-    SEG_RECORDS). snapshot.scan() and load_chunk() read the journal through it."""
+    SEG_RECORDS). store_snapshot.scan() and load_chunk() read the journal through it."""
     at = 0
     end = min(len(data), SEG_RECORDS * REC_SIZE) - REC_SIZE
     while at <= end:
@@ -76,7 +76,7 @@ def load_steps(st, k, put):
     seq = seg * SEG_RECORDS
     full = SEG_RECORDS * REC_SIZE
     while True:
-        data = storefiles.read(st, st._segment_path(gen, seg), full + 1)
+        data = store_files.read(st, st._segment_path(gen, seg), full + 1)
         if not data:
             break
         good = 0

@@ -3,7 +3,7 @@
 Loaded when a board is set up and dropped (cold.py): the running board keeps
 the group, not this code.
 
-    group = cold.call("buttonsetup", "from_board", board, make_pin)
+    group = cold.call("buttons_setup", "from_board", board, make_pin)
 """
 
 from buttons import NO_ACTION, Button, ButtonGroup

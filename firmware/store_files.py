@@ -2,10 +2,10 @@
 the reports' names and numbers, the snapshot slots' paths, the number the broker has.
 
 Part of the store (store.py: the file layout): a MatchStore's fields made (init, for its
-constructor), and the helpers of the store's two cold halves: snapshot.py
-(reading a match back, beginning one: at the start too) and history.py (the reports,
-which names these again). A module of their own so that a start loads snapshot.py and
-this, not history.py: every name a loaded module holds stays interned for good (cold.py).
+constructor), and the helpers of the store's two cold halves: store_snapshot.py
+(reading a match back, beginning one: at the start too) and store_history.py (the reports,
+which names these again). A module of their own so that a start loads store_snapshot.py and
+this, not store_history.py: every name a loaded module holds stays interned for good (cold.py).
 The functions work on a MatchStore (`st`) and its internals.
 """
 
@@ -77,7 +77,7 @@ def snap_path(st, slot):
 
 
 def ckpt_path(st, slot):
-    """A checkpoint slot's path (checkpoint.py)."""
+    """A checkpoint slot's path (store_checkpoint.py)."""
     return "%s/ckpt.%d" % (st.root, slot)
 
 

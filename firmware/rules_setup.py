@@ -5,11 +5,11 @@ rules.Match keeps in RAM what a match needs at every press; this module
 checked, gives a match's options back, plays a saved log's entries unchecked
 (apply: the store's restore) and makes a follower match that steps through
 another's log (the report's innings). It works on Match's internals, as part
-of rules.py. The referee's rarer events are matchevents.py's; the names of
+of rules.py. The referee's rarer events are rules_events.py's; the names of
 the codes (rules.E_POINT and the like) matchnames.py's. Few names here: a
 board loads this module at every start, and each name it holds stays in RAM.
 
-    matchsetup.new(match, now, {"game": "straight_rail", "target": 200})
+    rules_setup.new(match, now, {"game": "straight_rail", "target": 200})
 """
 
 import cold
@@ -26,7 +26,7 @@ except ImportError:  # CPython
         return x
 
 
-# Why new() refuses an option (reasons.py reads these lines, as rules.py's and matchevents.py's;
+# Why new() refuses an option (reasons.py reads these lines, as rules.py's and rules_events.py's;
 # BAD_TARGET is matchnames.py's).
 _BAD_GAME = const(29)  # unknown game
 _BAD_INNINGS_LIMIT = const(31)  # innings_limit must be 0..999
@@ -221,7 +221,7 @@ def options(m):
 
 def follower(m):
     """A match with this one's options and none of its entries, to be stepped through
-    them with innings.follow(): the state after each entry in turn (the report's innings).
+    them with rules_innings.follow(): the state after each entry in turn (the report's innings).
     It logs nothing: no chunk of log, no middle states; and it keeps only its newest runs."""
     f = Match(**options(m))
     f._targets = m._targets
@@ -231,10 +231,10 @@ def follower(m):
 
 
 def _chunk_at(m, i):
-    """The chunk of entry i, read back from the flash when it is not in RAM (logback.py:
+    """The chunk of entry i, read back from the flash when it is not in RAM (rules_logback.py:
     this allocates)."""
     c = m._chunks[i // CHUNK]
-    return c if c is not None else cold.call("logback", "deep", m, i // CHUNK)
+    return c if c is not None else cold.call("rules_logback", "deep", m, i // CHUNK)
 
 
 def arg2(m, i):

@@ -3,8 +3,8 @@
 Split from config.py so the board does not load it at boot; config.set_path
 and config.get_path import it when called.
 
-    d = configedit.set_path(d, "match.target", "25")   # a new dict
-    configedit.get_path(d, "players.A.name")
+    d = config_edit.set_path(d, "match.target", "25")   # a new dict
+    config_edit.get_path(d, "players.A.name")
 """
 
 import config

@@ -1,13 +1,13 @@
 """A finished match's report file: opened to be written in pieces, then closed and put in
 place (the older reports make room for it).
 
-Part of the store's history (history.py names these too): the one part of it a report
+Part of the store's history (store_history.py names these too): the one part of it a report
 needs while the board plays on, small so that loading it is a short step (report.save).
 The functions work on a MatchStore (`st`) and its internals.
 """
 
 from store import rename, report_name
-from storefiles import mkdir, reports
+from store_files import mkdir, reports
 from storenames import ERR_WRITE
 
 

@@ -1,6 +1,6 @@
 """A match's state before a chunk of its log, in the pieces the store's checkpoint keeps.
 
-The rules core's half for checkpoint.py (the file, its slots, when it is taken): what of
+The rules core's half for store_checkpoint.py (the file, its slots, when it is taken): what of
 rules.Match a checkpoint holds, and a match put back at one. It works on Match's
 internals, as part of rules.py; loaded to write or read a checkpoint, and dropped.
 """

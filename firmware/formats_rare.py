@@ -1,5 +1,5 @@
 """The formats' code for their rarer moments: the warm-up, a set's end and the next set,
-the shoot-out, and what the wall shows of them (formats.py's and formatwall.py's: one
+the shoot-out, and what the wall shows of them (formats.py's and formats_wall.py's: one
 part of rules.Match and view.View in a module of its own).
 
 A match with formats keeps formats.py in RAM; this part only once it may be needed,
@@ -9,11 +9,11 @@ there: not in sys.modules on MicroPython) until the next match (formats.init let
 it go). It is loaded:
 
 - for the warm-up and the next set: at their press (the referee's warmup and
-  next_set buttons go through matchevents.py, which allocates already);
+  next_set buttons go through rules_events.py, which allocates already);
 - for a set's end and the shoot-out: AHEAD of need, when a level end comes near in
   a match with sets or the shoot-out (formats.ready: the last points, the equalizing
   inning, the innings limit's last rounds, or the level has ended), by the clock
-  task (formatwall.tick, as rules.Match.reserve makes the log's next chunk), or
+  task (formats_wall.tick, as rules.Match.reserve makes the log's next chunk), or
   else on the event's path (rules.Match._room), which refuses the event for want
   of memory (E 24) when it cannot be loaded, as when the log has no room;
 - whenever a replay (a restore, an undo) or a view needs it and it is not there
@@ -22,7 +22,7 @@ it go). It is loaded:
 
 Nothing here allocates: once loaded, the button path stays allocation-free. Its
 functions take the match (m) or the view or controller (self) as formats.py's and
-formatwall.py's do.
+formats_wall.py's do.
 """
 
 import sound
@@ -272,7 +272,7 @@ def warmup_left_ms(m, now):
     return left if left > 0 else 0
 
 
-# ---- the wall board (formatwall.py's) -------------------------------------------------
+# ---- the wall board (formats_wall.py's) -------------------------------------------------
 
 def shootout_run(m, p):
     """A.run, B.run: in the shoot-out, the round's runs (the second player's blank until his

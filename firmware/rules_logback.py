@@ -48,7 +48,7 @@ def read_back(m, k):
 
 def chunk_steps(m, k, store):
     """chunk() in steps: a generator that yields while a chunk not in RAM is read back from
-    `store`'s journal (journal.load_steps), a few segments at a time; its value is the chunk
+    `store`'s journal (store_journal.load_steps), a few segments at a time; its value is the chunk
     (a report's: m.loader reads a chunk at once). OSError as chunk()'s."""
     c = m._chunks[k]
     if c is not None:
@@ -59,7 +59,7 @@ def chunk_steps(m, k, store):
         m._deep = _Chunk()
     m._deep_k = -1
     c = m._deep
-    n = yield from cold.steps("journal", "load_steps", store, k, _putter(m, k, c))
+    n = yield from cold.steps("store_journal", "load_steps", store, k, _putter(m, k, c))
     _check(m, k, n)
     m._deep_k = k
     return c

@@ -1,10 +1,10 @@
 """The wall board's side of a match with sets, a shoot-out or a warm-up (formats.py).
 
 In a module of its own so that a board playing a plain match never has it in
-RAM: viewsetup.names() sets view.fmt to this module when the match has formats
+RAM: view_setup.names() sets view.fmt to this module when the match has formats
 (match.fmt), and it stays with the match, as formats.py does. Its functions
 are view.View's and controller.Controller's methods kept here (hence `self`),
-one class in two files as viewsetup.py is. Nothing here allocates.
+one class in two files as view_setup.py is. Nothing here allocates.
 
     sets      the set score a:b (A's sets won, B's), in the middle two cells of a
               4-cell slot with the colon lit
@@ -20,11 +20,11 @@ one class in two files as viewsetup.py is. Nothing here allocates.
 The view draws the set score and these messages here, as their values change
 (their texts are here too), so the resident view.py keeps none of it. The
 shoot-out's runs, its round's number and the warm-up's clock and beeps are
-formatsrare.py's, loaded when these moments come (formats.more) and kept for
+formats_rare.py's, loaded when these moments come (formats.more) and kept for
 the match.
 
     act       the referee's two rare buttons, next_set and warmup (Controller.act):
-              matchevents.act, loaded for the press and dropped (this allocates, as
+              rules_events.act, loaded for the press and dropped (this allocates, as
               a new match does)
 """
 
@@ -46,7 +46,7 @@ _SET_SCORE = const(1000000)  # a sets value at or above: the set score, 10 a + b
 # S 10 .. S 17 (first to 9 sets: at most 17), four characters each.
 _SET_TEXT = b"SET1SET2SET3SET4SET5SET6SET7SET8SET9S 10S 11S 12S 13S 14S 15S 16S 17"
 _SET_NUMBER = const(2000000)  # a message value at or above: the set's number (the formats' phases'
-# messages are below: formatsrare.message)
+# messages are below: formats_rare.message)
 
 
 def value(self, s, field, now):
@@ -87,7 +87,7 @@ def _has_sets(self):
 
 
 def _message(self, s, now):
-    if self.m.phase >= SET_OVER:  # the formats' phases: formatsrare.message
+    if self.m.phase >= SET_OVER:  # the formats' phases: formats_rare.message
         return self.m.fmt.more().message(self, s, now)
     if self.m.sets_to_win and not self._message_id():  # nothing else to say: which set this is
         return _set_number(self, s)
@@ -121,7 +121,7 @@ def _two_digits(chip, n, end, colon):
 
 
 def tick(self, now):
-    """Controller.tick's part (the clock task, off the button path): formatsrare.py loaded
+    """Controller.tick's part (the clock task, off the button path): formats_rare.py loaded
     ahead of a level end (formats.ready), and once loaded its tick (the warm-up's beeps)."""
     m = self.m
     if m.fmt.ready(m) and m.fmt.rare is not None:
@@ -129,5 +129,5 @@ def tick(self, now):
 
 
 def act(self, action, now):
-    """Controller.act's part: next_set, warmup (controller.ACTIONS), by matchevents.act."""
-    return cold.call("matchevents", "act", self.m, action, now)
+    """Controller.act's part: next_set, warmup (controller.ACTIONS), by rules_events.act."""
+    return cold.call("rules_events", "act", self.m, action, now)

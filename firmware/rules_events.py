@@ -5,9 +5,9 @@ of a lag tie or a frozen ball keeps none of this in RAM, not even its names:
 the lag's collisions, faults and ties, a player leaving or abandoning, a
 review, a frozen ball and the player's choice, a jump's balls, the position
 calls, an extension, a tie-break's winner, the close. It works on Match's
-internals, as part of rules.py (matchsetup.py is its other cold half).
+internals, as part of rules.py (rules_setup.py is its other cold half).
 
-    matchevents.extend(match, 40, now)     # None, or the reason (rules.py's numbers)
+    rules_events.extend(match, 40, now)     # None, or the reason (rules.py's numbers)
 """
 
 from matchnames import (ANCHOR, BAD_KIND, BAD_PLAYER, BAD_TARGET, CLOSED, CUSHION_GAME, END_INNINGS, E_ABANDON,
@@ -15,7 +15,7 @@ from matchnames import (ANCHOR, BAD_KIND, BAD_PLAYER, BAD_TARGET, CLOSED, CUSHIO
                         E_LAG_TIE, E_LEFT, E_NEXT_SET, E_REVIEW, E_TIEBREAK, E_WARMUP, FINISHED_ALREADY, IN_LAG,
                         LAG_DECIDED, LAG_DONE, NOT_AT_TABLE, NOT_PLAYING, NO_FORMATS, NO_MEMORY, RESPOT_3C,
                         RESPOT_CHOICE, RESPOT_FREE_BALL, RESPOT_MASSE, RESPOT_START, RUNNING, WARMUP)
-from matchsetup import keep_extension
+from rules_setup import keep_extension
 from matchwords import CALLS, GAMES, LAG_FAULTS, MAX_TARGET
 from rules import A, B, EQUALIZING, FINISHED, LAG, NOBODY, R_DRAW, TIEBREAK
 

@@ -3,15 +3,15 @@
 Part of the store (store.py: the file layout); loaded by MatchStore for a
 report's saving, listing or sending and dropped again, so a running board
 keeps only the journal writer in RAM. The store's small file helpers (read, listdir,
-reports, sent...) are storefiles.py's, which snapshot.py uses too (and a start loads
+reports, sent...) are store_files.py's, which store_snapshot.py uses too (and a start loads
 without this module); they are named here again (writing a file whole: store.replace).
 The functions work on a MatchStore (`st`) and its internals.
 """
 
 import rules
-from reportfile import finish_report, report_file  # noqa: F401  (the store's names for them)
+from store_reportfile import finish_report, report_file  # noqa: F401  (the store's names for them)
 from store import rename, report_name  # noqa: F401
-from storefiles import listdir, mkdir, names, read, report_number, reports, sent, snap_path, write_sent  # noqa: F401
+from store_files import listdir, mkdir, names, read, report_number, reports, sent, snap_path, write_sent  # noqa: F401
 from storenames import ERR_WRITE, K_ARG2
 
 def crc32_py(data, crc=0):
@@ -28,9 +28,9 @@ def crc32_py(data, crc=0):
 def put_arg2(st, m, t):
     """Before an extension's entry, its B target in a record of its own when it has one (a
     handicap; MatchStore.sync). None, or why the record could not be written."""
-    import matchsetup
+    import rules_setup
 
-    b = matchsetup.arg2(m, st.count)
+    b = rules_setup.arg2(m, st.count)
     return st._put(K_ARG2, rules.E_EXTEND, b, t) if b >= 0 else None
 
 

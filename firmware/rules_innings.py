@@ -1,9 +1,9 @@
 """The innings of a match, found in its log: the report's (report.py), and the host's.
 
-    for inning in innings.each(m, started_at):    # one dict at a time
-    innings.listed(m)                             # all of them (tests, host tools)
+    for inning in rules_innings.each(m, started_at):    # one dict at a time
+    rules_innings.listed(m)                             # all of them (tests, host tools)
 
-Innings are found by stepping a follower match (matchsetup.follower) through
+Innings are found by stepping a follower match (rules_setup.follower) through
 the log and watching whose turn it is.  Each inning: player, number, run,
 fouls, and its start and end as match time (ms) and, when the board's clock
 was set, as epoch seconds. A set match's innings are every set's, each with
@@ -11,13 +11,13 @@ its set's number ("set"; "inning" counts in its set, as the state document's
 runs, which are only the current set's); a shoot-out's innings follow, each
 with "shootout": true and its round's number as "inning" (the state
 document's shootout keeps only the newest rounds; the report has them all).
-Nothing is held whole: the log is read a chunk at a time (logback.chunk: an old
+Nothing is held whole: the log is read a chunk at a time (rules_logback.chunk: an old
 one back from the flash), one inning at a time goes to the caller. Loaded for a
 report and dropped again (cold.steps).
 """
 
-import journal  # noqa: F401  (kept loaded while the innings are read: the store reads old chunks through it)
-import logback
+import store_journal  # noqa: F401  (kept loaded while the innings are read: the store reads old chunks through it)
+import rules_logback
 import matchwords
 from matchnames import CHUNK, E_BREAK, E_FOUL, RSHIFT, SET_OVER, SHOOTOUT, WARMUP
 from rules import EQUALIZING, LAG, NOBODY
@@ -33,14 +33,14 @@ def epoch(started_at, t):
 def each(m, started_at=None, n=None, steps=False, store=None, shadow=None):
     """The innings of the first n entries (all) of match m, in order, one dict at a time;
     with steps, None too after every STEP entries (report.writer yields there). The log is read
-    a chunk at a time (logback.chunk: an old one from the flash; with steps and the match's
-    store, in steps too: logback.chunk_steps). `shadow`: m's follower, made by the caller
-    (matchsetup.follower) or here."""
+    a chunk at a time (rules_logback.chunk: an old one from the flash; with steps and the match's
+    store, in steps too: rules_logback.chunk_steps). `shadow`: m's follower, made by the caller
+    (rules_setup.follower) or here."""
     n = m.n if n is None else n
-    if shadow is None:  # a follower of m (matchsetup.follower: the report makes it before)
-        import matchsetup
+    if shadow is None:  # a follower of m (rules_setup.follower: the report makes it before)
+        import rules_setup
 
-        shadow = matchsetup.follower(m)
+        shadow = rules_setup.follower(m)
     if steps:  # loading this module was a step
         yield None
     current = _opened(shadow, 0, started_at)  # a breaker set directly starts at once
@@ -50,9 +50,9 @@ def each(m, started_at=None, n=None, steps=False, store=None, shadow=None):
         j = i % CHUNK
         if c is None or not j:
             if steps and store is not None:  # a chunk read back from the flash in steps too
-                c = yield from logback.chunk_steps(m, i // CHUNK, store)
+                c = yield from rules_logback.chunk_steps(m, i // CHUNK, store)
             else:
-                c = logback.chunk(m, i // CHUNK)
+                c = rules_logback.chunk(m, i // CHUNK)
         code = c.codes[j]
         arg = c.args[j]
         t = c.times[j]
@@ -88,7 +88,7 @@ def each(m, started_at=None, n=None, steps=False, store=None, shadow=None):
             _close(current, t, started_at)  # the match or the set is over (an extension may open another)
         if steps and i % STEP == STEP - 1:
             yield None
-            c = None  # the chunk again after the pause (logback's read-back may have moved on)
+            c = None  # the chunk again after the pause (rules_logback's read-back may have moved on)
     if current is not None:
         yield current
 

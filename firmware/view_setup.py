@@ -115,13 +115,13 @@ def names(v):
     their short forms (short_name), the marquees to run once from the next render (the
     view then puts the short form in the name's place); and the
     format matches' half of the view when the match has sets, a shoot-out
-    or a warm-up (formatwall.py: it stays in RAM with the match, as formats.py does)."""
+    or a warm-up (formats_wall.py: it stays in RAM with the match, as formats.py does)."""
     m = v.m
     v.fmt = None  # first: short of memory below, the plain view still draws the match
     if m.fmt is not None:
-        import formatwall
+        import formats_wall
 
-        v.fmt = formatwall
+        v.fmt = formats_wall
     given = [m.names[p] or ("PLAYER A", "PLAYER B")[p] for p in (rules.A, rules.B)]
     for p in (rules.A, rules.B):
         text = given[p] + " - " + m.clubs[p] if m.clubs[p] else given[p]

@@ -152,7 +152,7 @@ class Board:
             if not self.reported and not self.store.held:
                 # report.save writes it to the flash in steps; report.py leaves RAM after.
                 try:
-                    await cold.run("report", "save", self)
+                    await self.save_report()
                 except MemoryError:
                     self.short_of_memory()
                     await asyncio.sleep_ms(1000)
@@ -233,7 +233,7 @@ class Board:
             if failures == 50:
                 failures = 0
                 try:
-                    cold.call("app_cold", "reinit_buses", self)  # rare: loaded for it, dropped
+                    self.reinit_buses()  # rare: app_cold.py loaded for it, dropped
                 except MemoryError:  # tried again after 50 more
                     self.short_of_memory()
             beats[2] = (beats[2] + 1) & 0xFF
@@ -294,7 +294,7 @@ class Board:
             while k < RADIO_BATCH and e.any():
                 if table is not None and len(table) > RADIO_SENDERS:
                     try:
-                        cold.call("app_cold", "flooded", self, table)
+                        self.flooded(table)
                     except MemoryError:
                         table.clear()  # (the paired remote's address comes back with its next frame)
                 k += 1
@@ -347,18 +347,44 @@ class Board:
     def serve(self):
         """Run the tasks until Ctrl-C (the REPL); the watchdog is then fed by a timer."""
         try:
-            asyncio.run(cold.call("app_cold", "start", self))  # the tasks made (app_cold.py)
+            with cold.Rare():
+                import app_cold
+                tasks = app_cold.start(self)  # the tasks made (app_cold.py)
+                del app_cold  # out of RAM while they run
+            asyncio.run(tasks)
         except KeyboardInterrupt:
-            cold.call("app_cold", "stopped", self)  # the watchdog fed by a timer from now on
+            with cold.Rare():
+                import app_cold
+                app_cold.stopped(self)  # the watchdog fed by a timer from now on
         finally:
             asyncio.new_event_loop()
+
+    # The rare paths of the tasks, each in a frame of its own: app_cold.py, report.py and what
+    # they load leave RAM when it returns, however it returns.
+    async def save_report(self):
+        with cold.Rare():
+            import report
+            await asyncio.sleep(0)  # (loading it takes a while: the others run)
+            await report.save(self)
+
+    def reinit_buses(self):
+        with cold.Rare():
+            import app_cold
+            app_cold.reinit_buses(self)
+
+    def flooded(self, table):
+        with cold.Rare():
+            import app_cold
+            app_cold.flooded(self, table)
 
 
 def refused(board, e):
     """The console's line for a refused button event e, a remote's command (-1 - command), or
     (e == 0) the presses the lock-out ignored: app_refusals.py. Short of memory for it, none."""
     try:
-        cold.call("app_refusals", "say", board, e)
+        with cold.Rare():
+            import app_refusals
+            app_refusals.say(board, e)
     except MemoryError:
         pass
 

@@ -1,9 +1,11 @@
 """app.Board's work done once, or only now and then: loaded for it and dropped (cold.py).
 
-    asyncio.run(cold.call("app_cold", "start", board))   # app.Board.serve: the tasks
-    cold.call("app_cold", "stopped", board)               # serve, after Ctrl-C
-    cold.call("app_cold", "reinit_buses", board)          # display_task: a stuck bus
-    cold.call("app_cold", "flooded", board, table)        # radio_task: strangers' addresses forgotten
+    with cold.Rare():
+        import app_cold
+        tasks = app_cold.start(board)   # app.Board.serve: the tasks (then asyncio.run(tasks))
+    app_cold.stopped(board)             # serve, after Ctrl-C
+    app_cold.reinit_buses(board)        # Board.reinit_buses (display_task): a stuck bus
+    app_cold.flooded(board, table)      # Board.flooded (radio_task): strangers' addresses forgotten
 
 Part of app.Board (its cold half: it works on the board's state). start() makes the
 tasks and hands back what runs them (asyncio.gather's coroutine): no start-up coroutine

@@ -79,7 +79,9 @@ def new_boot():
     if boot is None:
         return 0, ERROR_BOOT_LIMIT
     try:
-        cold.call("store", "replace", BOOT_FILE, b"%d" % boot)
+        with cold.Rare():
+            import store
+            store.replace(BOOT_FILE, b"%d" % boot)
     except OSError:
         return 0, ERROR_BOOT_COUNTER
     machine.RTC().memory(remote.rtc_record(boot, 0))

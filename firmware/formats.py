@@ -168,7 +168,7 @@ def more():
     if rare is None:
         rare = __import__("formats_rare")
         if sys.implementation.name == "micropython":  # kept here only: gone with the match
-            sys.modules.pop("formats_rare", None)  # (CPython keeps its modules, as cold.py does)
+            sys.modules.pop("formats_rare", None)  # (CPython keeps its modules, as cold.Rare does)
     return rare
 
 

@@ -130,4 +130,6 @@ def tick(self, now):
 
 def act(self, action, now):
     """Controller.act's part: next_set, warmup (controller.ACTIONS), by rules_events.act."""
-    return cold.call("rules_events", "act", self.m, action, now)
+    with cold.Rare():
+        import rules_events
+        return rules_events.act(self.m, action, now)

@@ -37,7 +37,7 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
     of the log). The caller may let other work run at each yield; if the match's log
     changed meanwhile (m.edits), the report written is not the match's. The state
     document's writer (matchdoc.py) and the innings' (rules_innings.py) are loaded one after the
-    other, each dropped when its part is written (cold.steps): never both in RAM. With the
+    other, each dropped when its part is written (cold.Rare): never both in RAM. With the
     match's store, a chunk of the log read back from the flash is read in steps too."""
     n = m.n
     end = match_end_ms(m)
@@ -45,7 +45,10 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
 
     yield
     out.open("{")
-    yield from cold.steps("matchdoc", "fields", m, now, out)
+    with cold.Rare():
+        import matchdoc
+        yield from matchdoc.fields(m, now, out)
+        del matchdoc
     out.key("report")
     out.open("{")
     out.field("table", table)
@@ -56,23 +59,30 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
     out.key("innings")
     out.open("[")
     yield  # the state document's writer dropped
-    shadow = yield from cold.call_in_steps("rules_setup", "follower", m)  # rules_setup.py then goes
+    with cold.Rare():
+        import rules_setup
+        yield  # (loading it takes a while)
+        shadow = rules_setup.follower(m)
+        del rules_setup  # rules_setup.py then goes
     yield
     # What the innings' part imports, loaded a step each (loading a module takes a while; they
-    # stay until the report is over: cold.run drops them with it).
+    # stay until the report is over: app.Board.save_report drops them with it).
     import store_files  # noqa: F401
     yield
     import store_journal  # noqa: F401
     yield
     import rules_logback  # noqa: F401
     yield
-    for inning in cold.steps("rules_innings", "each", m, started_at, n, True, store, shadow):
-        if inning is None:
-            yield
-        else:
-            out.open("{")
-            out.fields(inning)
-            out.close("}")
+    with cold.Rare():
+        import rules_innings
+        for inning in rules_innings.each(m, started_at, n, True, store, shadow):
+            if inning is None:
+                yield
+            else:
+                out.open("{")
+                out.fields(inning)
+                out.close("}")
+        del rules_innings
     yield
     out.close("]")
     out.key("fouls")
@@ -127,7 +137,11 @@ async def save(board):
     store = board.store
     edits = m.edits
     name = report_name(store.gen)
-    f = await cold.run("store_reportfile", "report_file", store)
+    with cold.Rare():
+        import store_reportfile
+        await asyncio.sleep_ms(0)  # (loading it takes a while)
+        f = store_reportfile.report_file(store)
+        del store_reportfile
     if f is None:
         return
     done = False
@@ -143,14 +157,20 @@ async def save(board):
         out = None
     except BaseException:  # MemoryError, a cancel: the file closed and dropped at once
         out = None
-        cold.call("store_reportfile", "finish_report", store, f, False)
+        with cold.Rare():
+            import store_reportfile
+            store_reportfile.finish_report(store, f, False)
         raise
     await asyncio.sleep_ms(0)
-    if not await cold.run("store_reportfile", "finish_report", store, f, done):
-        done = False
+    with cold.Rare():
+        import store_reportfile
+        await asyncio.sleep_ms(0)
+        if not store_reportfile.finish_report(store, f, done):
+            done = False
+        del store_reportfile
     if done:
         board.reported = True
         if board.mqtt is not None:
             board.mqtt.send_report(name)
-    await asyncio.sleep_ms(0)  # then cold.run drops what the report loaded: a step of its own
+    await asyncio.sleep_ms(0)  # then save_report drops what the report loaded: a step of its own
 

@@ -143,18 +143,24 @@ class Match:
         self._runs = [[_zeros("H", RUNS)], [_zeros("H", RUNS)]]  # per player: chunks of innings' runs
         self._cap = CHUNK  # entries the log's chunks hold
         self._runs_cap = [RUNS, RUNS]  # innings each player's chunks of runs hold
-        cold.call("rules_setup", "init", self, capacity, options)
+        with cold.Rare():
+            import rules_setup
+            rules_setup.init(self, capacity, options)
 
     # ---- setting up ------------------------------------------------------
 
     def new(self, now, **options):
         """Start a new match (options as in rules_setup.new: game, target, breaker, ...); on a
         bad option the current match stays as it is and the reason is returned."""
-        return cold.call("rules_setup", "new", self, now, options)
+        with cold.Rare():
+            import rules_setup
+            return rules_setup.new(self, now, options)
 
     def options(self):
         """This match's options, as new() takes them."""
-        return cold.call("rules_setup", "options", self)
+        with cold.Rare():
+            import rules_setup
+            return rules_setup.options(self)
 
     def _reset(self):
         """The state at the start of the match, before any entry."""
@@ -260,7 +266,7 @@ class Match:
         """(code, arg, match time in ms) of log entry i (an extension's arg is its target)."""
         c = self._chunks[i >> _SHIFT]
         if c is None:  # read back from the flash (rules_logback.py: this allocates)
-            c = cold.call("rules_logback", "deep", self, i >> _SHIFT)
+            c = self._deep_chunk(i >> _SHIFT)
         j = i & _LOW
         code = c.codes[j]
         arg = c.args[j]
@@ -402,10 +408,23 @@ class Match:
     def _undo_ready(self):
         """The chunks the state after an undo is made from are in RAM."""
         k = (self.n - 1) >> _SHIFT  # in RAM again, or read back (a deep undo; False: it could not be)
-        if k >= 0 and self._chunks[k] is None and not cold.call("rules_logback", "read_back", self, k):
+        if k >= 0 and self._chunks[k] is None and not self._read_back(k):
             return False
         k = (self.n - 2) >> _SHIFT
-        return k < 0 or self._chunks[k] is not None or cold.call("rules_logback", "read_back", self, k)
+        return k < 0 or self._chunks[k] is not None or self._read_back(k)
+
+    # The log's old chunks, read back from the flash: rules_logback.py, loaded for it and dropped
+    # (a frame of their own: the `with` would make entry()'s and _undo_ready()'s too big for the
+    # stack, and so allocated at every call).
+    def _deep_chunk(self, k):
+        with cold.Rare():
+            import rules_logback
+            return rules_logback.deep(self, k)
+
+    def _read_back(self, k):
+        with cold.Rare():
+            import rules_logback
+            return rules_logback.read_back(self, k)
 
     def resume_at(self, now):
         """Match time goes on at `now` from the newest entry's time: the clocks show what

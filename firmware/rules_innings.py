@@ -13,7 +13,7 @@ with "shootout": true and its round's number as "inning" (the state
 document's shootout keeps only the newest rounds; the report has them all).
 Nothing is held whole: the log is read a chunk at a time (rules_logback.chunk: an old
 one back from the flash), one inning at a time goes to the caller. Loaded for a
-report and dropped again (cold.steps).
+report and dropped again (cold.Rare).
 """
 
 import store_journal  # noqa: F401  (kept loaded while the innings are read: the store reads old chunks through it)

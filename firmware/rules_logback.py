@@ -59,7 +59,9 @@ def chunk_steps(m, k, store):
         m._deep = _Chunk()
     m._deep_k = -1
     c = m._deep
-    n = yield from cold.steps("store_journal", "load_steps", store, k, _putter(m, k, c))
+    with cold.Rare():
+        import store_journal
+        n = yield from store_journal.load_steps(store, k, _putter(m, k, c))
     _check(m, k, n)
     m._deep_k = k
     return c

@@ -234,7 +234,11 @@ def _chunk_at(m, i):
     """The chunk of entry i, read back from the flash when it is not in RAM (rules_logback.py:
     this allocates)."""
     c = m._chunks[i // CHUNK]
-    return c if c is not None else cold.call("rules_logback", "deep", m, i // CHUNK)
+    if c is not None:
+        return c
+    with cold.Rare():
+        import rules_logback
+        return rules_logback.deep(m, i // CHUNK)
 
 
 def arg2(m, i):

@@ -67,12 +67,16 @@ def load_config():
     code = [0]
 
     def check():
-        cfg, code[0], msg = cold.call("config", "load")
+        with cold.Rare():
+            import config
+            cfg, code[0], msg = config.load()
         if code[0]:
             print("config:", msg)
         return cfg, code[0] == 0
 
-    cfg = cold.call("checked", "load", confignames.FILE, "config.ok", check, _CONFIG_CHECKERS)
+    with cold.Rare():
+        import checked
+        cfg = checked.load(confignames.FILE, "config.ok", check, _CONFIG_CHECKERS)
     return cfg, code[0]
 
 
@@ -82,8 +86,15 @@ def load_board(name, timings=None):
     the host's parts list reads them). `timings` (the configuration's button
     timings) override the board's where set."""
     path = "%s/%s.json" % (_BOARDS_DIR, name)
-    board = cold.call("checked", "load", path, path[:-5] + ".ok",
-                      lambda: (cold.call("boarddef", "load", path, False), True), "boarddef")
+
+    def check():
+        with cold.Rare():
+            import boarddef
+            return boarddef.load(path, False), True
+
+    with cold.Rare():
+        import checked
+        board = checked.load(path, path[:-5] + ".ok", check, "boarddef")
     for key, value in (timings or {}).items():
         if value is None:
             continue
@@ -150,7 +161,9 @@ def identify(hw=None, board=None, config=None):
         config = load_config()[0]
         board = load_board(config["board"], config["buttons"])
     chips = make_chips(board, make_buses(board), config["display"]["brightness"])
-    cold.call("identify", "run", board, chips, make_leds(board), make_buzzer(board, 0), make_pin)
+    with cold.Rare():
+        import identify
+        identify.run(board, chips, make_leds(board), make_buzzer(board, 0), make_pin)
     gc.collect()
 
 
@@ -284,7 +297,9 @@ def build(board, config, error=0, hw=None):
     b.chips = make_chips(board, b.buses, config["display"]["brightness"])
     b.buzzer = make_buzzer(board, config["sound"]["volume"])
     b.view = view.View(board, b.chips, make_leds(board), b.match)
-    b.group = cold.call("buttons_setup", "from_board", board, make_pin)
+    with cold.Rare():
+        import buttons_setup
+        b.group = buttons_setup.from_board(board, make_pin)
     b.ctrl = controller.Controller(b.match, b.view, b.buzzer, b.group, options)
     b.ctrl.locked = held  # nothing is scored on a match that would not be saved
     if b.store.errors & ~ERR_MEMORY:
@@ -384,7 +399,9 @@ def setup_radio(b, radio_cfg):
     b.espnow = e
     b.radio = radio.Receiver(key, peer, sta.config("mac"), read_last())
     if radio_cfg["wall_buttons"] != "all":
-        b.ctrl.allowed = cold.call("buttons_setup", "allowed", radio_cfg["wall_buttons"])
+        with cold.Rare():
+            import buttons_setup
+            b.ctrl.allowed = buttons_setup.allowed(radio_cfg["wall_buttons"])
     print("carom: paired with the remote", radio_cfg["peer"])
 
 

@@ -150,7 +150,9 @@ class MatchStore:
     def __init__(self, root, fs=None, max_reports=50, max_report_bytes=256 * 1024):
         """The store under folder `root`, on `fs` (None: PosixFs). Its fields: store_files.init
         (loaded for it and dropped: a constructor run once need not stay in RAM)."""
-        cold.call("store_files", "init", self, root, fs, max_reports, max_report_bytes)
+        with cold.Rare():
+            import store_files
+            store_files.init(self, root, fs, max_reports, max_report_bytes)
 
     # ---- names and small file helpers ------------------------------------
 
@@ -170,16 +172,22 @@ class MatchStore:
         """Put the saved match into `match` (match.new, its entries, one replay); True if
         there was one. Raises MemoryError, having changed nothing on the flash, when there is
         not enough memory to read it: the store is then `held` (writes nothing)."""
-        return cold.call("store_snapshot", "restore", self, match, now)
+        with cold.Rare():
+            import store_snapshot
+            return store_snapshot.restore(self, match, now)
 
     def begin(self, match):
         """Save a new match (its options; its entries follow with sync or append)."""
-        return cold.call("store_snapshot", "begin", self, match)
+        with cold.Rare():
+            import store_snapshot
+            return store_snapshot.begin(self, match)
 
     def load_chunk(self, k, put):
         """Log chunk k's entries from the journal (a match's loader: its old chunks need not
         stay in RAM). Returns the journal's number of entries."""
-        return cold.call("store_journal", "load_chunk", self, k, put)
+        with cold.Rare():
+            import store_journal
+            return store_journal.load_chunk(self, k, put)
 
     # ---- writing ----------------------------------------------------------
 
@@ -234,17 +242,34 @@ class MatchStore:
         while reason is None and self.count < match.n:
             code, arg, t = match.entry(self.count)
             if code == E_EXTEND:  # a handicap's B target: a record before the entry (store_history.py)
-                reason = cold.call("store_history", "put_arg2", self, match, t)
+                reason = self._put_arg2(match, t)
             if reason is None:
                 reason = self.append(code, arg, t)
             if reason is None and self.count % CHUNK == 1 and self.count > CHUNK and match.fmt is None:
                 # a chunk's first entry saved: the state before it, on the flash (store_checkpoint.py)
-                cold.call("store_checkpoint", "save", self, match, self.count // CHUNK)
+                self._checkpoint(match, self.count // CHUNK)
         if reason is None and match.closed and not self.closed:
             reason = self.close()
         if reason is None:
             match.low = match.n
         return reason
+
+    # The writers' rare parts, each loaded for it and dropped (a frame of their own: the `with`
+    # would make sync()'s and _put()'s too big for the stack, and so allocated at every call).
+    def _put_arg2(self, match, t):
+        with cold.Rare():
+            import store_history
+            return store_history.put_arg2(self, match, t)
+
+    def _checkpoint(self, match, k):
+        with cold.Rare():
+            import store_checkpoint
+            store_checkpoint.save(self, match, k)
+
+    def _rescan(self):
+        with cold.Rare():
+            import store_snapshot
+            store_snapshot.rescan(self)
 
     def _put(self, kind, code, arg, t):
         if self.held:
@@ -254,7 +279,7 @@ class MatchStore:
         if self._broken:  # a write failed: find where the journal really ends, cut any torn tail
             self._broken = False
             try:
-                cold.call("store_snapshot", "rescan", self)
+                self._rescan()
             except Exception:
                 self._broken = True
             if self._broken:

@@ -121,13 +121,17 @@ class View:
         """board: a normalized board definition; chips: a driver per board["displays"]
         entry (None for a chip left out); leds: a dict LED name -> pin object.
         The tables are made by view_setup.py, which leaves RAM afterwards."""
-        cold.call("view_setup", "init", self, board, chips, leds, match)
+        with cold.Rare():
+            import view_setup
+            view_setup.init(self, board, chips, leds, match)
 
     def new_match(self):
         """Build the name marquees once per match (view_setup.py; this allocates, rendering
         does not). Short of memory, the names shown so far stay."""
         try:
-            cold.call("view_setup", "names", self)
+            with cold.Rare():
+                import view_setup
+                view_setup.names(self)
         except MemoryError:
             pass
         self.invalidate()

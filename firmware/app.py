@@ -85,11 +85,8 @@ def wall_clock(offset_s):
 
 class Board:
     """The running wall board: the tasks above, and what they share. startup.build() makes
-    it (the hardware, the saved match, the radio and MQTT set-up are there, and leave RAM
-    with it) and sets: name, table, match, view, ctrl, group, buzzer, chips, buses,
-    i2c_specs, chip_bus, store, reported, saved_matches; hall (None, or the MQTT client's
-    arguments, with wifi and topic); radio (None, or the paired remote's radio.Receiver)
-    and espnow (its ESPNow object).
+    what it is given (the hardware, the saved match, the radio and MQTT set-up are there, and
+    leave RAM with it); every field is set here.
 
     Its job is the tasks and what they share, the remote's link too (radio_task; the
     protocol is radio.py's). The journal (store.py), the hall's publishing (publisher.py) and
@@ -99,18 +96,37 @@ class Board:
     boot_watchdog.py. No more classes than that: every class
     and object stays in RAM for as long as the board runs (tests/host/test_heap32.py)."""
 
-    def __init__(self):
-        self.hall = None  # MQTT's (client id, host, port, user, password) when the board publishes
+    def __init__(self, name, table, match, store, started_at, view, ctrl, group, buzzer, buses, chips,
+                 i2c_specs, chip_bus, error_until=None, radio=None, espnow=None, hall=None, wifi=None,
+                 topic=None):
+        self.name = name  # the board definition's name
+        self.table = table  # the configuration's name for the table
+        self.match = match  # the rules.Match played
+        self.store = store  # its store.MatchStore
+        self.started_at = started_at  # the match's start, epoch seconds (None: the clock not set)
+        self.view = view  # the view.View of the displays
+        self.ctrl = ctrl  # the controller.Controller the presses go to
+        self.group = group  # the buttons.ButtonGroup
+        self.buzzer = buzzer  # sound.Buzzer, or None
+        self.buses = buses  # the I2C buses, and the arguments to build them anew: (bus, scl, sda, freq) each
+        self.chips = chips  # a driver per display chip (None: left out)
+        self.i2c_specs = i2c_specs
+        self.chip_bus = chip_bus  # each chip's bus, a byte each
+        self.error_until = error_until  # when a passing error code (E 23, E 44) goes
+        self.radio = radio  # the paired remote's radio.Receiver, or None
+        self.espnow = espnow  # and its ESPNow object
+        self.hall = hall  # MQTT's (client id, host, port, user, password) when the board publishes
+        self.wifi = wifi  # (ssid, password), with hall
+        self.topic = topic  # "<prefix>/<table>/", with hall
         self.mqtt = None  # the publisher (publisher.py), once the board is on the network
-        self.radio = None  # the paired remote's radio.Receiver (and self.espnow, the ESPNow object)
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
         self.wdt = None
-        self.started_at = None
-        self.error_until = None  # when a passing error code (E 23, E 44) goes
         self.short_until = None  # E 24 shows until then: something failed for want of memory
         self._oom = 0  # the match's out_of_memory count last seen
-        self.saved_matches = 0
-        self.reported = True  # the finished match's report is on the flash (or nothing finished)
+        self.saved_matches = ctrl.matches
+        # A finished match whose report is not on the flash (a power cut came between the
+        # winning point and the report): the save task writes it now.
+        self.reported = match.phase != rules.FINISHED or store.held or store.has_report()
 
     # ---- never lose a match -------------------------------------------------------
     #

@@ -277,61 +277,58 @@ def build(board, config, error=0, hw=None):
     if hw is not None:
         _hand_in(hw)
     import app
-    import rules
     import store
 
-    b = app.Board()
-    b.name = board["name"]
-    b.table = config["name"]
     options = match_options(config)
-    b.match = rules.Match(**options)
-    b.store = store.MatchStore(_STORE_DIR)
-    held = restore(b, options)
+    st = store.MatchStore(_STORE_DIR)
+    match, held, started_at = restore(st, options)
     load_code(config)
     import controller
     import view
 
-    b.i2c_specs = [(spec["bus"], spec["scl"], spec["sda"], spec["freq"]) for spec in board["i2c"]]
-    b.chip_bus = bytes(d["bus"] for d in board["displays"])
-    b.buses = make_buses(board)
-    b.chips = make_chips(board, b.buses, config["display"]["brightness"])
-    b.buzzer = make_buzzer(board, config["sound"]["volume"])
-    b.view = view.View(board, b.chips, make_leds(board), b.match)
+    i2c_specs = [(spec["bus"], spec["scl"], spec["sda"], spec["freq"]) for spec in board["i2c"]]
+    buses = make_buses(board)
+    chips = make_chips(board, buses, config["display"]["brightness"])
+    buzzer = make_buzzer(board, config["sound"]["volume"])
+    v = view.View(board, chips, make_leds(board), match)
     with cold.Rare():
         import buttons_setup
-        b.group = buttons_setup.from_board(board, make_pin)
-    b.ctrl = controller.Controller(b.match, b.view, b.buzzer, b.group, options)
-    b.ctrl.locked = held  # nothing is scored on a match that would not be saved
-    if b.store.errors & ~ERR_MEMORY:
+        group = buttons_setup.from_board(board, make_pin)
+    ctrl = controller.Controller(match, v, buzzer, group, options)
+    ctrl.locked = held  # nothing is scored on a match that would not be saved
+    error_until = None
+    if st.errors & ~ERR_MEMORY:
         print("carom: the saved match was damaged or went back (errors %d); what could be read is back"
-              % b.store.errors)
-        b.view.error = ERROR_STORE
-        b.error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
+              % st.errors)
+        v.error = ERROR_STORE
+        error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
     else:
-        b.view.error = error
-    b.saved_matches = b.ctrl.matches
-    # A finished match whose report is not on the flash (a power cut came between the
-    # winning point and the report): the save task writes it now.
-    b.reported = b.match.phase != rules.FINISHED or b.store.held or b.store.has_report()
+        v.error = error
     radio_cfg = config["radio"]
+    receiver = espnow = None
     if radio_cfg["peer"] and radio_cfg["key"]:
-        setup_radio(b, radio_cfg)
+        receiver, espnow = setup_radio(ctrl, radio_cfg)
+    hall = wifi = topic = None
     if config["wifi"]["ssid"] and config["mqtt"]["host"]:
-        setup_mqtt(b, config)
-    return b
+        hall, wifi, topic = setup_mqtt(config)
+    return app.Board(board["name"], config["name"], match, st, started_at, v, ctrl, group, buzzer, buses, chips,
+                     i2c_specs, bytes(d["bus"] for d in board["displays"]), error_until, receiver, espnow, hall,
+                     wifi, topic)
 
 
-def restore(b, options):
-    """The saved match back, or a new one from the configuration. True when the saved match
-    could not be read for want of memory: it stays on the flash (the store writes nothing,
-    E 24) and the board waits for a restart or a new match."""
+def restore(st, options):
+    """(match, held, started_at): the match saved in store st back, or a new one from the
+    configuration. held is True when the saved match could not be read for want of memory: it
+    stays on the flash (the store writes nothing, E 24) and the board waits for a restart or a
+    new match."""
     import app
+    import rules
 
+    m = rules.Match(**options)
     now = time.ticks_ms()
-    m = b.match
     for attempt in (0, 1):
         try:
-            restored = b.store.restore(m, now)
+            restored = st.restore(m, now)
             break
         except MemoryError:
             gc.collect()
@@ -340,46 +337,44 @@ def restore(b, options):
         # match of the configuration's (Match() makes one) takes its place on the displays;
         # nothing of it is saved (the store is held). The rest of the start has the room it
         # needs, E 24 shows.
-        b.match = m = None
-        b.store.held = True  # also when loading store_snapshot.py was what failed: nothing is written
+        m = None
+        st.held = True  # also when loading store_snapshot.py was what failed: nothing is written
         gc.collect()
-        import rules
-
-        b.match = rules.Match(**options)
+        m = rules.Match(**options)
         print("carom: not enough memory to read the saved match back; it stays on the flash (E 24)")
-        return True
+        return m, True, None
     if restored and m.n:
         print("carom: match restored,", m.n, "entries")
-        b.started_at = app.wall_clock(-m.entry(m.n - 1)[2] // 1000)
-    else:
-        # Nothing saved, or a match nothing happened in yet: the configuration's
-        # options and names (`carom config set` applies at the next start). Over a match
-        # nothing happened in, it is begun now; with nothing saved, the save task begins it
-        # (app.Board.persist), so a first start that runs out of memory has written nothing.
-        m.new(now, **options)
-        if b.store.gen:
-            b.store.begin(m)
-        b.started_at = app.wall_clock(0)
-    return False
+        return m, False, app.wall_clock(-m.entry(m.n - 1)[2] // 1000)
+    # Nothing saved, or a match nothing happened in yet: the configuration's
+    # options and names (`carom config set` applies at the next start). Over a match
+    # nothing happened in, it is begun now; with nothing saved, the save task begins it
+    # (app.Board.persist), so a first start that runs out of memory has written nothing.
+    m.new(now, **options)
+    if st.gen:
+        st.begin(m)
+    return m, False, app.wall_clock(0)
 
 
-def setup_mqtt(b, config):
-    """What the board needs to publish (app.Board.wifi_task starts MQTT once on the network)."""
+def setup_mqtt(config):
+    """(hall, wifi, topic): what the board needs to publish (app.Board.wifi_task starts MQTT
+    once on the network)."""
     m = config["mqtt"]
-    b.wifi = (config["wifi"]["ssid"], config["wifi"]["password"])
+    wifi = (config["wifi"]["ssid"], config["wifi"]["password"])
     table = m["table"]
     if not table:  # a name of its own: boards must never share topics or a client id
         import network
 
         mac = network.WLAN(network.STA_IF).config("mac")
         table = "t" + "".join("%02x" % x for x in mac[3:])
-    b.topic = m["prefix"] + "/" + table + "/"
-    b.hall = ("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None)
-    print("carom: publishing to", m["host"], "as", b.topic + "*")
+    topic = m["prefix"] + "/" + table + "/"
+    print("carom: publishing to", m["host"], "as", topic + "*")
+    return ("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None), wifi, topic
 
 
-def setup_radio(b, radio_cfg):
-    """The paired remote's link. config.py checked the address and the key (remote.mac_bytes
+def setup_radio(ctrl, radio_cfg):
+    """(receiver, espnow): the paired remote's link (the controller told which wall buttons
+    stay allowed). config.py checked the address and the key (remote.mac_bytes
     and hex_key's forms): they are only read here, without loading remote.py, whose names
     would stay interned for good."""
     from binascii import unhexlify
@@ -396,13 +391,13 @@ def setup_radio(b, radio_cfg):
     e.active(True)
     e.add_peer(peer)
     key = unhexlify(radio_cfg["key"])
-    b.espnow = e
-    b.radio = radio.Receiver(key, peer, sta.config("mac"), read_last())
+    receiver = radio.Receiver(key, peer, sta.config("mac"), read_last())
     if radio_cfg["wall_buttons"] != "all":
         with cold.Rare():
             import buttons_setup
-            b.ctrl.allowed = buttons_setup.allowed(radio_cfg["wall_buttons"])
+            ctrl.allowed = buttons_setup.allowed(radio_cfg["wall_buttons"])
     print("carom: paired with the remote", radio_cfg["peer"])
+    return receiver, e
 
 
 def read_last():

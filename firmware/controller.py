@@ -19,7 +19,9 @@ import rules
 import sound
 from buttons import CLEARED, LONG, NO_ACTION, SHORT, STUCK
 from errorcodes import ERROR_STUCK  # + the button's index: held down too long
-from radionames import FOUL
+from matchnames import F_JUMPED, F_OTHER, F_PUSH, F_TOUCHED
+from radionames import FOUL  # the first foul action (the remote's command with a kind)
+from rules import A, B, F_TIME, NOBODY
 
 try:
     from micropython import const
@@ -51,18 +53,31 @@ ACTIONS = (
     "next_set",  # the next set starts (a set match, after a set is over)
     "warmup",  # a warm-up: A's, then B's (also during A's), and a third press ends it
 )
-_POINT = const(0)
-_MISS = const(1)
-_A_POINT = const(2)
-_B_MISS = const(5)
-_FOUL_TIME = const(10)
+_B_MISS = const(5)  # the last of the scoring actions (point ... B.miss)
+_FOUL_TIME = const(10)  # the last
 _UNDO = const(11)
 _BREAK = const(12)
 _TIMEOUT = const(13)
 _NEW = const(14)
-# Foul kind (an index into rules.FOULS) of each foul action: foul (other), foul.touch
-# (touched), foul.push, foul.jump (jumped), foul.time, as bytes. A test checks them against the names.
-FOUL_KINDS = b"\x0a\x03\x04\x01\x09"
+
+# The scoring actions, by action: who it is for (NOBODY: the player at the table), whether it
+# ends the inning (a miss) or is a point, and who breaks when it is pressed in the lag (the
+# board has no lag buttons: a player's first press says he breaks; point: A, miss: B).
+_PLAYER = const(0)
+_ENDS_INNING = const(1)
+_LAG_BREAKER = const(2)
+_SCORING = (
+    (NOBODY, False, A),  # point
+    (NOBODY, True, B),  # miss
+    (A, False, A),  # A.point
+    (A, True, A),  # A.miss
+    (B, False, B),  # B.point
+    (B, True, B),  # B.miss
+)
+# The foul actions' kinds (an index into rules.FOULS), by action from foul: foul (a kind the
+# board is not told), foul.touch, foul.push, foul.jump, foul.time. A test checks them against
+# the names.
+FOUL_KINDS = (F_OTHER, F_TOUCHED, F_PUSH, F_JUMPED, F_TIME)
 
 
 class Controller:
@@ -149,12 +164,12 @@ class Controller:
         if action <= _B_MISS:
             if self.m.phase == rules.LAG:
                 return self._lag(action, now)
-            p = rules.NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
-            return self.m.miss(p, now) if action & 1 else self.m.point(p, now)
+            s = _SCORING[action]  # (one local, as many as the frame keeps off the heap)
+            return self.m.miss(s[_PLAYER], now) if s[_ENDS_INNING] else self.m.point(s[_PLAYER], now)
         if action <= _FOUL_TIME:
-            if self._kind >= 0:
-                return self.m.foul(rules.NOBODY, self._kind, now)
-            return self.m.foul(rules.NOBODY, FOUL_KINDS[action - FOUL], now)
+            if self._kind >= 0:  # the kind a remote named
+                return self.m.foul(NOBODY, self._kind, now)
+            return self.m.foul(NOBODY, FOUL_KINDS[action - FOUL], now)
         if action == _UNDO:
             return self.m.undo(now)
         if action == _BREAK:
@@ -162,7 +177,7 @@ class Controller:
                 return self.m.resume(now)
             return self.m.break_request(self.m.turn, now)
         if action == _TIMEOUT:
-            return self.m.timeout(rules.NOBODY, now)
+            return self.m.timeout(NOBODY, now)
         fmt = self.view.fmt  # next_set, warmup: formats_wall.py's, loaded with a format match
         if fmt is None:
             return matchnames.NO_FORMATS
@@ -171,7 +186,7 @@ class Controller:
     def _lag(self, action, now):
         """The board has no lag buttons: a player's first press says he breaks;
         the generic buttons: point = A breaks, end of inning = B breaks."""
-        p = action if action < _A_POINT else (action - _A_POINT) >> 1
+        p = _SCORING[action][_LAG_BREAKER]
         reason = self.m.lag(p, now)
         if reason is None:
             reason = self.m.choose(p, False, now)

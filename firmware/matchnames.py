@@ -41,6 +41,8 @@ END_SHOOTOUT = const(6)  # the shoot-out decided (formats.py)
 # "other" is a foul whose kind the board was not told (a wall board's foul button).
 F_MISS = const(0)
 F_JUMPED = const(1)
+F_TOUCHED = const(3)  # touched a ball with hand, clothes or cue
+F_PUSH = const(4)  # a push shot or a double hit
 F_ZONE = const(8)
 F_OTHER = const(10)  # (rules.py: F_TIME)
 N_FOULS = const(11)  # len(FOULS): a foul's kind is an index into it

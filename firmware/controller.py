@@ -60,20 +60,13 @@ _BREAK = const(12)
 _TIMEOUT = const(13)
 _NEW = const(14)
 
-# The scoring actions, by action: who it is for (NOBODY: the player at the table), whether it
-# ends the inning (a miss) or is a point, and who breaks when it is pressed in the lag (the
-# board has no lag buttons: a player's first press says he breaks; point: A, miss: B).
-_PLAYER = const(0)
-_ENDS_INNING = const(1)
-_LAG_BREAKER = const(2)
-_SCORING = (
-    (NOBODY, False, A),  # point
-    (NOBODY, True, B),  # miss
-    (A, False, A),  # A.point
-    (A, True, A),  # A.miss
-    (B, False, B),  # B.point
-    (B, True, B),  # B.miss
-)
+# The scoring actions (point, miss, A.point, A.miss, B.point, B.miss), by action: who it is for
+# (NOBODY: the player at the table), whether it ends the inning (a miss, else a point), and
+# who breaks when it is pressed in the lag (the board has no lag buttons: a player's first
+# press says he breaks; point: A, miss: B). Three flat tuples, made once at import.
+_PLAYER_OF = (NOBODY, NOBODY, A, A, B, B)
+_ENDS_INNING = (False, True, False, True, False, True)
+_LAG_BREAKER = (A, B, A, A, B, B)
 # The foul actions' kinds (an index into rules.FOULS), by action from foul: foul (a kind the
 # board is not told), foul.touch, foul.push, foul.jump, foul.time. A test checks them against
 # the names.
@@ -164,8 +157,8 @@ class Controller:
         if action <= _B_MISS:
             if self.m.phase == rules.LAG:
                 return self._lag(action, now)
-            s = _SCORING[action]  # (one local, as many as the frame keeps off the heap)
-            return self.m.miss(s[_PLAYER], now) if s[_ENDS_INNING] else self.m.point(s[_PLAYER], now)
+            p = _PLAYER_OF[action]
+            return self.m.miss(p, now) if _ENDS_INNING[action] else self.m.point(p, now)
         if action <= _FOUL_TIME:
             if self._kind >= 0:  # the kind a remote named
                 return self.m.foul(NOBODY, self._kind, now)
@@ -186,7 +179,7 @@ class Controller:
     def _lag(self, action, now):
         """The board has no lag buttons: a player's first press says he breaks;
         the generic buttons: point = A breaks, end of inning = B breaks."""
-        p = _SCORING[action][_LAG_BREAKER]
+        p = _LAG_BREAKER[action]
         reason = self.m.lag(p, now)
         if reason is None:
             reason = self.m.choose(p, False, now)

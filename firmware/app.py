@@ -1,6 +1,6 @@
 """The wall board running: its tasks (startup.py builds it, then leaves RAM).
 
-With main.py, startup.py and its cold half appcold.py, the only module that touches
+With main.py, startup.py and its cold half app_cold.py, the only module that touches
 `machine`. Six tasks always, eight with a remote and the hall:
 
 - buttons: polls every button every POLL_MS, hands events to the controller;
@@ -26,7 +26,7 @@ buttons' lock-out after the turn passed), say so on the console, one line each:
 
 <action> is its name in controller.ACTIONS (A.point, next_set...); <reason> is
 the rules' reason number (controller.last_reason; reasons.py has the words, which
-the simulator's page shows) or the words "locked out". refusals.py writes them,
+the simulator's page shows) or the words "locked out". app_refusals.py writes them,
 loaded for it and dropped: a refusal allocates (about 1 KB, for a moment), an
 accepted press nothing.
 """
@@ -39,6 +39,8 @@ import machine
 
 import cold
 import rules
+from errorcodes import (CLOCK_MS, DISPLAY_MS, ERROR_MEMORY, ERROR_RADIO_FLOOD, ERROR_STORE, FEED_MS, HEALTHY_MS,
+                        POLL_MS, RADIO_BATCH, RADIO_SENDERS, SAVE_MS, STORE_ERROR_MS)
 
 try:
     from micropython import const
@@ -48,29 +50,13 @@ except ImportError:  # CPython
         return x
 
 
-# Timings and error codes: private constants (compiled in); errorcodes.py keeps their names
-# and what they mean (app.POLL_MS and the like come from there: __getattr__), a test checks
-# each pair.
-_POLL_MS = const(10)
-_CLOCK_MS = const(100)
-_DISPLAY_MS = const(100)
-_SAVE_MS = const(10)
-_FEED_MS = const(1000)
-_HEALTHY_MS = const(30000)  # running this long clears the crash count
-_RADIO_BATCH = const(4)  # radio frames handled per step of the radio task, then the others run
-_RADIO_SENDERS = const(32)  # sender addresses ESP-NOW may keep before the wall stops reading
-_ERROR_STORE = const(23)
-_ERROR_MEMORY = const(24)
-_ERROR_RADIO_FLOOD = const(44)
-_STORE_ERROR_MS = const(10000)
-
 RADIO_FILE = "radio.last"  # the newest accepted remote command's (boot, counter)
 
 _RTC_MAGIC = b"CR"
 
 
 def __getattr__(name):
-    """The names of the timings and error codes above: errorcodes.py."""
+    """The timings and error codes app.py imports (app.POLL_MS and the like): errorcodes.py."""
     return cold.forward("errorcodes", name, "app")
 
 
@@ -99,32 +85,48 @@ def wall_clock(offset_s):
 
 class Board:
     """The running wall board: the tasks above, and what they share. startup.build() makes
-    it (the hardware, the saved match, the radio and MQTT set-up are there, and leave RAM
-    with it) and sets: name, table, match, view, ctrl, group, buzzer, chips, buses,
-    i2c_specs, chip_bus, store, reported, saved_matches; hall (None, or the MQTT client's
-    arguments, with wifi and topic); radio (None, or the paired remote's radio.Receiver)
-    and espnow (its ESPNow object).
+    what it is given (the hardware, the saved match, the radio and MQTT set-up are there, and
+    leave RAM with it); every field is set here.
 
     Its job is the tasks and what they share, the remote's link too (radio_task; the
     protocol is radio.py's). The journal (store.py), the hall's publishing (publisher.py) and
     the error codes' drawing (view.py) live in their modules; what the tasks do only now
-    and then is in cold modules: appcold.py (the tasks' start, a stuck bus built anew),
+    and then is in cold modules: app_cold.py (the tasks' start, a stuck bus built anew),
     report.py (a finished match's report), publisher.py (loaded once on the network),
     boot_watchdog.py. No more classes than that: every class
     and object stays in RAM for as long as the board runs (tests/host/test_heap32.py)."""
 
-    def __init__(self):
-        self.hall = None  # MQTT's (client id, host, port, user, password, keepalive s) when the board publishes
+    def __init__(self, name, table, match, store, started_at, view, ctrl, group, buzzer, buses, chips,
+                 i2c_specs, chip_bus, error_until=None, radio=None, espnow=None, hall=None, wifi=None,
+                 topic=None):
+        self.name = name  # the board definition's name
+        self.table = table  # the configuration's name for the table
+        self.match = match  # the rules.Match played
+        self.store = store  # its store.MatchStore
+        self.started_at = started_at  # the match's start, epoch seconds (None: the clock not set)
+        self.view = view  # the view.View of the displays
+        self.ctrl = ctrl  # the controller.Controller the presses go to
+        self.group = group  # the buttons.ButtonGroup
+        self.buzzer = buzzer  # sound.Buzzer, or None
+        self.buses = buses  # the I2C buses, and the arguments to build them anew: (bus, scl, sda, freq) each
+        self.chips = chips  # a driver per display chip (None: left out)
+        self.i2c_specs = i2c_specs
+        self.chip_bus = chip_bus  # each chip's bus, a byte each
+        self.error_until = error_until  # when a passing error code (E 23, E 44) goes
+        self.radio = radio  # the paired remote's radio.Receiver, or None
+        self.espnow = espnow  # and its ESPNow object
+        self.hall = hall  # MQTT's (client id, host, port, user, password, keepalive s) when the board publishes
+        self.wifi = wifi  # (ssid, password), with hall
+        self.topic = topic  # "<prefix>/<table>/", with hall
         self.mqtt = None  # the publisher (publisher.py), once the board is on the network
-        self.radio = None  # the paired remote's radio.Receiver (and self.espnow, the ESPNow object)
         self.beats = bytearray(3)  # heartbeats of the buttons, clock and display tasks
         self.wdt = None
-        self.started_at = None
-        self.error_until = None  # when a passing error code (E 23, E 44) goes
         self.short_until = None  # E 24 shows until then: something failed for want of memory
         self._oom = 0  # the match's out_of_memory count last seen
-        self.saved_matches = 0
-        self.reported = True  # the finished match's report is on the flash (or nothing finished)
+        self.saved_matches = ctrl.matches
+        # A finished match whose report is not on the flash (a power cut came between the
+        # winning point and the report): the save task writes it now.
+        self.reported = match.phase != rules.FINISHED or store.held or store.has_report()
 
     # ---- never lose a match -------------------------------------------------------
     #
@@ -160,17 +162,17 @@ class Board:
             if self.changed():
                 try:
                     self.persist()
-                except MemoryError:  # tried again (a new match's begin loads snapshot.py)
+                except MemoryError:  # tried again (a new match's begin loads store_snapshot.py)
                     self.short_of_memory()
                     await asyncio.sleep_ms(1000)
             if not self.reported and not self.store.held:
                 # report.save writes it to the flash in steps; report.py leaves RAM after.
                 try:
-                    await cold.run("report", "save", self)
+                    await self.save_report()
                 except MemoryError:
                     self.short_of_memory()
                     await asyncio.sleep_ms(1000)
-            await asyncio.sleep_ms(_SAVE_MS)
+            await asyncio.sleep_ms(SAVE_MS)
 
     # ---- the hall: Wi-Fi (publisher.py publishes once the board is on it) ----------------
 
@@ -220,7 +222,7 @@ class Board:
             if group.locked:  # presses the lock-out ignored
                 refused(self, 0)
             beats[0] = (beats[0] + 1) & 0xFF
-            await asyncio.sleep_ms(_POLL_MS)
+            await asyncio.sleep_ms(POLL_MS)
 
     async def clock_task(self):
         ctrl = self.ctrl
@@ -232,7 +234,7 @@ class Board:
                 self._oom = match.out_of_memory
                 self.short_of_memory()
             beats[1] = (beats[1] + 1) & 0xFF
-            await asyncio.sleep_ms(_CLOCK_MS)
+            await asyncio.sleep_ms(CLOCK_MS)
 
     async def display_task(self):
         v = self.view
@@ -247,28 +249,28 @@ class Board:
             if failures == 50:
                 failures = 0
                 try:
-                    cold.call("appcold", "reinit_buses", self)  # rare: loaded for it, dropped
+                    self.reinit_buses()  # rare: app_cold.py loaded for it, dropped
                 except MemoryError:  # tried again after 50 more
                     self.short_of_memory()
             beats[2] = (beats[2] + 1) & 0xFF
-            await asyncio.sleep_ms(_DISPLAY_MS)
+            await asyncio.sleep_ms(DISPLAY_MS)
 
     def short_of_memory(self):
         """Something was refused or not written for want of memory: E 24 for _STORE_ERROR_MS."""
-        self.short_until = time.ticks_add(time.ticks_ms(), _STORE_ERROR_MS)
+        self.short_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
 
     def update_error(self, now):
         v = self.view
         if self.error_until is not None and time.ticks_diff(now, self.error_until) >= 0:
             self.error_until = None
-            if v.error == _ERROR_STORE or v.error == _ERROR_RADIO_FLOOD:
+            if v.error == ERROR_STORE or v.error == ERROR_RADIO_FLOOD:
                 v.error = 0
         if self.short_until is not None and time.ticks_diff(now, self.short_until) >= 0:
             self.short_until = None
         short = self.store.held or self.short_until is not None
         if short and not v.error:
-            v.error = _ERROR_MEMORY
-        elif not short and v.error == _ERROR_MEMORY:
+            v.error = ERROR_MEMORY
+        elif not short and v.error == ERROR_MEMORY:
             v.error = 0
 
     async def watchdog_task(self):
@@ -276,7 +278,7 @@ class Board:
         start = time.ticks_ms()
         healthy = False
         while True:
-            await asyncio.sleep_ms(_FEED_MS)
+            await asyncio.sleep_ms(FEED_MS)
             alive = True
             for i in range(3):
                 if self.beats[i] == seen[i]:
@@ -284,7 +286,7 @@ class Board:
                 seen[i] = self.beats[i]
             if alive:
                 self.wdt.feed()
-                if not healthy and time.ticks_diff(time.ticks_ms(), start) > _HEALTHY_MS:
+                if not healthy and time.ticks_diff(time.ticks_ms(), start) > HEALTHY_MS:
                     healthy = True
                     count, crashed, armed = rtc_state()
                     rtc_write(0, crashed, armed)
@@ -299,16 +301,16 @@ class Board:
 
         ESP-NOW's irecv() keeps the address of every sender in ESPNow.peers_table (a dict):
         forged addresses would fill the heap. Past _RADIO_SENDERS addresses every one but
-        the paired remote's is forgotten (appcold.flooded), and E 44 shows for a while: a
+        the paired remote's is forgotten (app_cold.flooded), and E 44 shows for a while: a
         stranger never locks the paired remote out."""
         e = self.espnow
         table = getattr(e, "peers_table", None)  # None: a build without RSSI keeps no table
         while True:
             k = 0
-            while k < _RADIO_BATCH and e.any():
-                if table is not None and len(table) > _RADIO_SENDERS:
+            while k < RADIO_BATCH and e.any():
+                if table is not None and len(table) > RADIO_SENDERS:
                     try:
-                        cold.call("appcold", "flooded", self, table)
+                        self.flooded(table)
                     except MemoryError:
                         table.clear()  # (the paired remote's address comes back with its next frame)
                 k += 1
@@ -319,7 +321,7 @@ class Board:
                     self.radio_frame(msg)
                 except MemoryError:  # the frame is lost; the remote sends it again
                     self.short_of_memory()
-            await asyncio.sleep_ms(0 if k == _RADIO_BATCH else _POLL_MS)
+            await asyncio.sleep_ms(0 if k == RADIO_BATCH else POLL_MS)
 
     def radio_frame(self, msg):
         """One frame from the radio: checked (radio.Receiver), a new command recorded
@@ -361,18 +363,44 @@ class Board:
     def serve(self):
         """Run the tasks until Ctrl-C (the REPL); the watchdog is then fed by a timer."""
         try:
-            asyncio.run(cold.call("appcold", "start", self))  # the tasks made (appcold.py)
+            with cold.Rare():
+                import app_cold
+                tasks = app_cold.start(self)  # the tasks made (app_cold.py)
+                del app_cold  # out of RAM while they run
+            asyncio.run(tasks)
         except KeyboardInterrupt:
-            cold.call("appcold", "stopped", self)  # the watchdog fed by a timer from now on
+            with cold.Rare():
+                import app_cold
+                app_cold.stopped(self)  # the watchdog fed by a timer from now on
         finally:
             asyncio.new_event_loop()
+
+    # The rare paths of the tasks, each in a frame of its own: app_cold.py, report.py and what
+    # they load leave RAM when it returns, however it returns.
+    async def save_report(self):
+        with cold.Rare():
+            import report
+            await asyncio.sleep(0)  # (loading it takes a while: the others run)
+            await report.save(self)
+
+    def reinit_buses(self):
+        with cold.Rare():
+            import app_cold
+            app_cold.reinit_buses(self)
+
+    def flooded(self, table):
+        with cold.Rare():
+            import app_cold
+            app_cold.flooded(self, table)
 
 
 def refused(board, e):
     """The console's line for a refused button event e, a remote's command (-1 - command), or
-    (e == 0) the presses the lock-out ignored: refusals.py. Short of memory for it, none."""
+    (e == 0) the presses the lock-out ignored: app_refusals.py. Short of memory for it, none."""
     try:
-        cold.call("refusals", "say", board, e)
+        with cold.Rare():
+            import app_refusals
+            app_refusals.say(board, e)
     except MemoryError:
         pass
 

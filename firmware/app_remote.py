@@ -31,12 +31,11 @@ import cold
 import remote
 from buttons import LONG, NO_ACTION, SHORT
 from errorcodes import ERROR_BOOT_COUNTER, ERROR_BOOT_LIMIT, ERROR_NO_ACK, ERROR_NOT_PAIRED
+from matchnames import SET_OVER, WARMUP
 
 BOOT_FILE = "remote.boot"
 AWAKE_MS = 300  # after the last press or acknowledgement: the radio is the battery's main cost
 SHOW_MS = 3000  # then the display stays lit, the radio off and the chip in light sleep
-_SET_OVER = 6  # rules' phases (a test checks them)
-_WARMUP = 8
 POLL_MS = 5
 RADIO_BATCH = 4  # frames read per step
 
@@ -80,7 +79,9 @@ def new_boot():
     if boot is None:
         return 0, ERROR_BOOT_LIMIT
     try:
-        cold.call("store", "replace", BOOT_FILE, b"%d" % boot)
+        with cold.Rare():
+            import store
+            store.replace(BOOT_FILE, b"%d" % boot)
     except OSError:
         return 0, ERROR_BOOT_COUNTER
     machine.RTC().memory(remote.rtc_record(boot, 0))
@@ -89,7 +90,7 @@ def new_boot():
 
 class Remote:
     def __init__(self, board, config, make_pin, chips):
-        import buttonsetup
+        import buttons_setup
         import controller
 
         self.board = board
@@ -97,7 +98,7 @@ class Remote:
         self.leds = {}
         for name, spec in (board.get("leds") or {}).items():
             self.leds[name] = machine.Pin(spec["pin"], machine.Pin.OUT)
-        self.group = buttonsetup.from_board(board, make_pin)
+        self.group = buttons_setup.from_board(board, make_pin)
         self.actions = controller.ACTIONS
         self.kinds = controller.FOUL_KINDS
         radio_cfg = config["radio"]
@@ -134,10 +135,10 @@ class Remote:
             elif self.link is not None and self.link.busy():
                 chip.set_window(b"----", 0)
                 chip.set_colon(False)
-            elif s is not None and s[3] == _SET_OVER:
+            elif s is not None and s[3] == SET_OVER:
                 chip.set_window(b" %d-%d" % (s[0] % 10, s[1] % 10), 0)
                 chip.set_colon(False)
-            elif s is not None and s[3] == _WARMUP:
+            elif s is not None and s[3] == WARMUP:
                 chip.set_window(b"UP b" if s[2] else b"UP A", 0)
                 chip.set_colon(False)
             elif s is not None:

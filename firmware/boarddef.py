@@ -88,7 +88,7 @@ import json
 
 import jsonwhole  # a file cut short is refused on every release
 from controller import ACTIONS  # what a button can do (the one list)
-from viewsetup import FIELDS, LEDS  # what a view can show
+from view_setup import FIELDS, LEDS  # what a view can show
 
 SCHEMA = 1
 ROLES = ("wall", "remote")

@@ -38,9 +38,9 @@ Decisions (documented because the brief left them open):
 
 Times are ms ticks with MicroPython's ESP32 period of 2**30 (ticks.py).
 
-Usage (the app polls from its buttons task; buttonsetup.py builds a group
+Usage (the app polls from its buttons task; buttons_setup.py builds a group
 from a board definition, with the pins the app makes):
-    group = buttonsetup.from_board(board, make_pin)
+    group = buttons_setup.from_board(board, make_pin)
     group.poll(time.ticks_ms())      # every 10 ms
     while group.pending(): e = group.get()
     group.lock(time.ticks_ms())      # the turn passed
@@ -200,7 +200,7 @@ class ButtonGroup:
         self.dropped = 0  # events lost because the ring was full
         self.locked = 0  # bit i: button i's press was locked out since the app last cleared it
         # The board's action (an index into controller.ACTIONS, NO_ACTION: none) of each
-        # button's SHORT and LONG events (buttonsetup.py sets them from the board definition).
+        # button's SHORT and LONG events (buttons_setup.py sets them from the board definition).
         self.short = self.long = bytes(len(self.buttons))
 
     def poll(self, now):

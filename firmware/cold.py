@@ -1,21 +1,30 @@
-"""Code a running board needs only now and then: loaded for one call, then dropped.
+"""Code a running board needs only now and then: a plain import on the rare path, out of RAM after.
 
-    cold.call("viewsetup", "names", view)    # viewsetup.names(view), then out of RAM
-    await cold.run("report", "save", board)  # from a task: loaded, a yield, awaited, out of RAM
-    for _ in cold.steps("matchdoc", "fields", m, now, out):  # a generator's: after its last item
-    def __getattr__(name):                   # rules.E_POINT and the like: from matchnames
+    with cold.Rare():                      # rules.Match.new
+        import rules_setup
+        return rules_setup.new(self, now, options)
+
+    with cold.Rare():                      # a task (app.Board.serve: report.save), a generator
+        import report                      # (report.build: matchdoc.fields), the same way
+        await asyncio.sleep(0)
+        await report.save(board)
+
+    def __getattr__(name):                 # rules.E_POINT and the like: from matchnames
         return cold.forward("matchnames", name, "rules")
 
-On MicroPython every module the call loaded leaves sys.modules afterwards, so
-its code is garbage once the call returns (the board keeps only what it runs
-every second in RAM). On CPython (host tools, tests) they stay loaded. Loading
-needs memory: a MemoryError reaches the caller, who decides what it costs.
+On MicroPython every module imported inside the `with` block (the one named there and
+whatever it imported in turn) leaves sys.modules when the block ends, however it ends (a
+return, an exception, a generator closed): its code is garbage once the caller lets go of it
+(the board keeps only what it runs every second in RAM). On CPython (host tools, tests) they
+stay loaded. Loading needs memory: a MemoryError reaches the caller, who decides what it costs.
 
-Cold halves: a class whose rare work is split off keeps it in a module of its
-own that works on the class's private state (matchsetup.py, matchevents.py, logback.py, matchstate.py and innings.py for
-rules.Match, snapshot.py, journal.py, checkpoint.py, history.py and reportfile.py for store.MatchStore, viewsetup.py for
-view.View, configedit.py for config.py, appcold.py for app.Board). Those pairs are one class in two
-files; no other module uses another's underscore names (a test checks).
+Cold halves: a class whose rare work is split off keeps it in a module of its own, named after
+its hot module, that works on the class's private state (rules_setup.py, rules_events.py,
+rules_logback.py, rules_state.py and rules_innings.py for rules.Match; store_snapshot.py,
+store_journal.py, store_checkpoint.py, store_history.py, store_reportfile.py and store_files.py
+for store.MatchStore; view_setup.py for view.View; config_edit.py for config.py; app_cold.py for
+app.Board). Those pairs are one class in two files; no other module uses another's underscore
+names (a test checks).
 """
 
 import sys
@@ -25,8 +34,8 @@ _DROP = sys.implementation.name == "micropython"
 
 def forward(module, name, of):
     """module.name, for a module's __getattr__ that finds its public names in its cold twin
-    (rules in matchsetup, store in history, radio in remote, app in errorcodes); an unknown
-    name raises AttributeError("<of> has no 'name'")."""
+    (rules in matchnames, store in store_history, radio in remote, app in errorcodes); an
+    unknown name raises AttributeError("<of> has no 'name'")."""
     if name[:2] == "__":  # __path__ and the like (CPython's `from m import x` asks): never forwarded
         raise AttributeError(name)
     try:
@@ -35,63 +44,16 @@ def forward(module, name, of):
         raise AttributeError("%s has no %r" % (of, name)) from None
 
 
-def call(module, name, *args):
-    before = len(sys.modules)
-    loaded = () if not _DROP else tuple(sys.modules)
-    mod = __import__(module)
-    try:
-        return getattr(mod, name)(*args)
-    finally:
-        if _DROP and len(sys.modules) != before:
-            _drop(loaded)
+class Rare:
+    """`with cold.Rare():` around the rare path's imports and calls: on MicroPython, the modules
+    loaded inside leave sys.modules at its end (nothing is done when none was loaded)."""
 
+    def __enter__(self):
+        self.loaded = tuple(sys.modules) if _DROP else None
 
-async def run(module, name, *args):
-    """call() from a task: loads the module, lets the others run (loading takes a while),
-    calls the function (awaiting an async one's coroutine), then drops what it loaded
-    (call() would drop the modules before a coroutine's body ran, and leave what it imported)."""
-    import asyncio  # the caller's: resident
-
-    before = len(sys.modules)
-    loaded = () if not _DROP else tuple(sys.modules)
-    try:
-        mod = __import__(module)
-        await asyncio.sleep(0)
-        got = getattr(mod, name)(*args)
-        return (await got) if hasattr(got, "send") else got
-    finally:
-        if _DROP and len(sys.modules) != before:
-            _drop(loaded)
-
-
-def steps(module, name, *args):
-    """call() for a generator function: its items (and its value), then what it loaded is
-    dropped."""
-    before = len(sys.modules)
-    loaded = () if not _DROP else tuple(sys.modules)
-    try:
-        return (yield from getattr(__import__(module), name)(*args))
-    finally:
-        if _DROP and len(sys.modules) != before:
-            _drop(loaded)
-
-
-def call_in_steps(module, name, *args):
-    """call() for a generator's caller, in two steps: the module loaded, a yield (loading it
-    takes a while), then the call; the generator's value is the call's, and what it loaded
-    is dropped after it: `x = yield from cold.call_in_steps("m", "f", a)`."""
-    before = len(sys.modules)
-    loaded = () if not _DROP else tuple(sys.modules)
-    try:
-        mod = __import__(module)
-        yield
-        return getattr(mod, name)(*args)
-    finally:
-        if _DROP and len(sys.modules) != before:
-            _drop(loaded)
-
-
-def _drop(loaded):
-    for key in tuple(sys.modules):
-        if key not in loaded:
-            del sys.modules[key]
+    def __exit__(self, *exc):
+        loaded = self.loaded
+        if loaded is not None and len(sys.modules) != len(loaded):
+            for key in tuple(sys.modules):
+                if key not in loaded:
+                    del sys.modules[key]

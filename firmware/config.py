@@ -21,7 +21,7 @@ Unknown keys are errors (a typo must not pass silently); so are wrong types
 never appear in an error message; redact(d) hides them for logs.
 
 set_path/get_path (editing by dotted path, for `carom config set` and the
-REPL) live in configedit.py, imported only when called.  On the device, load
+REPL) live in config_edit.py, imported only when called.  On the device, load
 at boot and keep the dict; the module can be dropped from sys.modules after.
 
 The schema
@@ -65,7 +65,7 @@ mqtt           host: "" (no MQTT) or a host name/address [A-Za-z0-9.-] up to 64;
                table [a-z0-9_-] 0..24; prefix topic prefix [A-Za-z0-9_/-]
                1..64, not starting or ending with "/" ("carom");
                keepalive_s 5..600 (30): a silent board's will comes after 1.5x this
-hall           (the hall's setups: hallsetup.py)
+hall           (the hall's setups: publisher_hall.py)
   key          SECRET: 32 bytes as 64 hex digits, or null (no setups taken, reports sent unsigned)
 
 Normalized: every key present; peer and key lower case, peer with colons.
@@ -92,8 +92,10 @@ Error codes (load's second value; the app shows "E nn"; errorcodes.py has every 
 import json
 import os
 
-import cold
 import jsonwhole  # a file cut short is refused on every release
+from confignames import (FILE, F_BYTES, F_NULL, F_OR_ZERO, F_SECRET, REDACTED, T_ACTIONS, T_BOOL, T_CHOICE, T_HEX,
+                         T_ID, T_INT, T_MAC, T_OBJ, T_TEXT)
+from errorcodes import ERROR_CONFIG, ERROR_CONFIG_DEFAULTS
 
 try:
     from micropython import const
@@ -106,108 +108,79 @@ except ImportError:  # CPython
 from controller import ACTIONS  # the wall buttons' actions (radio.wall_buttons)
 from matchwords import GAMES, MAX_INNINGS_LIMIT, MAX_TARGET
 
-FILE = "config.json"
 MAX_BYTES = 4096  # a longer file is refused before it is parsed (RAM)
 
 # Private constants, compiled in: a start that checks config.json (the first after a deploy)
-# would keep every name this module holds interned for good. configedit.py names them
-# (config.T_OBJ, config.ERROR_CONFIG and the like come from there: __getattr__), a test
-# checks each pair; errorcodes.py is the codes' table.
-_ERROR_CONFIG = const(20)  # load()'s codes
-_ERROR_CONFIG_DEFAULTS = const(22)
-_REDACTED = const("***")
-
-# Value kinds.
-_T_INT = const(0)  # lo..hi
-_T_BOOL = const(1)
-_T_TEXT = const(2)  # printable text, length lo..hi
-_T_ID = const(3)  # characters from the string in `extra`, length lo..hi
-_T_CHOICE = const(4)  # one of the tuple in `extra`
-_T_HEX = const(5)  # lo bytes as 2*lo hex digits
-_T_MAC = const(6)
-_T_ACTIONS = const(7)  # "all" or a list of ACTIONS
-_T_OBJ = const(8)  # `extra` is the section's schema
-
-# Flags.
-_F_NULL = const(1)  # null allowed
-_F_SECRET = const(2)  # never shown: not in errors, "***" in redact()
-_F_OR_ZERO = const(4)  # 0 (or "") also allowed besides lo..hi
-_F_BYTES = const(8)  # text length counted in UTF-8 bytes
-
+# would keep every name this module holds interned for good (the schema's codes are
+# confignames.py's, load()'s errorcodes.py's: the build compiles those in too).
 _NAME_CHARS = const("abcdefghijklmnopqrstuvwxyz0123456789_-")
 _HOST_CHARS = const("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 _TOPIC_CHARS = const("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/")
 
 
-
-def __getattr__(name):
-    """The names of the constants above (T_OBJ, F_SECRET, ERROR_CONFIG...): configedit.py."""
-    return cold.forward("configedit", name, "config")
-
-
 # One entry per key: (key, kind, default, lo, hi, flags, extra).
 _PLAYER = (
-    ("name", _T_TEXT, "", 0, 24, 0, None),
-    ("club", _T_TEXT, "", 0, 24, 0, None),
+    ("name", T_TEXT, "", 0, 24, 0, None),
+    ("club", T_TEXT, "", 0, 24, 0, None),
 )
 SCHEMA = (
-    ("board", _T_ID, "wall", 1, 24, 0, _NAME_CHARS),
-    ("name", _T_TEXT, "", 0, 24, 0, None),
-    ("players", _T_OBJ, None, 0, 0, 0, (
-        ("A", _T_OBJ, None, 0, 0, 0, _PLAYER),
-        ("B", _T_OBJ, None, 0, 0, 0, _PLAYER),
+    ("board", T_ID, "wall", 1, 24, 0, _NAME_CHARS),
+    ("name", T_TEXT, "", 0, 24, 0, None),
+    ("players", T_OBJ, None, 0, 0, 0, (
+        ("A", T_OBJ, None, 0, 0, 0, _PLAYER),
+        ("B", T_OBJ, None, 0, 0, 0, _PLAYER),
     )),
-    ("match", _T_OBJ, None, 0, 0, 0, (
-        ("game", _T_CHOICE, "three_cushion", 0, 0, 0, GAMES),
-        ("target", _T_INT, 30, 1, MAX_TARGET, 0, None),
-        ("innings_limit", _T_INT, 0, 0, MAX_INNINGS_LIMIT, 0, None),
-        ("equalizing", _T_BOOL, True, 0, 0, 0, None),
-        ("draw", _T_BOOL, True, 0, 0, 0, None),
-        ("shot_clock", _T_INT, 0, 10, 300, _F_OR_ZERO, None),
-        ("timeouts", _T_INT, None, 0, 9, _F_NULL, None),
-        ("timeout_s", _T_INT, None, 10, 300, _F_NULL, None),  # a time-out's extra seconds; null: one shot period
-        ("break_s", _T_INT, 180, 0, 3600, 0, None),
-        ("breaker_ball", _T_CHOICE, "spot", 0, 0, 0, ("spot", "white")),
-        ("target_A", _T_INT, None, 1, MAX_TARGET, _F_NULL, None),
-        ("target_B", _T_INT, None, 1, MAX_TARGET, _F_NULL, None),
-        ("sets", _T_INT, 0, 0, 9, 0, None),
-        ("deciding_target", _T_INT, None, 1, MAX_TARGET, _F_NULL, None),
-        ("shootout", _T_BOOL, False, 0, 0, 0, None),
-        ("warmup_s", _T_INT, 0, 0, 900, 0, None),
+    ("match", T_OBJ, None, 0, 0, 0, (
+        ("game", T_CHOICE, "three_cushion", 0, 0, 0, GAMES),
+        ("target", T_INT, 30, 1, MAX_TARGET, 0, None),
+        ("innings_limit", T_INT, 0, 0, MAX_INNINGS_LIMIT, 0, None),
+        ("equalizing", T_BOOL, True, 0, 0, 0, None),
+        ("draw", T_BOOL, True, 0, 0, 0, None),
+        ("shot_clock", T_INT, 0, 10, 300, F_OR_ZERO, None),
+        ("timeouts", T_INT, None, 0, 9, F_NULL, None),
+        ("timeout_s", T_INT, None, 10, 300, F_NULL, None),  # a time-out's extra seconds; null: one shot period
+        ("break_s", T_INT, 180, 0, 3600, 0, None),
+        ("breaker_ball", T_CHOICE, "spot", 0, 0, 0, ("spot", "white")),
+        ("target_A", T_INT, None, 1, MAX_TARGET, F_NULL, None),
+        ("target_B", T_INT, None, 1, MAX_TARGET, F_NULL, None),
+        ("sets", T_INT, 0, 0, 9, 0, None),
+        ("deciding_target", T_INT, None, 1, MAX_TARGET, F_NULL, None),
+        ("shootout", T_BOOL, False, 0, 0, 0, None),
+        ("warmup_s", T_INT, 0, 0, 900, 0, None),
     )),
-    ("display", _T_OBJ, None, 0, 0, 0, (
-        ("brightness", _T_INT, None, 0, 15, _F_NULL, None),
+    ("display", T_OBJ, None, 0, 0, 0, (
+        ("brightness", T_INT, None, 0, 15, F_NULL, None),
     )),
-    ("sound", _T_OBJ, None, 0, 0, 0, (
-        ("volume", _T_INT, 50, 0, 100, 0, None),
+    ("sound", T_OBJ, None, 0, 0, 0, (
+        ("volume", T_INT, 50, 0, 100, 0, None),
     )),
-    ("buttons", _T_OBJ, None, 0, 0, 0, (  # the ranges of boarddef.TIMINGS (a test checks)
-        ("debounce_ms", _T_INT, None, 0, 500, _F_NULL, None),
-        ("long_ms", _T_INT, None, 100, 10000, _F_NULL, None),
-        ("stuck_ms", _T_INT, None, 500, 120000, _F_NULL, None),
-        ("lockout_ms", _T_INT, None, 0, 5000, _F_NULL, None),
+    ("buttons", T_OBJ, None, 0, 0, 0, (  # the ranges of boarddef.TIMINGS (a test checks)
+        ("debounce_ms", T_INT, None, 0, 500, F_NULL, None),
+        ("long_ms", T_INT, None, 100, 10000, F_NULL, None),
+        ("stuck_ms", T_INT, None, 500, 120000, F_NULL, None),
+        ("lockout_ms", T_INT, None, 0, 5000, F_NULL, None),
     )),
-    ("radio", _T_OBJ, None, 0, 0, 0, (
-        ("peer", _T_MAC, None, 0, 0, _F_NULL, None),
-        ("key", _T_HEX, None, 32, 32, _F_NULL | _F_SECRET, None),
-        ("wall_buttons", _T_ACTIONS, "all", 0, 0, 0, None),
-        ("channel", _T_INT, None, 1, 14, _F_NULL, None),
+    ("radio", T_OBJ, None, 0, 0, 0, (
+        ("peer", T_MAC, None, 0, 0, F_NULL, None),
+        ("key", T_HEX, None, 32, 32, F_NULL | F_SECRET, None),
+        ("wall_buttons", T_ACTIONS, "all", 0, 0, 0, None),
+        ("channel", T_INT, None, 1, 14, F_NULL, None),
     )),
-    ("wifi", _T_OBJ, None, 0, 0, 0, (
-        ("ssid", _T_TEXT, "", 0, 32, _F_BYTES, None),
-        ("password", _T_TEXT, "", 8, 63, _F_SECRET | _F_OR_ZERO, None),
+    ("wifi", T_OBJ, None, 0, 0, 0, (
+        ("ssid", T_TEXT, "", 0, 32, F_BYTES, None),
+        ("password", T_TEXT, "", 8, 63, F_SECRET | F_OR_ZERO, None),
     )),
-    ("mqtt", _T_OBJ, None, 0, 0, 0, (
-        ("host", _T_ID, "", 0, 64, 0, _HOST_CHARS),
-        ("port", _T_INT, 1883, 1, 65535, 0, None),
-        ("user", _T_TEXT, "", 0, 64, 0, None),
-        ("password", _T_TEXT, "", 0, 64, _F_SECRET, None),
-        ("table", _T_ID, "", 0, 24, 0, _NAME_CHARS),
-        ("prefix", _T_ID, "carom", 1, 64, 0, _TOPIC_CHARS),
-        ("keepalive_s", _T_INT, 30, 5, 600, 0, None),
+    ("mqtt", T_OBJ, None, 0, 0, 0, (
+        ("host", T_ID, "", 0, 64, 0, _HOST_CHARS),
+        ("port", T_INT, 1883, 1, 65535, 0, None),
+        ("user", T_TEXT, "", 0, 64, 0, None),
+        ("password", T_TEXT, "", 0, 64, F_SECRET, None),
+        ("table", T_ID, "", 0, 24, 0, _NAME_CHARS),
+        ("prefix", T_ID, "carom", 1, 64, 0, _TOPIC_CHARS),
+        ("keepalive_s", T_INT, 30, 5, 600, 0, None),
     )),
-    ("hall", _T_OBJ, None, 0, 0, 0, (
-        ("key", _T_HEX, None, 32, 32, _F_NULL | _F_SECRET, None),
+    ("hall", T_OBJ, None, 0, 0, 0, (
+        ("key", T_HEX, None, 32, 32, F_NULL | F_SECRET, None),
     )),
 )
 
@@ -264,7 +237,7 @@ def _key(prefix, k):
 
 def _show(v, flags):
     """v for an error message: JSON, one line, short; secrets hidden."""
-    if flags & _F_SECRET:
+    if flags & F_SECRET:
         return "(hidden)"
     try:
         s = json.dumps(v)
@@ -284,7 +257,7 @@ def _section(d, schema, prefix):
     for e in schema:
         key = e[0]
         path = prefix + key
-        if e[1] == _T_OBJ:
+        if e[1] == T_OBJ:
             v = d.get(key)
             if v is None:
                 v = {}
@@ -301,41 +274,41 @@ def _section(d, schema, prefix):
 def _value(v, e, path):
     kind, lo, flags, extra = e[1], e[3], e[5], e[6]
     if v is None:
-        if flags & _F_NULL:
+        if flags & F_NULL:
             return None
         # falls through: the type check names what is expected
-    if kind == _T_INT:
+    if kind == T_INT:
         return _int_value(v, e, path)
-    if kind == _T_BOOL:
+    if kind == T_BOOL:
         if type(v) is not bool:
             _err(path, "%s is not true or false" % _show(v, flags))
         return v
-    if kind == _T_CHOICE:
+    if kind == T_CHOICE:
         if type(v) is not str or v not in extra:
             _err(path, "%s is not one of %s" % (_show(v, flags), ", ".join(extra)))
         return v
-    if kind == _T_ACTIONS:
+    if kind == T_ACTIONS:
         return _actions(v, path)
     if type(v) is not str:
         _err(path, "%s is not a string" % _show(v, flags))
-    if kind == _T_HEX:
+    if kind == T_HEX:
         if len(v) != 2 * lo or not _is_hex(v):
             _err(path, "%s is not %d bytes as %d hex digits" % (_show(v, flags), lo, 2 * lo))
         return v.lower()
-    if kind == _T_MAC:
+    if kind == T_MAC:
         return _mac(v, path)
     return _text_value(v, e, path)
 
 
 def _int_value(v, e, path):
-    """An integer in lo..hi (or 0, with _F_OR_ZERO)."""
+    """An integer in lo..hi (or 0, with F_OR_ZERO)."""
     lo, hi, flags = e[3], e[4], e[5]
     if type(v) is not int:
         _err(path, "%s is not an integer" % _show(v, flags))
-    if flags & _F_OR_ZERO and v == 0:
+    if flags & F_OR_ZERO and v == 0:
         return v
     if not lo <= v <= hi:
-        _err(path, "%d is not %sin %d..%d" % (v, "0 (off) or " if flags & _F_OR_ZERO else "", lo, hi))
+        _err(path, "%d is not %sin %d..%d" % (v, "0 (off) or " if flags & F_OR_ZERO else "", lo, hi))
     return v
 
 
@@ -344,12 +317,12 @@ def _text_value(v, e, path):
     control characters, or a name (_T_ID) of the characters in `extra`."""
     kind, lo, hi, flags, extra = e[1], e[3], e[4], e[5], e[6]
     n = len(v)
-    if kind == _T_TEXT:
+    if kind == T_TEXT:
         for c in v:
             o = ord(c)
             if o < 32 or 127 <= o < 160 or 0xD800 <= o < 0xE000:
                 _err(path, "%s: control character %d is not allowed" % (_show(v, flags), o))
-        if flags & _F_BYTES:
+        if flags & F_BYTES:
             n = len(v.encode())
     else:  # T_ID
         for c in v:
@@ -357,10 +330,10 @@ def _text_value(v, e, path):
                 _err(path, "%s: character %s is not allowed" % (_show(v, flags), _show(c, flags)))
         if "/" in extra and (v[:1] == "/" or v[-1:] == "/"):
             _err(path, "%s must not start or end with /" % _show(v, flags))
-    if not (lo <= n <= hi or (flags & _F_OR_ZERO and n == 0)):
+    if not (lo <= n <= hi or (flags & F_OR_ZERO and n == 0)):
         _err(path, "%s: length %d is not %sin %d..%d" % (
-            _show(v, flags), n, "0 or " if flags & _F_OR_ZERO else "", lo, hi))
-    if flags & _F_SECRET and v == _REDACTED:
+            _show(v, flags), n, "0 or " if flags & F_OR_ZERO else "", lo, hi))
+    if flags & F_SECRET and v == REDACTED:
         _err(path, "%s is the redacted placeholder, not a value" % _show(v, 0))
     return v
 
@@ -438,10 +411,10 @@ def _redact(d, schema):
         key = e[0]
         if key not in out:
             continue
-        if e[1] == _T_OBJ:
+        if e[1] == T_OBJ:
             out[key] = _redact(out[key], e[6])
-        elif e[5] & _F_SECRET and out[key] is not None and out[key] != "":
-            out[key] = _REDACTED
+        elif e[5] & F_SECRET and out[key] is not None and out[key] != "":
+            out[key] = REDACTED
     return out
 
 
@@ -493,14 +466,14 @@ def load(path=FILE, fs=os):
     try:
         raw = _read(good, fs)
         if raw is not None:
-            return _parse(raw, good), _ERROR_CONFIG, msg
+            return _parse(raw, good), ERROR_CONFIG, msg
     except Exception:  # noqa: BLE001
         pass
     try:
         cfg = defaults()
     except Exception:  # noqa: BLE001 -- cannot happen; the schema's defaults are valid
         cfg = None
-    return cfg, _ERROR_CONFIG_DEFAULTS, msg
+    return cfg, ERROR_CONFIG_DEFAULTS, msg
 
 
 def save(d, path=FILE, fs=os):
@@ -584,18 +557,18 @@ def _remove(path, fs):
         pass
 
 
-# ---- editing: in configedit.py (host tools, the REPL), imported only when used ------
+# ---- editing: in config_edit.py (host tools, the REPL), imported only when used ------
 
 
 def set_path(d, path, text, source=FILE):
-    """configedit.set_path: d with one key set from command-line text (a new dict)."""
-    import configedit
+    """config_edit.set_path: d with one key set from command-line text (a new dict)."""
+    import config_edit
 
-    return configedit.set_path(d, path, text, source)
+    return config_edit.set_path(d, path, text, source)
 
 
 def get_path(d, path, source=FILE):
-    """configedit.get_path: the value at a dotted path, defaults filled in."""
-    import configedit
+    """config_edit.get_path: the value at a dotted path, defaults filled in."""
+    import config_edit
 
-    return configedit.get_path(d, path, source)
+    return config_edit.get_path(d, path, source)

@@ -4,7 +4,7 @@ No machine, no clock: the app hands in the match, the view, the buzzer and
 the button group, and calls press()/tick() with the time.  The path from a
 button event to the chips allocates nothing, except for three rare referee
 actions: a new match, next_set and warmup (these two only in a match with
-formats: formatwall.act, loaded with such a match, has matchevents.act do them,
+formats: formats_wall.act, loaded with such a match, has rules_events.act do them,
 loaded for the press and dropped as for the rules' rarer events; refused in a
 plain match, which loads nothing for them).
 
@@ -13,6 +13,15 @@ the equalizing inning and a shoot-out's start EQUALIZING; the end of the match,
 of a set or a tie-break END; the shot clock's last 10 s and the warm-up's last
 minute (three) CLOCK.
 """
+
+import matchnames
+import rules
+import sound
+from buttons import CLEARED, LONG, NO_ACTION, SHORT, STUCK
+from errorcodes import ERROR_STUCK  # + the button's index: held down too long
+from matchnames import F_JUMPED, F_OTHER, F_PUSH, F_TOUCHED
+from radionames import FOUL  # the first foul action (the remote's command with a kind)
+from rules import A, B, F_TIME, NOBODY
 
 try:
     from micropython import const
@@ -44,53 +53,29 @@ ACTIONS = (
     "next_set",  # the next set starts (a set match, after a set is over)
     "warmup",  # a warm-up: A's, then B's (also during A's), and a third press ends it
 )
-_POINT = const(0)
-_MISS = const(1)
-_A_POINT = const(2)
-_B_MISS = const(5)
-_FOUL = const(6)
-_FOUL_TIME = const(10)
+_B_MISS = const(5)  # the last of the scoring actions (point ... B.miss)
+_FOUL_TIME = const(10)  # the last
 _UNDO = const(11)
 _BREAK = const(12)
 _TIMEOUT = const(13)
 _NEW = const(14)
-_NONE = const(255)
-# Foul kind (an index into rules.FOULS) of each foul action: foul (other), foul.touch
-# (touched), foul.push, foul.jump (jumped), foul.time, as bytes. A test checks them against the names.
-FOUL_KINDS = b"\x0a\x03\x04\x01\x09"
 
-# Button events (buttons.py).
-_SHORT = const(1)
-_LONG = const(2)
-_STUCK = const(3)
-_CLEARED = const(4)
-
-# rules.py's (a test checks): nobody, phases, the lock's reason.
-_NOBODY = const(-1)
-_LAG = const(0)
-_IN_BREAK = const(2)  # rules.BREAK (the phase)
-_EQUALIZING = const(3)
-_FINISHED = const(4)
-_SET_OVER = const(6)
-_SHOOTOUT = const(7)
-_WARMUP = const(8)
-_LOCKED = const(37)
-_NO_FORMATS = const(55)  # matchevents': this match has no sets or warm-up
-# sound.py's cues (a test checks).
-_CUE_ACCEPT = const(1)
-_CUE_REFUSE = const(2)
-_CUE_COUNT = const(3)
-_CUE_CLOCK = const(4)
-_CUE_EQUALIZING = const(5)
-_CUE_END = const(6)
-_CUE_ERROR = const(7)
-
-ERROR_STUCK = 10  # + button index: a button held down too long (errorcodes.py; a test checks)
+# The scoring actions (point, miss, A.point, A.miss, B.point, B.miss), by action: who it is for
+# (NOBODY: the player at the table), whether it ends the inning (a miss, else a point), and
+# who breaks when it is pressed in the lag (the board has no lag buttons: a player's first
+# press says he breaks; point: A, miss: B). Three flat tuples, made once at import.
+_PLAYER_OF = (NOBODY, NOBODY, A, A, B, B)
+_ENDS_INNING = (False, True, False, True, False, True)
+_LAG_BREAKER = (A, B, A, A, B, B)
+# The foul actions' kinds (an index into rules.FOULS), by action from foul: foul (a kind the
+# board is not told), foul.touch, foul.push, foul.jump, foul.time. A test checks them against
+# the names.
+FOUL_KINDS = (F_OTHER, F_TOUCHED, F_PUSH, F_JUMPED, F_TIME)
 
 
 class Controller:
     def __init__(self, match, view, buzzer, group, options=None):
-        """group: a buttons.ButtonGroup (buttonsetup.from_board: its short and long actions)."""
+        """group: a buttons.ButtonGroup (buttons_setup.from_board: its short and long actions)."""
         self.m = match
         self.view = view
         self.buzzer = buzzer
@@ -99,7 +84,7 @@ class Controller:
         self._short = group.short if group is not None else b""
         self._long = group.long if group is not None else b""
         self.matches = 0  # new matches started (the app saves each one's snapshot)
-        self.allowed = (1 << len(ACTIONS)) - 1  # actions the board's own buttons may do (bit per action: buttonsetup.allowed)
+        self.allowed = (1 << len(ACTIONS)) - 1  # actions the board's own buttons may do (bit per action: buttons_setup.allowed)
         self.locked = False  # only a new match may be started (the saved one is still on the flash)
         self._kind = -1  # the foul kind a remote named, for the action being done
         self.stuck = -1  # index of a stuck button, or -1
@@ -111,26 +96,26 @@ class Controller:
 
     def press(self, i, event, now):
         """A button event from the group; returns the refusal reason or None."""
-        if event == _STUCK:
+        if event == STUCK:
             self.stuck = i
             self.view.error = ERROR_STUCK + i
-            self.buzzer.cue(_CUE_ERROR)
+            self.buzzer.cue(sound.ERROR)
             self.view.render(now)
             return None
-        if event == _CLEARED:
+        if event == CLEARED:
             if self.stuck == i:
                 self.stuck = -1
                 self.view.error = 0
                 self.view.render(now)
             return None
-        action = self._short[i] if event == _SHORT else (self._long[i] if event == _LONG else _NONE)
-        if action == _NONE or not (self.allowed >> action) & 1:
+        action = self._short[i] if event == SHORT else (self._long[i] if event == LONG else NO_ACTION)
+        if action == NO_ACTION or not (self.allowed >> action) & 1:
             return None
         return self.act(action, now)
 
     def remote(self, command, arg, now):
         """A command from the referee remote: an action, with the foul kind for a foul."""
-        self._kind = arg if command == _FOUL else -1
+        self._kind = arg if command == FOUL else -1
         reason = self.act(command, now)
         self._kind = -1
         return reason
@@ -153,7 +138,7 @@ class Controller:
         self.last_reason = reason
         if reason is not None:
             self.refused += 1
-            self.buzzer.cue(_CUE_REFUSE)
+            self.buzzer.cue(sound.REFUSE)
         else:
             self.accepted += 1
             self._cue(self._phase, self._countdown)
@@ -168,33 +153,33 @@ class Controller:
         if action == _NEW:
             return self.new_match(now)
         if self.locked:
-            return _LOCKED
+            return rules.LOCKED
         if action <= _B_MISS:
-            if self.m.phase == _LAG:
+            if self.m.phase == rules.LAG:
                 return self._lag(action, now)
-            p = _NOBODY if action < _A_POINT else (action - _A_POINT) >> 1
-            return self.m.miss(p, now) if action & 1 else self.m.point(p, now)
+            p = _PLAYER_OF[action]
+            return self.m.miss(p, now) if _ENDS_INNING[action] else self.m.point(p, now)
         if action <= _FOUL_TIME:
-            if self._kind >= 0:
-                return self.m.foul(_NOBODY, self._kind, now)
-            return self.m.foul(_NOBODY, FOUL_KINDS[action - _FOUL], now)
+            if self._kind >= 0:  # the kind a remote named
+                return self.m.foul(NOBODY, self._kind, now)
+            return self.m.foul(NOBODY, FOUL_KINDS[action - FOUL], now)
         if action == _UNDO:
             return self.m.undo(now)
         if action == _BREAK:
-            if self.m.phase == _IN_BREAK or self.m.phase == _WARMUP:  # its end
+            if self.m.phase == rules.BREAK or self.m.phase == matchnames.WARMUP:  # its end
                 return self.m.resume(now)
             return self.m.break_request(self.m.turn, now)
         if action == _TIMEOUT:
-            return self.m.timeout(_NOBODY, now)
-        fmt = self.view.fmt  # next_set, warmup: formatwall.py's, loaded with a format match
+            return self.m.timeout(NOBODY, now)
+        fmt = self.view.fmt  # next_set, warmup: formats_wall.py's, loaded with a format match
         if fmt is None:
-            return _NO_FORMATS
+            return matchnames.NO_FORMATS
         return fmt.act(self, action, now)
 
     def _lag(self, action, now):
         """The board has no lag buttons: a player's first press says he breaks;
         the generic buttons: point = A breaks, end of inning = B breaks."""
-        p = action if action < _A_POINT else (action - _A_POINT) >> 1
+        p = _LAG_BREAKER[action]
         reason = self.m.lag(p, now)
         if reason is None:
             reason = self.m.choose(p, False, now)
@@ -204,16 +189,16 @@ class Controller:
 
     def _cue(self, phase, countdown):
         m = self.m
-        if m.phase != phase and _FINISHED <= m.phase <= _SET_OVER:  # the match's end, a tie-break, a set's end
-            self.buzzer.cue(_CUE_END)
-        elif m.phase != phase and (m.phase == _EQUALIZING or m.phase == _SHOOTOUT):
-            self.buzzer.cue(_CUE_EQUALIZING)
+        if m.phase != phase and rules.FINISHED <= m.phase <= matchnames.SET_OVER:  # its end, a tie-break, a set's end
+            self.buzzer.cue(sound.END)
+        elif m.phase != phase and (m.phase == rules.EQUALIZING or m.phase == matchnames.SHOOTOUT):
+            self.buzzer.cue(sound.EQUALIZING)
         else:
             cd = m.countdown()
             if cd > 0 and cd != countdown:
-                self.buzzer.cue(_CUE_COUNT, cd)
+                self.buzzer.cue(sound.COUNT, cd)
             else:
-                self.buzzer.cue(_CUE_ACCEPT)
+                self.buzzer.cue(sound.ACCEPT)
 
     def tick(self, now):
         """Let the clocks run: automatic entries, the shot clock's last-seconds beeps, the
@@ -227,9 +212,9 @@ class Controller:
         s = (left + 999) // 1000 if left >= 0 else -1
         if s != self._shot_s:
             if 0 < s <= 10 and self._shot_s > s:
-                self.buzzer.cue(_CUE_CLOCK)
+                self.buzzer.cue(sound.CLOCK)
             self._shot_s = s
-        if self.view.fmt is not None:  # a format match: the warm-up's last minute (formatwall.py)
+        if self.view.fmt is not None:  # a format match: the warm-up's last minute (formats_wall.py)
             self.view.fmt.tick(self, now)
 
     def new_match(self, now):

@@ -29,40 +29,46 @@ code       name                   what
 70..77     ERROR_CHIP + addr & 7  the chip at 0x70..0x77 on bus 0 does not answer (view.py)
 80..87     ERROR_CHIP + 10 + ...  the same on bus 1
 
-The remote (app_remote.py) imports its codes from here. The wall board never loads
-this module: each name a loaded module holds is interned for good (README: Memory
-on the chip), so the modules that show a code name theirs again, compiled in where
-they stay in RAM (app.py's and startup.py's _ERROR_* const()s, controller.ERROR_STUCK,
-viewsetup._ERROR_CHIP), and config.py keeps its own names;
-tests/host/test_firmware_names.py checks every one against this table.
-
 The running wall board's timings are named here too (app.POLL_MS and the like come from
-here: app.__getattr__), for tests and tools: app.py and startup.py compile them in.
+here: app.__getattr__).
+
+The one home of these numbers: the modules that show a code or keep a timing import it
+from here, and the build compiles it into each (host_tools/consts.py), so that no board
+loads this module (each name a loaded module holds is interned for good: README, Memory on
+the chip).
 """
 
-ERROR_STUCK = 10
-ERROR_CONFIG = 20
-ERROR_BOARD = 21
-ERROR_CONFIG_DEFAULTS = 22
-ERROR_STORE = 23
-ERROR_MEMORY = 24
-ERROR_SAFE_BUTTON = 30
-ERROR_CRASH_LOOP = 31
-ERROR_NO_ACK = 40
-ERROR_NOT_PAIRED = 41
-ERROR_BOOT_COUNTER = 42
-ERROR_BOOT_LIMIT = 43
-ERROR_RADIO_FLOOD = 44
-ERROR_CHIP = 70  # + 10 * bus + (address & 7)
+try:
+    from micropython import const
+except ImportError:  # CPython
 
-# The running wall board's timings, in milliseconds (app.py's and startup.py's _X const()s).
-POLL_MS = 10  # the buttons are polled this often
-CLOCK_MS = 100  # the match clocks run, and the log's next chunk is made ahead of need
-DISPLAY_MS = 100  # the clocks and marquees are redrawn
-SAVE_MS = 10  # the save task looks for what changed
-WDT_MS = 5000  # machine.WDT's timeout
-FEED_MS = 1000  # the watchdog is fed this often while the tasks beat
-HEALTHY_MS = 30000  # running this long clears the crash count
-STORE_ERROR_MS = 10000  # E 23, E 24 and E 44 show this long
-RADIO_BATCH = 4  # radio frames handled per step of the radio task, then the others run
-RADIO_SENDERS = 32  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading
+    def const(x):
+        return x
+
+
+ERROR_STUCK = const(10)
+ERROR_CONFIG = const(20)
+ERROR_BOARD = const(21)
+ERROR_CONFIG_DEFAULTS = const(22)
+ERROR_STORE = const(23)
+ERROR_MEMORY = const(24)
+ERROR_SAFE_BUTTON = const(30)
+ERROR_CRASH_LOOP = const(31)
+ERROR_NO_ACK = const(40)
+ERROR_NOT_PAIRED = const(41)
+ERROR_BOOT_COUNTER = const(42)
+ERROR_BOOT_LIMIT = const(43)
+ERROR_RADIO_FLOOD = const(44)
+ERROR_CHIP = const(70)  # + 10 * bus + (address & 7)
+
+# The running wall board's timings, in milliseconds.
+POLL_MS = const(10)  # the buttons are polled this often
+CLOCK_MS = const(100)  # the match clocks run, and the log's next chunk is made ahead of need
+DISPLAY_MS = const(100)  # the clocks and marquees are redrawn
+SAVE_MS = const(10)  # the save task looks for what changed
+WDT_MS = const(5000)  # machine.WDT's timeout
+FEED_MS = const(1000)  # the watchdog is fed this often while the tasks beat
+HEALTHY_MS = const(30000)  # running this long clears the crash count
+STORE_ERROR_MS = const(10000)  # E 23, E 24 and E 44 show this long
+RADIO_BATCH = const(4)  # radio frames handled per step of the radio task, then the others run
+RADIO_SENDERS = const(32)  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading

@@ -14,8 +14,11 @@ range).
 
 A chip keeps four attributes (a fifth would make every chip's attribute table 16 bytes
 larger, 16 chips on the wall board): the bus, its address, the frame and `_state`, the
-pending work (bits 0..3), the brightness (bits 4..7) and the blink rate (bits 8, 9).
+pending work (bits 0..3), the brightness (bits 4..7) and the blink rate (bits 8, 9)
+(ht16k33names.py).
 """
+
+from ht16k33names import FRAME_LEN, LEVEL, NEED_BLINK, NEED_BRIGHTNESS, NEED_FRAME, NEED_INIT, PENDING, RATE
 
 try:
     from micropython import const
@@ -26,19 +29,7 @@ _RAM = const(0x00)  # first display RAM address; byte 0 of every frame
 _OSC_ON = const(0x21)
 _DISPLAY_ON = const(0x81)  # | blink rate << 1
 _BRIGHTNESS = const(0xE0)  # | level 0..15
-_FRAME_LEN = const(17)
 
-_NEED_INIT = const(1)
-_NEED_BRIGHTNESS = const(2)
-_NEED_BLINK = const(4)
-_NEED_FRAME = const(8)  # a cell changed since the frame was last sent
-_PENDING = const(15)  # _state's bits: the work pending (the _NEED_ bits), then
-_LEVEL = const(4)  # the brightness from this bit (4 bits)
-_RATE = const(8)  # and the blink rate from this one (2 bits)
-
-_DOT = const(0x2E)
-_COLON = const(0x3A)
-_SEMICOLON = const(0x3B)
 _MINUS = const(0x2D)
 _ZERO = const(0x30)
 _EIO = const(5)
@@ -101,10 +92,10 @@ class Backpack:
         classes check them)."""
         self._i2c = i2c
         self.addr = addr
-        self._frame = bytearray(_FRAME_LEN)
+        self._frame = bytearray(FRAME_LEN)
         self._frame[0] = _RAM
         # nothing has reached the chip yet: the whole init is pending
-        self._state = _NEED_INIT | brightness << _LEVEL | blink << _RATE
+        self._state = NEED_INIT | brightness << LEVEL | blink << RATE
 
     # ---- bus ----------------------------------------------------------------------
 
@@ -123,38 +114,38 @@ class Backpack:
         # One method, its frame within the 11 words MicroPython keeps on the C stack
         # (a larger one would be a heap allocation at every show).
         try:
-            if self._state & _NEED_INIT:  # frame, oscillator on, then brightness and blink below
+            if self._state & NEED_INIT:  # frame, oscillator on, then brightness and blink below
                 self._write(self._frame)
                 self._write(_OSC_ON)
-                self._state = self._state & ~_PENDING | _NEED_BRIGHTNESS | _NEED_BLINK
-            elif not self._state & _PENDING:
+                self._state = self._state & ~PENDING | NEED_BRIGHTNESS | NEED_BLINK
+            elif not self._state & PENDING:
                 if probe:
-                    self._write(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
+                    self._write(_BRIGHTNESS | (self._state >> LEVEL) & 15)
                 return probe
-            if self._state & _NEED_BRIGHTNESS:
-                self._write(_BRIGHTNESS | (self._state >> _LEVEL) & 15)
-                self._state &= ~_NEED_BRIGHTNESS
-            if self._state & _NEED_BLINK:
-                self._write(_DISPLAY_ON | self._state >> _RATE << 1)
-                self._state &= ~_NEED_BLINK
-            if self._state & _NEED_FRAME:
+            if self._state & NEED_BRIGHTNESS:
+                self._write(_BRIGHTNESS | (self._state >> LEVEL) & 15)
+                self._state &= ~NEED_BRIGHTNESS
+            if self._state & NEED_BLINK:
+                self._write(_DISPLAY_ON | self._state >> RATE << 1)
+                self._state &= ~NEED_BLINK
+            if self._state & NEED_FRAME:
                 self._write(self._frame)
-                self._state &= ~_NEED_FRAME
+                self._state &= ~NEED_FRAME
             return True
         except OSError:
-            self._state |= _NEED_INIT
+            self._state |= NEED_INIT
             raise
 
     def standby(self):
         """Display off and oscillator off (the chip's lowest current); the next show() wakes it."""
         self._write(_DISPLAY_ON & 0xFE)
         self._write(_OSC_ON & 0xFE)
-        self._state |= _NEED_INIT
+        self._state |= NEED_INIT
 
     def set_bus(self, i2c):
         """Use a new bus object (the old one was re-created); the next show() re-inits."""
         self._i2c = i2c
-        self._state |= _NEED_INIT
+        self._state |= NEED_INIT
 
     def _write(self, buf):
         """Send buf (a frame), or a command byte given as an int."""
@@ -172,8 +163,8 @@ class Backpack:
     def set_blink(self, rate):
         """Blink the whole display: 0 off, 1 at 2 Hz, 2 at 1 Hz, 3 at 0.5 Hz (not checked here;
         ht16k33_text names them: BLINK_OFF...)."""
-        if rate != self._state >> _RATE:
-            self._state = self._state & 255 | rate << _RATE | _NEED_BLINK
+        if rate != self._state >> RATE:
+            self._state = self._state & 255 | rate << RATE | NEED_BLINK
 
     # ---- frame --------------------------------------------------------------------
 
@@ -266,7 +257,7 @@ class Backpack:
         if frame[cell] != bits & 0xFF or frame[cell + 1] != bits >> 8:
             frame[cell] = bits & 0xFF
             frame[cell + 1] = bits >> 8
-            self._state |= _NEED_FRAME
+            self._state |= NEED_FRAME
 
 
 class Seg7x4(Backpack):
@@ -283,7 +274,7 @@ class Seg7x4(Backpack):
         bits = frame[_COLON_BYTE] | _COLON_BIT if on else frame[_COLON_BYTE] & ~_COLON_BIT
         if bits != frame[_COLON_BYTE]:
             frame[_COLON_BYTE] = bits
-            self._state |= _NEED_FRAME
+            self._state |= NEED_FRAME
 
 
 Seg14x4 = Backpack  # 4-character 14-segment alphanumeric backpack (see Backpack)

@@ -10,19 +10,7 @@ this module: its view writes numbers and windows of text (ht16k33.py).
 """
 
 import ht16k33
-
-try:
-    from micropython import const
-except ImportError:
-    const = lambda x: x  # noqa: E731  (CPython)
-
-_DOT = const(0x2E)
-_COLON = const(0x3A)
-_SEMICOLON = const(0x3B)
-_FRAME_LEN = const(17)
-_RATE = const(8)  # ht16k33's _state: the blink rate from this bit,
-_LEVEL = const(4)  # the brightness from this one,
-_NEED_BRIGHTNESS = const(2)  # and the brightness command pending
+from ht16k33names import COLON, DOT, LEVEL, NEED_BRIGHTNESS, RATE, SEMICOLON
 
 
 def _check_range(what, value, low, high):
@@ -50,8 +38,8 @@ class _Text:
     def set_brightness(self, level):
         """Set the brightness, 0 (dimmest, still on) .. 15, sent by the next show()."""
         _check_range("brightness", level, 0, 15)
-        if level != (self._state >> _LEVEL) & 15:
-            self._state = self._state & ~(15 << _LEVEL) | level << _LEVEL | _NEED_BRIGHTNESS
+        if level != (self._state >> LEVEL) & 15:
+            self._state = self._state & ~(15 << LEVEL) | level << LEVEL | NEED_BRIGHTNESS
 
     def set_blink(self, rate):
         _check_range("blink rate", rate, 0, 3)
@@ -59,7 +47,7 @@ class _Text:
 
     def get_blink(self):
         """The blink rate set (0..3)."""
-        return self._state >> _RATE
+        return self._state >> RATE
 
     def set_dp(self, cell, on=True):
         self._check(cell)
@@ -122,15 +110,15 @@ class _Text:
         i = len(text) - 1
         while cell >= 0 and i >= 0:
             c = ord(text[i]) if is_str else text[i]
-            if self.HAS_COLON and (c == _COLON or c == _SEMICOLON):
+            if self.HAS_COLON and (c == COLON or c == SEMICOLON):
                 i -= 1
                 continue
-            if c == _DOT:
+            if c == DOT:
                 bits = dp
                 j = self._previous(text, i, is_str)
                 if j >= 0:
                     p = ord(text[j]) if is_str else text[j]
-                    if p != _DOT:
+                    if p != DOT:
                         glyph = self._glyph(p)
                         if not glyph & dp:
                             bits |= glyph
@@ -148,8 +136,8 @@ class _Text:
             i = len(text) - 1
             while i >= 0:
                 c = ord(text[i]) if is_str else text[i]
-                if c == _COLON or c == _SEMICOLON:
-                    on = c == _COLON
+                if c == COLON or c == SEMICOLON:
+                    on = c == COLON
                     break
                 i -= 1
             self.set_colon(on)
@@ -160,7 +148,7 @@ class _Text:
         if self.HAS_COLON:
             while i >= 0:
                 c = ord(text[i]) if is_str else text[i]
-                if c != _COLON and c != _SEMICOLON:
+                if c != COLON and c != SEMICOLON:
                     break
                 i -= 1
         return i

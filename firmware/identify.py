@@ -49,7 +49,7 @@ NAME_MS = 2000  # a button's name stays this long on the message display
 SCROLL_MS = 400  # a name longer than the display moves one character this often
 RETRY_MS = 1000  # a display that did not answer is tried again this often
 
-# A field's label (viewsetup.FIELDS): a player's field is his letter and two letters after a
+# A field's label (view_setup.FIELDS): a player's field is his letter and two letters after a
 # blank; each letter one a 7-segment display can show (no K, M, W, X).
 _PLAYER = {"score": "SC", "innings": "IN", "run": "RU", "high_run": "HR", "average": "AV", "name": "NM",
            "target": "TG"}

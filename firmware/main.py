@@ -9,7 +9,7 @@ heap_at_start = gc.mem_alloc()  # what the interpreter (and on the virtual board
 # stays in one piece; app.py keeps a threshold while the board runs).
 gc.threshold(4096)
 
-import machine  # noqa: E402  (handed to startup; app.py and appcold.py import it too)
+import machine  # noqa: E402  (handed to startup; app.py and app_cold.py import it too)
 
 try:
     import startup  # noqa: E402

@@ -55,7 +55,7 @@ def write_fields(m, now, out):
 
 def fields(m, now, out):
     """write_fields() in steps: a generator that yields between pieces (a report's steps:
-    the runs of a long match are many). The head is here; the rest (matchdocrest.py: the
+    the runs of a long match are many). The head is here; the rest (matchdoc_rest.py: the
     balls' spots, the clocks, the formats, the options, the players) is loaded after it. It
     yields first: loading this module was a step."""
     yield
@@ -77,9 +77,9 @@ def fields(m, now, out):
     out.field(b"last_call", None if m.last_call < 0 else matchwords.CALLS[m.last_call])
     out.field(b"respot", RESPOTS[m.respot])
     yield  # the rest is loaded next (loading a module takes a while on the chip)
-    import matchdocrest
+    import matchdoc_rest
 
-    yield from matchdocrest.fields(m, now, out)
+    yield from matchdoc_rest.fields(m, now, out)
 
 
 

@@ -3,7 +3,7 @@
 A game, a foul's kind, a position call and a lag fault are small ints in the rules core
 (indexes into these tuples). A module of its own, this small: the state document
 (matchdoc.py), the configuration's schema (config.py), the saved match's snapshot
-(snapshot.py) and the match's set-up (matchsetup.py) read them, each without loading
+(store_snapshot.py) and the match's set-up (rules_setup.py) read them, each without loading
 the others. rules.GAMES and the like come from here too (matchnames.py names them).
 """
 

@@ -10,11 +10,11 @@ board off the network costs no RAM for it); then it stays.
                              with hall.key: the report, a space and 64 hex digits of
                              HMAC-SHA256(hall.key, the report) (mqtt.py signs as it sends)
     <prefix>/<table>/setup   read (with hall.key in config.json): the hall's next match for
-                             this table, signed; hallsetup.py checks and applies it
+                             this table, signed; publisher_hall.py checks and applies it
 
-A setup that passed hallsetup's checks waits here (RAM: `setup`) until the table is
+A setup that passed publisher_hall's checks waits here (RAM: `setup`) until the table is
 free: in the lag with nothing played, or its match finished, its report on the flash and
-HOLD_MS gone by since (an undo of a wrong last point stays possible); then hallsetup
+HOLD_MS gone by since (an undo of a wrong last point stays possible); then publisher_hall
 applies it. A newer one replaces a waiting one.
 """
 
@@ -41,8 +41,10 @@ class Publisher:
         self._resend = True
         self._published = None
         # The hall's setups: [n applied, (n, setup) waiting or None, refused, last refusal's
-        # reason, changes] (hallsetup.start), or None without hall.key.
-        self.setup = cold.call("hallsetup", "start", self)
+        # reason, changes] (publisher_hall.start), or None without hall.key.
+        with cold.Rare():
+            import publisher_hall
+            self.setup = publisher_hall.start(self)
         self._finished = None  # ticks_ms when publish_task first saw the match finished
         asyncio.create_task(self.client.run())
         asyncio.create_task(self.publish_task())
@@ -50,7 +52,9 @@ class Publisher:
     def state_pieces(self):
         """The state document now, in pieces (mqtt.py asks for it when it sends; matchdoc.py
         is loaded for it and dropped: no document code stays in RAM)."""
-        return cold.call("matchdoc", "pieces", self.board.match, time.ticks_ms(), 512, self.setup)
+        with cold.Rare():
+            import matchdoc
+            return matchdoc.pieces(self.board.match, time.ticks_ms(), 512, self.setup)
 
     async def publish_task(self):
         """The state document after every change (off the button path: this allocates)."""
@@ -63,7 +67,7 @@ class Publisher:
             elif self._finished is None:
                 self._finished = mqtt.ticks_ms()
             if s is not None and s[1] is not None and self.free():
-                self.received(None, "apply")
+                self.received(None, True)
             key = (b.ctrl.matches, m.n, m.edits, m.closed, s and s[4])
             if self._published != key:
                 self._published = key
@@ -79,12 +83,17 @@ class Publisher:
             return m.phase == rules.LAG and not m.n and not b.store.held
         return b.reported and ticks_diff(mqtt.ticks_ms(), self._finished) >= HOLD_MS
 
-    def received(self, payload, what="received"):
-        """A message on the setup topic (bytes; None: too big) to hallsetup.received, or
-        hallsetup.apply (the waiting setup, the table now free). Never raises (it runs in
-        mqtt.py's reading task)."""
+    def received(self, payload, apply=False):
+        """A message on the setup topic (bytes; None: too big) to publisher_hall.received, or
+        with apply, publisher_hall.apply (the waiting setup, the table now free). Never raises
+        (it runs in mqtt.py's reading task)."""
         try:
-            cold.call("hallsetup", what, self, payload)
+            with cold.Rare():
+                import publisher_hall
+                if apply:
+                    publisher_hall.apply(self, payload)
+                else:
+                    publisher_hall.received(self, payload)
         except Exception as e:  # noqa: BLE001 -- a waiting setup is tried again; a new one comes again retained
             print("setup:", repr(e))
             if isinstance(e, MemoryError):
@@ -93,20 +102,27 @@ class Publisher:
     def send_report(self, name):
         """A finished match's report, read from its file as it is sent; signed with the hall
         key when the board has one (the hall refuses an unsigned report from a table it keyed)."""
-        path = cold.call("history", "report_path", self.board.store, name)
+        with cold.Rare():
+            import store_history
+            path = store_history.report_path(self.board.store, name)
         s = self.setup
         self.client.publish_file(self.board.topic + "report", path, qos=1,
                                  on_ack=lambda topic: self.acked(name), key=s[5] if s else None)
 
     def acked(self, name):
         try:
-            cold.call("history", "mark_sent", self.board.store, name)
+            with cold.Rare():
+                import store_history
+                store_history.mark_sent(self.board.store, name)
         except MemoryError:  # not marked: sent again after the next start (the hall drops repeats)
             self.board.short_of_memory()
 
     def resend(self):
         """Once: the reports finished while the broker was away (or at a power cut)."""
         if self._resend:
-            for name in cold.call("history", "unsent", self.board.store):
+            with cold.Rare():
+                import store_history
+                unsent = store_history.unsent(self.board.store)
+            for name in unsent:
                 self.send_report(name)
             self._resend = False

@@ -43,6 +43,10 @@ import os
 import struct
 
 import cold
+from matchnames import N_FOULS
+from radionames import (DROP_COMMAND, DROP_REPLAY, DROP_SENDER, DROP_SIZE, DROP_TAG, DROP_TYPE, DROP_UNPROVEN,
+                        DROP_VERSION, FOUL, FRAME_LEN, KEY_LEN, NONCE_LEN, N_COMMANDS, N_DROPS, SIGNED, TAG_LEN,
+                        T_ACK, T_CHALLENGE, T_COMMAND, VERSION)
 
 try:
     from micropython import const
@@ -52,44 +56,20 @@ except ImportError:  # CPython
         return x
 
 
-# The layout, kinds and drop reasons: private constants (compiled in, no RAM on the wall);
-# remote.py keeps their names (radio.T_COMMAND and the like come from there: __getattr__),
-# and a test checks each pair.
-_VERSION = const(2)
-_T_COMMAND = const(1)
-_T_ACK = const(2)
-_T_CHALLENGE = const(3)
-_FRAME_LEN = const(56)
-_SIGNED = const(40)  # bytes covered by the tag
-_TAG_LEN = const(16)
-_NONCE_LEN = const(8)
+# The layout, kinds and drop reasons are radionames.py's (the build compiles them in: no RAM
+# on the wall); the numbers a remote keeps are these.
 MAX_COUNTER = const(0x3FFFFFFF)  # 2**30 - 1: small ints on a 32-bit MicroPython
 MAX_BOOT = const(0x3FFFFFFF)
-_KEY_LEN = const(32)
-_N_COMMANDS = const(17)  # len(controller.ACTIONS); these three: a test checks them
-_N_FOULS = const(11)  # len(rules.FOULS)
-_FOUL = const(6)  # controller.ACTIONS.index("foul")
 
 _HEAD = "<BB6sIIBB"  # version, type, sender, boot, counter, command, arg
 _SUMMARY = "<HHBBBB"  # at 18: score A, score B, turn, phase, countdown, result
-_AT_COMMAND = const(16)
 _AT_SUMMARY = const(18)
 _AT_NONCE = const(26)
-NO_NONCE = bytes(_NONCE_LEN)
-
-_DROP_SIZE = const(0)
-_DROP_VERSION = const(1)
-_DROP_TYPE = const(2)
-_DROP_SENDER = const(3)
-_DROP_TAG = const(4)
-_DROP_REPLAY = const(5)
-_DROP_COMMAND = const(6)
-_DROP_UNPROVEN = const(7)  # authentic, but the wall does not know its last number: challenged
-_N_DROPS = const(8)
+NO_NONCE = bytes(NONCE_LEN)
 
 
 def __getattr__(name):
-    """The names of the constants above, and the key and address helpers: remote.py."""
+    """The key and address helpers: remote.py (the protocol's codes are radionames.py's)."""
     return cold.forward("remote", name, "radio")
 
 
@@ -115,11 +95,11 @@ class Hmac:
         inner = h.digest()
         h = hashlib.sha256(self._outer)
         h.update(inner)
-        return h.digest()[:_TAG_LEN]
+        return h.digest()[:TAG_LEN]
 
 
 def equal(a, b):
-    """Compare tags and nonces in time that does not depend on where they differ (hallsetup.py
+    """Compare tags and nonces in time that does not depend on where they differ (publisher_hall.py
     compares its tags with it too)."""
     if len(a) != len(b):
         return False
@@ -130,13 +110,13 @@ def equal(a, b):
 
 
 def encode(hmac, kind, sender, boot, counter, command, arg, summary=None, nonce=None):
-    buf = bytearray(_FRAME_LEN)
-    struct.pack_into(_HEAD, buf, 0, _VERSION, kind, sender, boot, counter, command, arg)
+    buf = bytearray(FRAME_LEN)
+    struct.pack_into(_HEAD, buf, 0, VERSION, kind, sender, boot, counter, command, arg)
     if summary is not None:
         struct.pack_into(_SUMMARY, buf, _AT_SUMMARY, *summary)
     if nonce is not None:
-        buf[_AT_NONCE:_AT_NONCE + _NONCE_LEN] = nonce
-    buf[_SIGNED:] = hmac.tag(memoryview(buf)[:_SIGNED])
+        buf[_AT_NONCE:_AT_NONCE + NONCE_LEN] = nonce
+    buf[SIGNED:] = hmac.tag(memoryview(buf)[:SIGNED])
     return bytes(buf)
 
 
@@ -146,23 +126,23 @@ def decode(data):
     score B, turn, phase, countdown, result) in an acknowledgement, else None. The
     sequence number is (boot, counter): f[2:4]."""
     version, kind, sender, boot, counter, command, arg = struct.unpack_from(_HEAD, data, 0)
-    summary = struct.unpack_from(_SUMMARY, data, _AT_SUMMARY) if kind == _T_ACK else None
+    summary = struct.unpack_from(_SUMMARY, data, _AT_SUMMARY) if kind == T_ACK else None
     return (kind, bytes(sender), boot, counter, command, arg, summary,
-            bytes(data[_AT_NONCE:_AT_NONCE + _NONCE_LEN]))
+            bytes(data[_AT_NONCE:_AT_NONCE + NONCE_LEN]))
 
 
 def check(hmac, data, kind, sender):
     """The reason a frame is not acceptable (DROP_*), or -1 if its layout, sender and tag are good."""
-    if len(data) != _FRAME_LEN:
-        return _DROP_SIZE
-    if data[0] != _VERSION:
-        return _DROP_VERSION
+    if len(data) != FRAME_LEN:
+        return DROP_SIZE
+    if data[0] != VERSION:
+        return DROP_VERSION
     if data[1] != kind:
-        return _DROP_TYPE
+        return DROP_TYPE
     if sender is not None and bytes(data[2:8]) != sender:
-        return _DROP_SENDER
-    if not equal(hmac.tag(memoryview(data)[:_SIGNED]), memoryview(data)[_SIGNED:]):
-        return _DROP_TAG
+        return DROP_SENDER
+    if not equal(hmac.tag(memoryview(data)[:SIGNED]), memoryview(data)[SIGNED:]):
+        return DROP_TAG
     return -1
 
 
@@ -174,8 +154,8 @@ class Receiver:
     is acted on. urandom: where nonces come from (os.urandom)."""
 
     def __init__(self, key, peer, own_id, last=(0, 0), urandom=None):
-        if len(key) != _KEY_LEN:
-            raise ValueError("the pairing key must be %d bytes" % _KEY_LEN)
+        if len(key) != KEY_LEN:
+            raise ValueError("the pairing key must be %d bytes" % KEY_LEN)
         self.hmac = Hmac(key)
         self.peer = peer  # the paired remote's id (6 bytes)
         self.own_id = own_id
@@ -185,7 +165,7 @@ class Receiver:
         self._asked = None  # the sequence number of the frame just dropped for want of proof
         self._was_last = last  # before accept(), for revert()
         self._was_nonce = None
-        self.drops = [0] * _N_DROPS  # by reason (remote.DROP_NAMES)
+        self.drops = [0] * N_DROPS  # by reason (remote.DROP_NAMES)
         self.accepted = 0
         self.repeats = 0
         self.challenges = 0
@@ -195,20 +175,20 @@ class Receiver:
         or None for a frame that is dropped (and counted). A new command changes
         nothing here: the caller records its number, then calls accept(seq)."""
         self._asked = None
-        why = check(self.hmac, data, _T_COMMAND, self.peer)
+        why = check(self.hmac, data, T_COMMAND, self.peer)
         if why < 0:
             kind, sender, boot, counter, command, arg, summary, nonce = decode(data)
             seq = (boot, counter)
-            if (command >= _N_COMMANDS or (command == _FOUL and arg >= _N_FOULS)
+            if (command >= N_COMMANDS or (command == FOUL and arg >= N_FOULS)
                     or counter > MAX_COUNTER or boot > MAX_BOOT):
-                why = _DROP_COMMAND
+                why = DROP_COMMAND
             elif self.last is None:
                 if self.nonce is not None and equal(nonce, self.nonce):
                     return command, arg, seq, True
-                why = _DROP_UNPROVEN
+                why = DROP_UNPROVEN
                 self._asked = seq  # reply() challenges it
             elif seq < self.last:
-                why = _DROP_REPLAY
+                why = DROP_REPLAY
             elif seq == self.last:
                 self.repeats += 1
                 return command, arg, seq, False
@@ -238,13 +218,13 @@ class Receiver:
             return None
         self._asked = None
         if self.nonce is None:
-            nonce = self._urandom(_NONCE_LEN)
+            nonce = self._urandom(NONCE_LEN)
             if nonce == NO_NONCE:  # zero means "no nonce"
                 nonce = b"\x01" + nonce[1:]
             self.nonce = nonce
         self.challenges += 1
-        return encode(self.hmac, _T_CHALLENGE, self.own_id, seq[0], seq[1], 0, 0, None, self.nonce)
+        return encode(self.hmac, T_CHALLENGE, self.own_id, seq[0], seq[1], 0, 0, None, self.nonce)
 
     def ack(self, seq, command, arg, summary):
         """The acknowledgement of command `seq`, carrying the new state's summary."""
-        return encode(self.hmac, _T_ACK, self.own_id, seq[0], seq[1], command, arg, summary)
+        return encode(self.hmac, T_ACK, self.own_id, seq[0], seq[1], command, arg, summary)

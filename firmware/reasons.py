@@ -1,8 +1,9 @@
 """Why an event was refused, in words: the texts of the rules core's reason numbers.
 
 The rules core returns small ints and keeps no text in the board's RAM
-(rules.py, matchsetup.py for new()'s options, matchevents.py for the rarer events'). Each reason is one line
-there, its number and its text:
+(rules.py, rules_setup.py for new()'s options, rules_events.py for the rarer events', formats.py
+for the sets' and warm-ups', matchnames.py for those more than one of them returns). Each
+reason is one line there, its number and its text:
 
     _NOT_AT_TABLE = const(3)  # that player is not at the table
 
@@ -17,8 +18,9 @@ Host side only (CPython, and the MicroPython unix port of the scripted mode).
 """
 
 import formats
-import matchevents
-import matchsetup
+import rules_events
+import matchnames
+import rules_setup
 import rules
 
 _TEXTS = {}
@@ -50,8 +52,9 @@ def _read(module):
 
 
 _read(rules)
-_read(matchsetup)
-_read(matchevents)
+_read(matchnames)
+_read(rules_setup)
+_read(rules_events)
 _read(formats)
 
 

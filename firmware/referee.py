@@ -19,9 +19,9 @@ Time is virtual: `wait <seconds>` moves this referee's clock forward.
     tiebreak A|B    wait <seconds>    close
 """
 
-import configedit
+import config_edit
 import matchdoc
-import matchevents
+import rules_events
 import reasons
 import rules
 
@@ -72,7 +72,7 @@ def split(line):
 
 
 def _int(text, what):
-    n = configedit.whole(text)  # plain ASCII digits, as on MicroPython
+    n = config_edit.whole(text)  # plain ASCII digits, as on MicroPython
     if n is None:
         raise ValueError("%s must be a whole number, not %r" % (what, text))
     return n
@@ -146,7 +146,7 @@ def _foul(m, args, now):
         if balls & bit:
             raise ValueError("ball %s named twice" % name)
         balls |= bit
-    return matchevents.jumped(m, p, balls, now)
+    return rules_events.jumped(m, p, balls, now)
 
 
 class Referee:
@@ -196,10 +196,10 @@ class Referee:
             self._need(args, 1, "lag A|B")
             return m.lag(_player(args[0]), now)
         if name == "lag_collision":
-            return matchevents.lag_collision(m, _optional_player(args, name), now)
+            return rules_events.lag_collision(m, _optional_player(args, name), now)
         if name == "lag_fault":
             self._need(args, 2, "lag_fault A|B <kind>")
-            return matchevents.lag_fault(m, _player(args[0]), _kind(args[1], rules.LAG_FAULTS, "lag fault"), now)
+            return rules_events.lag_fault(m, _player(args[0]), _kind(args[1], rules.LAG_FAULTS, "lag fault"), now)
         if name == "choose":
             self._need(args, 2, "choose A|B break|give")
             if args[1] not in ("break", "give"):
@@ -232,47 +232,47 @@ class Referee:
         if not 0 <= seconds <= 86400:
             raise ValueError("wait takes 0..86400 seconds")
         if m.closed:
-            return matchevents.CLOSED  # after close, only new (as every other event)
+            return rules_events.CLOSED  # after close, only new (as every other event)
         self.now += int(seconds * 1000 + 0.5)
         m.tick(self.now)
         return None
 
     def _apply_rare(self, name, args):
-        """The rarer events' words (matchevents.py's); any other word is no event."""
+        """The rarer events' words (rules_events.py's); any other word is no event."""
         m = self.match
         now = self.now
         if name == "left" or name == "abandon" or name == "review":
             self._need(args, 1, name + " A|B")
-            return getattr(matchevents, name)(m, _player(args[0]), now)
+            return getattr(rules_events, name)(m, _player(args[0]), now)
         if name == "lag_tie":
             self._need(args, 0, "lag_tie")
-            return matchevents.lag_tie(m, now)
+            return rules_events.lag_tie(m, now)
         if name == "frozen":
-            return matchevents.frozen(m, _optional_player(args, name), now)
+            return rules_events.frozen(m, _optional_player(args, name), now)
         if name == "frozen_choice":
             self._need(args, 1, "frozen_choice start|free_ball|masse")
-            return matchevents.frozen_choice(m, _kind(args[0], matchevents.FROZEN_CHOICES, "choice"), now)
+            return rules_events.frozen_choice(m, _kind(args[0], rules_events.FROZEN_CHOICES, "choice"), now)
         if name == "extend":
             if not 1 <= len(args) <= 2:
                 raise ValueError("usage: extend <n>, or extend <a> <b> (each player's target)")
             b = _int(args[1], "extend") if len(args) == 2 else None
-            return matchevents.extend(m, _int(args[0], "extend"), now, b)
+            return rules_events.extend(m, _int(args[0], "extend"), now, b)
         if name == "next_set":
             self._need(args, 0, "next_set")
-            return matchevents.next_set(m, now)
+            return rules_events.next_set(m, now)
         if name == "warmup":
             self._need(args, 1, "warmup A|B")
-            return matchevents.warmup(m, _player(args[0]), now)
+            return rules_events.warmup(m, _player(args[0]), now)
         if name == "call":
             if not args or len(args) > 2 or (len(args) == 2 and args[1] != "anchor"):
                 raise ValueError("usage: call entre|dedans|a_cheval|out [anchor]")
-            return matchevents.call(m, _kind(args[0], rules.CALLS, "call"), now, len(args) == 2)
+            return rules_events.call(m, _kind(args[0], rules.CALLS, "call"), now, len(args) == 2)
         if name == "tiebreak":
             self._need(args, 1, "tiebreak A|B")
-            return matchevents.tiebreak(m, _player(args[0]), now)
+            return rules_events.tiebreak(m, _player(args[0]), now)
         if name == "close":
             self._need(args, 0, "close")
-            return matchevents.close(m, now)
+            return rules_events.close(m, now)
         raise ValueError("unknown event %r" % name)
 
 

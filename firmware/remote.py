@@ -21,6 +21,7 @@ import struct
 
 import radio
 from radio import MAX_BOOT, MAX_COUNTER, NO_NONCE
+from radionames import AT_COMMAND, KEY_LEN, T_ACK, T_CHALLENGE, T_COMMAND
 from ticks import ticks_diff
 
 try:
@@ -31,31 +32,7 @@ except ImportError:  # CPython
         return x
 
 
-# The radio protocol's names (radio.py compiles its own constants in; radio.X comes from
-# here, and a test checks each pair).
-VERSION = const(2)
-T_COMMAND = const(1)
-T_ACK = const(2)
-T_CHALLENGE = const(3)
-FRAME_LEN = const(56)
-SIGNED = const(40)  # bytes covered by the tag
-TAG_LEN = const(16)
-NONCE_LEN = const(8)
-KEY_LEN = const(32)
-N_COMMANDS = const(17)  # len(controller.ACTIONS): a command is an index into it
-N_FOULS = const(11)  # len(rules.FOULS): a foul's argument is an index into it
-FOUL = const(6)  # controller.ACTIONS.index("foul"), the command whose argument is a foul kind
-AT_COMMAND = const(16)
-
-# Why the wall dropped a frame (an index into Receiver.drops).
-DROP_SIZE = const(0)
-DROP_VERSION = const(1)
-DROP_TYPE = const(2)
-DROP_SENDER = const(3)
-DROP_TAG = const(4)
-DROP_REPLAY = const(5)
-DROP_COMMAND = const(6)
-DROP_UNPROVEN = const(7)  # authentic, but the wall does not know its last number: challenged
+# The drop reasons' names, in radionames.py's order (DROP_SIZE...).
 DROP_NAMES = ("size", "version", "type", "sender", "tag", "replay", "command", "unproven")
 
 

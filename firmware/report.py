@@ -4,7 +4,7 @@
         await asyncio.sleep_ms(0)          # written in steps: the board goes on meanwhile
     report.build(match, now)               # the same, as a dict (tests, host tools)
 
-The innings are innings.py's (found by following the log). Nothing is held whole: one
+The innings are rules_innings.py's (found by following the log). Nothing is held whole: one
 inning at a time goes to the writer, and the writer's parts are loaded one after the
 other. Allocates: made when a match ends or a report is asked for.
 """
@@ -12,17 +12,8 @@ other. Allocates: made when a match ends or a report is asked for.
 import json
 
 import cold
+from matchnames import E_REVIEW
 from rules import A, B, FINISHED
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-_E_REVIEW = const(21)  # matchnames.py's (a test checks)
 
 
 def _epoch(started_at, t):
@@ -35,18 +26,18 @@ def match_end_ms(m):
     from the `new` (the lag included); elapsed_s (the state document's) counts from the first
     stroke to the end (at the draw when a tie-break followed)."""
     i = m.n - 1
-    while i > 0 and m.entry(i)[0] == _E_REVIEW:
+    while i > 0 and m.entry(i)[0] == E_REVIEW:
         i -= 1
     return m.entry(i)[2] if i >= 0 else 0
 
 
 def writer(m, now, out, started_at=None, ended_at=None, table="", board="", store=None):
     """Write the report of match m to `out` (a jsonout.JsonOut) in steps: a generator that
-    yields between them (every few runs of the state document, every innings.STEP entries
+    yields between them (every few runs of the state document, every rules_innings.STEP entries
     of the log). The caller may let other work run at each yield; if the match's log
     changed meanwhile (m.edits), the report written is not the match's. The state
-    document's writer (matchdoc.py) and the innings' (innings.py) are loaded one after the
-    other, each dropped when its part is written (cold.steps): never both in RAM. With the
+    document's writer (matchdoc.py) and the innings' (rules_innings.py) are loaded one after the
+    other, each dropped when its part is written (cold.Rare): never both in RAM. With the
     match's store, a chunk of the log read back from the flash is read in steps too."""
     n = m.n
     end = match_end_ms(m)
@@ -54,7 +45,10 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
 
     yield
     out.open("{")
-    yield from cold.steps("matchdoc", "fields", m, now, out)
+    with cold.Rare():
+        import matchdoc
+        yield from matchdoc.fields(m, now, out)
+        del matchdoc
     out.key("report")
     out.open("{")
     out.field("table", table)
@@ -65,23 +59,30 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
     out.key("innings")
     out.open("[")
     yield  # the state document's writer dropped
-    shadow = yield from cold.call_in_steps("matchsetup", "follower", m)  # matchsetup.py then goes
+    with cold.Rare():
+        import rules_setup
+        yield  # (loading it takes a while)
+        shadow = rules_setup.follower(m)
+        del rules_setup  # rules_setup.py then goes
     yield
     # What the innings' part imports, loaded a step each (loading a module takes a while; they
-    # stay until the report is over: cold.run drops them with it).
-    import storefiles  # noqa: F401
+    # stay until the report is over: app.Board.save_report drops them with it).
+    import store_files  # noqa: F401
     yield
-    import journal  # noqa: F401
+    import store_journal  # noqa: F401
     yield
-    import logback  # noqa: F401
+    import rules_logback  # noqa: F401
     yield
-    for inning in cold.steps("innings", "each", m, started_at, n, True, store, shadow):
-        if inning is None:
-            yield
-        else:
-            out.open("{")
-            out.fields(inning)
-            out.close("}")
+    with cold.Rare():
+        import rules_innings
+        for inning in rules_innings.each(m, started_at, n, True, store, shadow):
+            if inning is None:
+                yield
+            else:
+                out.open("{")
+                out.fields(inning)
+                out.close("}")
+        del rules_innings
     yield
     out.close("]")
     out.key("fouls")
@@ -118,7 +119,7 @@ async def save(board):
     """A wall board's finished match's report (app.Board), written to the flash in steps
     with other tasks running between them; dropped if the match changed meanwhile (it is
     written again); then sent to the hall. MemoryError reaches the caller. The report's
-    file's part of the store (reportfile.py) is loaded to open the file and to put it in
+    file's part of the store (store_reportfile.py) is loaded to open the file and to put it in
     place, not between.
     What it needs is loaded a module a step (loading one takes a while on the chip)."""
     import asyncio
@@ -129,14 +130,18 @@ async def save(board):
     from store import report_name
 
     await asyncio.sleep_ms(0)
-    import storefiles  # noqa: F401  (reportfile's, kept for its second load)
+    import store_files  # noqa: F401  (store_reportfile's, kept for its second load)
 
     await asyncio.sleep_ms(0)
     m = board.match
     store = board.store
     edits = m.edits
     name = report_name(store.gen)
-    f = await cold.run("reportfile", "report_file", store)
+    with cold.Rare():
+        import store_reportfile
+        await asyncio.sleep_ms(0)  # (loading it takes a while)
+        f = store_reportfile.report_file(store)
+        del store_reportfile
     if f is None:
         return
     done = False
@@ -152,14 +157,20 @@ async def save(board):
         out = None
     except BaseException:  # MemoryError, a cancel: the file closed and dropped at once
         out = None
-        cold.call("reportfile", "finish_report", store, f, False)
+        with cold.Rare():
+            import store_reportfile
+            store_reportfile.finish_report(store, f, False)
         raise
     await asyncio.sleep_ms(0)
-    if not await cold.run("reportfile", "finish_report", store, f, done):
-        done = False
+    with cold.Rare():
+        import store_reportfile
+        await asyncio.sleep_ms(0)
+        if not store_reportfile.finish_report(store, f, done):
+            done = False
+        del store_reportfile
     if done:
         board.reported = True
         if board.mqtt is not None:
             board.mqtt.send_report(name)
-    await asyncio.sleep_ms(0)  # then cold.run drops what the report loaded: a step of its own
+    await asyncio.sleep_ms(0)  # then save_report drops what the report loaded: a step of its own
 

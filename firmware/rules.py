@@ -29,6 +29,13 @@ clock) is exactly what it was just after that entry.
 from array import array
 
 import cold
+from matchnames import (ANCHOR, BAD_KIND, BAD_PLAYER, BREAK_OFF, BREAK_TAKEN, CHUNK, CLOSED, CUSHION_GAME,
+                        END_ABANDONED, END_INNINGS, END_LEFT, END_TARGET, END_TIEBREAK, E_ABANDON, E_BREAK,
+                        E_BREAK_END, E_CALL, E_CHOOSE, E_EXTEND, E_FOUL, E_FROZEN, E_FROZEN_CHOICE, E_JUMPED, E_LAG,
+                        E_LAG_COLLISION, E_LAG_FAULT, E_LAG_TIE, E_LEFT, E_MISS, E_POINT, E_RESUME, E_REVIEW,
+                        E_TIEBREAK, E_TIMEOUT, E_WARMUP_END, FINISHED_ALREADY, F_JUMPED, F_MISS, F_ZONE, IN_LAG,
+                        LAG_DECIDED, LAG_DONE, NOT_AT_TABLE, NOT_PLAYING, NO_MEMORY, N_FOULS, N_STATE, RESPOT_3C,
+                        RESPOT_START, RSHIFT, RUNNING, RUNS, R_NONE, R_TIEBREAK, WARMUP, WINDOW)
 from ticks import ticks_add, ticks_diff
 
 try:
@@ -47,127 +54,65 @@ _BALKLINE_47_1 = const(2)  # game codes: indexes into matchwords.GAMES (named in
 _ONE_CUSHION = const(4)
 _THREE_CUSHION = const(5)
 
-# Phases (matchdoc.PHASES names them).
+# The codes the board's hot path names are here, the others in matchnames.py (the log's entry
+# codes and their arguments, the endings, the other phases and results; the build compiles
+# them in: host_tools/consts.py).
+
+# Phases (matchdoc.PHASES names them; RUNNING, SET_OVER, SHOOTOUT, WARMUP: matchnames.py).
 LAG = const(0)
-_RUNNING = const(1)
 BREAK = const(2)
 EQUALIZING = const(3)
 FINISHED = const(4)
 TIEBREAK = const(5)
-_WARMUP = const(8)  # the formats' phases (formats.py; matchnames: SET_OVER 6, SHOOTOUT 7, WARMUP 8)
 
-# Results (matchdoc.RESULTS).
-_R_NONE = const(0)
+# Results (matchdoc.RESULTS; R_NONE, R_TIEBREAK: matchnames.py).
 R_A = const(1)
 R_B = const(2)
 R_DRAW = const(3)
-_R_TIEBREAK = const(4)
 
-# How a match ended (matchdoc.ENDINGS).
-_END_TARGET = const(1)
-_END_INNINGS = const(2)
-_END_LEFT = const(3)
-_END_TIEBREAK = const(4)
-_END_ABANDONED = const(5)
-
-# Foul kinds (I.9.2); "miss" is the empty inning, not counted as a foul;
-# "other" is a foul whose kind the board was not told (a wall board's foul button).
-_F_MISS = const(0)
-_F_JUMPED = const(1)
-_F_ZONE = const(8)
+# Foul kinds: matchwords.FOULS' indexes (the others: matchnames.py).
 F_TIME = const(9)
-_F_OTHER = const(10)
-_N_FOULS = const(11)  # len(matchwords.FOULS)
 
-
-# Where the balls go after a jump or a frozen ball (II.3.4, I.5; matchdoc.RESPOTS).
-_RESPOT_START = const(1)
-_RESPOT_3C = const(2)  # the jumped (or frozen) balls to their spots; respot_balls: which, when told
-_RESPOT_CHOICE = const(3)  # a frozen ball in balkline or three-cushion: the player chooses (frozen_choice)
-
-# Position calls (matchwords.CALLS); the call's argument adds _ANCHOR for an anchor (II.2.4).
+# Position calls (matchwords.CALLS); the call's argument adds ANCHOR for an anchor (II.2.4).
 _C_DEDANS = const(1)
 _C_OUT = const(3)
-_ANCHOR = const(16)
 
-# Log entry codes (their names and arguments: matchnames.py).
-_E_LAG = const(1)
-_E_LAG_COLLISION = const(2)
-_E_LAG_FAULT = const(3)
-_E_CHOOSE = const(4)
-_E_POINT = const(5)
-_E_MISS = const(6)
-_E_FOUL = const(7)
-_E_BREAK = const(8)
-_E_RESUME = const(9)
-_E_LEFT = const(10)
-_E_EXTEND = const(11)
-_E_CALL = const(12)
-_E_TIMEOUT = const(13)
-_E_BREAK_END = const(14)
-_E_TIEBREAK = const(15)
-_E_LAG_TIE = const(16)
-_E_ABANDON = const(17)
-_E_FROZEN = const(18)
-_E_FROZEN_CHOICE = const(19)
-_E_JUMPED = const(20)
-_E_REVIEW = const(21)
-_E_NEXT_SET = const(22)
-_E_WARMUP = const(23)
-_E_WARMUP_END = const(24)
-
-_CHUNK = const(128)  # log entries per chunk
-_SHIFT = const(7)  # _CHUNK == 1 << _SHIFT
-_LOW = const(127)  # _CHUNK - 1
+_SHIFT = const(7)  # CHUNK == 1 << _SHIFT
+_LOW = const(127)  # CHUNK - 1
 _QUARTER = const(32)  # the newest two chunks keep the state before their entries 32, 64, 96 too
 _QSHIFT = const(5)  # _QUARTER == 1 << _QSHIFT
 _SPARE = const(16)  # reserve() makes the next chunk when fewer entries than this are left
-_RUNS = const(64)  # innings' runs per chunk of a player's runs
-_RSHIFT = const(6)  # _RUNS == 1 << _RSHIFT
-_RLOW = const(63)
-_N_STATE = const(53)  # ints in a checkpoint (_save): _FIELDS, _PAIRS' two each, then formats.py's 14
-_WINDOW = const(2)  # chunks of the log kept in RAM when the store can read the others back
+_RLOW = const(63)  # RUNS - 1
 
 # Why an event is refused: a small int (a refusal allocates nothing, and the board keeps
 # no text of it in RAM). The text after each is for people: reasons.py reads it from
 # these lines (the scripted mode, the simulator, the tests). Numbers never change meaning;
-# 12, 24..28, 38..40 are in matchevents.py (the rarer events' and the close's), 29..35
-# and 41 in matchsetup.py (new()'s).
-_CLOSED = const(1)  # match closed
+# 12, 24..28, 38..40 are in rules_events.py (the rarer events' and the close's), 29..35
+# and 41 in rules_setup.py (new()'s), those others return too in matchnames.py (1, 3..7, 10,
+# 11, 13, 14, 16, 18, 36).
 _NOTHING_TO_UNDO = const(2)  # nothing to undo
-_NOT_AT_TABLE = const(3)  # that player is not at the table
-_NOT_PLAYING = const(4)  # no inning is being played
-_IN_LAG = const(5)  # the lag decides who breaks first
-_LAG_DONE = const(6)  # the lag is over
-_LAG_DECIDED = const(7)  # the lag is decided: the winner chooses
 _NOT_CHOOSER = const(8)  # that player does not have the choice
 _NO_CHOICE_YET = const(9)  # nobody has won the lag yet
-_BAD_PLAYER = const(10)  # player must be A or B
-_BAD_KIND = const(11)  # unknown kind
-_FINISHED_ALREADY = const(13)  # the match is finished
-_CUSHION_GAME = const(14)  # not in cushion games
 _BREAK_NOT_HALF = const(15)  # the break is only at half of the match
-_BREAK_TAKEN = const(16)  # the break was taken already
 _BREAK_IN_RUN = const(17)  # no break during a run
-_BREAK_OFF = const(18)  # no break in this match
 _BREAK_NOT_ASKER = const(19)  # only the player about to shoot may ask for the break
 _NOT_IN_BREAK = const(20)  # there is no break to end
 _NO_SHOT_CLOCK = const(21)  # no shot clock in this match
 _NO_TIMEOUTS = const(22)  # no time-outs left
 _TIMEOUT_USED = const(23)  # one time-out per shot
-_NO_MEMORY = const(36)  # no memory left for the match log
 LOCKED = const(37)  # the saved match could not be read back: only a new match can be started
 
 
 def __getattr__(name):
     """The names the board's hot path does not need live in matchnames.py: the games', fouls'
-    and calls' names, the log's entry codes, results, endings, limits. Here they are private
-    constants, compiled into the code (no RAM); rules.E_POINT and the like still work for
-    everyone else (reports, tools, tests), from there. A test checks both agree."""
+    and calls' names, the log's entry codes, results, endings, limits. This module imports
+    those it uses, and the build compiles them in (no RAM); on the board rules.E_POINT and
+    the like, for everyone else (reports, tools), come from there."""
     return cold.forward("matchnames", name, "rules")
 
 
-# A checkpoint's fields: the state's ints, then its pairs (a value per player).
+# A checkpoint's fields: the state's ints, then its pairs (a value per player); where each
+# is kept, and formats.py's after them: matchnames.py (N_STATE, RUN_AT...).
 _FIELDS = ("phase", "turn", "shooter", "breaker", "chooser", "collisions", "result", "ended_by", "run",
            "last_foul", "last_call", "respot", "respot_balls", "break_taken", "break_start", "shot_anchor",
            "shot_limit", "timeout_this_shot", "extensions", "lag_ties", "reviews", "area", "area_caroms",
@@ -180,36 +125,42 @@ def _zeros(typecode, n):
 
 
 class _Chunk:
-    """_CHUNK log entries: a byte of code, a byte of argument, the match time of each."""
+    """CHUNK log entries: a byte of code, a byte of argument, the match time of each."""
 
     def __init__(self):
-        self.codes = bytearray(_CHUNK)
-        self.args = bytearray(_CHUNK)  # an extension's target is in Match._targets, by number
-        self.times = _zeros("i", _CHUNK)
+        self.codes = bytearray(CHUNK)
+        self.args = bytearray(CHUNK)  # an extension's target is in Match._targets, by number
+        self.times = _zeros("i", CHUNK)
 
 
 class Match:
     """One match: options, the log of accepted events, and the state they give."""
 
-    def __init__(self, capacity=_CHUNK, **options):
+    def __init__(self, capacity=CHUNK, **options):
         """capacity: entries to make room for now (in whole chunks); the log grows past it.
-        The rest of the match's fields: matchsetup.init."""
+        The rest of the match's fields: rules_setup.init."""
         self._chunks = [_Chunk()]  # chunk k holds entries k * CHUNK ...; None: only on the flash
-        self._runs = [[_zeros("H", _RUNS)], [_zeros("H", _RUNS)]]  # per player: chunks of innings' runs
-        self._cap = _CHUNK  # entries the log's chunks hold
-        self._runs_cap = [_RUNS, _RUNS]  # innings each player's chunks of runs hold
-        cold.call("matchsetup", "init", self, capacity, options)
+        self._runs = [[_zeros("H", RUNS)], [_zeros("H", RUNS)]]  # per player: chunks of innings' runs
+        self._cap = CHUNK  # entries the log's chunks hold
+        self._runs_cap = [RUNS, RUNS]  # innings each player's chunks of runs hold
+        with cold.Rare():
+            import rules_setup
+            rules_setup.init(self, capacity, options)
 
     # ---- setting up ------------------------------------------------------
 
     def new(self, now, **options):
-        """Start a new match (options as in matchsetup.new: game, target, breaker, ...); on a
+        """Start a new match (options as in rules_setup.new: game, target, breaker, ...); on a
         bad option the current match stays as it is and the reason is returned."""
-        return cold.call("matchsetup", "new", self, now, options)
+        with cold.Rare():
+            import rules_setup
+            return rules_setup.new(self, now, options)
 
     def options(self):
         """This match's options, as new() takes them."""
-        return cold.call("matchsetup", "options", self)
+        with cold.Rare():
+            import rules_setup
+            return rules_setup.options(self)
 
     def _reset(self):
         """The state at the start of the match, before any entry."""
@@ -227,7 +178,7 @@ class Match:
         self.breaker = NOBODY
         self.chooser = NOBODY
         self.collisions = 0
-        self.result = _R_NONE
+        self.result = R_NONE
         self.ended_by = 0
         self.run = 0
         self.last_foul = -1
@@ -250,7 +201,7 @@ class Match:
             self.fmt.reset(self)
         if self.breaker0 != NOBODY:
             self.breaker = self.breaker0  # a preset breaker: at the table (start_t stays 0)
-            self.phase = _RUNNING
+            self.phase = RUNNING
             self._start_inning(self.breaker0, 0)
 
     # ---- the log ---------------------------------------------------------
@@ -272,10 +223,10 @@ class Match:
         return self._make_room(_SPARE)
 
     def _retire(self):
-        """Chunks more than _WINDOW back whose entries are all on the flash (below low: the store
+        """Chunks more than WINDOW back whose entries are all on the flash (below low: the store
         saved them, no undo since) become spares; their entries are read back when needed.
         Below the first chunk already gone only after a read-back (a deep undo: _back)."""
-        k = (self.n >> _SHIFT) - _WINDOW
+        k = (self.n >> _SHIFT) - WINDOW
         while k >= 0 and (self._chunks[k] is not None or self._back):
             if self._chunks[k] is not None and (k + 1) << _SHIFT <= self.low:
                 self._spare.append(self._chunks[k])
@@ -298,35 +249,35 @@ class Match:
                 self._more_log()
             for p in (0, 1):
                 while self.played[p] + ahead > self._runs_cap[p]:
-                    self._runs[p].append(_zeros("H", _RUNS))
-                    self._runs_cap[p] += _RUNS
+                    self._runs[p].append(_zeros("H", RUNS))
+                    self._runs_cap[p] += RUNS
         except MemoryError:
             self.out_of_memory += 1
             return False
         return True
 
     def _more_log(self):
-        state = _zeros("i", _N_STATE)
+        state = _zeros("i", N_STATE)
         self._chunks.append(self._spare.pop() if self._spare else _Chunk())
         self._states.append(state)
-        self._cap += _CHUNK
+        self._cap += CHUNK
 
     def entry(self, i):
         """(code, arg, match time in ms) of log entry i (an extension's arg is its target)."""
         c = self._chunks[i >> _SHIFT]
-        if c is None:  # read back from the flash (logback.py: this allocates)
-            c = cold.call("logback", "deep", self, i >> _SHIFT)
+        if c is None:  # read back from the flash (rules_logback.py: this allocates)
+            c = self._deep_chunk(i >> _SHIFT)
         j = i & _LOW
         code = c.codes[j]
         arg = c.args[j]
-        if code == _E_EXTEND:
+        if code == E_EXTEND:
             arg = self._targets[2 * arg]  # A's; B's: arg2()
         return code, arg, c.times[j]
 
 
     def run_of(self, p, i):
         """The run of player p's inning i (0 = his first)."""
-        return self._runs[p][i >> _RSHIFT][i & _RLOW]
+        return self._runs[p][i >> RSHIFT][i & _RLOW]
 
     def _time(self, now):
         """Match time for `now`; never before the newest entry."""
@@ -360,8 +311,8 @@ class Match:
         """The six quarters' states (reserve(): not at the start, whose heap is tight; an undo
         replays from the chunk's start until they are made)."""
         try:
-            self._mids = [_zeros("i", _N_STATE), _zeros("i", _N_STATE), _zeros("i", _N_STATE),
-                          _zeros("i", _N_STATE), _zeros("i", _N_STATE), _zeros("i", _N_STATE)]
+            self._mids = [_zeros("i", N_STATE), _zeros("i", N_STATE), _zeros("i", N_STATE),
+                          _zeros("i", N_STATE), _zeros("i", N_STATE), _zeros("i", N_STATE)]
         except MemoryError:
             self._mids = None  # tried again at the next reserve()
 
@@ -388,64 +339,64 @@ class Match:
         return 0
 
     def _event(self, code, arg, now):
-        """Check and log an event at `now` (the rarer events: matchevents._event)."""
+        """Check and log an event at `now` (the rarer events: rules_events._event)."""
         if self.closed:
-            return _CLOSED
+            return CLOSED
         t = self._time(now)
         self._advance(t)
         reason = self._check(code, arg)
         if reason is None and not self._log(code, arg, t):
-            reason = _NO_MEMORY
+            reason = NO_MEMORY
         return reason
 
     # ---- events (the referee's words) -----------------------------------
 
     def lag(self, p, now):
         """p won the lag (I.1) and chooses to break or to give the break."""
-        return self._event(_E_LAG, p, now)
+        return self._event(E_LAG, p, now)
 
     def choose(self, p, give, now):
         """The lag winner p breaks (give=False) or gives the break (give=True)."""
         if p != A and p != B:
-            return _BAD_PLAYER
-        return self._event(_E_CHOOSE, p * 2 + (1 if give else 0), now)  # packing: matchnames.E_LAG
+            return BAD_PLAYER
+        return self._event(E_CHOOSE, p * 2 + (1 if give else 0), now)  # packing: matchnames.E_LAG
 
     def point(self, p, now):
         """A carom for the player at the table (p = NOBODY, or who it must be)."""
-        return self._event(_E_POINT, p + 1, now)
+        return self._event(E_POINT, p + 1, now)
 
     def miss(self, p, now):
         """An empty stroke: the inning ends."""
-        return self._event(_E_MISS, p + 1, now)
+        return self._event(E_MISS, p + 1, now)
 
     def foul(self, p, kind, now):
         """A foul (kind indexes matchwords.FOULS): the stroke scores nothing, the inning ends."""
-        if not 0 <= kind < _N_FOULS:
-            return _BAD_KIND
-        if kind == _F_MISS:
+        if not 0 <= kind < N_FOULS:
+            return BAD_KIND
+        if kind == F_MISS:
             return self.miss(p, now)
-        return self._event(_E_FOUL, (p + 1) * 16 + kind, now)  # packing: matchnames.E_LAG
+        return self._event(E_FOUL, (p + 1) * 16 + kind, now)  # packing: matchnames.E_LAG
 
     def break_request(self, p, now):
         """The player about to shoot asks for the half-time break (I.4)."""
-        return self._event(_E_BREAK, p, now)
+        return self._event(E_BREAK, p, now)
 
     def resume(self, now):
         """Play resumes before the break's time is over."""
-        return self._event(_E_RESUME, 0, now)
+        return self._event(E_RESUME, 0, now)
 
     def timeout(self, p, now):
         """The player at the table takes a time-out now (the clock takes one by itself at zero)."""
-        return self._event(_E_TIMEOUT, p + 1, now)
+        return self._event(E_TIMEOUT, p + 1, now)
 
     def undo(self, now):
         """Take back the newest entry; the state is exactly as it was just after the one before."""
         if self.closed:
-            return _CLOSED
+            return CLOSED
         if self.n == 0:
             return _NOTHING_TO_UNDO
         if not self._undo_ready():
-            return _NO_MEMORY  # an old chunk could not be read back from the flash
+            return NO_MEMORY  # an old chunk could not be read back from the flash
         self.n -= 1
         self.edits += 1
         if self.n < self.low:
@@ -457,10 +408,23 @@ class Match:
     def _undo_ready(self):
         """The chunks the state after an undo is made from are in RAM."""
         k = (self.n - 1) >> _SHIFT  # in RAM again, or read back (a deep undo; False: it could not be)
-        if k >= 0 and self._chunks[k] is None and not cold.call("logback", "read_back", self, k):
+        if k >= 0 and self._chunks[k] is None and not self._read_back(k):
             return False
         k = (self.n - 2) >> _SHIFT
-        return k < 0 or self._chunks[k] is not None or cold.call("logback", "read_back", self, k)
+        return k < 0 or self._chunks[k] is not None or self._read_back(k)
+
+    # The log's old chunks, read back from the flash: rules_logback.py, loaded for it and dropped
+    # (a frame of their own: the `with` would make entry()'s and _undo_ready()'s too big for the
+    # stack, and so allocated at every call).
+    def _deep_chunk(self, k):
+        with cold.Rare():
+            import rules_logback
+            return rules_logback.deep(self, k)
+
+    def _read_back(self, k):
+        with cold.Rare():
+            import rules_logback
+            return rules_logback.read_back(self, k)
 
     def resume_at(self, now):
         """Match time goes on at `now` from the newest entry's time: the clocks show what
@@ -520,7 +484,7 @@ class Match:
             j += 1
         if self.shooter != NOBODY:
             i = self.played[self.shooter] - 1
-            self._runs[self.shooter][i >> _RSHIFT][i & _RLOW] = self.run
+            self._runs[self.shooter][i >> RSHIFT][i & _RLOW] = self.run
         if self.fmt is not None:  # after the runs: a shoot-out's run is not an inning's (formats.save)
             self.fmt.load(self, st)
 
@@ -532,22 +496,22 @@ class Match:
             if self.phase == BREAK:
                 end = self.break_start + self.break_ms
                 if t >= end:
-                    if not self._log(_E_BREAK_END, 0, end):
+                    if not self._log(E_BREAK_END, 0, end):
                         return added
                     added += 1
                     continue
-            elif self.shot_ms and (self.phase == _RUNNING or self.phase == EQUALIZING):
+            elif self.shot_ms and (self.phase == RUNNING or self.phase == EQUALIZING):
                 end = self.shot_anchor + self.shot_limit
                 if t >= end:  # a time-out if one is left, else a time foul
-                    if not (self._log(_E_TIMEOUT, 0, end) if not self.timeout_this_shot and self.timeouts[self.turn] > 0
-                            else self._log(_E_FOUL, F_TIME, end)):
+                    if not (self._log(E_TIMEOUT, 0, end) if not self.timeout_this_shot and self.timeouts[self.turn] > 0
+                            else self._log(E_FOUL, F_TIME, end)):
                         return added
                     added += 1
                     continue
-            elif self.phase == _WARMUP:
+            elif self.phase == WARMUP:
                 end = self.warm_start + self.warmup_ms
                 if t >= end:
-                    if not self._log(_E_WARMUP_END, 0, end):
+                    if not self._log(E_WARMUP_END, 0, end):
                         return added
                     added += 1
                     continue
@@ -555,7 +519,7 @@ class Match:
 
     def shot_left_ms(self, now):
         """Milliseconds left for this shot, or -1 when no shot clock runs."""
-        if not self.shot_ms or not (self.phase == _RUNNING or self.phase == EQUALIZING):
+        if not self.shot_ms or not (self.phase == RUNNING or self.phase == EQUALIZING):
             return -1
         left = self.shot_anchor + self.shot_limit - self._time(now)
         return left if left > 0 else 0
@@ -591,7 +555,7 @@ class Match:
     def elapsed_ms(self, now):
         """The match's time from its first stroke (III.4.2), stopped at its end; -1 before the
         first stroke (in the lag, or a match that ended there) and in a warm-up (formats.py)."""
-        if not self.played[A] + self.played[B] or self.phase == _WARMUP:
+        if not self.played[A] + self.played[B] or self.phase == WARMUP:
             return -1
         done = self.phase == FINISHED or self.phase == TIEBREAK
         return (self.end_t if done else self._time(now)) - self.start_t
@@ -610,41 +574,41 @@ class Match:
             if reason != -1:
                 return reason
         phase = self.phase
-        if code == _E_POINT or code == _E_MISS or code == _E_FOUL or code == _E_TIMEOUT or code == _E_JUMPED:
-            p = (arg >> 4 if code == _E_FOUL or code == _E_JUMPED else arg) - 1
+        if code == E_POINT or code == E_MISS or code == E_FOUL or code == E_TIMEOUT or code == E_JUMPED:
+            p = (arg >> 4 if code == E_FOUL or code == E_JUMPED else arg) - 1
             if phase == LAG:
-                return _IN_LAG
+                return IN_LAG
             if phase == FINISHED or phase == TIEBREAK:
-                return _FINISHED_ALREADY
+                return FINISHED_ALREADY
             if p != NOBODY and p != self.turn:
-                return _NOT_AT_TABLE
-            if code == _E_FOUL and arg & 15 == _F_ZONE and self.game >= _ONE_CUSHION:
-                return _CUSHION_GAME
-            if code == _E_TIMEOUT:
+                return NOT_AT_TABLE
+            if code == E_FOUL and arg & 15 == F_ZONE and self.game >= _ONE_CUSHION:
+                return CUSHION_GAME
+            if code == E_TIMEOUT:
                 if not self.shot_ms:
                     return _NO_SHOT_CLOCK
                 if phase == BREAK:
-                    return _NOT_PLAYING
+                    return NOT_PLAYING
                 if self.timeout_this_shot:
                     return _TIMEOUT_USED
                 if self.timeouts[self.turn] <= 0:
                     return _NO_TIMEOUTS
             return None
-        if code == _E_LAG or code == _E_CHOOSE:
+        if code == E_LAG or code == E_CHOOSE:
             return self._check_lag(code, arg)
-        if code == _E_BREAK or code == _E_RESUME:
+        if code == E_BREAK or code == E_RESUME:
             return self._check_break(code, arg)
-        return _BAD_KIND
+        return BAD_KIND
 
     def _check_lag(self, code, arg):
         """Why the lag's winner (E_LAG) or his choice (E_CHOOSE) may not be logged now."""
         if self.phase != LAG:
-            return _LAG_DONE
-        if code == _E_LAG:
+            return LAG_DONE
+        if code == E_LAG:
             if self.chooser != NOBODY:
-                return _LAG_DECIDED
+                return LAG_DECIDED
             if arg != A and arg != B:
-                return _BAD_PLAYER
+                return BAD_PLAYER
             return None
         if self.chooser == NOBODY:
             return _NO_CHOICE_YET
@@ -656,22 +620,22 @@ class Match:
         """Why player arg may not have the half-time break now (E_BREAK, I.4), or play may not
         resume (E_RESUME)."""
         phase = self.phase
-        if code == _E_RESUME:
+        if code == E_RESUME:
             return None if phase == BREAK else _NOT_IN_BREAK
         if arg != A and arg != B:
-            return _BAD_PLAYER
-        if phase != _RUNNING:
+            return BAD_PLAYER
+        if phase != RUNNING:
             if phase == BREAK:
-                return _BREAK_TAKEN
+                return BREAK_TAKEN
             if phase == LAG:
-                return _IN_LAG
+                return IN_LAG
             if phase == EQUALIZING:
                 return _BREAK_NOT_HALF
-            return _FINISHED_ALREADY
+            return FINISHED_ALREADY
         if not self.break_ms:
-            return _BREAK_OFF
+            return BREAK_OFF
         if self.break_taken:
-            return _BREAK_TAKEN
+            return BREAK_TAKEN
         if arg != self.turn:
             return _BREAK_NOT_ASKER
         if self.run:
@@ -685,32 +649,32 @@ class Match:
     def _do(self, code, arg, t):
         if self.fmt is not None and self.fmt.do(self, code, arg, t):
             return
-        if code == _E_POINT or code == _E_MISS or code == _E_FOUL or code == _E_JUMPED:
+        if code == E_POINT or code == E_MISS or code == E_FOUL or code == E_JUMPED:
             if self.phase == BREAK:
-                self.phase = _RUNNING
+                self.phase = RUNNING
                 self._restart_shot(t)
             self.last_call = -1
             self.last_foul = -1
             self.respot = 0
             self.respot_balls = 0
-            if code == _E_POINT:
+            if code == E_POINT:
                 self._point(t)
             else:
-                if code != _E_MISS:
-                    self._foul(_F_JUMPED if code == _E_JUMPED else arg & 15)
-                    if code == _E_JUMPED:
+                if code != E_MISS:
+                    self._foul(F_JUMPED if code == E_JUMPED else arg & 15)
+                    if code == E_JUMPED:
                         self.respot_balls = arg & 7
                 self._end_inning(t)
-        elif code == _E_TIMEOUT:
+        elif code == E_TIMEOUT:
             self.timeouts[self.turn] -= 1
             self.timeout_this_shot = 1
             self.shot_limit = self.shot_ms + self.timeout_ms
-        elif code == _E_BREAK:
+        elif code == E_BREAK:
             self.phase = BREAK
             self.break_taken = 1
             self.break_start = t
-        elif code == _E_RESUME or code == _E_BREAK_END:
-            self.phase = _RUNNING
+        elif code == E_RESUME or code == E_BREAK_END:
+            self.phase = RUNNING
             self._restart_shot(t)
         else:
             self._do_rare(code, arg, t)
@@ -719,53 +683,53 @@ class Match:
         """The rarer entries: the lag's (its winner, a collision, a fault, a tie, the winner's
         choice) and the referee's rarer words (a player leaving or abandoning, an extension, a
         position call, a tie-break's winner, a frozen ball and the choice, a review)."""
-        if code == _E_LAG:
+        if code == E_LAG:
             self.chooser = arg
-        elif code == _E_LAG_COLLISION:
+        elif code == E_LAG_COLLISION:
             self.collisions += 1
             if arg and self.collisions >= 2:
                 self.chooser = 1 - (arg - 1)
-        elif code == _E_LAG_FAULT:
+        elif code == E_LAG_FAULT:
             self.chooser = 1 - (arg >> 4)
-        elif code == _E_CHOOSE:
+        elif code == E_CHOOSE:
             p = arg >> 1
             self.breaker = 1 - p if arg & 1 else p
             self.chooser = NOBODY
-            self.phase = _RUNNING
+            self.phase = RUNNING
             if not self.played[A] + self.played[B]:  # the match's first stroke (not a deciding set's)
                 self.start_t = t
             self._start_inning(self.breaker, t)
-        elif code == _E_LEFT or code == _E_ABANDON:
-            self._finish(R_B if arg == A else R_A, _END_LEFT if code == _E_LEFT else _END_ABANDONED, t)
-        elif code == _E_EXTEND:  # its targets: A's, B's in _targets at 2 * its number
+        elif code == E_LEFT or code == E_ABANDON:
+            self._finish(R_B if arg == A else R_A, END_LEFT if code == E_LEFT else END_ABANDONED, t)
+        elif code == E_EXTEND:  # its targets: A's, B's in _targets at 2 * its number
             self.targets[A] = self._targets[2 * arg]
             self.targets[B] = self._targets[2 * arg + 1]
             self.extensions = arg + 1
-            self.result = _R_NONE
+            self.result = R_NONE
             self.ended_by = 0
-            self.phase = _RUNNING
-            self.respot = _RESPOT_START
+            self.phase = RUNNING
+            self.respot = RESPOT_START
             self._start_inning(self.breaker, t)
-        elif code == _E_CALL:
+        elif code == E_CALL:
             self._call(arg)
-        elif code == _E_TIEBREAK:
-            self._finish(R_A if arg == A else R_B, _END_TIEBREAK, t)
-        elif code == _E_FROZEN or code == _E_FROZEN_CHOICE:  # the arg's low bits: what follows (matchsetup)
+        elif code == E_TIEBREAK:
+            self._finish(R_A if arg == A else R_B, END_TIEBREAK, t)
+        elif code == E_FROZEN or code == E_FROZEN_CHOICE:  # the arg's low bits: what follows (rules_setup)
             self.respot = arg & 15
             self.respot_balls = 0
             self.last_foul = -1
-            if self.respot == _RESPOT_START:
+            if self.respot == RESPOT_START:
                 self.area = 0  # the balls on the starting position lie in no area
-        elif code == _E_LAG_TIE:
+        elif code == E_LAG_TIE:
             self.lag_ties += 1
-        elif code == _E_REVIEW:
+        elif code == E_REVIEW:
             self.reviews |= 1 << arg
 
     def _foul(self, kind):
         self.last_foul = kind
         self.fouls[self.turn] += 1
-        if kind == _F_JUMPED:
-            self.respot = _RESPOT_3C if self.game == _THREE_CUSHION else _RESPOT_START
+        if kind == F_JUMPED:
+            self.respot = RESPOT_3C if self.game == _THREE_CUSHION else RESPOT_START
 
     def _call(self, arg):
         """A position call (III.4.3b): the caroms made in a restricted area are counted from
@@ -778,12 +742,12 @@ class Match:
         if not self.area or not kind:  # outside, or entre again: a new count
             self.area_caroms = 1 if kind == _C_DEDANS else 0
             self.area = 1
-        if arg & _ANCHOR:
+        if arg & ANCHOR:
             self.area = 2
 
     def _start_inning(self, p, t):
         i = self.played[p]  # the runs of every set (formats.py) in one log
-        self._runs[p][i >> _RSHIFT][i & _RLOW] = 0
+        self._runs[p][i >> RSHIFT][i & _RLOW] = 0
         self.played[p] = i + 1
         self.innings[p] += 1
         self.turn = p
@@ -802,34 +766,34 @@ class Match:
         self.score[p] += 1
         self.run += 1
         i = self.played[p] - 1
-        self._runs[p][i >> _RSHIFT][i & _RLOW] = self.run
+        self._runs[p][i >> RSHIFT][i & _RLOW] = self.run
         if self.run > self.high_run[p]:
             self.high_run[p] = self.run
         self.area_caroms += 1
         if self.score[p] < self.targets[p]:
             self._restart_shot(t)
         elif self.phase == EQUALIZING:  # reaching the target ends the inning at once (I.8.3, I.8.4)
-            self._finish(R_DRAW if self.draw_allowed else _R_TIEBREAK, _END_TARGET, t)
+            self._finish(R_DRAW if self.draw_allowed else R_TIEBREAK, END_TARGET, t)
         elif self.equalizing and p == self.breaker:
             self.phase = EQUALIZING
-            self.respot = _RESPOT_START
+            self.respot = RESPOT_START
             self._start_inning(1 - p, t)
         else:
-            self._finish(R_A if p == A else R_B, _END_TARGET, t)
+            self._finish(R_A if p == A else R_B, END_TARGET, t)
 
     def _end_inning(self, t):
         """A miss or a foul ends the inning; the opponent plays, or the match ends. The innings
         limit is the match's as agreed: an extension plays to its own total (I.8.4)."""
         p = self.turn
         if self.phase == EQUALIZING:
-            self._finish(R_B if p == A else R_A, _END_TARGET, t)
+            self._finish(R_B if p == A else R_A, END_TARGET, t)
         elif self.innings_limit and not self.extensions and p != self.breaker and self.innings[p] >= self.innings_limit:
             a = self.score[A] * self.targets[B]  # the shares of their own targets (a handicap)
             b = self.score[B] * self.targets[A]
             if a == b:
-                self._finish(R_DRAW if self.draw_allowed else _R_TIEBREAK, _END_INNINGS, t)
+                self._finish(R_DRAW if self.draw_allowed else R_TIEBREAK, END_INNINGS, t)
             else:
-                self._finish(R_A if a > b else R_B, _END_INNINGS, t)
+                self._finish(R_A if a > b else R_B, END_INNINGS, t)
         else:
             self._start_inning(1 - p, t)
 
@@ -838,7 +802,7 @@ class Match:
             return  # a set is over, not the match
         if self.phase != TIEBREAK:  # a tie-break's winner, later: the match ended at the draw
             self.end_t = t
-        self.phase = TIEBREAK if result == _R_TIEBREAK else FINISHED
+        self.phase = TIEBREAK if result == R_TIEBREAK else FINISHED
         self.result = result
         self.ended_by = how
         self.turn = NOBODY

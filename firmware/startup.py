@@ -29,6 +29,10 @@ import sys
 import time
 
 import cold
+import confignames
+from errorcodes import (ERROR_BOARD, ERROR_CRASH_LOOP, ERROR_MEMORY, ERROR_SAFE_BUTTON, ERROR_STORE, STORE_ERROR_MS,
+                        WDT_MS)
+from storenames import ERR_MEMORY
 
 try:
     from micropython import const
@@ -39,19 +43,11 @@ except ImportError:  # CPython
 
 
 # Private constants, compiled in: the names of a module loaded only at the start would stay
-# interned for good (cold.py). errorcodes.py names the codes and the running board's timings
-# (app.POLL_MS and the like come from there), a test checks each pair.
+# interned for good (cold.py). The error codes and the timings are errorcodes.py's.
 _BOARDS_DIR = const("boards")
 _CRASHES_FOR_SAFE_BOOT = const(3)
 _STORE_DIR = const("/data")  # the match journal and the history (not "/store": a folder would shadow store.py)
-_WDT_MS = const(5000)
 _CPU_HZ = const(240000000)  # the running board's clock (a stock image starts at 160 MHz)
-_STORE_ERROR_MS = const(10000)
-_ERROR_BOARD = const(21)  # the board definition is missing or invalid
-_ERROR_STORE = const(23)  # the saved match was damaged or went back: what could be read is back (10 s)
-_ERROR_SAFE_BUTTON = const(30)  # safe boot: button held at power-on
-_ERROR_CRASH_LOOP = const(31)  # safe boot: crashed three times in a row
-_ERROR_MEMORY = const(24)  # not enough memory: here, to start at all
 _OUT_OF_MEMORY = b"E24"  # in RTC memory: the start ran out of memory (app.py's record is 5 bytes)
 machine = None  # the board's machine module, as start() or build() was handed it
 
@@ -61,7 +57,6 @@ _FALLBACK_BUSES = const(((0, 22, 21), (1, 33, 32)))  # (bus, scl, sda); a test c
 _FALLBACK_SEG14 = const(((0, 0x76), (0, 0x77), (1, 0x76)))  # its 14-segment chips (bus, address); the others: 7
 
 
-_CONFIG_FILE = const("config.json")  # config.FILE
 # What checks it: config.py, and controller.py, whose ACTIONS it checks radio.wall_buttons against.
 _CONFIG_CHECKERS = const(("config", "controller"))
 
@@ -72,12 +67,16 @@ def load_config():
     code = [0]
 
     def check():
-        cfg, code[0], msg = cold.call("config", "load")
+        with cold.Rare():
+            import config
+            cfg, code[0], msg = config.load()
         if code[0]:
             print("config:", msg)
         return cfg, code[0] == 0
 
-    cfg = cold.call("checked", "load", _CONFIG_FILE, "config.ok", check, _CONFIG_CHECKERS)
+    with cold.Rare():
+        import checked
+        cfg = checked.load(confignames.FILE, "config.ok", check, _CONFIG_CHECKERS)
     return cfg, code[0]
 
 
@@ -87,8 +86,15 @@ def load_board(name, timings=None):
     the host's parts list reads them). `timings` (the configuration's button
     timings) override the board's where set."""
     path = "%s/%s.json" % (_BOARDS_DIR, name)
-    board = cold.call("checked", "load", path, path[:-5] + ".ok",
-                      lambda: (cold.call("boarddef", "load", path, False), True), "boarddef")
+
+    def check():
+        with cold.Rare():
+            import boarddef
+            return boarddef.load(path, False), True
+
+    with cold.Rare():
+        import checked
+        board = checked.load(path, path[:-5] + ".ok", check, "boarddef")
     for key, value in (timings or {}).items():
         if value is None:
             continue
@@ -125,7 +131,7 @@ def arm_watchdog():
 
     count, crashed, armed = app.rtc_state()
     app.rtc_write(count, crashed, 1)
-    return machine.WDT(timeout=_WDT_MS)
+    return machine.WDT(timeout=WDT_MS)
 
 
 def button_held(board, key):
@@ -155,7 +161,9 @@ def identify(hw=None, board=None, config=None):
         config = load_config()[0]
         board = load_board(config["board"], config["buttons"])
     chips = make_chips(board, make_buses(board), config["display"]["brightness"])
-    cold.call("identify", "run", board, chips, make_leds(board), make_buzzer(board, 0), make_pin)
+    with cold.Rare():
+        import identify
+        identify.run(board, chips, make_leds(board), make_buzzer(board, 0), make_pin)
     gc.collect()
 
 
@@ -250,7 +258,7 @@ def match_options(cfg):
     return options
 
 
-# rules.Match.new's defaults (matchsetup._new): the options equal to them are left out.
+# rules.Match.new's defaults (rules_setup._new): the options equal to them are left out.
 _DEFAULTS = {"innings_limit": 0, "equalizing": True, "draw": True, "shot_clock": 0, "timeouts": None,
              "timeout_s": None, "break_s": 180, "breaker_ball": "spot", "target_A": None, "target_B": None,
              "sets": 0, "deciding_target": None, "shootout": False, "warmup_s": 0}
@@ -265,63 +273,62 @@ def build(board, config, error=0, hw=None):
     """The running wall board (app.Board) from the definition and the configuration (`hw`:
     the machine module, when start() was not what handed it in). The saved match is read
     back first, while little else is in the heap: its log then lies low, and reading it
-    (snapshot.py, loaded and dropped) has the most room."""
+    (store_snapshot.py, loaded and dropped) has the most room."""
     if hw is not None:
         _hand_in(hw)
     import app
-    import rules
     import store
 
-    b = app.Board()
-    b.name = board["name"]
-    b.table = config["name"]
     options = match_options(config)
-    b.match = rules.Match(**options)
-    b.store = store.MatchStore(_STORE_DIR)
-    held = restore(b, options)
+    st = store.MatchStore(_STORE_DIR)
+    match, held, started_at = restore(st, options)
     load_code(config)
     import controller
     import view
 
-    b.i2c_specs = [(spec["bus"], spec["scl"], spec["sda"], spec["freq"]) for spec in board["i2c"]]
-    b.chip_bus = bytes(d["bus"] for d in board["displays"])
-    b.buses = make_buses(board)
-    b.chips = make_chips(board, b.buses, config["display"]["brightness"])
-    b.buzzer = make_buzzer(board, config["sound"]["volume"])
-    b.view = view.View(board, b.chips, make_leds(board), b.match)
-    b.group = cold.call("buttonsetup", "from_board", board, make_pin)
-    b.ctrl = controller.Controller(b.match, b.view, b.buzzer, b.group, options)
-    b.ctrl.locked = held  # nothing is scored on a match that would not be saved
-    if b.store.errors & ~store.ERR_MEMORY:
+    i2c_specs = [(spec["bus"], spec["scl"], spec["sda"], spec["freq"]) for spec in board["i2c"]]
+    buses = make_buses(board)
+    chips = make_chips(board, buses, config["display"]["brightness"])
+    buzzer = make_buzzer(board, config["sound"]["volume"])
+    v = view.View(board, chips, make_leds(board), match)
+    with cold.Rare():
+        import buttons_setup
+        group = buttons_setup.from_board(board, make_pin)
+    ctrl = controller.Controller(match, v, buzzer, group, options)
+    ctrl.locked = held  # nothing is scored on a match that would not be saved
+    error_until = None
+    if st.errors & ~ERR_MEMORY:
         print("carom: the saved match was damaged or went back (errors %d); what could be read is back"
-              % b.store.errors)
-        b.view.error = _ERROR_STORE
-        b.error_until = time.ticks_add(time.ticks_ms(), _STORE_ERROR_MS)
+              % st.errors)
+        v.error = ERROR_STORE
+        error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
     else:
-        b.view.error = error
-    b.saved_matches = b.ctrl.matches
-    # A finished match whose report is not on the flash (a power cut came between the
-    # winning point and the report): the save task writes it now.
-    b.reported = b.match.phase != rules.FINISHED or b.store.held or b.store.has_report()
+        v.error = error
     radio_cfg = config["radio"]
+    receiver = espnow = None
     if radio_cfg["peer"] and radio_cfg["key"]:
-        setup_radio(b, radio_cfg)
+        receiver, espnow = setup_radio(ctrl, radio_cfg)
+    hall = wifi = topic = None
     if config["wifi"]["ssid"] and config["mqtt"]["host"]:
-        setup_mqtt(b, config)
-    return b
+        hall, wifi, topic = setup_mqtt(config)
+    return app.Board(board["name"], config["name"], match, st, started_at, v, ctrl, group, buzzer, buses, chips,
+                     i2c_specs, bytes(d["bus"] for d in board["displays"]), error_until, receiver, espnow, hall,
+                     wifi, topic)
 
 
-def restore(b, options):
-    """The saved match back, or a new one from the configuration. True when the saved match
-    could not be read for want of memory: it stays on the flash (the store writes nothing,
-    E 24) and the board waits for a restart or a new match."""
+def restore(st, options):
+    """(match, held, started_at): the match saved in store st back, or a new one from the
+    configuration. held is True when the saved match could not be read for want of memory: it
+    stays on the flash (the store writes nothing, E 24) and the board waits for a restart or a
+    new match."""
     import app
+    import rules
 
+    m = rules.Match(**options)
     now = time.ticks_ms()
-    m = b.match
     for attempt in (0, 1):
         try:
-            restored = b.store.restore(m, now)
+            restored = st.restore(m, now)
             break
         except MemoryError:
             gc.collect()
@@ -330,46 +337,44 @@ def restore(b, options):
         # match of the configuration's (Match() makes one) takes its place on the displays;
         # nothing of it is saved (the store is held). The rest of the start has the room it
         # needs, E 24 shows.
-        b.match = m = None
-        b.store.held = True  # also when loading snapshot.py was what failed: nothing is written
+        m = None
+        st.held = True  # also when loading store_snapshot.py was what failed: nothing is written
         gc.collect()
-        import rules
-
-        b.match = rules.Match(**options)
+        m = rules.Match(**options)
         print("carom: not enough memory to read the saved match back; it stays on the flash (E 24)")
-        return True
+        return m, True, None
     if restored and m.n:
         print("carom: match restored,", m.n, "entries")
-        b.started_at = app.wall_clock(-m.entry(m.n - 1)[2] // 1000)
-    else:
-        # Nothing saved, or a match nothing happened in yet: the configuration's
-        # options and names (`carom config set` applies at the next start). Over a match
-        # nothing happened in, it is begun now; with nothing saved, the save task begins it
-        # (app.Board.persist), so a first start that runs out of memory has written nothing.
-        m.new(now, **options)
-        if b.store.gen:
-            b.store.begin(m)
-        b.started_at = app.wall_clock(0)
-    return False
+        return m, False, app.wall_clock(-m.entry(m.n - 1)[2] // 1000)
+    # Nothing saved, or a match nothing happened in yet: the configuration's
+    # options and names (`carom config set` applies at the next start). Over a match
+    # nothing happened in, it is begun now; with nothing saved, the save task begins it
+    # (app.Board.persist), so a first start that runs out of memory has written nothing.
+    m.new(now, **options)
+    if st.gen:
+        st.begin(m)
+    return m, False, app.wall_clock(0)
 
 
-def setup_mqtt(b, config):
-    """What the board needs to publish (app.Board.wifi_task starts MQTT once on the network)."""
+def setup_mqtt(config):
+    """(hall, wifi, topic): what the board needs to publish (app.Board.wifi_task starts MQTT
+    once on the network)."""
     m = config["mqtt"]
-    b.wifi = (config["wifi"]["ssid"], config["wifi"]["password"])
+    wifi = (config["wifi"]["ssid"], config["wifi"]["password"])
     table = m["table"]
     if not table:  # a name of its own: boards must never share topics or a client id
         import network
 
         mac = network.WLAN(network.STA_IF).config("mac")
         table = "t" + "".join("%02x" % x for x in mac[3:])
-    b.topic = m["prefix"] + "/" + table + "/"
-    b.hall = ("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None, m["keepalive_s"])
-    print("carom: publishing to", m["host"], "as", b.topic + "*")
+    topic = m["prefix"] + "/" + table + "/"
+    print("carom: publishing to", m["host"], "as", topic + "*")
+    return ("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None, m["keepalive_s"]), wifi, topic
 
 
-def setup_radio(b, radio_cfg):
-    """The paired remote's link. config.py checked the address and the key (remote.mac_bytes
+def setup_radio(ctrl, radio_cfg):
+    """(receiver, espnow): the paired remote's link (the controller told which wall buttons
+    stay allowed). config.py checked the address and the key (remote.mac_bytes
     and hex_key's forms): they are only read here, without loading remote.py, whose names
     would stay interned for good."""
     from binascii import unhexlify
@@ -386,11 +391,13 @@ def setup_radio(b, radio_cfg):
     e.active(True)
     e.add_peer(peer)
     key = unhexlify(radio_cfg["key"])
-    b.espnow = e
-    b.radio = radio.Receiver(key, peer, sta.config("mac"), read_last())
+    receiver = radio.Receiver(key, peer, sta.config("mac"), read_last())
     if radio_cfg["wall_buttons"] != "all":
-        b.ctrl.allowed = cold.call("buttonsetup", "allowed", radio_cfg["wall_buttons"])
+        with cold.Rare():
+            import buttons_setup
+            ctrl.allowed = buttons_setup.allowed(radio_cfg["wall_buttons"])
     print("carom: paired with the remote", radio_cfg["peer"])
+    return receiver, e
 
 
 def read_last():
@@ -437,7 +444,7 @@ def out_of_memory():
     board's definition, else on any found on the wall's buses; nothing else is loaded, the
     store writes nothing (a saved match stays on the flash as it was, for a start with
     more room: a power cycle tries again)."""
-    print("carom: not enough memory to start (E %d); the saved match stays on the flash" % _ERROR_MEMORY)
+    print("carom: not enough memory to start (E %d); the saved match stays on the flash" % ERROR_MEMORY)
     try:
         config, _ = load_config()
         board = load_board(config["board"], config["buttons"])
@@ -445,9 +452,9 @@ def out_of_memory():
         board = None
     try:
         if board is None:
-            show_code_anywhere(_ERROR_MEMORY)
+            show_code_anywhere(ERROR_MEMORY)
         else:
-            show_code(make_chips(board, make_buses(board), 15), _ERROR_MEMORY)
+            show_code(make_chips(board, make_buses(board), 15), ERROR_MEMORY)
     except MemoryError:
         pass
     return None
@@ -462,10 +469,10 @@ def _start():
         try:
             board = load_board("wall", config["buttons"])
         except (OSError, ValueError) as e:
-            print("carom: board 'wall': %s; E %d on every display found" % (e, _ERROR_BOARD))
-            show_code_anywhere(_ERROR_BOARD)
+            print("carom: board 'wall': %s; E %d on every display found" % (e, ERROR_BOARD))
+            show_code_anywhere(ERROR_BOARD)
             return None
-        error = _ERROR_BOARD
+        error = ERROR_BOARD
     if board["role"] == "remote":
         # Not at a wake from deep sleep: a press on any button wakes the box (the identify
         # button's too: a foul for the match). Held with the safe-boot button: neither.
@@ -481,9 +488,9 @@ def _start():
     crashes = crash_count()
     safe = 0
     if button_held(board, "safe_boot_button"):
-        safe = _ERROR_SAFE_BUTTON
+        safe = ERROR_SAFE_BUTTON
     elif crashes >= _CRASHES_FOR_SAFE_BOOT:
-        safe = _ERROR_CRASH_LOOP
+        safe = ERROR_CRASH_LOOP
     if safe:
         print("carom: safe boot (E %d): no app, no watchdog" % safe)
         show_code(make_chips(board, make_buses(board), 15), safe)

@@ -4,7 +4,7 @@ Runs on MicroPython (ESP32 LittleFS, unix port) and CPython.  Files under
 `root` (file names and byte layouts; all numbers little-endian):
 
 snap.0, snap.1 -- two 128-byte snapshot slots: the match's options (layout in
-    snapshot.py). The newer valid one is the match; the other is the previous
+    store_snapshot.py). The newer valid one is the match; the other is the previous
     match, the fallback when the newer one is unreadable.
 
 jnl/<generation>.<segment> -- the append-only journal of that match, 16-byte
@@ -32,13 +32,13 @@ history/<generation>.json -- finished-match reports, written in pieces as
     that number), the reports are numbered again 1, 2, ... in their order and
     the next match takes the number after them.
 sent -- the number of the newest report the hall's broker acknowledged.
-ckpt.0, ckpt.1 -- the match's checkpoint, derived from its journal (layout in checkpoint.py).
+ckpt.0, ckpt.1 -- the match's checkpoint, derived from its journal (layout in store_checkpoint.py).
 
 This module is what a running board keeps in RAM: writing the journal and the
 reports. Reading a match back, beginning a new one and repairing a torn
-journal are in snapshot.py, reading a chunk of the log back in journal.py, the match's
+journal are in store_snapshot.py, reading a chunk of the log back in store_journal.py, the match's
 checkpoint (the state before its newest chunk: a long match comes back without replaying
-its whole journal) in checkpoint.py, each loaded for that and dropped again.
+its whole journal) in store_checkpoint.py, each loaded for that and dropped again.
 
 Reading back never takes a want of memory for damage: restore() raises
 MemoryError with the flash untouched, and the store then writes nothing
@@ -48,7 +48,7 @@ byte for byte for the next boot.  What restore() finds is reported in
 a newer match left a journal or a report) sets ERR_ROLLBACK.
 
 Methods that write return None when done, or a reason (a small int:
-WRITE_FAILED, NO_MATCH, NOTHING_TO_UNDO, HELD, named in history.py) and set a
+WRITE_FAILED, NO_MATCH, NOTHING_TO_UNDO, HELD, named in store_history.py) and set a
 bit in `errors`; they never raise on a flash error, so the scoring path goes
 on even with a full or failing flash.
 
@@ -58,13 +58,16 @@ Use (the app):
         ...                                         # nothing saved: set up a match
     store.begin(match)          # after match.new(...)
     store.sync(match)           # after events, undos, the close: what changed since the last sync
-    history.save_report(store, write)   # history.py: a finished match, written in pieces
+    store_history.save_report(store, write)   # store_history.py: a finished match, written in pieces
 """
 
 import os
 import struct
 
 import cold
+from matchnames import CHUNK, E_EXTEND
+from storenames import (EEXIST, ERR_WRITE, HELD, K_CLOSE, K_ENTRY, K_UNDO, NOTHING_TO_UNDO, NO_MATCH, REC,
+                        SEG_RECORDS, WRITE_FAILED)
 
 try:
     from micropython import const
@@ -77,40 +80,16 @@ except ImportError:  # CPython
 try:
     from binascii import crc32 as _crc_builtin
 except ImportError:  # a MicroPython build without MICROPY_PY_BINASCII_CRC32
-    from history import crc32_py as _crc_builtin
+    from store_history import crc32_py as _crc_builtin
 
 
 def crc32(data, crc=0):
     return _crc_builtin(data, crc) & 0xFFFFFFFF
 
 
-# The record layout, kinds, error bits and reasons: private constants here (compiled in:
-# no RAM on the board); history.py keeps their names (store.__getattr__), a test checks both.
-_REC_SIZE = const(16)
-_SEG_RECORDS = const(8)
-_REC = "<IBBHi"  # a record without its CRC
-_EEXIST = const(17)
-
-_K_ENTRY = const(1)
-_K_UNDO = const(2)
-_K_CLOSE = const(3)
-_E_EXTEND = const(11)  # rules.py's
-_CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
-
-# Bits of MatchStore.errors, for the app to show (their meanings: history.py).
-_ERR_WRITE = const(4)
-ERR_MEMORY = const(64)  # not enough memory to read the saved match back (nothing was changed)
-
-# Reasons a write is refused (small ints: returning one allocates nothing; texts in history.py).
-_WRITE_FAILED = const(1)
-_NO_MATCH = const(2)
-_NOTHING_TO_UNDO = const(3)
-_HELD = const(4)
-
-
 def __getattr__(name):
-    """The names of the store's constants (and its file helpers): history.py."""
-    return cold.forward("history", name, "store")
+    """The store's file helpers: store_history.py (its constants are storenames.py's)."""
+    return cold.forward("store_history", name, "store")
 
 
 def replace(path, data, fs=None, tmp=None):
@@ -142,7 +121,7 @@ def rename(old, new, fs=None):
     try:
         fs.rename(old, new)
     except OSError as e:
-        if not e.args or e.args[0] != _EEXIST:
+        if not e.args or e.args[0] != EEXIST:
             raise
         fs.remove(new)
         fs.rename(old, new)
@@ -169,9 +148,11 @@ class MatchStore:
     """The match being played (snapshot + journal) and the finished matches' reports."""
 
     def __init__(self, root, fs=None, max_reports=50, max_report_bytes=256 * 1024):
-        """The store under folder `root`, on `fs` (None: PosixFs). Its fields: storefiles.init
+        """The store under folder `root`, on `fs` (None: PosixFs). Its fields: store_files.init
         (loaded for it and dropped: a constructor run once need not stay in RAM)."""
-        cold.call("storefiles", "init", self, root, fs, max_reports, max_report_bytes)
+        with cold.Rare():
+            import store_files
+            store_files.init(self, root, fs, max_reports, max_report_bytes)
 
     # ---- names and small file helpers ------------------------------------
 
@@ -185,44 +166,50 @@ class MatchStore:
             return -1
 
 
-    # ---- reading back and beginning: snapshot.py, loaded for it and dropped -------
+    # ---- reading back and beginning: store_snapshot.py, loaded for it and dropped -------
 
     def restore(self, match, now):
         """Put the saved match into `match` (match.new, its entries, one replay); True if
         there was one. Raises MemoryError, having changed nothing on the flash, when there is
         not enough memory to read it: the store is then `held` (writes nothing)."""
-        return cold.call("snapshot", "restore", self, match, now)
+        with cold.Rare():
+            import store_snapshot
+            return store_snapshot.restore(self, match, now)
 
     def begin(self, match):
         """Save a new match (its options; its entries follow with sync or append)."""
-        return cold.call("snapshot", "begin", self, match)
+        with cold.Rare():
+            import store_snapshot
+            return store_snapshot.begin(self, match)
 
     def load_chunk(self, k, put):
         """Log chunk k's entries from the journal (a match's loader: its old chunks need not
         stay in RAM). Returns the journal's number of entries."""
-        return cold.call("journal", "load_chunk", self, k, put)
+        with cold.Rare():
+            import store_journal
+            return store_journal.load_chunk(self, k, put)
 
     # ---- writing ----------------------------------------------------------
 
     def _record(self, seq, kind, code, arg, t):
         rec = self._rec
-        struct.pack_into(_REC, rec, 0, seq, kind, code, arg, t)
+        struct.pack_into(REC, rec, 0, seq, kind, code, arg, t)
         struct.pack_into("<I", rec, 12, crc32(self._rec_head, self.gen))
         return rec
 
     def append(self, code, arg, t):
         """Save one entry (code, arg, match time): one 16-byte record appended."""
-        reason = self._put(_K_ENTRY, code, arg, t)
+        reason = self._put(K_ENTRY, code, arg, t)
         if reason is None:
-            if not self.count % _CHUNK:
-                self._starts_at(self.count // _CHUNK, self.seq - 1)
+            if not self.count % CHUNK:
+                self._starts_at(self.count // CHUNK, self.seq - 1)
             self.count += 1
             self.closed = False
         return reason
 
     def _starts_at(self, k, seq):
         """Log chunk k's first entry is journal record seq (the newest written at its place):
-        reading the chunk back starts there (journal.load_chunk), not at the journal's start."""
+        reading the chunk back starts there (store_journal.load_chunk), not at the journal's start."""
         if k < len(self._starts):
             self._starts[k] = seq
         else:
@@ -231,8 +218,8 @@ class MatchStore:
     def undo(self):
         """Save that the newest entry was taken back."""
         if self.gen and not self._broken and self.count == 0:
-            return _NOTHING_TO_UNDO
-        reason = self._put(_K_UNDO, 0, 0, 0)
+            return NOTHING_TO_UNDO
+        reason = self._put(K_UNDO, 0, 0, 0)
         if reason is None:
             self.count -= 1
             self.closed = False
@@ -240,7 +227,7 @@ class MatchStore:
 
     def close(self):
         """Save that the match was closed (its report signed)."""
-        reason = self._put(_K_CLOSE, 0, 0, 0)
+        reason = self._put(K_CLOSE, 0, 0, 0)
         if reason is None:
             self.closed = True
         return reason
@@ -254,36 +241,53 @@ class MatchStore:
             reason = self.undo()
         while reason is None and self.count < match.n:
             code, arg, t = match.entry(self.count)
-            if code == _E_EXTEND:  # a handicap's B target: a record before the entry (history.py)
-                reason = cold.call("history", "put_arg2", self, match, t)
+            if code == E_EXTEND:  # a handicap's B target: a record before the entry (store_history.py)
+                reason = self._put_arg2(match, t)
             if reason is None:
                 reason = self.append(code, arg, t)
-            if reason is None and self.count % _CHUNK == 1 and self.count > _CHUNK and match.fmt is None:
-                # a chunk's first entry saved: the state before it, on the flash (checkpoint.py)
-                cold.call("checkpoint", "save", self, match, self.count // _CHUNK)
+            if reason is None and self.count % CHUNK == 1 and self.count > CHUNK and match.fmt is None:
+                # a chunk's first entry saved: the state before it, on the flash (store_checkpoint.py)
+                self._checkpoint(match, self.count // CHUNK)
         if reason is None and match.closed and not self.closed:
             reason = self.close()
         if reason is None:
             match.low = match.n
         return reason
 
+    # The writers' rare parts, each loaded for it and dropped (a frame of their own: the `with`
+    # would make sync()'s and _put()'s too big for the stack, and so allocated at every call).
+    def _put_arg2(self, match, t):
+        with cold.Rare():
+            import store_history
+            return store_history.put_arg2(self, match, t)
+
+    def _checkpoint(self, match, k):
+        with cold.Rare():
+            import store_checkpoint
+            store_checkpoint.save(self, match, k)
+
+    def _rescan(self):
+        with cold.Rare():
+            import store_snapshot
+            store_snapshot.rescan(self)
+
     def _put(self, kind, code, arg, t):
         if self.held:
-            return _HELD
+            return HELD
         if not self.gen:
-            return _NO_MATCH
+            return NO_MATCH
         if self._broken:  # a write failed: find where the journal really ends, cut any torn tail
             self._broken = False
             try:
-                cold.call("snapshot", "rescan", self)
+                self._rescan()
             except Exception:
                 self._broken = True
             if self._broken:
-                return _WRITE_FAILED
-            if kind == _K_UNDO and self.count == 0:
-                return _NOTHING_TO_UNDO
+                return WRITE_FAILED
+            if kind == K_UNDO and self.count == 0:
+                return NOTHING_TO_UNDO
         seq = self.seq
-        seg = seq // _SEG_RECORDS
+        seg = seq // SEG_RECORDS
         if seg != self._seg:
             self._seg_path = self._segment_path(self.gen, seg)
             self._seg = seg
@@ -295,13 +299,13 @@ class MatchStore:
             finally:
                 f.close()
         except OSError:
-            self.errors |= _ERR_WRITE
+            self.errors |= ERR_WRITE
             self._broken = True
-            return _WRITE_FAILED
+            return WRITE_FAILED
         self.seq = seq + 1
         return None
 
-    # ---- finished matches (history.py: writing, listing and sending reports) -----------
+    # ---- finished matches (store_history.py: writing, listing and sending reports) -----------
 
     def has_report(self):
         """The current match's report is saved."""

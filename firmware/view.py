@@ -4,7 +4,7 @@
     v.render(now)                          # after every event, and a few times a second
 
 The board definition says which chip shows which field (see boarddef.py);
-the slots are turned into small ints once (viewsetup.py, loaded for it and
+the slots are turned into small ints once (view_setup.py, loaded for it and
 dropped), so render() allocates nothing:
 it writes digits into the chips' frames and each chip's show() sends only
 what changed.  A chip with nothing sent since before the previous 0.8 s period
@@ -18,7 +18,7 @@ the others keep working.
 
 A name (with its club) longer than its display runs by once, right to left,
 after the names change (the board's start, a new match), then stands as its
-short form (viewsetup.short_name: the surname, cut to fit).
+short form (view_setup.short_name: the surname, cut to fit).
 
 The clock field shows, first that applies: the break's time left (m:ss, colon
 lit); the shot clock's seconds (blinking in its last WARN_S); else, past the
@@ -29,7 +29,7 @@ referee's). A time too long for the slot shows dashes, as every number.
 
 The target field shows the target of the player at the table (A's when nobody
 is): in a handicap match each has his own, which A.target and B.target show.
-A match with sets, a shoot-out or a warm-up is drawn with formatwall.py's help
+A match with sets, a shoot-out or a warm-up is drawn with formats_wall.py's help
 (loaded only for such a match): the set score on the sets field, and on the
 countdown's between its last points; the shoot-out's runs in the run fields;
 the warm-up's time left on the clock (m:ss, blinking in its last minute); the
@@ -43,7 +43,10 @@ ball out of the area); LAST n (blinking); EQUALIZING INNING; TIME; FOUL.
 """
 
 import cold
+from rules import BREAK, EQUALIZING, FINISHED, F_TIME, LAG, R_A, R_B, R_DRAW, TIEBREAK
 from ticks import ticks_add, ticks_diff
+from viewnames import (AVERAGE, BLINK_1HZ, BLINK_2HZ, BLINK_HALF_HZ, BREAK_CLOCK, CLOCK, COUNTDOWN, HIGH_RUN, INNINGS,
+                       MESSAGE, NAME, OWN_TARGET, PER_PLAYER, PLAIN, RUN, SCORE, SETS, STALE, STEPS, TARGET)
 
 try:
     from micropython import const
@@ -52,39 +55,6 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-
-# Field codes: indexes into viewsetup.FIELDS (A's seven fields, B's seven, the shared ones).
-_SCORE = const(0)
-_INNINGS = const(1)
-_RUN = const(2)
-_HIGH_RUN = const(3)
-_AVERAGE = const(4)
-_NAME = const(5)
-_OWN_TARGET = const(6)  # A.target, B.target
-_PER_PLAYER = const(7)
-_TARGET = const(14)
-_COUNTDOWN = const(15)  # in a set match, between its last points, the set score (formatwall.py)
-_SETS = const(16)  # the set score: formatwall.py draws it (a set match); else blank
-_CLOCK = const(17)
-_MESSAGE = const(18)
-
-# rules.py's codes, compiled in (a use costs no lookup and no bytes of a name; a test checks
-# they are rules'): the players, the phases, the results, the time foul.
-_A = const(0)
-_B = const(1)
-_LAG = const(0)
-_BREAK = const(2)
-_EQUALIZING = const(3)
-_FINISHED = const(4)
-_TIEBREAK = const(5)
-_R_A = const(1)
-_R_B = const(2)
-_R_DRAW = const(3)
-_F_TIME = const(9)
-
-_BLINK_2HZ = const(1)
-_BLINK_1HZ = const(2)
-_BLINK_HALF_HZ = const(3)
 
 SCROLL_MS = 300  # a marquee moves one character this often
 RETRY_MS = 2000  # a dead chip is tried again this often
@@ -142,26 +112,26 @@ _MSG_WINS = const(8)
 _MSG_RESPOT = const(9)  # + match.respot: what follows a frozen ball (rules' order)
 _MSG_LAST = const(15)  # from here on the messages blink: what the next strokes must do
 _MSG_OUT = const(20)
-_STEPS = const(100)  # a message's value: its id * _STEPS + its marquee step
 
-_BREAK_CLOCK = const(1000000)  # a clock value at or above: the break's seconds
 _ELAPSED_CLOCK = const(2000000)  # and at or above this: the match's minutes
-_STALE = const(-2)  # a slot value no content has: draw it
-_PLAIN = const(-3)  # formatwall.value: the format match shows what a plain one does
 
 
 class View:
     def __init__(self, board, chips, leds, match):
         """board: a normalized board definition; chips: a driver per board["displays"]
         entry (None for a chip left out); leds: a dict LED name -> pin object.
-        The tables are made by viewsetup.py, which leaves RAM afterwards."""
-        cold.call("viewsetup", "init", self, board, chips, leds, match)
+        The tables are made by view_setup.py, which leaves RAM afterwards."""
+        with cold.Rare():
+            import view_setup
+            view_setup.init(self, board, chips, leds, match)
 
     def new_match(self):
-        """Build the name marquees once per match (viewsetup.py; this allocates, rendering
+        """Build the name marquees once per match (view_setup.py; this allocates, rendering
         does not). Short of memory, the names shown so far stay."""
         try:
-            cold.call("viewsetup", "names", self)
+            with cold.Rare():
+                import view_setup
+                view_setup.names(self)
         except MemoryError:
             pass
         self.invalidate()
@@ -180,7 +150,7 @@ class View:
         s = 0
         while s < len(last):
             if k is None or self._disp[s] == k:
-                last[s] = _STALE
+                last[s] = STALE
             s += 1
 
     def render(self, now):
@@ -215,12 +185,12 @@ class View:
                     self._last[s] = v
                     self._draw(s, v)
             s += 1
-        # The LEDs (viewsetup.LEDS: A.turn, B.turn, A.spot, B.spot, equalizing; _A 0, _B 1),
+        # The LEDs (view_setup.LEDS: A.turn, B.turn, A.spot, B.spot, equalizing; rules.A 0, rules.B 1),
         # each pin written only when its LED changes: s the LED, k on or off, v the spot ball.
         v = self.m.spot_ball()
         s = 0
         while s < 5:
-            k = self.m.turn == s if s < 2 else v == s - 2 if s < 4 else self.m.phase == _EQUALIZING
+            k = self.m.turn == s if s < 2 else v == s - 2 if s < 4 else self.m.phase == EQUALIZING
             k = 1 if k else 0
             if self._leds[s] is not None and self._led_on[s] != k:
                 self._led_on[s] = k
@@ -267,60 +237,60 @@ class View:
 
     def _value(self, s, now):
         field = self._field[s]
-        if self.fmt is not None:  # sets, a shoot-out or a warm-up: formatwall.py first
+        if self.fmt is not None:  # sets, a shoot-out or a warm-up: formats_wall.py first
             v = self.fmt.value(self, s, field, now)
-            if v != _PLAIN:
+            if v != PLAIN:
                 return v
-        if field < _TARGET:
+        if field < TARGET:
             return self._player_value(s, field, now)
-        if field == _TARGET:  # a handicap: the player at the table's (A's when nobody is)
+        if field == TARGET:  # a handicap: the player at the table's (A's when nobody is)
             return self.m.targets[self.m.turn > 0]
-        if field == _COUNTDOWN:
+        if field == COUNTDOWN:
             v = self.m.countdown()
             if v >= 0:
-                self._blink[self._disp[s]] = _BLINK_1HZ
+                self._blink[self._disp[s]] = BLINK_1HZ
             return v
-        if field == _SETS:
+        if field == SETS:
             return -1  # a plain match: no set score
-        if field == _CLOCK:  # the break's seconds, else the shot clock's, else the match's minutes
+        if field == CLOCK:  # the break's seconds, else the shot clock's, else the match's minutes
             v = self.m.break_left_ms(now)
             if v >= 0:
-                return _BREAK_CLOCK + (v + 999) // 1000
+                return BREAK_CLOCK + (v + 999) // 1000
             v = self.m.shot_left_ms(now)
             if v < 0:  # nothing runs: the match's whole minutes (h:mm); blank in the lag, and
                 v = self.m.elapsed_ms(now)  # in fewer than 3 cells (no room for h:mm)
                 return _ELAPSED_CLOCK + v // 60000 if v >= 0 and self._width[s] >= 3 else -1
             v = (v + 999) // 1000
             if v <= WARN_S:
-                self._blink[self._disp[s]] = _BLINK_2HZ
+                self._blink[self._disp[s]] = BLINK_2HZ
             return v
         v = self._message_id()
         if v >= _MSG_LAST:  # LAST n, OUT
-            self._blink[self._disp[s]] = _BLINK_1HZ
-        return v * _STEPS + self._step(_MSG_LEN[v], now)
+            self._blink[self._disp[s]] = BLINK_1HZ
+        return v * STEPS + self._step(_MSG_LEN[v], now)
 
     def _player_value(self, s, field, now):
-        p = field // _PER_PLAYER
-        field %= _PER_PLAYER
+        p = field // PER_PLAYER
+        field %= PER_PLAYER
         m = self.m
-        if field == _SCORE:
-            if m.phase == _FINISHED:
-                if m.result == _R_DRAW:
-                    self._blink[self._disp[s]] = _BLINK_HALF_HZ
+        if field == SCORE:
+            if m.phase == FINISHED:
+                if m.result == R_DRAW:
+                    self._blink[self._disp[s]] = BLINK_HALF_HZ
                 elif m.result == p + 1:  # R_A == 1, R_B == 2: the winner blinks
-                    self._blink[self._disp[s]] = _BLINK_1HZ
+                    self._blink[self._disp[s]] = BLINK_1HZ
             if self._turn_dp and m.turn == p:
                 return m.score[p] * 2 + 1  # the point shows whose turn it is
             return m.score[p] * 2
-        if field == _INNINGS:
+        if field == INNINGS:
             return m.innings[p]
-        if field == _RUN:
+        if field == RUN:
             return m.run if m.shooter == p else -1
-        if field == _HIGH_RUN:
+        if field == HIGH_RUN:
             return m.high_run[p]
-        if field == _AVERAGE:
+        if field == AVERAGE:
             return m.average_x1000(p)
-        if field == _OWN_TARGET:
+        if field == OWN_TARGET:
             return m.targets[p]
         # the name: the marquee's step while it runs by, once after the names changed (from
         # the first render since); then its short form stands in its place
@@ -336,28 +306,28 @@ class View:
 
     def _message_id(self):
         m = self.m
-        if m.phase == _LAG:
+        if m.phase == LAG:
             return _MSG_LAG
-        if m.phase == _FINISHED:
-            if m.result == _R_A or m.result == _R_B:
+        if m.phase == FINISHED:
+            if m.result == R_A or m.result == R_B:
                 return _MSG_WINS + m.result - 1
             return _MSG_DRAW
-        if m.phase == _TIEBREAK:
+        if m.phase == TIEBREAK:
             return _MSG_TIEBREAK
-        if m.phase == _BREAK:
+        if m.phase == BREAK:
             return _MSG_BREAK
         # After a frozen ball, what follows (until the next stroke). A foul's respot shows FOUL;
         # respot 1 (the start) also opens the equalizing inning, whose message says more.
-        if m.respot and m.last_foul < 0 and (m.respot != 1 or m.phase != _EQUALIZING):
+        if m.respot and m.last_foul < 0 and (m.respot != 1 or m.phase != EQUALIZING):
             return _MSG_RESPOT + m.respot
         if m.out_next():
             return _MSG_OUT
         cd = m.countdown()
         if cd > 0:
             return _MSG_LAST + cd - 1
-        if m.phase == _EQUALIZING:
+        if m.phase == EQUALIZING:
             return _MSG_EQUALIZING
-        if m.last_foul == _F_TIME:
+        if m.last_foul == F_TIME:
             return _MSG_TIME
         if m.last_foul >= 0:
             return _MSG_FOUL
@@ -376,18 +346,18 @@ class View:
 
     def _draw(self, s, v):
         field = self._field[s]
-        if field == _MESSAGE:
-            field = v // _STEPS
-            self._chip(s).set_window(_TEXT, _MSG_AT[field] + (v % _STEPS - 4 if _MSG_LEN[field] > 4 else 0))
-        elif field < _TARGET and field % _PER_PLAYER == _NAME:
-            field = self.names[field // _PER_PLAYER]
+        if field == MESSAGE:
+            field = v // STEPS
+            self._chip(s).set_window(_TEXT, _MSG_AT[field] + (v % STEPS - 4 if _MSG_LEN[field] > 4 else 0))
+        elif field < TARGET and field % PER_PLAYER == NAME:
+            field = self.names[field // PER_PLAYER]
             self._chip(s).set_window(field, v - 4 if len(field) > 4 else 0)
         elif v < 0:
             self._draw_blank(s)
-        elif field >= _COUNTDOWN:  # the clock, the countdown (the colon off: a set score had it)
+        elif field >= COUNTDOWN:  # the clock, the countdown (the colon off: a set score had it)
             field = self._chip(s)
-            if v >= _BREAK_CLOCK and self._width[s] >= 3:  # the break's m:ss, the match's h:mm
-                v %= _BREAK_CLOCK
+            if v >= BREAK_CLOCK and self._width[s] >= 3:  # the break's m:ss, the match's h:mm
+                v %= BREAK_CLOCK
                 v = (v // 60) * 100 + v % 60
                 if v < _POW10[self._width[s]]:
                     field.set_number_at(v, self._end[s], self._width[s], 0, 3)
@@ -396,14 +366,14 @@ class View:
                     return
                 self._draw_dashes(s)  # too long for the slot (3 cells): dashes, colon off
             else:
-                self._draw_number(s, v % _BREAK_CLOCK, 0)
+                self._draw_number(s, v % BREAK_CLOCK, 0)
             if field.HAS_COLON:
                 field.set_colon(False)
-        elif field < _TARGET and field % _PER_PLAYER == _SCORE:
+        elif field < TARGET and field % PER_PLAYER == SCORE:
             self._draw_number(s, v >> 1, 0)
             if v & 1:
                 self._chip(s).set_dp(self._end[s])
-        elif field < _TARGET and field % _PER_PLAYER == _AVERAGE:
+        elif field < TARGET and field % PER_PLAYER == AVERAGE:
             self._draw_average(s, v)
         else:
             self._draw_number(s, v, 0)
@@ -430,7 +400,7 @@ class View:
         while cell <= self._end[s]:
             chip.set_segments(cell, bits)
             cell += 1
-        if self._field[s] >= _COUNTDOWN and chip.HAS_COLON:  # the clock's, a set score's
+        if self._field[s] >= COUNTDOWN and chip.HAS_COLON:  # the clock's, a set score's
             chip.set_colon(False)
 
     def _draw_average(self, s, v):

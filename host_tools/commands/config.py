@@ -7,7 +7,7 @@
     carom config -d DEV export my-table.json      the board's config.json to a file ("-": stdout)
 
 Every value is checked on the host with the firmware's own schema
-(firmware/config.py, configedit.py) BEFORE anything is written: an invalid
+(firmware/config.py, config_edit.py) BEFORE anything is written: an invalid
 value names the field and the board's file stays as it was, byte for byte.
 The write is atomic on the board: config.json.tmp, its hash checked, then
 os.rename over config.json.  `show`, `get` and `export` print secrets (Wi-Fi
@@ -31,12 +31,12 @@ ACTIONS = ("show", "get", "set", "import", "export")
 
 
 def firmware_config():
-    """The firmware's own config and configedit modules (the one schema, on the host too)."""
+    """The firmware's own config and config_edit modules (the one schema, on the host too)."""
     firmware_path()
     import config
-    import configedit
+    import config_edit
 
-    return config, configedit
+    return config, config_edit
 
 
 def config_bytes(d):
@@ -125,19 +125,19 @@ def _walk(d, path):
 
 
 def _put(d, path, value):
-    """Set d[a][b]... = value, making (or replacing null) sections on the way (configedit.put)."""
-    _, configedit = firmware_config()
+    """Set d[a][b]... = value, making (or replacing null) sections on the way (config_edit.put)."""
+    _, config_edit = firmware_config()
     try:
-        configedit.put(d, path, value, "config.json")
+        config_edit.put(d, path, value, "config.json")
     except ValueError as e:
         raise CommandError("%s; nothing was written" % e)
 
 
 def parsed_settings(settings):
     """[(key, value)] of KEY=VALUE items, each value parsed and checked by its key's own type and
-    range (configedit), alone: needs no board, so it runs before connecting. CommandError naming
+    range (config_edit), alone: needs no board, so it runs before connecting. CommandError naming
     the field."""
-    _, configedit = firmware_config()
+    _, config_edit = firmware_config()
     out = []
     for item in settings:
         key, eq, text = item.partition("=")
@@ -147,7 +147,7 @@ def parsed_settings(settings):
         try:
             # The key's own type and range, alone; what goes with other keys (match.shootout with
             # match.sets or draw off) is checked on the whole file, in apply_settings.
-            value = configedit.parse_value(key, text, "")
+            value = config_edit.parse_value(key, text, "")
         except ValueError as e:
             raise CommandError("%s; nothing was written" % e)
         out.append((key, value))
@@ -156,7 +156,7 @@ def parsed_settings(settings):
 
 def apply_settings(d, settings):
     """A new dict: d with every KEY=VALUE of `settings` set, each value parsed by its
-    key's type (configedit), the whole checked once at the end (config.normalize).
+    key's type (config_edit), the whole checked once at the end (config.normalize).
     Raises CommandError naming the field; d is not changed."""
     new = json.loads(json.dumps(d)) if d else {}
     if not isinstance(new, dict):
@@ -264,7 +264,7 @@ def arguments(p):
 
 
 def run_config(args):
-    config, configedit = firmware_config()
+    config, config_edit = firmware_config()
     action, rest = args.action, args.args
     wants = {"show": (0, 0), "get": (1, 1), "set": (1, None), "import": (1, 1), "export": (1, 1)}[action]
     if len(rest) < wants[0] or (wants[1] is not None and len(rest) > wants[1]):
@@ -277,7 +277,7 @@ def run_config(args):
         precheck_import(imported, rest[0])
     if action == "get":
         try:
-            configedit.get_path({}, rest[0], "")  # a key of the schema? (before connecting)
+            config_edit.get_path({}, rest[0], "")  # a key of the schema? (before connecting)
         except ValueError as e:
             raise CommandError(str(e))
     if action == "set":
@@ -361,7 +361,7 @@ def check_export_path(path):
 
 
 def read_action(action, rest, raw, args, board=None):
-    config, configedit = firmware_config()
+    config, config_edit = firmware_config()
     d = parse_board_config(raw, board)
     if action == "export":
         if raw is None:

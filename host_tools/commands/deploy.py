@@ -134,13 +134,14 @@ def sha(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def build_local(source):
-    """{"/path": bytes} of the firmware as the board's flash should hold it."""
+def build_local(source, names=None):
+    """{"/path": bytes} of the firmware as the board's flash should hold it; `names` (a dict)
+    receives the rename plan of its .mpy files (build.build)."""
     from ..build import build
 
     tmp = tempfile.mkdtemp(prefix="carom-deploy-")
     try:
-        written = build(tmp, source=source)
+        written = build(tmp, source=source, names=names)
         files = {}
         for rel in written:
             with open(os.path.join(tmp, rel), "rb") as f:
@@ -166,8 +167,11 @@ def git_version():
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def make_manifest(files, source):
-    return {
+def make_manifest(files, source, names=None):
+    """The deploy's manifest (/deploy.json). "names": the rename plan its .mpy files were
+    built with, {short name: firmware name}, so that a traceback from the board reads back
+    without this checkout (`python -m host_tools.shortnames --device PORT`)."""
+    manifest = {
         "format": 1,
         "firmware": firmware_id(files),
         "version": git_version(),
@@ -175,6 +179,9 @@ def make_manifest(files, source):
         "deployed_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "files": {p: sha(files[p]) for p in sorted(files)},
     }
+    if names:
+        manifest["names"] = {short: name for name, short in sorted(names.items(), key=lambda kv: kv[1])}
+    return manifest
 
 
 def counterpart(path):
@@ -218,10 +225,13 @@ def read_manifest(board):
 class Deployer:
     """One deploy on a connected BoardIO; `out` gets the steps and the bar."""
 
-    def __init__(self, board, files, source, out=None):
+    def __init__(self, board, files, source, out=None, names=None):
+        """files: build_local's; names: the rename plan they were built with (kept in the
+        manifest)."""
         self.board = board
         self.files = files
         self.source = source
+        self.names = names
         self.out = out or sys.stderr
         self.local = {p: sha(d) for p, d in files.items()}
         self.copied = []
@@ -327,12 +337,12 @@ class Deployer:
         stop_after (tests only): stop the switch after that many renames, as a power cut would."""
         self.check_board()
         self.survey()
-        manifest = make_manifest(self.files, self.source)
+        manifest = make_manifest(self.files, self.source, self.names)
         old = self.old_manifest or {}
         if not self.changed and not self.stale:
             if any(self.remote.get(staged(p)) for p in self.files):
                 self.clean()  # copies left by a deploy cut short before its switch
-            if old.get("files") != manifest["files"]:
+            if old.get("files") != manifest["files"] or old.get("names") != manifest.get("names"):
                 self.board.write_file_atomic(MANIFEST, dump(manifest))
                 self.say("The firmware was already there; wrote the manifest %s" % MANIFEST)
             return False
@@ -395,10 +405,10 @@ def ensure_config(board, name, out):
     current = d.get("board") if isinstance(d, dict) else None
     if current == name:
         return None
-    import configedit
+    import config_edit
 
     try:
-        new = configedit.set_path(d, "board", name, config.FILE)
+        new = config_edit.set_path(d, "board", name, config.FILE)
     except ValueError as e:
         out.write("warning: config.json on the board is invalid (%s); its board was not set to %s: fix it with "
                   "carom config\n" % (e, name))
@@ -430,10 +440,11 @@ def run_deploy(args):
     check_board_name(args.board)
     out = sys.stderr
     out.write("Building the firmware%s...\n" % (" (sources)" if args.source else " with mpy-cross"))
-    files = build_local(args.source)
+    names = {}
+    files = build_local(args.source, names)
     out.write("Connecting to %s...\n" % args.device)
     with BoardIO(args.device, out=out, reset_on_close=args.reset, timeout=args.timeout) as board:
-        dep = Deployer(board, files, args.source, out)
+        dep = Deployer(board, files, args.source, out, names)
         changed = dep.run()
         config_note = ensure_config(board, args.board, out)
         for p in dep.copied:

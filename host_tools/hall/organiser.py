@@ -11,7 +11,7 @@ tournament's tables, no tournament match is on it (assigned and not done), and i
 match in progress: no state document at all, the lag with nothing played, or a finished match.
 
 What each table's newest setup is doing (`setup_status`), from the board's state document
-("setup": {"n": last applied, "waiting": n or null, "refused": count}, firmware/hallsetup.py):
+("setup": {"n": last applied, "waiting": n or null, "refused": count}, firmware/publisher_hall.py):
 
     sent      published; the board has not said it has it (offline, or no hall key on it)
     waiting   the board holds it until the match on it ends

@@ -337,7 +337,7 @@ _OPTIONS = {
 }
 
 
-# Why a board refused the newest setup it refused (firmware/hallsetup.py check() and received()).
+# Why a board refused the newest setup it refused (firmware/publisher_hall.py check() and received()).
 SETUP_REFUSALS = (None, "size", "form", "key", "json", "table", "old", "schema")
 _SETUP = {  # the hall's set-ups as the board took them: all optional
     "n": lambda v, p: _int(v, p, 0, 2 ** 31 - 1),

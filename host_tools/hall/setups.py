@@ -13,7 +13,7 @@ checks it with the firmware's own code). The message is
     <64 hex digits: HMAC-SHA256(key, json)> <space> <json>
     json = {"table": "t3", "n": 7, "setup": {"players": {...}, "match": {...}}}
 
-and the board (firmware/hallsetup.py) acts on it only when the HMAC is its hall.key's, the table
+and the board (firmware/publisher_hall.py) acts on it only when the HMAC is its hall.key's, the table
 its own, n greater than the last it applied, and the setup valid. It is published retained
 (QoS 1), so a board that is off gets it when it comes back, and the newest replaces an older
 one still waiting. n only grows per table: the key file keeps each table's last n, written
@@ -35,7 +35,7 @@ import threading
 from .. import firmware_path
 
 KEY_BYTES = 32
-MAX_N = 999999999  # the board's (hallsetup.MAX_N): below 2**30, a small int on the board
+MAX_N = 999999999  # the board's (publisher_hall.MAX_N): below 2**30, a small int on the board
 MAX_MESSAGE = 2048  # the board's mqtt.MAX_IN: a longer setup is dropped unread
 _TABLE_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_-")
 

@@ -6,7 +6,7 @@
 
 Everything on it comes from the definition (the buttons, their hold times, the lock-out, the LEDs, the
 buttons held at power-on) and from the firmware (the message display's words: view.py's and
-formatsrare.py's own texts, read here; the E-codes: errorcodes.py, through errorhelp.py).
+formats_rare.py's own texts, read here; the E-codes: errorcodes.py, through errorhelp.py).
 `carom board card NAME [--pdf FILE]` writes it; `carom board docs` keeps docs/build/boards/NAME/card.html.
 """
 
@@ -77,13 +77,13 @@ def _words(text):
 
 def message_words():
     """[(word as the card writes it, its meaning, True when only a set match shows it)]: every text
-    firmware/view.py and formatsrare.py put on the message display, a number in it written n."""
+    firmware/view.py and formats_rare.py put on the message display, a number in it written n."""
     firmware_path()
-    import formatsrare
+    import formats_rare
     import view
 
     out = []
-    for text, formats in ((view._TEXT, False), (formatsrare._TEXT, True)):
+    for text, formats in ((view._TEXT, False), (formats_rare._TEXT, True)):
         for word in _words(text):
             word = re.sub(r"\d+$", "n", word)
             if word not in [w for w, _, _ in out]:

@@ -2,7 +2,7 @@
 
     CODES          {errorcodes.py's name: Code(codes, sees, cause, check, short)}
     codes_of(n)    the codes a name stands for: ERROR_STUCK -> "E 10-E 1x", ERROR_CHIP -> "E 70-77, E 80-87"
-    where_shown(bd)  the display that shows a running board's codes, or None (firmware/viewsetup.py's order)
+    where_shown(bd)  the display that shows a running board's codes, or None (firmware/view_setup.py's order)
     markdown()     the page docs/build/error-codes.md
     lines(bd)      one short line per code, for the card on the table (card.py)
 
@@ -131,11 +131,11 @@ def names():
 
 def where_shown(bd):
     """The display (of the normalized definition bd) where a running board shows its codes: the first
-    showing message, else clock, else target (viewsetup.py's own order); None when it has none."""
+    showing message, else clock, else target (view_setup.py's own order); None when it has none."""
     firmware_path()
-    import viewsetup
+    import view_setup
 
-    for field in viewsetup._MESSAGE_FIELDS:  # the firmware's order, read, not restated
+    for field in view_setup._MESSAGE_FIELDS:  # the firmware's order, read, not restated
         for d in bd["displays"]:
             if any(p["field"] == field for p in d["show"]):
                 return d

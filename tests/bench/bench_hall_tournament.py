@@ -3,7 +3,7 @@
 
 A real mosquitto on a free loopback port, a real `carom hall --db FILE --keys FILE` process, and
 TABLES simulated boards with hall keys (tools.hall.loadgen.HallBoard): each takes its table's
-signed setups, checks them with the firmware's own hallsetup.check, plays the match each names
+signed setups, checks them with the firmware's own publisher_hall.check, plays the match each names
 (players, targets, options) with the firmware's rules core, a stroke every STROKE_S on average,
 and publishes its state and its report as a board does.  Nobody touches the hall after the draw.
 An event-stream client (what an organiser's page gets) stamps the "tournament" event that first

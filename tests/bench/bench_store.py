@@ -14,7 +14,7 @@ sys.path.insert(0, "firmware")
 sys.path.insert(0, "tests/fw")
 import matchdoc  # noqa: E402
 import rules  # noqa: E402
-import history  # noqa: E402
+import store_history  # noqa: E402
 import store  # noqa: E402
 from faultfs import RamFlash, VfsFs  # noqa: E402
 
@@ -49,7 +49,7 @@ for game in range(MATCHES):
     entries += m.n
     text = json.dumps(matchdoc.doc(m, t))
     report_bytes += len(text)
-    history.save_report(s, text)
+    store_history.save_report(s, text)
 
 erases = sum(flash.erases)
 print(json.dumps({

@@ -33,15 +33,15 @@ import startup  # noqa: E402
 config, error = startup.load_config()
 board = startup.load_board(config["board"])
 b = startup.build(board, config, error, machine)
-import buttonsetup  # noqa: E402  (after the board: the start's heap in its order)
+import buttons_setup  # noqa: E402  (after the board: the start's heap in its order)
 import rules  # noqa: E402
 bus = CountingBus()
 for chip in b.chips:
     chip.set_bus(bus)
 b.view.render(0)
-a_point = buttonsetup.index(board, "A.point")
-a_end = buttonsetup.index(board, "A.end")
-b_end = buttonsetup.index(board, "B.end")
+a_point = buttons_setup.index(board, "A.point")
+a_end = buttons_setup.index(board, "A.end")
+b_end = buttons_setup.index(board, "B.end")
 b.ctrl.press(a_point, 1, 0)  # the lag: A breaks
 
 # Bytes allocated per press, from the button event to the last I2C write.

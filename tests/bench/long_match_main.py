@@ -6,7 +6,7 @@
 #
 # A straight-rail match of `entries` log entries (3,000) is played into the store as the wall
 # board plays it (an entry, then store.sync; the log's old chunks leave RAM), then:
-#   - its report is written as the board writes it (report.save awaited through cold.run,
+#   - its report is written as the board writes it (report.save awaited through app.Board.save_report,
 #     asyncio running), three times over: the live heap after each of its steps (a task that
 #     runs at every yield collects and samples: where the report's allocations happened), each
 #     step's own time (its best of the three runs: the report's steps are the same each time,
@@ -217,10 +217,8 @@ async def sampler():
 
 
 async def report():
-    import cold
-
     try:
-        await cold.run("report", "save", board)
+        await app.Board.save_report(board)
     except MemoryError:
         out["report_memory_error"] = True
     done[0] = True
@@ -234,12 +232,10 @@ async def main():
 
 
 if MODE == "alloc":
-    import cold  # noqa: E402
-
     gc.collect()
     gc.disable()
     before = gc.mem_alloc()
-    asyncio.run(cold.run("report", "save", board))
+    asyncio.run(app.Board.save_report(board))
     out["report_alloc"] = gc.mem_alloc() - before
     gc.enable()
 else:
@@ -268,10 +264,10 @@ else:
     gc.collect()
     out["resident_after_report"] = [k for k in sorted(sys.modules) if k not in modules_before]
 out["report_ok"] = board.reported
-import history  # noqa: E402
+import store_history  # noqa: E402
 
-out["report_bytes"] = history.report_size(st, store.report_name(st.gen)) if board.reported else 0
-del sys.modules["history"], history
+out["report_bytes"] = store_history.report_size(st, store.report_name(st.gen)) if board.reported else 0
+del sys.modules["store_history"], store_history
 
 if MODE != "alloc":
     # The restore after a power cut: a fresh match and store read from the flash.

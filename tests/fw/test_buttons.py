@@ -7,7 +7,7 @@ Pins are active low as on the boards: level 1 = released, 0 = pressed.
 from fwtest import raises, SkipTest
 
 import buttons
-import buttonsetup
+import buttons_setup
 from buttons import Button, ButtonGroup, SHORT, LONG, STUCK, CLEARED, NO_ACTION
 from controller import ACTIONS
 from ticks import ticks_add
@@ -352,19 +352,19 @@ def test_group_from_board():
         made.append((num, pull))
         return FakePin()
 
-    g = buttonsetup.from_board(board, make_pin)
+    g = buttons_setup.from_board(board, make_pin)
     assert made == [(33, "up"), (32, "up")]
-    end = g.buttons[buttonsetup.index(board, "end")]
+    end = g.buttons[buttons_setup.index(board, "end")]
     assert end.has_long and end.lockout and end.long_ms == 3000 and end.debounce_ms == 50
     assert g.lockout_ms == 400
-    point = buttonsetup.index(board, "point")
+    point = buttons_setup.index(board, "point")
     assert ACTIONS[g.short[point]] == "point"
     assert ACTIONS[g.long[point]] == "undo"
-    assert ACTIONS[g.long[buttonsetup.index(board, "end")]] == "new_match"
-    assert ACTIONS[g.short[buttonsetup.index(board, "end")]] == "miss"
-    g = buttonsetup.from_board({"buttons": [], "timings": {"lockout_ms": 300}}, make_pin)
+    assert ACTIONS[g.long[buttons_setup.index(board, "end")]] == "new_match"
+    assert ACTIONS[g.short[buttons_setup.index(board, "end")]] == "miss"
+    g = buttons_setup.from_board({"buttons": [], "timings": {"lockout_ms": 300}}, make_pin)
     assert g.short == g.long == b"" and g.lockout_ms == 300
-    raises(ValueError, buttonsetup.index, board, "nope")
+    raises(ValueError, buttons_setup.index, board, "nope")
 
 
 def test_group_refuses_more_than_255_buttons():

@@ -1,4 +1,4 @@
-"""The match's checkpoint on the flash (firmware/checkpoint.py): a long match comes back after a
+"""The match's checkpoint on the flash (firmware/store_checkpoint.py): a long match comes back after a
 power cut from the state before its newest chunks, replaying at most two chunks' entries.
 Runs under pytest and on the MicroPython unix port.
 
@@ -12,7 +12,7 @@ checkpoint, on both models of what a cut leaves (the match back as before the en
 with it, never otherwise); a match with formats (none written).
 """
 
-import matchsetup
+import rules_setup
 import rules
 import store
 from faultfs import LFS, TORN, FaultFs, MemFs, PowerCut
@@ -23,18 +23,18 @@ from ticks import ticks_add
 def restored(fs, now):
     """(the match read back from fs, how many entries the restore played)."""
     played = [0]
-    apply = matchsetup.apply
+    apply = rules_setup.apply
 
     def counting(m, code, arg, t, arg2=-1):
         played[0] += 1
         apply(m, code, arg, t, arg2)
 
-    matchsetup.apply = counting
+    rules_setup.apply = counting
     try:
         m2 = rules.Match()
         assert store.MatchStore("/w", fs).restore(m2, now)
     finally:
-        matchsetup.apply = apply
+        rules_setup.apply = apply
     return m2, played[0]
 
 

@@ -1,5 +1,5 @@
 """config.py: the schema, normalize, load (last good fallback), save (atomic),
-set_path/get_path (configedit.py) and redact.
+set_path/get_path (config_edit.py) and redact.
 
 Runs under pytest and the MicroPython unix port, both started from the repo
 root.  Files go to a fresh folder under /tmp (tempfile on CPython); on
@@ -10,10 +10,10 @@ every single block write.
 import json
 import os
 
-from fwtest import SkipTest, raises, twins
+from fwtest import SkipTest, raises
 
 import config
-import configedit
+import config_edit
 import rules
 
 
@@ -763,10 +763,10 @@ def test_whole_takes_plain_ascii_digits_only():
     """One function reads every number from text (config set, the scripted mode); int()
     alone takes Arabic-Indic and fullwidth digits on CPython, not on MicroPython."""
     for text, value in (("0", 0), ("10", 10), ("-3", -3), ("-0", 0), ("007", 7), ("9999", 9999)):
-        assert configedit.whole(text) == value, text
+        assert config_edit.whole(text) == value, text
     for text in ("", "-", "+5", " 5", "5 ", "2.5", "1e3", "0x10", "1_0", "--1", "abc",
                  "\u0663", "\uff11\uff10", "\u00b9", "1\u0660", "\u06f5", "\u0969"):
-        assert configedit.whole(text) is None, text
+        assert config_edit.whole(text) is None, text
     for text in ("\u0663", "\uff11\uff10"):
         e = raises(ValueError, config.set_path, {}, "match.target", text)
         assert "is not an integer" in str(e), str(e)
@@ -820,7 +820,7 @@ def test_get_path():
     one_line(str(raises(ValueError, config.get_path, {}, "sound.volum")), "sound.volum")
     one_line(str(raises(ValueError, config.get_path, {"sound": {"volume": 500}}, "sound.volume")),
              "sound.volume")
-    assert configedit.get_path is not None  # the module the board does not load at boot
+    assert config_edit.get_path is not None  # the module the board does not load at boot
 
 
 # ---- redact ---------------------------------------------------------------------------------
@@ -883,12 +883,13 @@ def test_the_board_keeps_only_the_options_that_differ_and_they_start_the_same_ma
     assert startup.match_options(config.defaults()) == {"game": "three_cushion", "target": 30}
 
 
-def test_config_private_constants_agree_with_configedit_names():
-    """config.py compiles its constants in (a start that checks config.json keeps no names of
-    them); configedit.py names them (config.X comes from there). Every pair must agree."""
-    assert config.T_OBJ == configedit.T_OBJ == 8 and config.F_SECRET == configedit.F_SECRET
-    assert config.ERROR_CONFIG_DEFAULTS == 22 and config.REDACTED == "***"
-    assert twins(config, configedit, "_T_OBJ") >= 16
+def test_config_names_its_codes_from_their_homes():
+    """The schema's codes are confignames.py's, load()'s errorcodes.py's: config.X is theirs."""
+    import confignames
+    import errorcodes
+
+    assert config.T_OBJ == confignames.T_OBJ == 8 and config.REDACTED == confignames.REDACTED == "***"
+    assert config.ERROR_CONFIG_DEFAULTS == errorcodes.ERROR_CONFIG_DEFAULTS == 22
 
 
 def test_a_file_cut_short_is_never_whole():

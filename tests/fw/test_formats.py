@@ -16,11 +16,12 @@ import formats
 import matchdoc
 import reasons
 import rules
-import snapshot as snapshot_module
+import store_snapshot as snapshot_module
 import store
+import storenames
 from faultfs import MemFs, read_all
 from referee import Referee
-from snapshot import pack_snapshot, parse_snapshot
+from store_snapshot import pack_snapshot, parse_snapshot
 from test_rules import doc, play, refused, snapshot
 from test_rules_events import lines_of, replays, same_as_rebuilt, saved_and_restored
 
@@ -726,7 +727,7 @@ def test_a_handicap_extension_keeps_its_b_target_in_the_journal():
     play("%s\n%s\nextend 5 4" % (points(3), points(2)), r)
     assert s.sync(r.match) is None
     recs = journal_records(fs, "/sb", s.gen)
-    assert recs[-2] == (store.K_ARG2, rules.E_EXTEND, 4) and recs[-1] == (store.K_ENTRY, rules.E_EXTEND, 5)
+    assert recs[-2] == (storenames.K_ARG2, rules.E_EXTEND, 4) and recs[-1] == (storenames.K_ENTRY, rules.E_EXTEND, 5)
     m2 = rules.Match()
     assert store.MatchStore("/sb", fs).restore(m2, 0)
     d = matchdoc.doc(m2, 0)
@@ -743,7 +744,7 @@ def test_a_power_cut_between_the_b_target_and_the_extension():
     drawn = matchdoc.doc(r.match, r.now)
     play("extend 5 4", r)
     code, arg, t = r.match.entry(r.match.n - 1)
-    assert s._put(store.K_ARG2, code, 4, t) is None  # the B target's record, then the cut
+    assert s._put(storenames.K_ARG2, code, 4, t) is None  # the B target's record, then the cut
     m2 = rules.Match()
     s2 = store.MatchStore("/sb", fs)
     assert s2.restore(m2, r.now)
@@ -795,16 +796,20 @@ def test_a_format_3_snapshot_is_still_read():
     assert rules.Match(**got).options() == m.options()
 
 
-def test_the_checkpoints_layout_agrees_with_rules():
-    # formats.py keeps its fields after rules.py's in a checkpoint, and overwrites the run.
-    if not hasattr(formats, "_AT"):
-        return  # MicroPython compiles private constants away (CPython checks them)
-    assert formats._AT == len(rules._FIELDS) + 2 * len(rules._PAIRS)
-    assert formats._RUN_AT == rules._FIELDS.index("run")
-    assert rules._N_STATE == formats._AT + 14
+def test_the_checkpoints_layout_is_rules_fields_then_the_formats():
+    """matchnames.py says where a checkpoint keeps what: rules.py's fields,
+    its pairs' two values each, then formats.py's 14 (which overwrites the run)."""
+    import matchnames
+
+    fields, pairs = rules._FIELDS, rules._PAIRS
+    assert matchnames.FORMATS_AT == len(fields) + 2 * len(pairs)
+    assert matchnames.N_STATE == matchnames.FORMATS_AT + 14
+    assert matchnames.RUN_AT == fields.index("run") and matchnames.EXT_AT == fields.index("extensions")
+    assert matchnames.PLAYED_AT == len(fields) + 2 * pairs.index("played")
+    assert matchnames.RUNS == 1 << matchnames.RSHIFT
 
 
-# ---- formatsrare.py: in RAM once its moments may come, gone with the match -------------------
+# ---- formats_rare.py: in RAM once its moments may come, gone with the match -------------------
 
 def test_the_rarer_part_is_loaded_ahead_of_the_shootout_and_goes_with_the_match():
     import sys
@@ -814,12 +819,12 @@ def test_the_rarer_part_is_loaded_ahead_of_the_shootout_and_goes_with_the_match(
     assert m.fmt.rare is None  # the start of a match: not in RAM
     play(points(10), r)
     assert m.fmt.ready(m) and m.fmt.rare is None  # A 10 of 20: no level end near
-    play(points(5), r)  # the last 5 points: the clock task (formatwall.tick) loads it
+    play(points(5), r)  # the last 5 points: the clock task (formats_wall.tick) loads it
     assert m.fmt.ready(m) and m.fmt.rare is not None
     play("new game=straight_rail target=20 breaker=A draw=off shootout=on", r)
     assert m.fmt.rare is None
     if sys.implementation.name == "micropython":
-        assert "formatsrare" not in sys.modules  # its code is garbage
+        assert "formats_rare" not in sys.modules  # its code is garbage
     play("new game=straight_rail target=20 sets=2 warmup_s=60", r)
     assert m.fmt.rare is None
     play("warmup A", r)  # the warm-up's press loads it

@@ -16,7 +16,7 @@ from fwtest import raises
 import boarddef
 import ht16k33
 import identify
-from viewsetup import FIELDS
+from view_setup import FIELDS
 
 TEXT_FIELDS = boarddef.TEXT_FIELDS
 

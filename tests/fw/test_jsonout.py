@@ -2,7 +2,7 @@
 
 import json
 
-import innings
+import rules_innings
 import jsonout
 import report
 import rules
@@ -69,11 +69,11 @@ def test_unknown_values_are_refused():
 
 def test_report_writer_yields_every_step_and_equals_build():
     """A step as the words of the codes are loaded (matchwords.py), as the state document's
-    writer is loaded, after its head, as its rest is loaded (matchdocrest.py), after the
+    writer is loaded, after its head, as its rest is loaded (matchdoc_rest.py), after the
     spots and the area, after the options, before each player and each one's runs, every 32
     runs of a player, seven as the innings' part starts (the document's writer dropped,
-    matchsetup.py loaded, the follower made with it, each of the three modules the innings'
-    part imports loaded, then its own), every innings.STEP entries of the log, and after the
+    rules_setup.py loaded, the follower made with it, each of the three modules the innings'
+    part imports loaded, then its own), every rules_innings.STEP entries of the log, and after the
     last inning; the steps together write what build() does."""
     r = Referee()
     assert r.line("new game=straight_rail target=500 breaker=A") is None
@@ -83,7 +83,7 @@ def test_report_writer_yields_every_step_and_equals_build():
     steps = len(list(report.writer(r.match, r.now, jsonout.JsonOut(sink, 128), table="T")))
     inns = r.match.innings[rules.A] + r.match.innings[rules.B]
     runs = r.match.innings[rules.A] // 32 + r.match.innings[rules.B] // 32
-    assert steps == 10 + runs + 8 + r.match.n // innings.STEP, (steps, inns, r.match.n)
+    assert steps == 10 + runs + 8 + r.match.n // rules_innings.STEP, (steps, inns, r.match.n)
     got = json.loads(b"".join(sink.parts))
     assert got == report.build(r.match, r.now, table="T")
     assert len(got["report"]["innings"]) == inns

@@ -9,9 +9,9 @@ a journal record besides its start (even one taken back), or a report, keeps its
 
 import json
 
-import history
+import store_history
 import matchdoc
-import snapshot
+import store_snapshot
 import store
 from faultfs import MemFs
 from referee import Referee
@@ -38,11 +38,11 @@ def line(s, r, text):
 
 
 def gens(s):
-    return sorted(x[0] for x in snapshot.slots(s) if x is not None)
+    return sorted(x[0] for x in store_snapshot.slots(s) if x is not None)
 
 
 def journals(s):
-    return sorted(name for _, _, name in snapshot.journal_files(s))
+    return sorted(name for _, _, name in store_snapshot.journal_files(s))
 
 
 def finish(s, r):
@@ -53,7 +53,7 @@ def finish(s, r):
         line(s, r, "point")
     line(s, r, "miss")
     assert matchdoc.doc(r.match, r.now)["result"] == "A"
-    assert history.save_report(s, json.dumps(matchdoc.doc(r.match, r.now))) == store.report_name(s.gen)
+    assert store_history.save_report(s, json.dumps(matchdoc.doc(r.match, r.now))) == store.report_name(s.gen)
 
 
 def test_boots_without_a_press_keep_the_number():
@@ -63,7 +63,7 @@ def test_boots_without_a_press_keep_the_number():
         assert s.gen == 1
     assert gens(s) == [1] and journals(s) == ["1.0"]
     finish(s, r)
-    assert history.reports(s) == ["000001.json"]
+    assert store_history.reports(s) == ["000001.json"]
 
 
 def test_the_next_match_is_number_2_however_often_new_and_boots_came_before():
@@ -78,7 +78,7 @@ def test_the_next_match_is_number_2_however_often_new_and_boots_came_before():
     line(s, r, "new game=straight_rail target=3")
     assert s.gen == 2 and gens(s) == [1, 2]  # the finished match 1 stays the fallback
     finish(s, r)
-    assert history.reports(s) == ["000001.json", "000002.json"]
+    assert store_history.reports(s) == ["000001.json", "000002.json"]
     line(s, r, "new game=straight_rail target=3")
     assert s.gen == 3 and gens(s) == [2, 3]
 

@@ -5,7 +5,7 @@ import struct
 
 import radio
 from remote import Sender
-from fwtest import raises, twins
+from fwtest import raises
 
 KEY = bytes(range(32))
 WALL = b"\x24\x0a\xc4\x00\x00\x01"
@@ -274,29 +274,29 @@ def test_keys_and_macs():
     raises(ValueError, radio.mac_bytes, "24:0a")
 
 
-def test_radio_private_constants_agree_with_remote_names():
-    """radio.py compiles its constants in; remote.py keeps their names (radio.X comes from
-    there). Every pair must agree (CPython sees both)."""
+def test_the_protocols_codes_are_radionames():
+    """radio.X finds the protocol's codes in radionames.py, and the key helpers in remote.py;
+    every drop reason has its name."""
+    import radionames
     import remote
 
-    assert radio.T_COMMAND == remote.T_COMMAND and radio.mac_bytes is remote.mac_bytes
-    assert len(remote.DROP_NAMES) == len(radio.Receiver(b"k" * 32, b"p" * 6, b"o" * 6).drops)
-    assert twins(radio, remote, "_T_COMMAND") >= 19
-    assert radio._N_DROPS == len(remote.DROP_NAMES)
+    assert radio.T_COMMAND == radionames.T_COMMAND and radio.mac_bytes is remote.mac_bytes
+    assert len(remote.DROP_NAMES) == len(radio.Receiver(b"k" * 32, b"p" * 6, b"o" * 6).drops) == radionames.N_DROPS
 
 
 def test_command_and_foul_counts_agree_with_controller_and_rules():
-    """radio.py and remote.py restate how many commands (controller.ACTIONS) and foul kinds
-    (rules.FOULS) there are, and which command is the foul: compiled in, checked here."""
+    """radionames.py and matchnames.py say how many commands (controller.ACTIONS) and foul
+    kinds (rules.FOULS) there are, and which command is the foul: checked here."""
     import controller
-    import remote
+    import matchnames
+    import radionames
     import rules
 
-    assert remote.N_COMMANDS == len(controller.ACTIONS)
-    assert remote.N_FOULS == len(rules.FOULS)
-    assert remote.FOUL == controller.ACTIONS.index("foul")
+    assert radionames.N_COMMANDS == len(controller.ACTIONS)
+    assert matchnames.N_FOULS == len(rules.FOULS)
+    assert radionames.FOUL == controller.ACTIONS.index("foul")
     wall, remote_side = pair()
-    assert take(wall, remote_side.command(remote.N_COMMANDS - 1))[0] == remote.N_COMMANDS - 1
-    assert wall.receive(remote_side.command(remote.N_COMMANDS)) is None
-    assert take(wall, remote_side.command(remote.FOUL, remote.N_FOULS - 1))[1] == remote.N_FOULS - 1
-    assert wall.receive(remote_side.command(remote.FOUL, remote.N_FOULS)) is None
+    assert take(wall, remote_side.command(radionames.N_COMMANDS - 1))[0] == radionames.N_COMMANDS - 1
+    assert wall.receive(remote_side.command(radionames.N_COMMANDS)) is None
+    assert take(wall, remote_side.command(radionames.FOUL, matchnames.N_FOULS - 1))[1] == matchnames.N_FOULS - 1
+    assert wall.receive(remote_side.command(radionames.FOUL, matchnames.N_FOULS)) is None

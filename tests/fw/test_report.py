@@ -2,7 +2,7 @@
 
 import json
 
-import innings
+import rules_innings
 import report
 from referee import Referee
 
@@ -68,7 +68,7 @@ def test_report_after_lag_extension_and_break():
         point
         miss
     """)
-    inns = innings.listed(r.match)
+    inns = rules_innings.listed(r.match)
     assert [(i["player"], i["inning"], i["run"]) for i in inns] == [
         ("B", 1, 1), ("A", 1, 0), ("B", 2, 1), ("A", 2, 2), ("B", 3, 2), ("A", 3, 0)]
     assert inns[2]["break"] and inns[3]["equalizing"]
@@ -78,7 +78,7 @@ def test_report_after_lag_extension_and_break():
 
 def test_report_of_a_match_in_progress():
     r = play("new game=three_cushion target=15 breaker=A\npoint\npoint")
-    inns = innings.listed(r.match)
+    inns = rules_innings.listed(r.match)
     assert inns == [{"player": "A", "inning": 1, "run": 2, "fouls": [], "break": False, "equalizing": False,
                      "start_ms": 0, "end_ms": None, "start": None, "end": None}]
 

@@ -1,7 +1,7 @@
 """A wall board's report written as the board writes it (report.save, awaited through
-cold.run): what it leaves in RAM afterwards, after a report written whole and after one
+app.Board.save_report): what it leaves in RAM afterwards, after a report written whole and after one
 that ran out of memory half-way. On the MicroPython unix port only (pytest skips it):
-report.save reads time.ticks_ms, and only MicroPython drops what cold.run loaded (cold.py).
+report.save reads time.ticks_ms, and only MicroPython drops what save_report loaded (cold.Rare).
 
 What is tried: a match of 600 entries (its old chunks gone from RAM: the report reads them
 back from the journal) reported whole; the same with a file whose fourth write fails for
@@ -16,7 +16,6 @@ try:
 except ImportError:  # a MicroPython build without it
     asyncio = None
 
-import cold
 import rules
 import store
 from faultfs import MemFs
@@ -97,7 +96,7 @@ def save(board):
     app.wall_clock = lambda offset_s: 1764493200
     before = sorted(sys.modules)
     try:
-        asyncio.run(cold.run("report", "save", board))
+        asyncio.run(app.Board.save_report(board))
     except MemoryError:
         return before, "MemoryError"
     return before, None
@@ -105,7 +104,7 @@ def save(board):
 
 def test_a_report_leaves_nothing_loaded_after_it_whole_or_failed():
     if not MICROPYTHON or asyncio is None:
-        raise SkipTest("report.save is the board's (time.ticks_ms, and cold.run drops modules): MicroPython's")
+        raise SkipTest("report.save is the board's (time.ticks_ms, and cold.Rare drops modules): MicroPython's")
     fs = ShortFs()
     m, st = finished_match(fs)
     board = Board(m, st)
@@ -122,9 +121,9 @@ def test_a_report_leaves_nothing_loaded_after_it_whole_or_failed():
     assert sorted(sys.modules) == before, [k for k in sys.modules if k not in before]
     import json
 
-    import history  # not before: the board does not keep it loaded
+    import store_history  # not before: the board does not keep it loaded
 
-    rep = json.loads(bytes(history.read_report(st, store.report_name(st.gen))))
+    rep = json.loads(bytes(store_history.read_report(st, store.report_name(st.gen))))
     inns = rep["report"]["innings"]
     assert len(inns) == m.innings[rules.A] + m.innings[rules.B]
     assert sum(i["run"] for i in inns if i["player"] == "A") == m.score[rules.A]

@@ -63,35 +63,35 @@ def test_events_do_not_allocate():
 
 
 def test_undo_replays_the_new_entries_without_allocating():
-    # The rarer events themselves go through matchevents.py, a cold module loaded for the event
+    # The rarer events themselves go through rules_events.py, a cold module loaded for the event
     # (cold.call): they may allocate, by design (a referee's word, not a button-to-display press).
     # What must not allocate is undo's replay across their entries (rules.Match._do, the resident
     # half), and the values the displays read every frame: out_next() and elapsed_ms().
     if heap_lock is None:
         raise SkipTest("needs micropython.heap_lock")
-    import matchevents
+    import rules_events
 
     now = (1 << 30) - 5000  # the ms counter wraps during the test
     for game in ("balkline_47_1", "three_cushion"):
         m = rules.Match(capacity=1024, game=game, target=200, shot_clock=30, timeout_s=20)
         m.new(now, **m.options())
-        assert matchevents.lag_tie(m, now) is None
-        assert matchevents.lag_tie(m, now) is None
-        assert matchevents.review(m, rules.B, now) is None
+        assert rules_events.lag_tie(m, now) is None
+        assert rules_events.lag_tie(m, now) is None
+        assert rules_events.review(m, rules.B, now) is None
         assert m.lag(rules.A, now) is None and m.choose(rules.A, False, now) is None
         if game == "three_cushion":
-            assert matchevents.jumped(m, rules.A, 5, now) is None  # A's ball and the red
-            assert matchevents.frozen(m, rules.B, now) is None
-            assert matchevents.frozen_choice(m, 0, now) is None  # respot: the frozen ball to its spot
+            assert rules_events.jumped(m, rules.A, 5, now) is None  # A's ball and the red
+            assert rules_events.frozen(m, rules.B, now) is None
+            assert rules_events.frozen_choice(m, 0, now) is None  # respot: the frozen ball to its spot
         else:
-            assert matchevents.call(m, rules.CALLS.index("entre"), now, anchor=True) is None
+            assert rules_events.call(m, rules.CALLS.index("entre"), now, anchor=True) is None
             assert m.point(rules.NOBODY, now) is None
-            assert matchevents.call(m, rules.CALLS.index("dedans"), now) is None
-            assert matchevents.frozen(m, rules.A, now) is None
-            assert matchevents.frozen_choice(m, 2, now) is None  # masse
-            assert matchevents.call(m, rules.CALLS.index("out"), now) is None
-            assert matchevents.call(m, rules.CALLS.index("a_cheval"), now) is None
-        assert matchevents.review(m, rules.A, now) is None
+            assert rules_events.call(m, rules.CALLS.index("dedans"), now) is None
+            assert rules_events.frozen(m, rules.A, now) is None
+            assert rules_events.frozen_choice(m, 2, now) is None  # masse
+            assert rules_events.call(m, rules.CALLS.index("out"), now) is None
+            assert rules_events.call(m, rules.CALLS.index("a_cheval"), now) is None
+        assert rules_events.review(m, rules.A, now) is None
         codes = set(m.entry(i)[0] for i in range(m.n))
         want = {rules.E_LAG_TIE, rules.E_REVIEW, rules.E_FROZEN, rules.E_FROZEN_CHOICE}
         want.add(rules.E_JUMPED if game == "three_cushion" else rules.E_CALL)
@@ -127,11 +127,11 @@ def test_a_set_match_with_the_shootout_does_not_allocate():
     # and a warm-up, the presses allocate nothing: points, misses, a foul, the set-winning point,
     # the shoot-out's strokes and its end, undo back across a set's end and across next_set, and
     # the clock's tick through a warm-up and its end. next_set and warmup themselves are words of
-    # the referee that go through the cold module matchevents (loaded for the call): they may
+    # the referee that go through the cold module rules_events (loaded for the call): they may
     # allocate, by design, as the other rarer events do.
     if heap_lock is None:
         raise SkipTest("needs micropython.heap_lock")
-    import matchevents
+    import rules_events
 
     now = (1 << 30) - 5000  # the ms counter wraps during the test
     m = rules.Match(capacity=1024, game="straight_rail", target=3, breaker=rules.A, sets=2, shootout=True,
@@ -141,7 +141,7 @@ def test_a_set_match_with_the_shootout_does_not_allocate():
         m.point(rules.NOBODY, now)
         m.undo(now)
     m.reserve()
-    assert matchevents.warmup(m, rules.A, now) is None
+    assert rules_events.warmup(m, rules.A, now) is None
     assert m.phase == rules.WARMUP
     later = ticks_add(now, 30000)
     assert locked(lambda: m.tick(later)) == 0
@@ -162,10 +162,10 @@ def test_a_set_match_with_the_shootout_does_not_allocate():
     assert m.phase == rules.RUNNING and m.sets_won[rules.B] == 0
     press(lambda: m.point(rules.B, now))
     assert m.phase == rules.SET_OVER
-    assert matchevents.next_set(m, now) is None  # the cold module: may allocate
+    assert rules_events.next_set(m, now) is None  # the cold module: may allocate
     press(lambda: m.undo(now))  # back across next_set
     assert m.phase == rules.SET_OVER and m.set_no == 1
-    assert matchevents.next_set(m, now) is None
+    assert rules_events.next_set(m, now) is None
     assert m.turn == rules.B
     # Set 2: B breaks and makes 3; A equalizes: a drawn set, to the shoot-out.
     press(lambda: m.point(rules.B, now), lambda: m.point(rules.B, now), lambda: m.point(rules.B, now))
@@ -205,7 +205,7 @@ def test_a_format_match_allocates_not_even_call_frames():
         raise SkipTest("needs micropython.mem_total")
     import gc
 
-    import matchevents
+    import rules_events
 
     now = 1000
     m = rules.Match(capacity=1024, game="straight_rail", target=3, breaker=rules.A, sets=2, shootout=True)
@@ -227,7 +227,7 @@ def test_a_format_match_allocates_not_even_call_frames():
                  lambda: m.miss(rules.A, now), lambda: m.point(rules.B, now)):
         press(call)
     assert m.phase == rules.SET_OVER
-    assert matchevents.next_set(m, now) is None  # the cold module: may allocate, by design
+    assert rules_events.next_set(m, now) is None  # the cold module: may allocate, by design
     for call in (lambda: m.point(rules.B, now), lambda: m.point(rules.B, now), lambda: m.point(rules.B, now),
                  lambda: m.point(rules.A, now), lambda: m.point(rules.A, now), lambda: m.point(rules.A, now),
                  lambda: m.point(rules.B, now), lambda: m.miss(rules.B, now), lambda: m.miss(rules.A, now)):

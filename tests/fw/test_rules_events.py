@@ -12,14 +12,14 @@ chunk boundary and the store's journal give it back too.
 import json
 
 import matchdoc
-import matchsetup
+import rules_setup
 import reasons
 import rules
 import store
 from faultfs import MemFs
 from referee import Referee
-import snapshot as snapshot_module
-from snapshot import pack_snapshot, parse_snapshot
+import store_snapshot as snapshot_module
+from store_snapshot import pack_snapshot, parse_snapshot
 from test_rules import doc, play, refused, snapshot
 from ticks import ticks_add
 
@@ -49,7 +49,7 @@ def rebuilt(m):
     f = rules.Match(**m.options())
     for i in range(m.n):
         code, arg, t = m.entry(i)
-        matchsetup.apply(f, code, arg, t, matchsetup.arg2(m, i) if code == rules.E_EXTEND else -1)  # a handicap's B
+        rules_setup.apply(f, code, arg, t, rules_setup.arg2(m, i) if code == rules.E_EXTEND else -1)  # a handicap's B
     f._base = m._base
     f.closed = m.closed
     return f
@@ -640,25 +640,25 @@ def test_a_match_with_the_new_events_saved_and_restored():
 
 
 def test_the_api_refuses_bad_players_and_kinds():
-    import matchevents
+    import rules_events
 
     m = rules.Match(game="three_cushion", target=15, breaker=rules.A)
     assert m.point(rules.NOBODY, 0) is None
     before = json.dumps(matchdoc.doc(m, 0))
-    for call, reason in ((lambda: matchevents.review(m, 2, 0), reasons.BAD_PLAYER),
-                         (lambda: matchevents.review(m, -1, 0), reasons.BAD_PLAYER),
-                         (lambda: matchevents.abandon(m, 2, 0), reasons.BAD_PLAYER),
-                         (lambda: matchevents.abandon(m, rules.NOBODY, 0), reasons.BAD_PLAYER),
-                         (lambda: matchevents.frozen(m, 2, 0), reasons.BAD_PLAYER),
-                         (lambda: matchevents.frozen_choice(m, 3, 0), reasons.BAD_KIND),
-                         (lambda: matchevents.frozen_choice(m, -1, 0), reasons.BAD_KIND),
-                         (lambda: matchevents.jumped(m, rules.A, 0, 0), reasons.BAD_KIND),
-                         (lambda: matchevents.jumped(m, rules.A, 8, 0), reasons.BAD_KIND),
-                         (lambda: matchevents.jumped(m, 2, 1, 0), reasons.BAD_PLAYER),
-                         (lambda: matchevents.jumped(m, rules.B, 1, 0), reasons.NOT_AT_TABLE),
-                         (lambda: matchevents.call(m, len(rules.CALLS), 0), reasons.BAD_KIND),
-                         (lambda: matchevents.call(m, -1, 0), reasons.BAD_KIND),
-                         (lambda: matchevents.lag_tie(m, 0), reasons.LAG_DONE)):
+    for call, reason in ((lambda: rules_events.review(m, 2, 0), reasons.BAD_PLAYER),
+                         (lambda: rules_events.review(m, -1, 0), reasons.BAD_PLAYER),
+                         (lambda: rules_events.abandon(m, 2, 0), reasons.BAD_PLAYER),
+                         (lambda: rules_events.abandon(m, rules.NOBODY, 0), reasons.BAD_PLAYER),
+                         (lambda: rules_events.frozen(m, 2, 0), reasons.BAD_PLAYER),
+                         (lambda: rules_events.frozen_choice(m, 3, 0), reasons.BAD_KIND),
+                         (lambda: rules_events.frozen_choice(m, -1, 0), reasons.BAD_KIND),
+                         (lambda: rules_events.jumped(m, rules.A, 0, 0), reasons.BAD_KIND),
+                         (lambda: rules_events.jumped(m, rules.A, 8, 0), reasons.BAD_KIND),
+                         (lambda: rules_events.jumped(m, 2, 1, 0), reasons.BAD_PLAYER),
+                         (lambda: rules_events.jumped(m, rules.B, 1, 0), reasons.NOT_AT_TABLE),
+                         (lambda: rules_events.call(m, len(rules.CALLS), 0), reasons.BAD_KIND),
+                         (lambda: rules_events.call(m, -1, 0), reasons.BAD_KIND),
+                         (lambda: rules_events.lag_tie(m, 0), reasons.LAG_DONE)):
         assert reasons.text(call()) == reason
         assert json.dumps(matchdoc.doc(m, 0)) == before
     assert m.n == 1

@@ -11,8 +11,8 @@ import gc
 
 import matchdoc
 import reasons
-import matchevents
-import matchsetup
+import rules_events
+import rules_setup
 import rules
 from fwtest import SkipTest
 from ticks import ticks_add
@@ -62,7 +62,7 @@ def rebuilt(m, n):
     r = rules.Match(**m.options())
     for i in range(n):
         code, arg, t = m.entry(i)
-        matchsetup.apply(r, code, arg, t)
+        rules_setup.apply(r, code, arg, t)
     return r
 
 
@@ -118,12 +118,12 @@ def test_an_extension_undone_and_made_again_reuses_its_number():
     m.point(rules.NOBODY, 11)
     assert m.result == rules.R_DRAW
     for target in (5, 6, 7, 8):
-        assert matchevents.extend(m, target, 20) is None
+        assert rules_events.extend(m, target, 20) is None
         assert m.entry(m.n - 1)[:2] == (rules.E_EXTEND, target)
         assert m.targets == [target, target]
         assert m.undo(30) is None
     assert len(m._targets) == 2  # one extension's two targets (A's, B's)
-    assert matchevents.extend(m, 9, 40) is None
+    assert rules_events.extend(m, 9, 40) is None
     assert rebuilt(m, m.n).targets == [9, 9]
 
 
@@ -211,7 +211,7 @@ def windowed_match(n, fs=None):
     fs = fs or MemFs()
     st = store.MatchStore("/w", fs)
     m = rules.Match(game="straight_rail", target=9999, breaker=rules.A, shot_clock=30, break_s=60)
-    m.new(START, **matchsetup.options(m))
+    m.new(START, **rules_setup.options(m))
     assert st.begin(m) is None and m.loader is not None
     now = START
     i = 0
@@ -289,16 +289,16 @@ def test_a_restored_long_match_lets_its_old_chunks_go():
 
 
 def test_logback_knows_where_a_checkpoint_keeps_the_extensions():
-    import logback
+    import rules_logback
 
-    if not hasattr(logback, "_EXT"):  # MicroPython leaves private constants out of the module
-        raise SkipTest("logback._EXT is compiled away")
-    assert rules._FIELDS[logback._EXT] == "extensions"
+    if not hasattr(rules_logback, "_EXT"):  # MicroPython leaves private constants out of the module
+        raise SkipTest("rules_logback._EXT is compiled away")
+    assert rules._FIELDS[rules_logback._EXT] == "extensions"
 
 
 def test_extensions_in_chunks_read_back_keep_their_targets():
     """The log keeps an extension's number, the journal its target: a chunk read back from
-    the flash gets its numbers from the checkpoint before it (logback.py)."""
+    the flash gets its numbers from the checkpoint before it (rules_logback.py)."""
     import store
     from faultfs import MemFs
 
@@ -311,7 +311,7 @@ def test_extensions_in_chunks_read_back_keep_their_targets():
     while m.n < 5 * rules.CHUNK:
         now += 1000
         if m.result == rules.R_DRAW:
-            assert matchevents.extend(m, m.targets[0] + 2, now) is None
+            assert rules_events.extend(m, m.targets[0] + 2, now) is None
         else:  # A reaches the target, B equalizes: a draw, extended again and again
             assert m.point(rules.NOBODY, now) is None
         made.append(m.entry(m.n - 1))

@@ -12,14 +12,15 @@ import os
 
 import matchdoc
 import reasons
-import matchsetup
+import rules_setup
 import rules
 from ticks import ticks_add
-import snapshot
-import history
+import store_snapshot
+import store_history
 import store
+import storenames
 from faultfs import LFS, TORN, FailingFs, FaultFs, MemFs, PowerCut, RamFlash, VfsFs, image, read_all
-from fwtest import SkipTest, raises, twins
+from fwtest import SkipTest, raises
 from referee import Referee
 
 ROOT = "/sb"
@@ -108,7 +109,7 @@ def valid_snapshots(fs, root=ROOT):
     """How many of the two snapshot slots hold a valid snapshot."""
     n = 0
     for slot in (0, 1):
-        if snapshot.parse_snapshot(read_all(fs, "%s/snap.%d" % (root, slot))) is not None:
+        if store_snapshot.parse_snapshot(read_all(fs, "%s/snap.%d" % (root, slot))) is not None:
             n += 1
     return n
 
@@ -116,7 +117,7 @@ def valid_snapshots(fs, root=ROOT):
 def persist(s, r, line):
     """What the app saves after a referee line."""
     if line == "report":
-        if history.save_report(s, json.dumps(matchdoc.doc(r.match, r.now))) is None:
+        if store_history.save_report(s, json.dumps(matchdoc.doc(r.match, r.now))) is None:
             return "report not saved"
         return None
     if line.startswith("new "):
@@ -140,8 +141,8 @@ def play(lines, s, r=None):
 def test_crc_fallback_equals_binascii():
     # The table-free CRC used when binascii.crc32 is missing gives zlib's CRC-32, also continued.
     for data, seed in ((b"", 0), (b"123456789", 0), (b"\x00\xff" * 20, 7), (bytes(range(256)), 0xDEADBEEF)):
-        assert history.crc32_py(data, seed) == store.crc32(data, seed), data
-    assert history.crc32_py(b"123456789") == 0xCBF43926
+        assert store_history.crc32_py(data, seed) == store.crc32(data, seed), data
+    assert store_history.crc32_py(b"123456789") == 0xCBF43926
 
 
 def test_snapshot_is_128_bytes_and_round_trips():
@@ -150,10 +151,10 @@ def test_snapshot_is_128_bytes_and_round_trips():
     m.new(0, game="balkline_71_2", target=300, breaker=rules.B, innings_limit=25, equalizing=False, draw=False,
           shot_clock=50, timeouts=2, timeout_s=25, break_s=300, breaker_ball="white", name_A="Ceulemans",
           club_A="Antwerpen", name_B="Sang Lee", club_B="NY")
-    buf = snapshot.pack_snapshot(7, m)
-    assert len(buf) == store.SNAP_SIZE <= 128
+    buf = store_snapshot.pack_snapshot(7, m)
+    assert len(buf) == storenames.SNAP_SIZE <= 128
     assert buf[:5] == b"CRMS\x04", buf[:5]
-    gen, options = snapshot.parse_snapshot(bytes(buf))
+    gen, options = store_snapshot.parse_snapshot(bytes(buf))
     assert gen == 7
     assert options == {"game": "balkline_71_2", "target": 300, "innings_limit": 25, "equalizing": False,
                        "draw": False, "breaker_ball": "white", "breaker": rules.B, "shot_clock": 50, "break_s": 300,
@@ -164,27 +165,27 @@ def test_snapshot_is_128_bytes_and_round_trips():
     assert matchdoc.doc(m2, 0) == matchdoc.doc(m, 0)
     # No breaker (the lag decides) is kept as such.
     m.new(0, game="three_cushion", target=40)
-    assert snapshot.parse_snapshot(bytes(snapshot.pack_snapshot(1, m)))[1]["breaker"] is None
+    assert store_snapshot.parse_snapshot(bytes(store_snapshot.pack_snapshot(1, m)))[1]["breaker"] is None
     # A format-3 snapshot (the time-out's length, no handicap or formats) is read too.
     old = bytearray(128)
-    snapshot.struct.pack_into("<4sBBBBIHHHHBH4B", old, 0, b"CRMS", 3, 3, 2, 1, 7, 300, 25, 50, 300, 2, 25,
+    store_snapshot.struct.pack_into("<4sBBBBIHHHHBH4B", old, 0, b"CRMS", 3, 3, 2, 1, 7, 300, 25, 50, 300, 2, 25,
                               9, 9, 8, 2)
     old[27:27 + 28] = b"CeulemansAntwerpenSang LeeNY"
-    snapshot.struct.pack_into("<I", old, 124, snapshot.crc32(memoryview(old)[:124]))
+    store_snapshot.struct.pack_into("<I", old, 124, store_snapshot.crc32(memoryview(old)[:124]))
     want = dict(options)
     want.update(equalizing=False, draw=True, breaker_ball="spot")  # flags 2: draw allowed
-    assert snapshot.parse_snapshot(bytes(old)) == (7, want)
+    assert store_snapshot.parse_snapshot(bytes(old)) == (7, want)
     # Format-1 and format-2 snapshots (before the time-out's length; 1: before journals began
     # with a start record) are read too: their time-out is one more shot period.
     for version in (1, 2):
         old = bytearray(128)
-        snapshot.struct.pack_into("<4sBBBBIHHHHB4B", old, 0, b"CRMS", version, 3, 2, 1, 7, 300, 25, 50, 300, 2,
+        store_snapshot.struct.pack_into("<4sBBBBIHHHHB4B", old, 0, b"CRMS", version, 3, 2, 1, 7, 300, 25, 50, 300, 2,
                                   9, 9, 8, 2)
         old[25:25 + 28] = b"CeulemansAntwerpenSang LeeNY"
-        snapshot.struct.pack_into("<I", old, 124, snapshot.crc32(memoryview(old)[:124]))
+        store_snapshot.struct.pack_into("<I", old, 124, store_snapshot.crc32(memoryview(old)[:124]))
         want = dict(options)
         want.update(timeout_s=None, equalizing=False, draw=True, breaker_ball="spot")  # flags 2: draw allowed
-        assert snapshot.parse_snapshot(bytes(old)) == (7, want), version
+        assert store_snapshot.parse_snapshot(bytes(old)) == (7, want), version
 
 
 def test_long_names_cut_on_character_boundaries():
@@ -193,9 +194,9 @@ def test_long_names_cut_on_character_boundaries():
              "Zsótér-Kővári Éva Ágnes", "Ferencvárosi Torna Club")
     m = rules.Match()
     m.new(0, name_A=names[0], club_A=names[1], name_B=names[2], club_B=names[3])
-    buf = snapshot.pack_snapshot(3, m)
+    buf = store_snapshot.pack_snapshot(3, m)
     assert len(buf) == 128
-    options = snapshot.parse_snapshot(bytes(buf))[1]
+    options = store_snapshot.parse_snapshot(bytes(buf))[1]
     got = (options["name_A"], options["club_A"], options["name_B"], options["club_B"])
     total = 0
     for full, cut in zip(names, got):
@@ -204,24 +205,24 @@ def test_long_names_cut_on_character_boundaries():
         total += len(bytes(cut, "utf-8"))
     assert 87 <= total <= 90, total  # format 4: 90 bytes for the four texts
     # Short texts are not touched.
-    assert snapshot.fit_texts(("a", "é", "", "xyz")) == [b"a", bytes("é", "utf-8"), b"", b"xyz"]
+    assert store_snapshot.fit_texts(("a", "é", "", "xyz")) == [b"a", bytes("é", "utf-8"), b"", b"xyz"]
     # A text of 2-byte characters only: cut to whole characters.
-    cut = snapshot.fit_texts(("é" * 60, "", "", ""))[0]
+    cut = store_snapshot.fit_texts(("é" * 60, "", "", ""))[0]
     assert len(cut) == 90 and str(cut, "utf-8") == "é" * 45
 
 
 def test_bad_snapshots_are_refused():
     # Wrong size, magic, version, CRC, game index or breaker: parse_snapshot says None.
     m = rules.Match()
-    good = bytes(snapshot.pack_snapshot(5, m))
-    assert snapshot.parse_snapshot(good) is not None
-    assert snapshot.parse_snapshot(good[:-1]) is None
-    assert snapshot.parse_snapshot(good + b"\x00") is None
-    assert snapshot.parse_snapshot(None) is None
+    good = bytes(store_snapshot.pack_snapshot(5, m))
+    assert store_snapshot.parse_snapshot(good) is not None
+    assert store_snapshot.parse_snapshot(good[:-1]) is None
+    assert store_snapshot.parse_snapshot(good + b"\x00") is None
+    assert store_snapshot.parse_snapshot(None) is None
     for at in (0, 4, 5, 7, 8, 30, 124, 127):
         bad = bytearray(good)
         bad[at] ^= 0x10
-        assert snapshot.parse_snapshot(bytes(bad)) is None, at
+        assert store_snapshot.parse_snapshot(bytes(bad)) is None, at
 
 
 def test_record_layout_is_16_bytes():
@@ -232,7 +233,7 @@ def test_record_layout_is_16_bytes():
     assert s.begin(rules.Match()) is None
     assert s.append(rules.E_POINT, 2, -5) is None
     data = read_all(fs, ROOT + "/jnl/%d.0" % s.gen)
-    assert len(data) == 2 * store.REC_SIZE == 32
+    assert len(data) == 2 * storenames.REC_SIZE == 32
     assert data[:12] == b"\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00", data
     assert data[16:28] == b"\x01\x00\x00\x00\x01\x05\x02\x00\xfb\xff\xff\xff", data
     for at in (0, 16):
@@ -283,7 +284,7 @@ def test_round_trip_of_a_match_to_30():
             assert s.sync(m) is None
             m.undo(now + 2000)
         assert s.sync(m) is None
-    options, entries = history.load(store.MatchStore("", fs))
+    options, entries = store_history.load(store.MatchStore("", fs))
     assert entries == [m.entry(i) for i in range(m.n)]
     assert options["name_A"] == "Blomdahl" and options["target"] == 30
     got, _ = reboot(fs, "")
@@ -317,7 +318,7 @@ def test_undo_is_a_record_not_a_truncation():
     fs = MemFs()
     s = store.MatchStore(ROOT, fs)
     assert s.begin(rules.Match()) is None
-    assert s.undo() == store.NOTHING_TO_UNDO
+    assert s.undo() == storenames.NOTHING_TO_UNDO
     sizes = []
     for code, arg, t in ((rules.E_LAG, 0, 10), (rules.E_CHOOSE, 0, 20), (rules.E_POINT, 0, 30)):
         assert s.append(code, arg, t) is None
@@ -329,7 +330,7 @@ def test_undo_is_a_record_not_a_truncation():
         sizes.append(sum(len(fs.files[p]) for p in fs.files if "/jnl/" in p))
     assert s.undo() is None
     assert sizes == sorted(sizes) and s.seq == 20  # the start record, 17 entries, 2 + 1 undos
-    options, entries = history.load(store.MatchStore(ROOT, fs))
+    options, entries = store_history.load(store.MatchStore(ROOT, fs))
     assert entries == [(rules.E_LAG, 0, 10), (rules.E_CHOOSE, 1, 40)] + [(rules.E_POINT, 0, 50 + i) for i in range(11)]
 
 
@@ -357,7 +358,7 @@ def test_new_match_replaces_the_old_one():
     play(["new game=three_cushion target=3 name_A=Three breaker=A"], s)
     gen3 = s.gen
     assert gen1 < gen2 < gen3
-    options, entries = history.load(store.MatchStore(ROOT, fs))
+    options, entries = store_history.load(store.MatchStore(ROOT, fs))
     assert options["name_A"] == "Three" and entries == []
     journals = sorted(p for p in fs.files if "/jnl/" in p)
     assert journals == [ROOT + "/jnl/%d.0" % gen2, ROOT + "/jnl/%d.0" % gen3], journals
@@ -370,12 +371,12 @@ def test_corrupt_newest_snapshot_falls_back_to_the_previous_match():
     s = store.MatchStore(ROOT, fs)
     play(["new game=three_cushion target=3 name_A=Old breaker=A", "point", "point"], s)
     play(["new game=three_cushion target=3 name_A=New breaker=A", "point"], s)
-    newest = ROOT + "/snap.%d" % (1 if snapshot.parse_snapshot(bytes(fs.files[ROOT + "/snap.1"]))[0] == s.gen else 0)
+    newest = ROOT + "/snap.%d" % (1 if store_snapshot.parse_snapshot(bytes(fs.files[ROOT + "/snap.1"]))[0] == s.gen else 0)
     fs.files[newest][40] ^= 1
     s2 = store.MatchStore(ROOT, fs)
-    options, entries = history.load(s2)
+    options, entries = store_history.load(s2)
     assert options["name_A"] == "Old" and len(entries) == 2
-    assert s2.errors & store.ERR_SNAPSHOT
+    assert s2.errors & storenames.ERR_SNAPSHOT
     # A new match after that gets a generation above everything seen.
     assert s2.begin(rules.Match()) is None and s2.gen > s.gen
 
@@ -389,16 +390,16 @@ def test_nothing_usable_starts_clean():
     for p in list(fs.files):
         fs.files[p] = bytearray(b"\xa5" * len(fs.files[p]))
     s2 = store.MatchStore(ROOT, fs)
-    assert history.load(s2) is None
-    assert s2.errors & store.ERR_SNAPSHOT
+    assert store_history.load(s2) is None
+    assert s2.errors & storenames.ERR_SNAPSHOT
     assert s2.restore(rules.Match(), 0) is False
-    assert s2.append(rules.E_POINT, 0, 0) == store.NO_MATCH
+    assert s2.append(rules.E_POINT, 0, 0) == storenames.NO_MATCH
     play(["new game=three_cushion target=3 breaker=B", "point"], s2)
     got, _ = reboot(fs)
     assert got["breaker"] == "B" and got["players"]["B"]["score"] == 1
     # An empty flash: nothing, no flags.
     s3 = store.MatchStore(ROOT, MemFs())
-    assert history.load(s3) is None and s3.errors == 0
+    assert store_history.load(s3) is None and s3.errors == 0
 
 
 def test_torn_tail_is_cut_before_the_next_append():
@@ -412,7 +413,7 @@ def test_torn_tail_is_cut_before_the_next_append():
     s2 = store.MatchStore(ROOT, fs)
     m2 = rules.Match()
     assert s2.restore(m2, REBOOT_NOW)
-    assert s2.errors & store.ERR_JOURNAL
+    assert s2.errors & storenames.ERR_JOURNAL
     assert len(fs.files[path]) == 48  # the start record and the two points
     assert m2.point(rules.NOBODY, REBOOT_NOW + 5) is None
     assert s2.sync(m2) is None
@@ -431,14 +432,14 @@ def test_write_errors_are_reported_not_raised():
     r = play(["new game=three_cushion target=9 breaker=A", "point"], s)
     fs.failing = True
     assert r.line("point") is None
-    assert s.sync(r.match) == store.WRITE_FAILED
-    assert s.errors & store.ERR_WRITE
+    assert s.sync(r.match) == storenames.WRITE_FAILED
+    assert s.errors & storenames.ERR_WRITE
     assert r.line("point") is None
-    assert s.sync(r.match) == store.WRITE_FAILED
-    assert history.save_report(s, "{}") is None
-    assert s.begin(r.match) == store.WRITE_FAILED
+    assert s.sync(r.match) == storenames.WRITE_FAILED
+    assert store_history.save_report(s, "{}") is None
+    assert s.begin(r.match) == storenames.WRITE_FAILED
     fs.failing = False
-    assert s.sync(r.match) == store.NO_MATCH
+    assert s.sync(r.match) == storenames.NO_MATCH
     assert s.begin(r.match) is None and s.sync(r.match) is None
     got, _ = reboot(fs)
     assert got == state(r.match, r.now) and got["players"]["A"]["score"] == 3
@@ -466,7 +467,7 @@ def test_default_fs_on_a_real_directory():
         got, s2 = reboot(None, base + "/store")
         assert got == state(r.match, r.now) and got["closed"] and s2.errors == 0
         assert sorted(os.listdir(base + "/store")) == ["history", "jnl", "snap.0"]
-        assert json.loads(history.read_report(s2, history.reports(s2)[0]))["players"]["A"]["name"] == "Kiss"
+        assert json.loads(store_history.read_report(s2, store_history.reports(s2)[0]))["players"]["A"]["name"] == "Kiss"
     finally:
         _rmtree(base)
 
@@ -481,16 +482,16 @@ def test_history_keeps_the_newest_reports():
     gens = []
     for i in range(7):
         play(["new game=three_cushion target=1 breaker=A equalizing=off", "point", "close"], s)
-        assert history.save_report(s, '{"match": %d}' % i) == "%06d.json" % s.gen
+        assert store_history.save_report(s, '{"match": %d}' % i) == "%06d.json" % s.gen
         gens.append(s.gen)
-    names = history.reports(s)
+    names = store_history.reports(s)
     assert names == ["%06d.json" % g for g in gens[3:]], names
-    assert json.loads(history.read_report(s, names[0])) == {"match": 3}
-    assert history.save_report(s, b'{"match": "again"}') == names[-1]
-    assert history.reports(s) == names
-    assert history.read_report(s, names[-1]) == b'{"match": "again"}'
-    raises(ValueError, history.read_report, s, "../snap.0")
-    raises(OSError, history.read_report, s, "000001.json")
+    assert json.loads(store_history.read_report(s, names[0])) == {"match": 3}
+    assert store_history.save_report(s, b'{"match": "again"}') == names[-1]
+    assert store_history.reports(s) == names
+    assert store_history.read_report(s, names[-1]) == b'{"match": "again"}'
+    raises(ValueError, store_history.read_report, s, "../snap.0")
+    raises(OSError, store_history.read_report, s, "000001.json")
 
 
 def test_history_byte_bound():
@@ -499,12 +500,12 @@ def test_history_byte_bound():
     s = store.MatchStore(ROOT, fs, max_report_bytes=1000)
     for i in range(6):
         play(["new game=three_cushion target=1"], s)
-        history.save_report(s, "x" * 300)
-    sizes = [len(history.read_report(s, n)) for n in history.reports(s)]
+        store_history.save_report(s, "x" * 300)
+    sizes = [len(store_history.read_report(s, n)) for n in store_history.reports(s)]
     assert sizes == [300, 300, 300], sizes
     play(["new game=three_cushion target=1"], s)
-    history.save_report(s, "y" * 1500)
-    assert len(history.reports(s)) == 1 and len(history.read_report(s, history.reports(s)[0])) == 1500
+    store_history.save_report(s, "y" * 1500)
+    assert len(store_history.reports(s)) == 1 and len(store_history.read_report(s, store_history.reports(s)[0])) == 1500
 
 
 # ---- power cuts -------------------------------------------------------------------
@@ -512,7 +513,7 @@ def test_history_byte_bound():
 def cut_while_saving(fs, root, r, line, k):
     """Save `line` in a store started on fs (a FaultFs), the power cut at its write boundary k."""
     live = store.MatchStore(root, fs)
-    history.load(live)
+    store_history.load(live)
     fs.arm(k)
     try:
         persist(live, r, line)
@@ -568,8 +569,8 @@ def power_cut_matrix(model, root=ROOT):
             where = "%s model, %r, cut %s" % (model, line, fs.cut)
             after_cut = fs.reboot()
             s3 = survives(after_cut, after_cut, after_cut.reboot, r, line, before, after, slots, where, root)
-            for name in history.reports(s3):
-                json.loads(history.read_report(s3, name))
+            for name in store_history.reports(s3):
+                json.loads(store_history.read_report(s3, name))
         before = after
     return cuts
 
@@ -660,14 +661,14 @@ def files_of(fs):
 
 
 class ShortOfMemory:
-    """matchsetup.apply running out of memory past `room` entries (the log of a match read
+    """rules_setup.apply running out of memory past `room` entries (the log of a match read
     back), while this is in force (a with block)."""
 
     def __init__(self, room=10):
         self.room = room
 
     def __enter__(self):
-        self.real = matchsetup.apply
+        self.real = rules_setup.apply
         room = self.room
         real = self.real
 
@@ -676,11 +677,11 @@ class ShortOfMemory:
                 raise MemoryError
             real(m, code, arg, t, arg2)
 
-        matchsetup.apply = apply
+        rules_setup.apply = apply
         return self
 
     def __exit__(self, *exc):
-        matchsetup.apply = self.real
+        rules_setup.apply = self.real
 
 
 def test_out_of_memory_while_restoring_changes_nothing_and_holds_the_store():
@@ -697,11 +698,11 @@ def test_out_of_memory_while_restoring_changes_nothing_and_holds_the_store():
     m = rules.Match()
     with ShortOfMemory():
         raises(MemoryError, s2.restore, m, REBOOT_NOW)
-    assert s2.held and s2.errors & store.ERR_MEMORY and not s2.errors & store.ERR_JOURNAL
+    assert s2.held and s2.errors & storenames.ERR_MEMORY and not s2.errors & storenames.ERR_JOURNAL
     assert m.n == 0 and m.score == [0, 0]  # no half-read match left behind
-    assert s2.append(rules.E_POINT, 0, 1) == store.HELD and s2.undo() == store.HELD
-    assert s2.close() == store.HELD and s2.sync(r.match) == store.HELD
-    assert history.save_report(s2, b"{}") is None
+    assert s2.append(rules.E_POINT, 0, 1) == storenames.HELD and s2.undo() == storenames.HELD
+    assert s2.close() == storenames.HELD and s2.sync(r.match) == storenames.HELD
+    assert store_history.save_report(s2, b"{}") is None
     assert files_of(fs) == before
     got, s3 = reboot(fs)
     assert got == state(r.match, r.now) and not s3.held
@@ -724,7 +725,7 @@ def test_a_deleted_journal_is_a_rollback():
     s2 = store.MatchStore(ROOT, fs)
     m = rules.Match()
     assert s2.restore(m, 0) and m.n == 0
-    assert s2.errors & store.ERR_ROLLBACK
+    assert s2.errors & storenames.ERR_ROLLBACK
 
 
 def test_a_deleted_snapshot_with_a_newer_journal_is_a_rollback():
@@ -734,12 +735,12 @@ def test_a_deleted_snapshot_with_a_newer_journal_is_a_rollback():
     s = store.MatchStore(ROOT, fs)
     play(["new game=three_cushion target=9 breaker=A name_A=Old", "point"], s)
     play(["new game=three_cushion target=9 breaker=A name_A=New", "point", "point"], s)
-    newest = [p for p in fs.files if "/snap." in p and snapshot.parse_snapshot(bytes(fs.files[p]))[0] == s.gen][0]
+    newest = [p for p in fs.files if "/snap." in p and store_snapshot.parse_snapshot(bytes(fs.files[p]))[0] == s.gen][0]
     del fs.files[newest]
     s2 = store.MatchStore(ROOT, fs)
     m = rules.Match()
     assert s2.restore(m, 0) and m.names[rules.A] == "Old"
-    assert s2.errors & store.ERR_ROLLBACK
+    assert s2.errors & storenames.ERR_ROLLBACK
 
 
 def test_a_cut_between_start_record_and_snapshot_is_no_rollback():
@@ -753,7 +754,7 @@ def test_a_cut_between_start_record_and_snapshot_is_no_rollback():
     for k in range(40):
         f2 = FaultFs(fs.inner.clone(), LFS)
         live = store.MatchStore(ROOT, f2)
-        history.load(live)
+        store_history.load(live)
         f2.arm(k)
         try:
             live.begin(rules.Match(game="three_cushion", target=9, name_A="New"))
@@ -765,7 +766,7 @@ def test_a_cut_between_start_record_and_snapshot_is_no_rollback():
         m = rules.Match()
         assert s2.restore(m, 0)
         assert m.names[rules.A] in ("Old", "New"), k
-        assert not s2.errors & store.ERR_ROLLBACK, (k, s2.errors)
+        assert not s2.errors & storenames.ERR_ROLLBACK, (k, s2.errors)
     assert k > 3 and steps
 
 
@@ -777,17 +778,17 @@ def test_generation_at_its_limit_numbers_the_reports_again():
     s = store.MatchStore(ROOT, fs)
     for i in range(3):
         play(["new game=three_cushion target=1 breaker=A equalizing=off", "point", "close"], s)
-        assert history.save_report(s, b'{"n": %d}' % i) is not None
-    history.mark_sent(s, history.reports(s)[1])
-    fs.files[ROOT + "/history/%d.json" % store.GEN_MAX] = bytearray(b'{"n": "big"}')
+        assert store_history.save_report(s, b'{"n": %d}' % i) is not None
+    store_history.mark_sent(s, store_history.reports(s)[1])
+    fs.files[ROOT + "/history/%d.json" % storenames.GEN_MAX] = bytearray(b'{"n": "big"}')
     s2 = store.MatchStore(ROOT, fs)
     assert s2.restore(rules.Match(), 0)
-    assert s2.errors & store.ERR_ROLLBACK  # a report newer than the restored match
+    assert s2.errors & storenames.ERR_ROLLBACK  # a report newer than the restored match
     m = rules.Match(game="straight_rail", target=7, name_A="After")
     assert s2.begin(m) is None
-    assert history.reports(s2) == ["000001.json", "000002.json", "000003.json", "000004.json"]
-    assert [json.loads(history.read_report(s2, n))["n"] for n in history.reports(s2)] == [0, 1, 2, "big"]
-    assert s2.gen == 5 and history.sent(s2) == 2 and history.unsent(s2) == ["000003.json", "000004.json"]
+    assert store_history.reports(s2) == ["000001.json", "000002.json", "000003.json", "000004.json"]
+    assert [json.loads(store_history.read_report(s2, n))["n"] for n in store_history.reports(s2)] == [0, 1, 2, "big"]
+    assert s2.gen == 5 and store_history.sent(s2) == 2 and store_history.unsent(s2) == ["000003.json", "000004.json"]
     assert s2.append(rules.E_LAG, 0, 3) is None
     s3 = store.MatchStore(ROOT, fs)
     m3 = rules.Match()
@@ -806,36 +807,24 @@ def test_reports_written_in_pieces_and_sent_marks_by_number():
         for k in range(50):
             f.write(b"%d," % k)
 
-    name = history.save_report(s, write)
+    name = store_history.save_report(s, write)
     assert name == store.report_name(s.gen) and s.has_report()
-    assert history.read_report(s, name) == b"".join(b"%d," % k for k in range(50))
-    assert history.report_size(s, name) == len(history.read_report(s, name))
+    assert store_history.read_report(s, name) == b"".join(b"%d," % k for k in range(50))
+    assert store_history.report_size(s, name) == len(store_history.read_report(s, name))
     fs.files[ROOT + "/history/999999.json"] = bytearray(b"{}")
     fs.files[ROOT + "/history/1000000.json"] = bytearray(b"{}")
-    history.mark_sent(s, "999999.json")
-    assert history.unsent(s) == ["1000000.json"]
-    history.mark_sent(s, name)  # older than what was sent: the mark stays
-    assert history.sent(s) == 999999
+    store_history.mark_sent(s, "999999.json")
+    assert store_history.unsent(s) == ["1000000.json"]
+    store_history.mark_sent(s, name)  # older than what was sent: the mark stays
+    assert store_history.sent(s) == 999999
 
 
-def test_store_private_constants_agree_with_history_names():
-    """store.py compiles its constants in; history.py keeps their names (store.X comes from
-    there). Every pair must agree (CPython sees both)."""
-    assert store.K_ENTRY == history.K_ENTRY and store.WRITE_FAILED == history.WRITE_FAILED
-    assert twins(store, history, "_K_ENTRY") >= 10
-    assert store.ERR_MEMORY == history.ERR_MEMORY
+def test_the_stores_record_layouts_and_its_helpers():
+    """The record layouts (storenames.py's) agree; the store's file helpers are store_history.py's too
+    (store.X finds them there)."""
+    import store_files
 
-
-def test_snapshot_and_storefiles_private_constants_agree_with_history_names():
-    """snapshot.py and storefiles.py (loaded at a start, history.py not) compile the store's
-    constants in too: each must be history.py's."""
-    import storefiles
-
-    assert storefiles.reports is history.reports and storefiles.read is history.read  # named there again
-    assert twins(snapshot, history, "_K_ENTRY") >= 16
-    import journal
-
-    assert twins(journal, history, "_K_ENTRY") == 5
-    assert journal._CHUNK == rules._CHUNK
-    assert twins(storefiles, history, "_ERR_READ") == 4
-    assert len(history.REC) + 1 == len(history.RECORD) and store.struct.calcsize(history.RECORD) == history.REC_SIZE
+    assert store_files.reports is store_history.reports and store_files.read is store_history.read  # named there again
+    assert store.read is store_history.read
+    assert len(storenames.REC) + 1 == len(storenames.RECORD)
+    assert store.struct.calcsize(storenames.RECORD) == storenames.REC_SIZE

@@ -5,11 +5,11 @@ are set up with the referee's words (referee.Referee).
 """
 
 import controller
-import formatsrare
-import formatwall
+import formats_rare
+import formats_wall
 import rules
-import sound
 import view
+import viewnames
 from fwtest import SkipTest
 from referee import Referee
 from test_view import build, chip_for, looks, quiet
@@ -104,58 +104,40 @@ def renders_without_allocating(v, chips, now):
     return True
 
 
-# ---- the codes formatwall.py keeps -----------------------------------------------------------
+# ---- the codes formats_wall.py keeps -----------------------------------------------------------
 
-def test_formatwall_codes_are_the_views_the_rules_and_the_controllers():
-    assert formatsrare.LAST_MINUTE_S == 60
-    if not hasattr(view, "_SETS"):
+def test_formatrares_messages_stay_below_the_set_numbers():
+    assert formats_rare.LAST_MINUTE_S == 60
+    if not hasattr(formats_rare, "_ROUND_AT"):
         raise SkipTest("MicroPython compiles private constants away")
-    for name in ("_RUN", "_PER_PLAYER", "_SETS", "_CLOCK", "_MESSAGE", "_PLAIN"):
-        assert getattr(formatwall, name) == getattr(view, name), name
-    for name in ("_PLAIN", "_BREAK_CLOCK", "_BLINK_1HZ"):
-        assert getattr(formatsrare, name) == getattr(view, name), name
-    import formats
-    import matchevents
-    import matchnames
+    import rules_events
 
-    assert formatwall._SET_OVER == matchnames.SET_OVER and formatwall._SHOOTOUT == matchnames.SHOOTOUT
-    assert formatwall._WARMUP == matchnames.WARMUP and formatsrare._MAX_SETS == formats.MAX_SETS
-    assert formatwall._END_SHOOTOUT == matchnames.END_SHOOTOUT
-    for name in ("NOBODY", "LAG", "RUNNING", "SET_OVER", "SHOOTOUT", "WARMUP", "R_A", "R_B", "R_DRAW", "R_TIEBREAK",
-                 "END_SHOOTOUT", "E_LAG", "E_POINT", "E_MISS", "E_FOUL", "E_BREAK", "E_RESUME", "E_BREAK_END", "E_TIMEOUT", "E_JUMPED",
-                 "E_NEXT_SET", "E_WARMUP", "E_WARMUP_END"):
-        assert getattr(formatsrare, "_" + name) == getattr(rules, name), name
-    assert formatsrare._ROUNDS == formats.ROUNDS
-    assert formatsrare._CUE_CLOCK == sound.CLOCK
-    assert formatsrare._ROUND_AT == formatsrare._AT[1] + len(b"SHOOT-OUT ")
-    assert formatsrare._MESSAGES + 999 * formatsrare._ROUND + 4 * formatsrare._STEPS < formatwall._SET_NUMBER
-    import reasons
+    assert formats_rare._ROUND_AT == formats_rare._AT[1] + len(b"SHOOT-OUT ")
+    assert formats_rare._MESSAGES + 999 * formats_rare._ROUND + 4 * viewnames.STEPS < formats_wall._SET_NUMBER
+    assert rules_events._NEXT_SET == controller.ACTIONS.index("next_set")
 
-    for name in ("IN_WARMUP", "WARMUP_LATE", "BAD_PLAYER", "SET_IS_OVER", "NO_TIMEOUT_HERE", "BREAK_TAKEN", "BREAK_OFF"):
-        assert getattr(formatsrare, "_" + name) == reasons.code(name), name
-    assert formats._NO_MEMORY == reasons.code("NO_MEMORY")
-    assert matchevents._NEXT_SET == controller.ACTIONS.index("next_set")
-    assert view._OWN_TARGET == 6 and view._TARGET == 14  # viewsetup.FIELDS: A's seven, B's seven, then target
-    import viewsetup
 
-    for name in ("A.target", "B.target", "target", "sets", "clock", "message", "A.run", "B.run"):
-        code = viewsetup.FIELDS.index(name)
-        short = name.split(".")[-1]
-        if "." in name and short == "target":
-            assert code % view._PER_PLAYER == view._OWN_TARGET, name
-        elif "." in name:
-            assert code % view._PER_PLAYER == view._RUN
-        else:
-            assert code == getattr(view, "_" + short.upper()), name
+def test_the_views_field_codes_are_the_fields_indexes():
+    """viewnames.py's field codes (view.py's, formats_wall.py's): indexes into view_setup.FIELDS."""
+    import view_setup
+
+    fields = view_setup.FIELDS
+    own = [f[2:] for f in fields if f[:2] == "A."]
+    assert viewnames.PER_PLAYER == len(own) and viewnames.TARGET == 2 * viewnames.PER_PLAYER
+    for name in own:
+        code = getattr(viewnames, "OWN_TARGET" if name == "target" else name.upper())
+        assert fields.index("A." + name) == code and fields.index("B." + name) == code + viewnames.PER_PLAYER, name
+    for name in (f for f in fields if "." not in f):
+        assert fields.index(name) == getattr(viewnames, name.upper()), name
 
 
 def test_the_messages_are_found_in_formatwalls_text_with_blanks_around():
     for r, text in ((1, b"SHOOT-OUT 1  "), (12, b"SHOOT-OUT 12 "), (345, b"SHOOT-OUT 345"), (1, b"SHOOT-OUT 1  ")):
-        formatsrare._round_text(r)  # the round's number is written in, blanks after
-        got = [bytes(formatsrare._TEXT[a:a + n]) for a, n in zip(formatsrare._AT, formatsrare._LEN)]
+        formats_rare._round_text(r)  # the round's number is written in, blanks after
+        got = [bytes(formats_rare._TEXT[a:a + n]) for a, n in zip(formats_rare._AT, formats_rare._LEN)]
         assert got == [b"SET OVER", text, b"WARM-UP A", b"WARM-UP B"]
-    for a, n in zip(formatsrare._AT, formatsrare._LEN):
-        assert formatsrare._TEXT[a - 4:a] == b"    " and formatsrare._TEXT[a + n:a + n + 4] == b"    "
+    for a, n in zip(formats_rare._AT, formats_rare._LEN):
+        assert formats_rare._TEXT[a - 4:a] == b"    " and formats_rare._TEXT[a + n:a + n + 4] == b"    "
 
 
 # ---- handicap ---------------------------------------------------------------------------------

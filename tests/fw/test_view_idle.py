@@ -5,7 +5,7 @@ On CPython and MicroPython; the boards are boards/*.json, the chips ht16k33_text
 
 import rules
 import view
-import viewsetup
+import view_setup
 from fwtest import SkipTest
 from test_view import build, chip_for, looks, quiet
 from ht16k33_text import Seg14x4
@@ -170,7 +170,7 @@ def test_renders_with_probes_and_a_dead_chip_allocate_nothing():
 # ---- names: run by once, then the short form ---------------------------------------------------
 
 def test_short_forms():
-    s = viewsetup.short_name
+    s = view_setup.short_name
     assert s("Dick Jaspers", "Marco Zanetti") == b"JASP"
     assert s("Marco Zanetti", "Dick Jaspers") == b"ZANE"
     assert s("PLAYER A", "PLAYER B") == b"A"

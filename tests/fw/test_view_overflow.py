@@ -44,7 +44,7 @@ class FakeMatch:
         self.elapsed_s = -1
         self.names = ["", ""]
         self.clubs = ["", ""]
-        self.fmt = None  # a plain match (formatwall.py draws a format match's extras)
+        self.fmt = None  # a plain match (formats_wall.py draws a format match's extras)
 
     def average_x1000(self, p):
         return self.gd[p]

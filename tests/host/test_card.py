@@ -65,11 +65,11 @@ def test_a_changed_definition_changes_the_card():
 
 
 def test_the_message_words_are_the_firmwares():
-    import formatsrare
+    import formats_rare
     import view
 
     shown = set()
-    for text in (view._TEXT, bytes(formatsrare._TEXT)):
+    for text in (view._TEXT, bytes(formats_rare._TEXT)):
         for word in text.decode().split("    "):
             word = word.strip()
             if word:

@@ -4,7 +4,7 @@
 page is Debian's Chromium.  The boards are played by paho clients: each takes its table's setup
 topic as a board does (the retained payload checked with the table's key: setups.verify), and
 publishes real state documents and reports (made by the firmware's own modules: loadgen.SimTable)
-with the state document's "setup" key ({"n", "waiting"}) as firmware/hallsetup.py reports it.
+with the state document's "setup" key ({"n", "waiting"}) as firmware/publisher_hall.py reports it.
 
 Hostile requests: an oversized body, another Origin, another Host, no X-Carom-Hall header, another
 content type, bad JSON, bad fields (each refused with a message naming the field), names with HTML
@@ -135,7 +135,7 @@ def post(hall, action, body, headers=HEADERS, raw=None):
 
 class TableBoard:
     """A board at one table: takes its setup topic (each payload checked with the table's key, as
-    firmware/hallsetup.py does), plays the match it was sent, publishes its state and its report."""
+    firmware/publisher_hall.py does), plays the match it was sent, publishes its state and its report."""
 
     def __init__(self, port, table, key):
         self.table = table

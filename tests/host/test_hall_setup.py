@@ -2,7 +2,7 @@
 virtual wall board running the built firmware, and the host side's signing and key file.
 
 What is tried:
-- host_tools/hall/setups.py: a payload it signs is what the firmware's hallsetup.check takes
+- host_tools/hall/setups.py: a payload it signs is what the firmware's publisher_hall.check takes
   (on CPython); what the board would refuse (a bad table, n, setup or size) is refused here
   first; the key file is 0600, its n only grows and is on the disk before it is used, a damaged
   file is an error; `carom hall-key --flash` puts a key on a board's config.json, never printed.
@@ -55,19 +55,19 @@ def raw_sign(key_hex, obj):
 
 def test_the_host_signs_what_the_firmware_takes():
     firmware_path()
-    import hallsetup
+    import publisher_hall
 
     setup = {"players": PLAYERS, "match": MATCH}
     payload = setups.sign(KEY, "t3", 7, setup)
     assert payload[:64] == hmac.new(bytes.fromhex(KEY), payload[65:], hashlib.sha256).hexdigest().encode()
-    assert hallsetup.check(payload, bytes.fromhex(KEY), "t3") == (7, setup, None)
-    assert hallsetup.check(payload, bytes.fromhex("a5" * 32), "t3")[2] == b"key"
-    assert hallsetup.check(payload, bytes.fromhex(KEY), "t4")[2] == b"table"
+    assert publisher_hall.check(payload, bytes.fromhex(KEY), "t3") == (7, setup, None)
+    assert publisher_hall.check(payload, bytes.fromhex("a5" * 32), "t3")[2] == b"key"
+    assert publisher_hall.check(payload, bytes.fromhex(KEY), "t4")[2] == b"table"
     assert setups.verify(KEY, payload)["n"] == 7
     with pytest.raises(SetupError):
         setups.verify("a5" * 32, payload)
     unicode = {"players": {"A": {"name": "Ödön Éles"}, "B": {"name": "Zoë"}}, "match": MATCH}
-    assert hallsetup.check(setups.sign(KEY, "t3", 8, unicode), bytes.fromhex(KEY), "t3")[1] == unicode
+    assert publisher_hall.check(setups.sign(KEY, "t3", 8, unicode), bytes.fromhex(KEY), "t3")[1] == unicode
     # what the board would refuse is refused on the host, before anything is sent
     for bad in ({"players": PLAYERS, "match": {"target": 0}}, {"players": PLAYERS},
                 {"players": PLAYERS, "match": MATCH, "wifi": {}}, {"players": {"A": {"name": "x" * 25}}, "match": {}},
@@ -88,7 +88,7 @@ def test_the_host_signs_what_the_firmware_takes():
             "target_A": 9999, "target_B": 9999, "sets": 9, "deciding_target": 9999, "shootout": True, "warmup_s": 900}
     longest = setups.sign(KEY, "a" * 24, setups.MAX_N, {"players": wide, "match": full})
     assert len(longest) <= setups.MAX_MESSAGE
-    assert hallsetup.check(longest, bytes.fromhex(KEY), "a" * 24)[2] is None
+    assert publisher_hall.check(longest, bytes.fromhex(KEY), "a" * 24)[2] is None
 
 
 def test_the_key_file_keeps_keys_secret_and_n_growing(tmp_path):
@@ -295,9 +295,9 @@ def names(hall, table="t1"):
 
 def short(name, other):
     firmware_path()
-    import viewsetup
+    import view_setup
 
-    return viewsetup.short_name(name, other).decode()
+    return view_setup.short_name(name, other).decode()
 
 
 def shows_names(b, a, bb):

@@ -5,7 +5,7 @@ A real mosquitto set up as the README says (no anonymous clients, a password fil
 board writes only its table's topics and reads only its own setups, the hall reads them all and
 writes the setups), a real `carom hall --db FILE --keys FILE --user hall` process, and four boards
 with hall keys (tools.hall.loadgen.HallBoard): each takes its table's signed setups (checked
-by the firmware's own hallsetup.check), plays the match each names (its players, target and
+by the firmware's own publisher_hall.check), plays the match each names (its players, target and
 options) with the firmware's rules core, and publishes its state and its report.  Nobody touches
 the hall after the draw: eight players, a knock-out on four tables, the rounds go out by
 themselves.

@@ -4,7 +4,7 @@ small ints) with 112 KB for the firmware, the firmware as .mpy as `carom deploy`
 What is tried:
 - a boot with Wi-Fi, MQTT (a mosquitto started here) and the radio configured, the first
   after the deploy and the next, with a plain match and with one with formats (sets, the
-  shoot-out, a warm-up: formats.py and formatwall.py in RAM with it): at most 56 KB live (the heap a stock ESP32 starts with
+  shoot-out, a warm-up: formats.py and formats_wall.py in RAM with it): at most 56 KB live (the heap a stock ESP32 starts with
   before it grows), a free block of 24 KB or more, no cold module left in RAM; running with
   MQTT connected, at most 80 KB;
 - a match with formats played to its end by the buttons (warm-ups, a shoot-out, five sets) in a
@@ -55,9 +55,9 @@ RUN_LIVE = 80 * KB
 HOLE = 4 * KB
 WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
-COLD = ("startup", "config", "boarddef", "jsonwhole", "checked", "matchsetup", "matchevents", "matchnames", "formats", "formatwall",
-        "formatsrare", "appcold", "storefiles", "snapshot", "journal", "checkpoint", "matchstate", "history", "logback", "viewsetup",
-        "buttonsetup", "remote", "report", "innings", "matchdoc", "matchdocrest", "reportfile", "jsonout", "boot_watchdog", "errorcodes", "refusals", "hallsetup",
+COLD = ("startup", "config", "boarddef", "jsonwhole", "checked", "rules_setup", "rules_events", "matchnames", "formats", "formats_wall",
+        "formats_rare", "app_cold", "store_files", "store_snapshot", "store_journal", "store_checkpoint", "rules_state", "store_history", "rules_logback", "view_setup",
+        "buttons_setup", "remote", "report", "rules_innings", "matchdoc", "matchdoc_rest", "store_reportfile", "jsonout", "boot_watchdog", "errorcodes", "app_refusals", "publisher_hall",
         "identify")
 
 
@@ -136,7 +136,7 @@ def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path, m
 def test_a_match_with_formats_in_4k_holes_to_its_report_and_back(firmware, tmp_path):
     """The formats on the chip's heap: both warm-ups, a set drawn and decided by the
     shoot-out, three more sets, the deciding set from a new lag, by the wall's buttons, in a heap
-    cut into 4 KB holes (formatsrare.py, the formats' rarer half, loads at the warm-up's press and
+    cut into 4 KB holes (formats_rare.py, the formats' rarer half, loads at the warm-up's press and
     ahead of the sets' ends); then a power cut and the match read back. No MemoryError, never
     above 80 KB, the report says it all."""
     flash = flash_with(firmware, str(tmp_path / "flash"), {"board": "wall", "match": FORMATS_MATCH, "radio": RADIO},
@@ -149,9 +149,9 @@ def test_a_match_with_formats_in_4k_holes_to_its_report_and_back(firmware, tmp_p
         assert any(line.startswith("HEAP holes") for line in vb.lines())
         no_trouble(vb)
         assert peak(vb) <= RUN_LIVE
-    reports = os.listdir(os.path.join(flash, "data", "history"))
+    reports = os.listdir(os.path.join(flash, "data", "store_history"))
     assert len(reports) == 1
-    with open(os.path.join(flash, "data", "history", reports[0])) as f:
+    with open(os.path.join(flash, "data", "store_history", reports[0])) as f:
         rep = json.load(f)
     assert rep["result"] == "A" and rep["sets"]["won"] == {"A": 3, "B": 2}, rep["sets"]
     assert rep["sets"]["scores"] == [[15, 15], [0, 15], [15, 0], [0, 15], [11, 0]]
@@ -194,9 +194,9 @@ def test_a_3000_entry_match_in_4k_holes_to_its_report(long_match):
     after = [line.split()[3:] for line in lines if line.startswith("HEAP after report")]
     assert after, "no report seen"
     assert not set(after[-1]) & set(COLD), after[-1]  # what the report loaded left RAM with it
-    reports = os.listdir(os.path.join(flash, "data", "history"))
+    reports = os.listdir(os.path.join(flash, "data", "store_history"))
     assert len(reports) == 1
-    with open(os.path.join(flash, "data", "history", reports[0])) as f:
+    with open(os.path.join(flash, "data", "store_history", reports[0])) as f:
         rep = json.load(f)
     assert rep["result"] == "A" and rep["game"] == "straight_rail"
 

@@ -3,7 +3,7 @@ line that says what to press, through a whole match and a set match, in Debian's
 
 The form writes config.json through the board's serial console (the raw REPL, as `carom config
 set`): the page's log says a host tool used the raw REPL, the board restarts, and the names show
-on its displays.  A bad value is refused with the firmware's own words (configedit, the schema
+on its displays.  A bad value is refused with the firmware's own words (config_edit, the schema
 the board checks with) and nothing is written.  The hint line is checked against the phase the
 page is told, in a person's words: the lag, a player at the table, the half-time break, the
 equalizing inning, the end; then a warm-up, a set over and a shoot-out.
@@ -81,10 +81,10 @@ def test_form_and_hints_through_a_match(browser, tmp_path):
 
         # A bad value: the firmware's schema words it, nothing is written.
         firmware_path()
-        import configedit
+        import config_edit
 
         try:
-            configedit.set_path({}, "match.target", "0", "")
+            config_edit.set_path({}, "match.target", "0", "")
         except ValueError as e:
             expected = str(e)
         else:

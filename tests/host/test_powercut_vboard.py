@@ -53,10 +53,10 @@ class Model:
         c = Model.__new__(Model)
         c.rules, c.matchdoc = self.rules, self.matchdoc
         c.m = self.rules.Match(game="straight_rail", target=500)
-        import matchsetup
+        import rules_setup
 
         for i in range(self.m.n):
-            matchsetup.apply(c.m, *self.m.entry(i))
+            rules_setup.apply(c.m, *self.m.entry(i))
         return c
 
     def act(self, button, long):

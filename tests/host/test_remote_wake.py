@@ -23,6 +23,6 @@ def test_a_press_wakes_the_remote_which_loads_only_its_own_code():
     assert len(r["us"]) == 3  # every press woke it and was sent
     loaded = set(r["modules"])
     assert {"app_remote", "remote", "radio", "buttons"} <= loaded
-    assert not loaded & {"asyncio", "asyncio.core", "rules", "app", "startup", "view", "store", "matchsetup",
+    assert not loaded & {"asyncio", "asyncio.core", "rules", "app", "startup", "view", "store", "rules_setup",
                          "config", "boarddef"}, loaded
     assert max(r["live"]) < 32 * 1024, r["live"]

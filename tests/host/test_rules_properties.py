@@ -27,7 +27,7 @@ from host_tools import firmware_path
 firmware_path()
 import matchdoc  # noqa: E402
 import reasons  # noqa: E402
-import matchsetup  # noqa: E402
+import rules_setup  # noqa: E402
 import rules  # noqa: E402
 from referee import Referee  # noqa: E402
 
@@ -259,7 +259,7 @@ def rebuilt(m):
     r = rules.Match(**m.options())
     for i in range(m.n):
         code, arg, t = m.entry(i)
-        matchsetup.apply(r, code, arg, t, matchsetup.arg2(m, i) if code == rules.E_EXTEND else -1)  # a handicap's B
+        rules_setup.apply(r, code, arg, t, rules_setup.arg2(m, i) if code == rules.E_EXTEND else -1)  # a handicap's B
     r._base = m._base
     return r
 

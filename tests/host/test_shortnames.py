@@ -1,6 +1,8 @@
 """The build's short names (host_tools/shortnames.py): which names it shortens, which it must not,
 and that the firmware it builds still runs with them."""
 
+import glob
+import json
 import os
 import re
 import subprocess
@@ -36,23 +38,78 @@ def test_the_list_of_micropythons_own_names_is_complete(exe):
     assert not missing, sorted(missing)
 
 
+def _firmware_defined():
+    defined = set()
+    for name in sorted(os.listdir(FIRMWARE_DIR)):
+        if name.endswith(".py") and name not in shortnames.HOST_ONLY:
+            with open(os.path.join(FIRMWARE_DIR, name)) as f:
+                defined |= shortnames._defined_and_data(f.read())[0]
+    return defined
+
+
+def _on_board_code():
+    """{where: source} of the code from outside the firmware that runs on a board with it: the
+    host tools' code sent to the REPL, the virtual board's fixtures and emulation, the
+    benchmarks' board scripts."""
+    from host_tools.commands import deploy, doctor, pair
+    from host_tools.link import boardio
+
+    out = {"doctor.IDENTIFY_CODE": doctor.IDENTIFY_CODE, "doctor.I2C_SCAN": doctor.I2C_SCAN,
+           "deploy.GUARD_CODE": deploy.GUARD_CODE, "boardio.RESET_CODE": boardio.RESET_CODE,
+           "boardio._HASH_CODE": boardio._HASH_CODE, "pair.MAC_CODE": pair.MAC_CODE}
+    for pattern in ("tests/host/vboard_fixtures/*.py", "tests/bench/*_main.py", "host_tools/simulator/vboard/mp/*.py"):
+        for path in sorted(glob.glob(os.path.join(ROOT, pattern))):
+            with open(path) as f:
+                out[os.path.relpath(path, ROOT)] = f.read()
+    return out
+
+
 def test_names_the_host_or_a_string_knows_are_kept(plan):
+    """board_names.txt is complete: no firmware name that code from outside the firmware uses on
+    a board (the REPL's, the virtual board's, the benchmarks') is shortened."""
     assert plan, "nothing shortened"
-    host = set()
-    for top in ("host_tools", "tests"):
-        for here, dirs, files in os.walk(os.path.join(ROOT, top)):
-            for name in files:
-                if name.endswith((".py", ".js", ".html")):
-                    with open(os.path.join(here, name), errors="replace") as f:
-                        host |= set(re.findall(r"\w+", f.read()))
-    with open(os.path.join(ROOT, "README.md")) as f:
-        host |= set(re.findall(r"\w+", f.read()))  # what people are told to use
-    assert not host & set(plan), sorted(host & set(plan))[:20]
-    # Looked up by string in the firmware: a checkpoint's fields, cold.call's function names.
-    for name in ("phase", "shooter", "load", "save", "init", "peers_table", "ilistdir"):
+    assert "identify" in shortnames.board_names()  # startup.identify: carom doctor --identify, at the REPL
+    defined = _firmware_defined()
+    for where, source in _on_board_code().items():
+        used = shortnames.code_names(source.replace("%r", "x"))  # (the REPL code's arguments)
+        lost = sorted(used & defined & set(plan))
+        assert not lost, (where, lost, "add them to host_tools/board_names.txt")
+    # Looked up by string in the firmware: a checkpoint's fields, getattr's names.
+    for name in ("phase", "shooter", "load", "init", "peers_table", "ilistdir"):
         assert name not in plan
     for name in ("self", "const", "print", "len", "if", "rules", "view", "asyncio", "machine"):
         assert name not in plan
+    for name in ("start", "serve"):  # main.py's: kept as source
+        assert name not in plan
+
+
+def test_prose_does_not_change_the_built_firmware(tmp_path):
+    """The build does not read the README, the tests or any comment: a README whose every word
+    is a firmware name, and a test file full of them, leave the .mpy bytes as they were."""
+    def built(where):
+        out = {}
+        for rel in build(str(where)):
+            with open(os.path.join(str(where), rel), "rb") as f:
+                out[rel] = f.read()
+        return out
+
+    before = built(tmp_path / "a")
+    words = " ".join(sorted(_firmware_defined()))
+    readme = os.path.join(ROOT, "README.md")
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    extra = os.path.join(ROOT, "tests", "host", "prose_words_tmp.py")
+    try:
+        with open(readme, "a", encoding="utf-8") as f:
+            f.write("\n" + words + "\n")
+        with open(extra, "w") as f:
+            f.write('"""%s"""\n' % words)
+        after = built(tmp_path / "b")
+    finally:
+        with open(readme, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.remove(extra)
+    assert after == before
 
 
 def test_short_names_keep_privacy_and_are_unique(plan):
@@ -70,6 +127,33 @@ def test_shorten_changes_names_only():
     out = shortnames.shorten(source, {"_draw_sets": "_a"})
     assert out == ('def _a(self, s):\n    """_draw_sets in a docstring"""\n'
                    '    return self._a + "_draw_sets"  # _draw_sets\n')
+
+
+def test_the_plan_in_a_deploys_manifest_decodes_a_traceback(tmp_path, plan):
+    """carom deploy keeps the build's rename plan in the manifest it leaves on the board; a
+    traceback from that board reads back from the manifest alone (another checkout's plan may
+    differ)."""
+    from host_tools.commands.deploy import build_local, make_manifest
+
+    names = {}
+    files = build_local(False, names)
+    assert names == plan
+    manifest = json.loads(json.dumps(make_manifest(files, False, names)))
+    assert shortnames.manifest_plan(manifest) == plan
+    assert shortnames.manifest_plan(make_manifest(files, True)) is None  # --source: nothing renamed
+    long_name = max((n for n in plan if not n.startswith("_")), key=len)
+    short = plan[long_name]
+    traceback = ('Traceback (most recent call last):\n  File "rules.py", line 12, in %s\n'
+                 'AttributeError: \'Match\' object has no attribute \'%s\'\n' % (short, short))
+    assert shortnames.decode(traceback, shortnames.manifest_plan(manifest)) == traceback.replace(short, long_name)
+    path = tmp_path / "deploy.json"
+    path.write_text(json.dumps(manifest))
+    other = {n: s + "x" for n, s in plan.items()}  # a checkout whose plan differs: not asked
+    assert shortnames.decode(traceback, other) == traceback
+    out = subprocess.run([sys.executable, "-m", "host_tools.shortnames", "--manifest", str(path)], input=traceback,
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == traceback.replace(short, long_name)
 
 
 def test_original_names_reads_a_traceback_back(plan):

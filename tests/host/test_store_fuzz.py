@@ -22,8 +22,9 @@ from host_tools import firmware_path
 
 firmware_path()
 import rules  # noqa: E402
-import history  # noqa: E402
+import store_history  # noqa: E402
 import store  # noqa: E402
+import storenames  # noqa: E402
 from faultfs import MemFs  # noqa: E402
 from referee import Referee  # noqa: E402
 
@@ -57,7 +58,7 @@ def _build():
             entries = [r.match.entry(i) for i in range(r.match.n)]
             assert len(states) == s.seq, line  # one record per line
             states.append(entries)
-        options = history.load(store.MatchStore(ROOT, fs))[0]
+        options = store_history.load(store.MatchStore(ROOT, fs))[0]
         matches.append((options, states))
     return fs, matches
 
@@ -74,7 +75,7 @@ assert MATCHES[0][0]["timeout_s"] == 25
 def _check(fs, untouched=False):
     """load() on fs: None or a consistent prefix; then append one entry and load again."""
     s = store.MatchStore(ROOT, fs)
-    got = history.load(s)
+    got = store_history.load(s)
     if got is None:
         assert not untouched
         return None
@@ -88,7 +89,7 @@ def _check(fs, untouched=False):
     if untouched:
         assert (options, entries) == (MATCHES[1][0], MATCHES[1][1][-1])
     assert s.append(rules.E_POINT, 0, 999999) is None
-    again = history.load(store.MatchStore(ROOT, fs))
+    again = store_history.load(store.MatchStore(ROOT, fs))
     assert again == (options, entries + [(rules.E_POINT, 0, 999999)]), (entries, again)
     return got
 
@@ -194,5 +195,5 @@ def test_records_from_another_match_are_refused():
         fs.files.pop(ROOT + "/jnl/2.%d" % seg, None)
     fs.files[ROOT + "/jnl/2.0"] = bytearray(FS.files[ROOT + "/jnl/1.0"])
     s = store.MatchStore(ROOT, fs)
-    options, entries = history.load(s)
-    assert options == cur[0] and entries == [] and s.errors & store.ERR_JOURNAL
+    options, entries = store_history.load(s)
+    assert options == cur[0] and entries == [] and s.errors & storenames.ERR_JOURNAL

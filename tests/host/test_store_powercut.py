@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from host_tools import firmware_path
 
 firmware_path()
-import history  # noqa: E402
+import store_history  # noqa: E402
 import store  # noqa: E402
 from faultfs import LFS, TORN, FaultFs, MemFs, PowerCut  # noqa: E402
 from referee import Referee  # noqa: E402
@@ -143,8 +143,8 @@ def cut_matrix(lines, model, medium, second_cut=False):
                     assert got == after, where2
             fs = FaultFs(medium.thaw(after_cut), model)
             s3 = survives(fs, fs.inner, fs.reboot, r, line, before, after, slots, where, root)
-            for name in history.reports(s3):
-                json.loads(history.read_report(s3, name))
+            for name in store_history.reports(s3):
+                json.loads(store_history.read_report(s3, name))
         before = after
     return cuts
 

@@ -291,7 +291,7 @@ def _long_match_figures(exe, heap, holes):
 
 
 def _format_match_figures(exe, heap, holes):
-    """FORMATS_MATCH (play_format_match); its replay after the power cut loads formatsrare.py again."""
+    """FORMATS_MATCH (play_format_match); its replay after the power cut loads formats_rare.py again."""
     return _played_figures(exe, heap, holes, FORMATS_MATCH, play_format_match)
 
 

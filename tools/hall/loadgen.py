@@ -14,7 +14,7 @@ The demo keeps real time (SimTable(clock=time.time)): a match's clock, its break
 and its report's start and end are the wall clock's.  Hall switches boards off and on.
 
 HallBoard is a board with a hall key: it takes its table's signed setups (checked by the
-firmware's own hallsetup.check), plays the match each names and publishes its state (with its
+firmware's own publisher_hall.check), plays the match each names and publishes its state (with its
 "setup" key) and its report; play(boards, interval_s, until) plays many of them at a rate.  The
 tournament's end-to-end test (tests/host/test_hall_tournament_e2e.py) and `make bench`'s 64-player
 tournament (tests/bench/bench_hall_tournament.py) use them.
@@ -92,7 +92,7 @@ class SimTable:
         self._begun()
 
     def start(self, options):
-        """A new match made as a board makes it from its configuration (firmware/hallsetup.py apply):
+        """A new match made as a board makes it from its configuration (firmware/publisher_hall.py apply):
         rules.Match.new's keywords, config.match_options of a checked config.  It starts in the lag;
         it begins on this table's clock 60 s after the previous one ended."""
         if self.ref.now:
@@ -287,8 +287,8 @@ class HallBoard:
     """A board with a hall key: it takes its table's setups and plays the matches they name.
 
     One MQTT connection as the board's (Board, on_setup): "online", the setup topic subscribed at
-    every connect (QoS 1).  Each message is checked by the firmware's own hallsetup.check (HMAC with
-    this table's key, the table, the form, config.py's schema) and then as hallsetup.received does:
+    every connect (QoS 1).  Each message is checked by the firmware's own publisher_hall.check (HMAC with
+    this table's key, the table, the form, config.py's schema) and then as publisher_hall.received does:
     the same n as the one applied or waiting is the broker's retained copy again (ignored), an older
     one is refused ("old"); an empty one (the hall cleared it) is nothing; refusals are counted and named
     in the state document.  A good setup waits
@@ -307,9 +307,9 @@ class HallBoard:
 
         firmware_path()
         import config
-        import hallsetup
+        import publisher_hall
 
-        self.config, self.hallsetup = config, hallsetup
+        self.config, self.publisher_hall = config, publisher_hall
         self.table = table
         self.key = setups.key_bytes(key)  # never printed: __repr__ leaves it out
         self.rng = rng or random.Random(table)
@@ -345,7 +345,7 @@ class HallBoard:
     def _take(self, payload):
         if not payload:
             return  # the hall cleared the retained setup (a table taken out of the tournament): nothing to do
-        n, setup, why = self.hallsetup.check(payload, self.key, self.table)
+        n, setup, why = self.publisher_hall.check(payload, self.key, self.table)
         if why is None:
             waiting = self.waiting[0] if self.waiting is not None else 0
             if n == self.n or n == waiting:

@@ -1,7 +1,7 @@
 """A whole tournament on simulated boards: from the draw to the final, through a real broker and `carom hall`.
 
 Each SetupBoard is a table's board as the hall sees it: it takes its setup topic (the payload checked
-with the table's key, its n newer than the last, as firmware/hallsetup.py does), applies the setup (a
+with the table's key, its n newer than the last, as firmware/publisher_hall.py does), applies the setup (a
 new match with its players and options, in the lag), plays it out with the firmware's rules core
 (loadgen.SimTable, a random stroke at a time, every state published as the wall board does, with
 "setup": {"n", "waiting"}), and sends the finished match's report.  Then it waits for its next setup.

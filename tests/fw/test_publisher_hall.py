@@ -1,4 +1,4 @@
-"""hallsetup.py and mqtt.py's receiving side: the hall's signed setups, checked and applied.
+"""publisher_hall.py and mqtt.py's receiving side: the hall's signed setups, checked and applied.
 
 What is tried: HMAC-SHA256 against RFC 4231's vectors; a setup signed with the board's key for
 its table, newer than the last, valid for config.py's schema is applied when the table is free
@@ -16,11 +16,11 @@ import json
 import os
 
 import config
-import hallsetup
+import publisher_hall
 import mqtt
 
 # 4 random bytes: make test runs both MicroPython builds and pytest at once, each with its own folder
-BASE = "/tmp/carom-hallsetup-%s" % "".join("%02x" % b for b in os.urandom(4))
+BASE = "/tmp/carom-publisher_hall-%s" % "".join("%02x" % b for b in os.urandom(4))
 KEY = "5a" * 32
 TABLE = "t3"
 PLAYERS = {"A": {"name": "Anna Kovacs", "club": "BC Pest"}, "B": {"name": "Bela Nagy", "club": ""}}
@@ -31,7 +31,7 @@ def sign(n, setup=None, key=KEY, table=TABLE, body=None):
     """The hall's message (host_tools/hall/setups.py makes it the same way)."""
     if body is None:
         body = json.dumps({"table": table, "n": n, "setup": setup or {"players": PLAYERS, "match": MATCH}}).encode()
-    return binascii.hexlify(hallsetup.hmac(binascii.unhexlify(key), body)) + b" " + body
+    return binascii.hexlify(publisher_hall.hmac(binascii.unhexlify(key), body)) + b" " + body
 
 
 class Ctrl:
@@ -71,7 +71,7 @@ class Pub:
         return self.is_free
 
     def received(self, payload):
-        hallsetup.received(self, payload)
+        publisher_hall.received(self, payload)
 
 
 def fresh(cfg=None):
@@ -82,18 +82,18 @@ def fresh(cfg=None):
         pass
     for name in os.listdir(BASE):
         os.remove(BASE + "/" + name)
-    hallsetup.FILE = BASE + "/hall.last"
-    hallsetup.CONFIG = BASE + "/config.json"
-    hallsetup._config = lambda: config.load(hallsetup.CONFIG)[0]
+    publisher_hall.FILE = BASE + "/hall.last"
+    publisher_hall.CONFIG = BASE + "/config.json"
+    publisher_hall._config = lambda: config.load(publisher_hall.CONFIG)[0]
     if cfg is None:
         cfg = {"name": "Table 3", "wifi": {"ssid": "hall", "password": "secret123"},
                "mqtt": {"host": "10.0.0.2", "table": TABLE}, "hall": {"key": KEY},
                "players": {"A": {"name": "Old"}}, "match": {"game": "straight_rail", "target": 100, "break_s": 60}}
-    with open(hallsetup.CONFIG, "w") as f:
+    with open(publisher_hall.CONFIG, "w") as f:
         f.write(json.dumps(cfg))
-    config.load(hallsetup.CONFIG)  # its good copy, as the board's start makes it
+    config.load(publisher_hall.CONFIG)  # its good copy, as the board's start makes it
     pub = Pub()
-    pub.setup = hallsetup.start(pub)
+    pub.setup = publisher_hall.start(pub)
     return pub
 
 
@@ -107,16 +107,16 @@ def files():
 
 
 def on_flash():
-    with open(hallsetup.CONFIG) as f:
+    with open(publisher_hall.CONFIG) as f:
         return json.loads(f.read())
 
 
 # ---- HMAC -----------------------------------------------------------------------------
 
 def test_hmac_sha256_rfc4231():
-    assert binascii.hexlify(hallsetup.hmac(b"\x0b" * 20, b"Hi There")) == (
+    assert binascii.hexlify(publisher_hall.hmac(b"\x0b" * 20, b"Hi There")) == (
         b"b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
-    assert binascii.hexlify(hallsetup.hmac(b"Jefe", b"what do ya want for nothing?")) == (
+    assert binascii.hexlify(publisher_hall.hmac(b"Jefe", b"what do ya want for nothing?")) == (
         b"5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
 
 
@@ -124,25 +124,25 @@ def test_hmac_sha256_rfc4231():
 
 def test_check_takes_a_signed_setup_and_names_what_is_wrong_with_others():
     key = binascii.unhexlify(KEY)
-    n, setup, why = hallsetup.check(sign(7), key, TABLE)
+    n, setup, why = publisher_hall.check(sign(7), key, TABLE)
     assert (n, why) == (7, None) and setup == {"players": PLAYERS, "match": MATCH}
     good = sign(7)
     forged = good[:-3] + b"30}" if good[-3:] != b"30}" else good[:-3] + b"31}"
-    assert hallsetup.check(forged, key, TABLE)[2] == b"key"  # the body changed after signing
-    assert hallsetup.check(sign(7, key="a5" * 32), key, TABLE)[2] == b"key"  # another table's key
-    assert hallsetup.check(b"0" * 64 + b" " + good[65:], key, TABLE)[2] == b"key"
-    assert hallsetup.check(sign(7, table="t4"), key, TABLE)[2] == b"table"
-    assert hallsetup.check(None, key, TABLE)[2] == b"size"
-    assert hallsetup.check(good + b" " * mqtt.MAX_IN, key, TABLE)[2] == b"size"
-    assert hallsetup.check(b"zz" + good[2:], key, TABLE)[2] == b"form"
-    assert hallsetup.check(good[:64] + b"\n" + good[65:], key, TABLE)[2] == b"form"
-    assert hallsetup.check(b"", key, TABLE)[2] == b"form"
-    assert hallsetup.check(sign(7, body=b"{not json"), key, TABLE)[2] == b"json"
-    assert hallsetup.check(sign(7, body=b"[1, 2, 3]"), key, TABLE)[2] == b"json"
-    assert hallsetup.check(sign(0), key, TABLE)[2] == b"json"
-    assert hallsetup.check(sign(7, body=json.dumps({"table": TABLE, "n": "7", "setup": {}}).encode()),
+    assert publisher_hall.check(forged, key, TABLE)[2] == b"key"  # the body changed after signing
+    assert publisher_hall.check(sign(7, key="a5" * 32), key, TABLE)[2] == b"key"  # another table's key
+    assert publisher_hall.check(b"0" * 64 + b" " + good[65:], key, TABLE)[2] == b"key"
+    assert publisher_hall.check(sign(7, table="t4"), key, TABLE)[2] == b"table"
+    assert publisher_hall.check(None, key, TABLE)[2] == b"size"
+    assert publisher_hall.check(good + b" " * mqtt.MAX_IN, key, TABLE)[2] == b"size"
+    assert publisher_hall.check(b"zz" + good[2:], key, TABLE)[2] == b"form"
+    assert publisher_hall.check(good[:64] + b"\n" + good[65:], key, TABLE)[2] == b"form"
+    assert publisher_hall.check(b"", key, TABLE)[2] == b"form"
+    assert publisher_hall.check(sign(7, body=b"{not json"), key, TABLE)[2] == b"json"
+    assert publisher_hall.check(sign(7, body=b"[1, 2, 3]"), key, TABLE)[2] == b"json"
+    assert publisher_hall.check(sign(0), key, TABLE)[2] == b"json"
+    assert publisher_hall.check(sign(7, body=json.dumps({"table": TABLE, "n": "7", "setup": {}}).encode()),
                            key, TABLE)[2] == b"json"
-    assert hallsetup.check(sign(7, body=json.dumps({"table": TABLE, "n": 7, "setup": {}, "x": 1}).encode()),
+    assert publisher_hall.check(sign(7, body=json.dumps({"table": TABLE, "n": 7, "setup": {}, "x": 1}).encode()),
                            key, TABLE)[2] == b"json"
     for bad in ({"players": PLAYERS, "match": {"target": 0}},  # out of range
                 {"players": PLAYERS, "match": {"game": "snooker"}},
@@ -152,7 +152,7 @@ def test_check_takes_a_signed_setup_and_names_what_is_wrong_with_others():
                 {"players": PLAYERS, "match": MATCH, "wifi": {"ssid": "evil"}},  # only players and match
                 {"players": PLAYERS},
                 {"players": PLAYERS, "match": [1]}):
-        assert hallsetup.check(sign(7, bad), key, TABLE)[2] == b"schema", bad
+        assert publisher_hall.check(sign(7, bad), key, TABLE)[2] == b"schema", bad
 
 
 # ---- applying ---------------------------------------------------------------------------
@@ -168,19 +168,19 @@ def test_a_setup_for_a_free_table_is_applied_config_first_then_a_new_match():
     assert pub.setup[:4] == [0, None, 0, None]
     pub.received(sign(5))
     assert pub.setup[:4] == [5, None, 0, None]
-    with open(hallsetup.FILE) as f:
+    with open(publisher_hall.FILE) as f:
         assert int(f.read()) == 5
     d = on_flash()
     assert d["players"] == PLAYERS and d["match"] == MATCH  # whole: the old break_s is gone
     assert d["hall"] == {"key": KEY} and d["wifi"]["password"] == "secret123" and d["name"] == "Table 3"
-    with open(config.good_path(hallsetup.CONFIG)) as f:
+    with open(config.good_path(publisher_hall.CONFIG)) as f:
         assert json.loads(f.read()) == d  # the good copy too, as config.save writes it
     started = pub.board.ctrl.started
     assert len(started) == 1
     opts = started[0]
     assert opts["name_A"] == "Anna Kovacs" and opts["club_A"] == "BC Pest" and opts["name_B"] == "Bela Nagy"
     assert opts["target"] == 25 and opts["innings_limit"] == 40 and opts.get("break_s", 180) == 180
-    assert hallsetup.last() == 5
+    assert publisher_hall.last() == 5
     # the broker's retained copy at the next connect: ignored, not counted, nothing written
     before = files()
     pub.received(sign(5))
@@ -202,8 +202,8 @@ def test_a_setup_during_a_match_waits_and_the_newest_is_applied_when_the_table_i
     pub.received(sign(2))  # older than the one waiting
     assert pub.setup[1][0] == 4 and pub.setup[2:4] == [1, b"old"] and files() == before
     pub.is_free = True
-    hallsetup.apply(pub)
-    assert pub.setup[:2] == [4, None] and hallsetup.last() == 4
+    publisher_hall.apply(pub)
+    assert pub.setup[:2] == [4, None] and publisher_hall.last() == 4
     assert on_flash()["players"] == newer["players"] and on_flash()["match"] == newer["match"]
     assert pub.board.ctrl.started[-1]["name_A"] == "Cili" and len(pub.board.ctrl.started) == 1
 
@@ -227,21 +227,21 @@ def test_refused_setups_are_counted_and_write_nothing():
     pub.received(b"")  # the hall cleared the retained setup (a table taken out): neither refused nor a change
     assert pub.setup[2] == len(cases) and pub.setup[4] == changes and files() == before
     pub.received(good)  # and a good one still gets through
-    assert pub.setup[0] == 6 and hallsetup.last() == 6
+    assert pub.setup[0] == 6 and publisher_hall.last() == 6
 
 
 def test_the_last_n_survives_a_restart_and_a_damaged_record_reads_as_none():
     pub = fresh()
     pub.received(sign(9))
     pub2 = Pub()
-    pub2.setup = hallsetup.start(pub2)
+    pub2.setup = publisher_hall.start(pub2)
     assert pub2.setup[0] == 9
     pub2.received(sign(9))  # the retained copy after the restart: not applied again
     pub2.received(sign(8))
     assert pub2.board.ctrl.started == [] and pub2.setup[2:4] == [1, b"old"]
-    with open(hallsetup.FILE, "w") as f:
+    with open(publisher_hall.FILE, "w") as f:
         f.write("garbage")
-    assert hallsetup.last() == 0
+    assert publisher_hall.last() == 0
 
 
 def test_a_setup_goes_into_the_good_copy_when_config_json_is_broken():
@@ -254,9 +254,9 @@ def test_a_setup_goes_into_the_good_copy_when_config_json_is_broken():
     pub.is_free = False
     pub.received(sign(3))
     # config.json made invalid on the board meanwhile: its good copy is what the setup goes into
-    with open(hallsetup.CONFIG, "w") as f:
+    with open(publisher_hall.CONFIG, "w") as f:
         f.write("{broken")
-    hallsetup.apply(pub)
+    publisher_hall.apply(pub)
     assert pub.setup[0] == 3 and on_flash()["players"] == PLAYERS and on_flash()["name"] == "n" * 24
 
 

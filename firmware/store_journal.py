@@ -2,15 +2,17 @@
 
 Part of the store (store.py: the file layout); loaded to read a chunk of the log back
 (MatchStore.load_chunk: a deep undo, a report's old entries) and dropped, and by
-snapshot.py, which reads the whole journal at a start. Small, so that a report that
-reads a long match's old chunks one after the other keeps it loaded (innings.py) and
+store_snapshot.py, which reads the whole journal at a start. Small, so that a report that
+reads a long match's old chunks one after the other keeps it loaded (rules_innings.py) and
 nothing more. The functions work on a MatchStore (`st`) and its internals.
 """
 
 import struct
 
-import storefiles
+import store_files
+from matchnames import CHUNK
 from store import crc32
+from storenames import K_ENTRY, K_UNDO, RECORD, REC_SIZE, SEG_RECORDS
 
 try:
     from micropython import const
@@ -20,29 +22,22 @@ except ImportError:  # CPython
         return x
 
 
-# The store's constants, compiled in: history.py names them, a test checks each pair.
-_K_ENTRY = const(1)
-_K_UNDO = const(2)
-_REC_SIZE = const(16)
-_RECORD = const("<IBBHiI")
-_SEG_RECORDS = const(8)
-_CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
 _SEGMENTS = const(1)  # segments read between two yields of load_steps (a report's steps)
 
 
 def records(data, seq, gen):
     """The good records at the start of a journal segment's bytes, the first numbered `seq`:
     (kind, code, arg, t) each, up to the first whose number or CRC is wrong (at most
-    SEG_RECORDS). snapshot.scan() and load_chunk() read the journal through it."""
+    SEG_RECORDS). store_snapshot.scan() and load_chunk() read the journal through it."""
     at = 0
-    end = min(len(data), _SEG_RECORDS * _REC_SIZE) - _REC_SIZE
+    end = min(len(data), SEG_RECORDS * REC_SIZE) - REC_SIZE
     while at <= end:
-        s, kind, code, arg, t, crc = struct.unpack_from(_RECORD, data, at)
+        s, kind, code, arg, t, crc = struct.unpack_from(RECORD, data, at)
         if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
             return
         yield kind, code, arg, t
         seq += 1
-        at += _REC_SIZE
+        at += REC_SIZE
 
 
 def load_chunk(st, k, put):
@@ -66,8 +61,8 @@ def load_steps(st, k, put):
     entries go past it (no entry of this chunk is written again after that record).
     A generator (load_chunk: at once): it yields after every _SEGMENTS segments read, and
     its value is the number of entries the journal stands at there, or in all."""
-    lo = k * _CHUNK
-    hi = lo + _CHUNK
+    lo = k * CHUNK
+    hi = lo + CHUNK
     gen = st.gen
     pos = 0
     first = 0
@@ -77,11 +72,11 @@ def load_steps(st, k, put):
         pos = lo
     if k + 1 < len(st._starts) and st.count > hi:
         last = st._starts[k + 1]
-    seg = first // _SEG_RECORDS
-    seq = seg * _SEG_RECORDS
-    full = _SEG_RECORDS * _REC_SIZE
+    seg = first // SEG_RECORDS
+    seq = seg * SEG_RECORDS
+    full = SEG_RECORDS * REC_SIZE
     while True:
-        data = storefiles.read(st, st._segment_path(gen, seg), full + 1)
+        data = store_files.read(st, st._segment_path(gen, seg), full + 1)
         if not data:
             break
         good = 0
@@ -90,15 +85,15 @@ def load_steps(st, k, put):
                 return pos
             if seq < first:  # before the chunk's first entry, in its segment
                 pass
-            elif kind == _K_ENTRY:
+            elif kind == K_ENTRY:
                 if lo <= pos < hi:
                     put(pos - lo, code, arg, t)
                 pos += 1
-            elif kind == _K_UNDO and pos:
+            elif kind == K_UNDO and pos:
                 pos -= 1
             seq += 1
             good += 1
-        if good != _SEG_RECORDS or len(data) != full:
+        if good != SEG_RECORDS or len(data) != full:
             break
         seg += 1
         if not seg % _SEGMENTS:

@@ -3,7 +3,9 @@
 Loaded when a board is set up and dropped (cold.py): the running board keeps
 the group, not this code.
 
-    group = cold.call("buttonsetup", "from_board", board, make_pin)
+    with cold.Rare():
+        import buttons_setup
+        group = buttons_setup.from_board(board, make_pin)
 """
 
 from buttons import NO_ACTION, Button, ButtonGroup

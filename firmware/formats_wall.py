@@ -1,10 +1,10 @@
 """The wall board's side of a match with sets, a shoot-out or a warm-up (formats.py).
 
 In a module of its own so that a board playing a plain match never has it in
-RAM: viewsetup.names() sets view.fmt to this module when the match has formats
+RAM: view_setup.names() sets view.fmt to this module when the match has formats
 (match.fmt), and it stays with the match, as formats.py does. Its functions
 are view.View's and controller.Controller's methods kept here (hence `self`),
-one class in two files as viewsetup.py is. Nothing here allocates.
+one class in two files as view_setup.py is. Nothing here allocates.
 
     sets      the set score a:b (A's sets won, B's), in the middle two cells of a
               4-cell slot with the colon lit
@@ -20,15 +20,17 @@ one class in two files as viewsetup.py is. Nothing here allocates.
 The view draws the set score and these messages here, as their values change
 (their texts are here too), so the resident view.py keeps none of it. The
 shoot-out's runs, its round's number and the warm-up's clock and beeps are
-formatsrare.py's, loaded when these moments come (formats.more) and kept for
+formats_rare.py's, loaded when these moments come (formats.more) and kept for
 the match.
 
     act       the referee's two rare buttons, next_set and warmup (Controller.act):
-              matchevents.act, loaded for the press and dropped (this allocates, as
+              rules_events.act, loaded for the press and dropped (this allocates, as
               a new match does)
 """
 
 import cold
+from matchnames import END_SHOOTOUT, SET_OVER, SHOOTOUT, WARMUP
+from viewnames import CLOCK, COUNTDOWN, MESSAGE, PER_PLAYER, PLAIN, RUN, SETS
 
 try:
     from micropython import const
@@ -38,50 +40,36 @@ except ImportError:  # CPython
         return x
 
 
-# view.py's codes (a test checks them): fields, the value "as a plain match".
-_RUN = const(2)
-_PER_PLAYER = const(7)
-_COUNTDOWN = const(15)
-_SETS = const(16)
-_CLOCK = const(17)
-_MESSAGE = const(18)
-_PLAIN = const(-3)
-# rules.py's and formats.py's (a test checks them).
-_SET_OVER = const(6)
-_SHOOTOUT = const(7)
-_WARMUP = const(8)
-_END_SHOOTOUT = const(6)
-
 _SET_SCORE = const(1000000)  # a sets value at or above: the set score, 10 a + b
 
 # The set being played, on the message display when it has nothing else to say: SET1 .. SET9,
 # S 10 .. S 17 (first to 9 sets: at most 17), four characters each.
 _SET_TEXT = b"SET1SET2SET3SET4SET5SET6SET7SET8SET9S 10S 11S 12S 13S 14S 15S 16S 17"
 _SET_NUMBER = const(2000000)  # a message value at or above: the set's number (the formats' phases'
-# messages are below: formatsrare.message)
+# messages are below: formats_rare.message)
 
 
 def value(self, s, field, now):
-    """View slot s's value where a format match shows more than a plain one, else _PLAIN.
+    """View slot s's value where a format match shows more than a plain one, else PLAIN.
     (Small functions: MicroPython keeps a call's frame off the heap while it is small.)"""
-    if field == _COUNTDOWN or field == _SETS:
+    if field == COUNTDOWN or field == SETS:
         return _sets(self, s, field)
-    if field == _MESSAGE:
+    if field == MESSAGE:
         return _message(self, s, now)
     m = self.m
-    if field == _CLOCK:
-        return m.fmt.more().clock(self, s, now) if m.phase == _WARMUP else _PLAIN
-    if (field == _RUN or field == _RUN + _PER_PLAYER) and (m.phase == _SHOOTOUT or m.ended_by == _END_SHOOTOUT):
-        return m.fmt.more().shootout_run(m, field // _PER_PLAYER)
-    return _PLAIN
+    if field == CLOCK:
+        return m.fmt.more().clock(self, s, now) if m.phase == WARMUP else PLAIN
+    if (field == RUN or field == RUN + PER_PLAYER) and (m.phase == SHOOTOUT or m.ended_by == END_SHOOTOUT):
+        return m.fmt.more().shootout_run(m, field // PER_PLAYER)
+    return PLAIN
 
 
 def _sets(self, s, field):
     m = self.m
     if not m.sets_to_win:
-        return _PLAIN
-    if field == _COUNTDOWN and (m.countdown() >= 0 or self._width[s] < 2 or _has_sets(self)):
-        return _PLAIN  # the last points (or no room for a:b, or a sets field shows it): the countdown
+        return PLAIN
+    if field == COUNTDOWN and (m.countdown() >= 0 or self._width[s] < 2 or _has_sets(self)):
+        return PLAIN  # the last points (or no room for a:b, or a sets field shows it): the countdown
     n = m.sets_won[0] * 10 + m.sets_won[1]
     if n + _SET_SCORE != self._last[s]:
         self._last[s] = n + _SET_SCORE  # drawn here: the view finds it drawn
@@ -92,18 +80,18 @@ def _sets(self, s, field):
 def _has_sets(self):
     i = 0
     while i < self._nslots:
-        if self._field[i] == _SETS:
+        if self._field[i] == SETS:
             return True
         i += 1
     return False
 
 
 def _message(self, s, now):
-    if self.m.phase >= _SET_OVER:  # the formats' phases: formatsrare.message
+    if self.m.phase >= SET_OVER:  # the formats' phases: formats_rare.message
         return self.m.fmt.more().message(self, s, now)
     if self.m.sets_to_win and not self._message_id():  # nothing else to say: which set this is
         return _set_number(self, s)
-    return _PLAIN
+    return PLAIN
 
 
 def _set_number(self, s):
@@ -133,7 +121,7 @@ def _two_digits(chip, n, end, colon):
 
 
 def tick(self, now):
-    """Controller.tick's part (the clock task, off the button path): formatsrare.py loaded
+    """Controller.tick's part (the clock task, off the button path): formats_rare.py loaded
     ahead of a level end (formats.ready), and once loaded its tick (the warm-up's beeps)."""
     m = self.m
     if m.fmt.ready(m) and m.fmt.rare is not None:
@@ -141,5 +129,7 @@ def tick(self, now):
 
 
 def act(self, action, now):
-    """Controller.act's part: next_set, warmup (controller.ACTIONS), by matchevents.act."""
-    return cold.call("matchevents", "act", self.m, action, now)
+    """Controller.act's part: next_set, warmup (controller.ACTIONS), by rules_events.act."""
+    with cold.Rare():
+        import rules_events
+        return rules_events.act(self.m, action, now)

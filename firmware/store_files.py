@@ -2,28 +2,15 @@
 the reports' names and numbers, the snapshot slots' paths, the number the broker has.
 
 Part of the store (store.py: the file layout): a MatchStore's fields made (init, for its
-constructor), and the helpers of the store's two cold halves: snapshot.py
-(reading a match back, beginning one: at the start too) and history.py (the reports,
-which names these again). A module of their own so that a start loads snapshot.py and
-this, not history.py: every name a loaded module holds stays interned for good (cold.py).
+constructor), and the helpers of the store's two cold halves: store_snapshot.py
+(reading a match back, beginning one: at the start too) and store_history.py (the reports,
+which names these again). A module of their own so that a start loads store_snapshot.py and
+this, not store_history.py: every name a loaded module holds stays interned for good (cold.py).
 The functions work on a MatchStore (`st`) and its internals.
 """
 
 from store import PosixFs, replace
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-# history.py's ENOENT, REC_SIZE, ERR_READ and ERR_WRITE, compiled in (a test checks them).
-_ENOENT = const(2)
-_REC_SIZE = const(16)
-_ERR_WRITE = const(4)
-_ERR_READ = const(16)
+from storenames import ENOENT, ERR_READ, ERR_WRITE, REC_SIZE
 
 
 def init(st, root, fs, max_reports, max_report_bytes):
@@ -44,7 +31,7 @@ def init(st, root, fs, max_reports, max_report_bytes):
     st._seg = -1
     st._seg_path = ""
     st._starts = []  # journal record of each log chunk's first entry (MatchStore._starts_at)
-    st._rec = bytearray(_REC_SIZE)
+    st._rec = bytearray(REC_SIZE)
     st._rec_head = memoryview(st._rec)[:12]
 
 
@@ -82,7 +69,7 @@ def write_sent(st, n):
     try:
         replace(st.root + "/sent", b"%d" % n, st.fs)
     except OSError:
-        st.errors |= _ERR_WRITE
+        st.errors |= ERR_WRITE
 
 
 def snap_path(st, slot):
@@ -90,7 +77,7 @@ def snap_path(st, slot):
 
 
 def ckpt_path(st, slot):
-    """A checkpoint slot's path (checkpoint.py)."""
+    """A checkpoint slot's path (store_checkpoint.py)."""
     return "%s/ckpt.%d" % (st.root, slot)
 
 
@@ -108,13 +95,13 @@ def read(st, path, limit):
     try:
         f = st.fs.open(path, "rb")
     except OSError as e:
-        if e.args and e.args[0] != _ENOENT:
-            st.errors |= _ERR_READ
+        if e.args and e.args[0] != ENOENT:
+            st.errors |= ERR_READ
         return None
     try:
         return f.read(limit)
     except OSError:
-        st.errors |= _ERR_READ
+        st.errors |= ERR_READ
         return None
     finally:
         f.close()

@@ -1,45 +1,14 @@
 """Editing the configuration by dotted paths (host tools, the REPL).
 
 Split from config.py so the board does not load it at boot; config.set_path
-and config.get_path import it when called. It also names config.py's constants
-(config.T_OBJ and the like: config.__getattr__).
+and config.get_path import it when called.
 
-    d = configedit.set_path(d, "match.target", "25")   # a new dict
-    configedit.get_path(d, "players.A.name")
+    d = config_edit.set_path(d, "match.target", "25")   # a new dict
+    config_edit.get_path(d, "players.A.name")
 """
 
 import config
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-# config.py's constants by name (it compiles them in; config.X comes from here, and a test
-# checks each pair). load()'s codes (errorcodes.py has the table):
-ERROR_CONFIG = const(20)  # config.json is invalid: the last good configuration runs
-ERROR_CONFIG_DEFAULTS = const(22)  # config.json is invalid and there is no good copy: the defaults run
-REDACTED = "***"  # what redact() shows for a secret
-
-# Value kinds of the schema's entries (key, kind, default, lo, hi, flags, extra).
-T_INT = const(0)  # lo..hi
-T_BOOL = const(1)
-T_TEXT = const(2)  # printable text, length lo..hi
-T_ID = const(3)  # characters from the string in `extra`, length lo..hi
-T_CHOICE = const(4)  # one of the tuple in `extra`
-T_HEX = const(5)  # lo bytes as 2*lo hex digits
-T_MAC = const(6)
-T_ACTIONS = const(7)  # "all" or a list of ACTIONS
-T_OBJ = const(8)  # `extra` is the section's schema
-
-# Flags.
-F_NULL = const(1)  # null allowed
-F_SECRET = const(2)  # never shown: not in errors, "***" in redact()
-F_OR_ZERO = const(4)  # 0 (or "") also allowed besides lo..hi
-F_BYTES = const(8)  # text length counted in UTF-8 bytes
+from confignames import F_NULL, T_ACTIONS, T_BOOL, T_INT, T_OBJ
 
 
 def whole(text):

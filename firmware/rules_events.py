@@ -5,16 +5,18 @@ of a lag tie or a frozen ball keeps none of this in RAM, not even its names:
 the lag's collisions, faults and ties, a player leaving or abandoning, a
 review, a frozen ball and the player's choice, a jump's balls, the position
 calls, an extension, a tie-break's winner, the close. It works on Match's
-internals, as part of rules.py (matchsetup.py is its other cold half).
+internals, as part of rules.py (rules_setup.py is its other cold half).
 
-    matchevents.extend(match, 40, now)     # None, or the reason (rules.py's numbers)
+    rules_events.extend(match, 40, now)     # None, or the reason (rules.py's numbers)
 """
 
-from matchnames import (BAD_KIND, BAD_PLAYER, BAD_TARGET, CALLS, CLOSED, E_ABANDON, E_CALL, E_EXTEND,
-                        E_FROZEN, E_FROZEN_CHOICE, E_JUMPED, E_LAG_COLLISION, E_LAG_FAULT, E_LAG_TIE, E_LEFT,
-                        E_NEXT_SET, E_REVIEW, E_TIEBREAK, E_WARMUP, END_INNINGS, GAMES, LAG_FAULTS, MAX_TARGET, NO_MEMORY, RESPOT_3C,
+from matchnames import (ANCHOR, BAD_KIND, BAD_PLAYER, BAD_TARGET, CLOSED, CUSHION_GAME, END_INNINGS, E_ABANDON,
+                        E_CALL, E_EXTEND, E_FROZEN, E_FROZEN_CHOICE, E_JUMPED, E_LAG_COLLISION, E_LAG_FAULT,
+                        E_LAG_TIE, E_LEFT, E_NEXT_SET, E_REVIEW, E_TIEBREAK, E_WARMUP, FINISHED_ALREADY, IN_LAG,
+                        LAG_DECIDED, LAG_DONE, NOT_AT_TABLE, NOT_PLAYING, NO_FORMATS, NO_MEMORY, RESPOT_3C,
                         RESPOT_CHOICE, RESPOT_FREE_BALL, RESPOT_MASSE, RESPOT_START, RUNNING, WARMUP)
-from matchsetup import keep_extension
+from rules_setup import keep_extension
+from matchwords import CALLS, GAMES, LAG_FAULTS, MAX_TARGET
 from rules import A, B, EQUALIZING, FINISHED, LAG, NOBODY, R_DRAW, TIEBREAK
 
 try:
@@ -25,18 +27,12 @@ except ImportError:  # CPython
         return x
 
 
-ANCHOR = const(16)  # added to a call's kind: the balls are in an anchor (II.2.4)
 FROZEN_CHOICES = ("start", "free_ball", "masse")  # II.2.7, II.3.3: what the player chooses
 _NEXT_SET = const(15)  # controller.ACTIONS.index("next_set"); act's other action is warmup
 _SCAN = const(64)  # the warmup button looks this far back in the log (warm-ups come before the first stroke)
 
-# Why a rarer event is refused (reasons.py reads these lines, as rules.py's; 3..7, 13
-# and 14 are rules.py's too, with the same number and words).
-_IN_LAG = const(5)  # the lag decides who breaks first
-_LAG_DONE = const(6)  # the lag is over
-_LAG_DECIDED = const(7)  # the lag is decided: the winner chooses
-_FINISHED_ALREADY = const(13)  # the match is finished
-_CUSHION_GAME = const(14)  # not in cushion games
+# Why a rarer event is refused (reasons.py reads these lines, as rules.py's; those rules.py
+# or the controller return too are matchnames.py's).
 _NOT_DRAWN = const(24)  # only a drawn match can be extended
 _EXTEND_LOW = const(25)  # the extension target must be above the target
 _EXTEND_INNINGS = const(26)  # a draw on the innings limit is not extended
@@ -46,11 +42,8 @@ _TIEBREAK_PENDING = const(28)  # the tie-break winner is not recorded
 _REVIEW_USED = const(38)  # that player has had his review (III.4.9a: once per match)
 _NO_FROZEN = const(39)  # no frozen ball waits for the player's choice
 _BALLS_3C = const(40)  # the jumped balls are named only in three-cushion (elsewhere all go to the start)
-_NOT_PLAYING = const(4)  # no inning is being played
-_NOT_AT_TABLE = const(3)  # that player is not at the table
 _EXTEND_TWO = const(49)  # a handicap match is extended to two targets: extend <a> <b>
 _NO_EXTENSION_IN_SETS = const(54)  # a set is not extended: a drawn set goes to the shoot-out or a tie-break
-_NO_FORMATS = const(55)  # this match has no sets or warm-up
 
 
 def _check(m, code, arg):
@@ -65,7 +58,7 @@ def _check(m, code, arg):
         if code == E_REVIEW:
             return _REVIEW_USED if m.reviews & (1 << arg) else None
         if phase == FINISHED:
-            return _FINISHED_ALREADY
+            return FINISHED_ALREADY
         return None
     if code == E_FROZEN or code == E_FROZEN_CHOICE:
         return _check_frozen(m, code, arg, phase)
@@ -85,9 +78,9 @@ def _check(m, code, arg):
 def _check_lag(m, code, arg, phase):
     """Why a lag's collision, fault or tie may not be logged now."""
     if phase != LAG:
-        return _LAG_DONE
+        return LAG_DONE
     if m.chooser != NOBODY:
-        return _LAG_DECIDED
+        return LAG_DECIDED
     if code == E_LAG_TIE:
         return None
     p = arg - 1 if code == E_LAG_COLLISION else arg >> 4
@@ -101,15 +94,15 @@ def _check_lag(m, code, arg, phase):
 def _check_frozen(m, code, arg, phase):
     """Why a frozen ball, or the player's choice after one, may not be logged now."""
     if phase == LAG:
-        return _IN_LAG
+        return IN_LAG
     if phase == FINISHED or phase == TIEBREAK:
-        return _FINISHED_ALREADY
+        return FINISHED_ALREADY
     if phase != RUNNING and phase != EQUALIZING:
-        return _NOT_PLAYING
+        return NOT_PLAYING
     if code == E_FROZEN_CHOICE:
         return None if m.respot == RESPOT_CHOICE else _NO_FROZEN
     p = (arg >> 4) - 1
-    return _NOT_AT_TABLE if p != NOBODY and p != m.turn else None
+    return NOT_AT_TABLE if p != NOBODY and p != m.turn else None
 
 
 def _check_extend(m, arg, phase):
@@ -128,13 +121,13 @@ def _check_extend(m, arg, phase):
 def _check_call(m, phase):
     """Why a position call may not be logged now."""
     if GAMES[m.game].endswith("cushion"):
-        return _CUSHION_GAME
+        return CUSHION_GAME
     if phase == LAG:
-        return _IN_LAG
+        return IN_LAG
     if phase == FINISHED or phase == TIEBREAK:
-        return _FINISHED_ALREADY
+        return FINISHED_ALREADY
     if m.turn == NOBODY or phase == WARMUP:  # between sets, in a warm-up: no balls in play
-        return _NOT_PLAYING
+        return NOT_PLAYING
     return None
 
 
@@ -261,14 +254,14 @@ def extend(m, target, now, target_b=None):
 def next_set(m, now):
     """The next set starts (a set match in phase set_over; rules.Match.next_set)."""
     if m.fmt is None or not m.sets_to_win:
-        return _NO_FORMATS
+        return NO_FORMATS
     return m._event(E_NEXT_SET, 0, now)  # checked by formats.py
 
 
 def warmup(m, p, now):
     """p's warm-up starts, before the first stroke (rules.Match.warmup)."""
     if m.fmt is None:
-        return _NO_FORMATS
+        return NO_FORMATS
     return m._event(E_WARMUP, p, now)  # checked by formats.py
 
 

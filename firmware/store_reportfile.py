@@ -1,23 +1,14 @@
 """A finished match's report file: opened to be written in pieces, then closed and put in
 place (the older reports make room for it).
 
-Part of the store's history (history.py names these too): the one part of it a report
+Part of the store's history (store_history.py names these too): the one part of it a report
 needs while the board plays on, small so that loading it is a short step (report.save).
 The functions work on a MatchStore (`st`) and its internals.
 """
 
 from store import rename, report_name
-from storefiles import mkdir, reports
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-_ERR_WRITE = const(4)  # history.ERR_WRITE (a test checks)
+from store_files import mkdir, reports
+from storenames import ERR_WRITE
 
 
 def report_file(st):
@@ -30,7 +21,7 @@ def report_file(st):
         mkdir(st, st._hdir)
         return st.fs.open(st._hdir + "/report.tmp", "wb")
     except OSError:
-        st.errors |= _ERR_WRITE
+        st.errors |= ERR_WRITE
         return None
 
 
@@ -60,6 +51,6 @@ def finish_report(st, f, keep=True):
             i += 1
         rename(tmp, st._hdir + "/" + name, st.fs)
     except OSError:
-        st.errors |= _ERR_WRITE
+        st.errors |= ERR_WRITE
         return False
     return True

@@ -34,13 +34,17 @@ snap.0, snap.1 -- two snapshot slots, 128 bytes each (LittleFS keeps a file
 
 import struct
 
-import matchsetup
+import rules_setup
 import matchwords
 import rules
 import store
-import storefiles
-from journal import records
+import store_files
+from store_journal import records
+from matchnames import CHUNK
 from store import crc32, report_name
+from storenames import (ERR_JOURNAL, ERR_MEMORY, ERR_READ, ERR_RESTORE, ERR_ROLLBACK, ERR_SNAPSHOT, ERR_WRITE,
+                        GEN_MAX, K_ARG2, K_CLOSE, K_ENTRY, K_START, K_UNDO, REC_SIZE, SEG_RECORDS, SNAP_SIZE,
+                        WRITE_FAILED)
 
 try:
     from micropython import const
@@ -49,26 +53,6 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-
-# The store's constants, compiled in: history.py names them (not loaded at a start: its
-# names would stay interned for good), a test checks each pair.
-_ERR_SNAPSHOT = const(1)
-_ERR_JOURNAL = const(2)
-_ERR_WRITE = const(4)
-_ERR_RESTORE = const(8)
-_ERR_READ = const(16)
-_ERR_ROLLBACK = const(32)
-_ERR_MEMORY = const(64)
-_GEN_MAX = const(0xFFFFFFFF)
-_K_ENTRY = const(1)
-_K_UNDO = const(2)
-_K_CLOSE = const(3)
-_K_START = const(4)
-_K_ARG2 = const(5)
-_REC_SIZE = const(16)
-_SEG_RECORDS = const(8)
-_SNAP_SIZE = const(128)
-_WRITE_FAILED = const(1)
 
 FORMAT = const(4)
 _MAGIC = b"CRMS"
@@ -79,7 +63,6 @@ _TEXT_MAX = const(90)
 _OLD_TAILS = ("<4B", "<4B", "<H4B")  # formats 1, 2 (lengths at 21, texts at 25) and 3 (texts at 27)
 _CRC_AT = const(124)
 _NO_BREAKER = const(255)
-_CHUNK = const(128)  # rules.py's log chunk (matchnames.CHUNK)
 
 
 def _forget(st, gen):
@@ -120,7 +103,7 @@ def pack_snapshot(gen, m):
     flags = ((1 if m.equalizing else 0) | (2 if m.draw_allowed else 0) | (4 if m.white_breaker else 0)
              | (8 if fmt and m.shootout else 0) | (16 if fmt else 0))
     breaker = _NO_BREAKER if m.breaker0 == rules.NOBODY else m.breaker0
-    buf = bytearray(_SNAP_SIZE)
+    buf = bytearray(SNAP_SIZE)
     struct.pack_into(_HEAD, buf, 0, _MAGIC, FORMAT, m.game, flags, breaker, gen, m.targets0[0], m.innings_limit,
                      m.shot_ms // 1000, m.break_ms // 1000, m.timeouts0)
     struct.pack_into(_TAIL, buf, 21, m.timeout_s or 0, m.targets0[1], m.sets_to_win if fmt else 0,
@@ -136,7 +119,7 @@ def pack_snapshot(gen, m):
 
 def parse_snapshot(data):
     """(generation, options for Match.new) from snapshot bytes, or None when they are not valid."""
-    if data is None or len(data) != _SNAP_SIZE:
+    if data is None or len(data) != SNAP_SIZE:
         return None
     if crc32(memoryview(data)[:_CRC_AT]) != struct.unpack_from("<I", data, _CRC_AT)[0]:
         return None
@@ -201,7 +184,7 @@ def restore(st, match, now):
     (_Player: only a window of the log stays in RAM, as while the match was played; an
     undo record takes the newest one back); match time then resumes at the newest entry's
     time (Match.resume_at), as after an undo. A long match starts from its checkpoint
-    (checkpoint.py) and plays only the entries after it.
+    (store_checkpoint.py) and plays only the entries after it.
     """
     st.errors = 0
     _forget(st, 0)
@@ -214,18 +197,18 @@ def restore(st, match, now):
         gen, options, version = best
         _forget(st, gen)
         if match.new(now, **options):
-            st.errors |= _ERR_RESTORE
+            st.errors |= ERR_RESTORE
             _forget(st, 0)
             return False
         for head in _checkpoints(st, match):
             # The newest whole checkpoint the journal after it does not undo: the journal
-            # is read from its chunk on (checkpoint.py); else the other, else all of it.
-            import checkpoint
+            # is read from its chunk on (store_checkpoint.py); else the other, else all of it.
+            import store_checkpoint
 
-            if checkpoint.load(st, match, head):
-                at = head[0] - 1  # the match is put there (matchstate.from_checkpoint)
+            if store_checkpoint.load(st, match, head):
+                at = head[0] - 1  # the match is put there (rules_state.from_checkpoint)
                 try:
-                    ends = scan(st, _Player(match, st, at * _CHUNK), version, st._starts[at])
+                    ends = scan(st, _Player(match, st, at * CHUNK), version, st._starts[at])
                     break
                 except _Stale:
                     pass
@@ -237,34 +220,34 @@ def restore(st, match, now):
         match.resume_at(now)
         match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
     except MemoryError:
-        st.errors |= _ERR_MEMORY
+        st.errors |= ERR_MEMORY
         _forget(st, 0)
         st.held = True
         match.new(now, **match.options())  # no half-read match left behind
         raise
     except Exception:  # never fatal: what was read is kept, the rest reported
-        st.errors |= _ERR_READ
+        st.errors |= ERR_READ
         _forget(st, 0)
         return False
     look_for_newer(st, gen)
     if ends is not None:  # a torn or corrupt tail, or a lost segment: cut it off now
         cut_tail(st, *ends)
     if st.closed:
-        import matchevents  # only for a closed match: its names stay out of RAM otherwise
+        import rules_events  # only for a closed match: its names stay out of RAM otherwise
 
-        matchevents.close(match, now)
+        rules_events.close(match, now)
     return True
 
 
 def _checkpoints(st, match):
-    """The checkpoints to try (checkpoint.heads), or none: a match with formats, or no slot
-    on the flash (checkpoint.py is then not loaded: a start without a long match)."""
-    if match.fmt is not None or (st._size(storefiles.ckpt_path(st, 0)) < 0
-                                 and st._size(storefiles.ckpt_path(st, 1)) < 0):
+    """The checkpoints to try (store_checkpoint.heads), or none: a match with formats, or no slot
+    on the flash (store_checkpoint.py is then not loaded: a start without a long match)."""
+    if match.fmt is not None or (st._size(store_files.ckpt_path(st, 0)) < 0
+                                 and st._size(store_files.ckpt_path(st, 1)) < 0):
         return ()
-    import checkpoint
+    import store_checkpoint
 
-    return checkpoint.heads(st)
+    return store_checkpoint.heads(st)
 
 
 def newest(st):
@@ -279,12 +262,12 @@ def look_for_newer(st, gen):
     """A newer match than the one restored left a journal with entries, or a report: the
     match went back (its snapshot was lost). Nothing is changed; ERR_ROLLBACK says so."""
     for g, seg, name in journal_files(st):
-        if g > gen and (seg > 0 or st._size(st._jdir + "/" + name) > _REC_SIZE):
-            st.errors |= _ERR_ROLLBACK
+        if g > gen and (seg > 0 or st._size(st._jdir + "/" + name) > REC_SIZE):
+            st.errors |= ERR_ROLLBACK
             return
-    for name in storefiles.reports(st):
-        if storefiles.report_number(name) > gen:
-            st.errors |= _ERR_ROLLBACK
+    for name in store_files.reports(st):
+        if store_files.report_number(name) > gen:
+            st.errors |= ERR_ROLLBACK
             return
 
 
@@ -295,44 +278,44 @@ def scan(st, match, version, first=0):
     to cut. Writes nothing."""
     gen = st.gen
     closed = False
-    seg = first // _SEG_RECORDS
-    seq = seg * _SEG_RECORDS
+    seg = first // SEG_RECORDS
+    seq = seg * SEG_RECORDS
     arg2 = -1
     dangling = None  # the newest second argument: (its seq, its segment, the good bytes before it)
-    full = _SEG_RECORDS * _REC_SIZE
+    full = SEG_RECORDS * REC_SIZE
     while True:
-        data = storefiles.read(st, st._segment_path(gen, seg), full + 1)
+        data = store_files.read(st, st._segment_path(gen, seg), full + 1)
         if data is None:
             data = b""
         good = 0
         for kind, code, arg, t in records(data, seq, gen):
             if seq < first:  # before the checkpoint's chunk: only an extension's B target counts
-                arg2 = arg if kind == _K_ARG2 else -1
-                if kind == _K_ARG2:
-                    dangling = (seq, seg, data[:good * _REC_SIZE])
-            elif first and seq == first and kind != _K_ENTRY:
+                arg2 = arg if kind == K_ARG2 else -1
+                if kind == K_ARG2:
+                    dangling = (seq, seg, data[:good * REC_SIZE])
+            elif first and seq == first and kind != K_ENTRY:
                 raise _Stale  # not the chunk's first entry: the checkpoint is not this journal's
-            elif kind == _K_ENTRY:
-                if not match.n % _CHUNK:
-                    st._starts_at(match.n // _CHUNK, seq)
+            elif kind == K_ENTRY:
+                if not match.n % CHUNK:
+                    st._starts_at(match.n // CHUNK, seq)
                 match.push(code, arg, t, arg2)
                 arg2 = -1
                 closed = False
-            elif kind == _K_ARG2:
+            elif kind == K_ARG2:
                 arg2 = arg
-                dangling = (seq, seg, data[:good * _REC_SIZE])
-            elif kind == _K_UNDO:
+                dangling = (seq, seg, data[:good * REC_SIZE])
+            elif kind == K_UNDO:
                 match.pop()
                 arg2 = -1  # a second argument is the next record's, an entry's, or none's
                 closed = False
-            elif kind == _K_CLOSE:
+            elif kind == K_CLOSE:
                 arg2 = -1
                 closed = True
-            elif kind != _K_START or seq:
+            elif kind != K_START or seq:
                 break
             seq += 1
             good += 1
-        if good == _SEG_RECORDS and len(data) == full:  # a full segment: the journal goes on
+        if good == SEG_RECORDS and len(data) == full:  # a full segment: the journal goes on
             seg += 1
             continue
         _flag_early_end(st, version, first, seq)
@@ -353,16 +336,16 @@ def _flag_early_end(st, version, first, seq):
     if first and seq <= first:  # the journal ends before the checkpoint's chunk
         raise _Stale
     if seq == 0 and version >= 2:  # not even the start record: the journal is gone
-        st.errors |= _ERR_ROLLBACK | _ERR_JOURNAL
+        st.errors |= ERR_ROLLBACK | ERR_JOURNAL
 
 
 def _torn_tail(st, seg, data, good):
     """The journal ends in segment seg (or before it, when it is missing), after `good`
     records of its `data`: the rest of it, and any later segment (left by a lost one), is a
     tail to drop: (seg, the good bytes, present), or None when there is none."""
-    if len(data) != good * _REC_SIZE or later_segments(st, seg):
-        st.errors |= _ERR_JOURNAL
-        return (seg, data[:good * _REC_SIZE], len(data) > 0)
+    if len(data) != good * REC_SIZE or later_segments(st, seg):
+        st.errors |= ERR_JOURNAL
+        return (seg, data[:good * REC_SIZE], len(data) > 0)
     return None
 
 
@@ -385,7 +368,7 @@ def cut_tail(st, seg, keep, present):
             st.fs.remove(path)
         st._broken = False
     except OSError:
-        st.errors |= _ERR_WRITE
+        st.errors |= ERR_WRITE
         st._broken = True
 
 
@@ -401,8 +384,8 @@ def rescan(st):
 def begin(st, match):
     """Save a new match (its options; its entries follow with sync or append)."""
     try:
-        storefiles.mkdir(st, st.root)
-        storefiles.mkdir(st, st._jdir)
+        store_files.mkdir(st, st.root)
+        store_files.mkdir(st, st._jdir)
         # The new snapshot goes over the older (or unreadable) slot; the other one, the
         # current match, stays as the previous match.
         both = slots(st)
@@ -418,9 +401,9 @@ def begin(st, match):
             top = max(top, other[0])
         for g, _, _ in journal_files(st):
             top = max(top, g)
-        for name in storefiles.reports(st):
-            top = max(top, storefiles.report_number(name))
-        if top >= _GEN_MAX:  # the numbers ran out: number the reports again, start over above them
+        for name in store_files.reports(st):
+            top = max(top, store_files.report_number(name))
+        if top >= GEN_MAX:  # the numbers ran out: number the reports again, start over above them
             top = renumber(st)
             other = None
         gen = top + 1
@@ -435,19 +418,19 @@ def begin(st, match):
         # The start record first: a snapshot is never without it, so a journal that is
         # missing under a snapshot was lost (a cut between the two leaves only the start
         # record of a match that never was, which is not taken for one).
-        storefiles.remove_checkpoints(st)  # the current match's: never to be taken for the new one's
+        store_files.remove_checkpoints(st)  # the current match's: never to be taken for the new one's
         _forget(st, gen)
         match.loader = st.load_chunk  # old chunks of the log may go: the journal has them
         st.held = False
         st._seg = 0
         st._seg_path = st._segment_path(gen, 0)
-        store.replace(st._seg_path, st._record(0, _K_START, 0, 0, 0), st.fs, st._jdir + "/tmp")
+        store.replace(st._seg_path, st._record(0, K_START, 0, 0, 0), st.fs, st._jdir + "/tmp")
         st.seq = 1
-        store.replace(storefiles.snap_path(st, target), snap, st.fs, st.root + "/snap.tmp")
+        store.replace(store_files.snap_path(st, target), snap, st.fs, st.root + "/snap.tmp")
     except OSError:
-        st.errors |= _ERR_WRITE
+        st.errors |= ERR_WRITE
         _forget(st, 0)
-        return _WRITE_FAILED
+        return WRITE_FAILED
     # The new match is in place; drop the journals of all but it and the previous match.
     keep = other[0] if other is not None else -1
     remove_journals(st, lambda g, s: g != keep and g != gen)
@@ -457,21 +440,21 @@ def begin(st, match):
 def renumber(st):
     """Reports numbered 1, 2, ... in their order; every other match's files go (the new
     match replaces the current one; its report, if it has one, is kept). Returns the top."""
-    names = storefiles.reports(st)
-    sent = storefiles.sent(st)
+    names = store_files.reports(st)
+    sent = store_files.sent(st)
     new_sent = 0
     for i, name in enumerate(names):
-        if storefiles.report_number(name) <= sent:
+        if store_files.report_number(name) <= sent:
             new_sent = i + 1
         if name != report_name(i + 1):
             store.rename(st._hdir + "/" + name, st._hdir + "/" + report_name(i + 1), st.fs)
     if sent:
-        storefiles.write_sent(st, new_sent)
+        store_files.write_sent(st, new_sent)
     remove_journals(st, lambda g, s: True)
-    storefiles.remove_checkpoints(st)
+    store_files.remove_checkpoints(st)
     for slot in (0, 1):
         try:
-            st.fs.remove(storefiles.snap_path(st, slot))
+            st.fs.remove(store_files.snap_path(st, slot))
         except OSError:
             pass
     return len(names)
@@ -481,11 +464,11 @@ def slots(st):
     """[(generation, options, format) or None] for slot 0 and slot 1."""
     out = []
     for slot in (0, 1):
-        data = storefiles.read(st, storefiles.snap_path(st, slot), _SNAP_SIZE + 1)
+        data = store_files.read(st, store_files.snap_path(st, slot), SNAP_SIZE + 1)
         got = parse_snapshot(data)
         if got is None:
             if data is not None:
-                st.errors |= _ERR_SNAPSHOT
+                st.errors |= ERR_SNAPSHOT
             out.append(None)
         else:
             out.append((got[0], got[1], data[4]))
@@ -495,7 +478,7 @@ def slots(st):
 def journal_files(st):
     """(generation, segment, name) of each file in jnl/, one at a time (a long match's
     journal has hundreds: never a list of them all)."""
-    for name in storefiles.names(st, st._jdir):
+    for name in store_files.names(st, st._jdir):
         gen, dot, seg = name.partition(".")
         if dot and gen.isdigit() and seg.isdigit():
             yield int(gen), int(seg), name
@@ -522,7 +505,7 @@ def remove_journals(st, drop):
 
 class _Player:
     """A match taking a journal's entries as scan() hands them and playing each as it comes
-    (matchsetup.apply; an undo record takes the newest entry back and replays from its
+    (rules_setup.apply; an undo record takes the newest entry back and replays from its
     chunk's checkpoint), with only a window of its log in RAM: the entries are on the flash
     already, so the old chunks go as the match grows (Match.reserve) and one an undo needs
     is read back from the journal. A long match then needs no more memory to come back
@@ -550,7 +533,7 @@ class _Player:
 
     def push(self, code, arg, t, arg2=-1):
         m = self.m
-        matchsetup.apply(m, code, arg, t, arg2)  # MemoryError: no room
+        rules_setup.apply(m, code, arg, t, arg2)  # MemoryError: no room
         m.low = m.n  # on the flash already
         if not m.n & 31:
             m.reserve()  # the next chunk made ahead, the old ones let go
@@ -558,7 +541,7 @@ class _Player:
     def pop(self):
         if self.floor and self.m.n <= self.floor:
             raise _Stale
-        matchsetup.take_back(self.m)  # MemoryError: an old chunk could not be read back
+        rules_setup.take_back(self.m)  # MemoryError: an old chunk could not be read back
 
 
 class _Stale(Exception):

@@ -5,15 +5,17 @@ rules.Match keeps in RAM what a match needs at every press; this module
 checked, gives a match's options back, plays a saved log's entries unchecked
 (apply: the store's restore) and makes a follower match that steps through
 another's log (the report's innings). It works on Match's internals, as part
-of rules.py. The referee's rarer events are matchevents.py's; the names of
+of rules.py. The referee's rarer events are rules_events.py's; the names of
 the codes (rules.E_POINT and the like) matchnames.py's. Few names here: a
 board loads this module at every start, and each name it holds stays in RAM.
 
-    matchsetup.new(match, now, {"game": "straight_rail", "target": 200})
+    rules_setup.new(match, now, {"game": "straight_rail", "target": 200})
 """
 
 import cold
-from matchwords import GAMES
+from formats import MAX_SETS
+from matchnames import BAD_PLAYER, BAD_TARGET, CHUNK, E_EXTEND, NO_MEMORY
+from matchwords import GAMES, MAX_INNINGS_LIMIT, MAX_TARGET
 from rules import A, B, NOBODY, Match, _Chunk
 
 try:
@@ -24,20 +26,8 @@ except ImportError:  # CPython
         return x
 
 
-_MAX_TARGET = const(9999)  # matchwords.py's
-_MAX_INNINGS_LIMIT = const(999)
-
-_MAX_SETS = const(9)  # formats.MAX_SETS
-
-# matchnames.py's, compiled in here.
-_E_EXTEND = const(11)
-_CHUNK = const(128)
-_BAD_PLAYER = const(10)
-_NO_MEMORY = const(36)
-
-
-# Why new() refuses an option (reasons.py reads these lines, as rules.py's and matchevents.py's).
-_BAD_TARGET = const(30)  # target must be 1..9999
+# Why new() refuses an option (reasons.py reads these lines, as rules.py's and rules_events.py's;
+# BAD_TARGET is matchnames.py's).
 _BAD_GAME = const(29)  # unknown game
 _BAD_INNINGS_LIMIT = const(31)  # innings_limit must be 0..999
 _BAD_SHOT_CLOCK = const(32)  # shot_clock must be 0 (off) or 10..300 s
@@ -96,7 +86,7 @@ def _free(m):
     del m._spare[:]
     m._deep = None
     m._deep_k = -1
-    m._cap = _CHUNK
+    m._cap = CHUNK
     for p in (0, 1):
         del m._runs[p][1:]
         m._runs_cap[p] = len(m._runs[p][0])
@@ -118,13 +108,13 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
     ta = target if target_A is None else target_A
     tb = target if target_B is None else target_B
     for t in (target, ta, tb):
-        if not isinstance(t, int) or not 1 <= t <= _MAX_TARGET:
-            return _BAD_TARGET
+        if not isinstance(t, int) or not 1 <= t <= MAX_TARGET:
+            return BAD_TARGET
     reason = _formats_ok(sets, deciding_target, shootout, draw, warmup_s)
     if reason:
         return reason
     target = ta if ta > tb else tb
-    if not isinstance(innings_limit, int) or not 0 <= innings_limit <= _MAX_INNINGS_LIMIT:
+    if not isinstance(innings_limit, int) or not 0 <= innings_limit <= MAX_INNINGS_LIMIT:
         return _BAD_INNINGS_LIMIT
     if not isinstance(shot_clock, int) or not (shot_clock == 0 or 10 <= shot_clock <= 300):
         return _BAD_SHOT_CLOCK
@@ -139,7 +129,7 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
     if breaker_ball not in ("spot", "white"):
         return _BAD_BALL
     if breaker is not None and breaker not in (A, B):
-        return _BAD_PLAYER
+        return BAD_PLAYER
     m.game = GAMES.index(game)
     m.targets0[A] = ta
     m.targets0[B] = tb
@@ -179,10 +169,10 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
 
 
 def _formats_ok(sets, deciding_target, shootout, draw, warmup_s):
-    if not isinstance(sets, int) or not 0 <= sets <= _MAX_SETS:
+    if not isinstance(sets, int) or not 0 <= sets <= MAX_SETS:
         return _BAD_SETS
     if deciding_target is not None and (not isinstance(deciding_target, int) or not sets
-                                        or not 1 <= deciding_target <= _MAX_TARGET):
+                                        or not 1 <= deciding_target <= MAX_TARGET):
         return _BAD_DECIDING
     if shootout and draw and not sets:
         return _SHOOTOUT_DRAW
@@ -201,7 +191,7 @@ def keep_extension(m, a, b):
         m._targets[k + 1] = b
     except MemoryError:
         m.out_of_memory += 1
-        return _NO_MEMORY
+        return NO_MEMORY
     return None
 
 
@@ -231,7 +221,7 @@ def options(m):
 
 def follower(m):
     """A match with this one's options and none of its entries, to be stepped through
-    them with innings.follow(): the state after each entry in turn (the report's innings).
+    them with rules_innings.follow(): the state after each entry in turn (the report's innings).
     It logs nothing: no chunk of log, no middle states; and it keeps only its newest runs."""
     f = Match(**options(m))
     f._targets = m._targets
@@ -241,16 +231,20 @@ def follower(m):
 
 
 def _chunk_at(m, i):
-    """The chunk of entry i, read back from the flash when it is not in RAM (logback.py:
+    """The chunk of entry i, read back from the flash when it is not in RAM (rules_logback.py:
     this allocates)."""
-    c = m._chunks[i // _CHUNK]
-    return c if c is not None else cold.call("logback", "deep", m, i // _CHUNK)
+    c = m._chunks[i // CHUNK]
+    if c is not None:
+        return c
+    with cold.Rare():
+        import rules_logback
+        return rules_logback.deep(m, i // CHUNK)
 
 
 def arg2(m, i):
     """B's target of entry i, an extension, when it has its own (a handicap), else -1: the
     journal keeps it in a record of its own (store.py)."""
-    k = 2 * _chunk_at(m, i).args[i % _CHUNK]
+    k = 2 * _chunk_at(m, i).args[i % CHUNK]
     return m._targets[k + 1] if m._targets[k + 1] != m._targets[k] else -1
 
 
@@ -258,7 +252,7 @@ def apply(m, code, arg, t, arg2=-1):
     """Append an entry that was checked when it was played (a journal's), unchecked; arg2: an
     extension's B target when it has its own (a handicap). Raises MemoryError when there is
     no memory for it (the match is as before)."""
-    if code == _E_EXTEND:
+    if code == E_EXTEND:
         if keep_extension(m, arg, arg if arg2 < 0 else arg2):
             raise MemoryError
         arg = m.extensions

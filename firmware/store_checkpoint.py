@@ -2,9 +2,9 @@
 replaying its whole journal.
 
 Part of the store (store.py: the file layout); loaded to write a checkpoint (MatchStore.sync,
-when a log chunk's first entry is saved) and to read one back (snapshot.restore), and dropped
+when a log chunk's first entry is saved) and to read one back (store_snapshot.restore), and dropped
 again. The functions work on a MatchStore (`st`) and its internals; the match's side is
-matchstate.py's (its pieces, a match put back at one).
+rules_state.py's (its pieces, a match put back at one).
 
 ckpt.0, ckpt.1 -- the state of the match before log entry k * CHUNK (k >= 1), in the slot
     k % 2, written as ckpt.tmp then renamed (a power cut leaves the old one or the new one).
@@ -28,9 +28,11 @@ checkpoint's ints: it has none, and is replayed whole (it is short).
 import struct
 from array import array
 
-import matchstate
-import storefiles
+import rules_state
+import store_files
+from matchnames import N_STATE
 from store import crc32, replace
+from storenames import ERR_WRITE
 
 try:
     from micropython import const
@@ -44,13 +46,11 @@ _MAGIC = b"CRMK"
 _FORMAT = const(1)
 _HEAD = "<4sBBHIIHHH"
 _HEAD_SIZE = const(22)
-_N_STATE = const(53)  # rules.py's
-_ERR_WRITE = const(4)  # history.py's
 
 
 def size(k, played_a, played_b, ext):
     """The bytes of a checkpoint with these counts."""
-    return _HEAD_SIZE + 4 * (k + 1) + 4 * _N_STATE * k + 2 * (played_a + played_b) + 4 * ext + 4
+    return _HEAD_SIZE + 4 * (k + 1) + 4 * N_STATE * k + 2 * (played_a + played_b) + 4 * ext + 4
 
 
 def save(st, m, k):
@@ -59,7 +59,7 @@ def save(st, m, k):
     write that fails sets ERR_WRITE and leaves the other slot: a checkpoint only saves time."""
     if k < 1 or k >= len(st._starts) or not st.gen:
         return
-    played_a, played_b, ext = matchstate.counts(m, k)
+    played_a, played_b, ext = rules_state.counts(m, k)
     head = struct.pack(_HEAD, _MAGIC, _FORMAT, 0, k, st.gen, st._starts[k], played_a, played_b, ext)
     starts = array("I", st._starts[:k + 1])
 
@@ -68,15 +68,15 @@ def save(st, m, k):
         f.write(head)
         crc = crc32(starts, crc)
         f.write(starts)
-        for piece in matchstate.pieces(m, k):
+        for piece in rules_state.pieces(m, k):
             crc = crc32(piece, crc)
             f.write(piece)
         f.write(struct.pack("<I", crc))
 
     try:
-        replace(storefiles.ckpt_path(st, k & 1), write, st.fs, st.root + "/ckpt.tmp")
+        replace(store_files.ckpt_path(st, k & 1), write, st.fs, st.root + "/ckpt.tmp")
     except OSError:
-        st.errors |= _ERR_WRITE
+        st.errors |= ERR_WRITE
 
 
 def heads(st):
@@ -84,12 +84,12 @@ def heads(st):
     newest first (the CRC is checked as one is read: load())."""
     found = []
     for slot in (0, 1):
-        data = storefiles.read(st, storefiles.ckpt_path(st, slot), _HEAD_SIZE)
+        data = store_files.read(st, store_files.ckpt_path(st, slot), _HEAD_SIZE)
         if data is None or len(data) != _HEAD_SIZE:
             continue
         magic, version, _, k, gen, seq, played_a, played_b, ext = struct.unpack(_HEAD, data)
         if (magic != _MAGIC or version != _FORMAT or gen != st.gen or k < 1
-                or st._size(storefiles.ckpt_path(st, slot)) != size(k, played_a, played_b, ext)):
+                or st._size(store_files.ckpt_path(st, slot)) != size(k, played_a, played_b, ext)):
             continue
         found.append((k, seq, (played_a, played_b, ext), slot))
     found.sort(reverse=True)
@@ -101,7 +101,7 @@ def load(st, m, head):
     else False and m is as the caller must make it again (new()). MemoryError: no room."""
     k, seq, counts, slot = head
     try:
-        f = st.fs.open(storefiles.ckpt_path(st, slot), "rb")
+        f = st.fs.open(store_files.ckpt_path(st, slot), "rb")
     except OSError:
         return False
     crc = [0]
@@ -116,7 +116,7 @@ def load(st, m, head):
             crc[0] = crc32(buf, crc[0])
 
         read(starts, 4 * (k + 1))
-        matchstate.from_checkpoint(m, k, counts[0], counts[1], counts[2], read)
+        rules_state.from_checkpoint(m, k, counts[0], counts[1], counts[2], read)
         tail = f.read(4)
     except ValueError:
         return False

@@ -1,34 +1,21 @@
 """A match's state before a chunk of its log, in the pieces the store's checkpoint keeps.
 
-The rules core's half for checkpoint.py (the file, its slots, when it is taken): what of
+The rules core's half for store_checkpoint.py (the file, its slots, when it is taken): what of
 rules.Match a checkpoint holds, and a match put back at one. It works on Match's
 internals, as part of rules.py; loaded to write or read a checkpoint, and dropped.
 """
 
 from array import array
 
+from matchnames import CHUNK, EXT_AT, N_STATE, PLAYED_AT, RUNS
 from rules import A, B, _zeros
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-_CHUNK = const(128)  # rules.py's: log entries per chunk
-_RUNS = const(64)  # innings' runs per chunk of a player's runs
-_N_STATE = const(53)  # ints in a checkpoint of rules.Match._save
-_EXT = const(18)  # where a checkpoint keeps the number of extensions (rules._FIELDS)
-_PLAYED = const(31)  # and each player's innings played (rules._PAIRS' "played", A's then B's)
 
 
 def counts(m, k):
     """(innings played by A, by B, extensions) at chunk k's checkpoint: the sizes of its runs'
     and targets' pieces."""
     st = m._states[k]
-    return st[_PLAYED], st[_PLAYED + 1], st[_EXT]
+    return st[PLAYED_AT], st[PLAYED_AT + 1], st[EXT_AT]
 
 
 def pieces(m, k):
@@ -43,7 +30,7 @@ def pieces(m, k):
     for p, n in ((A, played_a), (B, played_b)):
         i = 0
         while n > 0:
-            take = n if n < _RUNS else _RUNS
+            take = n if n < RUNS else RUNS
             yield memoryview(m._runs[p][i])[:take]
             n -= take
             i += 1
@@ -61,18 +48,18 @@ def from_checkpoint(m, k, played_a, played_b, ext, read):
     new()'s the match again)."""
     states = [None]
     for j in range(1, k + 1):
-        st = _zeros("i", _N_STATE)
-        read(st, 4 * _N_STATE)
+        st = _zeros("i", N_STATE)
+        read(st, 4 * N_STATE)
         states.append(st)
     runs = [[], []]
     for p, n in ((A, played_a), (B, played_b)):
         while n >= 0:  # one chunk more than the runs fill: room for the next inning
-            c = _zeros("H", _RUNS)
+            c = _zeros("H", RUNS)
             if n:
-                take = n if n < _RUNS else _RUNS
+                take = n if n < RUNS else RUNS
                 read(memoryview(c)[:take], 2 * take)
             runs[p].append(c)
-            n -= _RUNS
+            n -= RUNS
     targets = array("H", bytes(4 * ext))
     if ext:
         read(targets, 4 * ext)
@@ -83,14 +70,14 @@ def from_checkpoint(m, k, played_a, played_b, ext, read):
     m._chunks = [None] * at
     m._chunks.append(first)  # chunk k - 1: the next entries go there
     m._states = states[:at + 1]  # chunk k's is made again as its first entry is played
-    m._cap = (at + 1) * _CHUNK
+    m._cap = (at + 1) * CHUNK
     m._runs = runs  # those played from chunk k - 1 on are written again as they are played
-    m._runs_cap = [len(runs[A]) * _RUNS, len(runs[B]) * _RUNS]
+    m._runs_cap = [len(runs[A]) * RUNS, len(runs[B]) * RUNS]
     m._targets = list(targets)
     m._deep = None
     m._deep_k = -1
     m._back = False
-    m.n = at * _CHUNK
+    m.n = at * CHUNK
     m.low = m.n
     if at:
         m._load(states[at])  # chunk 0: the state new() left

@@ -1,5 +1,5 @@
 """The formats' code for their rarer moments: the warm-up, a set's end and the next set,
-the shoot-out, and what the wall shows of them (formats.py's and formatwall.py's: one
+the shoot-out, and what the wall shows of them (formats.py's and formats_wall.py's: one
 part of rules.Match and view.View in a module of its own).
 
 A match with formats keeps formats.py in RAM; this part only once it may be needed,
@@ -9,11 +9,11 @@ there: not in sys.modules on MicroPython) until the next match (formats.init let
 it go). It is loaded:
 
 - for the warm-up and the next set: at their press (the referee's warmup and
-  next_set buttons go through matchevents.py, which allocates already);
+  next_set buttons go through rules_events.py, which allocates already);
 - for a set's end and the shoot-out: AHEAD of need, when a level end comes near in
   a match with sets or the shoot-out (formats.ready: the last points, the equalizing
   inning, the innings limit's last rounds, or the level has ended), by the clock
-  task (formatwall.tick, as rules.Match.reserve makes the log's next chunk), or
+  task (formats_wall.tick, as rules.Match.reserve makes the log's next chunk), or
   else on the event's path (rules.Match._room), which refuses the event for want
   of memory (E 24) when it cannot be loaded, as when the log has no room;
 - whenever a replay (a restore, an undo) or a view needs it and it is not there
@@ -22,8 +22,16 @@ it go). It is loaded:
 
 Nothing here allocates: once loaded, the button path stays allocation-free. Its
 functions take the match (m) or the view or controller (self) as formats.py's and
-formatwall.py's do.
+formats_wall.py's do.
 """
+
+import sound
+from formats import MAX_SETS, ROUNDS
+from matchnames import (BAD_PLAYER, BREAK_OFF, BREAK_TAKEN, END_SHOOTOUT, E_BREAK, E_BREAK_END, E_FOUL, E_JUMPED,
+                        E_LAG, E_MISS, E_NEXT_SET, E_POINT, E_RESUME, E_TIMEOUT, E_WARMUP, E_WARMUP_END, IN_WARMUP,
+                        NO_TIMEOUT_HERE, RUNNING, R_TIEBREAK, SET_IS_OVER, SET_OVER, SHOOTOUT, WARMUP, WARMUP_LATE)
+from rules import LAG, NOBODY, R_A, R_B, R_DRAW
+from viewnames import BLINK_1HZ, BREAK_CLOCK, PLAIN, STEPS
 
 try:
     from micropython import const
@@ -33,44 +41,6 @@ except ImportError:  # CPython
         return x
 
 
-# rules.py's, formats.py's and formatwall.py's (a test checks them).
-_NOBODY = const(-1)
-_LAG = const(0)
-_RUNNING = const(1)
-_SHOOTOUT = const(7)
-_WARMUP = const(8)
-_R_A = const(1)
-_R_B = const(2)
-_END_SHOOTOUT = const(6)
-_E_POINT = const(5)
-_E_MISS = const(6)
-_E_FOUL = const(7)
-_E_RESUME = const(9)
-_E_BREAK_END = const(14)
-_E_JUMPED = const(20)
-_E_NEXT_SET = const(22)
-_E_WARMUP = const(23)
-_E_WARMUP_END = const(24)
-_ROUNDS = const(32)
-_PLAIN = const(-3)
-_BREAK_CLOCK = const(1000000)
-_BLINK_1HZ = const(2)
-_CUE_CLOCK = const(4)
-_SET_OVER = const(6)
-_R_DRAW = const(3)
-_R_TIEBREAK = const(4)
-_E_LAG = const(1)
-_E_BREAK = const(8)
-_E_TIMEOUT = const(13)
-_MAX_SETS = const(9)
-_IN_WARMUP = const(44)
-_WARMUP_LATE = const(46)
-_BAD_PLAYER = const(10)
-_SET_IS_OVER = const(42)
-_NO_TIMEOUT_HERE = const(47)
-_BREAK_TAKEN = const(16)
-_BREAK_OFF = const(18)
-
 # The messages, as view.py keeps its own: each between four blanks (a marquee's window
 # sees blanks around it); where each starts and its length. SHOOT-OUT is followed by its
 # round's number, written into the text when the round changes (up to 3 digits, blanks
@@ -79,8 +49,7 @@ _TEXT = bytearray(b"    SET OVER    SHOOT-OUT 1      WARM-UP A    WARM-UP B    "
 _AT = b"\x04\x10\x21\x2e"
 _LEN = b"\x08\x0d\x09\x09"
 _ROUND_AT = const(26)  # where the shoot-out's round number is written in _TEXT
-_MESSAGES = const(1000000)  # a message value at or above: one of these, * _STEPS + its marquee's step
-_STEPS = const(100)
+_MESSAGES = const(1000000)  # a message value at or above: one of these, * STEPS + its marquee's step
 _ROUND = const(1000)  # a message value: + the shoot-out's round * _ROUND
 
 LAST_MINUTE_S = 60  # the warm-up's clock blinks in its last minute, whose start beeps
@@ -95,31 +64,31 @@ def check(m, code, arg):
     """formats.check's part: the warm-up (its event, the events during it), the shoot-out,
     between sets (phase set_over, or a break between sets); -1: rules.py checks it."""
     phase = m.phase
-    if code == _E_WARMUP:
-        if phase != _WARMUP and not _before_first_stroke(m):
-            return _WARMUP_LATE
-        return _BAD_PLAYER if arg != 0 and arg != 1 else None
-    if phase == _WARMUP:
-        return None if code == _E_RESUME or code == _E_WARMUP_END else _IN_WARMUP
-    if phase == _SHOOTOUT:  # a stroke: rules.py checks it as any (the player, the zone)
-        return _NO_TIMEOUT_HERE if code == _E_TIMEOUT else -1
-    if code == _E_BREAK:  # the break between sets, in phase set_over
+    if code == E_WARMUP:
+        if phase != WARMUP and not _before_first_stroke(m):
+            return WARMUP_LATE
+        return BAD_PLAYER if arg != 0 and arg != 1 else None
+    if phase == WARMUP:
+        return None if code == E_RESUME or code == E_WARMUP_END else IN_WARMUP
+    if phase == SHOOTOUT:  # a stroke: rules.py checks it as any (the player, the zone)
+        return NO_TIMEOUT_HERE if code == E_TIMEOUT else -1
+    if code == E_BREAK:  # the break between sets, in phase set_over
         if arg != 0 and arg != 1:
-            return _BAD_PLAYER
+            return BAD_PLAYER
         if not m.break_ms:
-            return _BREAK_OFF
-        return _BREAK_TAKEN if m.break_taken else None
-    if _E_POINT <= code <= _E_FOUL or code == _E_TIMEOUT or code == _E_JUMPED or code == _E_LAG:
-        return _SET_IS_OVER
+            return BREAK_OFF
+        return BREAK_TAKEN if m.break_taken else None
+    if E_POINT <= code <= E_FOUL or code == E_TIMEOUT or code == E_JUMPED or code == E_LAG:
+        return SET_IS_OVER
     return -1
 
 
 def _before_first_stroke(m):
     """No stroke played yet: the lag (not the deciding set's), or the breaker (preset) not yet
     at it."""
-    if m.phase == _LAG:
+    if m.phase == LAG:
         return m.set_no == 1
-    return (m.phase == _RUNNING and m.set_no == 1 and m.innings[0] + m.innings[1] == 1 and not m.run
+    return (m.phase == RUNNING and m.set_no == 1 and m.innings[0] + m.innings[1] == 1 and not m.run
             and m.last_foul < 0 and m.score[0] + m.score[1] == 0)
 
 
@@ -127,28 +96,28 @@ def do(m, code, arg, t):
     """formats.do's part: the warm-up, the next set, the shoot-out's strokes, a break between
     sets; False when rules.py does it."""
     phase = m.phase
-    if code == _E_WARMUP:
-        if phase != _WARMUP:
+    if code == E_WARMUP:
+        if phase != WARMUP:
             m.warm_back = phase
-        m.phase = _WARMUP
+        m.phase = WARMUP
         m.warm_p = arg
         m.warm_start = t
         return True
-    if phase == _WARMUP and (code == _E_RESUME or code == _E_WARMUP_END):  # not a review, leaving
+    if phase == WARMUP and (code == E_RESUME or code == E_WARMUP_END):  # not a review, leaving
         m.phase = m.warm_back
-        m.warm_p = _NOBODY
-        if m.phase == _RUNNING:
+        m.warm_p = NOBODY
+        if m.phase == RUNNING:
             m.start_t = t  # the first stroke comes now
             m._restart_shot(t)
         return True
-    if code == _E_NEXT_SET:
+    if code == E_NEXT_SET:
         _next_set(m, t)
         return True
-    if phase == _SHOOTOUT and (_E_POINT <= code <= _E_FOUL or code == _E_JUMPED):
+    if phase == SHOOTOUT and (E_POINT <= code <= E_FOUL or code == E_JUMPED):
         _shootout_stroke(m, code, arg, t)
         return True
-    if (code == _E_RESUME or code == _E_BREAK_END) and m.turn == _NOBODY:  # (formats.do: between sets)
-        m.phase = _SET_OVER  # a break between sets ends where it began
+    if (code == E_RESUME or code == E_BREAK_END) and m.turn == NOBODY:  # (formats.do: between sets)
+        m.phase = SET_OVER  # a break between sets ends where it began
         return True
     return False
 
@@ -157,23 +126,23 @@ def finish(m, result, how, t):
     """formats.finish's part: a level end that may not stand goes to the shoot-out, or in a set
     match without it to a tie-break for the set. A set won: phase SET_OVER unless it won the
     match (a set match's ends but leaving or abandoning). False: rules.py ends the match."""
-    if result == _R_DRAW or result == _R_TIEBREAK:
-        if m.shootout and (result == _R_TIEBREAK or m.sets_to_win):
+    if result == R_DRAW or result == R_TIEBREAK:
+        if m.shootout and (result == R_TIEBREAK or m.sets_to_win):
             _start_shootout(m)
             return True
-        if m.sets_to_win and result == _R_DRAW:  # a set is not drawn: its tie-break
-            m._finish(_R_TIEBREAK, how, t)
+        if m.sets_to_win and result == R_DRAW:  # a set is not drawn: its tie-break
+            m._finish(R_TIEBREAK, how, t)
             return True
         return False
     _record_set(m)
-    w = result - _R_A
+    w = result - R_A
     m.sets_won[w] += 1
     if m.sets_won[w] >= m.sets_to_win:
         return False
-    m.phase = _SET_OVER
+    m.phase = SET_OVER
     m.result = 0
     m.ended_by = how
-    m.turn = _NOBODY
+    m.turn = NOBODY
     m.area = 0
     return True
 
@@ -181,17 +150,17 @@ def finish(m, result, how, t):
 def _record_set(m):
     k = m.set_no - 1
     m.set_scores[k] = m.score[0]
-    m.set_scores[k + 2 * _MAX_SETS] = m.score[1]
+    m.set_scores[k + 2 * MAX_SETS] = m.score[1]
 
 
 def _start_shootout(m):
     """A set's shoot-out keeps its rounds after an earlier set's (so_base), so an undo back into
     that set finds them as they were (a checkpoint keeps so_base and so_round, not the runs)."""
-    m.phase = _SHOOTOUT
-    m.so_base = (m.so_base + m.so_round) % _ROUNDS
+    m.phase = SHOOTOUT
+    m.so_base = (m.so_base + m.so_round) % ROUNDS
     m.so_round = 0
     m.so_runs[m.so_base] = 0
-    m.so_runs[m.so_base + _ROUNDS] = 0
+    m.so_runs[m.so_base + ROUNDS] = 0
     m.respot = 0
     m.area = 0
     m.turn = m.breaker
@@ -214,16 +183,16 @@ def _next_set(m, t):
     m.respot_balls = 0  # a jump that ended the set: its balls are not the next set's
     m.break_taken = 0
     m.extensions = 0
-    m.chooser = _NOBODY
+    m.chooser = NOBODY
     if deciding:  # a new lag (rules.md: the deciding set starts with the lag)
-        m.phase = _LAG
-        m.breaker = _NOBODY
+        m.phase = LAG
+        m.breaker = NOBODY
         m.collisions = 0
         m.lag_ties = 0
-        m.shooter = _NOBODY
+        m.shooter = NOBODY
     else:
         m.breaker = m.first_breaker if m.set_no & 1 else 1 - m.first_breaker
-        m.phase = _RUNNING
+        m.phase = RUNNING
         m._start_inning(m.breaker, t)
 
 
@@ -247,11 +216,11 @@ def load(m):
 
 
 def _shootout_stroke(m, code, arg, t):
-    if code == _E_POINT:
+    if code == E_POINT:
         m.run += 1
         m.so_runs[_so_at(m, m.turn)] = m.run
         return
-    m.last_foul = -1 if code == _E_MISS else (1 if code == _E_JUMPED else arg & 15)
+    m.last_foul = -1 if code == E_MISS else (1 if code == E_JUMPED else arg & 15)
     if m.turn == m.breaker:  # the other plays his inning of the round
         m.turn = 1 - m.turn
         m.shooter = m.turn
@@ -263,7 +232,7 @@ def _shootout_stroke(m, code, arg, t):
 
 def _so_at(m, p):
     """Where p's run of the current round is kept in m.so_runs."""
-    return (m.so_base + m.so_round) % _ROUNDS + p * _ROUNDS
+    return (m.so_base + m.so_round) % ROUNDS + p * ROUNDS
 
 
 def _so_round_end(m, t):
@@ -272,8 +241,8 @@ def _so_round_end(m, t):
     b = m.so_runs[_so_at(m, 1)]
     m.so_round += 1
     if a != b:
-        m.turn = _NOBODY
-        m._finish(_R_A if a > b else _R_B, _END_SHOOTOUT, t)
+        m.turn = NOBODY
+        m._finish(R_A if a > b else R_B, END_SHOOTOUT, t)
         return
     m.turn = m.breaker
     m.shooter = m.breaker
@@ -288,52 +257,52 @@ def summary(m, s):
     round's runs A, B, turn, phase, the round's number up to 255, result); warmup (0, 0,
     the player warming up, phase, 255, result)."""
     ph = m.phase
-    if ph == _SET_OVER:
+    if ph == SET_OVER:
         return (m.sets_won[0], m.sets_won[1], s[2], ph, m.set_no, s[5])
-    if ph == _SHOOTOUT:
+    if ph == SHOOTOUT:
         return (m.so_runs[_so_at(m, 0)], m.so_runs[_so_at(m, 1)], s[2], ph, min(m.so_round + 1, 255), s[5])
     return (0, 0, m.warm_p, ph, 255, s[5])
 
 
 def warmup_left_ms(m, now):
     """Milliseconds left of the warm-up, or -1 when none runs."""
-    if m.phase != _WARMUP:
+    if m.phase != WARMUP:
         return -1
     left = m.warm_start + m.warmup_ms - m._time(now)
     return left if left > 0 else 0
 
 
-# ---- the wall board (formatwall.py's) -------------------------------------------------
+# ---- the wall board (formats_wall.py's) -------------------------------------------------
 
 def shootout_run(m, p):
     """A.run, B.run: in the shoot-out, the round's runs (the second player's blank until his
     inning); after the shoot-out decided, its deciding round's."""
-    if m.phase == _SHOOTOUT:
+    if m.phase == SHOOTOUT:
         if p != m.breaker and m.turn == m.breaker:
             return -1  # the round's second inning is still to come
         return m.so_runs[_so_at(m, p)]
     if m.so_round:  # decided by the shoot-out: its last round
-        return m.so_runs[(m.so_base + m.so_round - 1) % _ROUNDS + p * _ROUNDS]
-    return _PLAIN
+        return m.so_runs[(m.so_base + m.so_round - 1) % ROUNDS + p * ROUNDS]
+    return PLAIN
 
 
 def message(self, s, now):
     """The message display in the formats' phases: SET OVER, SHOOT-OUT 2 (the round), WARM-UP A,
     WARM-UP B, drawn here (the view finds it drawn)."""
-    k = self.m.phase - _SET_OVER
+    k = self.m.phase - SET_OVER
     r = 0
-    if k == _WARMUP - _SET_OVER:
+    if k == WARMUP - SET_OVER:
         k += self.m.warm_p  # WARM-UP A, WARM-UP B
-    elif k == _SHOOTOUT - _SET_OVER:
+    elif k == SHOOTOUT - SET_OVER:
         r = self.m.so_round + 1
         if r > 999:
             r = 999
-    v = _MESSAGES + r * _ROUND + k * _STEPS + self._step(_LEN[k], now)
+    v = _MESSAGES + r * _ROUND + k * STEPS + self._step(_LEN[k], now)
     if v != self._last[s]:
         if r and (v - _MESSAGES) // _ROUND != (self._last[s] - _MESSAGES) // _ROUND:
             _round_text(r)
         self._last[s] = v
-        _draw_message(self._chip(s), k, v % _STEPS)
+        _draw_message(self._chip(s), k, v % STEPS)
     return v
 
 
@@ -360,15 +329,15 @@ def clock(self, s, now):
     """The clock in the warm-up: its time left (m:ss), blinking in its last minute."""
     left = (warmup_left_ms(self.m, now) + 999) // 1000
     if left <= LAST_MINUTE_S:
-        self._blink[self._disp[s]] = _BLINK_1HZ
-    return _BREAK_CLOCK + left
+        self._blink[self._disp[s]] = BLINK_1HZ
+    return BREAK_CLOCK + left
 
 
 def tick(self, now):
     """Controller.tick's part: three beeps when the warm-up's last minute begins."""
     global _warm_s
     m = self.m
-    s = (warmup_left_ms(m, now) + 999) // 1000 if m.phase == _WARMUP else -1
+    s = (warmup_left_ms(m, now) + 999) // 1000 if m.phase == WARMUP else -1
     if s <= LAST_MINUTE_S < _warm_s:
-        self.buzzer.cue(_CUE_CLOCK, 3)
+        self.buzzer.cue(sound.CLOCK, 3)
     _warm_s = s

@@ -1,9 +1,9 @@
 """The innings of a match, found in its log: the report's (report.py), and the host's.
 
-    for inning in innings.each(m, started_at):    # one dict at a time
-    innings.listed(m)                             # all of them (tests, host tools)
+    for inning in rules_innings.each(m, started_at):    # one dict at a time
+    rules_innings.listed(m)                             # all of them (tests, host tools)
 
-Innings are found by stepping a follower match (matchsetup.follower) through
+Innings are found by stepping a follower match (rules_setup.follower) through
 the log and watching whose turn it is.  Each inning: player, number, run,
 fouls, and its start and end as match time (ms) and, when the board's clock
 was set, as epoch seconds. A set match's innings are every set's, each with
@@ -11,32 +11,16 @@ its set's number ("set"; "inning" counts in its set, as the state document's
 runs, which are only the current set's); a shoot-out's innings follow, each
 with "shootout": true and its round's number as "inning" (the state
 document's shootout keeps only the newest rounds; the report has them all).
-Nothing is held whole: the log is read a chunk at a time (logback.chunk: an old
+Nothing is held whole: the log is read a chunk at a time (rules_logback.chunk: an old
 one back from the flash), one inning at a time goes to the caller. Loaded for a
-report and dropped again (cold.steps).
+report and dropped again (cold.Rare).
 """
 
-import journal  # noqa: F401  (kept loaded while the innings are read: the store reads old chunks through it)
-import logback
+import store_journal  # noqa: F401  (kept loaded while the innings are read: the store reads old chunks through it)
+import rules_logback
 import matchwords
+from matchnames import CHUNK, E_BREAK, E_FOUL, RSHIFT, SET_OVER, SHOOTOUT, WARMUP
 from rules import EQUALIZING, LAG, NOBODY
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-# matchnames.py's (a test checks): rules.E_FOUL and the like would load it, for a few numbers.
-_E_FOUL = const(7)
-_E_BREAK = const(8)
-_SET_OVER = const(6)
-_SHOOTOUT = const(7)
-_WARMUP = const(8)
-_CHUNK = const(128)
-_RSHIFT = const(6)  # rules.py's: innings' runs per chunk of a player's runs, 1 << _RSHIFT
 
 STEP = 2  # log entries followed between two yields (None) of each(..., steps=True)
 
@@ -49,36 +33,36 @@ def epoch(started_at, t):
 def each(m, started_at=None, n=None, steps=False, store=None, shadow=None):
     """The innings of the first n entries (all) of match m, in order, one dict at a time;
     with steps, None too after every STEP entries (report.writer yields there). The log is read
-    a chunk at a time (logback.chunk: an old one from the flash; with steps and the match's
-    store, in steps too: logback.chunk_steps). `shadow`: m's follower, made by the caller
-    (matchsetup.follower) or here."""
+    a chunk at a time (rules_logback.chunk: an old one from the flash; with steps and the match's
+    store, in steps too: rules_logback.chunk_steps). `shadow`: m's follower, made by the caller
+    (rules_setup.follower) or here."""
     n = m.n if n is None else n
-    if shadow is None:  # a follower of m (matchsetup.follower: the report makes it before)
-        import matchsetup
+    if shadow is None:  # a follower of m (rules_setup.follower: the report makes it before)
+        import rules_setup
 
-        shadow = matchsetup.follower(m)
+        shadow = rules_setup.follower(m)
     if steps:  # loading this module was a step
         yield None
     current = _opened(shadow, 0, started_at)  # a breaker set directly starts at once
     at = shadow.played[0] + shadow.played[1] - 1  # the current inning's place in its player's log
     c = None
     for i in range(n):
-        j = i % _CHUNK
+        j = i % CHUNK
         if c is None or not j:
             if steps and store is not None:  # a chunk read back from the flash in steps too
-                c = yield from logback.chunk_steps(m, i // _CHUNK, store)
+                c = yield from rules_logback.chunk_steps(m, i // CHUNK, store)
             else:
-                c = logback.chunk(m, i // _CHUNK)
+                c = rules_logback.chunk(m, i // CHUNK)
         code = c.codes[j]
         arg = c.args[j]
         t = c.times[j]
         if current is not None:
             _note_entry(current, code, arg)
-        warm = shadow.phase == _WARMUP
+        warm = shadow.phase == WARMUP
         follow(shadow, code, arg, t)
         if current is not None:
             over = _followed(current, shadow, at)
-            if warm and shadow.phase != _WARMUP and not current["run"] and not current["fouls"]:
+            if warm and shadow.phase != WARMUP and not current["run"] and not current["fouls"]:
                 current["start_ms"] = t  # the breaker's first stroke comes after the warm-up
                 current["start"] = epoch(started_at, t)
             if over:
@@ -93,16 +77,16 @@ def each(m, started_at=None, n=None, steps=False, store=None, shadow=None):
             _close(current, t, started_at)  # the match or the set is over (an extension may open another)
         if steps and i % STEP == STEP - 1:
             yield None
-            c = None  # the chunk again after the pause (logback's read-back may have moved on)
+            c = None  # the chunk again after the pause (rules_logback's read-back may have moved on)
     if current is not None:
         yield current
 
 
 def _note_entry(current, code, arg):
     """What an entry adds to the inning under way: a foul, the half-time break."""
-    if code == _E_FOUL:
+    if code == E_FOUL:
         current["fouls"].append(matchwords.FOULS[arg & 15])
-    elif code == _E_BREAK:
+    elif code == E_BREAK:
         current["break"] = True
 
 
@@ -114,9 +98,9 @@ def _followed(current, shadow, at):
         k = current["inning"] - 1
         rounds = len(shadow.so_runs) // 2
         current["run"] = shadow.so_runs[(shadow.so_base + k) % rounds + p * rounds]
-        return shadow.phase != _SHOOTOUT or shadow.shooter != p or shadow.so_round != k
+        return shadow.phase != SHOOTOUT or shadow.shooter != p or shadow.so_round != k
     current["run"] = shadow.run_of(p, at)
-    return shadow.shooter != p or shadow.played[p] != at + 1 or shadow.phase == _SHOOTOUT
+    return shadow.shooter != p or shadow.played[p] != at + 1 or shadow.phase == SHOOTOUT
 
 
 def follow(m, code, arg, t):
@@ -128,7 +112,7 @@ def follow(m, code, arg, t):
         raise MemoryError
     m._do(code, arg, t)
     for p in (0, 1):
-        k = (m.played[p] >> _RSHIFT) - 2
+        k = (m.played[p] >> RSHIFT) - 2
         if k >= 0 and m._runs[p][k] is not None:
             m._runs[p][k] = None
 
@@ -143,14 +127,14 @@ def _opened(shadow, t, started_at):
     inning has its set's number ("set"; "inning" counts in the set); a shoot-out round's inning
     has "shootout": true, and "inning" is the round's number."""
     p = shadow.shooter
-    if p == NOBODY or shadow.turn == NOBODY or shadow.phase == LAG or shadow.phase == _SET_OVER or not shadow.innings[p]:
+    if p == NOBODY or shadow.turn == NOBODY or shadow.phase == LAG or shadow.phase == SET_OVER or not shadow.innings[p]:
         return None
     out = {"player": ("A", "B")[p], "inning": shadow.innings[p], "run": 0, "fouls": [], "break": False,
            "equalizing": shadow.phase == EQUALIZING, "start_ms": t, "end_ms": None,
            "start": epoch(started_at, t), "end": None}
     if shadow.fmt is not None and shadow.sets_to_win:
         out["set"] = shadow.set_no
-    if shadow.phase == _SHOOTOUT:
+    if shadow.phase == SHOOTOUT:
         out["inning"] = shadow.so_round + 1
         out["shootout"] = True
     else:

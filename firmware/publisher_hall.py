@@ -48,7 +48,9 @@ MAX_N = 999999999
 def _config():
     """The configuration in force (startup.load_config: the checked form kept in config.ok)."""
     try:
-        return cold.call("startup", "load_config")[0]
+        with cold.Rare():
+            import startup
+            return startup.load_config()[0]
     except ImportError:  # CPython: startup.py needs app.py, which needs machine
         import config
 
@@ -59,7 +61,9 @@ def _options(cfg):
     """rules.Match.new's keywords for a new match (startup.match_options: only what differs
     from the rules' defaults, a small dict the controller keeps)."""
     try:
-        return cold.call("startup", "match_options", cfg)
+        with cold.Rare():
+            import startup
+            return startup.match_options(cfg)
     except ImportError:  # CPython, as above
         import config
 

@@ -1,9 +1,11 @@
 """app.Board's work done once, or only now and then: loaded for it and dropped (cold.py).
 
-    asyncio.run(cold.call("appcold", "start", board))   # app.Board.serve: the tasks
-    cold.call("appcold", "stopped", board)               # serve, after Ctrl-C
-    cold.call("appcold", "reinit_buses", board)          # display_task: a stuck bus
-    cold.call("appcold", "flooded", board, table)        # radio_task: strangers' addresses forgotten
+    with cold.Rare():
+        import app_cold
+        tasks = app_cold.start(board)   # app.Board.serve: the tasks (then asyncio.run(tasks))
+    app_cold.stopped(board)             # serve, after Ctrl-C
+    app_cold.reinit_buses(board)        # Board.reinit_buses (display_task): a stuck bus
+    app_cold.flooded(board, table)      # Board.flooded (radio_task): strangers' addresses forgotten
 
 Part of app.Board (its cold half: it works on the board's state). start() makes the
 tasks and hands back what runs them (asyncio.gather's coroutine): no start-up coroutine
@@ -16,6 +18,7 @@ import time
 import machine
 
 import app
+from errorcodes import ERROR_RADIO_FLOOD, FEED_MS, STORE_ERROR_MS
 
 try:
     from micropython import const
@@ -23,11 +26,6 @@ except ImportError:  # CPython
 
     def const(x):
         return x
-
-
-_FEED_MS = const(1000)  # errorcodes.FEED_MS, as app.py's (a test checks them)
-_ERROR_RADIO_FLOOD = const(44)
-_STORE_ERROR_MS = const(10000)  # how long a passing error shows (errorcodes.STORE_ERROR_MS)
 
 
 def start(b):
@@ -58,7 +56,7 @@ def stopped(b):
     if b.wdt is not None:
         import boot_watchdog
 
-        boot_watchdog.start(b.wdt, _FEED_MS)
+        boot_watchdog.start(b.wdt, FEED_MS)
 
 
 def reinit_buses(b):
@@ -79,9 +77,9 @@ def flooded(b, table):
     senders = len(table)
     for mac in [mac for mac in table if mac != peer]:
         del table[mac]
-    if b.view.error != _ERROR_RADIO_FLOOD:
+    if b.view.error != ERROR_RADIO_FLOOD:
         print("carom: radio frames from %d sender addresses: all but the paired remote's forgotten (E %d)"
-              % (senders, _ERROR_RADIO_FLOOD))
-    if not b.view.error or b.view.error == _ERROR_RADIO_FLOOD:
-        b.view.error = _ERROR_RADIO_FLOOD
-        b.error_until = time.ticks_add(time.ticks_ms(), _STORE_ERROR_MS)
+              % (senders, ERROR_RADIO_FLOOD))
+    if not b.view.error or b.view.error == ERROR_RADIO_FLOOD:
+        b.view.error = ERROR_RADIO_FLOOD
+        b.error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)

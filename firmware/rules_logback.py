@@ -7,19 +7,8 @@ extension's entry keeps its number in the log, its target in the journal.
 """
 
 import cold
+from matchnames import CHUNK, EXT_AT, E_EXTEND
 from rules import _Chunk
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-_CHUNK = const(128)  # rules.py's (matchnames.CHUNK): not rules.CHUNK, which loads matchnames
-_E_EXTEND = const(11)
-_EXT = const(18)  # where a checkpoint keeps the number of extensions: rules._FIELDS (a test checks)
 
 
 def chunk(m, k):
@@ -59,7 +48,7 @@ def read_back(m, k):
 
 def chunk_steps(m, k, store):
     """chunk() in steps: a generator that yields while a chunk not in RAM is read back from
-    `store`'s journal (journal.load_steps), a few segments at a time; its value is the chunk
+    `store`'s journal (store_journal.load_steps), a few segments at a time; its value is the chunk
     (a report's: m.loader reads a chunk at once). OSError as chunk()'s."""
     c = m._chunks[k]
     if c is not None:
@@ -70,7 +59,9 @@ def chunk_steps(m, k, store):
         m._deep = _Chunk()
     m._deep_k = -1
     c = m._deep
-    n = yield from cold.steps("journal", "load_steps", store, k, _putter(m, k, c))
+    with cold.Rare():
+        import store_journal
+        n = yield from store_journal.load_steps(store, k, _putter(m, k, c))
     _check(m, k, n)
     m._deep_k = k
     return c
@@ -84,10 +75,10 @@ def fetch(m, k, c):
 
 def _putter(m, k, c):
     """put(j, code, arg, t) of chunk k's entries into c (a loader's), an extension by its number."""
-    ext = [m._states[k][_EXT] if k else 0]  # the next extension's number
+    ext = [m._states[k][EXT_AT] if k else 0]  # the next extension's number
 
     def put(j, code, arg, t):
-        if code == _E_EXTEND:
+        if code == E_EXTEND:
             arg = ext[0]
             ext[0] += 1
         c.codes[j] = code
@@ -98,5 +89,5 @@ def _putter(m, k, c):
 
 
 def _check(m, k, n):
-    if n < min(m.n, (k + 1) * _CHUNK):
+    if n < min(m.n, (k + 1) * CHUNK):
         raise OSError(5, "log chunk %d is not on the flash" % k)

@@ -3,56 +3,16 @@
 Part of the store (store.py: the file layout); loaded by MatchStore for a
 report's saving, listing or sending and dropped again, so a running board
 keeps only the journal writer in RAM. The store's small file helpers (read, listdir,
-reports, sent...) are storefiles.py's, which snapshot.py uses too (and a start loads
+reports, sent...) are store_files.py's, which store_snapshot.py uses too (and a start loads
 without this module); they are named here again (writing a file whole: store.replace).
 The functions work on a MatchStore (`st`) and its internals.
 """
 
 import rules
-from reportfile import finish_report, report_file  # noqa: F401  (the store's names for them)
+from store_reportfile import finish_report, report_file  # noqa: F401  (the store's names for them)
 from store import rename, report_name  # noqa: F401
-from storefiles import listdir, mkdir, names, read, report_number, reports, sent, snap_path, write_sent  # noqa: F401
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
-
-
-# The store's constants by name (store.py compiles its own in; store.X comes here, and a
-# test checks both agree).
-SNAP_SIZE = const(128)
-REC_SIZE = const(16)
-SEG_RECORDS = const(8)
-REC = "<IBBHi"  # a record without its CRC
-RECORD = "<IBBHiI"
-ENOENT = const(2)
-EEXIST = const(17)
-
-K_ENTRY = const(1)
-K_UNDO = const(2)
-K_CLOSE = const(3)
-K_START = const(4)
-K_ARG2 = const(5)  # the next entry's second argument (an extension's B target)
-GEN_MAX = 0xFFFFFFFF
-
-# Bits of MatchStore.errors, for the app to show.
-ERR_SNAPSHOT = const(1)  # a snapshot copy was unreadable: the match shown may be the previous one
-ERR_JOURNAL = const(2)  # a torn or corrupt journal tail was dropped: the newest event may be missing
-ERR_WRITE = const(4)  # a flash write failed: events since then may not be saved
-ERR_RESTORE = const(8)  # the saved match did not replay in full
-ERR_READ = const(16)  # a file could not be read (not just missing)
-ERR_ROLLBACK = const(32)  # the match went back: its journal is gone, or a newer match left traces
-ERR_MEMORY = const(64)  # not enough memory to read the saved match back (nothing was changed)
-
-# Reasons a write is refused (store.py returns the numbers).
-WRITE_FAILED = const(1)  # flash write failed
-NO_MATCH = const(2)  # no match in the store
-NOTHING_TO_UNDO = const(3)  # nothing to undo
-HELD = const(4)  # the saved match could not be read: nothing is written until a new match
-
+from store_files import listdir, mkdir, names, read, report_number, reports, sent, snap_path, write_sent  # noqa: F401
+from storenames import ERR_WRITE, K_ARG2
 
 def crc32_py(data, crc=0):
     """CRC-32 (zlib's, continued from `crc`) without a table: store.crc32's fallback on a
@@ -68,9 +28,9 @@ def crc32_py(data, crc=0):
 def put_arg2(st, m, t):
     """Before an extension's entry, its B target in a record of its own when it has one (a
     handicap; MatchStore.sync). None, or why the record could not be written."""
-    import matchsetup
+    import rules_setup
 
-    b = matchsetup.arg2(m, st.count)
+    b = rules_setup.arg2(m, st.count)
     return st._put(K_ARG2, rules.E_EXTEND, b, t) if b >= 0 else None
 
 

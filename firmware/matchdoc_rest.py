@@ -10,6 +10,7 @@ chip). Its keys are bytes for matchdoc.py's reason.
 import matchwords
 import rules
 from matchdoc import BALLS, seconds, who
+from matchnames import RESPOT_3C, SHOOTOUT, WARMUP
 
 try:
     from micropython import const
@@ -19,9 +20,6 @@ except ImportError:  # CPython
         return x
 
 
-_RESPOT_3C = const(2)  # rules.py's, matchnames.RESPOT_3C
-_SHOOTOUT = const(7)  # matchnames.SHOOTOUT
-_WARMUP = const(8)
 _RUNS_STEP = const(32)  # runs written between two yields of fields()
 
 
@@ -106,7 +104,7 @@ def _respot(m, out):
     else:
         out.value(None)
     out.key(b"spots")
-    if m.respot == _RESPOT_3C and m.turn != rules.NOBODY:
+    if m.respot == RESPOT_3C and m.turn != rules.NOBODY:
         out.open("{")
         out.field(BALLS[m.turn], b"baulk")
         out.field(BALLS[1 - m.turn], b"centre")
@@ -192,7 +190,7 @@ def _formats(m, now, out):
     else:
         out.value(None)
     out.key(b"shootout")
-    if f and m.shootout and (m.phase == _SHOOTOUT or m.so_round):
+    if f and m.shootout and (m.phase == SHOOTOUT or m.so_round):
         rounds = len(m.so_runs) // 2
         out.open("{")
         out.key(b"rounds")
@@ -206,7 +204,7 @@ def _formats(m, now, out):
         out.close("]")
         out.field(b"played", m.so_round)
         out.key(b"current")
-        if m.phase == _SHOOTOUT:
+        if m.phase == SHOOTOUT:
             k = (m.so_base + m.so_round) % rounds
             out.open("[")
             out.value(m.so_runs[k])
@@ -218,7 +216,7 @@ def _formats(m, now, out):
     else:
         out.value(None)
     out.key(b"warmup")
-    if f and m.phase == _WARMUP:
+    if f and m.phase == WARMUP:
         out.open("{")
         out.field(b"player", who(m.warm_p))
         out.field(b"left_s", seconds(m.fmt.more().warmup_left_ms(m, now)))

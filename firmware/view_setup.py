@@ -10,6 +10,8 @@ definitions against them); a field's code is its index here.
 from array import array
 
 import rules
+from errorcodes import ERROR_CHIP
+from viewnames import STALE
 
 try:
     from micropython import const
@@ -19,10 +21,8 @@ except ImportError:  # CPython
         return x
 
 
-_ERROR_CHIP = const(70)  # errorcodes.ERROR_CHIP (compiled in; a test checks)
 _CELLS = const(4)  # a name display's characters
 _SCROLL_NEW = const(-1)  # view._scroll_at: the names' marquees start at the next render
-_STALE = const(-2)  # view._STALE: a slot value no content has (drawn at the next render)
 
 PLAYER_FIELDS = ("score", "innings", "run", "high_run", "average", "name", "target")
 SHARED_FIELDS = ("target", "countdown", "sets", "clock", "message")
@@ -83,10 +83,10 @@ def init(v, board, chips, leds, match):
             i += 1
     v._code = bytearray(len(displays))  # error code of a dead chip: 70..77, 80..87 on bus 1
     for k, d in enumerate(displays):
-        v._code[k] = _ERROR_CHIP + 10 * d.get("bus", 0) + (d["addr"] & 7)
+        v._code[k] = ERROR_CHIP + 10 * d.get("bus", 0) + (d["addr"] & 7)
     v._nslots = n
     v._blink = bytearray(len(displays))
-    v._last = array("i", [_STALE] * n)  # each slot's value when it was last drawn (View.invalidate)
+    v._last = array("i", [STALE] * n)  # each slot's value when it was last drawn (View.invalidate)
     v._error_shown = 0
     v.failed = bytearray(len(displays))
     v._retry_at = array("i", [0] * len(displays))  # a dead chip's next try; a live one's last write (its period's start)
@@ -115,13 +115,13 @@ def names(v):
     their short forms (short_name), the marquees to run once from the next render (the
     view then puts the short form in the name's place); and the
     format matches' half of the view when the match has sets, a shoot-out
-    or a warm-up (formatwall.py: it stays in RAM with the match, as formats.py does)."""
+    or a warm-up (formats_wall.py: it stays in RAM with the match, as formats.py does)."""
     m = v.m
     v.fmt = None  # first: short of memory below, the plain view still draws the match
     if m.fmt is not None:
-        import formatwall
+        import formats_wall
 
-        v.fmt = formatwall
+        v.fmt = formats_wall
     given = [m.names[p] or ("PLAYER A", "PLAYER B")[p] for p in (rules.A, rules.B)]
     for p in (rules.A, rules.B):
         text = given[p] + " - " + m.clubs[p] if m.clubs[p] else given[p]

@@ -149,9 +149,9 @@ def test_a_match_with_formats_in_4k_holes_to_its_report_and_back(firmware, tmp_p
         assert any(line.startswith("HEAP holes") for line in vb.lines())
         no_trouble(vb)
         assert peak(vb) <= RUN_LIVE
-    reports = os.listdir(os.path.join(flash, "data", "store_history"))
+    reports = os.listdir(os.path.join(flash, "data", "history"))
     assert len(reports) == 1
-    with open(os.path.join(flash, "data", "store_history", reports[0])) as f:
+    with open(os.path.join(flash, "data", "history", reports[0])) as f:
         rep = json.load(f)
     assert rep["result"] == "A" and rep["sets"]["won"] == {"A": 3, "B": 2}, rep["sets"]
     assert rep["sets"]["scores"] == [[15, 15], [0, 15], [15, 0], [0, 15], [11, 0]]
@@ -194,9 +194,9 @@ def test_a_3000_entry_match_in_4k_holes_to_its_report(long_match):
     after = [line.split()[3:] for line in lines if line.startswith("HEAP after report")]
     assert after, "no report seen"
     assert not set(after[-1]) & set(COLD), after[-1]  # what the report loaded left RAM with it
-    reports = os.listdir(os.path.join(flash, "data", "store_history"))
+    reports = os.listdir(os.path.join(flash, "data", "history"))
     assert len(reports) == 1
-    with open(os.path.join(flash, "data", "store_history", reports[0])) as f:
+    with open(os.path.join(flash, "data", "history", reports[0])) as f:
         rep = json.load(f)
     assert rep["result"] == "A" and rep["game"] == "straight_rail"
 

@@ -39,8 +39,20 @@ import machine
 
 import cold
 import rules
-from errorcodes import (CLOCK_MS, DISPLAY_MS, ERROR_MEMORY, ERROR_RADIO_FLOOD, ERROR_STORE, FEED_MS, HEALTHY_MS,
-                        POLL_MS, RADIO_BATCH, RADIO_SENDERS, SAVE_MS, STORE_ERROR_MS)
+from errorcodes import (
+    CLOCK_MS,
+    DISPLAY_MS,
+    ERROR_MEMORY,
+    ERROR_RADIO_FLOOD,
+    ERROR_STORE,
+    FEED_MS,
+    HEALTHY_MS,
+    POLL_MS,
+    RADIO_BATCH,
+    RADIO_SENDERS,
+    SAVE_MS,
+    STORE_ERROR_MS,
+)
 
 try:
     from micropython import const
@@ -62,6 +74,7 @@ def __getattr__(name):
 
 # ---- RTC memory (kept through soft and watchdog resets, lost at power-off) ------------
 # b"CR", crash count, crashed flag (our exception handler), watchdog armed flag (boot.py).
+
 
 def rtc_state():
     mem = machine.RTC().memory()
@@ -96,9 +109,28 @@ class Board:
     boot_watchdog.py. No more classes than that: every class
     and object stays in RAM for as long as the board runs (tests/host/test_heap32.py)."""
 
-    def __init__(self, name, table, match, store, started_at, view, ctrl, group, buzzer, buses, chips,
-                 i2c_specs, chip_bus, error_until=None, radio=None, espnow=None, hall=None, wifi=None,
-                 topic=None):
+    def __init__(
+        self,
+        name,
+        table,
+        match,
+        store,
+        started_at,
+        view,
+        ctrl,
+        group,
+        buzzer,
+        buses,
+        chips,
+        i2c_specs,
+        chip_bus,
+        error_until=None,
+        radio=None,
+        espnow=None,
+        hall=None,
+        wifi=None,
+        topic=None,
+    ):
         self.name = name  # the board definition's name
         self.table = table  # the configuration's name for the table
         self.match = match  # the rules.Match played
@@ -137,8 +169,13 @@ class Board:
     def changed(self):
         m = self.match
         s = self.store
-        return (self.ctrl.matches != self.saved_matches or s.count != m.n or m.low < s.count
-                or m.closed != s.closed or (not s.gen and not s.held))
+        return (
+            self.ctrl.matches != self.saved_matches
+            or s.count != m.n
+            or m.low < s.count
+            or m.closed != s.closed
+            or (not s.gen and not s.held)
+        )
 
     def persist(self):
         """Save what changed since the last call; a new match is begun first."""
@@ -365,12 +402,14 @@ class Board:
         try:
             with cold.Rare():
                 import app_cold
+
                 tasks = app_cold.start(self)  # the tasks made (app_cold.py)
                 del app_cold  # out of RAM while they run
             asyncio.run(tasks)
         except KeyboardInterrupt:
             with cold.Rare():
                 import app_cold
+
                 app_cold.stopped(self)  # the watchdog fed by a timer from now on
         finally:
             asyncio.new_event_loop()
@@ -380,17 +419,20 @@ class Board:
     async def save_report(self):
         with cold.Rare():
             import report
+
             await asyncio.sleep(0)  # (loading it takes a while: the others run)
             await report.save(self)
 
     def reinit_buses(self):
         with cold.Rare():
             import app_cold
+
             app_cold.reinit_buses(self)
 
     def flooded(self, table):
         with cold.Rare():
             import app_cold
+
             app_cold.flooded(self, table)
 
 
@@ -400,6 +442,7 @@ def refused(board, e):
     try:
         with cold.Rare():
             import app_refusals
+
             app_refusals.say(board, e)
     except MemoryError:
         pass

@@ -78,8 +78,10 @@ def flooded(b, table):
     for mac in [mac for mac in table if mac != peer]:
         del table[mac]
     if b.view.error != ERROR_RADIO_FLOOD:
-        print("carom: radio frames from %d sender addresses: all but the paired remote's forgotten (E %d)"
-              % (senders, ERROR_RADIO_FLOOD))
+        print(
+            "carom: radio frames from %d sender addresses: all but the paired remote's forgotten (E %d)"
+            % (senders, ERROR_RADIO_FLOOD)
+        )
     if not b.view.error or b.view.error == ERROR_RADIO_FLOOD:
         b.view.error = ERROR_RADIO_FLOOD
         b.error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)

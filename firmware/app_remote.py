@@ -81,6 +81,7 @@ def new_boot():
     try:
         with cold.Rare():
             import store
+
             store.replace(BOOT_FILE, b"%d" % boot)
     except OSError:
         return 0, ERROR_BOOT_COUNTER

@@ -107,9 +107,7 @@ TIMINGS = (  # key, default, min, max
 )
 
 # ESP32 (WROOM/WROVER) GPIO facts.
-_PINS = (0, 1, 2, 3, 4, 5, 12, 13, 14, 15, 16, 17, 18, 19, 21, 22, 23, 25, 26, 27) + tuple(
-    range(32, 40)
-)
+_PINS = (0, 1, 2, 3, 4, 5, 12, 13, 14, 15, 16, 17, 18, 19, 21, 22, 23, 25, 26, 27) + tuple(range(32, 40))
 _FLASH = (6, 7, 8, 9, 10, 11)
 _UART0 = (1, 3)
 _INPUT_ONLY = (34, 35, 36, 37, 38, 39)
@@ -272,8 +270,7 @@ class _Pins:
         if pull is not None and v in _INPUT_ONLY:
             _err(
                 path,
-                "GPIO%d has no internal pull-%s: use pull null and an external resistor"
-                % (v, pull),
+                "GPIO%d has no internal pull-%s: use pull null and an external resistor" % (v, pull),
             )
         if v == 12 and pull == "up":
             _err(path, "GPIO12 pulled up at reset selects 1.8 V flash: the board will not boot")
@@ -358,8 +355,7 @@ def _order(t, path):
     if not t["debounce_ms"] < t["long_ms"] < t["stuck_ms"]:
         _err(
             path,
-            "need debounce_ms < long_ms < stuck_ms, got %d, %d, %d"
-            % (t["debounce_ms"], t["long_ms"], t["stuck_ms"]),
+            "need debounce_ms < long_ms < stuck_ms, got %d, %d, %d" % (t["debounce_ms"], t["long_ms"], t["stuck_ms"]),
         )
 
 
@@ -496,8 +492,7 @@ def _buttons(v, pins, timings):
         if (pull == "down" and active_low) or (pull == "up" and not active_low):
             _err(
                 p + ".pull",
-                "pull-%s with active_low %s reads pressed while released"
-                % (pull, "true" if active_low else "false"),
+                "pull-%s with active_low %s reads pressed while released" % (pull, "true" if active_low else "false"),
             )
         pin = pins.take(s["pin"], p + ".pin", pull=pull)
         action = s["action"]

@@ -19,9 +19,17 @@ def from_board(board, make_pin, callback=None, size=16):
     controller.ACTIONS, NO_ACTION for none)."""
     buttons = []
     for spec in board["buttons"]:
-        buttons.append(Button(make_pin(spec["pin"], spec["pull"]), active_low=spec["active_low"],
-                              has_long=spec["long_action"] is not None, lockout=spec["lockout"],
-                              debounce_ms=spec["debounce_ms"], long_ms=spec["long_ms"], stuck_ms=spec["stuck_ms"]))
+        buttons.append(
+            Button(
+                make_pin(spec["pin"], spec["pull"]),
+                active_low=spec["active_low"],
+                has_long=spec["long_action"] is not None,
+                lockout=spec["lockout"],
+                debounce_ms=spec["debounce_ms"],
+                long_ms=spec["long_ms"],
+                stuck_ms=spec["stuck_ms"],
+            )
+        )
     group = ButtonGroup(buttons, callback, size, board["timings"]["lockout_ms"])
     group.short = bytes(_code(spec["action"]) for spec in board["buttons"])
     group.long = bytes(_code(spec["long_action"]) for spec in board["buttons"])

@@ -93,8 +93,23 @@ import json
 import os
 
 import jsonwhole  # a file cut short is refused on every release
-from confignames import (FILE, F_BYTES, F_NULL, F_OR_ZERO, F_SECRET, REDACTED, T_ACTIONS, T_BOOL, T_CHOICE, T_HEX,
-                         T_ID, T_INT, T_MAC, T_OBJ, T_TEXT)
+from confignames import (
+    FILE,
+    F_BYTES,
+    F_NULL,
+    F_OR_ZERO,
+    F_SECRET,
+    REDACTED,
+    T_ACTIONS,
+    T_BOOL,
+    T_CHOICE,
+    T_HEX,
+    T_ID,
+    T_INT,
+    T_MAC,
+    T_OBJ,
+    T_TEXT,
+)
 from errorcodes import ERROR_CONFIG, ERROR_CONFIG_DEFAULTS
 
 try:
@@ -126,62 +141,104 @@ _PLAYER = (
 SCHEMA = (
     ("board", T_ID, "wall", 1, 24, 0, _NAME_CHARS),
     ("name", T_TEXT, "", 0, 24, 0, None),
-    ("players", T_OBJ, None, 0, 0, 0, (
-        ("A", T_OBJ, None, 0, 0, 0, _PLAYER),
-        ("B", T_OBJ, None, 0, 0, 0, _PLAYER),
-    )),
-    ("match", T_OBJ, None, 0, 0, 0, (
-        ("game", T_CHOICE, "three_cushion", 0, 0, 0, GAMES),
-        ("target", T_INT, 30, 1, MAX_TARGET, 0, None),
-        ("innings_limit", T_INT, 0, 0, MAX_INNINGS_LIMIT, 0, None),
-        ("equalizing", T_BOOL, True, 0, 0, 0, None),
-        ("draw", T_BOOL, True, 0, 0, 0, None),
-        ("shot_clock", T_INT, 0, 10, 300, F_OR_ZERO, None),
-        ("timeouts", T_INT, None, 0, 9, F_NULL, None),
-        ("timeout_s", T_INT, None, 10, 300, F_NULL, None),  # a time-out's extra seconds; null: one shot period
-        ("break_s", T_INT, 180, 0, 3600, 0, None),
-        ("breaker_ball", T_CHOICE, "spot", 0, 0, 0, ("spot", "white")),
-        ("target_A", T_INT, None, 1, MAX_TARGET, F_NULL, None),
-        ("target_B", T_INT, None, 1, MAX_TARGET, F_NULL, None),
-        ("sets", T_INT, 0, 0, 9, 0, None),
-        ("deciding_target", T_INT, None, 1, MAX_TARGET, F_NULL, None),
-        ("shootout", T_BOOL, False, 0, 0, 0, None),
-        ("warmup_s", T_INT, 0, 0, 900, 0, None),
-    )),
-    ("display", T_OBJ, None, 0, 0, 0, (
-        ("brightness", T_INT, None, 0, 15, F_NULL, None),
-    )),
-    ("sound", T_OBJ, None, 0, 0, 0, (
-        ("volume", T_INT, 50, 0, 100, 0, None),
-    )),
-    ("buttons", T_OBJ, None, 0, 0, 0, (  # the ranges of boarddef.TIMINGS (a test checks)
-        ("debounce_ms", T_INT, None, 0, 500, F_NULL, None),
-        ("long_ms", T_INT, None, 100, 10000, F_NULL, None),
-        ("stuck_ms", T_INT, None, 500, 120000, F_NULL, None),
-        ("lockout_ms", T_INT, None, 0, 5000, F_NULL, None),
-    )),
-    ("radio", T_OBJ, None, 0, 0, 0, (
-        ("peer", T_MAC, None, 0, 0, F_NULL, None),
-        ("key", T_HEX, None, 32, 32, F_NULL | F_SECRET, None),
-        ("wall_buttons", T_ACTIONS, "all", 0, 0, 0, None),
-        ("channel", T_INT, None, 1, 14, F_NULL, None),
-    )),
-    ("wifi", T_OBJ, None, 0, 0, 0, (
-        ("ssid", T_TEXT, "", 0, 32, F_BYTES, None),
-        ("password", T_TEXT, "", 8, 63, F_SECRET | F_OR_ZERO, None),
-    )),
-    ("mqtt", T_OBJ, None, 0, 0, 0, (
-        ("host", T_ID, "", 0, 64, 0, _HOST_CHARS),
-        ("port", T_INT, 1883, 1, 65535, 0, None),
-        ("user", T_TEXT, "", 0, 64, 0, None),
-        ("password", T_TEXT, "", 0, 64, F_SECRET, None),
-        ("table", T_ID, "", 0, 24, 0, _NAME_CHARS),
-        ("prefix", T_ID, "carom", 1, 64, 0, _TOPIC_CHARS),
-        ("keepalive_s", T_INT, 30, 5, 600, 0, None),
-    )),
-    ("hall", T_OBJ, None, 0, 0, 0, (
-        ("key", T_HEX, None, 32, 32, F_NULL | F_SECRET, None),
-    )),
+    (
+        "players",
+        T_OBJ,
+        None,
+        0,
+        0,
+        0,
+        (
+            ("A", T_OBJ, None, 0, 0, 0, _PLAYER),
+            ("B", T_OBJ, None, 0, 0, 0, _PLAYER),
+        ),
+    ),
+    (
+        "match",
+        T_OBJ,
+        None,
+        0,
+        0,
+        0,
+        (
+            ("game", T_CHOICE, "three_cushion", 0, 0, 0, GAMES),
+            ("target", T_INT, 30, 1, MAX_TARGET, 0, None),
+            ("innings_limit", T_INT, 0, 0, MAX_INNINGS_LIMIT, 0, None),
+            ("equalizing", T_BOOL, True, 0, 0, 0, None),
+            ("draw", T_BOOL, True, 0, 0, 0, None),
+            ("shot_clock", T_INT, 0, 10, 300, F_OR_ZERO, None),
+            ("timeouts", T_INT, None, 0, 9, F_NULL, None),
+            ("timeout_s", T_INT, None, 10, 300, F_NULL, None),  # a time-out's extra seconds; null: one shot period
+            ("break_s", T_INT, 180, 0, 3600, 0, None),
+            ("breaker_ball", T_CHOICE, "spot", 0, 0, 0, ("spot", "white")),
+            ("target_A", T_INT, None, 1, MAX_TARGET, F_NULL, None),
+            ("target_B", T_INT, None, 1, MAX_TARGET, F_NULL, None),
+            ("sets", T_INT, 0, 0, 9, 0, None),
+            ("deciding_target", T_INT, None, 1, MAX_TARGET, F_NULL, None),
+            ("shootout", T_BOOL, False, 0, 0, 0, None),
+            ("warmup_s", T_INT, 0, 0, 900, 0, None),
+        ),
+    ),
+    ("display", T_OBJ, None, 0, 0, 0, (("brightness", T_INT, None, 0, 15, F_NULL, None),)),
+    ("sound", T_OBJ, None, 0, 0, 0, (("volume", T_INT, 50, 0, 100, 0, None),)),
+    (
+        "buttons",
+        T_OBJ,
+        None,
+        0,
+        0,
+        0,
+        (  # the ranges of boarddef.TIMINGS (a test checks)
+            ("debounce_ms", T_INT, None, 0, 500, F_NULL, None),
+            ("long_ms", T_INT, None, 100, 10000, F_NULL, None),
+            ("stuck_ms", T_INT, None, 500, 120000, F_NULL, None),
+            ("lockout_ms", T_INT, None, 0, 5000, F_NULL, None),
+        ),
+    ),
+    (
+        "radio",
+        T_OBJ,
+        None,
+        0,
+        0,
+        0,
+        (
+            ("peer", T_MAC, None, 0, 0, F_NULL, None),
+            ("key", T_HEX, None, 32, 32, F_NULL | F_SECRET, None),
+            ("wall_buttons", T_ACTIONS, "all", 0, 0, 0, None),
+            ("channel", T_INT, None, 1, 14, F_NULL, None),
+        ),
+    ),
+    (
+        "wifi",
+        T_OBJ,
+        None,
+        0,
+        0,
+        0,
+        (
+            ("ssid", T_TEXT, "", 0, 32, F_BYTES, None),
+            ("password", T_TEXT, "", 8, 63, F_SECRET | F_OR_ZERO, None),
+        ),
+    ),
+    (
+        "mqtt",
+        T_OBJ,
+        None,
+        0,
+        0,
+        0,
+        (
+            ("host", T_ID, "", 0, 64, 0, _HOST_CHARS),
+            ("port", T_INT, 1883, 1, 65535, 0, None),
+            ("user", T_TEXT, "", 0, 64, 0, None),
+            ("password", T_TEXT, "", 0, 64, F_SECRET, None),
+            ("table", T_ID, "", 0, 24, 0, _NAME_CHARS),
+            ("prefix", T_ID, "carom", 1, 64, 0, _TOPIC_CHARS),
+            ("keepalive_s", T_INT, 30, 5, 600, 0, None),
+        ),
+    ),
+    ("hall", T_OBJ, None, 0, 0, 0, (("key", T_HEX, None, 32, 32, F_NULL | F_SECRET, None),)),
 )
 
 
@@ -331,8 +388,10 @@ def _text_value(v, e, path):
         if "/" in extra and (v[:1] == "/" or v[-1:] == "/"):
             _err(path, "%s must not start or end with /" % _show(v, flags))
     if not (lo <= n <= hi or (flags & F_OR_ZERO and n == 0)):
-        _err(path, "%s: length %d is not %sin %d..%d" % (
-            _show(v, flags), n, "0 or " if flags & F_OR_ZERO else "", lo, hi))
+        _err(
+            path,
+            "%s: length %d is not %sin %d..%d" % (_show(v, flags), n, "0 or " if flags & F_OR_ZERO else "", lo, hi),
+        )
     if flags & F_SECRET and v == REDACTED:
         _err(path, "%s is the redacted placeholder, not a value" % _show(v, 0))
     return v
@@ -354,7 +413,7 @@ def _mac(v, path):
     if len(h) != 12 or not _is_hex(h):
         _err(path, '%s is not a MAC address like "aa:bb:cc:dd:ee:ff"' % _show(v, 0))
     h = h.lower()
-    return ":".join([h[i:i + 2] for i in range(0, 12, 2)])
+    return ":".join([h[i : i + 2] for i in range(0, 12, 2)])
 
 
 def _actions(v, path):

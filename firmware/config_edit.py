@@ -37,8 +37,11 @@ def _entry(path, source):
             if e[0] == key:
                 break
         else:
-            _err2(source, config._key(done + "." if done else "", key),
-                  "unknown key (expected %s)" % ", ".join([x[0] for x in schema]))
+            _err2(
+                source,
+                config._key(done + "." if done else "", key),
+                "unknown key (expected %s)" % ", ".join([x[0] for x in schema]),
+            )
         done = done + "." + key if done else key
         schema = e[6] if e[1] == T_OBJ else None
     return e
@@ -102,7 +105,7 @@ def put(t, path, value, source=config.FILE):
             t[key] = {}
         t = t[key]
         if type(t) is not dict:
-            _err2(source, ".".join(keys[:i + 1]), "expected an object, got %s" % config._show(t, 0))
+            _err2(source, ".".join(keys[: i + 1]), "expected an object, got %s" % config._show(t, 0))
     t[keys[-1]] = value
 
 

@@ -27,8 +27,21 @@ it ends after `warmup_ms` or with `resume`.
 import sys
 from array import array
 
-from matchnames import (END_ABANDONED, END_LEFT, E_BREAK, E_NEXT_SET, E_WARMUP, FORMATS_AT, NO_MEMORY, RUNNING,
-                        RUN_AT, R_TIEBREAK, SET_OVER, SHOOTOUT, WARMUP)
+from matchnames import (
+    END_ABANDONED,
+    END_LEFT,
+    E_BREAK,
+    E_NEXT_SET,
+    E_WARMUP,
+    FORMATS_AT,
+    NO_MEMORY,
+    RUNNING,
+    RUN_AT,
+    R_TIEBREAK,
+    SET_OVER,
+    SHOOTOUT,
+    WARMUP,
+)
 from rules import BREAK, EQUALIZING, LAG, NOBODY
 
 try:
@@ -117,6 +130,7 @@ def load(m, st):
 
 # ---- what the formats decide -------------------------------------------------------
 
+
 def check(m, code, arg):
     """Why an event may not be played in this match's format now (None: it may); -1 when it is
     not the formats' to decide (rules.Match._check goes on)."""
@@ -136,8 +150,9 @@ def check(m, code, arg):
 
 def do(m, code, arg, t):
     """Do an entry the formats handle; False when rules.py does it."""
-    if (m.phase >= SHOOTOUT or code == E_WARMUP or code == E_NEXT_SET
-            or m.phase == BREAK and m.turn == NOBODY):  # formats_rare.py's (a break between sets)
+    if (
+        m.phase >= SHOOTOUT or code == E_WARMUP or code == E_NEXT_SET or m.phase == BREAK and m.turn == NOBODY
+    ):  # formats_rare.py's (a break between sets)
         return more().do(m, code, arg, t)
     return False
 
@@ -187,6 +202,11 @@ def ready(m):
     clock task calls it ahead of need (formats_wall.tick), as a level end comes near: the
     last points, the equalizing inning, the innings limit's last two rounds (or the level
     has ended)."""
-    return (rare is not None or not (m.sets_to_win or m.shootout)
-            or m.countdown() < 0 and m.phase < EQUALIZING
-            and not (m.innings_limit and m.innings[0] + m.innings[1] + 4 > 2 * m.innings_limit) or _load(m))
+    return (
+        rare is not None
+        or not (m.sets_to_win or m.shootout)
+        or m.countdown() < 0
+        and m.phase < EQUALIZING
+        and not (m.innings_limit and m.innings[0] + m.innings[1] + 4 > 2 * m.innings_limit)
+        or _load(m)
+    )

@@ -27,9 +27,33 @@ formats_wall.py's do.
 
 import sound
 from formats import MAX_SETS, ROUNDS
-from matchnames import (BAD_PLAYER, BREAK_OFF, BREAK_TAKEN, END_SHOOTOUT, E_BREAK, E_BREAK_END, E_FOUL, E_JUMPED,
-                        E_LAG, E_MISS, E_NEXT_SET, E_POINT, E_RESUME, E_TIMEOUT, E_WARMUP, E_WARMUP_END, IN_WARMUP,
-                        NO_TIMEOUT_HERE, RUNNING, R_TIEBREAK, SET_IS_OVER, SET_OVER, SHOOTOUT, WARMUP, WARMUP_LATE)
+from matchnames import (
+    BAD_PLAYER,
+    BREAK_OFF,
+    BREAK_TAKEN,
+    END_SHOOTOUT,
+    E_BREAK,
+    E_BREAK_END,
+    E_FOUL,
+    E_JUMPED,
+    E_LAG,
+    E_MISS,
+    E_NEXT_SET,
+    E_POINT,
+    E_RESUME,
+    E_TIMEOUT,
+    E_WARMUP,
+    E_WARMUP_END,
+    IN_WARMUP,
+    NO_TIMEOUT_HERE,
+    RUNNING,
+    R_TIEBREAK,
+    SET_IS_OVER,
+    SET_OVER,
+    SHOOTOUT,
+    WARMUP,
+    WARMUP_LATE,
+)
 from rules import LAG, NOBODY, R_A, R_B, R_DRAW
 from viewnames import BLINK_1HZ, BREAK_CLOCK, PLAIN, STEPS
 
@@ -60,6 +84,7 @@ _warm_s = -1  # the warm-up's whole seconds left at the latest tick (-1: none ru
 # ---- the match (formats.py's) -------------------------------------------------------
 # Small functions: MicroPython keeps a call's frame on the C stack only while it is small.
 
+
 def check(m, code, arg):
     """formats.check's part: the warm-up (its event, the events during it), the shoot-out,
     between sets (phase set_over, or a break between sets); -1: rules.py checks it."""
@@ -88,8 +113,14 @@ def _before_first_stroke(m):
     at it."""
     if m.phase == LAG:
         return m.set_no == 1
-    return (m.phase == RUNNING and m.set_no == 1 and m.innings[0] + m.innings[1] == 1 and not m.run
-            and m.last_foul < 0 and m.score[0] + m.score[1] == 0)
+    return (
+        m.phase == RUNNING
+        and m.set_no == 1
+        and m.innings[0] + m.innings[1] == 1
+        and not m.run
+        and m.last_foul < 0
+        and m.score[0] + m.score[1] == 0
+    )
 
 
 def do(m, code, arg, t):
@@ -273,6 +304,7 @@ def warmup_left_ms(m, now):
 
 
 # ---- the wall board (formats_wall.py's) -------------------------------------------------
+
 
 def shootout_run(m, p):
     """A.run, B.run: in the shoot-out, the round's runs (the second player's blank until his

@@ -132,4 +132,5 @@ def act(self, action, now):
     """Controller.act's part: next_set, warmup (controller.ACTIONS), by rules_events.act."""
     with cold.Rare():
         import rules_events
+
         return rules_events.act(self.m, action, now)

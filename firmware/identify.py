@@ -51,8 +51,7 @@ RETRY_MS = 1000  # a display that did not answer is tried again this often
 
 # A field's label (view_setup.FIELDS): a player's field is his letter and two letters after a
 # blank; each letter one a 7-segment display can show (no K, M, W, X).
-_PLAYER = {"score": "SC", "innings": "IN", "run": "RU", "high_run": "HR", "average": "AV", "name": "NM",
-           "target": "TG"}
+_PLAYER = {"score": "SC", "innings": "IN", "run": "RU", "high_run": "HR", "average": "AV", "name": "NM", "target": "TG"}
 _SHARED = {"target": "TARG", "countdown": "CNTD", "sets": "SETS", "clock": "CLOC", "message": "MESG"}
 
 
@@ -125,9 +124,16 @@ class Identify:
         self.buttons = []
         for spec in board["buttons"]:
             self.names.append((spec["name"], spec["pin"]))
-            self.buttons.append(Button(make_pin(spec["pin"], spec["pull"]), active_low=spec["active_low"],
-                                       has_long=True, debounce_ms=spec["debounce_ms"], long_ms=long_ms,
-                                       stuck_ms=spec["stuck_ms"]))
+            self.buttons.append(
+                Button(
+                    make_pin(spec["pin"], spec["pull"]),
+                    active_low=spec["active_low"],
+                    has_long=True,
+                    debounce_ms=spec["debounce_ms"],
+                    long_ms=long_ms,
+                    stuck_ms=spec["stuck_ms"],
+                )
+            )
         self.was_down = bytearray(len(self.buttons))
         self.stuck = 0  # bit i: button i read pressed for its stuck_ms
         self.shown = None  # the name on the message display: cells()
@@ -143,9 +149,13 @@ class Identify:
         end (also after a KeyboardInterrupt: Ctrl-C on the serial console)."""
         self.begin(time.ticks_ms())
         msg = self.displays[self.message] if self.displays else None
-        print("identify: press a button: its name shows on %s; hold one %g s to leave" % (
-            address_text(msg["bus"], msg["addr"]) if msg else "the console",
-            self.buttons[0].long_ms / 1000 if self.buttons else 1))
+        print(
+            "identify: press a button: its name shows on %s; hold one %g s to leave"
+            % (
+                address_text(msg["bus"], msg["addr"]) if msg else "the console",
+                self.buttons[0].long_ms / 1000 if self.buttons else 1,
+            )
+        )
         if self.pwm is not None:
             self.pwm.freq(BEEP_HZ)
             self.pwm.duty_u16(BEEP_DUTY)
@@ -193,8 +203,10 @@ class Identify:
                 return self.names[i][0]
             if event == STUCK:
                 self.stuck |= 1 << i
-                print("identify: button %s (GPIO%d) reads pressed for %g s: stuck, or its active_low or pull is "
-                      "wrong" % (self.names[i] + (b.stuck_ms / 1000,)))
+                print(
+                    "identify: button %s (GPIO%d) reads pressed for %g s: stuck, or its active_low or pull is "
+                    "wrong" % (self.names[i] + (b.stuck_ms / 1000,))
+                )
             if not b.down:
                 self.stuck &= ~(1 << i)
             i += 1
@@ -268,8 +280,10 @@ class Identify:
         if not self.failed[k]:
             self.failed[k] = 1
             d = self.displays[k]
-            print("identify: display %s (%s) does not answer" % (
-                address_text(d["bus"], d["addr"]), ", ".join(part["field"] for part in d["show"])))
+            print(
+                "identify: display %s (%s) does not answer"
+                % (address_text(d["bus"], d["addr"]), ", ".join(part["field"] for part in d["show"]))
+            )
 
     def draw_leds(self, now):
         """The LED whose turn it is on, the one before it off first (never two at once)."""

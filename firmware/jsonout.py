@@ -41,13 +41,13 @@ class JsonOut:
                     self.out.write(data)
                 self.total += n
                 return
-        self._buf[self._n:self._n + n] = data
+        self._buf[self._n : self._n + n] = data
         self._n += n
 
     def flush(self):
         if self._n:
             if self.out is not None:
-                self.out.write(memoryview(self._buf)[:self._n])
+                self.out.write(memoryview(self._buf)[: self._n])
             self.total += self._n
             self._n = 0
 

@@ -82,7 +82,6 @@ def fields(m, now, out):
     yield from matchdoc_rest.fields(m, now, out)
 
 
-
 def _setup(s, out):
     """The hall's setups (publisher.Publisher.setup: [n applied, (n, setup) waiting or None,
     refused, the last refusal's reason (bytes) or None, ...])."""

@@ -19,8 +19,19 @@ GAMES = ("straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2", "on
 
 # Foul kinds (I.9.2); "miss" is the empty inning, not counted as a foul;
 # "other" is a foul whose kind the board was not told (a wall board's foul button).
-FOULS = ("miss", "jumped", "moving_balls", "touched", "push", "foot", "marked_cushion", "wrong_ball", "zone", "time",
-         "other")
+FOULS = (
+    "miss",
+    "jumped",
+    "moving_balls",
+    "touched",
+    "push",
+    "foot",
+    "marked_cushion",
+    "wrong_ball",
+    "zone",
+    "time",
+    "other",
+)
 CALLS = ("entre", "dedans", "a_cheval", "out")  # III.4.3b, straight rail and balkline; out: a ball left the area
 LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1
 

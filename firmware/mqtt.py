@@ -69,6 +69,7 @@ class MQTTException(Exception):
 
 # ---- packets ----------------------------------------------------------------------
 
+
 def _length(n):
     """The remaining-length field: 7 bits a byte, high bit = more."""
     out = bytearray()
@@ -154,9 +155,9 @@ async def read_packet(reader, limit=0):
 
 # ---- the client ---------------------------------------------------------------------
 
+
 class Client:
-    def __init__(self, client_id, host, port=1883, user=None, password=None, keepalive=30, will=None,
-                 birth=None):
+    def __init__(self, client_id, host, port=1883, user=None, password=None, keepalive=30, will=None, birth=None):
         """will: (topic, message, retain, qos) the broker publishes if we vanish;
         birth: (topic, message, retain, qos) published at every connect (e.g. "online")."""
         self.client_id = client_id
@@ -348,7 +349,7 @@ class Client:
         topic = body[2:at]
         pid = None
         if kind & 6:  # QoS 1 (or 2, which we never ask for)
-            pid = body[at:at + 2]
+            pid = body[at : at + 2]
             at += 2
         if self._sub is not None and topic == self._sub[0]:
             self._sub[1](None if kind & 0x100 else body[at:])
@@ -376,7 +377,7 @@ class _File:
             h = None
             if key is not None:
                 pad = bytearray(64)
-                pad[:len(key)] = key
+                pad[: len(key)] = key
                 for i in range(64):
                     pad[i] ^= 0x36
                 h = hashlib.sha256(pad)

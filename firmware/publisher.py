@@ -36,14 +36,23 @@ class Publisher:
         self.board = board
         client_id, host, port, user, password, keepalive = board.hall
         status = board.topic + "status"
-        self.client = mqtt.Client(client_id, host, port, user, password, keepalive=keepalive,
-                                  will=(status, b"offline", True, 1), birth=(status, b"online", True, 1))
+        self.client = mqtt.Client(
+            client_id,
+            host,
+            port,
+            user,
+            password,
+            keepalive=keepalive,
+            will=(status, b"offline", True, 1),
+            birth=(status, b"online", True, 1),
+        )
         self._resend = True
         self._published = None
         # The hall's setups: [n applied, (n, setup) waiting or None, refused, last refusal's
         # reason, changes] (publisher_hall.start), or None without hall.key.
         with cold.Rare():
             import publisher_hall
+
             self.setup = publisher_hall.start(self)
         self._finished = None  # ticks_ms when publish_task first saw the match finished
         asyncio.create_task(self.client.run())
@@ -54,6 +63,7 @@ class Publisher:
         is loaded for it and dropped: no document code stays in RAM)."""
         with cold.Rare():
             import matchdoc
+
             return matchdoc.pieces(self.board.match, time.ticks_ms(), 512, self.setup)
 
     async def publish_task(self):
@@ -90,6 +100,7 @@ class Publisher:
         try:
             with cold.Rare():
                 import publisher_hall
+
                 if apply:
                     publisher_hall.apply(self, payload)
                 else:
@@ -104,15 +115,18 @@ class Publisher:
         key when the board has one (the hall refuses an unsigned report from a table it keyed)."""
         with cold.Rare():
             import store_history
+
             path = store_history.report_path(self.board.store, name)
         s = self.setup
-        self.client.publish_file(self.board.topic + "report", path, qos=1,
-                                 on_ack=lambda topic: self.acked(name), key=s[5] if s else None)
+        self.client.publish_file(
+            self.board.topic + "report", path, qos=1, on_ack=lambda topic: self.acked(name), key=s[5] if s else None
+        )
 
     def acked(self, name):
         try:
             with cold.Rare():
                 import store_history
+
                 store_history.mark_sent(self.board.store, name)
         except MemoryError:  # not marked: sent again after the next start (the hall drops repeats)
             self.board.short_of_memory()
@@ -122,6 +136,7 @@ class Publisher:
         if self._resend:
             with cold.Rare():
                 import store_history
+
                 unsent = store_history.unsent(self.board.store)
             for name in unsent:
                 self.send_report(name)

@@ -50,6 +50,7 @@ def _config():
     try:
         with cold.Rare():
             import startup
+
             return startup.load_config()[0]
     except ImportError:  # CPython: startup.py needs app.py, which needs machine
         import config
@@ -63,6 +64,7 @@ def _options(cfg):
     try:
         with cold.Rare():
             import startup
+
             return startup.match_options(cfg)
     except ImportError:  # CPython, as above
         import config
@@ -93,7 +95,7 @@ def last():
 def hmac(key, data):
     """HMAC-SHA256(key, data) (RFC 2104; a key of at most 64 bytes)."""
     block = bytearray(64)
-    block[:len(key)] = key
+    block[: len(key)] = key
     h = hashlib.sha256(bytes(b ^ 0x36 for b in block))
     h.update(data)
     inner = h.digest()

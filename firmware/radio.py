@@ -44,9 +44,28 @@ import struct
 
 import cold
 from matchnames import N_FOULS
-from radionames import (DROP_COMMAND, DROP_REPLAY, DROP_SENDER, DROP_SIZE, DROP_TAG, DROP_TYPE, DROP_UNPROVEN,
-                        DROP_VERSION, FOUL, FRAME_LEN, KEY_LEN, NONCE_LEN, N_COMMANDS, N_DROPS, SIGNED, TAG_LEN,
-                        T_ACK, T_CHALLENGE, T_COMMAND, VERSION)
+from radionames import (
+    DROP_COMMAND,
+    DROP_REPLAY,
+    DROP_SENDER,
+    DROP_SIZE,
+    DROP_TAG,
+    DROP_TYPE,
+    DROP_UNPROVEN,
+    DROP_VERSION,
+    FOUL,
+    FRAME_LEN,
+    KEY_LEN,
+    NONCE_LEN,
+    N_COMMANDS,
+    N_DROPS,
+    SIGNED,
+    TAG_LEN,
+    T_ACK,
+    T_CHALLENGE,
+    T_COMMAND,
+    VERSION,
+)
 
 try:
     from micropython import const
@@ -80,7 +99,7 @@ class Hmac:
         if not 0 < len(key) <= 64:
             raise ValueError("an HMAC key here has 1..64 bytes")
         inner = bytearray(64)
-        inner[:len(key)] = key
+        inner[: len(key)] = key
         outer = bytearray(inner)
         for i in range(64):  # a loop, not a generator: no code object of its own in RAM
             inner[i] ^= 0x36
@@ -115,7 +134,7 @@ def encode(hmac, kind, sender, boot, counter, command, arg, summary=None, nonce=
     if summary is not None:
         struct.pack_into(_SUMMARY, buf, _AT_SUMMARY, *summary)
     if nonce is not None:
-        buf[_AT_NONCE:_AT_NONCE + NONCE_LEN] = nonce
+        buf[_AT_NONCE : _AT_NONCE + NONCE_LEN] = nonce
     buf[SIGNED:] = hmac.tag(memoryview(buf)[:SIGNED])
     return bytes(buf)
 
@@ -127,8 +146,7 @@ def decode(data):
     sequence number is (boot, counter): f[2:4]."""
     version, kind, sender, boot, counter, command, arg = struct.unpack_from(_HEAD, data, 0)
     summary = struct.unpack_from(_SUMMARY, data, _AT_SUMMARY) if kind == T_ACK else None
-    return (kind, bytes(sender), boot, counter, command, arg, summary,
-            bytes(data[_AT_NONCE:_AT_NONCE + NONCE_LEN]))
+    return (kind, bytes(sender), boot, counter, command, arg, summary, bytes(data[_AT_NONCE : _AT_NONCE + NONCE_LEN]))
 
 
 def check(hmac, data, kind, sender):
@@ -179,8 +197,12 @@ class Receiver:
         if why < 0:
             kind, sender, boot, counter, command, arg, summary, nonce = decode(data)
             seq = (boot, counter)
-            if (command >= N_COMMANDS or (command == FOUL and arg >= N_FOULS)
-                    or counter > MAX_COUNTER or boot > MAX_BOOT):
+            if (
+                command >= N_COMMANDS
+                or (command == FOUL and arg >= N_FOULS)
+                or counter > MAX_COUNTER
+                or boot > MAX_BOOT
+            ):
                 why = DROP_COMMAND
             elif self.last is None:
                 if self.nonce is not None and equal(nonce, self.nonce):

@@ -27,8 +27,19 @@ import rules
 
 _PLAYERS = {"A": rules.A, "B": rules.B}
 _ON_OFF = {"on": True, "off": False}
-_INT_OPTIONS = ("target", "innings_limit", "shot_clock", "timeouts", "timeout_s", "break_s", "target_A", "target_B",
-                "sets", "deciding_target", "warmup_s")
+_INT_OPTIONS = (
+    "target",
+    "innings_limit",
+    "shot_clock",
+    "timeouts",
+    "timeout_s",
+    "break_s",
+    "target_A",
+    "target_B",
+    "sets",
+    "deciding_target",
+    "warmup_s",
+)
 _TEXT_OPTIONS = ("name_A", "club_A", "name_B", "club_B")
 
 # The longest line taken, in characters: a `new` with every option and four long names fits

@@ -60,7 +60,7 @@ def _unhex(text):
     """The bytes of an even number of hex digits (ValueError when one is not): the remote's
     parser of the radio's key and address (config.py checks them; the wall board's start,
     startup.setup_radio, reads the checked ones with binascii, without loading this module)."""
-    return bytes(int(text[i:i + 2], 16) for i in range(0, len(text), 2))
+    return bytes(int(text[i : i + 2], 16) for i in range(0, len(text), 2))
 
 
 RETRY_MS = const(50)
@@ -208,7 +208,8 @@ class Sender:
         if f is None or f[7] == NO_NONCE:
             return None
         seq, frame = self.pending
-        frame = radio.encode(self.hmac, T_COMMAND, self.own_id, seq[0], seq[1], frame[AT_COMMAND], frame[AT_COMMAND + 1],
-                       None, f[7])
+        frame = radio.encode(
+            self.hmac, T_COMMAND, self.own_id, seq[0], seq[1], frame[AT_COMMAND], frame[AT_COMMAND + 1], None, f[7]
+        )
         self.pending = (seq, frame)
         return frame

@@ -47,6 +47,7 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
     out.open("{")
     with cold.Rare():
         import matchdoc
+
         yield from matchdoc.fields(m, now, out)
         del matchdoc
     out.key("report")
@@ -61,6 +62,7 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
     yield  # the state document's writer dropped
     with cold.Rare():
         import rules_setup
+
         yield  # (loading it takes a while)
         shadow = rules_setup.follower(m)
         del rules_setup  # rules_setup.py then goes
@@ -68,13 +70,17 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
     # What the innings' part imports, loaded a step each (loading a module takes a while; they
     # stay until the report is over: app.Board.save_report drops them with it).
     import store_files  # noqa: F401
+
     yield
     import store_journal  # noqa: F401
+
     yield
     import rules_logback  # noqa: F401
+
     yield
     with cold.Rare():
         import rules_innings
+
         for inning in rules_innings.each(m, started_at, n, True, store, shadow):
             if inning is None:
                 yield
@@ -139,6 +145,7 @@ async def save(board):
     name = report_name(store.gen)
     with cold.Rare():
         import store_reportfile
+
         await asyncio.sleep_ms(0)  # (loading it takes a while)
         f = store_reportfile.report_file(store)
         del store_reportfile
@@ -147,8 +154,7 @@ async def save(board):
     done = False
     try:
         out = jsonout.JsonOut(f, 256)
-        for _ in writer(m, time.ticks_ms(), out, board.started_at, wall_clock(0), board.table, board.name,
-                        store):
+        for _ in writer(m, time.ticks_ms(), out, board.started_at, wall_clock(0), board.table, board.name, store):
             await asyncio.sleep_ms(0)
             if m.edits != edits or m.phase != FINISHED:
                 break
@@ -159,11 +165,13 @@ async def save(board):
         out = None
         with cold.Rare():
             import store_reportfile
+
             store_reportfile.finish_report(store, f, False)
         raise
     await asyncio.sleep_ms(0)
     with cold.Rare():
         import store_reportfile
+
         await asyncio.sleep_ms(0)
         if not store_reportfile.finish_report(store, f, done):
             done = False
@@ -173,4 +181,3 @@ async def save(board):
         if board.mqtt is not None:
             board.mqtt.send_report(name)
     await asyncio.sleep_ms(0)  # then save_report drops what the report loaded: a step of its own
-

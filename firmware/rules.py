@@ -29,13 +29,64 @@ clock) is exactly what it was just after that entry.
 from array import array
 
 import cold
-from matchnames import (ANCHOR, BAD_KIND, BAD_PLAYER, BREAK_OFF, BREAK_TAKEN, CHUNK, CLOSED, CUSHION_GAME,
-                        END_ABANDONED, END_INNINGS, END_LEFT, END_TARGET, END_TIEBREAK, E_ABANDON, E_BREAK,
-                        E_BREAK_END, E_CALL, E_CHOOSE, E_EXTEND, E_FOUL, E_FROZEN, E_FROZEN_CHOICE, E_JUMPED, E_LAG,
-                        E_LAG_COLLISION, E_LAG_FAULT, E_LAG_TIE, E_LEFT, E_MISS, E_POINT, E_RESUME, E_REVIEW,
-                        E_TIEBREAK, E_TIMEOUT, E_WARMUP_END, FINISHED_ALREADY, F_JUMPED, F_MISS, F_ZONE, IN_LAG,
-                        LAG_DECIDED, LAG_DONE, NOT_AT_TABLE, NOT_PLAYING, NO_MEMORY, N_FOULS, N_STATE, RESPOT_3C,
-                        RESPOT_START, RSHIFT, RUNNING, RUNS, R_NONE, R_TIEBREAK, WARMUP, WINDOW)
+from matchnames import (
+    ANCHOR,
+    BAD_KIND,
+    BAD_PLAYER,
+    BREAK_OFF,
+    BREAK_TAKEN,
+    CHUNK,
+    CLOSED,
+    CUSHION_GAME,
+    END_ABANDONED,
+    END_INNINGS,
+    END_LEFT,
+    END_TARGET,
+    END_TIEBREAK,
+    E_ABANDON,
+    E_BREAK,
+    E_BREAK_END,
+    E_CALL,
+    E_CHOOSE,
+    E_EXTEND,
+    E_FOUL,
+    E_FROZEN,
+    E_FROZEN_CHOICE,
+    E_JUMPED,
+    E_LAG,
+    E_LAG_COLLISION,
+    E_LAG_FAULT,
+    E_LAG_TIE,
+    E_LEFT,
+    E_MISS,
+    E_POINT,
+    E_RESUME,
+    E_REVIEW,
+    E_TIEBREAK,
+    E_TIMEOUT,
+    E_WARMUP_END,
+    FINISHED_ALREADY,
+    F_JUMPED,
+    F_MISS,
+    F_ZONE,
+    IN_LAG,
+    LAG_DECIDED,
+    LAG_DONE,
+    NOT_AT_TABLE,
+    NOT_PLAYING,
+    NO_MEMORY,
+    N_FOULS,
+    N_STATE,
+    RESPOT_3C,
+    RESPOT_START,
+    RSHIFT,
+    RUNNING,
+    RUNS,
+    R_NONE,
+    R_TIEBREAK,
+    WARMUP,
+    WINDOW,
+)
 from ticks import ticks_add, ticks_diff
 
 try:
@@ -113,10 +164,33 @@ def __getattr__(name):
 
 # A checkpoint's fields: the state's ints, then its pairs (a value per player); where each
 # is kept, and formats.py's after them: matchnames.py (N_STATE, RUN_AT...).
-_FIELDS = ("phase", "turn", "shooter", "breaker", "chooser", "collisions", "result", "ended_by", "run",
-           "last_foul", "last_call", "respot", "respot_balls", "break_taken", "break_start", "shot_anchor",
-           "shot_limit", "timeout_this_shot", "extensions", "lag_ties", "reviews", "area", "area_caroms",
-           "start_t", "end_t")
+_FIELDS = (
+    "phase",
+    "turn",
+    "shooter",
+    "breaker",
+    "chooser",
+    "collisions",
+    "result",
+    "ended_by",
+    "run",
+    "last_foul",
+    "last_call",
+    "respot",
+    "respot_balls",
+    "break_taken",
+    "break_start",
+    "shot_anchor",
+    "shot_limit",
+    "timeout_this_shot",
+    "extensions",
+    "lag_ties",
+    "reviews",
+    "area",
+    "area_caroms",
+    "start_t",
+    "end_t",
+)
 _PAIRS = ("targets", "score", "innings", "played", "high_run", "fouls", "timeouts")
 
 
@@ -145,6 +219,7 @@ class Match:
         self._runs_cap = [RUNS, RUNS]  # innings each player's chunks of runs hold
         with cold.Rare():
             import rules_setup
+
             rules_setup.init(self, capacity, options)
 
     # ---- setting up ------------------------------------------------------
@@ -154,12 +229,14 @@ class Match:
         bad option the current match stays as it is and the reason is returned."""
         with cold.Rare():
             import rules_setup
+
             return rules_setup.new(self, now, options)
 
     def options(self):
         """This match's options, as new() takes them."""
         with cold.Rare():
             import rules_setup
+
             return rules_setup.options(self)
 
     def _reset(self):
@@ -217,8 +294,11 @@ class Match:
             self._retire()
         if self._mids is None:
             self._make_mids()
-        if (self.n + _SPARE <= self._cap and self.played[0] + _SPARE <= self._runs_cap[0]
-                and self.played[1] + _SPARE <= self._runs_cap[1]):
+        if (
+            self.n + _SPARE <= self._cap
+            and self.played[0] + _SPARE <= self._runs_cap[0]
+            and self.played[1] + _SPARE <= self._runs_cap[1]
+        ):
             return True  # nothing to make: no call to _make_room (its try block: a heap frame)
         return self._make_room(_SPARE)
 
@@ -274,7 +354,6 @@ class Match:
             arg = self._targets[2 * arg]  # A's; B's: arg2()
         return code, arg, c.times[j]
 
-
     def run_of(self, p, i):
         """The run of player p's inning i (0 = his first)."""
         return self._runs[p][i >> RSHIFT][i & _RLOW]
@@ -311,8 +390,14 @@ class Match:
         """The six quarters' states (reserve(): not at the start, whose heap is tight; an undo
         replays from the chunk's start until they are made)."""
         try:
-            self._mids = [_zeros("i", N_STATE), _zeros("i", N_STATE), _zeros("i", N_STATE),
-                          _zeros("i", N_STATE), _zeros("i", N_STATE), _zeros("i", N_STATE)]
+            self._mids = [
+                _zeros("i", N_STATE),
+                _zeros("i", N_STATE),
+                _zeros("i", N_STATE),
+                _zeros("i", N_STATE),
+                _zeros("i", N_STATE),
+                _zeros("i", N_STATE),
+            ]
         except MemoryError:
             self._mids = None  # tried again at the next reserve()
 
@@ -419,11 +504,13 @@ class Match:
     def _deep_chunk(self, k):
         with cold.Rare():
             import rules_logback
+
             return rules_logback.deep(self, k)
 
     def _read_back(self, k):
         with cold.Rare():
             import rules_logback
+
             return rules_logback.read_back(self, k)
 
     def resume_at(self, now):
@@ -503,8 +590,11 @@ class Match:
             elif self.shot_ms and (self.phase == RUNNING or self.phase == EQUALIZING):
                 end = self.shot_anchor + self.shot_limit
                 if t >= end:  # a time-out if one is left, else a time foul
-                    if not (self._log(E_TIMEOUT, 0, end) if not self.timeout_this_shot and self.timeouts[self.turn] > 0
-                            else self._log(E_FOUL, F_TIME, end)):
+                    if not (
+                        self._log(E_TIMEOUT, 0, end)
+                        if not self.timeout_this_shot and self.timeouts[self.turn] > 0
+                        else self._log(E_FOUL, F_TIME, end)
+                    ):
                         return added
                     added += 1
                     continue

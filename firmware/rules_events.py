@@ -10,11 +10,44 @@ internals, as part of rules.py (rules_setup.py is its other cold half).
     rules_events.extend(match, 40, now)     # None, or the reason (rules.py's numbers)
 """
 
-from matchnames import (ANCHOR, BAD_KIND, BAD_PLAYER, BAD_TARGET, CLOSED, CUSHION_GAME, END_INNINGS, E_ABANDON,
-                        E_CALL, E_EXTEND, E_FROZEN, E_FROZEN_CHOICE, E_JUMPED, E_LAG_COLLISION, E_LAG_FAULT,
-                        E_LAG_TIE, E_LEFT, E_NEXT_SET, E_REVIEW, E_TIEBREAK, E_WARMUP, FINISHED_ALREADY, IN_LAG,
-                        LAG_DECIDED, LAG_DONE, NOT_AT_TABLE, NOT_PLAYING, NO_FORMATS, NO_MEMORY, RESPOT_3C,
-                        RESPOT_CHOICE, RESPOT_FREE_BALL, RESPOT_MASSE, RESPOT_START, RUNNING, WARMUP)
+from matchnames import (
+    ANCHOR,
+    BAD_KIND,
+    BAD_PLAYER,
+    BAD_TARGET,
+    CLOSED,
+    CUSHION_GAME,
+    END_INNINGS,
+    E_ABANDON,
+    E_CALL,
+    E_EXTEND,
+    E_FROZEN,
+    E_FROZEN_CHOICE,
+    E_JUMPED,
+    E_LAG_COLLISION,
+    E_LAG_FAULT,
+    E_LAG_TIE,
+    E_LEFT,
+    E_NEXT_SET,
+    E_REVIEW,
+    E_TIEBREAK,
+    E_WARMUP,
+    FINISHED_ALREADY,
+    IN_LAG,
+    LAG_DECIDED,
+    LAG_DONE,
+    NOT_AT_TABLE,
+    NOT_PLAYING,
+    NO_FORMATS,
+    NO_MEMORY,
+    RESPOT_3C,
+    RESPOT_CHOICE,
+    RESPOT_FREE_BALL,
+    RESPOT_MASSE,
+    RESPOT_START,
+    RUNNING,
+    WARMUP,
+)
 from rules_setup import keep_extension
 from matchwords import CALLS, GAMES, LAG_FAULTS, MAX_TARGET
 from rules import A, B, EQUALIZING, FINISHED, LAG, NOBODY, R_DRAW, TIEBREAK

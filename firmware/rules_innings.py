@@ -129,9 +129,18 @@ def _opened(shadow, t, started_at):
     p = shadow.shooter
     if p == NOBODY or shadow.turn == NOBODY or shadow.phase == LAG or shadow.phase == SET_OVER or not shadow.innings[p]:
         return None
-    out = {"player": ("A", "B")[p], "inning": shadow.innings[p], "run": 0, "fouls": [], "break": False,
-           "equalizing": shadow.phase == EQUALIZING, "start_ms": t, "end_ms": None,
-           "start": epoch(started_at, t), "end": None}
+    out = {
+        "player": ("A", "B")[p],
+        "inning": shadow.innings[p],
+        "run": 0,
+        "fouls": [],
+        "break": False,
+        "equalizing": shadow.phase == EQUALIZING,
+        "start_ms": t,
+        "end_ms": None,
+        "start": epoch(started_at, t),
+        "end": None,
+    }
     if shadow.fmt is not None and shadow.sets_to_win:
         out["set"] = shadow.set_no
     if shadow.phase == SHOOTOUT:

@@ -61,6 +61,7 @@ def chunk_steps(m, k, store):
     c = m._deep
     with cold.Rare():
         import store_journal
+
         n = yield from store_journal.load_steps(store, k, _putter(m, k, c))
     _check(m, k, n)
     m._deep_k = k

@@ -99,10 +99,31 @@ def new(m, now, options):
     return _new(m, now, **options)
 
 
-def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0, equalizing=True,
-         draw=True, shot_clock=0, timeouts=None, timeout_s=None, break_s=180, breaker_ball="spot",
-         name_A="", club_A="", name_B="", club_B="", target_A=None, target_B=None, sets=0,
-         deciding_target=None, shootout=False, warmup_s=0):
+def _new(
+    m,
+    now,
+    game="three_cushion",
+    target=30,
+    breaker=None,
+    innings_limit=0,
+    equalizing=True,
+    draw=True,
+    shot_clock=0,
+    timeouts=None,
+    timeout_s=None,
+    break_s=180,
+    breaker_ball="spot",
+    name_A="",
+    club_A="",
+    name_B="",
+    club_B="",
+    target_A=None,
+    target_B=None,
+    sets=0,
+    deciding_target=None,
+    shootout=False,
+    warmup_s=0,
+):
     if game not in GAMES:
         return _BAD_GAME
     ta = target if target_A is None else target_A
@@ -171,8 +192,9 @@ def _new(m, now, game="three_cushion", target=30, breaker=None, innings_limit=0,
 def _formats_ok(sets, deciding_target, shootout, draw, warmup_s):
     if not isinstance(sets, int) or not 0 <= sets <= MAX_SETS:
         return _BAD_SETS
-    if deciding_target is not None and (not isinstance(deciding_target, int) or not sets
-                                        or not 1 <= deciding_target <= MAX_TARGET):
+    if deciding_target is not None and (
+        not isinstance(deciding_target, int) or not sets or not 1 <= deciding_target <= MAX_TARGET
+    ):
         return _BAD_DECIDING
     if shootout and draw and not sets:
         return _SHOOTOUT_DRAW
@@ -197,16 +219,26 @@ def keep_extension(m, a, b):
 
 # ---- a match's options, a follower -----------------------------------------------
 
+
 def options(m):
     """This match's options, as new() takes them (a handicap's and the formats' only when the
     match has them)."""
     d = {
-        "game": GAMES[m.game], "target": m.targets0[A], "breaker": None if m.breaker0 == NOBODY else m.breaker0,
-        "innings_limit": m.innings_limit, "equalizing": m.equalizing, "draw": m.draw_allowed,
-        "shot_clock": m.shot_ms // 1000, "timeouts": m.timeouts0, "timeout_s": m.timeout_s,
+        "game": GAMES[m.game],
+        "target": m.targets0[A],
+        "breaker": None if m.breaker0 == NOBODY else m.breaker0,
+        "innings_limit": m.innings_limit,
+        "equalizing": m.equalizing,
+        "draw": m.draw_allowed,
+        "shot_clock": m.shot_ms // 1000,
+        "timeouts": m.timeouts0,
+        "timeout_s": m.timeout_s,
         "break_s": m.break_ms // 1000,
         "breaker_ball": "white" if m.white_breaker else "spot",
-        "name_A": m.names[A], "club_A": m.clubs[A], "name_B": m.names[B], "club_B": m.clubs[B],
+        "name_A": m.names[A],
+        "club_A": m.clubs[A],
+        "name_B": m.names[B],
+        "club_B": m.clubs[B],
     }
     if m.targets0[A] != m.targets0[B]:
         d["target_A"] = m.targets0[A]
@@ -238,6 +270,7 @@ def _chunk_at(m, i):
         return c
     with cold.Rare():
         import rules_logback
+
         return rules_logback.deep(m, i // CHUNK)
 
 

@@ -35,7 +35,7 @@ def pieces(m, k):
             n -= take
             i += 1
     if ext:
-        yield array("H", m._targets[:2 * ext])
+        yield array("H", m._targets[: 2 * ext])
 
 
 def from_checkpoint(m, k, played_a, played_b, ext, read):
@@ -69,7 +69,7 @@ def from_checkpoint(m, k, played_a, played_b, ext, read):
         m._mid_k[s] = -1
     m._chunks = [None] * at
     m._chunks.append(first)  # chunk k - 1: the next entries go there
-    m._states = states[:at + 1]  # chunk k's is made again as its first entry is played
+    m._states = states[: at + 1]  # chunk k's is made again as its first entry is played
     m._cap = (at + 1) * CHUNK
     m._runs = runs  # those played from chunk k - 1 on are written again as they are played
     m._runs_cap = [len(runs[A]) * RUNS, len(runs[B]) * RUNS]

@@ -30,8 +30,15 @@ import time
 
 import cold
 import confignames
-from errorcodes import (ERROR_BOARD, ERROR_CRASH_LOOP, ERROR_MEMORY, ERROR_SAFE_BUTTON, ERROR_STORE, STORE_ERROR_MS,
-                        WDT_MS)
+from errorcodes import (
+    ERROR_BOARD,
+    ERROR_CRASH_LOOP,
+    ERROR_MEMORY,
+    ERROR_SAFE_BUTTON,
+    ERROR_STORE,
+    STORE_ERROR_MS,
+    WDT_MS,
+)
 from storenames import ERR_MEMORY
 
 try:
@@ -69,6 +76,7 @@ def load_config():
     def check():
         with cold.Rare():
             import config
+
             cfg, code[0], msg = config.load()
         if code[0]:
             print("config:", msg)
@@ -76,6 +84,7 @@ def load_config():
 
     with cold.Rare():
         import checked
+
         cfg = checked.load(confignames.FILE, "config.ok", check, _CONFIG_CHECKERS)
     return cfg, code[0]
 
@@ -90,10 +99,12 @@ def load_board(name, timings=None):
     def check():
         with cold.Rare():
             import boarddef
+
             return boarddef.load(path, False), True
 
     with cold.Rare():
         import checked
+
         board = checked.load(path, path[:-5] + ".ok", check, "boarddef")
     for key, value in (timings or {}).items():
         if value is None:
@@ -106,6 +117,7 @@ def load_board(name, timings=None):
 
 
 # ---- crash counting and safe boot ---------------------------------------------------
+
 
 def crash_count(cause=None):
     """Count this boot if it follows a crash (watchdog, or the app's exception handler)."""
@@ -163,11 +175,13 @@ def identify(hw=None, board=None, config=None):
     chips = make_chips(board, make_buses(board), config["display"]["brightness"])
     with cold.Rare():
         import identify
+
         identify.run(board, chips, make_leds(board), make_buzzer(board, 0), make_pin)
     gc.collect()
 
 
 # ---- hardware ------------------------------------------------------------------------
+
 
 def make_pin(num, pull):
     p = machine.Pin.PULL_UP if pull == "up" else (machine.Pin.PULL_DOWN if pull == "down" else None)
@@ -244,6 +258,7 @@ def show_code_anywhere(code):
 
 # ---- the wall board --------------------------------------------------------------------
 
+
 def match_options(cfg):
     """rules.Match keyword arguments from the configuration (config.match_options, inlined
     so the board does not load config.py again)."""
@@ -259,9 +274,22 @@ def match_options(cfg):
 
 
 # rules.Match.new's defaults (rules_setup._new): the options equal to them are left out.
-_DEFAULTS = {"innings_limit": 0, "equalizing": True, "draw": True, "shot_clock": 0, "timeouts": None,
-             "timeout_s": None, "break_s": 180, "breaker_ball": "spot", "target_A": None, "target_B": None,
-             "sets": 0, "deciding_target": None, "shootout": False, "warmup_s": 0}
+_DEFAULTS = {
+    "innings_limit": 0,
+    "equalizing": True,
+    "draw": True,
+    "shot_clock": 0,
+    "timeouts": None,
+    "timeout_s": None,
+    "break_s": 180,
+    "breaker_ball": "spot",
+    "target_A": None,
+    "target_B": None,
+    "sets": 0,
+    "deciding_target": None,
+    "shootout": False,
+    "warmup_s": 0,
+}
 
 
 def _hand_in(hw):
@@ -293,13 +321,13 @@ def build(board, config, error=0, hw=None):
     v = view.View(board, chips, make_leds(board), match)
     with cold.Rare():
         import buttons_setup
+
         group = buttons_setup.from_board(board, make_pin)
     ctrl = controller.Controller(match, v, buzzer, group, options)
     ctrl.locked = held  # nothing is scored on a match that would not be saved
     error_until = None
     if st.errors & ~ERR_MEMORY:
-        print("carom: the saved match was damaged or went back (errors %d); what could be read is back"
-              % st.errors)
+        print("carom: the saved match was damaged or went back (errors %d); what could be read is back" % st.errors)
         v.error = ERROR_STORE
         error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
     else:
@@ -311,9 +339,27 @@ def build(board, config, error=0, hw=None):
     hall = wifi = topic = None
     if config["wifi"]["ssid"] and config["mqtt"]["host"]:
         hall, wifi, topic = setup_mqtt(config)
-    return app.Board(board["name"], config["name"], match, st, started_at, v, ctrl, group, buzzer, buses, chips,
-                     i2c_specs, bytes(d["bus"] for d in board["displays"]), error_until, receiver, espnow, hall,
-                     wifi, topic)
+    return app.Board(
+        board["name"],
+        config["name"],
+        match,
+        st,
+        started_at,
+        v,
+        ctrl,
+        group,
+        buzzer,
+        buses,
+        chips,
+        i2c_specs,
+        bytes(d["bus"] for d in board["displays"]),
+        error_until,
+        receiver,
+        espnow,
+        hall,
+        wifi,
+        topic,
+    )
 
 
 def restore(st, options):
@@ -369,7 +415,11 @@ def setup_mqtt(config):
         table = "t" + "".join("%02x" % x for x in mac[3:])
     topic = m["prefix"] + "/" + table + "/"
     print("carom: publishing to", m["host"], "as", topic + "*")
-    return ("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None, m["keepalive_s"]), wifi, topic
+    return (
+        ("carom-" + table, m["host"], m["port"], m["user"] or None, m["password"] or None, m["keepalive_s"]),
+        wifi,
+        topic,
+    )
 
 
 def setup_radio(ctrl, radio_cfg):
@@ -395,6 +445,7 @@ def setup_radio(ctrl, radio_cfg):
     if radio_cfg["wall_buttons"] != "all":
         with cold.Rare():
             import buttons_setup
+
             ctrl.allowed = buttons_setup.allowed(radio_cfg["wall_buttons"])
     print("carom: paired with the remote", radio_cfg["peer"])
     return receiver, e
@@ -418,6 +469,7 @@ def read_last():
 
 
 # ---- the start ---------------------------------------------------------------------------
+
 
 def start(hw, heap_at_start=0):
     """Build the board for config.json with the machine module `hw`: the wall board
@@ -476,15 +528,19 @@ def _start():
     if board["role"] == "remote":
         # Not at a wake from deep sleep: a press on any button wakes the box (the identify
         # button's too: a foul for the match). Held with the safe-boot button: neither.
-        if (machine.reset_cause() != machine.DEEPSLEEP_RESET and button_held(board, "identify_button")
-                and not button_held(board, "safe_boot_button")):
+        if (
+            machine.reset_cause() != machine.DEEPSLEEP_RESET
+            and button_held(board, "identify_button")
+            and not button_held(board, "safe_boot_button")
+        ):
             identify(None, board, config)
             machine.soft_reset()  # a fresh heap for the app: nothing of the mode stays in RAM
         machine.freq(_CPU_HZ)  # a wake's work done sooner: less of the battery, not more
         import app_remote  # the remote's own: none of the wall board's app
 
-        return app_remote.Remote(board, config, make_pin, make_chips(board, make_buses(board),
-                                                                     config["display"]["brightness"]))
+        return app_remote.Remote(
+            board, config, make_pin, make_chips(board, make_buses(board), config["display"]["brightness"])
+        )
     crashes = crash_count()
     safe = 0
     if button_held(board, "safe_boot_button"):

@@ -66,8 +66,19 @@ import struct
 
 import cold
 from matchnames import CHUNK, E_EXTEND
-from storenames import (EEXIST, ERR_WRITE, HELD, K_CLOSE, K_ENTRY, K_UNDO, NOTHING_TO_UNDO, NO_MATCH, REC,
-                        SEG_RECORDS, WRITE_FAILED)
+from storenames import (
+    EEXIST,
+    ERR_WRITE,
+    HELD,
+    K_CLOSE,
+    K_ENTRY,
+    K_UNDO,
+    NOTHING_TO_UNDO,
+    NO_MATCH,
+    REC,
+    SEG_RECORDS,
+    WRITE_FAILED,
+)
 
 try:
     from micropython import const
@@ -152,6 +163,7 @@ class MatchStore:
         (loaded for it and dropped: a constructor run once need not stay in RAM)."""
         with cold.Rare():
             import store_files
+
             store_files.init(self, root, fs, max_reports, max_report_bytes)
 
     # ---- names and small file helpers ------------------------------------
@@ -165,7 +177,6 @@ class MatchStore:
         except OSError:
             return -1
 
-
     # ---- reading back and beginning: store_snapshot.py, loaded for it and dropped -------
 
     def restore(self, match, now):
@@ -174,12 +185,14 @@ class MatchStore:
         not enough memory to read it: the store is then `held` (writes nothing)."""
         with cold.Rare():
             import store_snapshot
+
             return store_snapshot.restore(self, match, now)
 
     def begin(self, match):
         """Save a new match (its options; its entries follow with sync or append)."""
         with cold.Rare():
             import store_snapshot
+
             return store_snapshot.begin(self, match)
 
     def load_chunk(self, k, put):
@@ -187,6 +200,7 @@ class MatchStore:
         stay in RAM). Returns the journal's number of entries."""
         with cold.Rare():
             import store_journal
+
             return store_journal.load_chunk(self, k, put)
 
     # ---- writing ----------------------------------------------------------
@@ -259,16 +273,19 @@ class MatchStore:
     def _put_arg2(self, match, t):
         with cold.Rare():
             import store_history
+
             return store_history.put_arg2(self, match, t)
 
     def _checkpoint(self, match, k):
         with cold.Rare():
             import store_checkpoint
+
             store_checkpoint.save(self, match, k)
 
     def _rescan(self):
         with cold.Rare():
             import store_snapshot
+
             store_snapshot.rescan(self)
 
     def _put(self, kind, code, arg, t):

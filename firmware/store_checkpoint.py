@@ -61,7 +61,7 @@ def save(st, m, k):
         return
     played_a, played_b, ext = rules_state.counts(m, k)
     head = struct.pack(_HEAD, _MAGIC, _FORMAT, 0, k, st.gen, st._starts[k], played_a, played_b, ext)
-    starts = array("I", st._starts[:k + 1])
+    starts = array("I", st._starts[: k + 1])
 
     def write(f):
         crc = crc32(head, st.gen)
@@ -88,8 +88,13 @@ def heads(st):
         if data is None or len(data) != _HEAD_SIZE:
             continue
         magic, version, _, k, gen, seq, played_a, played_b, ext = struct.unpack(_HEAD, data)
-        if (magic != _MAGIC or version != _FORMAT or gen != st.gen or k < 1
-                or st._size(store_files.ckpt_path(st, slot)) != size(k, played_a, played_b, ext)):
+        if (
+            magic != _MAGIC
+            or version != _FORMAT
+            or gen != st.gen
+            or k < 1
+            or st._size(store_files.ckpt_path(st, slot)) != size(k, played_a, played_b, ext)
+        ):
             continue
         found.append((k, seq, (played_a, played_b, ext), slot))
     found.sort(reverse=True)
@@ -126,4 +131,3 @@ def load(st, m, head):
         return False
     st._starts = list(starts)
     return True
-

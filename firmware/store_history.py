@@ -14,6 +14,7 @@ from store import rename, report_name  # noqa: F401
 from store_files import listdir, mkdir, names, read, report_number, reports, sent, snap_path, write_sent  # noqa: F401
 from storenames import ERR_WRITE, K_ARG2
 
+
 def crc32_py(data, crc=0):
     """CRC-32 (zlib's, continued from `crc`) without a table: store.crc32's fallback on a
     build without binascii.crc32."""
@@ -32,7 +33,6 @@ def put_arg2(st, m, t):
 
     b = rules_setup.arg2(m, st.count)
     return st._put(K_ARG2, rules.E_EXTEND, b, t) if b >= 0 else None
-
 
 
 def load(st):
@@ -95,7 +95,6 @@ def read_report(st, name):
         f.close()
 
 
-
 def mark_sent(st, name):
     """The broker has report `name` (and, reports being sent in order, every older one)."""
     n = report_number(name)
@@ -103,12 +102,7 @@ def mark_sent(st, name):
         write_sent(st, n)
 
 
-
 def unsent(st):
     """Names of the reports the broker does not have yet, oldest first."""
     top = sent(st)
     return [name for name in reports(st) if report_number(name) > top]
-
-
-
-

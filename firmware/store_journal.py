@@ -33,7 +33,7 @@ def records(data, seq, gen):
     end = min(len(data), SEG_RECORDS * REC_SIZE) - REC_SIZE
     while at <= end:
         s, kind, code, arg, t, crc = struct.unpack_from(RECORD, data, at)
-        if s != seq or crc != crc32(memoryview(data)[at:at + 12], gen):
+        if s != seq or crc != crc32(memoryview(data)[at : at + 12], gen):
             return
         yield kind, code, arg, t
         seq += 1

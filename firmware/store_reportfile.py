@@ -44,8 +44,7 @@ def finish_report(st, f, keep=True):
             sizes.append(k)
             total += k
         i = 0
-        while i < len(others) and (len(others) - i >= st.max_reports
-                                   or total + size > st.max_report_bytes):
+        while i < len(others) and (len(others) - i >= st.max_reports or total + size > st.max_report_bytes):
             st.fs.remove(st._hdir + "/" + others[i])
             total -= sizes[i]
             i += 1

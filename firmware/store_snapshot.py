@@ -42,9 +42,25 @@ import store_files
 from store_journal import records
 from matchnames import CHUNK
 from store import crc32, report_name
-from storenames import (ERR_JOURNAL, ERR_MEMORY, ERR_READ, ERR_RESTORE, ERR_ROLLBACK, ERR_SNAPSHOT, ERR_WRITE,
-                        GEN_MAX, K_ARG2, K_CLOSE, K_ENTRY, K_START, K_UNDO, REC_SIZE, SEG_RECORDS, SNAP_SIZE,
-                        WRITE_FAILED)
+from storenames import (
+    ERR_JOURNAL,
+    ERR_MEMORY,
+    ERR_READ,
+    ERR_RESTORE,
+    ERR_ROLLBACK,
+    ERR_SNAPSHOT,
+    ERR_WRITE,
+    GEN_MAX,
+    K_ARG2,
+    K_CLOSE,
+    K_ENTRY,
+    K_START,
+    K_UNDO,
+    REC_SIZE,
+    SEG_RECORDS,
+    SNAP_SIZE,
+    WRITE_FAILED,
+)
 
 try:
     from micropython import const
@@ -100,18 +116,48 @@ def pack_snapshot(gen, m):
     """The 128-byte snapshot of match m's options, for generation gen."""
     texts = fit_texts((m.names[rules.A], m.clubs[rules.A], m.names[rules.B], m.clubs[rules.B]))
     fmt = m.fmt is not None
-    flags = ((1 if m.equalizing else 0) | (2 if m.draw_allowed else 0) | (4 if m.white_breaker else 0)
-             | (8 if fmt and m.shootout else 0) | (16 if fmt else 0))
+    flags = (
+        (1 if m.equalizing else 0)
+        | (2 if m.draw_allowed else 0)
+        | (4 if m.white_breaker else 0)
+        | (8 if fmt and m.shootout else 0)
+        | (16 if fmt else 0)
+    )
     breaker = _NO_BREAKER if m.breaker0 == rules.NOBODY else m.breaker0
     buf = bytearray(SNAP_SIZE)
-    struct.pack_into(_HEAD, buf, 0, _MAGIC, FORMAT, m.game, flags, breaker, gen, m.targets0[0], m.innings_limit,
-                     m.shot_ms // 1000, m.break_ms // 1000, m.timeouts0)
-    struct.pack_into(_TAIL, buf, 21, m.timeout_s or 0, m.targets0[1], m.sets_to_win if fmt else 0,
-                     m.deciding_target if fmt else 0, m.warmup_ms // 1000 if fmt else 0,
-                     len(texts[0]), len(texts[1]), len(texts[2]), len(texts[3]))
+    struct.pack_into(
+        _HEAD,
+        buf,
+        0,
+        _MAGIC,
+        FORMAT,
+        m.game,
+        flags,
+        breaker,
+        gen,
+        m.targets0[0],
+        m.innings_limit,
+        m.shot_ms // 1000,
+        m.break_ms // 1000,
+        m.timeouts0,
+    )
+    struct.pack_into(
+        _TAIL,
+        buf,
+        21,
+        m.timeout_s or 0,
+        m.targets0[1],
+        m.sets_to_win if fmt else 0,
+        m.deciding_target if fmt else 0,
+        m.warmup_ms // 1000 if fmt else 0,
+        len(texts[0]),
+        len(texts[1]),
+        len(texts[2]),
+        len(texts[3]),
+    )
     at = _TEXT_AT
     for t in texts:
-        buf[at:at + len(t)] = t
+        buf[at : at + len(t)] = t
         at += len(t)
     struct.pack_into("<I", buf, _CRC_AT, crc32(memoryview(buf)[:_CRC_AT]))
     return buf
@@ -143,7 +189,7 @@ def parse_snapshot(data):
     texts = []
     for n in (l0, l1, l2, l3):
         try:
-            texts.append(str(bytes(data[at:at + n]), "utf-8"))
+            texts.append(str(bytes(data[at : at + n]), "utf-8"))
         except Exception:  # not UTF-8 (CPython checks; MicroPython may not)
             return None
         at += n
@@ -242,8 +288,9 @@ def restore(st, match, now):
 def _checkpoints(st, match):
     """The checkpoints to try (store_checkpoint.heads), or none: a match with formats, or no slot
     on the flash (store_checkpoint.py is then not loaded: a start without a long match)."""
-    if match.fmt is not None or (st._size(store_files.ckpt_path(st, 0)) < 0
-                                 and st._size(store_files.ckpt_path(st, 1)) < 0):
+    if match.fmt is not None or (
+        st._size(store_files.ckpt_path(st, 0)) < 0 and st._size(store_files.ckpt_path(st, 1)) < 0
+    ):
         return ()
     import store_checkpoint
 
@@ -292,7 +339,7 @@ def scan(st, match, version, first=0):
             if seq < first:  # before the checkpoint's chunk: only an extension's B target counts
                 arg2 = arg if kind == K_ARG2 else -1
                 if kind == K_ARG2:
-                    dangling = (seq, seg, data[:good * REC_SIZE])
+                    dangling = (seq, seg, data[: good * REC_SIZE])
             elif first and seq == first and kind != K_ENTRY:
                 raise _Stale  # not the chunk's first entry: the checkpoint is not this journal's
             elif kind == K_ENTRY:
@@ -303,7 +350,7 @@ def scan(st, match, version, first=0):
                 closed = False
             elif kind == K_ARG2:
                 arg2 = arg
-                dangling = (seq, seg, data[:good * REC_SIZE])
+                dangling = (seq, seg, data[: good * REC_SIZE])
             elif kind == K_UNDO:
                 match.pop()
                 arg2 = -1  # a second argument is the next record's, an entry's, or none's
@@ -345,7 +392,7 @@ def _torn_tail(st, seg, data, good):
     tail to drop: (seg, the good bytes, present), or None when there is none."""
     if len(data) != good * REC_SIZE or later_segments(st, seg):
         st.errors |= ERR_JOURNAL
-        return (seg, data[:good * REC_SIZE], len(data) > 0)
+        return (seg, data[: good * REC_SIZE], len(data) > 0)
     return None
 
 

@@ -45,8 +45,28 @@ ball out of the area); LAST n (blinking); EQUALIZING INNING; TIME; FOUL.
 import cold
 from rules import BREAK, EQUALIZING, FINISHED, F_TIME, LAG, R_A, R_B, R_DRAW, TIEBREAK
 from ticks import ticks_add, ticks_diff
-from viewnames import (AVERAGE, BLINK_1HZ, BLINK_2HZ, BLINK_HALF_HZ, BREAK_CLOCK, CLOCK, COUNTDOWN, HIGH_RUN, INNINGS,
-                       MESSAGE, NAME, OWN_TARGET, PER_PLAYER, PLAIN, RUN, SCORE, SETS, STALE, STEPS, TARGET)
+from viewnames import (
+    AVERAGE,
+    BLINK_1HZ,
+    BLINK_2HZ,
+    BLINK_HALF_HZ,
+    BREAK_CLOCK,
+    CLOCK,
+    COUNTDOWN,
+    HIGH_RUN,
+    INNINGS,
+    MESSAGE,
+    NAME,
+    OWN_TARGET,
+    PER_PLAYER,
+    PLAIN,
+    RUN,
+    SCORE,
+    SETS,
+    STALE,
+    STEPS,
+    TARGET,
+)
 
 try:
     from micropython import const
@@ -69,9 +89,11 @@ _DASH14 = const(0xC0)  # and on a 14-segment one
 # between four blanks, so a window a marquee moves over it shows blanks around it, as
 # around any text. Bytes, not str: indexing a str makes a 1-character string (an
 # allocation the first time each character is seen); indexing bytes gives an int.
-_TEXT = (b"    LAG    BREAK    EQUALIZING INNING    DRAW    TIE-BREAK    FOUL    TIME    A WINS    B WINS"
-         b"    RESPOT    SPOTS    FROZEN    FREE BALL    MASSE    LAST 1    LAST 2    LAST 3    LAST 4    LAST 5"
-         b"    OUT    ")
+_TEXT = (
+    b"    LAG    BREAK    EQUALIZING INNING    DRAW    TIE-BREAK    FOUL    TIME    A WINS    B WINS"
+    b"    RESPOT    SPOTS    FROZEN    FREE BALL    MASSE    LAST 1    LAST 2    LAST 3    LAST 4    LAST 5"
+    b"    OUT    "
+)
 
 
 def _index(text):
@@ -123,6 +145,7 @@ class View:
         The tables are made by view_setup.py, which leaves RAM afterwards."""
         with cold.Rare():
             import view_setup
+
             view_setup.init(self, board, chips, leds, match)
 
     def new_match(self):
@@ -131,6 +154,7 @@ class View:
         try:
             with cold.Rare():
                 import view_setup
+
                 view_setup.names(self)
         except MemoryError:
             pass

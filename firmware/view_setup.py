@@ -49,7 +49,7 @@ def display_text(text):
         if n == 1:
             out.append(c - 32 if 97 <= c <= 122 else c if 32 <= c < 127 else 63)
         else:
-            k = _ACCENTED.find(data[i:i + n].decode())
+            k = _ACCENTED.find(data[i : i + n].decode())
             out.append(_PLAIN[k] if k >= 0 else 63)
             if k == len(_PLAIN) - 1:
                 out.append(_PLAIN[k])
@@ -89,7 +89,9 @@ def init(v, board, chips, leds, match):
     v._last = array("i", [STALE] * n)  # each slot's value when it was last drawn (View.invalidate)
     v._error_shown = 0
     v.failed = bytearray(len(displays))
-    v._retry_at = array("i", [0] * len(displays))  # a dead chip's next try; a live one's last write (its period's start)
+    v._retry_at = array(
+        "i", [0] * len(displays)
+    )  # a dead chip's next try; a live one's last write (its period's start)
     v._leds = [leds.get(name) for name in LEDS]
     v._led_on = bytearray(len(LEDS))
     v._active_low = bytearray(len(LEDS))
@@ -141,5 +143,5 @@ def short_name(name, other, cells=_CELLS):
     short = words[-1][:cells]
     theirs = display_text(other).split()
     if len(words) > 1 and theirs and theirs[-1][:cells] == short:
-        short = words[0][:1] + words[-1][:cells - 1]
+        short = words[0][:1] + words[-1][: cells - 1]
     return short

@@ -42,7 +42,8 @@ def micropython32_exe():
     from CAROM_MICROPYTHON32, else ../shared/tools/micropython32/micropython beside this
     checkout; None when neither is there. A tool for checks, never for users."""
     path = os.environ.get("CAROM_MICROPYTHON32") or os.path.join(
-        os.path.dirname(ROOT), "shared", "tools", "micropython32", "micropython")
+        os.path.dirname(ROOT), "shared", "tools", "micropython32", "micropython"
+    )
     return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
 
 
@@ -59,9 +60,17 @@ def micropython_tested():
     exe = venv_exe("micropython")
     if exe is None:
         return None
-    out = subprocess.run([exe, "-c", "import sys; v = sys.implementation.version; "
-                          "print('.'.join(str(x) for x in v[:3]) + ('-' + v[3] if len(v) > 3 and v[3] else ''))"],
-                         capture_output=True, text=True, timeout=30)
+    out = subprocess.run(
+        [
+            exe,
+            "-c",
+            "import sys; v = sys.implementation.version; "
+            "print('.'.join(str(x) for x in v[:3]) + ('-' + v[3] if len(v) > 3 and v[3] else ''))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     return "v" + out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
 
 

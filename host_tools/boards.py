@@ -1,10 +1,10 @@
 """The board definitions in boards/ (one JSON file each), as the host tools read them.
 
-    board_names()          the names there are: ["mini", "referee", "wall", ...]
-    check_board_name(n)    CommandError unless boards/n.json exists and n is a valid name
-    board_file(n)          boards/n.json as written (the virtual board reads the file's own form)
-    role_of(n)             "wall", "mini" or "referee" as the file says ("wall" if unreadable)
-    load_board(n)          the definition normalized by the firmware's own boarddef.py
+board_names()          the names there are: ["mini", "referee", "wall", ...]
+check_board_name(n)    CommandError unless boards/n.json exists and n is a valid name
+board_file(n)          boards/n.json as written (the virtual board reads the file's own form)
+role_of(n)             "wall", "mini" or "referee" as the file says ("wall" if unreadable)
+load_board(n)          the definition normalized by the firmware's own boarddef.py
 """
 
 import json

@@ -62,8 +62,11 @@ def build(out_dir, source=False, opt=3, names=None):
             src = os.path.join(tmp, name)
             with open(src, "w", encoding="utf-8") as f:
                 f.write(short)
-            out = subprocess.run([exe, "-O%d" % opt, "-o", os.path.join(out_dir, target), "-s", target, src],
-                                 capture_output=True, text=True)
+            out = subprocess.run(
+                [exe, "-O%d" % opt, "-o", os.path.join(out_dir, target), "-s", target, src],
+                capture_output=True,
+                text=True,
+            )
             if out.returncode:
                 raise CommandError("mpy-cross failed on %s: %s" % (name, out.stderr.strip()))
             written.append(target)

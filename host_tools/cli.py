@@ -61,8 +61,11 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 -- a bug: said in one line too (CAROM_DEBUG=1: the traceback)
         if os.environ.get("CAROM_DEBUG"):
             raise
-        print("carom: internal error, please report it: %s: %s (CAROM_DEBUG=1 shows where)" % (
-            type(e).__name__, one_line(str(e))[:300]), file=sys.stderr)
+        print(
+            "carom: internal error, please report it: %s: %s (CAROM_DEBUG=1 shows where)"
+            % (type(e).__name__, one_line(str(e))[:300]),
+            file=sys.stderr,
+        )
         return 3
 
 

@@ -45,10 +45,19 @@ class ConstError(ValueError):
     pass
 
 
-_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-        ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b, ast.Pow: lambda a, b: a ** b,
-        ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b, ast.BitOr: lambda a, b: a | b,
-        ast.BitAnd: lambda a, b: a & b, ast.BitXor: lambda a, b: a ^ b}
+_OPS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a**b,
+    ast.LShift: lambda a, b: a << b,
+    ast.RShift: lambda a, b: a >> b,
+    ast.BitOr: lambda a, b: a | b,
+    ast.BitAnd: lambda a, b: a & b,
+    ast.BitXor: lambda a, b: a ^ b,
+}
 _UNARY = {ast.USub: lambda a: -a, ast.UAdd: lambda a: +a, ast.Invert: lambda a: ~a}
 
 
@@ -60,8 +69,12 @@ def _value(node, names, modules):
         return node.value
     if isinstance(node, ast.Name) and node.id in names:
         return names[node.id]
-    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
-            and node.attr in modules[node.value.id]):
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in modules
+        and node.attr in modules[node.value.id]
+    ):
         return modules[node.value.id][node.attr]
     if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
         return _OPS[type(node.op)](_value(node.left, names, modules), _value(node.right, names, modules))
@@ -71,9 +84,16 @@ def _value(node, names, modules):
 
 
 def _is_const(node):
-    return (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-            and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
-            and node.value.func.id == "const" and len(node.value.args) == 1 and not node.value.keywords)
+    return (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "const"
+        and len(node.value.args) == 1
+        and not node.value.keywords
+    )
 
 
 def collect(firmware_dir=FIRMWARE_DIR):
@@ -129,6 +149,7 @@ def collect(firmware_dir=FIRMWARE_DIR):
 
 
 # ---- the scopes: which binding each name read refers to ------------------------------------------
+
 
 class _Scope:
     def __init__(self, kind, parent, every):
@@ -191,6 +212,7 @@ class _Scopes(ast.NodeVisitor):
             self._args(node.args)
             for stmt in node.body:
                 self.visit(stmt)
+
         self._in("function", body)
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -201,6 +223,7 @@ class _Scopes(ast.NodeVisitor):
         def body():
             self._args(node.args)
             self.visit(node.body)
+
         self._in("function", body)
 
     def visit_ClassDef(self, node):
@@ -221,6 +244,7 @@ class _Scopes(ast.NodeVisitor):
                     self.visit(cond)
             for part in parts:
                 self.visit(part)
+
         self._in("function", body)
 
     def visit_ListComp(self, node):
@@ -265,6 +289,7 @@ class _Scopes(ast.NodeVisitor):
 
 # ---- the rewrite --------------------------------------------------------------------------------
 
+
 class _Text:
     """The source's lines, edited by ast positions (columns in UTF-8 bytes) into str positions."""
 
@@ -282,7 +307,7 @@ class _Text:
         (l1, c1), (l2, c2) = start, end
         if l1 == l2:
             return self.lines[l1 - 1][c1:c2]
-        return self.lines[l1 - 1][c1:] + "".join(self.lines[l1:l2 - 1]) + self.lines[l2 - 1][:c2]
+        return self.lines[l1 - 1][c1:] + "".join(self.lines[l1 : l2 - 1]) + self.lines[l2 - 1][:c2]
 
     def replace(self, node, text):
         self.edits.append(self.span(node) + (text,))
@@ -298,7 +323,7 @@ class _Text:
                 raise ConstError("overlapping edits at line %d" % start[0])
             done.append(start)
             (l1, c1), (l2, c2) = start, end
-            lines[l1 - 1:l2] = [lines[l1 - 1][:c1] + text + lines[l2 - 1][c2:]]
+            lines[l1 - 1 : l2] = [lines[l1 - 1][:c1] + text + lines[l2 - 1][c2:]]
         out = "".join(lines)
         if out.count("\n") != "".join(self.lines).count("\n"):
             raise ConstError("the rewrite moved lines")
@@ -335,8 +360,10 @@ def inline(source, table, filename="<module>"):
         others = [n for n in scope.binds[bound] if not isinstance(n, (ast.Import, ast.ImportFrom))]
         if others or len(homes) > 1:
             line = others[0].lineno if others else scope.binds[bound][0].lineno
-            raise ConstError("%sline %d: %r is imported (from %s) and bound again in the same scope"
-                             % (where, line, bound, ", ".join(sorted("%s.%s" % h for h in homes))))
+            raise ConstError(
+                "%sline %d: %r is imported (from %s) and bound again in the same scope"
+                % (where, line, bound, ", ".join(sorted("%s.%s" % h for h in homes)))
+            )
 
     text = _Text(source)
     defined = {}  # const name -> value
@@ -357,7 +384,7 @@ def inline(source, table, filename="<module>"):
     for node, scope in scopes.reads:
         found = scope.lookup(node.id)
         if found is not None and (found, node.id) in consts:
-            (home, name), = consts[(found, node.id)]
+            ((home, name),) = consts[(found, node.id)]
             read.add((found, node.id))
             if text.text(*text.span(node)) != node.id:
                 raise ConstError("%sline %d: %r is not where ast says" % (where, node.lineno, node.id))
@@ -368,7 +395,7 @@ def inline(source, table, filename="<module>"):
         key = (found, node.value.id)
         if found is None or key not in modules:
             continue
-        home, = modules[key]
+        (home,) = modules[key]
         if node.attr not in table[home] or node.lineno != node.end_lineno:
             continue
         if "".join(text.text(*text.span(node)).split()) != node.value.id + "." + node.attr:
@@ -386,8 +413,10 @@ def inline(source, table, filename="<module>"):
             drop.setdefault(id(node), set()).add(bound)
     for key in inlined_from:
         scope, bound = key
-        if not any(scope_of.lookup(n.id) is scope and n.id == bound and id(n) not in replaced_reads
-                   for n, scope_of in scopes.reads):
+        if not any(
+            scope_of.lookup(n.id) is scope and n.id == bound and id(n) not in replaced_reads
+            for n, scope_of in scopes.reads
+        ):
             for node in scope.binds[bound]:
                 drop.setdefault(id(node), set()).add(bound)
     first = tree.body[0] if tree.body else None
@@ -399,8 +428,11 @@ def inline(source, table, filename="<module>"):
             pad = "\n" * (end[0] - start[0])
             if kept:
                 alias = ", ".join(a.name + (" as " + a.asname if a.asname else "") for a in kept)
-                new = ("from %s import %s" % (node.module, alias)) if isinstance(node, ast.ImportFrom) else (
-                    "import " + alias)
+                new = (
+                    ("from %s import %s" % (node.module, alias))
+                    if isinstance(node, ast.ImportFrom)
+                    else ("import " + alias)
+                )
             else:
                 new = "pass"
             if node is first:

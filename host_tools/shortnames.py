@@ -33,6 +33,7 @@ came from:
     python -m host_tools.shortnames --manifest deploy.json Zbc _bq         # a copy of it
     python -m host_tools.shortnames Zbc _bq                                 # this checkout's plan
 """
+
 import ast
 import builtins
 import io
@@ -53,8 +54,7 @@ HOST_ONLY = ("manifest.py", "config_edit.py", "referee.py", "reasons.py", "ht16k
 
 def code_names(source):
     """The identifiers the code uses (its NAME tokens: never its comments or strings)."""
-    return {tok.string for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-            if tok.type == tokenize.NAME}
+    return {tok.string for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.NAME}
 
 
 def _read(path):
@@ -198,9 +198,11 @@ def main(argv=None):
     import json
     import sys
 
-    p = argparse.ArgumentParser(prog="python -m host_tools.shortnames",
-                                description="The firmware's names for a board's short ones: the names given, or "
-                                            "a traceback read from the standard input.")
+    p = argparse.ArgumentParser(
+        prog="python -m host_tools.shortnames",
+        description="The firmware's names for a board's short ones: the names given, or "
+        "a traceback read from the standard input.",
+    )
     p.add_argument("short", nargs="*", help="short names (none: decode the standard input)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--manifest", help="the plan of this deploy manifest (a copy of the board's /deploy.json)")

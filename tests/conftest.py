@@ -13,8 +13,15 @@ for p in (os.path.join(ROOT, "firmware"), os.path.join(HERE, "fw")):
         sys.path.insert(0, p)
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 def pytest_report_header(config):
@@ -24,8 +31,10 @@ def pytest_report_header(config):
 
     exe = micropython32_exe()
     if exe is None:
-        return ("32-bit MicroPython: none (CAROM_MICROPYTHON32, or ../shared/tools/micropython32/micropython): "
-                "SKIPPED the heap tests (tests/host/test_heap32.py) and the 32-bit runs")
+        return (
+            "32-bit MicroPython: none (CAROM_MICROPYTHON32, or ../shared/tools/micropython32/micropython): "
+            "SKIPPED the heap tests (tests/host/test_heap32.py) and the 32-bit runs"
+        )
     return "32-bit MicroPython: %s" % exe
 
 
@@ -49,8 +58,10 @@ def browser():
     if not os.path.exists(CHROMIUM):
         subprocess.run(["sh", os.path.join(ROOT, "tools", "deps.sh")], check=False)
     if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed and tools/deps.sh could not install it "
-                    "(it needs apt-get and root or sudo)")
+        pytest.skip(
+            "Debian's chromium is not installed and tools/deps.sh could not install it "
+            "(it needs apt-get and root or sudo)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -15,7 +15,10 @@ COMMANDS = {
     "doctor": ("doctor", "check a board: REPL, MicroPython, flash, RAM, firmware, config, I2C displays, app start"),
     "flash": ("flash", "write a MicroPython firmware image to an ESP32 with esptool"),
     "hall": ("hall", "the hall dashboard: every table's match, live, from the MQTT broker"),
-    "hall-broker": ("hallbroker", "the hall's mosquitto.conf lines and ACL file: logins, a login per client id, persistence"),
+    "hall-broker": (
+        "hallbroker",
+        "the hall's mosquitto.conf lines and ACL file: logins, a login per client id, persistence",
+    ),
     "hall-bridge": ("hallbridge", "the lines of a second hall's mosquitto.conf that bridge it to the first's broker"),
     "hall-key": ("hallkey", "give a wall board a new hall key (the hall's setups are signed with it), never printed"),
     "pair": ("pair", "pair a referee remote with a wall board (a new random key on both), or unpair"),

@@ -57,52 +57,76 @@ def arguments(p):
     sub = p.add_subparsers(dest="what", metavar="WHAT")
 
     def name_arg(q):
-        q.add_argument("name", metavar="NAME",
-                       help="a board in boards/ (wall, mini, referee, ...) or a definition file")
+        q.add_argument(
+            "name", metavar="NAME", help="a board in boards/ (wall, mini, referee, ...) or a definition file"
+        )
 
     # The three that print a table of the board: (name, help, description, formats, run).
     for what, short, long, formats, run in (
-        ("parts", "the bill of materials, counted from the definition",
-         "The bill of materials: one line per kind of part (the ESP32 board, each backpack by kind and digit "
-         "size, buttons, LEDs and resistors, pull resistors, buzzer, supply, connectors, cable), an example "
-         "part and a rough price each.", ("text", "md", "csv"), run_parts),
-        ("power", "the power budget and the supply it needs (a remote: its battery life)",
-         "Each chip's current at the board's brightness and at full, the ESP32 with Wi-Fi, LEDs, buzzer, each "
-         "rail's total, the supply with its margin; for a remote the charge of a press and the days a charge "
-         "lasts. Each figure says whether it comes from a datasheet, a maker, a measurement or an estimate.",
-         ("text", "md"), run_power),
-        ("pins", "each GPIO, each I2C bus and chip address (A0/A1/A2 jumpers), the rails",
-         "Each ESP32 GPIO and what it connects to (pull resistor, active level), each I2C bus with its pins, "
-         "frequency and chips, each chip's address and the address pads to bridge for it, the GND, 5V and "
-         "3V3 rails.", ("text", "md"), run_pins),
+        (
+            "parts",
+            "the bill of materials, counted from the definition",
+            "The bill of materials: one line per kind of part (the ESP32 board, each backpack by kind and digit "
+            "size, buttons, LEDs and resistors, pull resistors, buzzer, supply, connectors, cable), an example "
+            "part and a rough price each.",
+            ("text", "md", "csv"),
+            run_parts,
+        ),
+        (
+            "power",
+            "the power budget and the supply it needs (a remote: its battery life)",
+            "Each chip's current at the board's brightness and at full, the ESP32 with Wi-Fi, LEDs, buzzer, each "
+            "rail's total, the supply with its margin; for a remote the charge of a press and the days a charge "
+            "lasts. Each figure says whether it comes from a datasheet, a maker, a measurement or an estimate.",
+            ("text", "md"),
+            run_power,
+        ),
+        (
+            "pins",
+            "each GPIO, each I2C bus and chip address (A0/A1/A2 jumpers), the rails",
+            "Each ESP32 GPIO and what it connects to (pull resistor, active level), each I2C bus with its pins, "
+            "frequency and chips, each chip's address and the address pads to bridge for it, the GND, 5V and "
+            "3V3 rails.",
+            ("text", "md"),
+            run_pins,
+        ),
     ):
         q = sub.add_parser(what, help=short, description=long)
         name_arg(q)
         q.add_argument("--format", "-f", choices=formats, default="text", help="default: text")
         q.set_defaults(run=run)
 
-    q = sub.add_parser("wiring", help="the wiring drawing: NAME.yml (WireViz), NAME.svg and NAME.png",
-                       description="Writes the wiring harness as WireViz YAML and draws it with WireViz over "
-                                   "Graphviz (Debian: apt-get install graphviz) as SVG and PNG.")
+    q = sub.add_parser(
+        "wiring",
+        help="the wiring drawing: NAME.yml (WireViz), NAME.svg and NAME.png",
+        description="Writes the wiring harness as WireViz YAML and draws it with WireViz over "
+        "Graphviz (Debian: apt-get install graphviz) as SVG and PNG.",
+    )
     name_arg(q)
     q.add_argument("--out", "-o", default=".", metavar="DIR", help="the folder for the three files (default: here)")
     q.set_defaults(run=run_wiring)
 
-    q = sub.add_parser("card", help="the printable card for the table (HTML, and PDF through Chromium)",
-                       description="One printable page for the table: each button, what a press and a long "
-                                   "press do, what the words on the display mean, each error code in a line.")
+    q = sub.add_parser(
+        "card",
+        help="the printable card for the table (HTML, and PDF through Chromium)",
+        description="One printable page for the table: each button, what a press and a long "
+        "press do, what the words on the display mean, each error code in a line.",
+    )
     name_arg(q)
     q.add_argument("--out", "-o", metavar="FILE.html", help="the HTML file (default: NAME-card.html here)")
     q.add_argument("--pdf", metavar="FILE.pdf", help="print it to this PDF too (headless Chromium)")
     q.set_defaults(run=run_card)
 
-    q = sub.add_parser("docs", help="write (or --check) every generated file of docs/build/",
-                       description="Writes each board's page (boards/NAME.md: parts, power, pins, wiring) and "
-                                   "its files (boards/NAME/: parts.csv, wiring.yml, wiring.svg, wiring.png, "
-                                   "card.html) under the docs folder, for every board in boards/ or the ones "
-                                   "named, and the pages of no one board (error-codes.md, digit-size.md, "
-                                   "bigger-digits.md and its schematic). --check writes nothing and fails naming "
-                                   "each file that is stale or missing.")
+    q = sub.add_parser(
+        "docs",
+        help="write (or --check) every generated file of docs/build/",
+        description="Writes each board's page (boards/NAME.md: parts, power, pins, wiring) and "
+        "its files (boards/NAME/: parts.csv, wiring.yml, wiring.svg, wiring.png, "
+        "card.html) under the docs folder, for every board in boards/ or the ones "
+        "named, and the pages of no one board (error-codes.md, digit-size.md, "
+        "bigger-digits.md and its schematic). --check writes nothing and fails naming "
+        "each file that is stale or missing.",
+    )
     q.add_argument("names", nargs="*", metavar="NAME", help="only these boards (default: every board in boards/)")
     q.add_argument("--out", "-o", metavar="DIR", help="the docs folder (default: docs/build); pages go to DIR/boards/")
     q.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each stale or missing file")
@@ -184,8 +208,10 @@ def run_card(args):
 
         chromium = find_chromium()
         if chromium is None:
-            raise CommandError("PDF needs Chromium to print the card and none was found (Debian: apt-get install "
-                               "chromium; or set CAROM_CHROMIUM); any browser prints %s to PDF" % out)
+            raise CommandError(
+                "PDF needs Chromium to print the card and none was found (Debian: apt-get install "
+                "chromium; or set CAROM_CHROMIUM); any browser prints %s to PDF" % out
+            )
         html_to_pdf(chromium, out, args.pdf)
         print(args.pdf)
 
@@ -201,9 +227,14 @@ def run_docs(args):
         if problems:
             for rel, what in problems:
                 print("%s: %s" % (_shown(os.path.join(docs, rel)), what), file=sys.stderr)
-            raise CommandError("%d generated file%s not current (run `make docs`): %s" % (
-                len(problems), "s are" if len(problems) != 1 else " is",
-                ", ".join("%s (%s)" % (_shown(os.path.join(docs, rel)), what) for rel, what in problems)))
+            raise CommandError(
+                "%d generated file%s not current (run `make docs`): %s"
+                % (
+                    len(problems),
+                    "s are" if len(problems) != 1 else " is",
+                    ", ".join("%s (%s)" % (_shown(os.path.join(docs, rel)), what) for rel, what in problems),
+                )
+            )
         print("%d files current in %s" % (len(artefacts.expected(boards)), _shown(docs)))
         return 0
     if not args.names:
@@ -215,8 +246,9 @@ def run_docs(args):
             if parent != os.path.join(docs, artefacts.BOARDS_SUBDIR) and not os.listdir(parent):
                 os.rmdir(parent)
     try:
-        written = artefacts.write(boards, docs, progress=lambda rel: _progress("writing %s" % _shown(
-            os.path.join(docs, rel))))
+        written = artefacts.write(
+            boards, docs, progress=lambda rel: _progress("writing %s" % _shown(os.path.join(docs, rel)))
+        )
     except ImportError as e:
         raise CommandError("WireViz is not installed (pip install wireviz): %s" % e)
     except OSError as e:
@@ -225,6 +257,8 @@ def run_docs(args):
         if type(e).__name__ == "ExecutableNotFound":
             raise CommandError("Graphviz is not installed: WireViz needs its dot (Debian: apt-get install graphviz)")
         raise
-    print("%d file%s written, %d current, in %s" % (len(written), "s"[:len(written) != 1],
-                                                   len(artefacts.expected(boards)) - len(written), _shown(docs)))
+    print(
+        "%d file%s written, %d current, in %s"
+        % (len(written), "s"[: len(written) != 1], len(artefacts.expected(boards)) - len(written), _shown(docs))
+    )
     return 0

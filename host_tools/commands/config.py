@@ -44,8 +44,10 @@ def config_bytes(d):
     config, _ = firmware_config()
     raw = (json.dumps(d, indent=2, ensure_ascii=False) + "\n").encode()
     if len(raw) > config.MAX_BYTES:
-        raise CommandError("config.json would be %d bytes, more than the board reads (%d); nothing was written" % (
-            len(raw), config.MAX_BYTES))
+        raise CommandError(
+            "config.json would be %d bytes, more than the board reads (%d); nothing was written"
+            % (len(raw), config.MAX_BYTES)
+        )
     return raw
 
 
@@ -69,9 +71,14 @@ def parse_board_config(raw, board=None):
     try:
         d = json.loads(raw.decode("utf-8"))
     except ValueError as e:  # UnicodeDecodeError is one too
-        raise CommandError("config.json on the board is not valid JSON (%s); %s: replace the file with carom config "
-                           "import FILE" % (e, fallback(board) if board is not None else
-                                            "the board runs its last good configuration or the defaults"))
+        raise CommandError(
+            "config.json on the board is not valid JSON (%s); %s: replace the file with carom config "
+            "import FILE"
+            % (
+                e,
+                fallback(board) if board is not None else "the board runs its last good configuration or the defaults",
+            )
+        )
     return d
 
 
@@ -101,7 +108,9 @@ def fallback(board):
             pass
         else:
             return "the board runs its last good configuration (%s), showing E %d" % (
-                good.lstrip("/"), config.ERROR_CONFIG)
+                good.lstrip("/"),
+                config.ERROR_CONFIG,
+            )
     return "the board has no good copy of it, so it runs the defaults, showing E %d" % config.ERROR_CONFIG_DEFAULTS
 
 
@@ -175,8 +184,10 @@ def fill_secrets(new, current, source):
             continue
         old, had = _walk(current, path)
         if not had or old in (None, "", config.REDACTED):
-            raise CommandError('%s: %s is "***" (a redacted export) and the board has no %s to keep: put the real '
-                               "value in the file; nothing was written" % (source, path, path))
+            raise CommandError(
+                '%s: %s is "***" (a redacted export) and the board has no %s to keep: put the real '
+                "value in the file; nothing was written" % (source, path, path)
+            )
         _put(new, path, old)
     return new
 
@@ -268,8 +279,13 @@ def run_config(args):
     action, rest = args.action, args.args
     wants = {"show": (0, 0), "get": (1, 1), "set": (1, None), "import": (1, 1), "export": (1, 1)}[action]
     if len(rest) < wants[0] or (wants[1] is not None and len(rest) > wants[1]):
-        usage = {"show": "show", "get": "get KEY", "set": "set KEY=VALUE [KEY=VALUE...]",
-                 "import": "import FILE", "export": "export FILE"}[action]
+        usage = {
+            "show": "show",
+            "get": "get KEY",
+            "set": "set KEY=VALUE [KEY=VALUE...]",
+            "import": "import FILE",
+            "export": "export FILE",
+        }[action]
         raise CommandError("usage: carom config --device DEV %s" % usage)
     imported = None
     if action == "import":
@@ -292,13 +308,14 @@ def run_config(args):
         if action == "set":
             new = apply_settings(current, rest)
         else:
-            new = checked_config(fill_secrets(imported, current if isinstance(current, dict) else {}, rest[0]),
-                                 rest[0])
+            new = checked_config(fill_secrets(imported, current if isinstance(current, dict) else {}, rest[0]), rest[0])
         name = new.get("board", "wall")
         if name != (current.get("board", "wall") if isinstance(current, dict) else None):
             if board.hashes(["/boards/%s.json" % name])["/boards/%s.json" % name] is None:
-                raise CommandError("board: there is no boards/%s.json on the board (carom deploy --board %s puts it "
-                                   "there); nothing was written" % (name, name))
+                raise CommandError(
+                    "board: there is no boards/%s.json on the board (carom deploy --board %s puts it "
+                    "there); nothing was written" % (name, name)
+                )
         diff = changes(current if isinstance(current, dict) else {}, new, args.secrets)
         if raw is not None and new == current:
             print("config.json on %s already says so; nothing written" % args.device)
@@ -308,8 +325,10 @@ def run_config(args):
             size = write_config(board, new)
             print("wrote config.json (%d bytes) on %s" % (size, args.device))
             if any(line.startswith(("players.", "match.")) for line in diff):
-                print("note: names, clubs and match options apply now if the saved match has not started, else "
-                      "from the next new match (hold `new` 3 s on the wall board)")
+                print(
+                    "note: names, clubs and match options apply now if the saved match has not started, else "
+                    "from the next new match (hold `new` 3 s on the wall board)"
+                )
         restart(board, new, args)
     return 0
 
@@ -375,8 +394,10 @@ def read_action(action, rest, raw, args, board=None):
                     f.write(text)
             except OSError as e:
                 raise CommandError("cannot write %s: %s" % (rest[0], e.strerror or e))
-            print("exported config.json of %s to %s%s" % (args.device, rest[0], "" if args.secrets else
-                                                           " (secrets as ***; --secrets to include them)"))
+            print(
+                "exported config.json of %s to %s%s"
+                % (args.device, rest[0], "" if args.secrets else " (secrets as ***; --secrets to include them)")
+            )
         try:
             config.normalize(d, "config.json")
         except ValueError as e:
@@ -387,9 +408,13 @@ def read_action(action, rest, raw, args, board=None):
     except ValueError as e:
         if action == "show":
             print(json.dumps(redacted(d, args.secrets), indent=2, ensure_ascii=False))
-        raise CommandError("the board's config.json is invalid (%s): %s" % (
-            fallback(board) if board is not None else "the board runs its last good configuration or the defaults",
-            e))
+        raise CommandError(
+            "the board's config.json is invalid (%s): %s"
+            % (
+                fallback(board) if board is not None else "the board runs its last good configuration or the defaults",
+                e,
+            )
+        )
     if action == "show":
         if raw is None:
             sys.stderr.write("no config.json on the board: these are the defaults\n")

@@ -44,8 +44,16 @@ import time
 
 from .. import ROOT, firmware_path
 from ..boards import check_board_name, role_of
-from ..link.boardio import (APP_RUNNING, BoardIO, Progress, add_device_argument, add_reset_argument,
-                            add_wait_argument, boot_problems, kb)
+from ..link.boardio import (
+    APP_RUNNING,
+    BoardIO,
+    Progress,
+    add_device_argument,
+    add_reset_argument,
+    add_wait_argument,
+    boot_problems,
+    kb,
+)
 from .config import config_bytes
 from ..errors import CommandError
 
@@ -73,7 +81,9 @@ def _carom_clean(d):
 
 # Runs on the board: in the commit exec and in the guard main.py. Every step
 # can be done again: a rename whose source is gone was done before a cut.
-FINISH_CODE = CLEAN_CODE + """\
+FINISH_CODE = (
+    CLEAN_CODE
+    + """\
 def _carom_finish(stop=-1):
     import os, json
     def mv(a, b):
@@ -109,13 +119,17 @@ def _carom_finish(stop=-1):
     _carom_clean('/.deploy')
     return True
 """
+)
 
-GUARD_CODE = """\
+GUARD_CODE = (
+    """\
 # main.py written by `carom deploy`, here only while a deploy switches files
 # into place. A deploy cut short (power, cable) is finished at boot: every
 # staged file goes into place, the firmware's own main.py last, and the board
 # restarts into the new firmware.
-""" + FINISH_CODE + """\
+"""
+    + FINISH_CODE
+    + """\
 try:
     _ok = _carom_finish()
 except Exception as e:
@@ -126,6 +140,7 @@ if _ok:
     import machine
     machine.reset()
 """
+)
 
 GUARD_SHA = hashlib.sha256(GUARD_CODE.encode()).hexdigest()
 
@@ -160,8 +175,9 @@ def firmware_id(files):
 
 def git_version():
     try:
-        out = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty", "--tags"],
-                             capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "-C", ROOT, "describe", "--always", "--dirty", "--tags"], capture_output=True, text=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None
@@ -202,7 +218,7 @@ def is_firmware_path(path):
     """What a deploy may remove: a top-level module or a board definition (never config,
     data, main.py or boot.py), whatever an old manifest lists."""
     if path.startswith("/boards/"):
-        name = path[len("/boards/"):]
+        name = path[len("/boards/") :]
         return "/" not in name and name.endswith(".json")
     return path.count("/") == 1 and path.endswith((".py", ".mpy")) and path[1:] not in KEEP_SOURCE
 
@@ -275,15 +291,18 @@ class Deployer:
 
     def check_board(self):
         info = self.board.info()
-        self.say("Board: MicroPython %s on %s, %s of flash free, %s of RAM free" % (
-            info["version"], info["machine"], kb(info["flash_free"]), kb(info["mem_free"])))
+        self.say(
+            "Board: MicroPython %s on %s, %s of flash free, %s of RAM free"
+            % (info["version"], info["machine"], kb(info["flash_free"]), kb(info["mem_free"]))
+        )
         if not self.source:
             mpy = [d for p, d in self.files.items() if p.endswith(".mpy")]
             if mpy and info["mpy"] is not None and mpy[0][:1] == b"M" and mpy[0][1] != info["mpy"]:
                 raise CommandError(
                     "the board's MicroPython loads .mpy version %d, this mpy-cross makes version %d: flash a "
                     "matching MicroPython (carom flash), or deploy the source with --source; nothing was written"
-                    % (info["mpy"], mpy[0][1]))
+                    % (info["mpy"], mpy[0][1])
+                )
 
     # ---- copying ------------------------------------------------------------------
 
@@ -295,13 +314,14 @@ class Deployer:
         need = sum(len(self.files[p]) for p in todo)
         free = board.info()["flash_free"]
         if need + FREE_MARGIN > free:
-            raise CommandError("not enough free flash on the board: %s to copy, %s free; nothing was switched" % (
-                kb(need), kb(free)))
+            raise CommandError(
+                "not enough free flash on the board: %s to copy, %s free; nothing was switched" % (kb(need), kb(free))
+            )
         folders = sorted({os.path.dirname(staged(p)) for p in paths})
         for d in folders:
             board.makedirs(d)
         if todo:
-            bar = Progress(self.out, "Copying %d file%s (%s)" % (len(todo), "s"[:len(todo) != 1], kb(need)), need)
+            bar = Progress(self.out, "Copying %d file%s (%s)" % (len(todo), "s"[: len(todo) != 1], kb(need)), need)
             done = 0
             bar.update(0)
             try:
@@ -319,8 +339,10 @@ class Deployer:
         got = board.hashes([staged(p) for p in paths])
         bad = [p for p in paths if got[staged(p)] != self.local[p]]
         if bad:
-            raise CommandError("the copies of %s on the board do not match what was sent; nothing was switched "
-                               "(run carom deploy again)" % ", ".join(bad))
+            raise CommandError(
+                "the copies of %s on the board do not match what was sent; nothing was switched "
+                "(run carom deploy again)" % ", ".join(bad)
+            )
 
     def clean(self):
         self.board.exec(CLEAN_CODE + "_carom_clean(%r)" % STAGE, "removing %s" % STAGE)
@@ -363,16 +385,22 @@ class Deployer:
         board.write_file(PLAN, dump(self.plan()))
         board.write_file(GUARD, GUARD_CODE.encode())
         check = board.hashes([GUARD, PLAN, STAGE + "/deploy.json"])
-        if check[GUARD] != GUARD_SHA or check[PLAN] != sha(dump(self.plan())) or \
-                check[STAGE + "/deploy.json"] != sha(dump(manifest)):
-            raise CommandError("the deploy plan on the board does not match what was sent; nothing was switched "
-                               "(run carom deploy again)")
+        if (
+            check[GUARD] != GUARD_SHA
+            or check[PLAN] != sha(dump(self.plan()))
+            or check[STAGE + "/deploy.json"] != sha(dump(manifest))
+        ):
+            raise CommandError(
+                "the deploy plan on the board does not match what was sent; nothing was switched "
+                "(run carom deploy again)"
+            )
         stop = -1 if stop_after is None else int(stop_after)
         # One exec, sent whole before it runs: the host cannot stop it half way.
         out = board.exec(
             "import os\ntry:\n os.rename(%r, '/main.py')\nexcept OSError:\n os.remove('/main.py')\n"
             " os.rename(%r, '/main.py')\n%sprint(_carom_finish(%d))" % (GUARD, GUARD, FINISH_CODE, stop),
-            "switching the new firmware into place")
+            "switching the new firmware into place",
+        )
         if stop_after is None and out.strip() != "True":
             raise CommandError("switching the firmware did not finish on the board: %s" % out.strip())
         self.copied = list(self.changed)
@@ -395,12 +423,14 @@ def ensure_config(board, name, out):
         d = {"board": name}
         config.normalize(d, config.FILE)
         board.write_file_atomic("/" + config.FILE, config_bytes(d))
-        return "wrote config.json: {\"board\": \"%s\"}" % name
+        return 'wrote config.json: {"board": "%s"}' % name
     try:
         d = json.loads(raw.decode())
     except ValueError as e:
-        out.write("warning: config.json on the board is not valid JSON (%s); left as it is: fix it with "
-                  "carom config import FILE\n" % e)
+        out.write(
+            "warning: config.json on the board is not valid JSON (%s); left as it is: fix it with "
+            "carom config import FILE\n" % e
+        )
         return None
     current = d.get("board") if isinstance(d, dict) else None
     if current == name:
@@ -410,8 +440,10 @@ def ensure_config(board, name, out):
     try:
         new = config_edit.set_path(d, "board", name, config.FILE)
     except ValueError as e:
-        out.write("warning: config.json on the board is invalid (%s); its board was not set to %s: fix it with "
-                  "carom config\n" % (e, name))
+        out.write(
+            "warning: config.json on the board is invalid (%s); its board was not set to %s: fix it with "
+            "carom config\n" % (e, name)
+        )
         return None
     board.write_file_atomic("/" + config.FILE, config_bytes(new))
     return "config.json: board %s -> %s" % (current or "(default wall)", name)
@@ -428,8 +460,13 @@ def arguments(p):
     resets the board and watches it start.
     """
     add_device_argument(p)
-    p.add_argument("--board", "-b", required=True, metavar="NAME",
-                   help="the board definition to run (boards/NAME.json): wall, mini, ...")
+    p.add_argument(
+        "--board",
+        "-b",
+        required=True,
+        metavar="NAME",
+        help="the board definition to run (boards/NAME.json): wall, mini, ...",
+    )
     p.add_argument("--source", action="store_true", help="deploy the .py sources instead of .mpy (for debugging)")
     add_reset_argument(p, "starts the new firmware")
     add_wait_argument(p)
@@ -454,11 +491,15 @@ def run_deploy(args):
         if dep.finished_old:
             print("finished an earlier deploy that was cut short")
         if changed:
-            print("deployed %d of %d files to %s (firmware %s%s)" % (
-                len(dep.copied), len(files), args.device, firmware_id(files), ", sources" if args.source else ""))
+            print(
+                "deployed %d of %d files to %s (firmware %s%s)"
+                % (len(dep.copied), len(files), args.device, firmware_id(files), ", sources" if args.source else "")
+            )
         else:
-            print("up to date: all %d files on %s match (firmware %s); nothing copied" % (
-                len(files), args.device, firmware_id(files)))
+            print(
+                "up to date: all %d files on %s match (firmware %s); nothing copied"
+                % (len(files), args.device, firmware_id(files))
+            )
         if config_note:
             print(config_note)
         if not args.reset:
@@ -470,8 +511,14 @@ def run_deploy(args):
         if ok:
             print("reset; the board started: %s" % next(ln for ln in lines if APP_RUNNING in ln))
         elif ok is None and not problems:
-            print("reset" + ("; nothing seen of the app within %.0f s (check with carom doctor)" % args.wait
-                             if args.wait > 0 and lines else ""))
+            print(
+                "reset"
+                + (
+                    "; nothing seen of the app within %.0f s (check with carom doctor)" % args.wait
+                    if args.wait > 0 and lines
+                    else ""
+                )
+            )
         for ln in problems:
             print("the board said: %s" % ln)
         if ok is False:

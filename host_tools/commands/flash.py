@@ -305,8 +305,8 @@ def flash_image(device, image, erase=False, baud=DEFAULT_BAUD, out=None, verbose
             if esp.IMAGE_CHIP_ID != image.chip_id:
                 raise CommandError(
                     "%s is firmware for %s (chip id %d) but the board on %s is an %s (chip id %s); "
-                    "nothing was written" % (
-                        image.path, image.chip_name, image.chip_id, device, esp.CHIP_NAME, esp.IMAGE_CHIP_ID)
+                    "nothing was written"
+                    % (image.path, image.chip_name, image.chip_id, device, esp.CHIP_NAME, esp.IMAGE_CHIP_ID)
                 )
             offset = type(esp).BOOTLOADER_FLASH_OFFSET
             step = "loading esptool's flasher stub"
@@ -354,12 +354,23 @@ def arguments(p):
     is verified by MD5, and the board is reset.  Progress is shown on stderr;
     one result line is printed on stdout.
     """
-    p.add_argument("--device", "-d", required=True, metavar="DEV",
-                   help="serial port or pyserial URL: /dev/ttyUSB0, COM3, socket://HOST:PORT, rfc2217://HOST:PORT")
+    p.add_argument(
+        "--device",
+        "-d",
+        required=True,
+        metavar="DEV",
+        help="serial port or pyserial URL: /dev/ttyUSB0, COM3, socket://HOST:PORT, rfc2217://HOST:PORT",
+    )
     p.add_argument("--firmware", "-f", required=True, metavar="FILE", help="the MicroPython .bin image")
     p.add_argument("--erase", action="store_true", help="erase the whole flash first (also the filesystem)")
-    p.add_argument("--baud", "-b", type=int, default=DEFAULT_BAUD, metavar="N",
-                   help="baud rate for the transfer (default %d; the ROM is reached at 115200)" % DEFAULT_BAUD)
+    p.add_argument(
+        "--baud",
+        "-b",
+        type=int,
+        default=DEFAULT_BAUD,
+        metavar="N",
+        help="baud rate for the transfer (default %d; the ROM is reached at 115200)" % DEFAULT_BAUD,
+    )
     p.add_argument("--verbose", "-v", action="store_true", help="show esptool's own messages")
     p.set_defaults(run=run_flash)
 
@@ -371,8 +382,16 @@ def run_flash(args):
         raise CommandError("--baud must be a positive number, not %d" % args.baud)
     image = load_image(args.firmware)
     result = flash_image(args.device, image, erase=args.erase, baud=args.baud, verbose=args.verbose)
-    print("flashed %s (%d bytes) to the %s on %s at 0x%x%s%s" % (
-        args.firmware, result["size"], result["chip"], args.device, result["offset"],
-        ", after erasing the flash" if result["erased"] else "",
-        ", MD5 verified" if result["verified"] else ", NOT verified"))
+    print(
+        "flashed %s (%d bytes) to the %s on %s at 0x%x%s%s"
+        % (
+            args.firmware,
+            result["size"],
+            result["chip"],
+            args.device,
+            result["offset"],
+            ", after erasing the flash" if result["erased"] else "",
+            ", MD5 verified" if result["verified"] else ", NOT verified",
+        )
+    )
     return 0

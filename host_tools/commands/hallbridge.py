@@ -16,8 +16,12 @@ def arguments(p):
     p.add_argument("--name", default="hall2", help="this hall's name: the bridge's is NAME-to-hall1 (default hall2)")
     p.add_argument("--prefix", default="carom", help="the topics' prefix, as the boards' mqtt.prefix (default carom)")
     p.add_argument("--user", metavar="NAME", help="the bridge's login on hall 1's broker (its password: a placeholder)")
-    p.add_argument("--persistence-location", default="/var/lib/mosquitto/", metavar="DIR",
-                   help="where mosquitto keeps its database (default /var/lib/mosquitto/)")
+    p.add_argument(
+        "--persistence-location",
+        default="/var/lib/mosquitto/",
+        metavar="DIR",
+        help="where mosquitto keeps its database (default /var/lib/mosquitto/)",
+    )
     p.set_defaults(run=run)
 
 

@@ -16,12 +16,24 @@ def arguments(p):
     p.add_argument("--prefix", default="carom", help="the topics' prefix, as the boards' mqtt.prefix (default carom)")
     p.add_argument("--hall-user", default="hall", metavar="NAME", help="the hall's login (default hall)")
     p.add_argument("--port", type=int, default=1883, help="the broker's port (default 1883)")
-    p.add_argument("--password-file", default="/etc/mosquitto/carom.passwd", metavar="FILE",
-                   help="mosquitto's password file (default /etc/mosquitto/carom.passwd)")
-    p.add_argument("--acl-file", default="/etc/mosquitto/carom.acl", metavar="FILE",
-                   help="where the ACL file (--acl) goes (default /etc/mosquitto/carom.acl)")
-    p.add_argument("--persistence-location", default="/var/lib/mosquitto/", metavar="DIR",
-                   help="where mosquitto keeps its database (default /var/lib/mosquitto/)")
+    p.add_argument(
+        "--password-file",
+        default="/etc/mosquitto/carom.passwd",
+        metavar="FILE",
+        help="mosquitto's password file (default /etc/mosquitto/carom.passwd)",
+    )
+    p.add_argument(
+        "--acl-file",
+        default="/etc/mosquitto/carom.acl",
+        metavar="FILE",
+        help="where the ACL file (--acl) goes (default /etc/mosquitto/carom.acl)",
+    )
+    p.add_argument(
+        "--persistence-location",
+        default="/var/lib/mosquitto/",
+        metavar="DIR",
+        help="where mosquitto keeps its database (default /var/lib/mosquitto/)",
+    )
     p.set_defaults(run=run)
 
 

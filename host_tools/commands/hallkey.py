@@ -30,8 +30,10 @@ def with_key(current, table, key, where):
     mqtt = dict(new.get("mqtt") or {})
     have = mqtt.get("table") or ""
     if have and have != table:
-        raise CommandError("the board on %s publishes as table %s, not %s (carom config set mqtt.table=%s first); "
-                           "nothing was written" % (where, have, table, table))
+        raise CommandError(
+            "the board on %s publishes as table %s, not %s (carom config set mqtt.table=%s first); "
+            "nothing was written" % (where, have, table, table)
+        )
     mqtt["table"] = table
     new["mqtt"] = mqtt
     hall = dict(new.get("hall") or {})
@@ -51,7 +53,9 @@ def arguments(p):
     p.add_argument("--keys", required=True, metavar="FILE", help="the hall's key file (made when missing)")
     p.add_argument("--table", metavar="ID", help="the table id (the board's mqtt.table)")
     p.add_argument("--device", "-d", metavar="DEV", help="the wall board: a serial port or a pyserial URL")
-    p.add_argument("--flash", metavar="DIR", help="instead of --device: a virtual board's flash folder (carom sim --flash)")
+    p.add_argument(
+        "--flash", metavar="DIR", help="instead of --device: a virtual board's flash folder (carom sim --flash)"
+    )
     p.add_argument("--list", action="store_true", help="list the tables in the key file and their last n")
     add_reset_argument(p, "makes the app read the new key")
     add_timeout_argument(p)
@@ -92,8 +96,10 @@ def run_hall_key(args):
     try:
         keys.set_key(args.table, key)
     except OSError as e:
-        raise CommandError("the board on %s has its new key but %s could not be written (%s): run this again"
-                           % (where, args.keys, e.strerror or e))
+        raise CommandError(
+            "the board on %s has its new key but %s could not be written (%s): run this again"
+            % (where, args.keys, e.strerror or e)
+        )
     print("table %s: a new hall key on %s and in %s (not shown)" % (args.table, where, args.keys))
     return 0
 

@@ -17,8 +17,10 @@ from ..link.boardio import BoardIO, add_timeout_argument
 from .config import FILE, checked_config, parse_board_config, write_config
 from ..errors import CommandError
 
-MAC_CODE = ("import network; w = network.WLAN(network.STA_IF); w.active(True); "
-            "print(w.config('mac').hex(), w.config('channel'))")
+MAC_CODE = (
+    "import network; w = network.WLAN(network.STA_IF); w.active(True); "
+    "print(w.config('mac').hex(), w.config('channel'))"
+)
 
 
 def radio_of(board):
@@ -32,7 +34,7 @@ def radio_of(board):
         channel = int(words[1])
     except ValueError:
         channel = None
-    return ":".join(mac[i:i + 2] for i in range(0, 12, 2)), channel
+    return ":".join(mac[i : i + 2] for i in range(0, 12, 2)), channel
 
 
 def set_radio(board, peer, key, device, channel=None):

@@ -65,13 +65,20 @@ def pull(board, wanted=None):
         on_board = {generation(name) for name in names}
         missing = sorted(set(wanted) - on_board)
         if missing:
-            raise CommandError("no match %s on %s (%s); nothing was written" % (
-                ", ".join(str(n) for n in missing), board.device,
-                "its finished matches: %s" % numbers(sorted(on_board)) if on_board else "it has no finished matches"))
+            raise CommandError(
+                "no match %s on %s (%s); nothing was written"
+                % (
+                    ", ".join(str(n) for n in missing),
+                    board.device,
+                    "its finished matches: %s" % numbers(sorted(on_board))
+                    if on_board
+                    else "it has no finished matches",
+                )
+            )
         names = [name for name in names if generation(name) in wanted]
     sizes = {name: size for name, _, size in entries}
     total = sum(sizes[n] for n in names)
-    bar = Progress(sys.stderr, "Reading %d report%s" % (len(names), "s"[:len(names) != 1]), total)
+    bar = Progress(sys.stderr, "Reading %d report%s" % (len(names), "s"[: len(names) != 1]), total)
     done = 0
     out = []
     for name in names:
@@ -114,18 +121,19 @@ def check_out_dir(out_dir):
         if not os.path.isdir(path):
             raise CommandError("--out %s is a file, not a folder; nothing was read from the board" % out_dir)
         if not os.access(path, os.W_OK | os.X_OK):
-            raise CommandError("--out %s: cannot write into this folder (permission denied); nothing was read "
-                               "from the board" % out_dir)
+            raise CommandError(
+                "--out %s: cannot write into this folder (permission denied); nothing was read from the board" % out_dir
+            )
         return
     parent = path
     while not os.path.exists(parent):
         parent = os.path.dirname(parent)
     if not os.path.isdir(parent):
-        raise CommandError("--out %s cannot be made: %s is a file; nothing was read from the board" % (
-            out_dir, parent))
+        raise CommandError("--out %s cannot be made: %s is a file; nothing was read from the board" % (out_dir, parent))
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise CommandError("--out %s cannot be made in %s (permission denied); nothing was read from the board" % (
-            out_dir, parent))
+        raise CommandError(
+            "--out %s cannot be made in %s (permission denied); nothing was read from the board" % (out_dir, parent)
+        )
 
 
 def parse_formats(values):
@@ -151,11 +159,22 @@ def arguments(p):
     both players' runs and running totals, totals, result and signature lines).
     """
     add_device_argument(p)
-    p.add_argument("--format", "-f", action="append", metavar="FMT",
-                   help="json, csv, html, pdf or all; repeat or separate with commas (default json)")
+    p.add_argument(
+        "--format",
+        "-f",
+        action="append",
+        metavar="FMT",
+        help="json, csv, html, pdf or all; repeat or separate with commas (default json)",
+    )
     p.add_argument("--out", "-o", default=".", metavar="DIR", help="folder for the reports (default: here)")
-    p.add_argument("--match", "-m", action="append", type=int, metavar="N",
-                   help="only the match with this number (its history file's); may be repeated")
+    p.add_argument(
+        "--match",
+        "-m",
+        action="append",
+        type=int,
+        metavar="N",
+        help="only the match with this number (its history file's); may be repeated",
+    )
     add_reset_argument(p)
     p.set_defaults(run=run_report)
 
@@ -163,29 +182,44 @@ def arguments(p):
 def run_report(args):
     formats = parse_formats(args.format)
     if "pdf" in formats and find_chromium() is None:
-        raise CommandError("PDF needs Chromium to print the HTML sheet and none was found (Debian: apt-get install "
-                           "chromium; or set CAROM_CHROMIUM to a Chrome/Chromium); --format html makes sheets any "
-                           "browser prints to PDF")
+        raise CommandError(
+            "PDF needs Chromium to print the HTML sheet and none was found (Debian: apt-get install "
+            "chromium; or set CAROM_CHROMIUM to a Chrome/Chromium); --format html makes sheets any "
+            "browser prints to PDF"
+        )
     check_out_dir(args.out)
     with BoardIO(args.device, reset_on_close=args.reset, timeout=args.timeout) as board:
         pulled = pull(board, set(args.match or ()))
     if not pulled:
         if args.match:  # each was on the board, but none was a readable report
-            raise CommandError("match %s on %s could not be read (see the warnings)" % (
-                numbers(sorted(set(args.match))), args.device))
+            raise CommandError(
+                "match %s on %s could not be read (see the warnings)" % (numbers(sorted(set(args.match))), args.device)
+            )
         print("no finished matches on %s" % args.device)
         return 0
     matches = [Match(gen, doc) for gen, doc in pulled]
     try:
         written = write_reports(matches, formats, args.out)
     except OSError as e:
-        raise CommandError("cannot write the reports into %s: %s" % (
-            args.out, "%s: %s" % (e.filename, e.strerror) if e.filename and e.strerror else e))
+        raise CommandError(
+            "cannot write the reports into %s: %s"
+            % (args.out, "%s: %s" % (e.filename, e.strerror) if e.filename and e.strerror else e)
+        )
     for m in matches:
         a, b = m.total("A"), m.total("B")
         fmt = m.format()
-        print("match %d: %s %s - %s %s, %s%s" % (m.gen, m.name("A"), a.get("score", "?"), b.get("score", "?"),
-                                                m.name("B"), m.result_text(), "; " + fmt if fmt else ""))
+        print(
+            "match %d: %s %s - %s %s, %s%s"
+            % (
+                m.gen,
+                m.name("A"),
+                a.get("score", "?"),
+                b.get("score", "?"),
+                m.name("B"),
+                m.result_text(),
+                "; " + fmt if fmt else "",
+            )
+        )
     for path in written:
         print("wrote %s" % path)
     return 0

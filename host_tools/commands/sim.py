@@ -55,34 +55,62 @@ def arguments(p):
     """
     p.add_argument("--headless", action="store_true", help="scripted mode: events in, JSON lines out")
     p.add_argument("--script", metavar="FILE", help="read events from FILE instead of stdin")
-    p.add_argument(
-        "--cpython", action="store_true", help="run the rules core in this Python, not on MicroPython"
-    )
+    p.add_argument("--cpython", action="store_true", help="run the rules core in this Python, not on MicroPython")
     p.add_argument("--pretty", action="store_true", help="print a short human-readable line per event")
-    p.add_argument("--board", metavar="NAME",
-                   help="run the firmware on a virtual board (boards/NAME.json) driven by press/hold/wait lines")
+    p.add_argument(
+        "--board",
+        metavar="NAME",
+        help="run the firmware on a virtual board (boards/NAME.json) driven by press/hold/wait lines",
+    )
     p.add_argument("--flash", metavar="DIR", help="the virtual board's flash folder (kept; default: a temporary one)")
-    p.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:8080",
-                   help="where the simulator page is served (default 127.0.0.1:8080; port 0: any free port)")
-    p.add_argument("--boards", metavar="N", type=int, default=1,
-                   help="run N boards side by side on the page, each with its own flash (FLASH/board1..N)")
-    p.add_argument("--remote", action="store_true",
-                   help="also run a referee remote (boards/referee.json) paired with the board over ESP-NOW, "
-                        "drawn beside it as the referee box (its flash: FLASH-remote)")
-    p.add_argument("--micropython", metavar="PATH",
-                   help="with --headless --board: the MicroPython unix port to run the board on (default: the "
-                        "venv's, 64-bit); 32: the 32-bit build (CAROM_MICROPYTHON32, else "
-                        "../shared/tools/micropython32/micropython)")
-    p.add_argument("--heap", metavar="SIZE",
-                   help="with --headless --board: the firmware's share of the MicroPython heap, e.g. 112K (a stock "
-                        "ESP32's) or 1M; the emulation's own bytes are measured and added on top (figures on stderr)")
-    p.add_argument("--config", metavar="FILE",
-                   help="the virtual boards' config.json (names, match, wifi, mqtt...), checked before anything starts")
-    p.add_argument("--hall", metavar="HOST[:PORT]",
-                   help="the boards join a Wi-Fi network that reaches this MQTT broker and publish to it "
-                        "(for carom hall --broker HOST:PORT); each board gets its own table id")
-    p.add_argument("--source", action="store_true",
-                   help="with --heap: run the firmware's .py files rather than the .mpy that carom deploy puts on a board")
+    p.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        default="127.0.0.1:8080",
+        help="where the simulator page is served (default 127.0.0.1:8080; port 0: any free port)",
+    )
+    p.add_argument(
+        "--boards",
+        metavar="N",
+        type=int,
+        default=1,
+        help="run N boards side by side on the page, each with its own flash (FLASH/board1..N)",
+    )
+    p.add_argument(
+        "--remote",
+        action="store_true",
+        help="also run a referee remote (boards/referee.json) paired with the board over ESP-NOW, "
+        "drawn beside it as the referee box (its flash: FLASH-remote)",
+    )
+    p.add_argument(
+        "--micropython",
+        metavar="PATH",
+        help="with --headless --board: the MicroPython unix port to run the board on (default: the "
+        "venv's, 64-bit); 32: the 32-bit build (CAROM_MICROPYTHON32, else "
+        "../shared/tools/micropython32/micropython)",
+    )
+    p.add_argument(
+        "--heap",
+        metavar="SIZE",
+        help="with --headless --board: the firmware's share of the MicroPython heap, e.g. 112K (a stock "
+        "ESP32's) or 1M; the emulation's own bytes are measured and added on top (figures on stderr)",
+    )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the virtual boards' config.json (names, match, wifi, mqtt...), checked before anything starts",
+    )
+    p.add_argument(
+        "--hall",
+        metavar="HOST[:PORT]",
+        help="the boards join a Wi-Fi network that reaches this MQTT broker and publish to it "
+        "(for carom hall --broker HOST:PORT); each board gets its own table id",
+    )
+    p.add_argument(
+        "--source",
+        action="store_true",
+        help="with --heap: run the firmware's .py files rather than the .mpy that carom deploy puts on a board",
+    )
     p.set_defaults(run=run_sim)
 
 
@@ -99,8 +127,10 @@ def summary(doc):
     if doc["countdown"] is not None:
         parts.append("last %d" % doc["countdown"])
     if doc["shot_clock"]:
-        parts.append("clock %ds/%ds TO %d:%d" % (
-            doc["shot_clock"]["left_s"], doc["shot_clock"]["limit_s"], a["timeouts_left"], b["timeouts_left"]))
+        parts.append(
+            "clock %ds/%ds TO %d:%d"
+            % (doc["shot_clock"]["left_s"], doc["shot_clock"]["limit_s"], a["timeouts_left"], b["timeouts_left"])
+        )
     if doc["break_left_s"] is not None:
         parts.append("break %d:%02d" % divmod(doc["break_left_s"], 60))
     if doc["last_foul"]:
@@ -131,8 +161,15 @@ def _event_parts(doc):
         parts.append(text)
     area = doc.get("area")
     if area:
-        parts.append("%s %d/%d%s" % ("anchor" if area["anchor"] else "area", area["caroms"], area["limit"],
-                                     " OUT" if area["out_next"] else ""))
+        parts.append(
+            "%s %d/%d%s"
+            % (
+                "anchor" if area["anchor"] else "area",
+                area["caroms"],
+                area["limit"],
+                " OUT" if area["out_next"] else "",
+            )
+        )
     used = [p for p in ("A", "B") if (doc.get("review_used") or {}).get(p)]
     if used:
         parts.append("review used " + " ".join(used))
@@ -242,8 +279,10 @@ def interpreter_arg(text):
     if text == "32":
         exe = micropython32_exe()
         if exe is None:
-            raise CommandError("--micropython 32: no 32-bit MicroPython; set CAROM_MICROPYTHON32 or put it at "
-                               "../shared/tools/micropython32/micropython beside this checkout")
+            raise CommandError(
+                "--micropython 32: no 32-bit MicroPython; set CAROM_MICROPYTHON32 or put it at "
+                "../shared/tools/micropython32/micropython beside this checkout"
+            )
     elif os.sep in text:
         exe = os.path.abspath(text)
         if not os.path.isfile(exe) or not os.access(exe, os.X_OK):
@@ -376,6 +415,7 @@ def run_page(args):
 
 # ---- config.json: --config, the one in --flash, and --hall's network ------------------------------------
 
+
 def read_config(path):
     """--config FILE: the dict the user wrote, checked as the board's firmware/config.py load()
     checks it (size, UTF-8, JSON, schema); CommandError naming what is wrong."""
@@ -441,7 +481,8 @@ def flash_config(folder):
                 as_the_board_reads(f.read(_READ_MOST), good)
         except (OSError, ValueError):
             runs = "it has no good copy (config.good.json), so it runs the defaults, showing E %d" % (
-                fw.ERROR_CONFIG_DEFAULTS)
+                fw.ERROR_CONFIG_DEFAULTS
+            )
         else:
             runs = "it runs its last good configuration (config.good.json), showing E %d" % fw.ERROR_CONFIG
         return None, "%s; the board refuses it: %s" % (e, runs)
@@ -457,9 +498,13 @@ def warn_flash_config(folder, i, count):
     if problem:
         print("carom sim: warning: %s%s" % (who, problem), file=sys.stderr, flush=True)
     elif isinstance(cfg, dict) and (cfg.get("wifi") or {}).get("ssid") and (cfg.get("mqtt") or {}).get("host"):
-        print("carom sim: note: %sconfig.json names the Wi-Fi %r and the MQTT broker %s: here the board finds no "
-              "network and keeps looking (carom sim --hall HOST:PORT gives the boards one that reaches a broker)"
-              % (who, cfg["wifi"]["ssid"], cfg["mqtt"]["host"]), file=sys.stderr, flush=True)
+        print(
+            "carom sim: note: %sconfig.json names the Wi-Fi %r and the MQTT broker %s: here the board finds no "
+            "network and keeps looking (carom sim --hall HOST:PORT gives the boards one that reaches a broker)"
+            % (who, cfg["wifi"]["ssid"], cfg["mqtt"]["host"]),
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 HALL_SSID = "carom-sim"  # the network a board joins when its config.json names none (open)
@@ -474,8 +519,9 @@ def hall_arg(text):
     try:
         host, port = parse_broker(text)
     except ValueError:
-        raise CommandError("--hall wants HOST[:PORT], the MQTT broker carom hall uses, e.g. 127.0.0.1:1883, "
-                           "not %r" % text)
+        raise CommandError(
+            "--hall wants HOST[:PORT], the MQTT broker carom hall uses, e.g. 127.0.0.1:1883, not %r" % text
+        )
     try:
         infos = socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)
     except OSError as e:
@@ -511,12 +557,17 @@ def hall_configs(hall, folders, board):
             table = mqtt["table"] = "t%d" % n
         tables.add(table)
         cfg["wifi"], cfg["mqtt"] = wifi, mqtt
-        ap = AccessPoint(wifi["ssid"], wifi.get("password") or "", connect_s=0.5,
-                         routes={(mqtt["host"], mqtt["port"]): (ip, port)})
+        ap = AccessPoint(
+            wifi["ssid"], wifi.get("password") or "", connect_s=0.5, routes={(mqtt["host"], mqtt["port"]): (ip, port)}
+        )
         where = "%s:%d" % (mqtt["host"], mqtt["port"])
         to = "%s:%d" % (host, port)
-        said = "table %s on Wi-Fi %r, MQTT to %s%s" % (table, wifi["ssid"], where,
-                                                        "" if where == "%s:%d" % (ip, port) else " (reaches " + to + ")")
+        said = "table %s on Wi-Fi %r, MQTT to %s%s" % (
+            table,
+            wifi["ssid"],
+            where,
+            "" if where == "%s:%d" % (ip, port) else " (reaches " + to + ")",
+        )
         out.append((cfg, ap, said))
     return out
 
@@ -533,8 +584,12 @@ def join_hall(hall, folders, board, out):
     try:
         socket.create_connection((ip, port), 2).close()
     except OSError as e:
-        print("carom sim: warning: --hall %s:%d: nothing answers there yet (%s); the boards keep trying"
-              % (host, port, e.strerror or e), file=sys.stderr, flush=True)
+        print(
+            "carom sim: warning: --hall %s:%d: nothing answers there yet (%s); the boards keep trying"
+            % (host, port, e.strerror or e),
+            file=sys.stderr,
+            flush=True,
+        )
 
     def ready(url, sessions):
         from ..simulator.vboard import BoardError
@@ -544,8 +599,11 @@ def join_hall(hall, folders, board, out):
                 try:
                     s.vb.set_wifi(boards[s.index][1])
                 except BoardError as e:  # its process ended: the page shows the board failed, and why
-                    print("carom sim: warning: board %d is not on the hall's network: %s" % (s.index + 1, e),
-                          file=sys.stderr, flush=True)
+                    print(
+                        "carom sim: warning: board %d is not on the hall's network: %s" % (s.index + 1, e),
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     continue
                 out("carom sim: board %d: %s" % (s.index + 1, boards[s.index][2]))
 
@@ -560,8 +618,10 @@ def run_sim(args):
     if args.micropython or args.heap or args.source:
         raise CommandError("--micropython, --heap and --source go with --board NAME (the virtual board)")
     if args.config or args.hall:
-        raise CommandError("--config and --hall go with the virtual board (the page, or --headless --board NAME); "
-                           "the scripted rules take `new` lines")
+        raise CommandError(
+            "--config and --hall go with the virtual board (the page, or --headless --board NAME); "
+            "the scripted rules take `new` lines"
+        )
     from ..simulator.scripted_rules import ordered, scripted_docs
 
     lines = read_lines(args)

@@ -36,8 +36,10 @@ def conf(name, host, port, prefix="carom", user=None, location="/var/lib/mosquit
     lines += ["topic +/%s out 1 %s/ %s/" % (kind, prefix, prefix) for kind in KINDS_OUT]
     lines += ["topic +/%s in 1 %s/ %s/" % (kind, prefix, prefix) for kind in KINDS_IN]
     if user:
-        lines += ["# its login on hall 1 (an ACL that writes %s/+/state, status and report and reads %s/+/setup):"
-                  % (prefix, prefix),
-                  "remote_username %s" % user,
-                  "remote_password <its password>"]
+        lines += [
+            "# its login on hall 1 (an ACL that writes %s/+/state, status and report and reads %s/+/setup):"
+            % (prefix, prefix),
+            "remote_username %s" % user,
+            "remote_password <its password>",
+        ]
     return "\n".join(lines) + "\n"

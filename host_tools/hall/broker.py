@@ -60,8 +60,13 @@ def _probe(host, port, user, password, client_id, clean, timeout):
         answer.append(None if reason.is_failure else bool(flags.session_present))
         done.set()
 
-    c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean,
-                    protocol=paho.MQTTv311, manual_ack=True)
+    c = paho.Client(
+        paho.CallbackAPIVersion.VERSION2,
+        client_id=client_id,
+        clean_session=clean,
+        protocol=paho.MQTTv311,
+        manual_ack=True,
+    )
     c.username_pw_set(user, password or None)
     c.on_connect = connected
     c.on_connect_fail = lambda *a: done.set()
@@ -107,8 +112,13 @@ class Subscriber:
         self.connects = 0
         self.user, self.password, self.client_id = user, password, client_id
         self._stopped = False
-        c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
-                        protocol=paho.MQTTv311, manual_ack=True)
+        c = paho.Client(
+            paho.CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            clean_session=False,
+            protocol=paho.MQTTv311,
+            manual_ack=True,
+        )
         c.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)
         if user:
             c.username_pw_set(user, password or None)  # the password is never printed

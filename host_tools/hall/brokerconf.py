@@ -33,12 +33,19 @@ def _path(what, path):
 def persistence(location):
     """mosquitto.conf's lines that keep its database (sessions, queued QoS 1 messages) across a
     restart, saved every AUTOSAVE_S seconds and when it stops."""
-    return ["persistence true", "persistence_location %s" % _path("--persistence-location", location),
-            "autosave_interval %d" % AUTOSAVE_S]
+    return [
+        "persistence true",
+        "persistence_location %s" % _path("--persistence-location", location),
+        "autosave_interval %d" % AUTOSAVE_S,
+    ]
 
 
-def conf(port=1883, password_file="/etc/mosquitto/carom.passwd", acl_file="/etc/mosquitto/carom.acl",
-         location="/var/lib/mosquitto/"):
+def conf(
+    port=1883,
+    password_file="/etc/mosquitto/carom.passwd",
+    acl_file="/etc/mosquitto/carom.acl",
+    location="/var/lib/mosquitto/",
+):
     """mosquitto.conf lines for the hall's broker. ValueError on a port or path that would not make a
     valid file."""
     if type(port) is not int or not 0 < port < 65536:

@@ -100,8 +100,9 @@ def match_format(doc):
         parts.append("%s:%s handicap" % (a["target"], b["target"]))
     sets = doc.get("sets")
     if sets:
-        parts.append("sets %s:%s (%s)" % (sets["won"]["A"], sets["won"]["B"],
-                                          ", ".join(_pair(x) for x in sets["scores"])))
+        parts.append(
+            "sets %s:%s (%s)" % (sets["won"]["A"], sets["won"]["B"], ", ".join(_pair(x) for x in sets["scores"]))
+        )
     shootout = doc.get("shootout")
     if shootout and shootout.get("rounds") and doc.get("ended_by") == "shootout":
         deciding = "shoot-out " + _pair(shootout["rounds"][-1])
@@ -140,8 +141,14 @@ class Table:
         self.size = 0  # bytes of its state document as compact JSON
 
     def to_json(self):
-        return {"table": self.table, "name": self.name or self.table, "status": self.status,
-                "updated": self.updated, "updates": self.updates, "state": self.state}
+        return {
+            "table": self.table,
+            "name": self.name or self.table,
+            "status": self.status,
+            "updated": self.updated,
+            "updates": self.updates,
+            "state": self.state,
+        }
 
     def empty(self):
         return self.state is None and self.status is None
@@ -191,11 +198,20 @@ class Result:
 
     def _summary(self, doc):
         report = doc["report"]
-        out = {"id": self.key, "table": self.table, "name": report.get("table") or self.table,
-               "received_at": self.received, "game": doc.get("game"), "target": doc.get("target"),
-               "innings_limit": doc.get("innings_limit"), "result": doc.get("result"),
-               "ended_by": doc.get("ended_by"), "started_at": report.get("started_at"),
-               "ended_at": report.get("ended_at"), "duration_s": report.get("duration_s")}
+        out = {
+            "id": self.key,
+            "table": self.table,
+            "name": report.get("table") or self.table,
+            "received_at": self.received,
+            "game": doc.get("game"),
+            "target": doc.get("target"),
+            "innings_limit": doc.get("innings_limit"),
+            "result": doc.get("result"),
+            "ended_by": doc.get("ended_by"),
+            "started_at": report.get("started_at"),
+            "ended_at": report.get("ended_at"),
+            "duration_s": report.get("duration_s"),
+        }
         out["format"] = match_format(doc)
         for p in ("A", "B"):
             d = doc["players"][p]
@@ -223,8 +239,15 @@ class Hall:
         self._seen = collections.OrderedDict()  # (table, fingerprint) of the reports accepted, oldest first
         self._by_start = {}  # (table, started_at) -> the Result in the list
         self.last_result = None  # the Result the newest "result" event is about
-        self.counts = {"messages": 0, "rejected": 0, "duplicates": 0, "replaced": 0, "results": 0,
-                       "evicted": 0, "dropped": {}}
+        self.counts = {
+            "messages": 0,
+            "rejected": 0,
+            "duplicates": 0,
+            "replaced": 0,
+            "results": 0,
+            "evicted": 0,
+            "dropped": {},
+        }
         self._to_log = []  # (kind, topic, detail) of the first drop of each kind
 
     # ---- messages in -----------------------------------------------------------------------
@@ -234,7 +257,7 @@ class Hall:
         head = self.prefix + "/"
         if not topic.startswith(head):
             return None
-        table, sep, kind = topic[len(head):].rpartition("/")
+        table, sep, kind = topic[len(head) :].rpartition("/")
         if not sep or not table or "/" in table or kind not in KINDS:
             return None
         return table, kind
@@ -317,8 +340,9 @@ class Hall:
             slots = sum(1 for x in self.tables.values() if x.state is not None) + (keep is None)
             if slots <= MAX_TABLES and self.tables_bytes + size <= MAX_TABLES_BYTES:
                 return events
-            victims = [x for x in self.tables.values()
-                       if x.state is not None and x is not keep and now - x.valid_at >= FRESH_S]
+            victims = [
+                x for x in self.tables.values() if x.state is not None and x is not keep and now - x.valid_at >= FRESH_S
+            ]
             if not victims:
                 return None
             v = min(victims, key=lambda x: (x.status != "offline", x.valid_at))
@@ -331,7 +355,7 @@ class Hall:
         """Keep MAX_PENDING tables without a state (the oldest heard of go first)."""
         pending = [x for x in self.tables.values() if x.state is None]
         events = []
-        for x in sorted(pending, key=lambda x: x.updated or 0)[:max(0, len(pending) - MAX_PENDING)]:
+        for x in sorted(pending, key=lambda x: x.updated or 0)[: max(0, len(pending) - MAX_PENDING)]:
             del self.tables[x.table]
             events.append(("gone", {"table": x.table}))
         return events
@@ -414,8 +438,13 @@ class Hall:
 
     def bytes(self):
         """What the model holds: the states' and the results' bytes, and a bound for the rest."""
-        return (self.tables_bytes + self.results_bytes + 512 * len(self.tables) + 64 * len(self._seen)
-                + 64 * len(self._by_start))
+        return (
+            self.tables_bytes
+            + self.results_bytes
+            + 512 * len(self.tables)
+            + 64 * len(self._seen)
+            + 64 * len(self._by_start)
+        )
 
     def slots(self):
         return sum(1 for t in self.tables.values() if t.state is not None)
@@ -451,10 +480,24 @@ class Hall:
         w.writerow(CSV_COLUMNS)
         for i, r in enumerate(results):
             s = r.row
-            row = {"received_at": local_time(s["received_at"]), "started_at": local_time(s["started_at"]),
-                   "ended_at": local_time(s["ended_at"])}
-            for k in ("table", "name", "game", "target", "innings_limit", "format", "result", "winner", "ended_by",
-                      "duration_s", "id"):
+            row = {
+                "received_at": local_time(s["received_at"]),
+                "started_at": local_time(s["started_at"]),
+                "ended_at": local_time(s["ended_at"]),
+            }
+            for k in (
+                "table",
+                "name",
+                "game",
+                "target",
+                "innings_limit",
+                "format",
+                "result",
+                "winner",
+                "ended_by",
+                "duration_s",
+                "id",
+            ):
                 row[k] = s[k]
             for p in ("A", "B"):
                 for k, v in s[p].items():
@@ -467,10 +510,36 @@ class Hall:
         yield out.getvalue()
 
 
-CSV_COLUMNS = ("received_at", "table", "name", "game", "target", "innings_limit", "format",
-               "name_A", "club_A", "target_A", "score_A", "innings_A", "average_A", "high_run_A",
-               "name_B", "club_B", "target_B", "score_B", "innings_B", "average_B", "high_run_B",
-               "result", "winner", "ended_by", "started_at", "ended_at", "duration_s", "id")
+CSV_COLUMNS = (
+    "received_at",
+    "table",
+    "name",
+    "game",
+    "target",
+    "innings_limit",
+    "format",
+    "name_A",
+    "club_A",
+    "target_A",
+    "score_A",
+    "innings_A",
+    "average_A",
+    "high_run_A",
+    "name_B",
+    "club_B",
+    "target_B",
+    "score_B",
+    "innings_B",
+    "average_B",
+    "high_run_B",
+    "result",
+    "winner",
+    "ended_by",
+    "started_at",
+    "ended_at",
+    "duration_s",
+    "id",
+)
 
 
 _FORMULA = re.compile(r"(^|[,;])( *)(?=[=+\-@\t\r])")

@@ -44,8 +44,22 @@ VIEWS = ("tables", "standings", "bracket")
 FORMATS = ("round_robin", "knockout", "groups_knockout")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # The game options a page may set: config.json's "match" keys (firmware/config.py checks the values).
-GAME_KEYS = ("game", "target", "innings_limit", "equalizing", "draw", "shot_clock", "timeouts", "timeout_s",
-             "break_s", "breaker_ball", "sets", "deciding_target", "shootout", "warmup_s")
+GAME_KEYS = (
+    "game",
+    "target",
+    "innings_limit",
+    "equalizing",
+    "draw",
+    "shot_clock",
+    "timeouts",
+    "timeout_s",
+    "break_s",
+    "breaker_ball",
+    "sets",
+    "deciding_target",
+    "shootout",
+    "warmup_s",
+)
 
 
 class Refused(ValueError):
@@ -57,6 +71,7 @@ class Refused(ValueError):
 
 
 # ---- what a page may send ----------------------------------------------------------------------
+
 
 def _obj(body, known, required=()):
     if type(body) is not dict:
@@ -94,9 +109,11 @@ def whole(value, field, lo, hi, null=False):
 def check_player(body, field="player"):
     """{"name", "club"?, "target"?, "average"?} -> add_player's arguments."""
     _obj(body, ("name", "club", "target", "average"), ("name",))
-    out = {"name": text(body["name"], field + ".name", MAX_NAME, empty=False),
-           "club": text(body.get("club", ""), field + ".club", MAX_NAME),
-           "target": whole(body.get("target"), field + ".target", 1, 9999, null=True)}
+    out = {
+        "name": text(body["name"], field + ".name", MAX_NAME, empty=False),
+        "club": text(body.get("club", ""), field + ".club", MAX_NAME),
+        "target": whole(body.get("target"), field + ".target", 1, 9999, null=True),
+    }
     average = body.get("average")
     if average is not None:
         if type(average) not in (int, float) or not 0 < average <= 100:
@@ -125,8 +142,10 @@ def check_game(options):
         raise Refused("game_options must be an object")
     for k in options:
         if k not in GAME_KEYS:
-            raise Refused("game_options: unknown option %s (expected %s; each player's target comes from his"
-                          " handicap)" % (json.dumps(k[:40]), ", ".join(GAME_KEYS)))
+            raise Refused(
+                "game_options: unknown option %s (expected %s; each player's target comes from his"
+                " handicap)" % (json.dumps(k[:40]), ", ".join(GAME_KEYS))
+            )
     from .. import firmware_path
 
     firmware_path()
@@ -162,14 +181,13 @@ def check_table(body):
     _obj(body, ("table",), ("table",))
     table = body["table"]
     if type(table) is not str or not schema.TABLE_NAME.match(table):
-        raise Refused("table must be a board's table id: a-z, 0-9, _ and -, 1..24 characters (config.json"
-                      " mqtt.table)")
+        raise Refused("table must be a board's table id: a-z, 0-9, _ and -, 1..24 characters (config.json mqtt.table)")
     return table
 
 
 def check_draw(body):
     _obj(body, ("seed",))
-    return whole(body.get("seed"), "seed", 0, 2 ** 31 - 1, null=True)
+    return whole(body.get("seed"), "seed", 0, 2**31 - 1, null=True)
 
 
 def check_decide(body):
@@ -177,7 +195,7 @@ def check_decide(body):
     _obj(body, ("match", "winner"), ("match", "winner"))
     if body["winner"] not in ("A", "B"):
         raise Refused("winner must be A or B")
-    return whole(body["match"], "match", 1, 10 ** 6), body["winner"]
+    return whole(body["match"], "match", 1, 10**6), body["winner"]
 
 
 def check_view(body):
@@ -188,6 +206,7 @@ def check_view(body):
 
 
 # ---- the tables ------------------------------------------------------------------------------------
+
 
 def board_free(state):
     """Whether a board with this state document may take a new match, as the board itself decides
@@ -209,18 +228,36 @@ class SentStore:
     def __init__(self, path):
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA busy_timeout = 5000")
-        self.db.execute("CREATE TABLE IF NOT EXISTS hall_sent (tbl TEXT PRIMARY KEY, n INTEGER NOT NULL,"
-                        " match_id TEXT, setup TEXT NOT NULL, payload BLOB NOT NULL, sent_at REAL NOT NULL)")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS hall_sent (tbl TEXT PRIMARY KEY, n INTEGER NOT NULL,"
+            " match_id TEXT, setup TEXT NOT NULL, payload BLOB NOT NULL, sent_at REAL NOT NULL)"
+        )
 
     def all(self):
         rows = self.db.execute("SELECT tbl, n, match_id, setup, payload, sent_at FROM hall_sent").fetchall()
-        return {r[0]: {"n": r[1], "match": int(r[2]) if r[2] is not None and r[2].isdigit() else r[2],
-                       "setup": json.loads(r[3]), "payload": bytes(r[4]), "at": r[5]} for r in rows}
+        return {
+            r[0]: {
+                "n": r[1],
+                "match": int(r[2]) if r[2] is not None and r[2].isdigit() else r[2],
+                "setup": json.loads(r[3]),
+                "payload": bytes(r[4]),
+                "at": r[5],
+            }
+            for r in rows
+        }
 
     def put(self, table, entry):
-        self.db.execute("INSERT OR REPLACE INTO hall_sent VALUES (?, ?, ?, ?, ?, ?)",
-                        (table, entry["n"], None if entry["match"] is None else str(entry["match"]),
-                         json.dumps(entry["setup"]), entry["payload"], entry["at"]))
+        self.db.execute(
+            "INSERT OR REPLACE INTO hall_sent VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                table,
+                entry["n"],
+                None if entry["match"] is None else str(entry["match"]),
+                json.dumps(entry["setup"]),
+                entry["payload"],
+                entry["at"],
+            ),
+        )
 
     def delete(self, table):
         self.db.execute("DELETE FROM hall_sent WHERE tbl = ?", (table,))
@@ -467,9 +504,25 @@ class Organiser:
         tables = self.t.tables()
         self._check_keys(tables)
         self.statuses = self._statuses(hall, matches)
-        sent = {table: {"n": e["n"], "match": e["match"], "at": e["at"], "players": _names(e["setup"]),
-                        "status": self.statuses.get(table)} for table, e in self.sent.items()}
-        return {"settings": self.t.settings(), "players": self.t.players(), "tables": tables,
-                "matches": matches, "standings": self.t.standings(), "bracket": self.t.bracket(),
-                "champion": self.t.champion(), "setups": sent,
-                "unkeyed": sorted(self.unkeyed), "view": self.view}
+        sent = {
+            table: {
+                "n": e["n"],
+                "match": e["match"],
+                "at": e["at"],
+                "players": _names(e["setup"]),
+                "status": self.statuses.get(table),
+            }
+            for table, e in self.sent.items()
+        }
+        return {
+            "settings": self.t.settings(),
+            "players": self.t.players(),
+            "tables": tables,
+            "matches": matches,
+            "standings": self.t.standings(),
+            "bracket": self.t.bracket(),
+            "champion": self.t.champion(),
+            "setups": sent,
+            "unkeyed": sorted(self.unkeyed),
+            "view": self.view,
+        }

@@ -92,8 +92,7 @@ def body(table, n, setup):
     if type(n) is not int or not 1 <= n <= MAX_N:
         raise SetupError("n: %r is not 1..%d" % (n, MAX_N))
     check_setup(setup)
-    return json.dumps({"table": table, "n": n, "setup": setup}, ensure_ascii=False,
-                      separators=(",", ":")).encode()
+    return json.dumps({"table": table, "n": n, "setup": setup}, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def sign(key, table, n, setup):

@@ -39,8 +39,9 @@ from .. import firmware_path
 from . import parts, text
 
 Figure = namedtuple("Figure", "value unit source note")
-Design = namedtuple("Design", "supply_v logic_v segment_leds point_leds colon_leds peak_ma com_pullup_ohm "
-                              "row_pulldown_ohm bleeder_ohm")
+Design = namedtuple(
+    "Design", "supply_v logic_v segment_leds point_leds colon_leds peak_ma com_pullup_ohm row_pulldown_ohm bleeder_ohm"
+)
 Part = namedtuple("Part", "key what example price qty note")
 Line = namedtuple("Line", "what com row")
 
@@ -49,35 +50,77 @@ PRICE_DATE = parts.PRICE_DATE
 # kind: datasheet (the maker of the chip or the display), maker (a board's maker), third party
 # (named), rule of thumb (a trade's rule, named), estimated (here, with the reason beside it).
 SOURCES = {
-    "holtek": ("datasheet", ("Holtek, HT16K33 datasheet, rev. 1.10 (May 2011) and 1.20 (July 2017): block "
-                             "diagram (\"Row driver output\", \"Common scan output\", \"Key scan output\", "
-                             "\"Device address source output\"), Display Memory - RAM Structure, the LED "
-                             "drive mode waveforms (\"1 Frame = 1056us*9 = 9.504ms\"), Keyscan, Slave "
-                             "Addressing (\"The slave address set is "
-                             "loaded into the HT16K33 at every frame\"), Digital Dimming Data Input")),
-    "holtek-dc": ("datasheet", ("Holtek, HT16K33 datasheet: D.C. characteristics (ROW source 25 mA, COM sink "
-                                "200 mA, typical, at VDD 5 V; as also read by Adafruit's forum thread "
-                                "\"HT16K33 Current Limits\") and the operating voltage, 4.5-5.5 V")),
+    "holtek": (
+        "datasheet",
+        (
+            "Holtek, HT16K33 datasheet, rev. 1.10 (May 2011) and 1.20 (July 2017): block "
+            'diagram ("Row driver output", "Common scan output", "Key scan output", '
+            '"Device address source output"), Display Memory - RAM Structure, the LED '
+            'drive mode waveforms ("1 Frame = 1056us*9 = 9.504ms"), Keyscan, Slave '
+            'Addressing ("The slave address set is '
+            'loaded into the HT16K33 at every frame"), Digital Dimming Data Input'
+        ),
+    ),
+    "holtek-dc": (
+        "datasheet",
+        (
+            "Holtek, HT16K33 datasheet: D.C. characteristics (ROW source 25 mA, COM sink "
+            "200 mA, typical, at VDD 5 V; as also read by Adafruit's forum thread "
+            '"HT16K33 Current Limits") and the operating voltage, 4.5-5.5 V'
+        ),
+    ),
     "adafruit-backpack": parts.SOURCES["adafruit-backpack"],
-    "ti-uln2803a": ("datasheet", ("Texas Instruments, ULN2803A datasheet: 8 Darlington sinks, 50 V, 500 mA per "
-                                  "output; VCE(sat) 0.9/1.0/1.2 V typical, 1.1/1.3/1.6 V maximum at "
-                                  "100/200/350 mA; a 2.7 kOhm resistor in series with each input")),
-    "toshiba-tbd62783a": ("datasheet", ("Toshiba, TBD62783A datasheet (2016-05-11): 8-channel source type DMOS "
-                                        "transistor array, VOUT 50 V max, IOUT -500 mA max for each channel, "
-                                        "input voltage (output on) 2.0 V min, (output off) 0.6 V max")),
-    "hc-logic": ("datasheet", ("74HC540/74HC541 datasheets (e.g. Texas Instruments SN74HC540, SN74HC541): at "
-                               "VCC 4.5 V, VIH 3.15 V min, VIL 1.35 V max, VOH 3.98 V min at -4 mA; 74HCT: "
-                               "VIH 2.0 V, VIL 0.8 V")),
-    "displays": ("datasheet", ("red LED display datasheets: Kingbright ACSC03-41SURKWA (VF 1.85 V typical, "
-                               "2.35 V max at 10 mA for each LED) and a 0.56\" display, SMA41056 (continuous "
-                               "25 mA per segment; peak 100 mA at 1/10 duty cycle, 0.1 ms pulse width)")),
-    "meanwell-gst25e": ("maker", ("Mean Well, GST25E datasheet: 25 W adapters, GST25E12-P1J 12 V 2.08 A, "
-                                  "GST25E15-P1J 15 V 1.66 A, GST25E24-P1J 24 V 1.04 A")),
-    "sign-rule": ("rule of thumb", ("the sign makers' legibility rule: about 1 inch of letter height for "
-                                    "each 30 ft of the farthest distance it can be read from (bright "
-                                    "digits on a dark face read at least as well as printed letters)")),
-    "estimate": ("estimated", ("estimates made here, each with its reason beside it in "
-                               "host_tools/hardware/bigdigits.py")),
+    "ti-uln2803a": (
+        "datasheet",
+        (
+            "Texas Instruments, ULN2803A datasheet: 8 Darlington sinks, 50 V, 500 mA per "
+            "output; VCE(sat) 0.9/1.0/1.2 V typical, 1.1/1.3/1.6 V maximum at "
+            "100/200/350 mA; a 2.7 kOhm resistor in series with each input"
+        ),
+    ),
+    "toshiba-tbd62783a": (
+        "datasheet",
+        (
+            "Toshiba, TBD62783A datasheet (2016-05-11): 8-channel source type DMOS "
+            "transistor array, VOUT 50 V max, IOUT -500 mA max for each channel, "
+            "input voltage (output on) 2.0 V min, (output off) 0.6 V max"
+        ),
+    ),
+    "hc-logic": (
+        "datasheet",
+        (
+            "74HC540/74HC541 datasheets (e.g. Texas Instruments SN74HC540, SN74HC541): at "
+            "VCC 4.5 V, VIH 3.15 V min, VIL 1.35 V max, VOH 3.98 V min at -4 mA; 74HCT: "
+            "VIH 2.0 V, VIL 0.8 V"
+        ),
+    ),
+    "displays": (
+        "datasheet",
+        (
+            "red LED display datasheets: Kingbright ACSC03-41SURKWA (VF 1.85 V typical, "
+            '2.35 V max at 10 mA for each LED) and a 0.56" display, SMA41056 (continuous '
+            "25 mA per segment; peak 100 mA at 1/10 duty cycle, 0.1 ms pulse width)"
+        ),
+    ),
+    "meanwell-gst25e": (
+        "maker",
+        (
+            "Mean Well, GST25E datasheet: 25 W adapters, GST25E12-P1J 12 V 2.08 A, "
+            "GST25E15-P1J 15 V 1.66 A, GST25E24-P1J 24 V 1.04 A"
+        ),
+    ),
+    "sign-rule": (
+        "rule of thumb",
+        (
+            "the sign makers' legibility rule: about 1 inch of letter height for "
+            "each 30 ft of the farthest distance it can be read from (bright "
+            "digits on a dark face read at least as well as printed letters)"
+        ),
+    ),
+    "estimate": (
+        "estimated",
+        ("estimates made here, each with its reason beside it in host_tools/hardware/bigdigits.py"),
+    ),
 }
 
 
@@ -92,20 +135,27 @@ FIGURES = {
     # the HT16K33's frame: 8 digit slots and a key-scan slot of 1056 us, a digit lit at most
     # 1024 us of its slot (16 us off on either side), in 16 steps
     "frame_us": _fig(9 * 1056, "µs", "holtek", "1 frame = 9 slots of 1056 µs: COM0-COM7 and the key scan"),
-    "lit_us": _fig(1024, "µs", "holtek", "a digit's lit time in its slot at full brightness; 16 µs dark "
-                                         "at either end of the slot"),
+    "lit_us": _fig(
+        1024, "µs", "holtek", "a digit's lit time in its slot at full brightness; 16 µs dark at either end of the slot"
+    ),
     "gap_us": _fig(16, "µs", "holtek", "the dark time between two digits' lit times"),
     "coms": _fig(_HT["coms"].value, "", "holtek", "digits scanned in turn"),
-    "dim_steps": _fig(_HT["dim_steps"].value, "", "holtek", "brightness level 0-15 lights (level + 1)/16 "
-                                                            "of a digit's lit time"),
-    "address_pulldown_ohm": _fig(39e3, "Ω", "holtek", "on ROW0/A2, ROW1/A1, ROW2/A0 (Slave Addressing: "
-                                                      "\"39KΩ*3\"; A2~A0 read 0 when floating)"),
+    "dim_steps": _fig(
+        _HT["dim_steps"].value, "", "holtek", "brightness level 0-15 lights (level + 1)/16 of a digit's lit time"
+    ),
+    "address_pulldown_ohm": _fig(
+        39e3, "Ω", "holtek", 'on ROW0/A2, ROW1/A1, ROW2/A0 (Slave Addressing: "39KΩ*3"; A2~A0 read 0 when floating)'
+    ),
     "vdd_min_v": _fig(4.5, "V", "holtek-dc", "the operating voltage's floor"),
     "vdd_max_v": _fig(5.5, "V", "holtek-dc", "the operating voltage's ceiling"),
     "row_ma": _fig(_HT["row_ma"].value, "mA", "holtek-dc", "a ROW output's source current"),
     # the drivers
-    "uln_vce_typ": _fig(((100, 0.9), (350, 1.2)), "(mA, V)", "ti-uln2803a",
-                        "VCE(sat), typical: a line through these two points, extended past 350 mA (estimated)"),
+    "uln_vce_typ": _fig(
+        ((100, 0.9), (350, 1.2)),
+        "(mA, V)",
+        "ti-uln2803a",
+        "VCE(sat), typical: a line through these two points, extended past 350 mA (estimated)",
+    ),
     "uln_vce_max": _fig(((100, 1.1), (350, 1.6)), "(mA, V)", "ti-uln2803a", "VCE(sat), maximum: as above"),
     "uln_channel_ma": _fig(500, "mA", "ti-uln2803a", "a sink's rated current"),
     "uln_input_ohm": _fig(2700, "Ω", "ti-uln2803a", "in series with each input"),
@@ -113,10 +163,18 @@ FIGURES = {
     "tbd_channel_ma": _fig(500, "mA", "toshiba-tbd62783a", "a source's rated current"),
     "tbd_input_on_v": _fig(2.0, "V", "toshiba-tbd62783a", "input voltage (output on), min"),
     "tbd_input_off_v": _fig(0.6, "V", "toshiba-tbd62783a", "input voltage (output off), max"),
-    "tbd_ron_ohm": _fig(5.0, "Ω", "estimate", "a DMOS source output's resistance, taken high; its "
-                                              "datasheet's output-voltage table is the one to check"),
-    "driver_pd_mw": _fig(1000, "mW", "estimate", "what a DIP-18 driver may dissipate in still air at 25 °C, "
-                                                 "taken low (Toshiba gives 1.47 W for the TD62783APG)"),
+    "tbd_ron_ohm": _fig(
+        5.0,
+        "Ω",
+        "estimate",
+        "a DMOS source output's resistance, taken high; its datasheet's output-voltage table is the one to check",
+    ),
+    "driver_pd_mw": _fig(
+        1000,
+        "mW",
+        "estimate",
+        "what a DIP-18 driver may dissipate in still air at 25 °C, taken low (Toshiba gives 1.47 W for the TD62783APG)",
+    ),
     "hc_vih_v": _fig(3.15, "V", "hc-logic", "74HC at VCC 4.5 V"),
     "hc_vil_v": _fig(1.35, "V", "hc-logic", "74HC at VCC 4.5 V"),
     "hct_vih_v": _fig(2.0, "V", "hc-logic", "74HCT"),
@@ -128,18 +186,28 @@ FIGURES = {
     "led_vf_v": _fig(1.85, "V", "displays", "one red LED at 10 mA, typical"),
     "led_vf_max_v": _fig(2.35, "V", "displays", "one red LED at 10 mA, maximum"),
     "led_vf_at_ma": _fig(10, "mA", "displays", "the current of those VF figures"),
-    "led_rdyn_ohm": _fig(6.0, "Ω", "estimate", "how VF rises with current (the datasheets' I-V curves: "
-                                               "some 0.3 V from 10 to 60 mA)"),
+    "led_rdyn_ohm": _fig(
+        6.0, "Ω", "estimate", "how VF rises with current (the datasheets' I-V curves: some 0.3 V from 10 to 60 mA)"
+    ),
     "led_dc_ma": _fig(25, "mA", "displays", "continuous current for each segment"),
     "led_pulse_ma": _fig(100, "mA", "displays", "peak current at 1/10 duty cycle and 0.1 ms pulses"),
     "led_pulse_us": _fig(100, "µs", "displays", "the pulse width of that rating"),
     # the supply
-    "supply_a": _fig({12.0: 2.08, 15.0: 1.66, 24.0: 1.04}, "A", "meanwell-gst25e",
-                     "the rated output of a GST25E adapter, by its voltage"),
+    "supply_a": _fig(
+        {12.0: 2.08, 15.0: 1.66, 24.0: 1.04},
+        "A",
+        "meanwell-gst25e",
+        "the rated output of a GST25E adapter, by its voltage",
+    ),
     # reading distance
     "ft_per_inch": _fig(30, "ft", "sign-rule", "the farthest reading distance per inch of digit height"),
-    "comfort": _fig(2 / 3.0, "", "estimate", "the share of that distance read at a glance, chosen here: "
-                                             "20 ft per inch, so that 1.0\" reads comfortably at 6 m"),
+    "comfort": _fig(
+        2 / 3.0,
+        "",
+        "estimate",
+        "the share of that distance read at a glance, chosen here: "
+        '20 ft per inch, so that 1.0" reads comfortably at 6 m',
+    ),
 }
 
 # The stage for 2.3" digits. Every number on the page and in the picture follows from these.
@@ -249,6 +317,7 @@ def segment_rows():
 
 # ---- the multiplex ----------------------------------------------------------------------------
 
+
 def share(kind="datasheet"):
     """The share of time one digit can be lit at full brightness: "rule" = 1/8 (eight digits in
     turn), "datasheet" = 1024 µs of each 9504 µs frame (the key-scan slot and the gaps)."""
@@ -282,6 +351,7 @@ def pulse_us(level=15):
 
 # ---- one LED string -----------------------------------------------------------------------------
 
+
 def _line_fit(points):
     (x0, y0), (x1, y1) = points
     slope = (y1 - y0) / float(x1 - x0)  # V per mA
@@ -306,7 +376,8 @@ def string_ma(design, leds, ohm, lit=1, which="typ"):
     part a straight line in I). 0 when the supply cannot reach the LEDs' forward voltage."""
     a_vce, b_vce = _line_fit(fig("uln_vce_%s" % which))  # V, V/mA
     vf0 = (fig("led_vf_v") if which == "typ" else fig("led_vf_max_v")) - fig("led_rdyn_ohm") * fig(
-        "led_vf_at_ma") / 1000.0
+        "led_vf_at_ma"
+    ) / 1000.0
     headroom = design.supply_v - leds * vf0 - a_vce
     per_ma = (ohm + fig("tbd_ron_ohm") + leds * fig("led_rdyn_ohm")) / 1000.0 + lit * b_vce
     return max(0.0, headroom / per_ma)
@@ -341,13 +412,17 @@ def resistors(design):
     seg = None
     lit_full = 8  # seven segments and the point
     digits = len(digit_coms())  # a segment line is on in each digit's slot, segment b in the colon's too
-    for what, leds, line_slots in (("segments a-g", design.segment_leds, digits + 1),
-                                   ("point (dp)", design.point_leds, digits),
-                                   ("colon (extra)", design.colon_leds, 1)):
+    for what, leds, line_slots in (
+        ("segments a-g", design.segment_leds, digits + 1),
+        ("point (dp)", design.point_leds, digits),
+        ("colon (extra)", design.colon_leds, 1),
+    ):
         exact = resistor_exact(design, leds)
         if exact <= 0:
-            raise ValueError("%g V cannot light %d LEDs in series at %g mA (they need %.1f V and the drivers)"
-                             % (design.supply_v, leds, design.peak_ma, leds * led_vf(design.peak_ma)))
+            raise ValueError(
+                "%g V cannot light %d LEDs in series at %g mA (they need %.1f V and the drivers)"
+                % (design.supply_v, leds, design.peak_ma, leds * led_vf(design.peak_ma))
+            )
         if what.startswith("colon"):
             extra = max(0.0, exact - seg.ohm)
             ohm = e24_at_least(extra) if extra > 0.5 else 0
@@ -378,8 +453,10 @@ def psu_amps(design):
     try:
         return fig("supply_a")[design.supply_v]
     except KeyError:
-        raise ValueError("no %g V adapter in the catalogue (%s V)"
-                         % (design.supply_v, ", ".join("%g" % v for v in sorted(fig("supply_a"))))) from None
+        raise ValueError(
+            "no %g V adapter in the catalogue (%s V)"
+            % (design.supply_v, ", ".join("%g" % v for v in sorted(fig("supply_a"))))
+        ) from None
 
 
 def psu_example(design):
@@ -393,8 +470,7 @@ def supply(design, level=15):
     chips scan on their own clocks, so their peaks can meet)."""
     rs = resistors(design)
     seg, dp, colon = rs
-    digit_ma = 7 * string_ma(design, design.segment_leds, seg.ohm, 8) + string_ma(
-        design, design.point_leds, dp.ohm, 8)
+    digit_ma = 7 * string_ma(design, design.segment_leds, seg.ohm, 8) + string_ma(design, design.point_leds, dp.ohm, 8)
     frame_ma = len(digit_coms()) * digit_ma + colon.ma_alone
     k = share() * steps(level) / float(fig("dim_steps"))
     peak = digit_ma / 1000.0
@@ -418,7 +494,7 @@ def dissipation(design):
     uln = len(digit_coms()) * channel + uln_vce(colon.ma_alone) * colon.ma_alone * s
     ron = fig("tbd_ron_ohm")
     slots = len(digit_coms())
-    tbd_uw = ((7 * i7 ** 2 + idp ** 2) * slots + colon.ma_alone ** 2) * ron * s  # mA² × Ω = µW
+    tbd_uw = ((7 * i7**2 + idp**2) * slots + colon.ma_alone**2) * ron * s  # mA² × Ω = µW
     return Heat(uln, tbd_uw / 1000.0, channel)
 
 
@@ -457,28 +533,61 @@ def checks(design):
     vih, vil = thresholds(design)
     heat = dissipation(design)
     out = [
-        ("a digit's current in one ULN2803A output (8 strings lit)", "%.0f mA" % digit_ma,
-         "%d mA" % fig("uln_channel_ma"), digit_ma <= fig("uln_channel_ma")),
-        ("a string's peak against the LEDs' pulse rating (for %d µs pulses; ours last %.0f µs)"
-         % (fig("led_pulse_us"), pulse_us()),
-         "%.0f mA" % seg.ma_alone, "%d mA" % fig("led_pulse_ma"), seg.ma_alone <= fig("led_pulse_ma")),
-        ("a string's average against the LEDs' continuous rating", "%.1f mA" % average_ma(seg.ma_alone),
-         "%d mA" % fig("led_dc_ma"), average_ma(seg.ma_alone) <= fig("led_dc_ma")),
-        ("the level an idle COM0 puts on ROW0-ROW2 through an address jumper", "%.2f V" % address_leak_v(design),
-         "%.2f V (VIL)" % vil, address_leak_v(design) < vil),
-        ("an idle line's edge (pull-up or pull-down and %d pF)" % fig("node_pf"), "%.1f µs" % edge_us(design),
-         "%d µs (the gap)" % fig("gap_us"), edge_us(design) < fig("gap_us") / 2.0),
-        ("a ROW's high (the chip's VDD) against the %s541's VIH" % family(design), "%g V" % design.logic_v,
-         "%g V" % vih, design.logic_v >= vih),
-        ("the ULN2803A's heat", "%.0f mW" % heat.uln_mw, "%d mW" % fig("driver_pd_mw"),
-         heat.uln_mw <= fig("driver_pd_mw")),
-        ("the TBD62783A's heat", "%.0f mW" % heat.tbd_mw, "%d mW" % fig("driver_pd_mw"),
-         heat.tbd_mw <= fig("driver_pd_mw")),
+        (
+            "a digit's current in one ULN2803A output (8 strings lit)",
+            "%.0f mA" % digit_ma,
+            "%d mA" % fig("uln_channel_ma"),
+            digit_ma <= fig("uln_channel_ma"),
+        ),
+        (
+            "a string's peak against the LEDs' pulse rating (for %d µs pulses; ours last %.0f µs)"
+            % (fig("led_pulse_us"), pulse_us()),
+            "%.0f mA" % seg.ma_alone,
+            "%d mA" % fig("led_pulse_ma"),
+            seg.ma_alone <= fig("led_pulse_ma"),
+        ),
+        (
+            "a string's average against the LEDs' continuous rating",
+            "%.1f mA" % average_ma(seg.ma_alone),
+            "%d mA" % fig("led_dc_ma"),
+            average_ma(seg.ma_alone) <= fig("led_dc_ma"),
+        ),
+        (
+            "the level an idle COM0 puts on ROW0-ROW2 through an address jumper",
+            "%.2f V" % address_leak_v(design),
+            "%.2f V (VIL)" % vil,
+            address_leak_v(design) < vil,
+        ),
+        (
+            "an idle line's edge (pull-up or pull-down and %d pF)" % fig("node_pf"),
+            "%.1f µs" % edge_us(design),
+            "%d µs (the gap)" % fig("gap_us"),
+            edge_us(design) < fig("gap_us") / 2.0,
+        ),
+        (
+            "a ROW's high (the chip's VDD) against the %s541's VIH" % family(design),
+            "%g V" % design.logic_v,
+            "%g V" % vih,
+            design.logic_v >= vih,
+        ),
+        (
+            "the ULN2803A's heat",
+            "%.0f mW" % heat.uln_mw,
+            "%d mW" % fig("driver_pd_mw"),
+            heat.uln_mw <= fig("driver_pd_mw"),
+        ),
+        (
+            "the TBD62783A's heat",
+            "%.0f mW" % heat.tbd_mw,
+            "%d mW" % fig("driver_pd_mw"),
+            heat.tbd_mw <= fig("driver_pd_mw"),
+        ),
     ]
     return out
 
 
 # ---- the parts -----------------------------------------------------------------------------------
+
 
 def parts_list(design=DESIGN):
     """[Part] for one 4-digit display of big digits and its buffer stage."""
@@ -486,49 +595,149 @@ def parts_list(design=DESIGN):
     fam = family(design)
     backpack = parts.PARTS["seg7-1.2"]
     out = [
-        Part("digit", "7-segment digit, 2.3\" (57 mm), common cathode, red, %d LEDs in series per segment"
-             % design.segment_leds, "Kingbright SC23-12SRWA", 3.5, 4,
-             "read its datasheet: the segment's forward voltage over about 2 V is its LEDs in series"),
-        Part("ht16k33", backpack.what + ", its display left off", backpack.example, backpack.price, 1,
-             "the HT16K33 of the display, as on the wall board: \"+\" on 5 V, IO on 3.3 V; its 1.2\" "
-             "display serves to test it first"),
-        Part("buffer-row", "%s541, octal buffer (the segment lines, ROW0-ROW7)" % fam,
-             "Texas Instruments SN%s541N" % fam, 0.6, 1, ""),
-        Part("buffer-com", "%s540, octal inverting buffer (the digit lines, COM0-COM4)" % fam,
-             "Texas Instruments SN%s540N" % fam, 0.6, 1, "5 of its 8 used"),
-        Part("source", "TBD62783APG, 8-channel source driver (the segments' anodes from %g V)" % design.supply_v,
-             "Toshiba TBD62783APG", 1.5, 1, ""),
-        Part("sink", "ULN2803A, 8-channel Darlington sink (the digits' cathodes)", "Texas Instruments ULN2803AN",
-             0.8, 1, "5 of its 8 used"),
-        Part("r-seg", "resistor %s, %s (segments a-g)" % (ohm_text(seg.ohm), seg.rating),
-             "Yageo CFR-25JB-52-%s" % parts.resistor_code(seg.ohm), 0.05, 7, ""),
-        Part("r-dp", "resistor %s, %s (the point)" % (ohm_text(dp.ohm), dp.rating),
-             "Yageo CFR-25JB-52-%s" % parts.resistor_code(dp.ohm), 0.05, 1, ""),
+        Part(
+            "digit",
+            '7-segment digit, 2.3" (57 mm), common cathode, red, %d LEDs in series per segment' % design.segment_leds,
+            "Kingbright SC23-12SRWA",
+            3.5,
+            4,
+            "read its datasheet: the segment's forward voltage over about 2 V is its LEDs in series",
+        ),
+        Part(
+            "ht16k33",
+            backpack.what + ", its display left off",
+            backpack.example,
+            backpack.price,
+            1,
+            'the HT16K33 of the display, as on the wall board: "+" on 5 V, IO on 3.3 V; its 1.2" '
+            "display serves to test it first",
+        ),
+        Part(
+            "buffer-row",
+            "%s541, octal buffer (the segment lines, ROW0-ROW7)" % fam,
+            "Texas Instruments SN%s541N" % fam,
+            0.6,
+            1,
+            "",
+        ),
+        Part(
+            "buffer-com",
+            "%s540, octal inverting buffer (the digit lines, COM0-COM4)" % fam,
+            "Texas Instruments SN%s540N" % fam,
+            0.6,
+            1,
+            "5 of its 8 used",
+        ),
+        Part(
+            "source",
+            "TBD62783APG, 8-channel source driver (the segments' anodes from %g V)" % design.supply_v,
+            "Toshiba TBD62783APG",
+            1.5,
+            1,
+            "",
+        ),
+        Part(
+            "sink",
+            "ULN2803A, 8-channel Darlington sink (the digits' cathodes)",
+            "Texas Instruments ULN2803AN",
+            0.8,
+            1,
+            "5 of its 8 used",
+        ),
+        Part(
+            "r-seg",
+            "resistor %s, %s (segments a-g)" % (ohm_text(seg.ohm), seg.rating),
+            "Yageo CFR-25JB-52-%s" % parts.resistor_code(seg.ohm),
+            0.05,
+            7,
+            "",
+        ),
+        Part(
+            "r-dp",
+            "resistor %s, %s (the point)" % (ohm_text(dp.ohm), dp.rating),
+            "Yageo CFR-25JB-52-%s" % parts.resistor_code(dp.ohm),
+            0.05,
+            1,
+            "",
+        ),
     ]
     if colon.ohm:
-        out.append(Part("r-colon", "resistor %s, %s (the colon, in series with its cathode)"
-                        % (ohm_text(colon.ohm), colon.rating), "Yageo CFR-25JB-52-%s" % parts.resistor_code(colon.ohm),
-                        0.05, 1, "only with a colon"))
+        out.append(
+            Part(
+                "r-colon",
+                "resistor %s, %s (the colon, in series with its cathode)" % (ohm_text(colon.ohm), colon.rating),
+                "Yageo CFR-25JB-52-%s" % parts.resistor_code(colon.ohm),
+                0.05,
+                1,
+                "only with a colon",
+            )
+        )
     out += [
-        Part("r-pullup", "resistor %s (pull-ups, COM0-COM4, to the chip's VDD)" % ohm_text(design.com_pullup_ohm),
-             "Yageo CFR-25JB-52-%s" % parts.resistor_code(design.com_pullup_ohm), 0.05, len(digit_coms()) + 1, ""),
-        Part("r-pulldown", "resistor %s (pull-downs, ROW3-ROW7)" % ohm_text(design.row_pulldown_ohm),
-             "Yageo CFR-25JB-52-%s" % parts.resistor_code(design.row_pulldown_ohm), 0.05, 5,
-             "none on ROW0-ROW2: see the warnings"),
-        Part("r-bleed", "resistor %s (each segment line to ground)" % ohm_text(design.bleeder_ohm),
-             "Yageo CFR-25JB-52-%s" % parts.resistor_code(design.bleeder_ohm), 0.05, 8, ""),
+        Part(
+            "r-pullup",
+            "resistor %s (pull-ups, COM0-COM4, to the chip's VDD)" % ohm_text(design.com_pullup_ohm),
+            "Yageo CFR-25JB-52-%s" % parts.resistor_code(design.com_pullup_ohm),
+            0.05,
+            len(digit_coms()) + 1,
+            "",
+        ),
+        Part(
+            "r-pulldown",
+            "resistor %s (pull-downs, ROW3-ROW7)" % ohm_text(design.row_pulldown_ohm),
+            "Yageo CFR-25JB-52-%s" % parts.resistor_code(design.row_pulldown_ohm),
+            0.05,
+            5,
+            "none on ROW0-ROW2: see the warnings",
+        ),
+        Part(
+            "r-bleed",
+            "resistor %s (each segment line to ground)" % ohm_text(design.bleeder_ohm),
+            "Yageo CFR-25JB-52-%s" % parts.resistor_code(design.bleeder_ohm),
+            0.05,
+            8,
+            "",
+        ),
         Part("c-ic", "capacitor 100 nF ceramic (one at each chip's supply pin)", "KEMET C320C104K5R5TA", 0.1, 4, ""),
-        Part("c-bulk", "capacitor 220 µF 25 V electrolytic (where the %g V enters the board)" % design.supply_v,
-             "Panasonic EEU-FR1E221", 0.3, 1, ""),
-        Part("sockets", "IC sockets: 2 × DIP-20, 2 × DIP-18", "any maker's turned-pin sockets", 1.0, 1,
-             "the drivers can then be swapped"),
-        Part("board", parts.PARTS["stripboard"].what.split(":")[0] + " (the stage)",
-             parts.PARTS["stripboard"].example, parts.PARTS["stripboard"].price, 1, ""),
-        Part("cable", "ribbon cable, 16 ways (to the digits: 8 segments, 4 digits, the colon, spare)",
-             "3M 3302/16", 1.5, 1, "a metre"),
-        Part("psu", "power supply %g V, 2 A, 2.1 mm barrel plug (the LEDs)" % design.supply_v,
-             psu_example(design), 15.0, 1, "one for up to %d such displays (see the supply)"
-             % supply(design).displays_per_supply),
+        Part(
+            "c-bulk",
+            "capacitor 220 µF 25 V electrolytic (where the %g V enters the board)" % design.supply_v,
+            "Panasonic EEU-FR1E221",
+            0.3,
+            1,
+            "",
+        ),
+        Part(
+            "sockets",
+            "IC sockets: 2 × DIP-20, 2 × DIP-18",
+            "any maker's turned-pin sockets",
+            1.0,
+            1,
+            "the drivers can then be swapped",
+        ),
+        Part(
+            "board",
+            parts.PARTS["stripboard"].what.split(":")[0] + " (the stage)",
+            parts.PARTS["stripboard"].example,
+            parts.PARTS["stripboard"].price,
+            1,
+            "",
+        ),
+        Part(
+            "cable",
+            "ribbon cable, 16 ways (to the digits: 8 segments, 4 digits, the colon, spare)",
+            "3M 3302/16",
+            1.5,
+            1,
+            "a metre",
+        ),
+        Part(
+            "psu",
+            "power supply %g V, 2 A, 2.1 mm barrel plug (the LEDs)" % design.supply_v,
+            psu_example(design),
+            15.0,
+            1,
+            "one for up to %d such displays (see the supply)" % supply(design).displays_per_supply,
+        ),
     ]
     return out
 
@@ -569,13 +778,14 @@ def _drive(size_in):
         p = parts.PARTS[key]
         if abs(float(key.split("-")[1]) - size_in) < 1e-9:
             n = p.figures["leds_per_segment"].value
-            return "HT16K33 directly: %s, %d LED%s a segment" % (p.example.split(" (")[0], n, "s"[:n != 1])
+            return "HT16K33 directly: %s, %d LED%s a segment" % (p.example.split(" (")[0], n, "s"[: n != 1])
     if size_in <= 1.2:
         return "HT16K33 directly, if its segments have 2 LEDs at most (no backpack of this size in the catalogue)"
     return "through the buffer stage ([bigger-digits.md](bigger-digits.md))"
 
 
 # ---- the picture -----------------------------------------------------------------------------------
+
 
 def schematic_svg(design=None):
     """The buffer stage, one segment line (ROW3/K1: segment d) and one digit line (COM0/AD:
@@ -596,12 +806,22 @@ def schematic_svg(design=None):
     d = schemdraw.Drawing(canvas="svg", show=False)
     d.config(fontsize=12, unit=2.5, font="sans-serif", margin=0.4)
     # Every element is placed with an explicit direction: nothing inherits the last one's.
-    ic = elm.Ic(size=(3.2, 9.0), pins=[
-        elm.IcPin(name="VDD", side="L", pos=0.9), elm.IcPin(name="SDA", side="L", pos=0.55),
-        elm.IcPin(name="SCL", side="L", pos=0.45), elm.IcPin(name="VSS", side="L", pos=0.1),
-        elm.IcPin(name=row_name(seg_row), side="R", pos=0.9, anchorname="ROW"),
-        elm.IcPin(name=com_name(digit_com), side="R", pos=0.1, anchorname="COM")]).at((0, 0)).right()
-    d += ic.label("HT16K33", loc="top").label("on the 1.2\" backpack\n(its display off)", loc="bottom")
+    ic = (
+        elm.Ic(
+            size=(3.2, 9.0),
+            pins=[
+                elm.IcPin(name="VDD", side="L", pos=0.9),
+                elm.IcPin(name="SDA", side="L", pos=0.55),
+                elm.IcPin(name="SCL", side="L", pos=0.45),
+                elm.IcPin(name="VSS", side="L", pos=0.1),
+                elm.IcPin(name=row_name(seg_row), side="R", pos=0.9, anchorname="ROW"),
+                elm.IcPin(name=com_name(digit_com), side="R", pos=0.1, anchorname="COM"),
+            ],
+        )
+        .at((0, 0))
+        .right()
+    )
+    d += ic.label("HT16K33", loc="top").label('on the 1.2" backpack\n(its display off)', loc="bottom")
     d += elm.Line().left(0.75).at(ic.VDD)
     d += elm.Vdd().label(logic_label)
     d += elm.Line().left(0.75).at(ic.VSS)
@@ -619,9 +839,19 @@ def schematic_svg(design=None):
     d += elm.Line().right(0.75)
     d += logic.Buf().right().label("%s541" % fam, loc="top").label("1 of 8", loc="bottom")
     d += elm.Line().right(0.75)
-    src = elm.Ic(size=(4.2, 2.2), pins=[
-        elm.IcPin(name="I1", side="L"), elm.IcPin(name="O1", side="R"),
-        elm.IcPin(name="VCC", side="T"), elm.IcPin(name="GND", side="B")]).right().anchor("I1")
+    src = (
+        elm.Ic(
+            size=(4.2, 2.2),
+            pins=[
+                elm.IcPin(name="I1", side="L"),
+                elm.IcPin(name="O1", side="R"),
+                elm.IcPin(name="VCC", side="T"),
+                elm.IcPin(name="GND", side="B"),
+            ],
+        )
+        .right()
+        .anchor("I1")
+    )
     d += src.label("TBD62783A", loc="center", ofst=(0, -0.05))
     d += elm.Line().up(0.5).at(src.VCC)
     d += elm.Vdd().label(supply_label)
@@ -648,9 +878,14 @@ def schematic_svg(design=None):
         d += led
     d += elm.Dot()
     d += elm.Line().down(0.5)
-    sink = elm.Ic(size=(3.4, 2.2), pins=[
-        elm.IcPin(name="1B", side="L"), elm.IcPin(name="1C", side="T"),
-        elm.IcPin(name="E", side="B")]).right().anchor("1C")
+    sink = (
+        elm.Ic(
+            size=(3.4, 2.2),
+            pins=[elm.IcPin(name="1B", side="L"), elm.IcPin(name="1C", side="T"), elm.IcPin(name="E", side="B")],
+        )
+        .right()
+        .anchor("1C")
+    )
     d += sink.label("ULN2803A", loc="center", ofst=(0.3, 0.0))
     d += elm.Line().down(0.25).at(sink.E)
     d += elm.Ground()
@@ -667,17 +902,20 @@ def schematic_svg(design=None):
     d += elm.Wire("|-").to(sink["1B"])
     cathode = (anode[0], anode[1] - design.segment_leds * 2.5)
     d += elm.Label().at((cathode[0] - 0.3, cathode[1] + 0.4)).label("digit 1's common cathode", halign="right")
-    notes = ["The other lines alike:",
-             "segments: %s-%s, each with its resistor;" % (row_name(0).split("/")[0], row_name(7).split("/")[0]),
-             "  %s-%s: no pull-down (address pins)" % (row_name(0).split("/")[0], row_name(2).split("/")[0]),
-             "digits 2-4: %s; colon: %s" % (", ".join(com_name(c).split("/")[0] for c in digit_coms()[1:]),
-                                             com_name(col.com).split("/")[0]),
-             "%s540/541 on %s; one ground for all" % (fam, logic_label)]
+    notes = [
+        "The other lines alike:",
+        "segments: %s-%s, each with its resistor;" % (row_name(0).split("/")[0], row_name(7).split("/")[0]),
+        "  %s-%s: no pull-down (address pins)" % (row_name(0).split("/")[0], row_name(2).split("/")[0]),
+        "digits 2-4: %s; colon: %s"
+        % (", ".join(com_name(c).split("/")[0] for c in digit_coms()[1:]), com_name(col.com).split("/")[0]),
+        "%s540/541 on %s; one ground for all" % (fam, logic_label),
+    ]
     d += elm.Label().at((-1.5, -3.0)).label("\n".join(notes), halign="left", valign="top")
     return d.get_imagedata("svg").decode("utf-8")
 
 
 # ---- the pages -------------------------------------------------------------------------------------
+
 
 def _source_rows(keys):
     return ["- %s (%s)\n" % (SOURCES[k][1], SOURCES[k][0]) for k in keys]
@@ -702,32 +940,50 @@ def page_markdown(design=None):
     vih, vil = thresholds(design)
     out = []
     w = out.append
-    w("# Bigger digits: 2.3\" and larger from the same HT16K33\n\n")
-    w("<!-- Generated by `carom board docs` (make docs) from host_tools/hardware/bigdigits.py: edit that file, "
-      "never this page. -->\n\n")
-    w("A 2.3\" digit reads at a glance up to %.0f m and can be read from %.0f m ([digit-size.md](digit-size.md)). "
-      "Its segments are %d LEDs in series: about %.1f V at %g mA, more than the HT16K33 can give (it runs on "
-      "%g-%g V and lights a segment from its own supply). Adafruit's backpacks stop at the 1.2\" one, 2 LEDs "
-      "a segment. For anything bigger, a buffer stage between the chip and the digits switches a %g V supply "
-      "the way the chip switches its own LEDs. The firmware, the board definition and the chip stay as they "
-      "are: the display is still a `seg7` at its address.\n\n"
-      % (comfortable_m(2.3), legible_m(2.3), design.segment_leds, design.segment_leds * led_vf(design.peak_ma),
-         design.peak_ma, fig("vdd_min_v"), fig("vdd_max_v"), design.supply_v))
-    w("Nothing on this page was measured on a built stage: every figure is from a datasheet or estimated, "
-      "and each says which ([Sources](#sources)). Build one digit first and check it (step 6 below).\n\n")
+    w('# Bigger digits: 2.3" and larger from the same HT16K33\n\n')
+    w(
+        "<!-- Generated by `carom board docs` (make docs) from host_tools/hardware/bigdigits.py: edit that file, "
+        "never this page. -->\n\n"
+    )
+    w(
+        'A 2.3" digit reads at a glance up to %.0f m and can be read from %.0f m ([digit-size.md](digit-size.md)). '
+        "Its segments are %d LEDs in series: about %.1f V at %g mA, more than the HT16K33 can give (it runs on "
+        "%g-%g V and lights a segment from its own supply). Adafruit's backpacks stop at the 1.2\" one, 2 LEDs "
+        "a segment. For anything bigger, a buffer stage between the chip and the digits switches a %g V supply "
+        "the way the chip switches its own LEDs. The firmware, the board definition and the chip stay as they "
+        "are: the display is still a `seg7` at its address.\n\n"
+        % (
+            comfortable_m(2.3),
+            legible_m(2.3),
+            design.segment_leds,
+            design.segment_leds * led_vf(design.peak_ma),
+            design.peak_ma,
+            fig("vdd_min_v"),
+            fig("vdd_max_v"),
+            design.supply_v,
+        )
+    )
+    w(
+        "Nothing on this page was measured on a built stage: every figure is from a datasheet or estimated, "
+        "and each says which ([Sources](#sources)). Build one digit first and check it (step 6 below).\n\n"
+    )
 
     w(text.heading("md", "How the chip drives its LEDs"))
-    w("The HT16K33's datasheet (Holtek, rev. 1.10 and 1.20) names two kinds of LED outputs: ROW0-ROW15, \"Row driver "
-      "output\", and COM0-COM7, \"Common scan output\" (block diagram). Its RAM map puts COMn at RAM addresses "
-      "2n and 2n + 1 and each bit on a ROW: \"Logic '1' in the RAM bit-map indicates the 'on' state of the "
-      "corresponding LED Row\" (Display Memory - RAM Structure). Its LED drive waveform scans \"1 Frame = "
-      "1056us*9 = 9.504ms\": eight COM slots and a key-scan slot, and its labels give the levels: in a COM's "
-      "slot that COM is LOW, the other COMs are Hi-z (open); a ROW whose bit is 1 is Hi (VDD) in that slot, "
-      "otherwise Hi-z. So **a ROW sources and a COM sinks**: an LED lights when its anode's ROW is high and its "
-      "cathode's COM is low.\n\n")
-    w("The firmware lays out a 7-segment backpack as Adafruit's library does (firmware/ht16k33.py; the table "
-      "is read from it): the segments are ROW lines, the digits are COM lines. Adafruit's 7-segment backpacks "
-      "are therefore wired with **common-cathode digits** (each digit's cathodes on its COM).\n\n")
+    w(
+        "The HT16K33's datasheet (Holtek, rev. 1.10 and 1.20) names two kinds of LED outputs: ROW0-ROW15, \"Row driver "
+        'output", and COM0-COM7, "Common scan output" (block diagram). Its RAM map puts COMn at RAM addresses '
+        "2n and 2n + 1 and each bit on a ROW: \"Logic '1' in the RAM bit-map indicates the 'on' state of the "
+        'corresponding LED Row" (Display Memory - RAM Structure). Its LED drive waveform scans "1 Frame = '
+        "1056us*9 = 9.504ms\": eight COM slots and a key-scan slot, and its labels give the levels: in a COM's "
+        "slot that COM is LOW, the other COMs are Hi-z (open); a ROW whose bit is 1 is Hi (VDD) in that slot, "
+        "otherwise Hi-z. So **a ROW sources and a COM sinks**: an LED lights when its anode's ROW is high and its "
+        "cathode's COM is low.\n\n"
+    )
+    w(
+        "The firmware lays out a 7-segment backpack as Adafruit's library does (firmware/ht16k33.py; the table "
+        "is read from it): the segments are ROW lines, the digits are COM lines. Adafruit's 7-segment backpacks "
+        "are therefore wired with **common-cathode digits** (each digit's cathodes on its COM).\n\n"
+    )
     trows = []
     for x in ln:
         if x.what.startswith("digit"):
@@ -737,198 +993,366 @@ def page_markdown(design=None):
         if x.what.startswith("segment"):
             trows.append((x.what, row_name(x.row), "Hi (VDD) when lit, else Hi-z", "as that digit needs"))
     w(text.markdown(("on the display", "HT16K33 line", "in its digit's slot", "in the other slots"), trows))
-    w("\nThe lines' second names matter here. In the key-scan slot COM1-COM3 are KS0-KS2, driven high in "
-      "turn (\"KS0 has been selected (high level)\", Keyscan), and ROW3-ROW15 are the key inputs K1-K13. "
-      "ROW0-ROW2 are also the address inputs A2-A0, each held low by the chip's own %s: \"A2~A0 are set to "
-      "0 when A2~A0 are floating\", and 1 when joined \"to an AD pin with a diode and resister\"; COM0 is "
-      "that AD pin, and \"the slave address set is loaded into the HT16K33 at every frame\" (Slave "
-      "Addressing). A backpack's address jumpers are those diodes.\n\n" % ohm_text(fig("address_pulldown_ohm")))
+    w(
+        "\nThe lines' second names matter here. In the key-scan slot COM1-COM3 are KS0-KS2, driven high in "
+        'turn ("KS0 has been selected (high level)", Keyscan), and ROW3-ROW15 are the key inputs K1-K13. '
+        "ROW0-ROW2 are also the address inputs A2-A0, each held low by the chip's own %s: \"A2~A0 are set to "
+        '0 when A2~A0 are floating", and 1 when joined "to an AD pin with a diode and resister"; COM0 is '
+        'that AD pin, and "the slave address set is loaded into the HT16K33 at every frame" (Slave '
+        "Addressing). A backpack's address jumpers are those diodes.\n\n" % ohm_text(fig("address_pulldown_ohm"))
+    )
 
     w(text.heading("md", "The stage"))
     w("The stage copies the chip's rule, LED lit = ROW high AND COM low, onto the big digits:\n\n")
-    w("- **Segment lines (ROW, active high): not inverted.** %s541 (a CMOS buffer: it loads the ROW with "
-      "a leakage current only, so the address inputs and the key inputs work as before), then a TBD62783A "
-      "source driver whose output switches %g V onto the segment's anodes when its input is high (\"input "
-      "voltage (output on) 2.0 V (MIN)\"). A Hi-z ROW must read low: %s to ground on ROW3-ROW7, the chip's "
-      "own %s on ROW0-ROW2.\n" % (fam, design.supply_v, ohm_text(design.row_pulldown_ohm),
-                                  ohm_text(fig("address_pulldown_ohm"))))
-    w("- **Digit lines (COM, active low): inverted.** A ULN2803A output sinks when its input is *high*. Fed "
-      "a COM straight it would never sink: low in its digit's turn, open (floating) otherwise; with a pull-up "
-      "alone it would sink every digit but the one whose turn it is. So a %s pull-up to the chip's VDD makes "
-      "an idle COM high, and a %s540 inverts it: COM low → ULN2803A input high → the digit's cathodes "
-      "sunk.\n"
-      % (ohm_text(design.com_pullup_ohm), fam))
-    w("- **Common-cathode digits**, as on Adafruit's backpacks: one ULN2803A output carries a whole digit "
-      "(up to 8 strings), one TBD62783A output one segment line (one digit at a time).\n")
-    w("- **Common-anode digits** work with the two drivers swapped and the same two buffers: %s540 → "
-      "TBD62783A onto each digit's common anode, %s541 → ULN2803A onto each segment's cathodes. The "
-      "inversion stays on the COM side either way: it comes from the chip, not from the digits.\n\n"
-      % (fam, fam))
-    w("Each segment string has its own resistor between the source driver and its anodes. A %s resistor "
-      "from each segment line to ground keeps the off-state leakage of the source driver away from the "
-      "LEDs. The key-scan slot and the 16 µs gaps between digits reach the big digits exactly as they reach "
-      "the backpack's own LEDs, which show no ghosts.\n\n" % ohm_text(design.bleeder_ohm))
-    w("![The buffer stage: one segment line (ROW3/K1) and one digit line (COM0/AD)](bigger-digits/"
-      "buffer-stage.svg)\n\n")
-    w("*Drawn by schemdraw from host_tools/hardware/bigdigits.py. The other segment lines and digit lines are "
-      "the same; the %s540 and the ULN2803A use 5 of their 8 channels (COM0-COM4).*\n\n" % fam)
+    w(
+        "- **Segment lines (ROW, active high): not inverted.** %s541 (a CMOS buffer: it loads the ROW with "
+        "a leakage current only, so the address inputs and the key inputs work as before), then a TBD62783A "
+        "source driver whose output switches %g V onto the segment's anodes when its input is high (\"input "
+        "voltage (output on) 2.0 V (MIN)\"). A Hi-z ROW must read low: %s to ground on ROW3-ROW7, the chip's "
+        "own %s on ROW0-ROW2.\n"
+        % (fam, design.supply_v, ohm_text(design.row_pulldown_ohm), ohm_text(fig("address_pulldown_ohm")))
+    )
+    w(
+        "- **Digit lines (COM, active low): inverted.** A ULN2803A output sinks when its input is *high*. Fed "
+        "a COM straight it would never sink: low in its digit's turn, open (floating) otherwise; with a pull-up "
+        "alone it would sink every digit but the one whose turn it is. So a %s pull-up to the chip's VDD makes "
+        "an idle COM high, and a %s540 inverts it: COM low → ULN2803A input high → the digit's cathodes "
+        "sunk.\n" % (ohm_text(design.com_pullup_ohm), fam)
+    )
+    w(
+        "- **Common-cathode digits**, as on Adafruit's backpacks: one ULN2803A output carries a whole digit "
+        "(up to 8 strings), one TBD62783A output one segment line (one digit at a time).\n"
+    )
+    w(
+        "- **Common-anode digits** work with the two drivers swapped and the same two buffers: %s540 → "
+        "TBD62783A onto each digit's common anode, %s541 → ULN2803A onto each segment's cathodes. The "
+        "inversion stays on the COM side either way: it comes from the chip, not from the digits.\n\n" % (fam, fam)
+    )
+    w(
+        "Each segment string has its own resistor between the source driver and its anodes. A %s resistor "
+        "from each segment line to ground keeps the off-state leakage of the source driver away from the "
+        "LEDs. The key-scan slot and the 16 µs gaps between digits reach the big digits exactly as they reach "
+        "the backpack's own LEDs, which show no ghosts.\n\n" % ohm_text(design.bleeder_ohm)
+    )
+    w(
+        "![The buffer stage: one segment line (ROW3/K1) and one digit line (COM0/AD)](bigger-digits/"
+        "buffer-stage.svg)\n\n"
+    )
+    w(
+        "*Drawn by schemdraw from host_tools/hardware/bigdigits.py. The other segment lines and digit lines are "
+        "the same; the %s540 and the ULN2803A use 5 of their 8 channels (COM0-COM4).*\n\n" % fam
+    )
 
     w(text.heading("md", "Parts for one 4-digit display"))
     pl = parts_list(design)
     prow = [(p.qty, p.what, p.example, "%.2f" % p.price, "%.2f" % (p.price * p.qty), p.note) for p in pl]
     w(text.markdown(("qty", "part", "example", "EUR each", "EUR", "note"), prow, right=(0, 3, 4)))
-    w("\nAbout **%.0f EUR** (rough prices, euros with VAT for single pieces, %s: a budget, not a quote; any "
-      "equivalent part does). Cable to the ESP32 as for a 1.2\" backpack ([boards](boards/)).\n\n"
-      % (sum(p.price * p.qty for p in pl), PRICE_DATE))
+    w(
+        "\nAbout **%.0f EUR** (rough prices, euros with VAT for single pieces, %s: a budget, not a quote; any "
+        'equivalent part does). Cable to the ESP32 as for a 1.2" backpack ([boards](boards/)).\n\n'
+        % (sum(p.price * p.qty for p in pl), PRICE_DATE)
+    )
 
     w(text.heading("md", "Connecting it, step by step"))
-    w("1. Solder the backpack's 1.2\" display and run it on the board as any display (`carom doctor`, the "
-      "identify mode): chip, address and cable are then known good. Unsolder the display again, or take a "
-      "second backpack.\n")
-    w("2. Power: the backpack's \"+\" on 5 V and IO on 3.3 V, as for any 1.2\" backpack; the %s540/541 on "
-      "the same 5 V; the TBD62783A's VCC on %g V. **One ground** for the %g V supply, the 5 V and the "
-      "ESP32, joined at the stage; the ULN2803A's ground wire goes straight to the %g V supply's minus.\n"
-      % (fam, design.supply_v, design.supply_v, design.supply_v))
-    w("3. The backpack's display pads carry the chip's lines: each pad is a pin of the 1.2\" display, so "
-      "its line is that pin's function in the display's pin table (its datasheet): a segment pin is the ROW "
-      "below, a digit's common pin the COM. Check each with a meter (continuity to the wire you solder) "
-      "before powering up.\n")
+    w(
+        "1. Solder the backpack's 1.2\" display and run it on the board as any display (`carom doctor`, the "
+        "identify mode): chip, address and cable are then known good. Unsolder the display again, or take a "
+        "second backpack.\n"
+    )
+    w(
+        '2. Power: the backpack\'s "+" on 5 V and IO on 3.3 V, as for any 1.2" backpack; the %s540/541 on '
+        "the same 5 V; the TBD62783A's VCC on %g V. **One ground** for the %g V supply, the 5 V and the "
+        "ESP32, joined at the stage; the ULN2803A's ground wire goes straight to the %g V supply's minus.\n"
+        % (fam, design.supply_v, design.supply_v, design.supply_v)
+    )
+    w(
+        "3. The backpack's display pads carry the chip's lines: each pad is a pin of the 1.2\" display, so "
+        "its line is that pin's function in the display's pin table (its datasheet): a segment pin is the ROW "
+        "below, a digit's common pin the COM. Check each with a meter (continuity to the wire you solder) "
+        "before powering up.\n"
+    )
     w("4. Wire each line through its buffer and driver channel:\n\n")
     crow = []
     for i, c in enumerate(digits):
-        crow.append(("digit %d" % (i + 1), com_name(c), "%s540 A%d → Y%d" % (fam, i + 1, i + 1),
-                     "ULN2803A %dB → %dC" % (i + 1, i + 1), "digit %d's common cathode" % (i + 1)))
+        crow.append(
+            (
+                "digit %d" % (i + 1),
+                com_name(c),
+                "%s540 A%d → Y%d" % (fam, i + 1, i + 1),
+                "ULN2803A %dB → %dC" % (i + 1, i + 1),
+                "digit %d's common cathode" % (i + 1),
+            )
+        )
     k = len(digits) + 1
-    crow.append(("colon", com_name(col.com), "%s540 A%d → Y%d" % (fam, k, k), "ULN2803A %dB → %dC" % (k, k),
-                 "the colon's cathode%s" % (" (through %s)" % ohm_text(colon.ohm) if colon.ohm else "")))
+    crow.append(
+        (
+            "colon",
+            com_name(col.com),
+            "%s540 A%d → Y%d" % (fam, k, k),
+            "ULN2803A %dB → %dC" % (k, k),
+            "the colon's cathode%s" % (" (through %s)" % ohm_text(colon.ohm) if colon.ohm else ""),
+        )
+    )
     for i, r in enumerate(rows):
         name = "segment %s" % (SEGMENT_NAMES[i] if i < 7 else "dp")
         res = seg if i < 7 else dp
-        crow.append((name, row_name(r), "%s541 A%d → Y%d" % (fam, i + 1, i + 1), "TBD62783A I%d → O%d"
-                     % (i + 1, i + 1), "through %s to %s of all 4 digits%s"
-                     % (ohm_text(res.ohm), name, " and the colon's anode" if r == col.row else "")))
+        crow.append(
+            (
+                name,
+                row_name(r),
+                "%s541 A%d → Y%d" % (fam, i + 1, i + 1),
+                "TBD62783A I%d → O%d" % (i + 1, i + 1),
+                "through %s to %s of all 4 digits%s"
+                % (ohm_text(res.ohm), name, " and the colon's anode" if r == col.row else ""),
+            )
+        )
     w(text.markdown(("on the display", "HT16K33 line", "buffer", "driver", "to"), crow))
-    w("\n5. The pull resistors: %s from each of COM0-COM4 to the chip's VDD; %s from each of ROW3-ROW7 to "
-      "ground; nothing on ROW0-ROW2 (see the warnings). Tie the unused inputs of the %s540 (A6-A8) to VDD, "
-      "the unused TBD62783A and ULN2803A inputs to ground, both output enables (OE1, OE2) of each %s54x to "
-      "ground. 100 nF at each chip's supply pin, %s where the %g V comes in.\n"
-      % (ohm_text(design.com_pullup_ohm), ohm_text(design.row_pulldown_ohm), fam, fam, "220 µF",
-         design.supply_v))
-    w("6. Before the digits, the drivers out of their sockets and the %g V off: an LED with 1 kΩ from each "
-      "buffer output (Y) to ground, and the identify mode on (its button held at power-on): it lights each "
-      "segment in turn (the %s541's Y) on each digit (the %s540's Y). Then the drivers in, one digit, %g V "
-      "on, the identify mode again: every segment lights alone, nothing else glows. Then the rest.\n\n"
-      % (design.supply_v, fam, fam, design.supply_v))
+    w(
+        "\n5. The pull resistors: %s from each of COM0-COM4 to the chip's VDD; %s from each of ROW3-ROW7 to "
+        "ground; nothing on ROW0-ROW2 (see the warnings). Tie the unused inputs of the %s540 (A6-A8) to VDD, "
+        "the unused TBD62783A and ULN2803A inputs to ground, both output enables (OE1, OE2) of each %s54x to "
+        "ground. 100 nF at each chip's supply pin, %s where the %g V comes in.\n"
+        % (ohm_text(design.com_pullup_ohm), ohm_text(design.row_pulldown_ohm), fam, fam, "220 µF", design.supply_v)
+    )
+    w(
+        "6. Before the digits, the drivers out of their sockets and the %g V off: an LED with 1 kΩ from each "
+        "buffer output (Y) to ground, and the identify mode on (its button held at power-on): it lights each "
+        "segment in turn (the %s541's Y) on each digit (the %s540's Y). Then the drivers in, one digit, %g V "
+        "on, the identify mode again: every segment lights alone, nothing else glows. Then the rest.\n\n"
+        % (design.supply_v, fam, fam, design.supply_v)
+    )
 
     w(text.heading("md", "The arithmetic"))
-    w("**Brightness.** One digit is lit at most %d µs of each %d µs frame, %.1f %% of the time (the "
-      "datasheet's waveform; the rule of thumb says 1/8 = 12.5 %%). Brightness level n (0-15, the board's "
-      "`brightness`) lights (n + 1)/16 of that. A string's average current is its peak × %.3f × (n + 1)/16 "
-      "(the rule: peak × 1/8 × (n + 1)/16). The eye averages a flicker this fast (%.0f Hz), so a string "
-      "looks about as bright as one lit steadily at that average (a little less in fact: LEDs give less "
-      "light per mA at high currents; estimated).\n\n"
-      % (fig("lit_us"), fig("frame_us"), 100 * share(), share(), 1e6 / fig("frame_us")))
+    w(
+        "**Brightness.** One digit is lit at most %d µs of each %d µs frame, %.1f %% of the time (the "
+        "datasheet's waveform; the rule of thumb says 1/8 = 12.5 %%). Brightness level n (0-15, the board's "
+        "`brightness`) lights (n + 1)/16 of that. A string's average current is its peak × %.3f × (n + 1)/16 "
+        "(the rule: peak × 1/8 × (n + 1)/16). The eye averages a flicker this fast (%.0f Hz), so a string "
+        "looks about as bright as one lit steadily at that average (a little less in fact: LEDs give less "
+        "light per mA at high currents; estimated).\n\n"
+        % (fig("lit_us"), fig("frame_us"), 100 * share(), share(), 1e6 / fig("frame_us"))
+    )
     brow = []
     for level in (15, 11, 7, 3, 0):
-        brow.append((level, "%d/16" % steps(level), "%.0f µs" % pulse_us(level),
-                     _ma(average_ma(seg.ma_alone, level)), _ma(average_ma(seg.ma_alone, level, "rule"))))
-    w(text.markdown(("brightness", "lit", "pulse", "average at %.0f mA peak" % seg.ma_alone,
-                     "by the 1/8 rule"), brow, right=(0, 1, 2, 3, 4)))
-    w("\n**The peak a string needs** to look like a steady current (at full brightness, and at the board's "
-      "usual level 7):\n\n")
+        brow.append(
+            (
+                level,
+                "%d/16" % steps(level),
+                "%.0f µs" % pulse_us(level),
+                _ma(average_ma(seg.ma_alone, level)),
+                _ma(average_ma(seg.ma_alone, level, "rule")),
+            )
+        )
+    w(
+        text.markdown(
+            ("brightness", "lit", "pulse", "average at %.0f mA peak" % seg.ma_alone, "by the 1/8 rule"),
+            brow,
+            right=(0, 1, 2, 3, 4),
+        )
+    )
+    w(
+        "\n**The peak a string needs** to look like a steady current (at full brightness, and at the board's "
+        "usual level 7):\n\n"
+    )
     qrow = []
     for ma in (5, 10, 20):
         p15, p7 = peak_for_ma(ma, 15), peak_for_ma(ma, 7)
         qrow.append((_ma(ma), _ma(p15), _ma(p7), "%.0f mA" % (8 * p15)))
-    w(text.markdown(("looks like", "peak at 15", "peak at 7", "a digit's 8 strings at 15"), qrow,
-                    right=(0, 1, 2, 3)))
-    w("\nThe stage aims each string at **%g mA** peak: %d strings of a digit make %.0f mA in one ULN2803A "
-      "output (rated %d mA), and the LEDs' peak rating is %d mA for %d µs pulses at 1/10 duty; ours last "
-      "%.0f µs, ten times longer, so the stage stays well under it. With the E24 resistor below a string "
-      "gets %s alone on its digit, which at full brightness looks like %s steady: bright indoors (display "
-      "datasheets rate their light at 10 mA). More light needs two ULN2803A outputs in parallel for each "
-      "digit (a second ULN2803A).\n\n"
-      % (design.peak_ma, 8, 8 * design.peak_ma, fig("uln_channel_ma"), fig("led_pulse_ma"),
-         fig("led_pulse_us"), pulse_us(), _ma(seg.ma_alone), _ma(average_ma(seg.ma_alone))))
-    w("**The resistors.** Supply = I × (R + the source's %s) + n × VF(I) + VCE(digit's current), with VF "
-      "%.2f V at 10 mA (typical; %.2f V maximum) rising %.0f mV per mA, and the ULN2803A's VCE(sat) a line "
-      "through its datasheet's points. R is the E24 value at or above what gives %g mA with the string "
-      "alone on its digit (the smallest drop, the highest current); more strings lit on a digit raise the "
-      "ULN2803A's drop and lower the current a little.\n\n"
-      % (ohm_text(fig("tbd_ron_ohm")), fig("led_vf_v"), fig("led_vf_max_v"), fig("led_rdyn_ohm"),
-         design.peak_ma))
+    w(text.markdown(("looks like", "peak at 15", "peak at 7", "a digit's 8 strings at 15"), qrow, right=(0, 1, 2, 3)))
+    w(
+        "\nThe stage aims each string at **%g mA** peak: %d strings of a digit make %.0f mA in one ULN2803A "
+        "output (rated %d mA), and the LEDs' peak rating is %d mA for %d µs pulses at 1/10 duty; ours last "
+        "%.0f µs, ten times longer, so the stage stays well under it. With the E24 resistor below a string "
+        "gets %s alone on its digit, which at full brightness looks like %s steady: bright indoors (display "
+        "datasheets rate their light at 10 mA). More light needs two ULN2803A outputs in parallel for each "
+        "digit (a second ULN2803A).\n\n"
+        % (
+            design.peak_ma,
+            8,
+            8 * design.peak_ma,
+            fig("uln_channel_ma"),
+            fig("led_pulse_ma"),
+            fig("led_pulse_us"),
+            pulse_us(),
+            _ma(seg.ma_alone),
+            _ma(average_ma(seg.ma_alone)),
+        )
+    )
+    w(
+        "**The resistors.** Supply = I × (R + the source's %s) + n × VF(I) + VCE(digit's current), with VF "
+        "%.2f V at 10 mA (typical; %.2f V maximum) rising %.0f mV per mA, and the ULN2803A's VCE(sat) a line "
+        "through its datasheet's points. R is the E24 value at or above what gives %g mA with the string "
+        "alone on its digit (the smallest drop, the highest current); more strings lit on a digit raise the "
+        "ULN2803A's drop and lower the current a little.\n\n"
+        % (ohm_text(fig("tbd_ron_ohm")), fig("led_vf_v"), fig("led_vf_max_v"), fig("led_rdyn_ohm"), design.peak_ma)
+    )
     rrow = []
     for r in (seg, dp, colon):
-        rrow.append((r.what, r.leds, "%.1f V" % (r.leds * led_vf(design.peak_ma)), ohm_text(r.exact),
-                     ohm_text(r.ohm) if r.ohm else "none", _ma(r.ma_alone), _ma(r.ma_full), _ma(r.ma_worst),
-                     "%.0f mW" % (r.watts * 1000), r.rating))
-    w(text.markdown(("string", "LEDs", "VF at %g mA" % design.peak_ma, "R needed", "R (E24)", "peak alone",
-                     "peak, digit full", "worst", "R's heat", "rating"), rrow, right=(1, 2, 3, 4, 5, 6, 7, 8)))
-    w("\nThe colon hangs on segment b's line in its own slot (%s): its extra resistor makes up for its "
-      "fewer LEDs.\n\n" % com_name(col.com))
-    w("*worst*: every LED of the string at its maximum VF and the ULN2803A at its maximum drop, %.0f %% of "
-      "the typical current: such a segment looks dimmer than its neighbours. LEDs of one batch sit close "
-      "together; a higher supply evens out the rest, at the price of more heat in the resistors:\n\n"
-      % (100.0 * seg.ma_worst / seg.ma_full))
+        rrow.append(
+            (
+                r.what,
+                r.leds,
+                "%.1f V" % (r.leds * led_vf(design.peak_ma)),
+                ohm_text(r.exact),
+                ohm_text(r.ohm) if r.ohm else "none",
+                _ma(r.ma_alone),
+                _ma(r.ma_full),
+                _ma(r.ma_worst),
+                "%.0f mW" % (r.watts * 1000),
+                r.rating,
+            )
+        )
+    w(
+        text.markdown(
+            (
+                "string",
+                "LEDs",
+                "VF at %g mA" % design.peak_ma,
+                "R needed",
+                "R (E24)",
+                "peak alone",
+                "peak, digit full",
+                "worst",
+                "R's heat",
+                "rating",
+            ),
+            rrow,
+            right=(1, 2, 3, 4, 5, 6, 7, 8),
+        )
+    )
+    w(
+        "\nThe colon hangs on segment b's line in its own slot (%s): its extra resistor makes up for its "
+        "fewer LEDs.\n\n" % com_name(col.com)
+    )
+    w(
+        "*worst*: every LED of the string at its maximum VF and the ULN2803A at its maximum drop, %.0f %% of "
+        "the typical current: such a segment looks dimmer than its neighbours. LEDs of one batch sit close "
+        "together; a higher supply evens out the rest, at the price of more heat in the resistors:\n\n"
+        % (100.0 * seg.ma_worst / seg.ma_full)
+    )
     vrow = []
     for v in sorted({design.supply_v, design.supply_v + 3.0}):
         alt = resistors(design._replace(supply_v=v))[0]
-        vrow.append(("%g V" % v, ohm_text(alt.ohm), _ma(alt.ma_full), _ma(alt.ma_worst),
-                     "%.0f %%" % (100.0 * alt.ma_worst / alt.ma_full), "%.0f mW" % (alt.watts * 1000), alt.rating))
-    w(text.markdown(("supply", "R (segments)", "typical, digit full", "worst", "worst/typical", "R's heat",
-                     "rating"), vrow, right=(1, 2, 3, 4, 5)))
+        vrow.append(
+            (
+                "%g V" % v,
+                ohm_text(alt.ohm),
+                _ma(alt.ma_full),
+                _ma(alt.ma_worst),
+                "%.0f %%" % (100.0 * alt.ma_worst / alt.ma_full),
+                "%.0f mW" % (alt.watts * 1000),
+                alt.rating,
+            )
+        )
+    w(
+        text.markdown(
+            ("supply", "R (segments)", "typical, digit full", "worst", "worst/typical", "R's heat", "rating"),
+            vrow,
+            right=(1, 2, 3, 4, 5),
+        )
+    )
     w("\n")
-    w("**The %g V supply.** A display draws one digit at a time: **%.2f A** peak (a digit of 8 strings), "
-      "%.2f A on average with every digit \"8.\" and the colon lit at full brightness. Displays scan on "
-      "their own clocks, so their peaks add up: a %s (%g A) carries %d of them with the %d %% margin the "
-      "board's 5 V supply has ([boards](boards/)). The 5 V side adds only the logic: a few mA.\n\n"
-      % (design.supply_v, sup.peak_a, sup.average_a, psu_example(design), psu_amps(design),
-         sup.displays_per_supply, parts.SUPPLY_MARGIN * 100))
-    w("**The drivers' heat** at full brightness, every digit \"8.\": the ULN2803A %.0f mW (%.0f mW in each "
-      "digit's output), the TBD62783A %.0f mW (estimated from its %s). Both well inside what a DIP-18 "
-      "takes (about %d mW, estimated): no heatsink.\n\n"
-      % (heat.uln_mw, heat.uln_channel_mw, heat.tbd_mw, ohm_text(fig("tbd_ron_ohm")), fig("driver_pd_mw")))
-    w("**Logic levels.** The chip on %g V drives its lines to VDD; the %s540/541 read above %g V as high and "
-      "below %g V as low; their outputs (at least %.2f V) turn on the TBD62783A (2.0 V) and the ULN2803A, "
-      "whose %s input resistor takes about %.1f mA. A chip on 3.3 V (a 0.56\" backpack) needs the 74HCT "
-      "parts instead, still on 5 V, and its pull-ups on its own 3.3 V.\n\n"
-      % (design.logic_v, fam, vih, vil, fig("hc_voh_v"), ohm_text(fig("uln_input_ohm")),
-         (fig("hc_voh_v") - fig("uln_input_v")) / fig("uln_input_ohm") * 1000))
+    w(
+        "**The %g V supply.** A display draws one digit at a time: **%.2f A** peak (a digit of 8 strings), "
+        '%.2f A on average with every digit "8." and the colon lit at full brightness. Displays scan on '
+        "their own clocks, so their peaks add up: a %s (%g A) carries %d of them with the %d %% margin the "
+        "board's 5 V supply has ([boards](boards/)). The 5 V side adds only the logic: a few mA.\n\n"
+        % (
+            design.supply_v,
+            sup.peak_a,
+            sup.average_a,
+            psu_example(design),
+            psu_amps(design),
+            sup.displays_per_supply,
+            parts.SUPPLY_MARGIN * 100,
+        )
+    )
+    w(
+        '**The drivers\' heat** at full brightness, every digit "8.": the ULN2803A %.0f mW (%.0f mW in each '
+        "digit's output), the TBD62783A %.0f mW (estimated from its %s). Both well inside what a DIP-18 "
+        "takes (about %d mW, estimated): no heatsink.\n\n"
+        % (heat.uln_mw, heat.uln_channel_mw, heat.tbd_mw, ohm_text(fig("tbd_ron_ohm")), fig("driver_pd_mw"))
+    )
+    w(
+        "**Logic levels.** The chip on %g V drives its lines to VDD; the %s540/541 read above %g V as high and "
+        "below %g V as low; their outputs (at least %.2f V) turn on the TBD62783A (2.0 V) and the ULN2803A, "
+        'whose %s input resistor takes about %.1f mA. A chip on 3.3 V (a 0.56" backpack) needs the 74HCT '
+        "parts instead, still on 5 V, and its pull-ups on its own 3.3 V.\n\n"
+        % (
+            design.logic_v,
+            fam,
+            vih,
+            vil,
+            fig("hc_voh_v"),
+            ohm_text(fig("uln_input_ohm")),
+            (fig("hc_voh_v") - fig("uln_input_v")) / fig("uln_input_ohm") * 1000,
+        )
+    )
     w("**The limits, checked:**\n\n")
-    w(text.markdown(("what", "here", "limit", "ok"),
-                    [(a, b, c, "yes" if ok else "**NO**") for a, b, c, ok in checks(design)], right=(1, 2)))
+    w(
+        text.markdown(
+            ("what", "here", "limit", "ok"),
+            [(a, b, c, "yes" if ok else "**NO**") for a, b, c, ok in checks(design)],
+            right=(1, 2),
+        )
+    )
     w("\n")
 
     w(text.heading("md", "Warnings"))
-    w("- **Never a pull-down on ROW0-ROW2, and the COM pull-ups weak.** They are the address inputs, read at "
-      "every frame through the chip's %s against the jumpers' diodes from COM0: a pull-down there can change "
-      "the chip's address while it runs. And through a bridged jumper, an idle COM0 held high by its "
-      "pull-up feeds ROW0-ROW2: with %s the most it puts there is %.2f V, below the %s's %g V (a stiffer "
-      "pull-up would light segments a-c where they are off).\n"
-      % (ohm_text(fig("address_pulldown_ohm")), ohm_text(design.com_pullup_ohm), address_leak_v(design),
-         fam, vil))
+    w(
+        "- **Never a pull-down on ROW0-ROW2, and the COM pull-ups weak.** They are the address inputs, read at "
+        "every frame through the chip's %s against the jumpers' diodes from COM0: a pull-down there can change "
+        "the chip's address while it runs. And through a bridged jumper, an idle COM0 held high by its "
+        "pull-up feeds ROW0-ROW2: with %s the most it puts there is %.2f V, below the %s's %g V (a stiffer "
+        "pull-up would light segments a-c where they are off).\n"
+        % (ohm_text(fig("address_pulldown_ohm")), ohm_text(design.com_pullup_ohm), address_leak_v(design), fam, vil)
+    )
     w("- **Pull-ups to the chip's VDD**, not to the %g V nor to a 5 V the chip is not on.\n" % design.supply_v)
-    w("- **%g V never reaches the chip or the ESP32.** The TBD62783A's and ULN2803A's outputs go to the "
-      "digits only; check with a meter before the first power-up.\n" % design.supply_v)
-    w("- **Common ground, and the LED current on its own wire.** Up to %.2f A returns through the ULN2803A "
-      "in 1 ms pulses: on the I2C cable's ground it would disturb the bus.\n" % sup.peak_a)
-    w("- **The digits' own datasheet decides.** Check the segment's forward voltage (here %d LEDs × about "
-      "%.1f V = %.1f V at %g mA) against the %g V: every check above follows from `DESIGN` in "
-      "host_tools/hardware/bigdigits.py; change it there and run `make docs`.\n"
-      % (design.segment_leds, led_vf(design.peak_ma), design.segment_leds * led_vf(design.peak_ma),
-         design.peak_ma, design.supply_v))
-    w("- **The power budget of the board's page** counts each HT16K33's LEDs on 5 V; a chip driving this "
-      "stage draws only its logic current there, and the LEDs draw from the %g V supply as above.\n\n"
-      % design.supply_v)
+    w(
+        "- **%g V never reaches the chip or the ESP32.** The TBD62783A's and ULN2803A's outputs go to the "
+        "digits only; check with a meter before the first power-up.\n" % design.supply_v
+    )
+    w(
+        "- **Common ground, and the LED current on its own wire.** Up to %.2f A returns through the ULN2803A "
+        "in 1 ms pulses: on the I2C cable's ground it would disturb the bus.\n" % sup.peak_a
+    )
+    w(
+        "- **The digits' own datasheet decides.** Check the segment's forward voltage (here %d LEDs × about "
+        "%.1f V = %.1f V at %g mA) against the %g V: every check above follows from `DESIGN` in "
+        "host_tools/hardware/bigdigits.py; change it there and run `make docs`.\n"
+        % (
+            design.segment_leds,
+            led_vf(design.peak_ma),
+            design.segment_leds * led_vf(design.peak_ma),
+            design.peak_ma,
+            design.supply_v,
+        )
+    )
+    w(
+        "- **The power budget of the board's page** counts each HT16K33's LEDs on 5 V; a chip driving this "
+        "stage draws only its logic current there, and the LEDs draw from the %g V supply as above.\n\n"
+        % design.supply_v
+    )
 
     w(text.heading("md", "Sources"))
-    w("From datasheets and makers: the chip's behaviour and its lines, the drivers' and the buffers' "
-      "ratings, the LEDs' VF and ratings, the supply. Estimated here (each reason in the source file): "
-      "how VF rises with current, the source driver's resistance, a DIP-18's heat limit, the capacitance "
-      "of a node, the address diode's drop, the comfort share of the reading distance. Measured: nothing "
-      "yet.\n\n")
-    for key in ("holtek", "holtek-dc", "adafruit-backpack", "toshiba-tbd62783a", "ti-uln2803a", "hc-logic",
-                "displays", "meanwell-gst25e", "estimate"):
+    w(
+        "From datasheets and makers: the chip's behaviour and its lines, the drivers' and the buffers' "
+        "ratings, the LEDs' VF and ratings, the supply. Estimated here (each reason in the source file): "
+        "how VF rises with current, the source driver's resistance, a DIP-18's heat limit, the capacitance "
+        "of a node, the address diode's drop, the comfort share of the reading distance. Measured: nothing "
+        "yet.\n\n"
+    )
+    for key in (
+        "holtek",
+        "holtek-dc",
+        "adafruit-backpack",
+        "toshiba-tbd62783a",
+        "ti-uln2803a",
+        "hc-logic",
+        "displays",
+        "meanwell-gst25e",
+        "estimate",
+    ):
         w("- %s (%s)\n" % (SOURCES[key][1], SOURCES[key][0]))
     return "".join(out)
 
@@ -940,53 +1364,87 @@ def digit_size_markdown():
     w = out.append
     per_in = fig("ft_per_inch") * FT_M
     w("# Digit size for the distance\n\n")
-    w("<!-- Generated by `carom board docs` (make docs) from host_tools/hardware/bigdigits.py: edit that file, "
-      "never this page. -->\n\n")
-    w("A wall board is read by the players and the referee around the table: from about 3 m at its near end "
-      "to 6 m at its far end. The sign makers' rule: about **1 inch of digit height for each %d ft** (%.2f m) "
-      "of the farthest distance it can be read from. Read at a glance, between two shots, a digit wants to "
-      "be nearer: this page takes %.0f %% of that distance, %.0f ft (%.2f m) per inch, a choice made here "
-      "(an estimate, not a standard).\n\n"
-      % (fig("ft_per_inch"), per_in, fig("comfort") * 100, fig("ft_per_inch") * fig("comfort"),
-         per_in * fig("comfort")))
+    w(
+        "<!-- Generated by `carom board docs` (make docs) from host_tools/hardware/bigdigits.py: edit that file, "
+        "never this page. -->\n\n"
+    )
+    w(
+        "A wall board is read by the players and the referee around the table: from about 3 m at its near end "
+        "to 6 m at its far end. The sign makers' rule: about **1 inch of digit height for each %d ft** (%.2f m) "
+        "of the farthest distance it can be read from. Read at a glance, between two shots, a digit wants to "
+        "be nearer: this page takes %.0f %% of that distance, %.0f ft (%.2f m) per inch, a choice made here "
+        "(an estimate, not a standard).\n\n"
+        % (
+            fig("ft_per_inch"),
+            per_in,
+            fig("comfort") * 100,
+            fig("ft_per_inch") * fig("comfort"),
+            per_in * fig("comfort"),
+        )
+    )
     w(text.heading("md", "By distance"))
     rows = []
     for dist in DISTANCES:
-        rows.append(("%d m" % dist, '%.2f"' % min_size_in(dist, comfortable=False), '%.2f"' % min_size_in(dist))
-                    + tuple(_verdict(s, dist) for s in (0.56, 1.2, 2.3)))
-    w(text.markdown(("distance", "smallest legible", "smallest at a glance", '0.56"', '1.2"', '2.3"'), rows,
-                    right=(1, 2)))
+        rows.append(
+            ("%d m" % dist, '%.2f"' % min_size_in(dist, comfortable=False), '%.2f"' % min_size_in(dist))
+            + tuple(_verdict(s, dist) for s in (0.56, 1.2, 2.3))
+        )
+    w(
+        text.markdown(
+            ("distance", "smallest legible", "smallest at a glance", '0.56"', '1.2"', '2.3"'), rows, right=(1, 2)
+        )
+    )
     w("\n")
     w(text.heading("md", "By size"))
     rows = []
     for s in SIZES:
-        rows.append(('%g"' % s, "%d mm" % round(s * 25.4), "%.1f m" % comfortable_m(s), "%.1f m" % legible_m(s),
-                     _drive(s)))
+        rows.append(
+            ('%g"' % s, "%d mm" % round(s * 25.4), "%.1f m" % comfortable_m(s), "%.1f m" % legible_m(s), _drive(s))
+        )
     w(text.markdown(("digit", "height", "at a glance up to", "legible up to", "driven"), rows, right=(1, 2, 3)))
-    w("\nSo: 0.56\" is marginal at 6 m (past its farthest distance, %.1f m); 1.0-1.2\" read comfortably across "
-      "the room; 2.3\" leaves margin (at a glance up to %.0f m) for a large hall or weak eyes.\n\n"
-      % (legible_m(0.56), comfortable_m(2.3)))
+    w(
+        '\nSo: 0.56" is marginal at 6 m (past its farthest distance, %.1f m); 1.0-1.2" read comfortably across '
+        'the room; 2.3" leaves margin (at a glance up to %.0f m) for a large hall or weak eyes.\n\n'
+        % (legible_m(0.56), comfortable_m(2.3))
+    )
     w(text.heading("md", "What the HT16K33 drives directly"))
-    w("The chip lights a segment from its own supply (%g-%g V, Holtek), through one ROW output (%d mA, "
-      "typical): room for 2 LEDs in series (2 × about %.1f V at %d mA), not for 3 (%.1f V). Adafruit's "
-      "backpacks:\n\n" % (fig("vdd_min_v"), fig("vdd_max_v"), fig("row_ma"), led_vf(fig("row_ma")),
-                           fig("row_ma"), 3 * led_vf(fig("row_ma"))))
+    w(
+        "The chip lights a segment from its own supply (%g-%g V, Holtek), through one ROW output (%d mA, "
+        "typical): room for 2 LEDs in series (2 × about %.1f V at %d mA), not for 3 (%.1f V). Adafruit's "
+        "backpacks:\n\n"
+        % (
+            fig("vdd_min_v"),
+            fig("vdd_max_v"),
+            fig("row_ma"),
+            led_vf(fig("row_ma")),
+            fig("row_ma"),
+            3 * led_vf(fig("row_ma")),
+        )
+    )
     rows = []
     for key in ("seg7-0.56", "seg7-1.2", "seg14-0.54"):
         p = parts.PARTS[key]
-        pins = "; ".join('"%s" → %s' % (name, rail) + (" — %s" % note if note else "")
-                         for name, rail, note in p.pins)
+        pins = "; ".join('"%s" → %s' % (name, rail) + (" — %s" % note if note else "") for name, rail, note in p.pins)
         rows.append((p.what.split(", ", 1)[1], p.example, "%d" % p.figures["leds_per_segment"].value, pins))
     w(text.markdown(("backpack", "example", "LEDs a segment", "pins"), rows))
-    w("\nThe 1.2\" backpack is the largest: its 2 LEDs a segment need 5 V on \"+\" (Adafruit: \"Will not run "
-      "on 3.3v!\"), while its IO pin sets the I2C level, so the bus stays at the ESP32's 3.3 V. Each board's "
-      "page lists the backpacks it takes and their wiring ([boards](boards/)).\n\n")
+    w(
+        '\nThe 1.2" backpack is the largest: its 2 LEDs a segment need 5 V on "+" (Adafruit: "Will not run '
+        "on 3.3v!\"), while its IO pin sets the I2C level, so the bus stays at the ESP32's 3.3 V. Each board's "
+        "page lists the backpacks it takes and their wiring ([boards](boards/)).\n\n"
+    )
     w(text.heading("md", "Bigger"))
-    w("A 2.3\" digit has about %d LEDs in series a segment (%.1f V at %g mA), larger ones more: beyond the "
-      "chip's %g V. [bigger-digits.md](bigger-digits.md) gives the buffer stage that drives them from a %g V "
-      "supply with the same chip and the same firmware.\n"
-      % (DESIGN.segment_leds, DESIGN.segment_leds * led_vf(DESIGN.peak_ma), DESIGN.peak_ma, fig("vdd_max_v"),
-         DESIGN.supply_v))
+    w(
+        'A 2.3" digit has about %d LEDs in series a segment (%.1f V at %g mA), larger ones more: beyond the '
+        "chip's %g V. [bigger-digits.md](bigger-digits.md) gives the buffer stage that drives them from a %g V "
+        "supply with the same chip and the same firmware.\n"
+        % (
+            DESIGN.segment_leds,
+            DESIGN.segment_leds * led_vf(DESIGN.peak_ma),
+            DESIGN.peak_ma,
+            fig("vdd_max_v"),
+            DESIGN.supply_v,
+        )
+    )
     return "".join(out)
 
 

@@ -46,18 +46,35 @@ def lines(bd):
     if bd["leds"]:
         n = len(bd["leds"])
         out.append(Line(parts.PARTS["led"], n, _names(sorted(bd["leds"]))))
-        out.append(Line(parts.led_resistor(), n, "one in series with each LED: (3.3 V - %.2f V) / %d Ω = %.1f mA"
-                        % (parts.PARTS["led"].figures["vf_v"].value, parts.led_ohm(), parts.led_ma())))
+        out.append(
+            Line(
+                parts.led_resistor(),
+                n,
+                "one in series with each LED: (3.3 V - %.2f V) / %d Ω = %.1f mA"
+                % (parts.PARTS["led"].figures["vf_v"].value, parts.led_ohm(), parts.led_ma()),
+            )
+        )
     ext = pins.pulls(bd)
     if ext:
-        out.append(Line(parts.PARTS["resistor-pull"], len(ext),
-                        _names("pull-%s on GPIO%d (%s)" % (way, pin, b["name"]) for b, pin, way in ext)))
+        out.append(
+            Line(
+                parts.PARTS["resistor-pull"],
+                len(ext),
+                _names("pull-%s on GPIO%d (%s)" % (way, pin, b["name"]) for b, pin, way in ext),
+            )
+        )
     if bd["buzzer"] is not None:
         out.append(Line(parts.PARTS["buzzer"], 1, "GPIO%d" % bd["buzzer"]))
     if role == "wall":
         b = power.budget(bd)
-        out.append(Line(b.supply, 1, "%.1f A needed at full brightness with a %d %% margin (see Power)"
-                        % (b.need_ma / 1000.0, parts.SUPPLY_MARGIN * 100)))
+        out.append(
+            Line(
+                b.supply,
+                1,
+                "%.1f A needed at full brightness with a %d %% margin (see Power)"
+                % (b.need_ma / 1000.0, parts.SUPPLY_MARGIN * 100),
+            )
+        )
         out.append(Line(parts.PARTS["dc-jack"], 1, ""))
     else:
         out.append(Line(parts.PARTS["battery"], 1, "see Battery for its life"))
@@ -107,22 +124,45 @@ def report(bd, fmt="text"):
         w.writerow(CSV_COLUMNS)
         for line in ls:
             p = line.part
-            w.writerow((p.key, _qty(line), p.unit, p.what, p.example, "%.2f" % p.price,
-                        "%.2f" % (p.price * line.qty), line.note))
+            w.writerow(
+                (
+                    p.key,
+                    _qty(line),
+                    p.unit,
+                    p.what,
+                    p.example,
+                    "%.2f" % p.price,
+                    "%.2f" % (p.price * line.qty),
+                    line.note,
+                )
+            )
         return buf.getvalue()
-    rows = [(_qty(line), line.part.unit, line.part.what, line.part.example, "%.2f" % line.part.price,
-             "%.2f" % (line.part.price * line.qty), line.note) for line in ls]
+    rows = [
+        (
+            _qty(line),
+            line.part.unit,
+            line.part.what,
+            line.part.example,
+            "%.2f" % line.part.price,
+            "%.2f" % (line.part.price * line.qty),
+            line.note,
+        )
+        for line in ls
+    ]
     out = [text.table(fmt, ("qty", "unit", "part", "example", "EUR each", "EUR", "note"), rows, right=(0, 4, 5))]
-    out.append("\nAbout %.0f EUR in all. Prices are rough: euros with VAT for one piece at small shops, %s; "
-               "a budget, not a quote. Any part equal to the example does.\n" % (total(bd), parts.PRICE_DATE))
+    out.append(
+        "\nAbout %.0f EUR in all. Prices are rough: euros with VAT for one piece at small shops, %s; "
+        "a budget, not a quote. Any part equal to the example does.\n" % (total(bd), parts.PRICE_DATE)
+    )
     sizes = []
     for d in bd["displays"]:
         if "size" not in d:
             sizes.append("bus %d 0x%02x" % (d["bus"], d["addr"]))
     if sizes:
-        out.append("\nDigit size not given for %s: the default for a %s board (host_tools/hardware/parts.py "
-                   "DEFAULT_SIZE). Give a display a \"size\" in the definition to choose.\n"
-                   % (_names(sizes), bd["role"]))
+        out.append(
+            "\nDigit size not given for %s: the default for a %s board (host_tools/hardware/parts.py "
+            'DEFAULT_SIZE). Give a display a "size" in the definition to choose.\n' % (_names(sizes), bd["role"])
+        )
     notes = []
     for line in ls:
         if line.part.note and line.part.note not in notes:

@@ -28,75 +28,88 @@ CODES = {
         "let the button go; if the code stays, unplug the button's cable: gone, the button or its cable is "
         "shorted; still there, check the pull resistor (carom board pins NAME lists them) and hold the identify "
         "button at power-on to see each button's name as it is pressed",
-        "a button is held down (x: its number); let it go"),
+        "a button is held down (x: its number); let it go",
+    ),
     "ERROR_CONFIG": Code(
         "E 20 on the message display after a start; the board runs",
         "config.json is not valid (a hand edit, a file cut short): the board runs its last good configuration",
         "carom doctor names the key and what is wrong; carom config set KEY=VALUE or carom config import FILE "
         "writes a checked one",
-        "the settings file is damaged: the last good settings run"),
+        "the settings file is damaged: the last good settings run",
+    ),
     "ERROR_BOARD": Code(
         "E 21 on the message display (the wall board's layout runs), or blinking on every display that answers "
         "when no board definition can be read at all",
         "boards/NAME.json, the board definition config.json names, is missing or damaged on the board",
         "carom deploy --board NAME puts it back; carom doctor checks it",
-        "the board definition is missing or damaged"),
+        "the board definition is missing or damaged",
+    ),
     "ERROR_CONFIG_DEFAULTS": Code(
         "E 22 on the message display after a start; the board runs with the defaults",
         "config.json is not valid and there is no last good copy (a first start after a bad edit)",
         "carom doctor names what is wrong; carom config set or carom config import writes a checked one",
-        "the settings file is damaged: the defaults run"),
+        "the settings file is damaged: the defaults run",
+    ),
     "ERROR_STORE": Code(
         "E 23 on the message display for 10 s after a start; the match is back as far as it could be read",
         "the saved match was damaged (a flash error) or went back in time; what could be read is back",
         "check the score against the paper or the players; if it comes back at every start, carom doctor "
         "checks the flash's free space and carom report reads what is saved",
-        "the saved match was damaged: check the score"),
+        "the saved match was damaged: check the score",
+    ),
     "ERROR_MEMORY": Code(
         "E 24 blinking on the message display; the press that caused it was not taken",
         "the board ran out of memory for an event, a report or the saved match; nothing saved is lost: the "
         "saved match stays on the flash",
         "power the board off and on (the match comes back); if it comes back at once, carom doctor shows the "
         "free RAM; report it with the board's console output",
-        "out of memory: restart the board, nothing is lost"),
+        "out of memory: restart the board, nothing is lost",
+    ),
     "ERROR_SAFE_BUTTON": Code(
         "E 30 blinking on every display; the board does nothing else",
         "safe boot: the safe-boot button was held while the power came on (on purpose, for maintenance, or a "
         "button stuck or shorted)",
         "power off and on without holding it; if it stays, that button's wiring is shorted: check it",
-        "safe boot: a button was held at power-on"),
+        "safe boot: a button was held at power-on",
+    ),
     "ERROR_CRASH_LOOP": Code(
         "E 31 blinking on every display; the board does nothing else",
         "safe boot after three crashes in a row (a firmware fault, or hardware that hangs the bus)",
         "carom doctor, then carom deploy again; carom doctor --identify to see the wiring; report the board's "
         "console output",
-        "safe boot after repeated crashes: call the organiser"),
+        "safe boot after repeated crashes: call the organiser",
+    ),
     "ERROR_NO_ACK": Code(
         "E 40 on the referee box's display after a press",
         "the wall board did not answer the box: it is off, out of range, or paired with another box",
         "check the wall board is on; press again nearer to it; pair them again with carom pair",
-        "referee box: the wall board did not answer"),
+        "referee box: the wall board did not answer",
+    ),
     "ERROR_NOT_PAIRED": Code(
         "E 41 on the referee box's display",
         "the box has no wall board to talk to (no radio.peer or radio.key in its config.json)",
         "pair it with its wall board: carom pair --wall WALL_PORT --remote BOX_PORT",
-        "referee box: not paired"),
+        "referee box: not paired",
+    ),
     "ERROR_BOOT_COUNTER": Code(
         "E 42 on the referee box's display; nothing is sent",
         "the box could not save its boot counter on its flash (a full or damaged flash)",
         "carom doctor on the box's port (its flash's free space); the next press tries again",
-        "referee box: cannot save its counter"),
+        "referee box: cannot save its counter",
+    ),
     "ERROR_BOOT_LIMIT": Code(
         "E 43 on the referee box's display; nothing is sent",
         "the box's boot counter reached its limit (after about a billion starts)",
         "pair it again with carom pair (that restarts the counter)",
-        "referee box: pair it again"),
+        "referee box: pair it again",
+    ),
     "ERROR_RADIO_FLOOD": Code(
         "E 44 on the wall board's message display; its own buttons still work",
         "radio frames from too many sender addresses: other ESP-NOW devices nearby, or someone flooding it; the "
         "wall forgot every address but its referee box's, which it still hears (E 44 goes after 10 s)",
         "nothing to do if it goes; if it keeps coming back, find the other ESP-NOW devices near the table",
-        "much radio traffic from strangers: the referee box is still heard"),
+        "much radio traffic from strangers: the referee box is still heard",
+    ),
     "ERROR_CHIP": Code(
         "E 7n (bus 0) or E 8n (bus 1) on the message display, n the display's address minus 0x70: E 72 is the "
         "display at 0x72 on bus 0; that display stays dark or frozen",
@@ -104,7 +117,8 @@ CODES = {
         "set to another address",
         "carom doctor names the display, its field and its place and what answers instead; hold the identify "
         "button at power-on to see each display's bus.address",
-        "a display does not answer (7: bus 0, 8: bus 1; then its address)"),
+        "a display does not answer (7: bus 0, 8: bus 1; then its address)",
+    ),
 }
 
 
@@ -143,15 +157,17 @@ def where_shown(bd):
 
 
 def markdown():
-    out = ["# Error codes: what the board shows, and what to check\n\n",
-           "<!-- Generated by `carom board docs` (make docs) from firmware/errorcodes.py and "
-           "host_tools/hardware/errorhelp.py: edit those, never this page. -->\n\n",
-           "A board says what is wrong with `E` and a number. A running wall board shows it on its message "
-           "display (a board without one: on its clock, else its target display); a board that cannot start "
-           "shows it blinking on every display that answers; the referee box on its own display. "
-           "`carom doctor --device PORT` says the same in words. The first mistakes a builder makes, and how "
-           "each shows, are on [first-mistakes.md](first-mistakes.md).\n\n",
-           "| code | what you see | likely cause | what to check |\n|---|---|---|---|\n"]
+    out = [
+        "# Error codes: what the board shows, and what to check\n\n",
+        "<!-- Generated by `carom board docs` (make docs) from firmware/errorcodes.py and "
+        "host_tools/hardware/errorhelp.py: edit those, never this page. -->\n\n",
+        "A board says what is wrong with `E` and a number. A running wall board shows it on its message "
+        "display (a board without one: on its clock, else its target display); a board that cannot start "
+        "shows it blinking on every display that answers; the referee box on its own display. "
+        "`carom doctor --device PORT` says the same in words. The first mistakes a builder makes, and how "
+        "each shows, are on [first-mistakes.md](first-mistakes.md).\n\n",
+        "| code | what you see | likely cause | what to check |\n|---|---|---|---|\n",
+    ]
     for name in names():
         c = CODES[name]
         out.append("| %s | %s | %s | %s |\n" % (codes_of(name), c.sees, c.cause, c.check))
@@ -177,7 +193,8 @@ def lines(bd):
             short += ": " + ", ".join("%d %s" % (first + i, b["name"]) for i, b in enumerate(bd["buttons"]))
         if name == "ERROR_CHIP":
             buses = sorted({d["bus"] for d in bd["displays"]})
-            code = ", ".join("E %d-%d" % (errorcodes.ERROR_CHIP + 10 * b, errorcodes.ERROR_CHIP + 10 * b + 7)
-                             for b in buses)
+            code = ", ".join(
+                "E %d-%d" % (errorcodes.ERROR_CHIP + 10 * b, errorcodes.ERROR_CHIP + 10 * b + 7) for b in buses
+            )
         out.append((code, short))
     return out

@@ -41,17 +41,26 @@ def shows_text(display):
     show = display["show"]
     if len(show) == 1 and show[0]["at"] == 0 and show[0]["width"] == display["digits"]:
         return show[0]["field"]
-    return ", ".join("%s (digit%s %s)" % (s["field"], "s" if s["width"] > 1 else "",
-                                          s["at"] if s["width"] == 1 else "%d-%d" % (s["at"], s["at"] + s["width"] - 1))
-                     for s in show)
+    return ", ".join(
+        "%s (digit%s %s)"
+        % (
+            s["field"],
+            "s" if s["width"] > 1 else "",
+            s["at"] if s["width"] == 1 else "%d-%d" % (s["at"], s["at"] + s["width"] - 1),
+        )
+        for s in show
+    )
 
 
 def chip_rows(bd):
     out = []
     for d in bd["displays"]:
         size = parts.digit_size(bd, d)
-        out.append(Chip(d["bus"], d["addr"], d["kind"], jumpers(d["addr"]), parts.backpack(d["kind"], size),
-                        size, shows_text(d)))
+        out.append(
+            Chip(
+                d["bus"], d["addr"], d["kind"], jumpers(d["addr"]), parts.backpack(d["kind"], size), size, shows_text(d)
+            )
+        )
     return out
 
 
@@ -72,16 +81,26 @@ def gpio_rows(bd):
     for bus in bd["i2c"]:
         chips = sum(1 for d in bd["displays"] if d["bus"] == bus["bus"])
         for line, pin in (("SDA", bus["sda"]), ("SCL", bus["scl"])):
-            rows.append(Gpio(pin, "I2C bus %d %s (%d chip%s)" % (bus["bus"], line, chips, "s"[:chips != 1]),
-                             "10 kΩ on each backpack, to 3V3", "-", ""))
+            rows.append(
+                Gpio(
+                    pin,
+                    "I2C bus %d %s (%d chip%s)" % (bus["bus"], line, chips, "s"[: chips != 1]),
+                    "10 kΩ on each backpack, to 3V3",
+                    "-",
+                    "",
+                )
+            )
     ext = {pin: way for _, pin, way in pulls(bd)}
     board = parts.esp32_board(bd["role"])
     marks = parts.PIN_MARKS.get(board.key, {})
     ohm = parts.PARTS["resistor-pull"].figures["ohm"].value
     for b in bd["buttons"]:
         if b["pull"] is None:
-            pull = "external %d kΩ pull-%s to %s" % (ohm // 1000, ext[b["pin"]],
-                                                       "3V3" if ext[b["pin"]] == "up" else "GND")
+            pull = "external %d kΩ pull-%s to %s" % (
+                ohm // 1000,
+                ext[b["pin"]],
+                "3V3" if ext[b["pin"]] == "up" else "GND",
+            )
         else:
             pull = "internal pull-%s" % b["pull"]
         note = "input only, no internal pulls" if b["pin"] in INPUT_ONLY else ""
@@ -115,13 +134,23 @@ def rails(bd):
         feeds["3V3"].append("the buttons' common side (active high)")
     if any(way == "up" for _, _, way in pulls(bd)):
         feeds["3V3"].append("the external pull-ups")
-    out = [("GND", "the supply's minus" if role == "wall" else "the cell's minus",
-            "everything: one ground shared by the ESP32 board, every backpack, button, LED and the buzzer")]
+    out = [
+        (
+            "GND",
+            "the supply's minus" if role == "wall" else "the cell's minus",
+            "everything: one ground shared by the ESP32 board, every backpack, button, LED and the buzzer",
+        )
+    ]
     if role == "wall":
         loads = ["the ESP32 board's 5V pin"] + feeds["5V"]
-        out.append(("5V", "the 5 V supply, through the DC jack",
-                    ", ".join(loads) + " (the displays' 5 V goes from the jack straight to the bus strips, "
-                                       "not through the ESP32 board)"))
+        out.append(
+            (
+                "5V",
+                "the 5 V supply, through the DC jack",
+                ", ".join(loads) + " (the displays' 5 V goes from the jack straight to the bus strips, "
+                "not through the ESP32 board)",
+            )
+        )
     else:
         out.append(("BAT", "the LiPo cell, in the board's JST-PH socket", "the board's regulator (and charger)"))
         if feeds["5V"]:
@@ -134,8 +163,13 @@ def table(bd, fmt="text"):
     """The pin table, buses, addresses and rails: fmt "text" or "md"."""
     out = []
     out.append(text.heading(fmt, "ESP32 pins", 3))
-    out.append(text.table(fmt, ("GPIO", "connects to", "pull", "active", "note"),
-                          [("GPIO%d" % r.gpio, r.what, r.pull, r.active, r.note) for r in gpio_rows(bd)]))
+    out.append(
+        text.table(
+            fmt,
+            ("GPIO", "connects to", "pull", "active", "note"),
+            [("GPIO%d" % r.gpio, r.what, r.pull, r.active, r.note) for r in gpio_rows(bd)],
+        )
+    )
     for w in bd.get("warnings") or ():
         out.append("Warning: %s\n" % w)
     out.append("\n")
@@ -144,19 +178,30 @@ def table(bd, fmt="text"):
         rows = []
         for bus in bd["i2c"]:
             chips = [d for d in bd["displays"] if d["bus"] == bus["bus"]]
-            rows.append((bus["bus"], "GPIO%d" % bus["sda"], "GPIO%d" % bus["scl"], "%d kHz" % (bus["freq"] // 1000),
-                         ", ".join("0x%02x" % d["addr"] for d in chips) or "none"))
+            rows.append(
+                (
+                    bus["bus"],
+                    "GPIO%d" % bus["sda"],
+                    "GPIO%d" % bus["scl"],
+                    "%d kHz" % (bus["freq"] // 1000),
+                    ", ".join("0x%02x" % d["addr"] for d in chips) or "none",
+                )
+            )
         out.append(text.table(fmt, ("bus", "SDA", "SCL", "frequency", "chips"), rows))
         most = max(sum(1 for d in bd["displays"] if d["bus"] == bus["bus"]) for bus in bd["i2c"])
         if most > 1:
-            out.append("\nEach backpack has its own 10 kΩ pull-ups on SDA and SCL: the %d on one bus make %.2f kΩ "
-                       "together, %.1f mA to pull a line low at 3.3 V, within the 3 mA of I2C's standard.\n\n"
-                       % (most, 10.0 / most, 3.3 / (10.0 / most)))
+            out.append(
+                "\nEach backpack has its own 10 kΩ pull-ups on SDA and SCL: the %d on one bus make %.2f kΩ "
+                "together, %.1f mA to pull a line low at 3.3 V, within the 3 mA of I2C's standard.\n\n"
+                % (most, 10.0 / most, 3.3 / (10.0 / most))
+            )
         else:
             out.append("\nThe backpack has its own 10 kΩ pull-ups on SDA and SCL: none to add.\n\n")
         out.append(text.heading(fmt, "Chips and their address jumpers", 3))
-        rows = [(c.bus, "0x%02x" % c.addr, jumper_text(c.addr), parts.backpack_name(c.kind, c.size), c.shows)
-                for c in chip_rows(bd)]
+        rows = [
+            (c.bus, "0x%02x" % c.addr, jumper_text(c.addr), parts.backpack_name(c.kind, c.size), c.shows)
+            for c in chip_rows(bd)
+        ]
         out.append(text.table(fmt, ("bus", "address", "bridge", "backpack", "shows"), rows))
         out.append("\nAddress = 0x70 + A0 + 2 × A1 + 4 × A2, each pad counting when bridged with solder.\n\n")
     out.append(text.heading(fmt, "Rails", 3))

@@ -31,8 +31,9 @@ from .pins import pulls
 
 Row = namedtuple("Row", "what rail typical worst full source")
 Budget = namedtuple("Budget", "rows rails need_ma supply warnings")
-Battery = namedtuple("Battery", "press_mas phases sleep_ua per_day_mah life_days part assumptions usable_mah "
-                                 "presses_per_day display_mas")
+Battery = namedtuple(
+    "Battery", "press_mas phases sleep_ua per_day_mah life_days part assumptions usable_mah presses_per_day display_mas"
+)
 
 # A remote's day, for its battery life (estimated: the numbers a referee's box meets at a club
 # or a tournament; change them here and the docs follow).
@@ -103,37 +104,79 @@ def budget(bd):
         b = d["brightness"]
         rail = _rail(part, parts.LED_PIN[part.key])
         if bd["role"] == "remote" and rail == "5V":
-            warnings.append("the %s backpack at bus %d 0x%02x needs 5 V for its LEDs: a LiPo cell gives "
-                            "3.0-4.2 V (add a 5 V boost converter, or take 0.56\" digits)"
-                            % (parts.backpack_name(d["kind"], size), d["bus"], d["addr"]))
-        rows.append(Row("bus %d 0x%02x %s" % (d["bus"], d["addr"], parts.backpack_name(d["kind"], size)), rail,
-                        chip_ma(typical, b), chip_ma(worst, b), chip_ma(worst, full), "ht16k33"))
+            warnings.append(
+                "the %s backpack at bus %d 0x%02x needs 5 V for its LEDs: a LiPo cell gives "
+                '3.0-4.2 V (add a 5 V boost converter, or take 0.56" digits)'
+                % (parts.backpack_name(d["kind"], size), d["bus"], d["addr"])
+            )
+        rows.append(
+            Row(
+                "bus %d 0x%02x %s" % (d["bus"], d["addr"], parts.backpack_name(d["kind"], size)),
+                rail,
+                chip_ma(typical, b),
+                chip_ma(worst, b),
+                chip_ma(worst, full),
+                "ht16k33",
+            )
+        )
         chip_rail = _rail(part, parts.CHIP_PIN[part.key])
         logic[chip_rail] = logic.get(chip_rail, 0) + 1
     for rail, n in sorted(logic.items()):
         i = n * _fig("ht16k33", "logic_ma")
-        rows.append(Row("the %s HT16K33 chip%s %s" % (n, "s"[:n != 1], "themselves" if n != 1 else "itself"),
-                        rail, i, i, i, "estimate"))
+        rows.append(
+            Row(
+                "the %s HT16K33 chip%s %s" % (n, "s"[: n != 1], "themselves" if n != 1 else "itself"),
+                rail,
+                i,
+                i,
+                i,
+                "estimate",
+            )
+        )
     board = parts.esp32_board(bd["role"])
     listen, tx = _fig("esp32", "wifi_listen_ma"), _fig("esp32", "wifi_tx_ma")
     rows.append(Row("ESP32, Wi-Fi listening / transmitting", "3V3", listen, tx, tx, "esp32"))
     over = board.figures.get("overhead_ma")
     if over:
-        rows.append(Row("the ESP32 board's own parts (regulator, USB chip, LED)", "3V3", over.value, over.value,
-                        over.value, over.source))
+        rows.append(
+            Row(
+                "the ESP32 board's own parts (regulator, USB chip, LED)",
+                "3V3",
+                over.value,
+                over.value,
+                over.value,
+                over.source,
+            )
+        )
     n = len(bd["leds"])
     if n:
         each = parts.led_ma()
-        rows.append(Row("%d LED%s through %d Ω (half lit / all)" % (n, "s"[:n != 1], parts.led_ohm()), "3V3",
-                        each * math.ceil(n / 2.0), each * n, each * n, "kingbright"))
+        rows.append(
+            Row(
+                "%d LED%s through %d Ω (half lit / all)" % (n, "s"[: n != 1], parts.led_ohm()),
+                "3V3",
+                each * math.ceil(n / 2.0),
+                each * n,
+                each * n,
+                "kingbright",
+            )
+        )
     if bd["buzzer"] is not None:
         b = parts.PARTS["buzzer"].figures["ma"]
         rows.append(Row("buzzer (silent / sounding)", "3V3", 0.0, b.value, b.value, b.source))
     ext = len(pulls(bd))
     if ext:
         each = 3.3 / parts.PARTS["resistor-pull"].figures["ohm"].value * 1000.0
-        rows.append(Row("%d external pull resistor%s (pressed)" % (ext, "s"[:ext != 1]), "3V3", 0.0, each * ext,
-                        each * ext, "estimate"))
+        rows.append(
+            Row(
+                "%d external pull resistor%s (pressed)" % (ext, "s"[: ext != 1]),
+                "3V3",
+                0.0,
+                each * ext,
+                each * ext,
+                "estimate",
+            )
+        )
     rails = {}
     for r in rows:
         t = rails.setdefault(r.rail, [0.0, 0.0, 0.0])
@@ -199,8 +242,18 @@ def battery(bd, firmware_s=FIRMWARE_S):
         "the display at its brightness showing typical digits (the average digit of the firmware's font)",
     ]
     display_mas = (radio_s + show_ms / 1000.0) * display
-    return Battery(press, phases, sleep_ua, per_day, usable / per_day, cell, assumptions, usable,
-                   PRESSES_PER_MATCH * MATCHES_PER_DAY, display_mas)
+    return Battery(
+        press,
+        phases,
+        sleep_ua,
+        per_day,
+        usable / per_day,
+        cell,
+        assumptions,
+        usable,
+        PRESSES_PER_MATCH * MATCHES_PER_DAY,
+        display_mas,
+    )
 
 
 def report(bd, fmt="text"):
@@ -209,48 +262,72 @@ def report(bd, fmt="text"):
     brightness = sorted({d["brightness"] for d in bd["displays"]})
     bright = "/".join(str(x) for x in brightness) or "-"
     out = []
-    out.append(text.table(fmt, ("what", "rail", "typical", "worst at brightness %s" % bright, "worst at full (15)",
-                                "figures from"),
-                          [(r.what, r.rail, text.ma(r.typical), text.ma(r.worst), text.ma(r.full),
-                            parts.SOURCES[r.source][0]) for r in b.rows], right=(2, 3, 4)))
+    out.append(
+        text.table(
+            fmt,
+            ("what", "rail", "typical", "worst at brightness %s" % bright, "worst at full (15)", "figures from"),
+            [
+                (r.what, r.rail, text.ma(r.typical), text.ma(r.worst), text.ma(r.full), parts.SOURCES[r.source][0])
+                for r in b.rows
+            ],
+            right=(2, 3, 4),
+        )
+    )
     out.append("\n")
-    rails = [(RAIL_NAMES.get(rail, rail), text.ma(t[0]), text.ma(t[1]), text.ma(t[2]))
-             for rail, t in sorted(b.rails.items(), key=lambda kv: (kv[0] == SUPPLY, kv[0]))]
-    out.append(text.table(fmt, ("total", "typical", "worst at brightness %s" % bright, "worst at full"),
-                          rails, right=(1, 2, 3)))
+    rails = [
+        (RAIL_NAMES.get(rail, rail), text.ma(t[0]), text.ma(t[1]), text.ma(t[2]))
+        for rail, t in sorted(b.rails.items(), key=lambda kv: (kv[0] == SUPPLY, kv[0]))
+    ]
+    out.append(
+        text.table(
+            fmt, ("total", "typical", "worst at brightness %s" % bright, "worst at full"), rails, right=(1, 2, 3)
+        )
+    )
     out.append("\n")
     for w in b.warnings:
         out.append("Warning: %s.\n\n" % w)
     worst, typical = segments("seg7")
     w14, t14 = segments("seg14")
-    out.append("Typical: the board's brightness, typical digits (7-segment %.1f segments a chip, 14-segment "
-               "%.1f), Wi-Fi listening, half the LEDs. Worst: every segment a chip can light (%d on a "
-               "7-segment chip: \"8.\" in each digit and the colon; %d on a 14-segment one), Wi-Fi "
-               "transmitting, every LED, the buzzer, every pull resistor conducting. A chip draws lit "
-               "segments × %g mA / %d × (brightness + 1)/16.\n\n"
-               % (typical, t14, worst, w14, _fig("ht16k33", "row_ma"), _fig("ht16k33", "coms")))
+    out.append(
+        "Typical: the board's brightness, typical digits (7-segment %.1f segments a chip, 14-segment "
+        "%.1f), Wi-Fi listening, half the LEDs. Worst: every segment a chip can light (%d on a "
+        '7-segment chip: "8." in each digit and the colon; %d on a 14-segment one), Wi-Fi '
+        "transmitting, every LED, the buzzer, every pull resistor conducting. A chip draws lit "
+        "segments × %g mA / %d × (brightness + 1)/16.\n\n"
+        % (typical, t14, worst, w14, _fig("ht16k33", "row_ma"), _fig("ht16k33", "coms"))
+    )
     small = [d for d in bd["displays"] if parts.backpack(d["kind"], parts.digit_size(bd, d)).figures.get("typical_ma")]
     if small:
         fig = parts.backpack("seg7", 0.56).figures["typical_ma"]
-        out.append("A cross-check: Adafruit gives about %d mA for a 0.56\" display on 3.3 V \"for most uses\"; this "
-                   "budget's typical digits at full brightness make %s: the 25 mA a segment of the datasheet (at 5 V) "
-                   "is an upper figure on 3.3 V.\n\n"
-                   % (fig.value, text.ma(chip_ma(segments("seg7")[1], full_level()))))
+        out.append(
+            'A cross-check: Adafruit gives about %d mA for a 0.56" display on 3.3 V "for most uses"; this '
+            "budget's typical digits at full brightness make %s: the 25 mA a segment of the datasheet (at 5 V) "
+            "is an upper figure on 3.3 V.\n\n" % (fig.value, text.ma(chip_ma(segments("seg7")[1], full_level())))
+        )
     if bd["role"] == "wall":
         five = b.rails[SUPPLY][2]
-        out.append("Supply: %s A needed (%s worst at full brightness + %d %% margin for the supply's "
-                   "tolerance, a warm cabinet and ageing): %s, e.g. %s.\n"
-                   % ("%.1f" % (b.need_ma / 1000.0), text.ma(five), parts.SUPPLY_MARGIN * 100,
-                      text.bold(fmt, b.supply.what), b.supply.example))
+        out.append(
+            "Supply: %s A needed (%s worst at full brightness + %d %% margin for the supply's "
+            "tolerance, a warm cabinet and ageing): %s, e.g. %s.\n"
+            % (
+                "%.1f" % (b.need_ma / 1000.0),
+                text.ma(five),
+                parts.SUPPLY_MARGIN * 100,
+                text.bold(fmt, b.supply.what),
+                b.supply.example,
+            )
+        )
         if "5V" in b.rails:
-            out.append("\nThe displays' 5 V (%s at full brightness) goes from the DC jack straight to the bus "
-                       "strips, not through the ESP32 board, which carries only its own current.\n"
-                       % text.ma(b.rails["5V"][2]))
+            out.append(
+                "\nThe displays' 5 V (%s at full brightness) goes from the DC jack straight to the bus "
+                "strips, not through the ESP32 board, which carries only its own current.\n" % text.ma(b.rails["5V"][2])
+            )
     else:
         out.append(battery_report(bd, fmt))
     out.append("\nSources:\n\n")
-    used = sorted({r.source for r in b.rows} | ({"lucidar", "adafruit-lipo", "esp32"} if bd["role"] != "wall"
-                                                 else {"meanwell"}))
+    used = sorted(
+        {r.source for r in b.rows} | ({"lucidar", "adafruit-lipo", "esp32"} if bd["role"] != "wall" else {"meanwell"})
+    )
     for key in used:
         out.append("- %s\n" % parts.source_line(key))
     return "".join(out)
@@ -261,30 +338,56 @@ def battery_report(bd, fmt="text"):
     cell = bt.part
     out = []
     out.append(text.heading(fmt, "Battery", 3))
-    out.append("%s, %d mAh (%d %% usable: %d mAh), on a %s.\n\n"
-               % (cell.example, cell.figures["mah"].value, cell.figures["usable"].value * 100, bt.usable_mah,
-                  parts.esp32_board("remote").example))
+    out.append(
+        "%s, %d mAh (%d %% usable: %d mAh), on a %s.\n\n"
+        % (
+            cell.example,
+            cell.figures["mah"].value,
+            cell.figures["usable"].value * 100,
+            bt.usable_mah,
+            parts.esp32_board("remote").example,
+        )
+    )
     rows = [(what, "%.2f s" % s, text.ma(i), "%.1f mA s" % (s * i)) for what, s, i in bt.phases]
     rows.append(("one press", "", "", "%.1f mA s" % bt.press_mas))
     out.append(text.table(fmt, ("a press", "time", "current", "charge"), rows, right=(1, 2, 3)))
     sleep_day = bt.sleep_ua * 24 / 1000.0
     awake_day = bt.presses_per_day * bt.press_mas / 3600.0
-    out.append("\nAsleep: %.1f µA (the board in deep sleep, measured by lucidar.me, and each display's HT16K33 "
-               "in standby, estimated).\n\n" % bt.sleep_ua)
-    out.append("A day: %d presses × %.1f mA s = %.1f mAh awake + %.2f mAh asleep = %s: a charge "
-               "lasts %s at %d matches a day (%d days at one match a day). The display makes %.0f %% of a "
-               "press's charge: its brightness (in the definition) is what to turn down for a longer life.\n\n"
-               % (bt.presses_per_day, bt.press_mas, awake_day, sleep_day, text.bold(fmt, "%.1f mAh" % bt.per_day_mah),
-                  text.bold(fmt, "about %d days" % bt.life_days),
-                  MATCHES_PER_DAY, bt.usable_mah / (PRESSES_PER_MATCH * bt.press_mas / 3600.0 + sleep_day),
-                  100.0 * bt.display_mas / bt.press_mas))
+    out.append(
+        "\nAsleep: %.1f µA (the board in deep sleep, measured by lucidar.me, and each display's HT16K33 "
+        "in standby, estimated).\n\n" % bt.sleep_ua
+    )
+    out.append(
+        "A day: %d presses × %.1f mA s = %.1f mAh awake + %.2f mAh asleep = %s: a charge "
+        "lasts %s at %d matches a day (%d days at one match a day). The display makes %.0f %% of a "
+        "press's charge: its brightness (in the definition) is what to turn down for a longer life.\n\n"
+        % (
+            bt.presses_per_day,
+            bt.press_mas,
+            awake_day,
+            sleep_day,
+            text.bold(fmt, "%.1f mAh" % bt.per_day_mah),
+            text.bold(fmt, "about %d days" % bt.life_days),
+            MATCHES_PER_DAY,
+            bt.usable_mah / (PRESSES_PER_MATCH * bt.press_mas / 3600.0 + sleep_day),
+            100.0 * bt.display_mas / bt.press_mas,
+        )
+    )
     devkit = parts.PARTS["esp32-devkitc"].figures["overhead_ma"].value
-    out.append("Why not a DevKitC: asleep it still draws %.1f mA (measured by lucidar.me: its regulator and "
-               "USB-serial chip), %.0f mAh a day doing nothing: the same box would last %d days at %d matches a "
-               "day, and one left in a drawer would be flat in %d days (this one: after %d days asleep, longer "
-               "than the cell keeps its own charge).\n\nAssumptions:\n\n"
-               % (devkit, devkit * 24, bt.usable_mah / (awake_day + devkit * 24), MATCHES_PER_DAY,
-                  bt.usable_mah / (devkit * 24), bt.usable_mah / sleep_day))
+    out.append(
+        "Why not a DevKitC: asleep it still draws %.1f mA (measured by lucidar.me: its regulator and "
+        "USB-serial chip), %.0f mAh a day doing nothing: the same box would last %d days at %d matches a "
+        "day, and one left in a drawer would be flat in %d days (this one: after %d days asleep, longer "
+        "than the cell keeps its own charge).\n\nAssumptions:\n\n"
+        % (
+            devkit,
+            devkit * 24,
+            bt.usable_mah / (awake_day + devkit * 24),
+            MATCHES_PER_DAY,
+            bt.usable_mah / (devkit * 24),
+            bt.usable_mah / sleep_day,
+        )
+    )
     for a in bt.assumptions:
         out.append("- %s\n" % a)
     return "".join(out)

@@ -7,8 +7,10 @@ def _cell(v):
 
 def markdown(header, rows, right=()):
     """A Markdown table; columns whose index is in `right` are right-aligned."""
-    out = ["| " + " | ".join(_cell(h) for h in header) + " |",
-           "|" + "|".join("---:" if i in right else "---" for i in range(len(header))) + "|"]
+    out = [
+        "| " + " | ".join(_cell(h) for h in header) + " |",
+        "|" + "|".join("---:" if i in right else "---" for i in range(len(header))) + "|",
+    ]
     for r in rows:
         out.append("| " + " | ".join(_cell(v) for v in r) + " |")
     return "\n".join(out) + "\n"

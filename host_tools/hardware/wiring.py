@@ -32,8 +32,17 @@ import yaml
 from . import parts
 from .pins import chip_rows, jumper_text, pulls
 
-COLORS = {"SDA": "BU", "SCL": "YE", "3V3": "OG", "5V": "RD", "GND": "BK", "BAT": "RD", "signal": "GN",
-          "led": "VT", "buzzer": "WH"}
+COLORS = {
+    "SDA": "BU",
+    "SCL": "YE",
+    "3V3": "OG",
+    "5V": "RD",
+    "GND": "BK",
+    "BAT": "RD",
+    "signal": "GN",
+    "led": "VT",
+    "buzzer": "WH",
+}
 _HASH_KEY = b"carom-wiring-yml-sha256"
 _SVG_MARK = "<!-- carom: drawn from wiring.yml sha256 %s -->"
 
@@ -65,10 +74,13 @@ class _Plan:
         name = "W%d" % (len(self.cables) + 1)
         inside = self.role == "remote" or use == "link"
         length = self.lengths[use]
-        spec = {"wirecount": len(a_pins), "colors": [COLORS.get(r, "GN") for r in rails],
-                "length": round(length, 2),
-                "gauge": "0.14 mm2" if inside else "0.25 mm2",
-                "type": "hook-up wire" if inside else "LiYY %d × 0.25 mm²" % len(a_pins)}
+        spec = {
+            "wirecount": len(a_pins),
+            "colors": [COLORS.get(r, "GN") for r in rails],
+            "length": round(length, 2),
+            "gauge": "0.14 mm2" if inside else "0.25 mm2",
+            "type": "hook-up wire" if inside else "LiYY %d × 0.25 mm²" % len(a_pins),
+        }
         if notes:
             spec["notes"] = notes
         self.cables[name] = spec
@@ -96,41 +108,65 @@ def _plan(bd):
     pins = [_gpio(g) for g in gpios] + power
     pinlabels = [labels[g] + (" (%s)" % marks[g] if g in marks else "") for g in gpios] + [
         {"5V": "from the DC jack", "BAT": "the LiPo cell", "3V3": "out: the regulator", "GND": "ground"}[r]
-        for r in power]
+        for r in power
+    ]
     p.connector("ESP32", type=board.what, subtype=board.example, pins=pins, pinlabels=pinlabels)
 
     if role == "wall":
-        p.connector("JACK", type=parts.PARTS["dc-jack"].what, subtype="from the 5 V supply", pins=["+", "-"],
-                    pinlabels=["5 V", "GND"])
+        p.connector(
+            "JACK",
+            type=parts.PARTS["dc-jack"].what,
+            subtype="from the 5 V supply",
+            pins=["+", "-"],
+            pinlabels=["5 V", "GND"],
+        )
         p.cable("JACK", ["+", "-"], "ESP32", ["5V", "GND"], ["5V", "GND"], "link")
     else:
         cell = parts.PARTS["battery"]
         p.connector("CELL", type=cell.what, subtype=cell.example, pins=["+", "-"], pinlabels=["3.7 V", "GND"])
-        p.cable("CELL", ["+", "-"], "ESP32", ["BAT", "GND"], ["BAT", "GND"], "link",
-                notes="the cell's own leads, in the board's JST-PH socket")
+        p.cable(
+            "CELL",
+            ["+", "-"],
+            "ESP32",
+            ["BAT", "GND"],
+            ["BAT", "GND"],
+            "link",
+            notes="the cell's own leads, in the board's JST-PH socket",
+        )
 
     # one bus strip per I2C bus, a cable from it to each backpack
     for bus in bd["i2c"]:
         need = rails_of_bus.get(bus["bus"], set())
         strip = ["SDA", "SCL", "3V3"] + (["5V"] if "5V" in need else []) + ["GND"]
         name = "BUS%d" % bus["bus"]
-        p.connector(name, type="I2C bus %d strip (on the main board)" % bus["bus"],
-                    subtype="%d kHz: SDA GPIO%d, SCL GPIO%d" % (bus["freq"] // 1000, bus["sda"], bus["scl"]),
-                    pins=strip)
-        p.cable("ESP32", [_gpio(bus["sda"]), _gpio(bus["scl"]), "3V3", "GND"], name, ["SDA", "SCL", "3V3", "GND"],
-                ["SDA", "SCL", "3V3", "GND"], "link")
+        p.connector(
+            name,
+            type="I2C bus %d strip (on the main board)" % bus["bus"],
+            subtype="%d kHz: SDA GPIO%d, SCL GPIO%d" % (bus["freq"] // 1000, bus["sda"], bus["scl"]),
+            pins=strip,
+        )
+        p.cable(
+            "ESP32",
+            [_gpio(bus["sda"]), _gpio(bus["scl"]), "3V3", "GND"],
+            name,
+            ["SDA", "SCL", "3V3", "GND"],
+            ["SDA", "SCL", "3V3", "GND"],
+            "link",
+        )
         if "5V" in need:
             src = "JACK" if role == "wall" else "ESP32"
-            p.cable(src, ["+", "-"] if role == "wall" else ["BAT", "GND"], name, ["5V", "GND"], ["5V", "GND"],
-                    "link")
+            p.cable(src, ["+", "-"] if role == "wall" else ["BAT", "GND"], name, ["5V", "GND"], ["5V", "GND"], "link")
         for c in chips:
             if c.bus != bus["bus"]:
                 continue
             d = "B%d_0x%02x" % (c.bus, c.addr)
-            p.connector(d, type="%s backpack at 0x%02x" % (parts.backpack_name(c.kind, c.size), c.addr),
-                        subtype="%s; bridge %s" % (c.part.example.split(" (")[0], jumper_text(c.addr)),
-                        notes="shows %s" % c.shows,
-                        pins=[pin for pin, _, _ in c.part.pins])
+            p.connector(
+                d,
+                type="%s backpack at 0x%02x" % (parts.backpack_name(c.kind, c.size), c.addr),
+                subtype="%s; bridge %s" % (c.part.example.split(" (")[0], jumper_text(c.addr)),
+                notes="shows %s" % c.shows,
+                pins=[pin for pin, _, _ in c.part.pins],
+            )
             order = [pin for pin, _, _ in c.part.pins]
             rails = [rail for _, rail, _ in c.part.pins]
             p.cable(name, rails, d, order, rails, "display")
@@ -140,10 +176,13 @@ def _plan(bd):
         ohm = parts.PARTS["resistor-pull"].figures["ohm"].value
         ppins = [_gpio(pin) for _, pin, _ in ext]
         ends = sorted({"3V3" if way == "up" else "GND" for _, _, way in ext})
-        p.connector("PULLS", type="%d kΩ pull resistors (on the main board)" % (ohm // 1000),
-                    pins=ppins + ends,
-                    pinlabels=["%s to %s" % (b["name"], "3V3" if way == "up" else "GND") for b, _, way in ext]
-                    + ["" for _ in ends])
+        p.connector(
+            "PULLS",
+            type="%d kΩ pull resistors (on the main board)" % (ohm // 1000),
+            pins=ppins + ends,
+            pinlabels=["%s to %s" % (b["name"], "3V3" if way == "up" else "GND") for b, _, way in ext]
+            + ["" for _ in ends],
+        )
         p.cable("ESP32", ppins + ends, "PULLS", ppins + ends, ["signal"] * len(ppins) + ends, "link")
 
     # buttons: the pin and the other side (GND when active low, 3V3 when active high)
@@ -153,8 +192,13 @@ def _plan(bd):
         acts = b["action"] or "-"
         if b["long_action"]:
             acts += "; long: %s" % b["long_action"]
-        p.connector(d, type="button %s" % b["name"], subtype=acts, pins=["NO", "C"],
-                    pinlabels=["to %s" % _gpio(b["pin"]), "to %s" % other])
+        p.connector(
+            d,
+            type="button %s" % b["name"],
+            subtype=acts,
+            pins=["NO", "C"],
+            pinlabels=["to %s" % _gpio(b["pin"]), "to %s" % other],
+        )
         p.cable("ESP32", [_gpio(b["pin"]), other], d, ["NO", "C"], ["signal", other], "button")
 
     # LEDs, each through its resistor (in series, at the main board)
@@ -165,12 +209,17 @@ def _plan(bd):
             a, k = ("3V3", _gpio(led["pin"]))
         else:
             a, k = (_gpio(led["pin"]), "GND")
-        p.connector(d, type="LED %s" % name, subtype=parts.PARTS["led"].example, pins=["A", "K"],
-                    pinlabels=["anode, through %d Ω" % ohm, "cathode"],
-                    additional_components=[{"type": "resistor %d Ω in series with the anode (at the main board)" % ohm,
-                                            "qty": 1}])
-        p.cable("ESP32", [a, k], d, ["A", "K"], ["led" if a != "3V3" else "3V3", "GND" if k == "GND" else "led"],
-                "led")
+        p.connector(
+            d,
+            type="LED %s" % name,
+            subtype=parts.PARTS["led"].example,
+            pins=["A", "K"],
+            pinlabels=["anode, through %d Ω" % ohm, "cathode"],
+            additional_components=[
+                {"type": "resistor %d Ω in series with the anode (at the main board)" % ohm, "qty": 1}
+            ],
+        )
+        p.cable("ESP32", [a, k], d, ["A", "K"], ["led" if a != "3V3" else "3V3", "GND" if k == "GND" else "led"], "led")
 
     if bd["buzzer"] is not None:
         p.connector("BUZZER", type="piezo buzzer", subtype=parts.PARTS["buzzer"].example, pins=["+", "-"])
@@ -202,8 +251,13 @@ PNG_COLORS = 64  # the PNG as a palette image: a third of the size, the same to 
 
 def harness(bd):
     p = _plan(bd)
-    return {"options": OPTIONS, "tweak": TWEAK, "connectors": p.connectors, "cables": p.cables,
-            "connections": p.connections}
+    return {
+        "options": OPTIONS,
+        "tweak": TWEAK,
+        "connectors": p.connectors,
+        "cables": p.cables,
+        "connections": p.connections,
+    }
 
 
 def cables(bd):
@@ -213,9 +267,11 @@ def cables(bd):
 
 
 def yaml_text(bd):
-    head = ("# The wiring of board %r, made from %s by `carom board wiring` (host_tools/hardware/wiring.py).\n"
-            "# WireViz draws it: `wireviz wiring.yml`. Edit the board definition, not this file.\n"
-            % (bd["name"], "boards/%s.json" % bd["name"]))
+    head = (
+        "# The wiring of board %r, made from %s by `carom board wiring` (host_tools/hardware/wiring.py).\n"
+        "# WireViz draws it: `wireviz wiring.yml`. Edit the board definition, not this file.\n"
+        % (bd["name"], "boards/%s.json" % bd["name"])
+    )
     return head + yaml.safe_dump(harness(bd), sort_keys=False, allow_unicode=True, width=120)
 
 
@@ -270,10 +326,10 @@ def _png_with_text(data, key, value):
     if sig != b"\x89PNG\r\n\x1a\n":
         raise ValueError("not a PNG")
     ihdr_len = struct.unpack(">I", rest[:4])[0]
-    ihdr = rest[:12 + ihdr_len]
+    ihdr = rest[: 12 + ihdr_len]
     body = key + b"\0" + value
     chunk = struct.pack(">I", len(body)) + b"tEXt" + body + struct.pack(">I", zlib.crc32(b"tEXt" + body) & 0xFFFFFFFF)
-    return sig + ihdr + chunk + rest[12 + ihdr_len:]
+    return sig + ihdr + chunk + rest[12 + ihdr_len :]
 
 
 def drawn_from(data):
@@ -281,9 +337,9 @@ def drawn_from(data):
     if data[:8] == b"\x89PNG\r\n\x1a\n":
         pos = 8
         while pos + 8 <= len(data):
-            n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+            n, kind = struct.unpack(">I4s", data[pos : pos + 8])
             if kind == b"tEXt":
-                key, _, value = data[pos + 8:pos + 8 + n].partition(b"\0")
+                key, _, value = data[pos + 8 : pos + 8 + n].partition(b"\0")
                 if key == _HASH_KEY:
                     return value.decode("ascii", "replace")
             if kind == b"IDAT":

@@ -39,8 +39,15 @@ ANSWER_TIMEOUT = 10.0
 
 # What the wall board's app prints at boot (firmware/app.py), to tell a good start.
 APP_RUNNING = "carom: running on board"
-BOOT_PROBLEMS = ("config:", "carom: board ", "carom: safe boot", "carom: task failed",
-                 "carom: the saved match was damaged", "Traceback", "carom deploy:")
+BOOT_PROBLEMS = (
+    "config:",
+    "carom: board ",
+    "carom: safe boot",
+    "carom: task failed",
+    "carom: the saved match was damaged",
+    "Traceback",
+    "carom deploy:",
+)
 
 # Runs on the board: sha256 of each path, one line each (repr: None for a missing file).
 _HASH_CODE = """\
@@ -73,17 +80,27 @@ del _carom_hash
 def add_device_argument(p):
     """--device/-d for a subcommand (default: $CAROM_DEVICE)."""
     default = os.environ.get("CAROM_DEVICE") or None
-    p.add_argument("--device", "-d", metavar="DEV", default=default, required=default is None,
-                   help="serial port or pyserial URL: /dev/ttyUSB0, COM3, socket://HOST:PORT, rfc2217://HOST:PORT "
-                        "(default: $CAROM_DEVICE)")
+    p.add_argument(
+        "--device",
+        "-d",
+        metavar="DEV",
+        default=default,
+        required=default is None,
+        help="serial port or pyserial URL: /dev/ttyUSB0, COM3, socket://HOST:PORT, rfc2217://HOST:PORT "
+        "(default: $CAROM_DEVICE)",
+    )
     add_timeout_argument(p)
 
 
 def add_timeout_argument(p):
     """--timeout S: how long a silent board is waited for (carom's answer timeout)."""
-    p.add_argument("--timeout", type=_seconds, default=ANSWER_TIMEOUT, metavar="S",
-                   help="seconds to wait for a board that does not answer before giving up (default %g)"
-                        % ANSWER_TIMEOUT)
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=ANSWER_TIMEOUT,
+        metavar="S",
+        help="seconds to wait for a board that does not answer before giving up (default %g)" % ANSWER_TIMEOUT,
+    )
 
 
 def _seconds(text):
@@ -100,14 +117,23 @@ def _seconds(text):
 
 
 def add_reset_argument(p, what="leaves the board running its app again"):
-    p.add_argument("--no-reset", dest="reset", action="store_false",
-                   help="do not reset the board at the end (mpremote's `reset`, which %s); "
-                        "the board stays at the REPL with the app stopped" % what)
+    p.add_argument(
+        "--no-reset",
+        dest="reset",
+        action="store_false",
+        help="do not reset the board at the end (mpremote's `reset`, which %s); "
+        "the board stays at the REPL with the app stopped" % what,
+    )
 
 
 def add_wait_argument(p, when="after the reset"):
-    p.add_argument("--wait", type=float, default=10.0, metavar="S",
-                   help="%s: seconds to watch the board start (0: do not watch; default 10)" % when)
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="%s: seconds to watch the board start (0: do not watch; default 10)" % when,
+    )
 
 
 def _mpremote():
@@ -130,6 +156,7 @@ def _bounded(SerialTransport):
     and write timeouts, set in BoardIO.connect: without them a read on a pty (mpremote reads a
     pty one blocking byte at a time) or the raw-paste handshake waits for ever on a silent board."""
     if SerialTransport not in _BOUNDED:
+
         class BoundedTransport(SerialTransport):
             answer_timeout = ANSWER_TIMEOUT
 
@@ -227,9 +254,11 @@ class BoardIO:
             got = captured.getvalue().strip()
             if got in ("b''", 'b""'):  # mpremote printed the nothing it got
                 got = ""
-            raise LinkLost("no MicroPython REPL answers on %s within %g s (%s)%s; is the board powered, is it "
-                           "running MicroPython (carom flash), is another program using the port?" % (
-                               self.device, self.timeout, _plain(e), ("; it sent " + got[-120:]) if got else ""))
+            raise LinkLost(
+                "no MicroPython REPL answers on %s within %g s (%s)%s; is the board powered, is it "
+                "running MicroPython (carom flash), is another program using the port?"
+                % (self.device, self.timeout, _plain(e), ("; it sent " + got[-120:]) if got else "")
+            )
 
     def _looks_like_missing_path(self):
         return "://" not in self.device and not os.path.exists(self.device)
@@ -277,18 +306,25 @@ class BoardIO:
             raise RemoteError("%s failed on the board: %s" % (what, last_line(text)), text)
         except SerialTimeout as e:
             self._drop()
-            raise LinkLost("the board on %s did not answer within %g s while %s (%s): power, cable or reset?" % (
-                self.device, self.timeout, what, _plain(e)))
+            raise LinkLost(
+                "the board on %s did not answer within %g s while %s (%s): power, cable or reset?"
+                % (self.device, self.timeout, what, _plain(e))
+            )
         except SerialException as e:
             self._drop()
             raise LinkLost("lost the connection to %s while %s: %s" % (self.device, what, _plain(e)))
         except TransportError as e:
             self._drop()
-            raise LinkLost("the board on %s stopped answering within %g s while %s (%s): power, cable or reset?" % (
-                self.device, self.timeout, what, _plain(e)))
+            raise LinkLost(
+                "the board on %s stopped answering within %g s while %s (%s): power, cable or reset?"
+                % (self.device, self.timeout, what, _plain(e))
+            )
         except OSError as e:
-            if getattr(e, "errno", None) is not None and not isinstance(e, SerialException) and e.errno in (
-                    errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ENOSPC, errno.EACCES):
+            if (
+                getattr(e, "errno", None) is not None
+                and not isinstance(e, SerialException)
+                and e.errno in (errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ENOSPC, errno.EACCES)
+            ):
                 raise RemoteError("%s failed on the board: %s" % (what, os.strerror(e.errno)))
             self._drop()
             raise LinkLost("lost the connection to %s while %s: %s" % (self.device, what, _plain(e)))
@@ -332,23 +368,32 @@ class BoardIO:
         self.write_file(tmp, data, progress)
         got = self.hashes([tmp])[tmp]
         if got != hashlib.sha256(bytes(data)).hexdigest():
-            raise CommandError("the copy of %s on the board does not match what was sent; %s is unchanged" % (
-                path, path))
+            raise CommandError(
+                "the copy of %s on the board does not match what was sent; %s is unchanged" % (path, path)
+            )
         self.rename(tmp, path)
 
     def rename(self, old, new):
         # LittleFS renames over an existing file atomically; FAT cannot (remove first).
-        self.exec("import os\ntry:\n os.rename(%r, %r)\nexcept OSError:\n os.remove(%r)\n os.rename(%r, %r)" % (
-            old, new, new, old, new), "renaming %s to %s" % (old, new))
+        self.exec(
+            "import os\ntry:\n os.rename(%r, %r)\nexcept OSError:\n os.remove(%r)\n os.rename(%r, %r)"
+            % (old, new, new, old, new),
+            "renaming %s to %s" % (old, new),
+        )
 
     def remove(self, path, missing_ok=True):
-        self.exec("import os\ntry:\n os.remove(%r)\nexcept OSError:\n if not %r: raise" % (path, missing_ok),
-                  "removing %s" % path)
+        self.exec(
+            "import os\ntry:\n os.remove(%r)\nexcept OSError:\n if not %r: raise" % (path, missing_ok),
+            "removing %s" % path,
+        )
 
     def makedirs(self, path):
         """mkdir -p on the board."""
-        self.exec("import os\np = ''\nfor d in %r.strip('/').split('/'):\n p += '/' + d\n try:\n  os.mkdir(p)\n"
-                  " except OSError:\n  pass" % path, "creating the folder %s" % path)
+        self.exec(
+            "import os\np = ''\nfor d in %r.strip('/').split('/'):\n p += '/' + d\n try:\n  os.mkdir(p)\n"
+            " except OSError:\n  pass" % path,
+            "creating the folder %s" % path,
+        )
 
     def listdir(self, path):
         """[(name, is_dir, size)] of a folder on the board, or None when it does not exist."""
@@ -397,7 +442,8 @@ class BoardIO:
                 " getattr(sys.implementation, '_mpy', None),"
                 " u and u.release, u and u.machine, tuple(os.statvfs('/')), gc.mem_free(),"
                 " getattr(sys.implementation, '_machine', None))))",
-                "asking the board what it is")
+                "asking the board what it is",
+            )
             try:
                 version, platform, mpy, release, machine, vfs, mem_free, imp_machine = ast.literal_eval(text.strip())
             except (ValueError, SyntaxError):
@@ -405,8 +451,8 @@ class BoardIO:
             bsize, frsize, blocks, bfree, bavail = vfs[:5]
             unit = frsize or bsize
             self._info = {
-                "version": ".".join(str(v) for v in version[:3]) + (
-                    ("-" + str(version[3])) if len(version) > 3 and version[3] else ""),
+                "version": ".".join(str(v) for v in version[:3])
+                + (("-" + str(version[3])) if len(version) > 3 and version[3] else ""),
                 "release": release,
                 "platform": platform,
                 "machine": machine or imp_machine or platform,

@@ -14,11 +14,17 @@ GAMES = {
     "one_cushion": "One-cushion",
     "three_cushion": "Three-cushion",
 }
-ENDED_BY = {"target": "target reached", "innings_limit": "innings limit", "tiebreak": "tie-break",
-            "shootout": "shoot-out"}
+ENDED_BY = {
+    "target": "target reached",
+    "innings_limit": "innings limit",
+    "tiebreak": "tie-break",
+    "shootout": "shoot-out",
+}
 # How the loser's match ended when he did not play it out ("%s": his name).
-LOSER_ENDED_BY = {"left": "%s left his place: loses the match, I.4.3",
-                  "abandoned": "%s abandoned: loses and is excluded from the competition, I.8.2"}
+LOSER_ENDED_BY = {
+    "left": "%s left his place: loses the match, I.4.3",
+    "abandoned": "%s abandoned: loses and is excluded from the competition, I.8.2",
+}
 
 
 def generation(name):
@@ -80,7 +86,7 @@ class Match:
         return "" if target is None else str(target)
 
     def format(self):
-        """"30:22 handicap", "sets 3:1 (15:9, 12:15)", "30:30, shoot-out 2:1", or ""."""
+        """ "30:22 handicap", "sets 3:1 (15:9, 12:15)", "30:30, shoot-out 2:1", or ""."""
         try:
             return match_format(self.doc)
         except (AttributeError, KeyError, TypeError, IndexError):  # a report the board did not write
@@ -100,8 +106,7 @@ class Match:
 
     def inning(self, p, number, set_no=None):
         for i in self.innings:
-            if (i.get("player") == p and i.get("inning") == number and i.get("set") == set_no
-                    and not i.get("shootout")):
+            if i.get("player") == p and i.get("inning") == number and i.get("set") == set_no and not i.get("shootout"):
                 return i
         return {}
 
@@ -125,8 +130,14 @@ class Match:
         if set_no is None:
             runs = {p: self.runs(p) for p in "AB"}
         else:
-            runs = {p: [i.get("run") or 0 for i in self.innings
-                        if i.get("player") == p and i.get("set") == set_no and not i.get("shootout")] for p in "AB"}
+            runs = {
+                p: [
+                    i.get("run") or 0
+                    for i in self.innings
+                    if i.get("player") == p and i.get("set") == set_no and not i.get("shootout")
+                ]
+                for p in "AB"
+            }
         totals = {"A": 0, "B": 0}
         out = []
         for n in range(1, max(len(runs["A"]), len(runs["B"])) + 1):
@@ -135,8 +146,11 @@ class Match:
                 if n <= len(runs[p]):
                     totals[p] += runs[p][n - 1]
                     info = self.inning(p, n, set_no)
-                    marks = "F" * len(info.get("fouls") or []) + ("H" if info.get("break") else "") + \
-                        ("E" if info.get("equalizing") else "")
+                    marks = (
+                        "F" * len(info.get("fouls") or [])
+                        + ("H" if info.get("break") else "")
+                        + ("E" if info.get("equalizing") else "")
+                    )
                     row[p] = (runs[p][n - 1], totals[p], marks)
                 else:
                     row[p] = None
@@ -144,7 +158,7 @@ class Match:
         return out
 
     def opening_breaker(self):
-        """"A" or "B": who made the opening break (played the match's first inning), else the
+        """ "A" or "B": who made the opening break (played the match's first inning), else the
         state document's breaker (a set match's is the current set's)."""
         for i in self.innings:
             if i.get("player") in ("A", "B") and not i.get("shootout") and i.get("set") in (None, 1):
@@ -210,11 +224,16 @@ class Match:
     def summary_row(self):
         d, r = self.doc, self.report
         row = {
-            "match": self.gen, "table": r.get("table", ""), "board": r.get("board", ""),
-            "game": d.get("game", ""), "target": d.get("target"), "innings_limit": d.get("innings_limit") or "",
+            "match": self.gen,
+            "table": r.get("table", ""),
+            "board": r.get("board", ""),
+            "game": d.get("game", ""),
+            "target": d.get("target"),
+            "innings_limit": d.get("innings_limit") or "",
             "format": self.format(),
             "breaker": d.get("breaker") or "",
-            "result": d.get("result") or "", "ended_by": d.get("ended_by") or "",
+            "result": d.get("result") or "",
+            "ended_by": d.get("ended_by") or "",
             "winner": self.name(d["result"]) if d.get("result") in ("A", "B") else "",
             "break_taken": bool(d.get("break_taken")),
             "break_by": (self.half_time_break() or ("",))[0],
@@ -225,14 +244,20 @@ class Match:
         }
         for p in "AB":
             pl, tot = self.player(p), self.total(p)
-            row.update({
-                p + "_name": pl.get("name", ""), p + "_club": pl.get("club", ""), p + "_ball": ball_of(d, p),
-                p + "_target": pl.get("target", ""),
-                p + "_score": tot.get("score", ""), p + "_innings": tot.get("innings", ""),
-                p + "_average": "%.3f" % tot["average"] if isinstance(tot.get("average"), (int, float)) else "",
-                p + "_high_run": tot.get("high_run", ""), p + "_fouls": pl.get("fouls", ""),
-                p + "_review_used": "" if self.review_used(p) is None else self.review_used(p),
-            })
+            row.update(
+                {
+                    p + "_name": pl.get("name", ""),
+                    p + "_club": pl.get("club", ""),
+                    p + "_ball": ball_of(d, p),
+                    p + "_target": pl.get("target", ""),
+                    p + "_score": tot.get("score", ""),
+                    p + "_innings": tot.get("innings", ""),
+                    p + "_average": "%.3f" % tot["average"] if isinstance(tot.get("average"), (int, float)) else "",
+                    p + "_high_run": tot.get("high_run", ""),
+                    p + "_fouls": pl.get("fouls", ""),
+                    p + "_review_used": "" if self.review_used(p) is None else self.review_used(p),
+                }
+            )
         return row
 
     def inning_rows(self):
@@ -250,12 +275,23 @@ class Match:
             shootout = bool(i.get("shootout"))
             if not shootout:
                 totals[p] += i.get("run") or 0
-            out.append({
-                "match": self.gen, "set": "" if i.get("set") is None else i["set"], "shootout": shootout,
-                "player": p, "name": self.player(p).get("name", ""), "inning": i.get("inning"),
-                "run": i.get("run"), "total": "" if shootout else totals[p], "fouls": " ".join(i.get("fouls") or []),
-                "break": bool(i.get("break")), "equalizing": bool(i.get("equalizing")),
-                "start": when(i.get("start"), "%Y-%m-%d %H:%M:%S"), "end": when(i.get("end"), "%Y-%m-%d %H:%M:%S"),
-                "start_ms": i.get("start_ms"), "end_ms": i.get("end_ms"),
-            })
+            out.append(
+                {
+                    "match": self.gen,
+                    "set": "" if i.get("set") is None else i["set"],
+                    "shootout": shootout,
+                    "player": p,
+                    "name": self.player(p).get("name", ""),
+                    "inning": i.get("inning"),
+                    "run": i.get("run"),
+                    "total": "" if shootout else totals[p],
+                    "fouls": " ".join(i.get("fouls") or []),
+                    "break": bool(i.get("break")),
+                    "equalizing": bool(i.get("equalizing")),
+                    "start": when(i.get("start"), "%Y-%m-%d %H:%M:%S"),
+                    "end": when(i.get("end"), "%Y-%m-%d %H:%M:%S"),
+                    "start_ms": i.get("start_ms"),
+                    "end_ms": i.get("end_ms"),
+                }
+            )
         return out

@@ -24,9 +24,18 @@ def find_chromium():
 
 def html_to_pdf(chromium, html_path, pdf_path, timeout=90):
     profile = tempfile.mkdtemp(prefix="carom-pdf-")
-    cmd = [chromium, "--headless", "--disable-gpu", "--no-first-run", "--disable-extensions",
-           "--user-data-dir=" + profile, "--no-pdf-header-footer", "--print-to-pdf-no-header",
-           "--print-to-pdf=" + os.path.abspath(pdf_path), "file://" + os.path.abspath(html_path)]
+    cmd = [
+        chromium,
+        "--headless",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-extensions",
+        "--user-data-dir=" + profile,
+        "--no-pdf-header-footer",
+        "--print-to-pdf-no-header",
+        "--print-to-pdf=" + os.path.abspath(pdf_path),
+        "file://" + os.path.abspath(html_path),
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.insert(1, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
     try:

@@ -13,14 +13,61 @@ from .pdf import find_chromium, html_to_pdf
 
 CSS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sheet.css")  # the score sheet's style
 MATCH_COLUMNS = (
-    "match", "table", "board", "game", "target", "innings_limit", "format", "breaker",
-    "A_name", "A_club", "A_ball", "A_target", "A_score", "A_innings", "A_average", "A_high_run", "A_fouls",
-    "B_name", "B_club", "B_ball", "B_target", "B_score", "B_innings", "B_average", "B_high_run", "B_fouls",
-    "result", "winner", "ended_by", "break_taken", "break_by", "A_review_used", "B_review_used",
-    "started_at", "ended_at", "duration_s", "elapsed_s",
+    "match",
+    "table",
+    "board",
+    "game",
+    "target",
+    "innings_limit",
+    "format",
+    "breaker",
+    "A_name",
+    "A_club",
+    "A_ball",
+    "A_target",
+    "A_score",
+    "A_innings",
+    "A_average",
+    "A_high_run",
+    "A_fouls",
+    "B_name",
+    "B_club",
+    "B_ball",
+    "B_target",
+    "B_score",
+    "B_innings",
+    "B_average",
+    "B_high_run",
+    "B_fouls",
+    "result",
+    "winner",
+    "ended_by",
+    "break_taken",
+    "break_by",
+    "A_review_used",
+    "B_review_used",
+    "started_at",
+    "ended_at",
+    "duration_s",
+    "elapsed_s",
 )
-INNING_COLUMNS = ("match", "set", "shootout", "player", "name", "inning", "run", "total", "fouls", "break",
-                  "equalizing", "start", "end", "start_ms", "end_ms")
+INNING_COLUMNS = (
+    "match",
+    "set",
+    "shootout",
+    "player",
+    "name",
+    "inning",
+    "run",
+    "total",
+    "fouls",
+    "break",
+    "equalizing",
+    "start",
+    "end",
+    "start_ms",
+    "end_ms",
+)
 
 
 def write_json(m, path):
@@ -31,8 +78,10 @@ def write_json(m, path):
 
 def write_csv(matches, out_dir):
     paths = []
-    for name, columns, rows in (("matches.csv", MATCH_COLUMNS, [m.summary_row() for m in matches]),
-                                ("innings.csv", INNING_COLUMNS, [r for m in matches for r in m.inning_rows()])):
+    for name, columns, rows in (
+        ("matches.csv", MATCH_COLUMNS, [m.summary_row() for m in matches]),
+        ("innings.csv", INNING_COLUMNS, [r for m in matches for r in m.inning_rows()]),
+    ):
         path = os.path.join(out_dir, name)
         with open(path, "w", newline="", encoding="utf-8") as f:
             w = csv.DictWriter(f, fieldnames=columns)
@@ -62,10 +111,10 @@ def inning_rows_html(m, set_no=None):
         cells = ['<td class="n">%d</td>' % row["inning"]]
         for p in "AB":
             if row[p] is None:
-                cells.append("<td></td><td></td><td class=\"mark\"></td>")
+                cells.append('<td></td><td></td><td class="mark"></td>')
             else:
                 run, total, marks = row[p]
-                cells.append("<td>%d</td><td>%d</td><td class=\"mark\">%s</td>" % (run, total, e(marks)))
+                cells.append('<td>%d</td><td>%d</td><td class="mark">%s</td>' % (run, total, e(marks)))
         body.append("<tr>%s</tr>" % "".join(cells))
     return body
 
@@ -91,30 +140,49 @@ def render_html(m):
     breaker = m.opening_breaker()
     target = m.target_text()
     meta = [
-        ("Game", m.game()), ("Target", "%s points" % target),
-        ("Table", r.get("table") or ""), ("Innings limit", d.get("innings_limit") or "none"),
-        ("Date", when(m.started(), "%Y-%m-%d") or "board clock not set"), ("Match no.", str(m.gen)),
-        ("Start", when(m.started(), "%H:%M") or ""), ("End", when(m.ended(), "%H:%M") or ""),
+        ("Game", m.game()),
+        ("Target", "%s points" % target),
+        ("Table", r.get("table") or ""),
+        ("Innings limit", d.get("innings_limit") or "none"),
+        ("Date", when(m.started(), "%Y-%m-%d") or "board clock not set"),
+        ("Match no.", str(m.gen)),
+        ("Start", when(m.started(), "%H:%M") or ""),
+        ("End", when(m.ended(), "%H:%M") or ""),
         ("Opening break", m.name(breaker) if breaker in ("A", "B") else ""),
-        ("Duration", match_time((r.get("duration_s") or 0) * 1000)) if m.elapsed_s() is None else
-        ("Match time", match_time(m.elapsed_s() * 1000)),
+        ("Duration", match_time((r.get("duration_s") or 0) * 1000))
+        if m.elapsed_s() is None
+        else ("Match time", match_time(m.elapsed_s() * 1000)),
     ]
     sets = d.get("sets") if isinstance(d.get("sets"), dict) else None
     if m.format() or sets:
         deciding = (d.get("options") or {}).get("deciding_target")
-        meta += [("Format", m.format()), ("Sets", "first to %s%s" % (
-            sets.get("to_win"), "; the deciding set to %s" % deciding if deciding else "") if sets else "none")]
-    meta_rows = "".join("<tr><th>%s</th><td>%s</td><th>%s</th><td>%s</td></tr>" % (
-        e(meta[i][0]), e(str(meta[i][1])), e(meta[i + 1][0]), e(str(meta[i + 1][1]))) for i in range(0, len(meta), 2))
+        meta += [
+            ("Format", m.format()),
+            (
+                "Sets",
+                "first to %s%s" % (sets.get("to_win"), "; the deciding set to %s" % deciding if deciding else "")
+                if sets
+                else "none",
+            ),
+        ]
+    meta_rows = "".join(
+        "<tr><th>%s</th><td>%s</td><th>%s</th><td>%s</td></tr>"
+        % (e(meta[i][0]), e(str(meta[i][1])), e(meta[i + 1][0]), e(str(meta[i + 1][1])))
+        for i in range(0, len(meta), 2)
+    )
     row3 = "<tr><th>%s</th><td>%s</td><td>%s</td></tr>"
-    players = "".join(row3 % (e(label), e(str(va)), e(str(vb))) for label, va, vb in (
-        ("Name", a.get("name", ""), b.get("name", "")),
-        ("Club", a.get("club", ""), b.get("club", "")),
-        ("Ball", ball_of(d, "A"), ball_of(d, "B")),
-        ("Opening break", "yes" if breaker == "A" else "", "yes" if breaker == "B" else ""),
-    ) + half_time_row(m) + (
-        ("Review", review(m.review_used("A")), review(m.review_used("B"))),
-    ) + ((("Target", a.get("target", ""), b.get("target", "")),) if d.get("target") is None else ()))
+    players = "".join(
+        row3 % (e(label), e(str(va)), e(str(vb)))
+        for label, va, vb in (
+            ("Name", a.get("name", ""), b.get("name", "")),
+            ("Club", a.get("club", ""), b.get("club", "")),
+            ("Ball", ball_of(d, "A"), ball_of(d, "B")),
+            ("Opening break", "yes" if breaker == "A" else "", "yes" if breaker == "B" else ""),
+        )
+        + half_time_row(m)
+        + (("Review", review(m.review_used("A")), review(m.review_used("B"))),)
+        + ((("Target", a.get("target", ""), b.get("target", "")),) if d.get("target") is None else ())
+    )
     body = []
     for k in m.sets():
         if k is not None:
@@ -124,42 +192,67 @@ def render_html(m):
     rounds = m.shootout_rows()
     shootout = ""
     if rounds:
-        shootout = ('<table class="shootout"><thead><tr><th>Shoot-out round</th><th>A: %s</th><th>B: %s</th></tr>'
-                    '</thead><tbody>%s</tbody></table>' % (e(m.name("A")), e(m.name("B")), "".join(
-                        "<tr><td>%s</td><td>%s</td><td>%s</td></tr>" % tuple("" if x is None else x for x in row)
-                        for row in rounds)))
+        shootout = (
+            '<table class="shootout"><thead><tr><th>Shoot-out round</th><th>A: %s</th><th>B: %s</th></tr>'
+            "</thead><tbody>%s</tbody></table>"
+            % (
+                e(m.name("A")),
+                e(m.name("B")),
+                "".join(
+                    "<tr><td>%s</td><td>%s</td><td>%s</td></tr>" % tuple("" if x is None else x for x in row)
+                    for row in rounds
+                ),
+            )
+        )
 
     def avg(pl):
         return "%.3f" % pl["average"] if isinstance(pl.get("average"), (int, float)) else ""
 
     ta, tb = m.total("A"), m.total("B")  # a set match's: over all sets
-    totals = [("Score", ta.get("score", ""), tb.get("score", "")),
-              ("Innings", ta.get("innings", ""), tb.get("innings", "")),
-              ("GD", avg(ta), avg(tb)),
-              ("HR", ta.get("high_run", ""), tb.get("high_run", "")),
-              ("Fouls", a.get("fouls", ""), b.get("fouls", ""))]
+    totals = [
+        ("Score", ta.get("score", ""), tb.get("score", "")),
+        ("Innings", ta.get("innings", ""), tb.get("innings", "")),
+        ("GD", avg(ta), avg(tb)),
+        ("HR", ta.get("high_run", ""), tb.get("high_run", "")),
+        ("Fouls", a.get("fouls", ""), b.get("fouls", "")),
+    ]
     if sets:
         won = sets.get("won") or {}
         totals.insert(0, ("Sets", won.get("A", ""), won.get("B", "")))
-    foot = "".join("<tr><th>%s</th><td colspan=\"3\">%s</td><td colspan=\"3\">%s</td></tr>" % (
-        e(label), e(str(va)), e(str(vb))) for label, va, vb in totals)
+    foot = "".join(
+        '<tr><th>%s</th><td colspan="3">%s</td><td colspan="3">%s</td></tr>' % (e(label), e(str(va)), e(str(vb)))
+        for label, va, vb in totals
+    )
     sigs = r.get("signatures") or {}
-    sign = "".join('<div><div class="line">%s</div><div class="who">%s</div></div>' % (e(sigs.get(k) or ""), e(label))
-                   for k, label in (("referee", "Referee"), ("A", "Player A: %s" % m.name("A")),
-                                    ("B", "Player B: %s" % m.name("B"))))
-    notes = ("GD: general average (points / innings); HR: high run. Opening break: who played the first "
-             "inning. Notes: F a foul in that inning, H the half-time break was asked for in that inning, "
-             "E the equalizing inning.")
+    sign = "".join(
+        '<div><div class="line">%s</div><div class="who">%s</div></div>' % (e(sigs.get(k) or ""), e(label))
+        for k, label in (
+            ("referee", "Referee"),
+            ("A", "Player A: %s" % m.name("A")),
+            ("B", "Player B: %s" % m.name("B")),
+        )
+    )
+    notes = (
+        "GD: general average (points / innings); HR: high run. Opening break: who played the first "
+        "inning. Notes: F a foul in that inning, H the half-time break was asked for in that inning, "
+        "E the equalizing inning."
+    )
     if d.get("break_taken") and sets:
         notes += " The break between the sets was held."
     if sets:
-        notes += (" A set match: the innings set by set, each set's totals from 0; the totals below are the "
-                  "match's over all sets.")
+        notes += (
+            " A set match: the innings set by set, each set's totals from 0; the totals below are the "
+            "match's over all sets."
+        )
     if rounds:
-        notes += " Shoot-out: rounds of one inning each, the breaker first; the longer run wins; its runs are not points."
+        notes += (
+            " Shoot-out: rounds of one inning each, the breaker first; the longer run wins; its runs are not points."
+        )
     if m.elapsed_s() is not None:
-        notes += (" Match time: from the first stroke to the end (III.4.2); the lag and a power cut's time are "
-                  "not counted (from the new match to its end: %s)." % match_time((r.get("duration_s") or 0) * 1000))
+        notes += (
+            " Match time: from the first stroke to the end (III.4.2); the lag and a power cut's time are "
+            "not counted (from the new match to its end: %s)." % match_time((r.get("duration_s") or 0) * 1000)
+        )
     if m.started() is None:
         notes += " The board's clock was not set: no wall-clock times."
     return """<!doctype html>
@@ -196,9 +289,24 @@ def render_html(m):
 <footer class="signatures">%(sign)s</footer>
 </body>
 </html>
-""" % {"gen": m.gen, "title": e(title), "css": _css(), "game": e(m.game()), "target": e(target), "fmt": e(", " + m.format() if m.format() else ""),
-       "meta": meta_rows, "players": players, "nameA": e(m.name("A")), "nameB": e(m.name("B")),
-       "body": "\n".join(body), "foot": foot, "shootout": shootout, "result": e(m.result_text()), "notes": e(notes), "sign": sign}
+""" % {
+        "gen": m.gen,
+        "title": e(title),
+        "css": _css(),
+        "game": e(m.game()),
+        "target": e(target),
+        "fmt": e(", " + m.format() if m.format() else ""),
+        "meta": meta_rows,
+        "players": players,
+        "nameA": e(m.name("A")),
+        "nameB": e(m.name("B")),
+        "body": "\n".join(body),
+        "foot": foot,
+        "shootout": shootout,
+        "result": e(m.result_text()),
+        "notes": e(notes),
+        "sign": sign,
+    }
 
 
 def write_reports(matches, formats, out_dir):

@@ -71,8 +71,7 @@ def parse_chip(text):
 class ScriptedBoard:
     """A virtual board and the state of its displays, LEDs and buzzer as text."""
 
-    def __init__(self, board_name, flash_dir=None, config=None, firmware=None, power=True, source=True,
-                 **vb_options):
+    def __init__(self, board_name, flash_dir=None, config=None, firmware=None, power=True, source=True, **vb_options):
         """firmware: a flash layout built beforehand (host_tools.build) to copy, instead of
         building one (source=False: .mpy, as `carom deploy` lays it out); vb_options go to
         VirtualBoard (micropython, firmware_heap, radio, name, unique_id, wifi...);
@@ -113,14 +112,17 @@ class ScriptedBoard:
         """OutOfMemory if boot.py or main.py ended by a MemoryError since the last call, or
         the firmware said it had not enough memory to start (E 24: main.py and startup.py
         catch it; the app never started, the board sits idle), else None."""
-        failures = self.vb.failures[self._failures_seen:]
+        failures = self.vb.failures[self._failures_seen :]
         self._failures_seen = len(self.vb.failures)
         for t_ms, path, name in failures:
             if name == "MemoryError":
                 return OutOfMemory(self, t_ms, path)
         out = self.vb.stdout
-        said = [line.strip() for line in out[self._said_seen:].splitlines()
-                if line.startswith("carom: not enough memory to start")]
+        said = [
+            line.strip()
+            for line in out[self._said_seen :].splitlines()
+            if line.startswith("carom: not enough memory to start")
+        ]
         self._said_seen = len(out)
         if said:
             return OutOfMemory(self, self.vb.boots[-1].t_ms, "-", said[-1])
@@ -176,8 +178,10 @@ class ScriptedBoard:
                 (vb.unplug if verb == "unplug" else vb.plug)(addr, bus=bus)
                 vb.advance(SETTLE_S)
             else:
-                return ("unknown or malformed line %r; use press <button>, hold <button> <s>, wait <s>, "
-                        "power off|on, unplug|plug <addr>" % text.strip())
+                return (
+                    "unknown or malformed line %r; use press <button>, hold <button> <s>, wait <s>, "
+                    "power off|on, unplug|plug <addr>" % text.strip()
+                )
         except ValueError as e:
             return str(e)
         return None
@@ -219,7 +223,7 @@ class ScriptedBoard:
                     fields[part["field"]] = None
                     continue
                 text = ""
-                for cell in reading.cells[part["at"]:part["at"] + part["width"]]:
+                for cell in reading.cells[part["at"] : part["at"] + part["width"]]:
                     text += cell.char + ("." if cell.dp else "")
                 fields[part["field"]] = text
         leds = {}
@@ -230,14 +234,14 @@ class ScriptedBoard:
             leds[name] = level
         tones = vb.tones()
         sound = []
-        for tone in tones[self._tones_seen:]:
+        for tone in tones[self._tones_seen :]:
             if tone.end_ms is None:
                 break
             self._tones_seen += 1
             if tone.freq in self._cues:
                 sound.append(self._cues[tone.freq])
         out = vb.stdout
-        printed = out[self._out_seen:].splitlines()
+        printed = out[self._out_seen :].splitlines()
         self._out_seen = len(out)
         return {
             "t": round(vb.now, 3),
@@ -263,11 +267,16 @@ class OutOfMemory(Exception):
             text = "the firmware ran out of memory %s (it says: %s)" % (where, told)
         else:
             text = "the firmware ran out of memory %s (%s: %s)" % (
-                where, path if path != "-" else "boot.py or main.py", said[-1] if said else "MemoryError")
+                where,
+                path if path != "-" else "boot.py or main.py",
+                said[-1] if said else "MemoryError",
+            )
         plan = vb.heap_plan
         if plan is not None:
             text += "; its share of the heap is %s, %s bytes free at its start" % (
-                size_text(plan.firmware), "{:,}".format(plan.firmware_free))
+                size_text(plan.firmware),
+                "{:,}".format(plan.firmware_free),
+            )
         super().__init__(text)
 
 

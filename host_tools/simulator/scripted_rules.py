@@ -31,8 +31,9 @@ INNER_ORDER = {
     "sets": "to_win number won scores".split(),
     "shootout": "rounds played current".split(),
     "warmup": "player left_s".split(),
-    "options": ("equalizing draw break_s shot_clock_s timeouts timeout_s breaker_ball sets deciding_target shootout "
-                "warmup_s").split(),
+    "options": (
+        "equalizing draw break_s shot_clock_s timeouts timeout_s breaker_ball sets deciding_target shootout warmup_s"
+    ).split(),
 }
 MATCH_ORDER = "score innings high_run average".split()  # players.X.match
 
@@ -99,8 +100,11 @@ def text_lines(stream, limit=None):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            yield Refused(raw.decode("utf-8", "replace").strip(), "not UTF-8 text (byte 0x%02x at column %d)" % (
-                raw[e.start], len(raw[:e.start].decode("utf-8", "replace")) + 1))
+            yield Refused(
+                raw.decode("utf-8", "replace").strip(),
+                "not UTF-8 text (byte 0x%02x at column %d)"
+                % (raw[e.start], len(raw[: e.start].decode("utf-8", "replace")) + 1),
+            )
             continue
         if len(text.rstrip("\r\n")) > limit:
             yield Refused(_shown(text), too_long)
@@ -144,8 +148,10 @@ class RulesProcess:
         try:
             return json.loads(out)
         except ValueError:
-            raise CommandError("the rules core on MicroPython printed what is not a state document: %r%s" % (
-                out.strip()[:120], "; " + self._last_words() if self.proc.poll() is not None else ""))
+            raise CommandError(
+                "the rules core on MicroPython printed what is not a state document: %r%s"
+                % (out.strip()[:120], "; " + self._last_words() if self.proc.poll() is not None else "")
+            )
 
     def refuse(self, reason):
         """The state document, unchanged, with `reason` as why the line was refused. (The rules

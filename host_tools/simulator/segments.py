@@ -42,9 +42,8 @@ _SEG14_WORDS = """
 0170 0486 0050 2088 0078 001C 2004 2814 28C0 200C 0848 0949 1200 2489 0520 3FFF
 """.split()
 _SEG14_GLYPHS = {chr(32 + i): int(w, 16) for i, w in enumerate(_SEG14_WORDS)}
-_PREFERENCE = (
-    " 0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-    + "".join(chr(c) for c in range(33, 128) if not chr(c).isalnum())
+_PREFERENCE = " 0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" + "".join(
+    chr(c) for c in range(33, 128) if not chr(c).isalnum()
 )
 
 
@@ -72,8 +71,7 @@ class Cell:
     names: tuple  # the lit segments, names from SEG7_NAMES or SEG14_NAMES
 
     def as_dict(self):
-        return {"char": self.char, "dp": self.dp, "bits": self.bits, "known": self.known,
-                "segments": list(self.names)}
+        return {"char": self.char, "dp": self.dp, "bits": self.bits, "known": self.known, "segments": list(self.names)}
 
 
 @dataclass(frozen=True)
@@ -85,8 +83,13 @@ class Reading:
     extra: int  # 7-segment RAM 4 without the colon bit (the 1.2" side dots), else 0
 
     def as_dict(self):
-        return {"kind": self.kind, "text": self.text, "colon": self.colon, "extra": self.extra,
-                "cells": [c.as_dict() for c in self.cells]}
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "colon": self.colon,
+            "extra": self.extra,
+            "cells": [c.as_dict() for c in self.cells],
+        }
 
 
 def _ram(data):
@@ -94,8 +97,7 @@ def _ram(data):
     if len(data) == 17 and data[0] == 0:
         data = data[1:]
     if len(data) != 16:
-        raise ValueError("need 16 bytes of display RAM (or a 17-byte frame starting with 0x00), "
-                         "got %d" % len(data))
+        raise ValueError("need 16 bytes of display RAM (or a 17-byte frame starting with 0x00), got %d" % len(data))
     return data
 
 
@@ -134,8 +136,7 @@ def decode_seg7(ram):
 def decode_seg14(ram):
     """Read a 4-character 14-segment backpack: character k at RAM 2k (low), 2k+1 (high)."""
     ram = _ram(ram)
-    cells = tuple(_cell(ram[2 * k] | ram[2 * k + 1] << 8, SEG14_DP, _SEG14_READS, SEG14_NAMES)
-                  for k in range(4))
+    cells = tuple(_cell(ram[2 * k] | ram[2 * k + 1] << 8, SEG14_DP, _SEG14_READS, SEG14_NAMES) for k in range(4))
     return Reading("seg14", _text(cells), cells, False, 0)
 
 

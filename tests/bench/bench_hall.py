@@ -34,13 +34,22 @@ from tools.hall.loadgen import Board, SimTable  # noqa: E402
 from mosquitto import Mosquitto, available  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 TABLES = 64
 # (name, interval per table, duration, most updates, the organiser's page open)
-PHASES = (("100 x (1 per 0.1 s), TV", 0.1, 5.0, 4000, False),
-          ("realistic, TV + organiser", 10.0, 30.0, 1000, True),
-          ("100 x, TV + organiser", 0.1, 5.0, 4000, True))
+PHASES = (
+    ("100 x (1 per 0.1 s), TV", 0.1, 5.0, 4000, False),
+    ("realistic, TV + organiser", 10.0, 30.0, 1000, True),
+    ("100 x, TV + organiser", 0.1, 5.0, 4000, True),
+)
 
 
 def cpu_seconds(pid):
@@ -55,8 +64,12 @@ def main():
         return
     broker = Mosquitto().start()
     carom = os.path.join(os.path.dirname(sys.executable), "carom")
-    hall = subprocess.Popen([carom, "hall", "--broker", "127.0.0.1:%d" % broker.port, "--listen", "127.0.0.1:0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    hall = subprocess.Popen(
+        [carom, "hall", "--broker", "127.0.0.1:%d" % broker.port, "--listen", "127.0.0.1:0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     boards = []
     try:
         url = code = None
@@ -72,10 +85,16 @@ def main():
         import urllib.request
 
         for i in range(TABLES):  # the tournament's tables: the organiser's page lists them
-            req = urllib.request.Request(url + "/api/organiser/table", data=json.dumps({"table": "t%d" % (i + 1)}).encode(),
-                                         headers={"Content-Type": "application/json", "X-Carom-Hall": "organiser",
-                                                  "X-Carom-Organiser-Code": code},
-                                         method="POST")
+            req = urllib.request.Request(
+                url + "/api/organiser/table",
+                data=json.dumps({"table": "t%d" % (i + 1)}).encode(),
+                headers={
+                    "Content-Type": "application/json",
+                    "X-Carom-Hall": "organiser",
+                    "X-Carom-Organiser-Code": code,
+                },
+                method="POST",
+            )
             urllib.request.urlopen(req, timeout=10).close()
         sims = [SimTable("t%d" % (i + 1), random.Random(i)) for i in range(TABLES)]
         boards = [Board("127.0.0.1", broker.port, s.table, client_id="bench-%s" % s.table) for s in sims]
@@ -100,10 +119,20 @@ def main():
                     organiser.add_init_script(ORGANISER_JS)
                     organiser.goto(url + "/organiser")
                     organiser.wait_for_selector("body[data-ready=true]")
-                    organiser.wait_for_function("document.querySelectorAll('#tables tr[data-table]').length == %d"
-                                                % TABLES)
-                r = measure(url, boards, sims, interval, duration_s=duration, updates=cap, page=page, seed=i + 1,
-                            organiser=organiser if with_organiser else None)
+                    organiser.wait_for_function(
+                        "document.querySelectorAll('#tables tr[data-table]').length == %d" % TABLES
+                    )
+                r = measure(
+                    url,
+                    boards,
+                    sims,
+                    interval,
+                    duration_s=duration,
+                    updates=cap,
+                    page=page,
+                    seed=i + 1,
+                    organiser=organiser if with_organiser else None,
+                )
                 r["name"] = name
                 result["phases"].append(r)
                 print(name, json.dumps(r), file=sys.stderr)

@@ -42,8 +42,24 @@ from tools.hall.tourneyrun import get, post  # noqa: E402
 from mosquitto import Mosquitto, available  # noqa: E402
 
 FIRST = ("Anna", "Bela", "Csaba", "Dora", "Erno", "Flora", "Gabor", "Hanna")
-LAST = ("Kovacs", "Nagy", "Toth", "Szabo", "Horvath", "Varga", "Kiss", "Molnar", "Farkas", "Balogh", "Papp", "Takacs",
-        "Juhasz", "Lakatos", "Meszaros", "Olah")
+LAST = (
+    "Kovacs",
+    "Nagy",
+    "Toth",
+    "Szabo",
+    "Horvath",
+    "Varga",
+    "Kiss",
+    "Molnar",
+    "Farkas",
+    "Balogh",
+    "Papp",
+    "Takacs",
+    "Juhasz",
+    "Lakatos",
+    "Meszaros",
+    "Olah",
+)
 NO_CHAMPION = re.compile(r'"champion":\s*null')
 STROKE_S = 0.02  # a stroke per table every 20 ms on average: about 500 x a real match's pace (one per 10 s)
 
@@ -106,8 +122,11 @@ def read_start(out, lines):
 
 def tournament_config(args):
     """The tournament's configuration from the command line: its format, groups, who advances."""
-    config = {"name": "Bench open", "format": args.format, "game_options": {"game": "three_cushion",
-                                                                           "target": args.target}}
+    config = {
+        "name": "Bench open",
+        "format": args.format,
+        "game_options": {"game": "three_cushion", "target": args.target},
+    }
     if args.format != "knockout":
         config["groups"] = args.groups if args.format == "groups_knockout" else 1
     if args.format == "groups_knockout":
@@ -123,8 +142,11 @@ def main(argv=None):
     ap.add_argument("--groups", type=int, default=8)
     ap.add_argument("--target", type=int, default=15)
     ap.add_argument("--stroke", type=float, default=STROKE_S)
-    ap.add_argument("--no-page", action="store_true",
-                    help="no event-stream client: the champion is asked for every 2 s (GET /api/tournament)")
+    ap.add_argument(
+        "--no-page",
+        action="store_true",
+        help="no event-stream client: the champion is asked for every 2 s (GET /api/tournament)",
+    )
     args = ap.parse_args(argv)
     if not available():
         print(json.dumps({"skipped": "mosquitto is not installed (tools/deps.sh)"}))
@@ -136,9 +158,23 @@ def main(argv=None):
     secrets = {t: keys.new_key(t) for t in tables}
     broker = Mosquitto().start()
     carom = os.path.join(os.path.dirname(sys.executable), "carom")
-    hall = subprocess.Popen([carom, "hall", "--broker", "127.0.0.1:%d" % broker.port, "--listen", "127.0.0.1:0",
-                             "--db", db, "--keys", keys.path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    hall = subprocess.Popen(
+        [
+            carom,
+            "hall",
+            "--broker",
+            "127.0.0.1:%d" % broker.port,
+            "--listen",
+            "127.0.0.1:0",
+            "--db",
+            db,
+            "--keys",
+            keys.path,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     lines = []
     boards = []
     client = reader = None
@@ -146,11 +182,19 @@ def main(argv=None):
         url, code = read_start(hall.stdout, lines)
         reader = threading.Thread(target=lambda: lines.extend(hall.stdout), daemon=True)
         reader.start()
-        result = {"players": args.players, "tables": args.tables, "format": args.format, "target": args.target,
-                  "stroke_s": args.stroke, "page": not args.no_page}
+        result = {
+            "players": args.players,
+            "tables": args.tables,
+            "format": args.format,
+            "target": args.target,
+            "stroke_s": args.stroke,
+            "page": not args.no_page,
+        }
         result["hall_at_start"] = memory_kb(hall.pid)
-        boards = [HallBoard("127.0.0.1", broker.port, t, secrets[t], rng=random.Random(i), client_id="bench-" + t)
-                  for i, t in enumerate(tables)]
+        boards = [
+            HallBoard("127.0.0.1", broker.port, t, secrets[t], rng=random.Random(i), client_id="bench-" + t)
+            for i, t in enumerate(tables)
+        ]
         for b in boards:
             b.wait()
         post(url, "configure", tournament_config(args), code)
@@ -206,8 +250,9 @@ def main(argv=None):
         result["tournament_event_bytes"] = events.bytes
         result["event_stream_reconnects"] = events.reconnects
         result["hall"] = memory_kb(hall.pid)
-        result["db_bytes"] = sum(os.path.getsize(os.path.join(tmp.name, f)) for f in os.listdir(tmp.name)
-                                 if f.startswith("club.sqlite"))
+        result["db_bytes"] = sum(
+            os.path.getsize(os.path.join(tmp.name, f)) for f in os.listdir(tmp.name) if f.startswith("club.sqlite")
+        )
         result["hall_cpu_total_s"] = cpu_seconds(hall.pid)
     finally:
         if client is not None:

@@ -47,8 +47,9 @@ class Pin:
 def bench(name):
     board = boarddef.load("boards/%s.json" % name)
     bus = Bus()
-    chips = [(ht16k33.Seg14x4 if d["kind"] == "seg14" else ht16k33.Seg7x4)(bus, d["addr"], 8)
-             for d in board["displays"]]
+    chips = [
+        (ht16k33.Seg14x4 if d["kind"] == "seg14" else ht16k33.Seg7x4)(bus, d["addr"], 8) for d in board["displays"]
+    ]
     leds = {n: Pin(0) for n in board["leds"]}
     pins = {}
 
@@ -76,10 +77,15 @@ def bench(name):
             ident.next_chip = (ident.next_chip + 1) % len(chips)
         times[n] = min(ticks_diff(ticks_us(), t0), 65535)
         allocated += (mem_total() - before) if mem_total else 0
-    return {"board": name, "passes": len(times), "p50_us": kth(times, len(times) // 2),
-            "p99_us": kth(times, len(times) * 99 // 100), "p999_us": kth(times, len(times) * 999 // 1000),
-            "max_us": max(times),
-            "bytes_per_pass": allocated / len(times)}
+    return {
+        "board": name,
+        "passes": len(times),
+        "p50_us": kth(times, len(times) // 2),
+        "p99_us": kth(times, len(times) * 99 // 100),
+        "p999_us": kth(times, len(times) * 999 // 1000),
+        "max_us": max(times),
+        "bytes_per_pass": allocated / len(times),
+    }
 
 
 def kth(values, k):

@@ -114,7 +114,7 @@ challenges = b.espnow.sent - sent - 2 * N  # beyond the good commands' acknowled
 rx.last = (0, 0)
 
 # The breakdown of a good command.
-data = bytes(again[0][:radio.SIGNED])
+data = bytes(again[0][: radio.SIGNED])
 gc.collect()
 m0 = micropython.mem_total()
 for i in range(N):

@@ -29,8 +29,16 @@ m = rules.Match(capacity=512)
 points = entries = 0
 report_bytes = 0
 for game in range(MATCHES):
-    m.new(0, game="three_cushion", target=30, breaker=game & 1, name_A="Kovacs Anna", club_A="BC Szeged",
-          name_B="Nagy Bela", club_B="Pecsi KSE")
+    m.new(
+        0,
+        game="three_cushion",
+        target=30,
+        breaker=game & 1,
+        name_A="Kovacs Anna",
+        club_A="BC Szeged",
+        name_B="Nagy Bela",
+        club_B="Pecsi KSE",
+    )
     s.begin(m)
     t = 0
     while m.phase != rules.FINISHED:
@@ -52,16 +60,20 @@ for game in range(MATCHES):
     store_history.save_report(s, text)
 
 erases = sum(flash.erases)
-print(json.dumps({
-    "matches": MATCHES,
-    "points": points,
-    "entries": entries,
-    "bytes_programmed": flash.programmed,
-    "erases": erases,
-    "hottest_block_erases": max(flash.erases),
-    "blocks": flash.blocks,
-    "block_size": flash.block_size,
-    "report_bytes": report_bytes // MATCHES,
-    "snapshot_bytes": store.SNAP_SIZE if hasattr(store, "SNAP_SIZE") else 128,
-    "record_bytes": store.REC_SIZE if hasattr(store, "REC_SIZE") else 16,
-}))
+print(
+    json.dumps(
+        {
+            "matches": MATCHES,
+            "points": points,
+            "entries": entries,
+            "bytes_programmed": flash.programmed,
+            "erases": erases,
+            "hottest_block_erases": max(flash.erases),
+            "blocks": flash.blocks,
+            "block_size": flash.block_size,
+            "report_bytes": report_bytes // MATCHES,
+            "snapshot_bytes": store.SNAP_SIZE if hasattr(store, "SNAP_SIZE") else 128,
+            "record_bytes": store.REC_SIZE if hasattr(store, "REC_SIZE") else 16,
+        }
+    )
+)

@@ -35,6 +35,7 @@ board = startup.load_board(config["board"])
 b = startup.build(board, config, error, machine)
 import buttons_setup  # noqa: E402  (after the board: the start's heap in its order)
 import rules  # noqa: E402
+
 bus = CountingBus()
 for chip in b.chips:
     chip.set_bus(bus)
@@ -74,11 +75,16 @@ for i in range(N):
     m.point(rules.NOBODY, i)
 rules_us = real.ticks_diff(real.ticks_us(), t0)
 
-print("BENCH " + json.dumps({
-    "alloc_per_press": alloc_per_press,
-    "i2c_bytes_per_point": i2c_bytes,
-    "i2c_writes_per_point": i2c_writes,
-    "press_us": press_us / N,
-    "rules_us": rules_us / N,
-    "chips": len(b.chips),
-}))
+print(
+    "BENCH "
+    + json.dumps(
+        {
+            "alloc_per_press": alloc_per_press,
+            "i2c_bytes_per_point": i2c_bytes,
+            "i2c_writes_per_point": i2c_writes,
+            "press_us": press_us / N,
+            "rules_us": rules_us / N,
+            "chips": len(b.chips),
+        }
+    )
+)

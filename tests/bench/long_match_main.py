@@ -164,8 +164,7 @@ gc.threshold(4096)
 out = {"entries": ENTRIES, "mode": MODE}
 m = rules.Match()
 st = store.MatchStore(ROOT, None if MODE == "alloc" else TimedFs())  # alloc: the store's own fs
-m.new(0, game="straight_rail", target=3 * (ENTRIES // 7) + 3, breaker=rules.A, name_A="Kovacs Anna",
-      name_B="Nagy Bela")
+m.new(0, game="straight_rail", target=3 * (ENTRIES // 7) + 3, breaker=rules.A, name_A="Kovacs Anna", name_B="Nagy Bela")
 st.begin(m)
 now = play(m, st, ENTRIES)
 out["n"] = m.n

@@ -31,9 +31,15 @@ class _Timed(_ESPNow):
             us = _rt.ticks_diff(_rt.ticks_us(), t0)
             live = gc.mem_alloc() - heap_at_start  # before a collection: what the send found
             gc.collect()
-            print("WAKE us %d live %d after %d modules %s" % (
-                us, live, gc.mem_alloc() - heap_at_start,
-                " ".join(sorted(k for k in sys.modules if k not in before and k != "espnow"))))
+            print(
+                "WAKE us %d live %d after %d modules %s"
+                % (
+                    us,
+                    live,
+                    gc.mem_alloc() - heap_at_start,
+                    " ".join(sorted(k for k in sys.modules if k not in before and k != "espnow")),
+                )
+            )
         return _ESPNow.send(self, *args)
 
 

@@ -55,7 +55,7 @@ class _Reader:
 
     def read(self, n=-1):
         end = len(self.data) if n < 0 else min(len(self.data), self.at + n)
-        out = bytes(self.data[self.at:end])
+        out = bytes(self.data[self.at : end])
         self.at = end
         return out
 
@@ -69,7 +69,7 @@ class _Reader:
 
             mv = uctypes.bytearray_at(uctypes.addressof(buf), len(bytes(mv)))
         data = self.read(len(mv))
-        mv[:len(data)] = data
+        mv[: len(data)] = data
         return len(data)
 
     def close(self):
@@ -141,10 +141,10 @@ class MemFs:
         out = []
         for p in self.files:
             if _parent(p) == path:
-                out.append(p[len(path) + 1:])
+                out.append(p[len(path) + 1 :])
         for p in self.dirs:
             if _parent(p) == path:
-                out.append(p[len(path) + 1:])
+                out.append(p[len(path) + 1 :])
         return out
 
     def mkdir(self, path):
@@ -331,7 +331,7 @@ class RamFlash:
 
     def readblocks(self, block, buf, offset=0):
         at = block * self.block_size + offset
-        buf[:] = self.data[at:at + len(buf)]
+        buf[:] = self.data[at : at + len(buf)]
 
     def writeblocks(self, block, buf, offset=None):
         if offset is None:  # the simple interface: erase, then program
@@ -340,7 +340,7 @@ class RamFlash:
         at = block * self.block_size + offset
         if self.log is not None:
             self.log.append((at, bytes(buf)))
-        self.data[at:at + len(buf)] = buf
+        self.data[at : at + len(buf)] = buf
         self.programmed += len(buf)
 
     def ioctl(self, op, arg):
@@ -357,7 +357,7 @@ class RamFlash:
         at = block * self.block_size
         if self.log is not None:
             self.log.append((at, None))
-        self.data[at:at + self.block_size] = b"\xff" * self.block_size
+        self.data[at : at + self.block_size] = b"\xff" * self.block_size
 
     def total_erases(self):
         total = 0
@@ -376,10 +376,10 @@ def image(base, log, k, partial, block_size=4096):
             size = block_size
             if i == k:
                 size //= 2  # an erase cut halfway
-            data[at:at + size] = b"\xff" * size
+            data[at : at + size] = b"\xff" * size
         else:
             size = len(buf) // 2 if i == k else len(buf)
-            data[at:at + size] = buf[:size]
+            data[at : at + size] = buf[:size]
     return data
 
 

@@ -180,8 +180,9 @@ def test_display_address_spelling():
 
 def test_duplicate_display_address_on_one_bus():
     # second chip of mini also at 0x70
-    broken("mini", setter("displays", 1, "addr", "0x70"),
-           "displays[1].addr: 0x70 is already used on bus 0 by displays[0]")
+    broken(
+        "mini", setter("displays", 1, "addr", "0x70"), "displays[1].addr: 0x70 is already used on bus 0 by displays[0]"
+    )
     # the same address on the other bus is fine: the wall board does it
     boarddef.validate(raw("wall"))
 
@@ -231,7 +232,9 @@ def test_display_size():
 
 def test_show_parts_must_fit_and_not_overlap():
     # run at digit 1 overlaps innings (digits 0-1)
-    broken("wall", setter("displays", 1, "show", 1, "at", 1), "displays[1].show[1]", "digit 1 is already used by A.innings")
+    broken(
+        "wall", setter("displays", 1, "show", 1, "at", 1), "displays[1].show[1]", "digit 1 is already used by A.innings"
+    )
     # run 3 wide from digit 2 leaves the chip
     broken("wall", setter("displays", 1, "show", 1, "width", 3), "displays[1].show[1].width", "3 is not in 1..2")
     # at 4: there is no digit 4
@@ -246,8 +249,12 @@ def test_unknown_keys_are_errors():
     # typo at the top level
     broken("mini", lambda d: d.update({"buzer": 4}), "board", 'unknown key "buzer"')
     # typo in a button key: the long action would silently vanish
-    broken("mini", lambda d: d["buttons"]["point"].update({"long_actoin": "undo"}),
-           'buttons["point"]', 'unknown key "long_actoin"')
+    broken(
+        "mini",
+        lambda d: d["buttons"]["point"].update({"long_actoin": "undo"}),
+        'buttons["point"]',
+        'unknown key "long_actoin"',
+    )
     # typo in timings, in i2c
     broken("mini", setter("timings", {"debounce": 30}), "timings", 'unknown key "debounce"')
     broken("mini", lambda d: d["i2c"].update({"frequency": 100000}), "i2c", 'unknown key "frequency"')
@@ -282,7 +289,11 @@ def test_pin_errors():
     # an LED on the I2C data pin
     broken("wall", setter("leds", "A.turn", 21), 'leds["A.turn"]: GPIO21 is already used by i2c[0].sda')
     # two buttons on one pin
-    broken("mini", setter("buttons", "end", "pin", 32), 'buttons["point"].pin: GPIO32 is already used by buttons["end"].pin')
+    broken(
+        "mini",
+        setter("buttons", "end", "pin", 32),
+        'buttons["point"].pin: GPIO32 is already used by buttons["end"].pin',
+    )
     # the flash pins, a pin that does not exist, the REPL UART
     broken("mini", setter("buttons", "end", "pin", 6), 'buttons["end"].pin', "flash")
     broken("mini", setter("buttons", "end", "pin", 20), 'buttons["end"].pin', "does not exist")
@@ -323,10 +334,19 @@ def test_button_errors():
     broken("wall", setter("buttons", "foul", "action", "fowl"), 'buttons["foul"].action', '"fowl" is not one of')
     broken("wall", setter("buttons", "A.point", "long_action", "undo!"), 'buttons["A.point"].long_action')
     # neither action nor long action
-    broken("wall", lambda d: (setter("buttons", "new", "long_action", None)(d), setter("buttons", "new", "action", None)(d)),
-           'buttons["new"]', "no action")
+    broken(
+        "wall",
+        lambda d: (setter("buttons", "new", "long_action", None)(d), setter("buttons", "new", "action", None)(d)),
+        'buttons["new"]',
+        "no action",
+    )
     # a bad button name, and buttons as a list
-    broken("mini", lambda d: d["buttons"].update({"my button": d["buttons"].pop("end")}), 'buttons["my button"]', "character")
+    broken(
+        "mini",
+        lambda d: d["buttons"].update({"my button": d["buttons"].pop("end")}),
+        'buttons["my button"]',
+        "character",
+    )
     broken("mini", setter("buttons", []), "buttons: expected an object")
     # lockout "true" (a string)
     broken("mini", setter("buttons", "point", "lockout", "true"), 'buttons["point"].lockout')
@@ -334,7 +354,11 @@ def test_button_errors():
 
 def test_timing_errors():
     # long_ms not above debounce_ms
-    broken("mini", setter("timings", {"debounce_ms": 300, "long_ms": 200}), "timings: need debounce_ms < long_ms < stuck_ms")
+    broken(
+        "mini",
+        setter("timings", {"debounce_ms": 300, "long_ms": 200}),
+        "timings: need debounce_ms < long_ms < stuck_ms",
+    )
     # negative debounce
     broken("mini", setter("timings", {"debounce_ms": -1}), "timings.debounce_ms", "-1 is not in 0..500")
     # a per-button long_ms beyond the board's stuck_ms
@@ -351,7 +375,9 @@ def test_board_level_errors():
     # an unknown role
     broken("mini", setter("role", "scoreboard"), "role", '"scoreboard" is not one of "wall", "remote"')
     # a wall board without displays (and no i2c)
-    broken("mini", lambda d: d.update({"displays": [], "i2c": None}), "displays: a wall board needs at least one display")
+    broken(
+        "mini", lambda d: d.update({"displays": [], "i2c": None}), "displays: a wall board needs at least one display"
+    )
     # brightness 16, schema 2, chip esp8266
     broken("mini", setter("brightness", 16), "brightness: 16 is not in 0..15")
     broken("mini", setter("schema", 2), "schema: 2 is not 1")
@@ -380,8 +406,9 @@ def test_identify_button():
     assert boarddef.validate(d)["identify_button"] is None
     del d["identify_button"]
     assert boarddef.validate(d)["identify_button"] is None
-    broken("mini", setter("identify_button", "reset"), "identify_button",
-           '"reset" is not a button (buttons: end, point)')
+    broken(
+        "mini", setter("identify_button", "reset"), "identify_button", '"reset" is not a button (buttons: end, point)'
+    )
     broken("wall", setter("identify_button", 25), "identify_button", "25 is not a button")
     broken("wall", setter("identify_button", "new"), "identify_button", '"new" is the safe_boot_button')
     broken("referee", setter("identify_button", "undo"), "identify_button", "safe_boot_button")

@@ -408,8 +408,12 @@ def test_poll_path_does_not_allocate():
     except (ImportError, AttributeError):
         raise SkipTest("needs micropython.heap_lock")
     pins = [FakePin() for _ in range(4)]
-    bl = [Button(pins[0], has_long=True, lockout=True), Button(pins[1]), Button(pins[2], lockout=True),
-          Button(pins[3], active_low=False)]
+    bl = [
+        Button(pins[0], has_long=True, lockout=True),
+        Button(pins[1]),
+        Button(pins[2], lockout=True),
+        Button(pins[3], active_low=False),
+    ]
     rec = Recorder(64)
     cb = rec.add  # bound once, outside the lock
     g = ButtonGroup(bl, callback=cb)

@@ -19,8 +19,11 @@ class Pin:
 
 def group(**kw):
     pins = [Pin(), Pin(), Pin()]
-    g = ButtonGroup([Button(pins[0], lockout=True), Button(pins[1], lockout=True, has_long=True),
-                     Button(pins[2])], lockout_ms=400, **kw)
+    g = ButtonGroup(
+        [Button(pins[0], lockout=True), Button(pins[1], lockout=True, has_long=True), Button(pins[2])],
+        lockout_ms=400,
+        **kw,
+    )
     g.poll(0)
     return g, pins
 

@@ -61,8 +61,15 @@ def test_a_damaged_kept_form_is_only_a_reason_to_check_again():
     c = Checker()
     checked.load(path, kept, c, CHECKER)
     good = read(kept)
-    damaged = [good[:len(good) // 2], good[:-1] + b"x", b"", b"garbage", b"1 2\n{}", b"\n" + good,
-               good.replace(b"checked", b"chucked")]
+    damaged = [
+        good[: len(good) // 2],
+        good[:-1] + b"x",
+        b"",
+        b"garbage",
+        b"1 2\n{}",
+        b"\n" + good,
+        good.replace(b"checked", b"chucked"),
+    ]
     for i, bad in enumerate(damaged):
         write(kept, bad)
         assert checked.load(path, kept, c, CHECKER)["checked"] == c.calls == 2 + i, bad

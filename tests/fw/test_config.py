@@ -153,8 +153,15 @@ def test_defaults():
     assert d["buttons"] == {"debounce_ms": None, "long_ms": None, "stuck_ms": None, "lockout_ms": None}
     assert d["radio"] == {"peer": None, "key": None, "wall_buttons": "all", "channel": None}
     assert d["wifi"] == {"ssid": "", "password": ""}
-    assert d["mqtt"] == {"host": "", "port": 1883, "user": "", "password": "", "table": "", "prefix": "carom",
-                         "keepalive_s": 30}
+    assert d["mqtt"] == {
+        "host": "",
+        "port": 1883,
+        "user": "",
+        "password": "",
+        "table": "",
+        "prefix": "carom",
+        "keepalive_s": 30,
+    }
 
 
 def test_partial_file_gets_the_other_defaults_and_null_sections():
@@ -232,12 +239,24 @@ BROKEN = (
     ("long_ms 99", {"buttons": {"long_ms": 99}}, "buttons.long_ms", "99 is not in 100..10000"),
     ("stuck_ms 200000", {"buttons": {"stuck_ms": 200000}}, "buttons.stuck_ms", "not in 500..120000"),
     ("lockout_ms -1", {"buttons": {"lockout_ms": -1}}, "buttons.lockout_ms", "-1 is not in 0..5000"),
-    ("long not above debounce", {"buttons": {"debounce_ms": 300, "long_ms": 300}}, "buttons.long_ms",
-     "300 is not above debounce_ms 300"),
-    ("stuck not above long", {"buttons": {"long_ms": 3000, "stuck_ms": 2000}}, "buttons.stuck_ms",
-     "2000 is not above long_ms 3000"),
-    ("stuck not above debounce (long unset)", {"buttons": {"debounce_ms": 500, "stuck_ms": 500}},
-     "buttons.stuck_ms", "is not above debounce_ms"),
+    (
+        "long not above debounce",
+        {"buttons": {"debounce_ms": 300, "long_ms": 300}},
+        "buttons.long_ms",
+        "300 is not above debounce_ms 300",
+    ),
+    (
+        "stuck not above long",
+        {"buttons": {"long_ms": 3000, "stuck_ms": 2000}},
+        "buttons.stuck_ms",
+        "2000 is not above long_ms 3000",
+    ),
+    (
+        "stuck not above debounce (long unset)",
+        {"buttons": {"debounce_ms": 500, "stuck_ms": 500}},
+        "buttons.stuck_ms",
+        "is not above debounce_ms",
+    ),
     ("peer short", {"radio": {"peer": "aa:bb:cc"}}, "radio.peer", "is not a MAC address"),
     ("peer with dashes", {"radio": {"peer": "aa-bb-cc-dd-ee-ff"}}, "radio.peer", "is not a MAC address"),
     ("peer not hex", {"radio": {"peer": "gg:bb:cc:dd:ee:ff"}}, "radio.peer", "is not a MAC address"),
@@ -246,10 +265,13 @@ BROKEN = (
     ("key not hex", {"radio": {"key": "zz" * 32}}, "radio.key", "is not 32 bytes"),
     ("wifi password the redacted placeholder", {"wifi": {"password": "***"}}, "wifi.password", "length 3"),
     ("mqtt password redacted", {"mqtt": {"password": "***"}}, "mqtt.password", "redacted placeholder"),
-    ("wall_buttons a typo", {"radio": {"wall_buttons": ["point", "pont"]}}, "radio.wall_buttons[1]",
-     '"pont" is not one of point, miss,'),
-    ("wall_buttons twice", {"radio": {"wall_buttons": ["miss", "miss"]}}, "radio.wall_buttons[1]",
-     "listed twice"),
+    (
+        "wall_buttons a typo",
+        {"radio": {"wall_buttons": ["point", "pont"]}},
+        "radio.wall_buttons[1]",
+        '"pont" is not one of point, miss,',
+    ),
+    ("wall_buttons twice", {"radio": {"wall_buttons": ["miss", "miss"]}}, "radio.wall_buttons[1]", "listed twice"),
     ("wall_buttons a word", {"radio": {"wall_buttons": "some"}}, "radio.wall_buttons", 'is not "all" or a list'),
     ("wall_buttons null", {"radio": {"wall_buttons": None}}, "radio.wall_buttons", 'is not "all"'),
     ("ssid 33 bytes", {"wifi": {"ssid": "s" * 33}}, "wifi.ssid", "length 33 is not in 0..32"),
@@ -586,7 +608,7 @@ def test_save_refuses_an_invalid_config_and_writes_nothing(d, path):
 
 def largest():
     """A valid config as long as the schema allows (4-byte UTF-8 characters everywhere)."""
-    wide = "\U0001F3B1"  # billiard ball emoji, 4 bytes in UTF-8
+    wide = "\U0001f3b1"  # billiard ball emoji, 4 bytes in UTF-8
     player = {"name": wide * 24, "club": wide * 24}
     return {
         "board": "b" * 24,
@@ -598,8 +620,14 @@ def largest():
         "buttons": {"debounce_ms": 500, "long_ms": 10000, "stuck_ms": 120000, "lockout_ms": 5000},
         "radio": {"peer": "aa:bb:cc:dd:ee:ff", "key": "ab" * 32, "wall_buttons": list(config.ACTIONS)},
         "wifi": {"ssid": wide * 8, "password": wide * 63},
-        "mqtt": {"host": "h" * 64, "port": 65535, "user": wide * 64, "password": wide * 64,
-                 "table": "t" * 24, "prefix": "p" * 64},
+        "mqtt": {
+            "host": "h" * 64,
+            "port": 65535,
+            "user": wide * 64,
+            "password": wide * 64,
+            "table": "t" * 24,
+            "prefix": "p" * 64,
+        },
     }
 
 
@@ -764,8 +792,25 @@ def test_whole_takes_plain_ascii_digits_only():
     alone takes Arabic-Indic and fullwidth digits on CPython, not on MicroPython."""
     for text, value in (("0", 0), ("10", 10), ("-3", -3), ("-0", 0), ("007", 7), ("9999", 9999)):
         assert config_edit.whole(text) == value, text
-    for text in ("", "-", "+5", " 5", "5 ", "2.5", "1e3", "0x10", "1_0", "--1", "abc",
-                 "\u0663", "\uff11\uff10", "\u00b9", "1\u0660", "\u06f5", "\u0969"):
+    for text in (
+        "",
+        "-",
+        "+5",
+        " 5",
+        "5 ",
+        "2.5",
+        "1e3",
+        "0x10",
+        "1_0",
+        "--1",
+        "abc",
+        "\u0663",
+        "\uff11\uff10",
+        "\u00b9",
+        "1\u0660",
+        "\u06f5",
+        "\u0969",
+    ):
         assert config_edit.whole(text) is None, text
     for text in ("\u0663", "\uff11\uff10"):
         e = raises(ValueError, config.set_path, {}, "match.target", text)
@@ -818,8 +863,7 @@ def test_get_path():
     assert config.get_path({}, "mqtt") == config.defaults()["mqtt"]
     assert config.get_path({"radio": {"peer": "AABBCCDDEEFF"}}, "radio.peer") == "aa:bb:cc:dd:ee:ff"
     one_line(str(raises(ValueError, config.get_path, {}, "sound.volum")), "sound.volum")
-    one_line(str(raises(ValueError, config.get_path, {"sound": {"volume": 500}}, "sound.volume")),
-             "sound.volume")
+    one_line(str(raises(ValueError, config.get_path, {"sound": {"volume": 500}}, "sound.volume")), "sound.volume")
     assert config_edit.get_path is not None  # the module the board does not load at boot
 
 
@@ -853,8 +897,19 @@ def test_redact_hides_every_secret():
 def test_the_formats_options_start_such_a_match():
     # A handicap, sets with a shorter deciding set, the shoot-out and a warm-up: through the
     # config to the rules core, which then has the formats (formats.py) with these options.
-    cfg = config.normalize({"match": {"target": 15, "target_A": 15, "target_B": 11, "sets": 3,
-                                      "deciding_target": 11, "shootout": True, "warmup_s": 300}})
+    cfg = config.normalize(
+        {
+            "match": {
+                "target": 15,
+                "target_A": 15,
+                "target_B": 11,
+                "sets": 3,
+                "deciding_target": 11,
+                "shootout": True,
+                "warmup_s": 300,
+            }
+        }
+    )
     m = rules.Match(**config.match_options(cfg))
     assert m.targets == [15, 11] and m.fmt is not None
     assert (m.sets_to_win, m.deciding_target, m.shootout, m.warmup_ms) == (3, 11, True, 300000)
@@ -871,9 +926,13 @@ def test_the_board_keeps_only_the_options_that_differ_and_they_start_the_same_ma
         import startup
     except ImportError:  # startup.py imports app.py, which imports machine: CPython has none
         raise SkipTest("startup.py needs app.py, which needs machine")
-    for d in (example(), {}, {"match": {"equalizing": False, "draw": False, "shootout": True, "sets": 0}},
-              {"match": {"sets": 3, "deciding_target": 11, "target_A": 20, "warmup_s": 60, "break_s": 180}},
-              {"players": {"A": {"name": "Kim"}}, "match": {"innings_limit": 0, "shot_clock": 40}}):
+    for d in (
+        example(),
+        {},
+        {"match": {"equalizing": False, "draw": False, "shootout": True, "sets": 0}},
+        {"match": {"sets": 3, "deciding_target": 11, "target_A": 20, "warmup_s": 60, "break_s": 180}},
+        {"players": {"A": {"name": "Kim"}}, "match": {"innings_limit": 0, "shot_clock": 40}},
+    ):
         cfg = config.normalize(d)
         full = config.match_options(cfg)
         kept = startup.match_options(cfg)
@@ -896,8 +955,8 @@ def test_a_file_cut_short_is_never_whole():
     from jsonwhole import whole
 
     # MicroPython before v1.26.0 reads {"a": {"b": 1} as whole: the check of its own says it is not
-    assert whole(b'{"a": {"b": 1}, "c": [1, "}]"], "d": "\\\"{"}')
-    for cut in (b'{"a": {"b": 1}', b'{"a": [1, 2]', b'{"a": "x}', b'{"a": "\\"}', b'{', b'{"a": {"b": {}}'):
+    assert whole(b'{"a": {"b": 1}, "c": [1, "}]"], "d": "\\"{"}')
+    for cut in (b'{"a": {"b": 1}', b'{"a": [1, 2]', b'{"a": "x}', b'{"a": "\\"}', b"{", b'{"a": {"b": {}}'):
         assert not whole(cut), cut
     full = read(EXAMPLE).rstrip()
     assert whole(full)

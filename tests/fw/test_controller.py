@@ -261,11 +261,20 @@ def test_press_path_allocates_not_even_transient_frames():
     mem_total, gc = allocation_counter()
     r = quiet_rig(breaker=rules.A, target=8, shot_clock=30)
     c = r.c
+
     def idx(name):
         return buttons_setup.index(r.board, name)
 
-    presses = [(idx("A.point"), 1), (idx("A.point"), 1), (idx("A.end"), 1), (idx("B.point"), 1),
-               (idx("foul"), 1), (idx("A.point"), 2), (idx("break"), 1), (idx("B.end"), 1)]
+    presses = [
+        (idx("A.point"), 1),
+        (idx("A.point"), 1),
+        (idx("A.end"), 1),
+        (idx("B.point"), 1),
+        (idx("foul"), 1),
+        (idx("A.point"), 2),
+        (idx("break"), 1),
+        (idx("B.end"), 1),
+    ]
     presses += [(idx("A.point"), 1)] * 6  # long press = undo; break refused; A reaches 8
     now = (1 << 30) - 4000  # the ms counter wraps on the way: every int stays a small int
     r.m.new(now, **r.options)
@@ -354,11 +363,17 @@ def test_clock_ticks_allocate_nothing():
 def test_foul_kinds_of_the_foul_buttons():
     names = [rules.FOULS[k] for k in controller.FOUL_KINDS]
     assert names == ["other", "touched", "push", "jumped", "time"]
-    assert [controller.ACTIONS[a] for a in range(6, 11)] == ["foul", "foul.touch", "foul.push", "foul.jump",
-                                                            "foul.time"]
+    assert [controller.ACTIONS[a] for a in range(6, 11)] == [
+        "foul",
+        "foul.touch",
+        "foul.push",
+        "foul.jump",
+        "foul.time",
+    ]
 
 
 # ---- the formats: sets, the shoot-out, the warm-up --------------------------------------------
+
 
 def test_the_formats_actions_come_last():
     assert controller.ACTIONS[-2:] == ("next_set", "warmup")  # appended: the remote's indexes stay
@@ -445,9 +460,13 @@ def test_clock_ticks_and_renders_in_format_matches_do_not_allocate():
     nothing allocated. (The presses are not measured here: rules' events in a format match
     allocate a call frame of formats.check, which is rules' own.)"""
     mem_total, gc = allocation_counter()
-    for options, presses in (({"sets": 2, "target": 8}, ("A.point", "A.point", "A.end", "B.point")),
-                             ({"target": 2, "draw": False, "shootout": True},
-                              ("A.point", "A.point", "B.point", "B.point", "A.point", "A.end", "B.point"))):
+    for options, presses in (
+        ({"sets": 2, "target": 8}, ("A.point", "A.point", "A.end", "B.point")),
+        (
+            {"target": 2, "draw": False, "shootout": True},
+            ("A.point", "A.point", "B.point", "B.point", "A.point", "A.end", "B.point"),
+        ),
+    ):
         r = quiet_rig(breaker=rules.A, shot_clock=30, **options)
         now = (1 << 30) - 4000
         r.m.new(now, **r.options)
@@ -522,7 +541,8 @@ def test_press_path_of_a_set_match_allocates_not_even_transient_frames():
     now = ticks_add(now, 700)
     assert c.press(idx("new"), 1, now) is None and r.m.set_no == 2  # next_set: may allocate
     # Set 2: B breaks, 2; A equalizes: the shoot-out; B 1, A 0: B wins.
-    used = play([("B.point", 1), ("B.point", 1), ("A.point", 1), ("A.point", 1), ("B.point", 1),
-                 ("B.end", 1), ("A.end", 1)])
+    used = play(
+        [("B.point", 1), ("B.point", 1), ("A.point", 1), ("A.point", 1), ("B.point", 1), ("B.end", 1), ("A.end", 1)]
+    )
     assert r.m.phase == rules.FINISHED and r.m.ended_by == rules.END_SHOOTOUT, (r.m.phase, r.m.ended_by)
     assert used == 0, used

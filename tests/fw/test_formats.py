@@ -32,6 +32,7 @@ def points(n, who=""):
 
 # ---- handicap ------------------------------------------------------------------------------
 
+
 def test_handicap_targets_in_the_document():
     r = play("new game=three_cushion target_A=10 target_B=4 breaker=A")
     d = doc(r)
@@ -143,6 +144,7 @@ def test_handicap_undo():
 
 # ---- sets ----------------------------------------------------------------------------------
 
+
 def won_set(r, who, n):
     """`who` at the table makes n points (the set's target) and wins the set."""
     play("\n".join(["point " + who] * n), r)
@@ -172,8 +174,10 @@ def test_a_set_won_is_set_over_then_next_set():
 
 
 def test_the_breaker_alternates_and_the_deciding_set_has_a_lag_and_its_target():
-    r = play("new game=three_cushion target=2 sets=3 deciding_target=1 equalizing=off shot_clock=30 timeouts=1"
-             "\nlag B\nchoose B give")
+    r = play(
+        "new game=three_cushion target=2 sets=3 deciding_target=1 equalizing=off shot_clock=30 timeouts=1"
+        "\nlag B\nchoose B give"
+    )
     breakers = []
     for k, who in enumerate("ABAB"):
         d = doc(r)
@@ -216,8 +220,9 @@ def test_no_deciding_set_target_plays_the_set_target():
 
 
 def test_the_matchs_totals_over_all_sets():
-    r = play("new game=straight_rail target=3 sets=2 breaker=A equalizing=off\npoint\npoint\nmiss\n"
-             "point B\nmiss B\npoint")  # A 3:1 in 2 innings, high run 2
+    r = play(
+        "new game=straight_rail target=3 sets=2 breaker=A equalizing=off\npoint\npoint\nmiss\npoint B\nmiss B\npoint"
+    )  # A 3:1 in 2 innings, high run 2
     play("next_set\n%s\nmiss\n%s" % (points(2), points(3)), r)  # set 2: B breaks, 2 then misses; A makes 3
     d = doc(r)
     assert d["phase"] == "finished" and d["result"] == "A"
@@ -358,9 +363,11 @@ def test_undo_into_an_earlier_sets_shootout_finds_its_rounds():
 
 # ---- shoot-out -----------------------------------------------------------------------------
 
+
 def test_a_level_end_goes_to_the_shootout():
-    r = play("new game=three_cushion target=2 breaker=B draw=off shootout=on shot_clock=30\n%s\n%s"
-             % (points(2), points(2)))
+    r = play(
+        "new game=three_cushion target=2 breaker=B draw=off shootout=on shot_clock=30\n%s\n%s" % (points(2), points(2))
+    )
     d = doc(r)
     assert d["phase"] == "shootout" and d["turn"] == "B" and d["result"] is None
     assert d["shot_clock"] is None  # no shot clock in it
@@ -433,6 +440,7 @@ def test_undo_inside_the_shootout():
 
 
 # ---- warm-up -------------------------------------------------------------------------------
+
 
 def test_warmup_before_the_lag_with_its_clock():
     r = play("new game=three_cushion target=5 warmup_s=300")
@@ -525,17 +533,20 @@ def test_warmup_undo_and_resume():
 
 # ---- new()'s refusals ----------------------------------------------------------------------
 
+
 def test_new_refuses_bad_format_options():
     r = play("new game=three_cushion target=5 breaker=A\npoint")
-    for line, reason in (("new game=three_cushion target=5 sets=10", reasons.BAD_SETS),
-                         ("new game=three_cushion target=5 deciding_target=3", reasons.BAD_DECIDING),
-                         ("new game=three_cushion target=5 sets=2 deciding_target=0", reasons.BAD_DECIDING),
-                         ("new game=three_cushion target=5 sets=2 deciding_target=10000", reasons.BAD_DECIDING),
-                         ("new game=three_cushion target=5 shootout=on", reasons.SHOOTOUT_DRAW),
-                         ("new game=three_cushion target=5 draw=on shootout=on", reasons.SHOOTOUT_DRAW),
-                         ("new game=three_cushion target=5 warmup_s=901", reasons.BAD_WARMUP),
-                         ("new game=three_cushion target=5 target_A=0", reasons.BAD_TARGET),
-                         ("new game=three_cushion target=5 target_B=10000", reasons.BAD_TARGET)):
+    for line, reason in (
+        ("new game=three_cushion target=5 sets=10", reasons.BAD_SETS),
+        ("new game=three_cushion target=5 deciding_target=3", reasons.BAD_DECIDING),
+        ("new game=three_cushion target=5 sets=2 deciding_target=0", reasons.BAD_DECIDING),
+        ("new game=three_cushion target=5 sets=2 deciding_target=10000", reasons.BAD_DECIDING),
+        ("new game=three_cushion target=5 shootout=on", reasons.SHOOTOUT_DRAW),
+        ("new game=three_cushion target=5 draw=on shootout=on", reasons.SHOOTOUT_DRAW),
+        ("new game=three_cushion target=5 warmup_s=901", reasons.BAD_WARMUP),
+        ("new game=three_cushion target=5 target_A=0", reasons.BAD_TARGET),
+        ("new game=three_cushion target=5 target_B=10000", reasons.BAD_TARGET),
+    ):
         assert refused(r, line) == reason, line
     assert r.match.n == 1 and r.match.fmt is None
     play("new game=three_cushion target=5 sets=9 deciding_target=3 warmup_s=900", r)
@@ -645,17 +656,33 @@ def test_a_checkpoint_inside_the_formats():
     # between sets, in a shoot-out's round, in a warm-up: undo back to it gives the same
     # document, and so does every prefix of what follows, undone.
     for setup, after in (
-            ("new game=straight_rail target=999 sets=2 breaker=A", "point\nmiss\npoint"),
-            ("new game=straight_rail target=1 sets=2 breaker=A equalizing=off\npoint", "break_request A\nresume\nnext_set\npoint B"),
-            ("new game=straight_rail target=1 sets=2 breaker=A equalizing=off\npoint\nbreak_request A", "resume\nnext_set\nmiss B"),
-            ("new game=straight_rail target=1 breaker=A draw=off shootout=on\npoint\npoint\npoint",
-             "point\nmiss\npoint B\npoint B\nmiss B\nmiss\npoint B"),
-            ("new game=straight_rail target=1 breaker=A draw=off shootout=on\npoint\npoint\npoint\nmiss\npoint",
-             "miss\nmiss\npoint\npoint"),
-            ("new game=straight_rail target=1 breaker=A draw=off shootout=on\npoint\npoint\npoint\nmiss\npoint",
-             "miss\npoint\nmiss"),
-            ("new game=three_cushion target=5 warmup_s=600\nwarmup A", "warmup B\nresume\nlag A\nchoose A break"),
-            ("new game=straight_rail target=1 sets=2 breaker=A warmup_s=600 equalizing=off\nwarmup A", "resume\npoint\nnext_set")):
+        ("new game=straight_rail target=999 sets=2 breaker=A", "point\nmiss\npoint"),
+        (
+            "new game=straight_rail target=1 sets=2 breaker=A equalizing=off\npoint",
+            "break_request A\nresume\nnext_set\npoint B",
+        ),
+        (
+            "new game=straight_rail target=1 sets=2 breaker=A equalizing=off\npoint\nbreak_request A",
+            "resume\nnext_set\nmiss B",
+        ),
+        (
+            "new game=straight_rail target=1 breaker=A draw=off shootout=on\npoint\npoint\npoint",
+            "point\nmiss\npoint B\npoint B\nmiss B\nmiss\npoint B",
+        ),
+        (
+            "new game=straight_rail target=1 breaker=A draw=off shootout=on\npoint\npoint\npoint\nmiss\npoint",
+            "miss\nmiss\npoint\npoint",
+        ),
+        (
+            "new game=straight_rail target=1 breaker=A draw=off shootout=on\npoint\npoint\npoint\nmiss\npoint",
+            "miss\npoint\nmiss",
+        ),
+        ("new game=three_cushion target=5 warmup_s=600\nwarmup A", "warmup B\nresume\nlag A\nchoose A break"),
+        (
+            "new game=straight_rail target=1 sets=2 breaker=A warmup_s=600 equalizing=off\nwarmup A",
+            "resume\npoint\nnext_set",
+        ),
+    ):
         lines = lines_of(setup)
         r = play(lines[0])
         pad = "call entre" if "straight_rail" in setup else "lag_tie"
@@ -788,7 +815,7 @@ def test_a_format_3_snapshot_is_still_read():
     buf[4] = 3
     struct.pack_into("<H4B", buf, 21, 20, len(texts[0]), 0, 0, 0)
     buf[27:124] = bytes(97)
-    buf[27:27 + len(texts[0])] = texts[0]
+    buf[27 : 27 + len(texts[0])] = texts[0]
     struct.pack_into("<I", buf, 124, store.crc32(memoryview(buf)[:124]))
     gen, got = parse_snapshot(bytes(buf))
     assert gen == 3 and got["timeout_s"] == 20 and got["name_A"] == "Ceulemans"
@@ -810,6 +837,7 @@ def test_the_checkpoints_layout_is_rules_fields_then_the_formats():
 
 
 # ---- formats_rare.py: in RAM once its moments may come, gone with the match -------------------
+
 
 def test_the_rarer_part_is_loaded_ahead_of_the_shootout_and_goes_with_the_match():
     import sys

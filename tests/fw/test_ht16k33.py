@@ -343,8 +343,7 @@ def test_no_allocation_on_set_and_show():
     bus = CountingI2C()
     d7 = Seg7x4(bus, 0x70)
     d14 = Seg14x4(bus, 0x71)
-    texts = ("12:34", "1.2.3.4.", " -7", "HELP", "Go!.", "..", "", "12345678", b"9.9",
-             "caf\xe9", "~`{}")
+    texts = ("12:34", "1.2.3.4.", " -7", "HELP", "Go!.", "..", "", "12345678", b"9.9", "caf\xe9", "~`{}")
     _hot_path(d7, d14, texts)  # warm up outside the lock (first show() inits)
     d7.set_brightness(15)
     d7.set_blink(0)

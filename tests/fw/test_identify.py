@@ -114,8 +114,10 @@ def make(name):
     with open("%s/%s.json" % (BOARDS, name)) as f:
         board = boarddef.validate(json.loads(f.read()))
     buses = {b["bus"]: Bus() for b in board["i2c"]}
-    chips = [(ht16k33.Seg14x4 if d["kind"] == "seg14" else ht16k33.Seg7x4)(buses[d["bus"]], d["addr"], 8)
-             for d in board["displays"]]
+    chips = [
+        (ht16k33.Seg14x4 if d["kind"] == "seg14" else ht16k33.Seg7x4)(buses[d["bus"]], d["addr"], 8)
+        for d in board["displays"]
+    ]
     leds = {n: Pin() for n in board["leds"]}
     pins = {}
 
@@ -178,8 +180,10 @@ def test_the_wall_boards_cycle_labels_addresses_every_segment_and_the_leds():
     assert led_order[:5] == sorted(board["leds"])  # each LED in turn
     # the address: " 0.70" on bus 0's 0x70, " 1.77" on bus 1's 0x77 (the point after the bus)
     frames = frames_at(board, buses, ident, identify.SHOW_MS)
-    assert texts(board, frames)[0][0] == glyph_bits("seg7", b" 070")[:1] + [glyph_bits("seg7", b" 070")[1] | 0x80] + \
-        glyph_bits("seg7", b" 070")[2:]
+    assert (
+        texts(board, frames)[0][0]
+        == glyph_bits("seg7", b" 070")[:1] + [glyph_bits("seg7", b" 070")[1] | 0x80] + glyph_bits("seg7", b" 070")[2:]
+    )
     last = texts(board, frames)[15][0]
     assert last[1] == glyph_bits("seg7", b" 177")[1] | 0x80
 

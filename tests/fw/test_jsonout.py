@@ -32,9 +32,17 @@ def write_sample(out):
     out.flush()
 
 
-EXPECTED = {"a": None, "b": [True, False, 0, -7, 123456789], "c": list(range(30)),
-            "text": 'quote " backslash \\ newline \n tab \t accents Őrsi Éva ß', "long": "x" * 700,
-            "empty": {}, "gd": 1.667, "zero": 0.0, "k": "v"}
+EXPECTED = {
+    "a": None,
+    "b": [True, False, 0, -7, 123456789],
+    "c": list(range(30)),
+    "text": 'quote " backslash \\ newline \n tab \t accents Őrsi Éva ß',
+    "long": "x" * 700,
+    "empty": {},
+    "gd": 1.667,
+    "zero": 0.0,
+    "k": "v",
+}
 
 
 def test_pieces_at_every_buffer_size_parse_to_the_same_document():

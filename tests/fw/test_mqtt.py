@@ -14,8 +14,16 @@ def test_remaining_length_encoding():  # 2.2.3
 
 def test_connect_with_will_user_and_keepalive():  # 3.1
     p = mqtt.connect_packet("t1", 30, ("c/t1/status", b"offline", True, 1), "u", "pw")
-    body = (b"\x00\x04MQTT\x04" + bytes((0x80 | 0x40 | 0x20 | 0x08 | 0x04 | 0x02,)) + b"\x00\x1e"
-            + b"\x00\x02t1" + b"\x00\x0bc/t1/status" + b"\x00\x07offline" + b"\x00\x01u" + b"\x00\x02pw")
+    body = (
+        b"\x00\x04MQTT\x04"
+        + bytes((0x80 | 0x40 | 0x20 | 0x08 | 0x04 | 0x02,))
+        + b"\x00\x1e"
+        + b"\x00\x02t1"
+        + b"\x00\x0bc/t1/status"
+        + b"\x00\x07offline"
+        + b"\x00\x01u"
+        + b"\x00\x02pw"
+    )
     assert p == b"\x10" + bytes((len(body),)) + body
     assert mqtt.connect_packet("x") == b"\x10\x0d\x00\x04MQTT\x04\x02\x00\x1e\x00\x01x"
 

@@ -86,9 +86,14 @@ def fresh(cfg=None):
     publisher_hall.CONFIG = BASE + "/config.json"
     publisher_hall._config = lambda: config.load(publisher_hall.CONFIG)[0]
     if cfg is None:
-        cfg = {"name": "Table 3", "wifi": {"ssid": "hall", "password": "secret123"},
-               "mqtt": {"host": "10.0.0.2", "table": TABLE}, "hall": {"key": KEY},
-               "players": {"A": {"name": "Old"}}, "match": {"game": "straight_rail", "target": 100, "break_s": 60}}
+        cfg = {
+            "name": "Table 3",
+            "wifi": {"ssid": "hall", "password": "secret123"},
+            "mqtt": {"host": "10.0.0.2", "table": TABLE},
+            "hall": {"key": KEY},
+            "players": {"A": {"name": "Old"}},
+            "match": {"game": "straight_rail", "target": 100, "break_s": 60},
+        }
     with open(publisher_hall.CONFIG, "w") as f:
         f.write(json.dumps(cfg))
     config.load(publisher_hall.CONFIG)  # its good copy, as the board's start makes it
@@ -113,14 +118,18 @@ def on_flash():
 
 # ---- HMAC -----------------------------------------------------------------------------
 
+
 def test_hmac_sha256_rfc4231():
     assert binascii.hexlify(publisher_hall.hmac(b"\x0b" * 20, b"Hi There")) == (
-        b"b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+        b"b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+    )
     assert binascii.hexlify(publisher_hall.hmac(b"Jefe", b"what do ya want for nothing?")) == (
-        b"5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        b"5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    )
 
 
 # ---- checking ---------------------------------------------------------------------------
+
 
 def test_check_takes_a_signed_setup_and_names_what_is_wrong_with_others():
     key = binascii.unhexlify(KEY)
@@ -140,22 +149,31 @@ def test_check_takes_a_signed_setup_and_names_what_is_wrong_with_others():
     assert publisher_hall.check(sign(7, body=b"{not json"), key, TABLE)[2] == b"json"
     assert publisher_hall.check(sign(7, body=b"[1, 2, 3]"), key, TABLE)[2] == b"json"
     assert publisher_hall.check(sign(0), key, TABLE)[2] == b"json"
-    assert publisher_hall.check(sign(7, body=json.dumps({"table": TABLE, "n": "7", "setup": {}}).encode()),
-                           key, TABLE)[2] == b"json"
-    assert publisher_hall.check(sign(7, body=json.dumps({"table": TABLE, "n": 7, "setup": {}, "x": 1}).encode()),
-                           key, TABLE)[2] == b"json"
-    for bad in ({"players": PLAYERS, "match": {"target": 0}},  # out of range
-                {"players": PLAYERS, "match": {"game": "snooker"}},
-                {"players": PLAYERS, "match": {"shootout": True}},  # a shoot-out needs draw false or sets
-                {"players": {"A": {"name": "x" * 25}}, "match": MATCH},  # too long
-                {"players": {"A": {"name": "A\nB"}}, "match": MATCH},
-                {"players": PLAYERS, "match": MATCH, "wifi": {"ssid": "evil"}},  # only players and match
-                {"players": PLAYERS},
-                {"players": PLAYERS, "match": [1]}):
+    assert (
+        publisher_hall.check(sign(7, body=json.dumps({"table": TABLE, "n": "7", "setup": {}}).encode()), key, TABLE)[2]
+        == b"json"
+    )
+    assert (
+        publisher_hall.check(
+            sign(7, body=json.dumps({"table": TABLE, "n": 7, "setup": {}, "x": 1}).encode()), key, TABLE
+        )[2]
+        == b"json"
+    )
+    for bad in (
+        {"players": PLAYERS, "match": {"target": 0}},  # out of range
+        {"players": PLAYERS, "match": {"game": "snooker"}},
+        {"players": PLAYERS, "match": {"shootout": True}},  # a shoot-out needs draw false or sets
+        {"players": {"A": {"name": "x" * 25}}, "match": MATCH},  # too long
+        {"players": {"A": {"name": "A\nB"}}, "match": MATCH},
+        {"players": PLAYERS, "match": MATCH, "wifi": {"ssid": "evil"}},  # only players and match
+        {"players": PLAYERS},
+        {"players": PLAYERS, "match": [1]},
+    ):
         assert publisher_hall.check(sign(7, bad), key, TABLE)[2] == b"schema", bad
 
 
 # ---- applying ---------------------------------------------------------------------------
+
 
 def test_without_a_hall_key_nothing_is_subscribed():
     pub = fresh({"mqtt": {"host": "10.0.0.2", "table": TABLE}})
@@ -215,9 +233,17 @@ def test_refused_setups_are_counted_and_write_nothing():
     started = len(pub.board.ctrl.started)
     wrong_key = sign(6, key="a5" * 32)
     good = sign(6)
-    cases = ((wrong_key, b"key"), (good[:70] + b"X" + good[71:], b"key"), (sign(4), b"old"), (sign(1), b"old"),
-             (sign(6, table="t4"), b"table"), (sign(6, {"players": PLAYERS, "match": {"target": 10000}}), b"schema"),
-             (sign(6, body=b'{"table": "t3", "n": 6}'), b"json"), (None, b"size"), (b"hello", b"form"))
+    cases = (
+        (wrong_key, b"key"),
+        (good[:70] + b"X" + good[71:], b"key"),
+        (sign(4), b"old"),
+        (sign(1), b"old"),
+        (sign(6, table="t4"), b"table"),
+        (sign(6, {"players": PLAYERS, "match": {"target": 10000}}), b"schema"),
+        (sign(6, body=b'{"table": "t3", "n": 6}'), b"json"),
+        (None, b"size"),
+        (b"hello", b"form"),
+    )
     for k, (payload, why) in enumerate(cases):
         pub.received(payload)
         assert pub.setup[2] == k + 1 and pub.setup[3] == why, (k, pub.setup)
@@ -246,8 +272,12 @@ def test_the_last_n_survives_a_restart_and_a_damaged_record_reads_as_none():
 
 def test_a_setup_goes_into_the_good_copy_when_config_json_is_broken():
     long_name = {"name": "x" * 24, "club": "y" * 24}
-    cfg = {"name": "n" * 24, "hall": {"key": KEY}, "mqtt": {"host": "10.0.0.2", "table": TABLE},
-           "players": {"A": long_name, "B": long_name}}
+    cfg = {
+        "name": "n" * 24,
+        "hall": {"key": KEY},
+        "mqtt": {"host": "10.0.0.2", "table": TABLE},
+        "players": {"A": long_name, "B": long_name},
+    }
     pub = fresh(cfg)
     pub.received(sign(2))
     assert pub.setup[0] == 2  # fits
@@ -262,6 +292,7 @@ def test_a_setup_goes_into_the_good_copy_when_config_json_is_broken():
 
 # ---- mqtt.py: receiving -------------------------------------------------------------------
 
+
 class Reader:
     def __init__(self, data):
         self.data = data
@@ -272,7 +303,7 @@ class Reader:
         if self.at + n > len(self.data):
             raise EOFError
         self.largest = max(self.largest, n)
-        out = self.data[self.at:self.at + n]
+        out = self.data[self.at : self.at + n]
         self.at += n
         return out
 
@@ -321,6 +352,7 @@ def test_a_publish_longer_than_max_in_is_read_in_pieces_and_handed_as_none():
 
 
 # ---- publisher.py: when the table is free ---------------------------------------------------
+
 
 def test_the_table_is_free_in_an_empty_lag_or_a_while_after_the_match_is_over():
     import publisher

@@ -32,8 +32,7 @@ def test_innings_runs_fouls_and_times():
     """)
     rep = report.build(r.match, r.now, started_at=1764489600, table="Table 3", board="wall")
     inns = rep["report"]["innings"]
-    assert [(i["player"], i["inning"], i["run"]) for i in inns] == [
-        ("A", 1, 1), ("B", 1, 1), ("A", 2, 2), ("B", 2, 0)]
+    assert [(i["player"], i["inning"], i["run"]) for i in inns] == [("A", 1, 1), ("B", 1, 1), ("A", 2, 2), ("B", 2, 0)]
     assert inns[1]["fouls"] == ["push"] and inns[0]["fouls"] == []
     assert inns[0]["start_ms"] == 0 and inns[0]["end_ms"] == 30000
     assert inns[1]["start_ms"] == 30000 and inns[1]["end_ms"] == 35000
@@ -70,7 +69,13 @@ def test_report_after_lag_extension_and_break():
     """)
     inns = rules_innings.listed(r.match)
     assert [(i["player"], i["inning"], i["run"]) for i in inns] == [
-        ("B", 1, 1), ("A", 1, 0), ("B", 2, 1), ("A", 2, 2), ("B", 3, 2), ("A", 3, 0)]
+        ("B", 1, 1),
+        ("A", 1, 0),
+        ("B", 2, 1),
+        ("A", 2, 2),
+        ("B", 3, 2),
+        ("A", 3, 0),
+    ]
     assert inns[2]["break"] and inns[3]["equalizing"]
     assert inns[-1]["end_ms"] is not None  # the match is over: the last inning is closed
     assert report.build(r.match, r.now)["report"]["started_at"] is None
@@ -79,8 +84,20 @@ def test_report_after_lag_extension_and_break():
 def test_report_of_a_match_in_progress():
     r = play("new game=three_cushion target=15 breaker=A\npoint\npoint")
     inns = rules_innings.listed(r.match)
-    assert inns == [{"player": "A", "inning": 1, "run": 2, "fouls": [], "break": False, "equalizing": False,
-                     "start_ms": 0, "end_ms": None, "start": None, "end": None}]
+    assert inns == [
+        {
+            "player": "A",
+            "inning": 1,
+            "run": 2,
+            "fouls": [],
+            "break": False,
+            "equalizing": False,
+            "start_ms": 0,
+            "end_ms": None,
+            "start": None,
+            "end": None,
+        }
+    ]
 
 
 def test_report_of_an_abandoned_match_with_reviews():
@@ -112,7 +129,9 @@ def test_report_of_an_abandoned_match_with_reviews():
     assert rep["report"]["duration_s"] == 65 and rep["report"]["ended_at"] == 1764489600 + 65
     inns = rep["report"]["innings"]
     assert [(i["player"], i["inning"], i["run"], i["start_ms"], i["end_ms"]) for i in inns] == [
-        ("A", 1, 1, 30000, 60000), ("B", 1, 1, 60000, 65000)]
+        ("A", 1, 1, 30000, 60000),
+        ("B", 1, 1, 60000, 65000),
+    ]
     # left stays left (I.4.3)
     r = play("new game=three_cushion target=5 breaker=A\npoint\nleft A")
     rep = report.build(r.match, r.now)
@@ -147,8 +166,15 @@ def test_report_of_a_set_match_lists_each_sets_innings():
     rep = report.build(r.match, r.now)
     inns = rep["report"]["innings"]
     assert [(i["set"], i["player"], i["inning"], i["run"]) for i in inns] == [
-        (1, "A", 1, 1), (1, "B", 1, 1), (1, "A", 2, 1), (1, "B", 2, 0),
-        (2, "B", 1, 2), (2, "A", 1, 0), (3, "B", 1, 0), (3, "A", 1, 1)]
+        (1, "A", 1, 1),
+        (1, "B", 1, 1),
+        (1, "A", 2, 1),
+        (1, "B", 2, 0),
+        (2, "B", 1, 2),
+        (2, "A", 1, 0),
+        (3, "B", 1, 0),
+        (3, "A", 1, 1),
+    ]
     assert inns[1]["equalizing"] is False and inns[5]["equalizing"]
     assert not any("shootout" in i for i in inns)
     assert rep["sets"]["scores"] == [[2, 1], [0, 2], [1, 0]]
@@ -183,8 +209,13 @@ def test_report_of_a_shootout_lists_every_round():
     rep = report.build(r.match, r.now)
     inns = rep["report"]["innings"]
     assert [(i["player"], i["inning"], i["run"], i.get("shootout", False)) for i in inns] == [
-        ("A", 1, 1, False), ("B", 1, 1, False),
-        ("A", 1, 1, True), ("B", 1, 1, True), ("A", 2, 2, True), ("B", 2, 1, True)]
+        ("A", 1, 1, False),
+        ("B", 1, 1, False),
+        ("A", 1, 1, True),
+        ("B", 1, 1, True),
+        ("A", 2, 2, True),
+        ("B", 2, 1, True),
+    ]
     assert inns[4]["fouls"] == ["push"] and inns[4]["end_ms"] == 10000 and inns[1]["end_ms"] == 7000
     assert rep["shootout"]["rounds"] == [[1, 1], [2, 1]] and rep["ended_by"] == "shootout"
     assert rep["result"] == "A" and rep["players"]["A"]["score"] == 1  # the match's score unchanged
@@ -206,4 +237,6 @@ def test_report_of_a_match_with_a_warmup_starts_its_first_inning_when_the_warmup
     """)
     inns = report.build(r.match, r.now)["report"]["innings"]
     assert [(i["player"], i["run"], i["start_ms"], i["end_ms"]) for i in inns] == [
-        ("A", 2, 90000, 114000), ("B", 0, 114000, 114000)]  # A's from the warm-up's end
+        ("A", 2, 90000, 114000),
+        ("B", 0, 114000, 114000),
+    ]  # A's from the warm-up's end

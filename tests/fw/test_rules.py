@@ -54,6 +54,7 @@ def refused(r, line):
 
 # ---- start of the match: lag and choice (I.1) -----------------------------
 
+
 def test_lag_winner_chooses_to_break():
     r = play("new game=three_cushion target=15\nlag A\nchoose A break")
     d = doc(r)
@@ -129,6 +130,7 @@ def test_breaker_set_directly_and_white_ball_option():
 
 
 # ---- innings, runs, fouls (I.9.2) ------------------------------------------
+
 
 def test_points_runs_innings_high_run_average():
     r = play("""
@@ -222,6 +224,7 @@ def test_reaching_target_ends_inning_at_once():
 
 # ---- countdown (III.4.11a) --------------------------------------------------
 
+
 def test_countdown_last_five():
     r = play("new game=straight_rail target=10 breaker=A")
     for _ in range(4):
@@ -259,6 +262,7 @@ def test_countdown_target_below_window_from_start():
 
 
 # ---- end of the match: equalizing inning, draw, extension (I.8) -----------
+
 
 def test_equalizing_inning_then_win():
     r = play("new game=three_cushion target=3 breaker=A\nmiss\nmiss\npoint\npoint\npoint")
@@ -399,6 +403,7 @@ def test_player_leaving_loses():
 
 # ---- the half-time break (I.4) ---------------------------------------------
 
+
 def test_break_only_at_half_to_player_about_to_shoot():
     r = play("new game=straight_rail target=10 breaker=A\npoint\npoint\npoint\npoint\nmiss")
     assert refused(r, "break_request B") == reasons.BREAK_NOT_HALF  # 4 of 10: not half
@@ -448,6 +453,7 @@ def test_no_break_in_equalizing_inning():
 
 # ---- position calls (III.4.3b) -----------------------------------------------
 
+
 def test_position_calls():
     for game in ("straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2"):
         r = play("new game=%s target=50 breaker=A" % game)
@@ -465,6 +471,7 @@ def test_position_calls():
 
 
 # ---- shot clock and time-outs -------------------------------------------------
+
 
 def test_shot_clock_automatic_timeout_then_time_foul():
     r = play("new game=three_cushion target=25 breaker=A shot_clock=30")
@@ -533,6 +540,7 @@ def test_long_wait_fires_every_expiry_in_order():
 
 
 # ---- undo -------------------------------------------------------------------
+
 
 def test_undo_restores_everything_newest_first():
     r = Referee()
@@ -655,6 +663,7 @@ def test_undo_depth_unlimited_beyond_initial_capacity():
 
 # ---- refusals of setup and of text ----------------------------------------
 
+
 def test_new_with_bad_options_changes_nothing():
     r = play("new game=three_cushion target=15 breaker=A\npoint")
     for line in (
@@ -682,9 +691,29 @@ def test_new_with_bad_options_changes_nothing():
 
 def test_malformed_lines_refused_with_reason():
     r = play("new game=straight_rail target=50 breaker=A")
-    for line in ("pont", "point C", "point A B", "foul", "foul A", "foul A push extra", "foul scratch",
-                 "undo 2", "wait", "wait soon", "wait -1", "lag", "choose A", "choose A maybe",
-                 "break_request", "left", "extend", "extend many", "call", "tiebreak", "close now"):
+    for line in (
+        "pont",
+        "point C",
+        "point A B",
+        "foul",
+        "foul A",
+        "foul A push extra",
+        "foul scratch",
+        "undo 2",
+        "wait",
+        "wait soon",
+        "wait -1",
+        "lag",
+        "choose A",
+        "choose A maybe",
+        "break_request",
+        "left",
+        "extend",
+        "extend many",
+        "call",
+        "tiebreak",
+        "close now",
+    ):
         reason = refused(r, line)
         assert len(reason) > 5, line
 

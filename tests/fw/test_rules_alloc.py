@@ -134,8 +134,7 @@ def test_a_set_match_with_the_shootout_does_not_allocate():
     import rules_events
 
     now = (1 << 30) - 5000  # the ms counter wraps during the test
-    m = rules.Match(capacity=1024, game="straight_rail", target=3, breaker=rules.A, sets=2, shootout=True,
-                    warmup_s=60)
+    m = rules.Match(capacity=1024, game="straight_rail", target=3, breaker=rules.A, sets=2, shootout=True, warmup_s=60)
     m.new(now, **m.options())
     for i in range(5):  # warm up: attribute slots exist, the formats' code is loaded
         m.point(rules.NOBODY, now)
@@ -154,9 +153,16 @@ def test_a_set_match_with_the_shootout_does_not_allocate():
     def press(*calls):
         for call in calls:
             assert locked(call) is None
+
     # Set 1: A misses, B 2 and a miss, A a foul, B the set-winning point (he did not break).
-    press(lambda: m.miss(rules.A, now), lambda: m.point(rules.B, now), lambda: m.point(rules.B, now),
-          lambda: m.miss(rules.B, now), lambda: m.foul(rules.A, 3, now), lambda: m.point(rules.B, now))
+    press(
+        lambda: m.miss(rules.A, now),
+        lambda: m.point(rules.B, now),
+        lambda: m.point(rules.B, now),
+        lambda: m.miss(rules.B, now),
+        lambda: m.foul(rules.A, 3, now),
+        lambda: m.point(rules.B, now),
+    )
     assert m.phase == rules.SET_OVER and m.sets_won[rules.B] == 1
     press(lambda: m.undo(now))  # back across the set's end
     assert m.phase == rules.RUNNING and m.sets_won[rules.B] == 0
@@ -173,13 +179,22 @@ def test_a_set_match_with_the_shootout_does_not_allocate():
     press(lambda: m.point(rules.A, now), lambda: m.point(rules.A, now), lambda: m.point(rules.A, now))
     assert m.phase == rules.SHOOTOUT and m.turn == rules.B
     # Shoot-out: 1:1, another round; then B 2, A 1: B wins the set and the match.
-    press(lambda: m.point(rules.B, now), lambda: m.miss(rules.B, now), lambda: m.point(rules.A, now),
-          lambda: m.foul(rules.A, 3, now))
+    press(
+        lambda: m.point(rules.B, now),
+        lambda: m.miss(rules.B, now),
+        lambda: m.point(rules.A, now),
+        lambda: m.foul(rules.A, 3, now),
+    )
     assert m.so_round == 1 and m.phase == rules.SHOOTOUT
     press(lambda: m.undo(now), lambda: m.foul(rules.A, 3, now))
     assert locked(lambda: m.timeout(rules.B, now)) is not None  # no time-out in it: refused, no allocation
-    press(lambda: m.point(rules.B, now), lambda: m.point(rules.B, now), lambda: m.miss(rules.B, now),
-          lambda: m.point(rules.A, now), lambda: m.miss(rules.A, now))
+    press(
+        lambda: m.point(rules.B, now),
+        lambda: m.point(rules.B, now),
+        lambda: m.miss(rules.B, now),
+        lambda: m.point(rules.A, now),
+        lambda: m.miss(rules.A, now),
+    )
     assert m.phase == rules.FINISHED and m.result == rules.R_B and m.ended_by == rules.END_SHOOTOUT
     assert m.sets_won[rules.A] == 0 and m.sets_won[rules.B] == 2
     press(lambda: m.undo(now))
@@ -222,15 +237,30 @@ def test_a_format_match_allocates_not_even_call_frames():
         used.append(mem_total() - before)
         assert reason is None, reason
 
-    for call in (lambda: m.miss(rules.A, now), lambda: m.point(rules.B, now), lambda: m.point(rules.B, now),
-                 lambda: m.foul(rules.B, 3, now), lambda: m.point(rules.A, now), lambda: m.undo(now),
-                 lambda: m.miss(rules.A, now), lambda: m.point(rules.B, now)):
+    for call in (
+        lambda: m.miss(rules.A, now),
+        lambda: m.point(rules.B, now),
+        lambda: m.point(rules.B, now),
+        lambda: m.foul(rules.B, 3, now),
+        lambda: m.point(rules.A, now),
+        lambda: m.undo(now),
+        lambda: m.miss(rules.A, now),
+        lambda: m.point(rules.B, now),
+    ):
         press(call)
     assert m.phase == rules.SET_OVER
     assert rules_events.next_set(m, now) is None  # the cold module: may allocate, by design
-    for call in (lambda: m.point(rules.B, now), lambda: m.point(rules.B, now), lambda: m.point(rules.B, now),
-                 lambda: m.point(rules.A, now), lambda: m.point(rules.A, now), lambda: m.point(rules.A, now),
-                 lambda: m.point(rules.B, now), lambda: m.miss(rules.B, now), lambda: m.miss(rules.A, now)):
+    for call in (
+        lambda: m.point(rules.B, now),
+        lambda: m.point(rules.B, now),
+        lambda: m.point(rules.B, now),
+        lambda: m.point(rules.A, now),
+        lambda: m.point(rules.A, now),
+        lambda: m.point(rules.A, now),
+        lambda: m.point(rules.B, now),
+        lambda: m.miss(rules.B, now),
+        lambda: m.miss(rules.A, now),
+    ):
         press(call)
     assert m.phase == rules.FINISHED and m.ended_by == rules.END_SHOOTOUT
     gc.collect()

@@ -61,6 +61,7 @@ def same_as_rebuilt(r):
 
 # ---- lag tie (I.1.3) -------------------------------------------------------------------------
 
+
 def test_lag_tie_lags_again_without_fault_or_collision():
     r = play("new game=three_cushion target=15")
     d = replays(r, "lag_tie")
@@ -91,6 +92,7 @@ def test_lag_tie_undone():
 
 
 # ---- abandon against left (I.8.2, I.4.3) ----------------------------------------------------------
+
 
 def test_abandon_and_left_end_the_match_for_the_opponent():
     for word, ending in (("abandon", "abandoned"), ("left", "left")):
@@ -124,9 +126,16 @@ def test_abandon_during_the_lag_and_a_pending_tiebreak():
 
 # ---- frozen balls (I.5, II.1.3, II.2.7, II.3.3) -------------------------------------------------------
 
+
 def test_frozen_respots_or_leaves_the_choice_per_game():
-    follows = {"straight_rail": "start", "one_cushion": "start", "balkline_47_2": "choice",
-               "balkline_47_1": "choice", "balkline_71_2": "choice", "three_cushion": "choice"}
+    follows = {
+        "straight_rail": "start",
+        "one_cushion": "start",
+        "balkline_47_2": "choice",
+        "balkline_47_1": "choice",
+        "balkline_71_2": "choice",
+        "three_cushion": "choice",
+    }
     for game in GAMES:
         r = play("new game=%s target=50 breaker=A\npoint" % game)
         d = replays(r, "frozen")
@@ -221,6 +230,7 @@ def test_frozen_and_respot_to_the_start_ends_the_area_count():
 
 # ---- jumped balls in three-cushion (II.3.4) -------------------------------------------------------
 
+
 def test_jumped_balls_go_to_their_spots():
     r = play("new game=three_cushion target=15 breaker=A\npoint")
     d = replays(r, "foul jumped B red")
@@ -274,6 +284,7 @@ def test_jumped_balls_named_only_in_three_cushion():
 
 
 # ---- restricted areas (II.1.2, II.2.3, II.2.4, III.4.3b) -----------------------------------------------
+
 
 def test_area_limit_per_game():
     for game in AREA_GAMES:
@@ -366,7 +377,9 @@ def test_the_end_of_the_match_ends_the_area_count():
     play("undo", r)
     assert doc(r)["area"] == {"anchor": False, "caroms": 2, "limit": 2, "out_next": True}
 
+
 # ---- review (III.4.9a) ----------------------------------------------------------------------------------
+
 
 def test_review_once_per_player():
     r = play("new game=three_cushion target=15 breaker=A\npoint")
@@ -410,6 +423,7 @@ def test_review_survives_undo_of_later_entries_and_comes_back_with_its_own():
 
 
 # ---- elapsed match time (III.4.2) ----------------------------------------------------------------------
+
 
 def test_elapsed_time_from_the_first_stroke_to_the_end():
     r = play("new game=straight_rail target=2 break_s=60\nwait 30")
@@ -475,9 +489,15 @@ def test_elapsed_time_of_a_match_that_ended_in_the_lag():
 
 # ---- the time-out's own length ------------------------------------------------------------------
 
+
 def test_timeout_length_defaults_to_one_more_shot_period():
-    for clock, extra, limit in ((30, "", 60), (40, "", 80), (40, " timeout_s=20", 60), (30, " timeout_s=300", 330),
-                                (10, " timeout_s=10", 20)):
+    for clock, extra, limit in (
+        (30, "", 60),
+        (40, "", 80),
+        (40, " timeout_s=20", 60),
+        (30, " timeout_s=300", 330),
+        (10, " timeout_s=10", 20),
+    ):
         r = play("new game=three_cushion target=30 breaker=A shot_clock=%d%s" % (clock, extra))
         d = doc(r)
         assert d["options"]["timeout_s"] == limit - clock and d["shot_clock"]["limit_s"] == clock
@@ -569,17 +589,23 @@ def test_every_new_entry_undone_and_redone():
 
 def test_a_checkpoint_keeps_the_new_fields():
     # The state at a chunk boundary (the checkpoint undo starts from) holds every new field.
-    for game, setup in (("balkline_47_2", ["call entre anchor", "point", "review B", "frozen"]),
-                        ("three_cushion", ["review A", "point", "foul jumped A B"]),
-                        ("three_cushion", ["frozen", "frozen_choice start"])):
+    for game, setup in (
+        ("balkline_47_2", ["call entre anchor", "point", "review B", "frozen"]),
+        ("three_cushion", ["review A", "point", "foul jumped A B"]),
+        ("three_cushion", ["frozen", "frozen_choice start"]),
+    ):
         r = play("new game=%s target=999 breaker=A shot_clock=60 timeout_s=45\nwait 7" % game)
         while r.match.n < rules.CHUNK - len(setup):
             play("point" if r.match.n % 5 else "miss", r)
         play("\n".join(setup), r)
         assert r.match.n == rules.CHUNK
         at = snapshot(r)
-        play("point\nwait 3\nreview A\nfrozen\nmiss\ncall out" if game != "three_cushion" else
-             "point\nwait 3\nreview B\nfrozen\nmiss", r)
+        play(
+            "point\nwait 3\nreview A\nfrozen\nmiss\ncall out"
+            if game != "three_cushion"
+            else "point\nwait 3\nreview B\nfrozen\nmiss",
+            r,
+        )
         while r.match.n > rules.CHUNK:
             play("undo", r)
         assert snapshot(r) == at, game
@@ -645,20 +671,22 @@ def test_the_api_refuses_bad_players_and_kinds():
     m = rules.Match(game="three_cushion", target=15, breaker=rules.A)
     assert m.point(rules.NOBODY, 0) is None
     before = json.dumps(matchdoc.doc(m, 0))
-    for call, reason in ((lambda: rules_events.review(m, 2, 0), reasons.BAD_PLAYER),
-                         (lambda: rules_events.review(m, -1, 0), reasons.BAD_PLAYER),
-                         (lambda: rules_events.abandon(m, 2, 0), reasons.BAD_PLAYER),
-                         (lambda: rules_events.abandon(m, rules.NOBODY, 0), reasons.BAD_PLAYER),
-                         (lambda: rules_events.frozen(m, 2, 0), reasons.BAD_PLAYER),
-                         (lambda: rules_events.frozen_choice(m, 3, 0), reasons.BAD_KIND),
-                         (lambda: rules_events.frozen_choice(m, -1, 0), reasons.BAD_KIND),
-                         (lambda: rules_events.jumped(m, rules.A, 0, 0), reasons.BAD_KIND),
-                         (lambda: rules_events.jumped(m, rules.A, 8, 0), reasons.BAD_KIND),
-                         (lambda: rules_events.jumped(m, 2, 1, 0), reasons.BAD_PLAYER),
-                         (lambda: rules_events.jumped(m, rules.B, 1, 0), reasons.NOT_AT_TABLE),
-                         (lambda: rules_events.call(m, len(rules.CALLS), 0), reasons.BAD_KIND),
-                         (lambda: rules_events.call(m, -1, 0), reasons.BAD_KIND),
-                         (lambda: rules_events.lag_tie(m, 0), reasons.LAG_DONE)):
+    for call, reason in (
+        (lambda: rules_events.review(m, 2, 0), reasons.BAD_PLAYER),
+        (lambda: rules_events.review(m, -1, 0), reasons.BAD_PLAYER),
+        (lambda: rules_events.abandon(m, 2, 0), reasons.BAD_PLAYER),
+        (lambda: rules_events.abandon(m, rules.NOBODY, 0), reasons.BAD_PLAYER),
+        (lambda: rules_events.frozen(m, 2, 0), reasons.BAD_PLAYER),
+        (lambda: rules_events.frozen_choice(m, 3, 0), reasons.BAD_KIND),
+        (lambda: rules_events.frozen_choice(m, -1, 0), reasons.BAD_KIND),
+        (lambda: rules_events.jumped(m, rules.A, 0, 0), reasons.BAD_KIND),
+        (lambda: rules_events.jumped(m, rules.A, 8, 0), reasons.BAD_KIND),
+        (lambda: rules_events.jumped(m, 2, 1, 0), reasons.BAD_PLAYER),
+        (lambda: rules_events.jumped(m, rules.B, 1, 0), reasons.NOT_AT_TABLE),
+        (lambda: rules_events.call(m, len(rules.CALLS), 0), reasons.BAD_KIND),
+        (lambda: rules_events.call(m, -1, 0), reasons.BAD_KIND),
+        (lambda: rules_events.lag_tie(m, 0), reasons.LAG_DONE),
+    ):
         assert reasons.text(call()) == reason
         assert json.dumps(matchdoc.doc(m, 0)) == before
     assert m.n == 1

@@ -202,6 +202,7 @@ def test_no_memory_for_the_next_chunk_refuses_the_event_and_changes_nothing():
 
 # ---- the window: old chunks on the flash only ---------------------------------------------
 
+
 def windowed_match(n, fs=None):
     """A long match saved entry by entry in a store, reserve() called as the app's clock task
     does: old chunks leave RAM (the store reads them back)."""

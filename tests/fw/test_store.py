@@ -138,6 +138,7 @@ def play(lines, s, r=None):
 
 # ---- format -----------------------------------------------------------------
 
+
 def test_crc_fallback_equals_binascii():
     # The table-free CRC used when binascii.crc32 is missing gives zlib's CRC-32, also continued.
     for data, seed in ((b"", 0), (b"123456789", 0), (b"\x00\xff" * 20, 7), (bytes(range(256)), 0xDEADBEEF)):
@@ -148,18 +149,46 @@ def test_crc_fallback_equals_binascii():
 def test_snapshot_is_128_bytes_and_round_trips():
     # Every option goes into the 128-byte snapshot (the size LittleFS keeps inline) and comes back.
     m = rules.Match()
-    m.new(0, game="balkline_71_2", target=300, breaker=rules.B, innings_limit=25, equalizing=False, draw=False,
-          shot_clock=50, timeouts=2, timeout_s=25, break_s=300, breaker_ball="white", name_A="Ceulemans",
-          club_A="Antwerpen", name_B="Sang Lee", club_B="NY")
+    m.new(
+        0,
+        game="balkline_71_2",
+        target=300,
+        breaker=rules.B,
+        innings_limit=25,
+        equalizing=False,
+        draw=False,
+        shot_clock=50,
+        timeouts=2,
+        timeout_s=25,
+        break_s=300,
+        breaker_ball="white",
+        name_A="Ceulemans",
+        club_A="Antwerpen",
+        name_B="Sang Lee",
+        club_B="NY",
+    )
     buf = store_snapshot.pack_snapshot(7, m)
     assert len(buf) == storenames.SNAP_SIZE <= 128
     assert buf[:5] == b"CRMS\x04", buf[:5]
     gen, options = store_snapshot.parse_snapshot(bytes(buf))
     assert gen == 7
-    assert options == {"game": "balkline_71_2", "target": 300, "innings_limit": 25, "equalizing": False,
-                       "draw": False, "breaker_ball": "white", "breaker": rules.B, "shot_clock": 50, "break_s": 300,
-                       "timeouts": 2, "timeout_s": 25, "name_A": "Ceulemans", "club_A": "Antwerpen",
-                       "name_B": "Sang Lee", "club_B": "NY"}, options
+    assert options == {
+        "game": "balkline_71_2",
+        "target": 300,
+        "innings_limit": 25,
+        "equalizing": False,
+        "draw": False,
+        "breaker_ball": "white",
+        "breaker": rules.B,
+        "shot_clock": 50,
+        "break_s": 300,
+        "timeouts": 2,
+        "timeout_s": 25,
+        "name_A": "Ceulemans",
+        "club_A": "Antwerpen",
+        "name_B": "Sang Lee",
+        "club_B": "NY",
+    }, options
     m2 = rules.Match()
     assert m2.new(0, **options) is None
     assert matchdoc.doc(m2, 0) == matchdoc.doc(m, 0)
@@ -168,9 +197,10 @@ def test_snapshot_is_128_bytes_and_round_trips():
     assert store_snapshot.parse_snapshot(bytes(store_snapshot.pack_snapshot(1, m)))[1]["breaker"] is None
     # A format-3 snapshot (the time-out's length, no handicap or formats) is read too.
     old = bytearray(128)
-    store_snapshot.struct.pack_into("<4sBBBBIHHHHBH4B", old, 0, b"CRMS", 3, 3, 2, 1, 7, 300, 25, 50, 300, 2, 25,
-                              9, 9, 8, 2)
-    old[27:27 + 28] = b"CeulemansAntwerpenSang LeeNY"
+    store_snapshot.struct.pack_into(
+        "<4sBBBBIHHHHBH4B", old, 0, b"CRMS", 3, 3, 2, 1, 7, 300, 25, 50, 300, 2, 25, 9, 9, 8, 2
+    )
+    old[27 : 27 + 28] = b"CeulemansAntwerpenSang LeeNY"
     store_snapshot.struct.pack_into("<I", old, 124, store_snapshot.crc32(memoryview(old)[:124]))
     want = dict(options)
     want.update(equalizing=False, draw=True, breaker_ball="spot")  # flags 2: draw allowed
@@ -179,9 +209,10 @@ def test_snapshot_is_128_bytes_and_round_trips():
     # with a start record) are read too: their time-out is one more shot period.
     for version in (1, 2):
         old = bytearray(128)
-        store_snapshot.struct.pack_into("<4sBBBBIHHHHB4B", old, 0, b"CRMS", version, 3, 2, 1, 7, 300, 25, 50, 300, 2,
-                                  9, 9, 8, 2)
-        old[25:25 + 28] = b"CeulemansAntwerpenSang LeeNY"
+        store_snapshot.struct.pack_into(
+            "<4sBBBBIHHHHB4B", old, 0, b"CRMS", version, 3, 2, 1, 7, 300, 25, 50, 300, 2, 9, 9, 8, 2
+        )
+        old[25 : 25 + 28] = b"CeulemansAntwerpenSang LeeNY"
         store_snapshot.struct.pack_into("<I", old, 124, store_snapshot.crc32(memoryview(old)[:124]))
         want = dict(options)
         want.update(timeout_s=None, equalizing=False, draw=True, breaker_ball="spot")  # flags 2: draw allowed
@@ -190,8 +221,12 @@ def test_snapshot_is_128_bytes_and_round_trips():
 
 def test_long_names_cut_on_character_boundaries():
     # Four long accented texts: the longest is cut first, never inside a UTF-8 character.
-    names = ("Őrsi-Szőllősi Árpád Ödön Ürögdi", "Kecskeméti Biliárd Egyesület és Társai",
-             "Zsótér-Kővári Éva Ágnes", "Ferencvárosi Torna Club")
+    names = (
+        "Őrsi-Szőllősi Árpád Ödön Ürögdi",
+        "Kecskeméti Biliárd Egyesület és Társai",
+        "Zsótér-Kővári Éva Ágnes",
+        "Ferencvárosi Torna Club",
+    )
     m = rules.Match()
     m.new(0, name_A=names[0], club_A=names[1], name_B=names[2], club_B=names[3])
     buf = store_snapshot.pack_snapshot(3, m)
@@ -238,10 +273,11 @@ def test_record_layout_is_16_bytes():
     assert data[16:28] == b"\x01\x00\x00\x00\x01\x05\x02\x00\xfb\xff\xff\xff", data
     for at in (0, 16):
         crc = data[at + 12] | data[at + 13] << 8 | data[at + 14] << 16 | data[at + 15] << 24
-        assert crc == store.crc32(data[at:at + 12], s.gen)
+        assert crc == store.crc32(data[at : at + 12], s.gen)
 
 
 # ---- round trips ----------------------------------------------------------------
+
 
 def test_round_trip_after_every_line():
     # The whole script, saved line by line; after every line a reboot gives the same match.
@@ -294,10 +330,17 @@ def test_round_trip_of_a_match_to_30():
 def test_clocks_resume_at_the_newest_entry():
     # Power cut during a break and during a shot: after the reboot the break and the shot clock
     # go on from where they were at the newest entry, and run out at the same match time.
-    for script in (["new game=three_cushion target=4 breaker=A shot_clock=30 break_s=60", "point", "point",
-                    "miss", "wait 3", "break_request B"],
-                   ["new game=three_cushion target=4 breaker=A shot_clock=30 timeouts=2", "point", "wait 20",
-                    "timeout"]):
+    for script in (
+        [
+            "new game=three_cushion target=4 breaker=A shot_clock=30 break_s=60",
+            "point",
+            "point",
+            "miss",
+            "wait 3",
+            "break_request B",
+        ],
+        ["new game=three_cushion target=4 breaker=A shot_clock=30 timeouts=2", "point", "wait 20", "timeout"],
+    ):
         fs = MemFs()
         s = store.MatchStore(ROOT, fs)
         r = play(script, s)
@@ -308,8 +351,10 @@ def test_clocks_resume_at_the_newest_entry():
         for later in (0, 10000, 25000, 59999, 61000, 75000):
             m.tick(ticks_add(at, later))
             m2.tick(ticks_add(REBOOT_NOW, later))
-            assert matchdoc.doc(m2, ticks_add(REBOOT_NOW, later)) == \
-                matchdoc.doc(m, ticks_add(at, later)), (script[-1], later)
+            assert matchdoc.doc(m2, ticks_add(REBOOT_NOW, later)) == matchdoc.doc(m, ticks_add(at, later)), (
+                script[-1],
+                later,
+            )
             assert m2.n == m.n and m2.entry(m2.n - 1) == m.entry(m.n - 1)
 
 
@@ -371,7 +416,9 @@ def test_corrupt_newest_snapshot_falls_back_to_the_previous_match():
     s = store.MatchStore(ROOT, fs)
     play(["new game=three_cushion target=3 name_A=Old breaker=A", "point", "point"], s)
     play(["new game=three_cushion target=3 name_A=New breaker=A", "point"], s)
-    newest = ROOT + "/snap.%d" % (1 if store_snapshot.parse_snapshot(bytes(fs.files[ROOT + "/snap.1"]))[0] == s.gen else 0)
+    newest = ROOT + "/snap.%d" % (
+        1 if store_snapshot.parse_snapshot(bytes(fs.files[ROOT + "/snap.1"]))[0] == s.gen else 0
+    )
     fs.files[newest][40] ^= 1
     s2 = store.MatchStore(ROOT, fs)
     options, entries = store_history.load(s2)
@@ -462,8 +509,20 @@ def test_default_fs_on_a_real_directory():
     os.mkdir(base)
     try:
         s = store.MatchStore(base + "/store")
-        r = play(["new game=three_cushion target=2 breaker=A equalizing=off name_A=Kiss", "point", "miss",
-                  "point B", "undo", "miss", "point", "close", "report"], s)
+        r = play(
+            [
+                "new game=three_cushion target=2 breaker=A equalizing=off name_A=Kiss",
+                "point",
+                "miss",
+                "point B",
+                "undo",
+                "miss",
+                "point",
+                "close",
+                "report",
+            ],
+            s,
+        )
         got, s2 = reboot(None, base + "/store")
         assert got == state(r.match, r.now) and got["closed"] and s2.errors == 0
         assert sorted(os.listdir(base + "/store")) == ["history", "jnl", "snap.0"]
@@ -473,6 +532,7 @@ def test_default_fs_on_a_real_directory():
 
 
 # ---- history ---------------------------------------------------------------------
+
 
 def test_history_keeps_the_newest_reports():
     # Seven matches with at most 4 reports kept: the three oldest are dropped, oldest first;
@@ -509,6 +569,7 @@ def test_history_byte_bound():
 
 
 # ---- power cuts -------------------------------------------------------------------
+
 
 def cut_while_saving(fs, root, r, line, k):
     """Save `line` in a store started on fs (a FaultFs), the power cut at its write boundary k."""
@@ -655,6 +716,7 @@ def test_littlefs_wear_per_point():
 
 
 # ---- running out of memory, a match rolled back, numbers at their limit -----------------
+
 
 def files_of(fs):
     return dict((p, bytes(d)) for p, d in fs.files.items())

@@ -285,15 +285,35 @@ def test_names_shown_in_plain_capitals():
 
 
 def test_messages_are_found_in_the_packed_text_with_blanks_around():
-    got = [bytes(view._TEXT[a:a + n]) for a, n in zip(view._MSG_AT, view._MSG_LEN)]
-    assert got == [b"", b"LAG", b"BREAK", b"EQUALIZING INNING", b"DRAW", b"TIE-BREAK", b"FOUL", b"TIME", b"A WINS",
-                   b"B WINS", b"RESPOT", b"SPOTS", b"FROZEN", b"FREE BALL", b"MASSE", b"LAST 1", b"LAST 2", b"LAST 3",
-                   b"LAST 4", b"LAST 5", b"OUT"]
+    got = [bytes(view._TEXT[a : a + n]) for a, n in zip(view._MSG_AT, view._MSG_LEN)]
+    assert got == [
+        b"",
+        b"LAG",
+        b"BREAK",
+        b"EQUALIZING INNING",
+        b"DRAW",
+        b"TIE-BREAK",
+        b"FOUL",
+        b"TIME",
+        b"A WINS",
+        b"B WINS",
+        b"RESPOT",
+        b"SPOTS",
+        b"FROZEN",
+        b"FREE BALL",
+        b"MASSE",
+        b"LAST 1",
+        b"LAST 2",
+        b"LAST 3",
+        b"LAST 4",
+        b"LAST 5",
+        b"OUT",
+    ]
     for a, n in zip(view._MSG_AT, view._MSG_LEN):
         if n:  # a marquee's window (4 cells, from 4 before the text to its end) sees only blanks around it
-            assert view._TEXT[a - 4:a] == b"    " and view._TEXT[a + n:a + n + 4] == b"    "
+            assert view._TEXT[a - 4 : a] == b"    " and view._TEXT[a + n : a + n + 4] == b"    "
         else:  # no message: four blanks
-            assert view._TEXT[a:a + 4] == b"    "
+            assert view._TEXT[a : a + 4] == b"    "
 
 
 def test_a_message_marquee_from_the_packed_text_shows_what_the_message_alone_would():
@@ -303,7 +323,7 @@ def test_a_message_marquee_from_the_packed_text_shows_what_the_message_alone_wou
 
     packed, alone = Seg14x4(Bus(), 0x70), Seg14x4(Bus(), 0x71)
     for a, n in zip(view._MSG_AT, view._MSG_LEN):
-        text = bytes(view._TEXT[a:a + n])
+        text = bytes(view._TEXT[a : a + n])
         for step in range(n + 4):
             w = step - 4 if n > 4 else 0  # the marquee's window (View._draw's rule)
             packed.set_window(view._TEXT, a + w)

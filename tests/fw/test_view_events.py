@@ -32,7 +32,7 @@ def message(v):
     """The message the view would show now, as text (the whole of it, marquee or not)."""
     msg = v._message_id()
     at = view._MSG_AT[msg]
-    return bytes(view._TEXT[at:at + view._MSG_LEN[msg]]).decode()
+    return bytes(view._TEXT[at : at + view._MSG_LEN[msg]]).decode()
 
 
 def shows(board, chips, v, r, text):
@@ -54,6 +54,7 @@ def clock_shows(board, chips, v, now, text, colon):
 
 
 # ---- OUT ----------------------------------------------------------------------------------------
+
 
 def test_out_comes_with_the_area_limit_and_goes_with_out():
     for game in AREA_GAMES:
@@ -107,6 +108,7 @@ def test_out_goes_before_last_n_and_a_foul_but_after_the_break_and_the_end():
 
 # ---- what follows a frozen ball -----------------------------------------------------------------
 
+
 def test_respot_messages_after_a_frozen_ball_in_each_game():
     for game in ("straight_rail", "one_cushion"):  # all three balls to the start (I.5)
         board, chips, m, v, r = start(game=game, target=50, breaker=rules.A)
@@ -117,8 +119,11 @@ def test_respot_messages_after_a_frozen_ball_in_each_game():
         assert shows(board, chips, v, r, ""), game
     for game in ("balkline_47_2", "balkline_47_1", "balkline_71_2", "three_cushion"):
         board, chips, m, v, r = start(game=game, target=50, breaker=rules.A)
-        for choice, text in (("start", "SPOTS" if game == "three_cushion" else "RESPOT"), ("free_ball", "FREE BALL"),
-                             ("masse", "MASSE")):
+        for choice, text in (
+            ("start", "SPOTS" if game == "three_cushion" else "RESPOT"),
+            ("free_ball", "FREE BALL"),
+            ("masse", "MASSE"),
+        ):
             say(r, "frozen")
             assert shows(board, chips, v, r, "FROZEN"), game  # the player chooses (II.2.7, II.3.3)
             say(r, "frozen_choice " + choice)
@@ -173,6 +178,7 @@ def test_the_equalizing_inning_and_an_extension_are_not_taken_for_a_frozen_ball(
 
 # ---- the elapsed match time on the clock ----------------------------------------------------------
 
+
 def test_elapsed_time_as_hours_and_minutes_after_the_lag():
     board, chips, m, v, r = start(game="straight_rail", target=3, equalizing=False)
     assert clock_shows(board, chips, v, r.now, "    ", False)  # the lag: blank
@@ -222,9 +228,15 @@ def test_the_break_and_the_shot_clock_go_before_the_elapsed_time():
 
 
 def test_elapsed_time_is_blank_in_a_clock_slot_of_two_cells():
-    d = {"schema": 1, "name": "narrow", "role": "wall", "description": "a 2-cell clock", "i2c": {"bus": 0, "sda": 21, "scl": 22},
-         "displays": [{"addr": "0x70", "kind": "seg7", "show": [{"field": "clock", "at": 2, "width": 2}]}],
-         "buttons": {"point": {"pin": 32, "active_low": True, "pull": "up", "action": "point"}}}
+    d = {
+        "schema": 1,
+        "name": "narrow",
+        "role": "wall",
+        "description": "a 2-cell clock",
+        "i2c": {"bus": 0, "sda": 21, "scl": 22},
+        "displays": [{"addr": "0x70", "kind": "seg7", "show": [{"field": "clock", "at": 2, "width": 2}]}],
+        "buttons": {"point": {"pin": 32, "active_low": True, "pull": "up", "action": "point"}},
+    }
     board = boarddef.load(d)
     from test_view import FakeI2C
     from ht16k33_text import Seg7x4
@@ -256,6 +268,7 @@ def test_a_board_with_only_a_clock_shows_the_elapsed_time_too():
 
 
 # ---- nothing allocated --------------------------------------------------------------------------
+
 
 def _locked_renders(chips, v, now):
     """Render each new state from scratch and at later marquee steps with the heap locked."""

@@ -106,6 +106,7 @@ def renders_without_allocating(v, chips, now):
 
 # ---- the codes formats_wall.py keeps -----------------------------------------------------------
 
+
 def test_formatrares_messages_stay_below_the_set_numbers():
     assert formats_rare.LAST_MINUTE_S == 60
     if not hasattr(formats_rare, "_ROUND_AT"):
@@ -134,13 +135,14 @@ def test_the_views_field_codes_are_the_fields_indexes():
 def test_the_messages_are_found_in_formatwalls_text_with_blanks_around():
     for r, text in ((1, b"SHOOT-OUT 1  "), (12, b"SHOOT-OUT 12 "), (345, b"SHOOT-OUT 345"), (1, b"SHOOT-OUT 1  ")):
         formats_rare._round_text(r)  # the round's number is written in, blanks after
-        got = [bytes(formats_rare._TEXT[a:a + n]) for a, n in zip(formats_rare._AT, formats_rare._LEN)]
+        got = [bytes(formats_rare._TEXT[a : a + n]) for a, n in zip(formats_rare._AT, formats_rare._LEN)]
         assert got == [b"SET OVER", text, b"WARM-UP A", b"WARM-UP B"]
     for a, n in zip(formats_rare._AT, formats_rare._LEN):
-        assert formats_rare._TEXT[a - 4:a] == b"    " and formats_rare._TEXT[a + n:a + n + 4] == b"    "
+        assert formats_rare._TEXT[a - 4 : a] == b"    " and formats_rare._TEXT[a + n : a + n + 4] == b"    "
 
 
 # ---- handicap ---------------------------------------------------------------------------------
+
 
 def test_handicap_target_is_the_player_at_the_tables_and_each_has_his_own_field():
     board, chips, m, v, r = start(target_A=30, target_B=22)
@@ -320,6 +322,7 @@ def test_mini_board_in_a_set_match():
 
 # ---- the shoot-out ----------------------------------------------------------------------------
 
+
 def shootout_match(name="wall"):
     """A level end with the shoot-out on: B breaks, both reach 1 (the equalizing inning)."""
     return start(name, target=1, draw=False, shootout=True, breaker=rules.B, lines=("point", "point"))
@@ -365,6 +368,7 @@ def test_mini_board_in_the_shootout():
 
 
 # ---- the warm-up ------------------------------------------------------------------------------
+
 
 def test_warmup_clock_message_and_its_last_minute():
     board, chips, m, v, r = start(target=15, warmup_s=150)

@@ -32,6 +32,7 @@ def quiet_wall(**options):
 
 # ---- a chip unplugged, nothing pressed ------------------------------------------------------
 
+
 def test_an_unplugged_chip_shows_its_code_within_the_retry_period_without_a_press():
     board, buses, chips, leds, m, v = quiet_wall()
     msg = chip_for(board, chips, "message")
@@ -169,6 +170,7 @@ def test_renders_with_probes_and_a_dead_chip_allocate_nothing():
 
 # ---- names: run by once, then the short form ---------------------------------------------------
 
+
 def test_short_forms():
     s = view_setup.short_name
     assert s("Dick Jaspers", "Marco Zanetti") == b"JASP"
@@ -199,8 +201,9 @@ def cells(chip):
 
 
 def test_a_long_name_runs_by_once_then_its_short_form_stands():
-    board, buses, chips, leds, m, v = build("wall", breaker=rules.A, target=40, name_A="Dick Jaspers",
-                                            club_A="BC Hoorn", name_B="Ana")
+    board, buses, chips, leds, m, v = build(
+        "wall", breaker=rules.A, target=40, name_A="Dick Jaspers", club_A="BC Hoorn", name_B="Ana"
+    )
     a, b = chip_for(board, chips, "A.name"), chip_for(board, chips, "B.name")
     text = b"DICK JASPERS - BC HOORN"
     start = 12345  # the first render after the names changed: the marquee starts
@@ -208,13 +211,13 @@ def test_a_long_name_runs_by_once_then_its_short_form_stands():
         v.render(start + step * view.SCROLL_MS)
         assert cells(a) == marquee(text, step), step
         assert looks(b, "ANA ")  # fits: stands still
-    for later in (0, 1, 100, 100000, 10 ** 8):  # then JASP, for good
+    for later in (0, 1, 100, 100000, 10**8):  # then JASP, for good
         v.render(start + (len(text) + 4) * view.SCROLL_MS + later)
         assert looks(a, "JASP") and looks(b, "ANA ")
     # a new match (the names could be new): it runs by once more
     m.new(0, game="three_cushion", target=40, breaker=rules.A, name_A="Dick Jaspers", name_B="Marco Zanetti")
     v.new_match()
-    start = 10 ** 8 + 777
+    start = 10**8 + 777
     for step in range(0, len("DICK JASPERS") + 4):
         v.render(start + step * view.SCROLL_MS)
         assert cells(a) == marquee(b"DICK JASPERS", step), step
@@ -232,7 +235,7 @@ def test_the_default_names_run_by_once_then_show_the_players_letter():
     assert looks(a, "PLAY") and looks(b, "PLAY")
     v.render(12 * view.SCROLL_MS)
     assert looks(a, "A   ") and looks(b, "B   ")
-    v.render(10 ** 6)
+    v.render(10**6)
     assert looks(a, "A   ") and looks(b, "B   ")
 
 
@@ -243,8 +246,9 @@ def test_the_names_marquee_and_its_end_allocate_nothing():
         micropython.heap_lock
     except (ImportError, AttributeError):
         raise SkipTest("needs micropython.heap_lock")
-    board, buses, chips, leds, m, v = build("wall", breaker=rules.A, target=40, name_A="Dick Jaspers",
-                                            club_A="BC Hoorn", name_B="Therese Klompenhouwer")
+    board, buses, chips, leds, m, v = build(
+        "wall", breaker=rules.A, target=40, name_A="Dick Jaspers", club_A="BC Hoorn", name_B="Therese Klompenhouwer"
+    )
     quiet(chips)
     render = v.render
     micropython.heap_lock()

@@ -14,8 +14,25 @@ from test_view import FakeI2C, FakePin, build
 
 INNINGS = (0, 9, 10, 99, 100, 999)
 COUNTS = (0, 9, 10, 99, 100, 105, 999, 1000, 9999)  # runs, scores, targets
-GDS = (0, 666, 667, 1667, 9994, 9995, 9999, 10000, 12345, 99949, 99950, 99994, 99995, 99999,
-       999499, 999500, 9999000)  # GD x 1000 (the largest real one: 9,999 in 1 inning)
+GDS = (
+    0,
+    666,
+    667,
+    1667,
+    9994,
+    9995,
+    9999,
+    10000,
+    12345,
+    99949,
+    99950,
+    99994,
+    99995,
+    99999,
+    999499,
+    999500,
+    9999000,
+)  # GD x 1000 (the largest real one: 9,999 in 1 inning)
 BREAKS = (0, 59, 60, 300, 599, 600, 5999, 6000)  # the break's seconds: up to 99:59 and past it
 SHOTS = (0, 9, 10, 60, 99, 100, 999)
 ELAPSED_MIN = (0, 5, 59, 60, 67, 599, 600, 5999, 6000, 100000)  # the match's minutes: h:mm up to 99:59
@@ -202,7 +219,7 @@ def test_every_gd_field_shows_the_rounded_gd_or_dashes():
                 v.render(0)
                 text = read(chips[k], part["at"], w)
                 seen += 1
-                if (x + 500) // 1000 >= 10 ** w:  # not even its whole number fits
+                if (x + 500) // 1000 >= 10**w:  # not even its whole number fits
                     assert text == dashes(w), (name, x, text)
                     continue
                 assert "-" not in text, (name, x, text)
@@ -224,7 +241,7 @@ def test_every_clock_shows_the_true_time_or_dashes():
                 v.render(0)
                 text = read(chips[k], part["at"], w)
                 n = (s // 60) * 100 + s % 60 if w >= 3 else s
-                if n >= 10 ** w:
+                if n >= 10**w:
                     want = dashes(w)
                 elif w >= 3:
                     want = ("%" + str(w) + "s") % ("%03d" % n)
@@ -233,7 +250,7 @@ def test_every_clock_shows_the_true_time_or_dashes():
                 assert text == want, (name, s, text, want)
                 if chips[k].HAS_COLON and w == 4:
                     colon = chips[k]._frame[5] & 2
-                    assert bool(colon) == (n < 10 ** w), (name, s)  # m:ss, not --:--
+                    assert bool(colon) == (n < 10**w), (name, s)  # m:ss, not --:--
                 seen += 1
             m.break_s = -1
             for s in SHOTS:
@@ -241,7 +258,7 @@ def test_every_clock_shows_the_true_time_or_dashes():
                 v.invalidate()
                 v.render(0)
                 text = read(chips[k], part["at"], w)
-                want = ("%" + str(w) + "d") % s if s < 10 ** w else dashes(w)
+                want = ("%" + str(w) + "d") % s if s < 10**w else dashes(w)
                 assert text == want, (name, s, text, want)
                 seen += 1
             m.shot_s = -1
@@ -253,13 +270,13 @@ def test_every_clock_shows_the_true_time_or_dashes():
                 n = (minutes // 60) * 100 + minutes % 60
                 if w < 3:
                     want = " " * w  # no room for h:mm: blank, never a bare number of minutes
-                elif n >= 10 ** w:
+                elif n >= 10**w:
                     want = dashes(w)
                 else:
                     want = ("%" + str(w) + "s") % ("%03d" % n)
                 assert text == want, (name, minutes, text, want)
                 if chips[k].HAS_COLON and w == 4:
-                    assert bool(chips[k]._frame[5] & 2) == (n < 10 ** w), (name, minutes)
+                    assert bool(chips[k]._frame[5] & 2) == (n < 10**w), (name, minutes)
                 seen += 1
             m.elapsed_s = -1
             v.invalidate()

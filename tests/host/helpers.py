@@ -35,6 +35,7 @@ needs_mpremote = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremo
 
 # ---- waiting -------------------------------------------------------------------------------------
 
+
 def wait_for(fn, expected, timeout=15.0, what=""):
     """Poll fn() until it returns `expected` (or expected(value) is true when callable); return the value.
 
@@ -56,6 +57,7 @@ def wait_until(pred, timeout=15.0, what=""):
 
 # ---- `carom` and boards in folders ---------------------------------------------------------------
 
+
 def board_def(name):
     """boards/<name>.json as the virtual board reads it."""
     with open(os.path.join(ROOT, "boards", name + ".json")) as f:
@@ -64,8 +66,14 @@ def board_def(name):
 
 def carom(*args, env=None, timeout=90):
     """`python -m host_tools ...` from the repository, as a person runs `carom ...`; a CompletedProcess."""
-    return subprocess.run([sys.executable, "-m", "host_tools", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env=dict(os.environ, **(env or {})))
+    return subprocess.run(
+        [sys.executable, "-m", "host_tools", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=dict(os.environ, **(env or {})),
+    )
 
 
 def ok(out):
@@ -150,12 +158,28 @@ def radio_pair(folder, firmware, hub, wall_mac, remote_mac, match, wall_config=N
 
     config = {"board": "wall", "match": match, "radio": {"peer": mac_text(remote_mac), "key": KEY}}
     config.update(wall_config or {})
-    wall = ScriptedBoard("wall", os.path.join(str(folder), "wall"), config, firmware=firmware, power=False,
-                         radio=hub, name="wall", unique_id=wall_mac, **wall_options)
+    wall = ScriptedBoard(
+        "wall",
+        os.path.join(str(folder), "wall"),
+        config,
+        firmware=firmware,
+        power=False,
+        radio=hub,
+        name="wall",
+        unique_id=wall_mac,
+        **wall_options,
+    )
     try:
-        remote = ScriptedBoard("referee", os.path.join(str(folder), "remote"),
-                               {"board": "referee", "radio": {"peer": mac_text(wall_mac), "key": KEY}},
-                               firmware=firmware, power=False, radio=hub, name="remote", unique_id=remote_mac)
+        remote = ScriptedBoard(
+            "referee",
+            os.path.join(str(folder), "remote"),
+            {"board": "referee", "radio": {"peer": mac_text(wall_mac), "key": KEY}},
+            firmware=firmware,
+            power=False,
+            radio=hub,
+            name="remote",
+            unique_id=remote_mac,
+        )
     except BaseException:
         wall.close()
         raise
@@ -189,6 +213,7 @@ def frame_seq(frame):
 
 # ---- a command's output, line by line ------------------------------------------------------------
 
+
 class LineProcess:
     """A long-running command (`carom sim`, `carom hall`, a MicroPython program) as a subprocess in its
     own session: its output (stdout and stderr) read line by line on a thread, wait_line() for a line,
@@ -198,9 +223,16 @@ class LineProcess:
     url = None  # where it serves, once a subclass read it from the output
 
     def __init__(self, cmd, cwd=ROOT, env=None, stdin=False):
-        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, text=True,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )
         self.lines = []
         self._q = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -263,8 +295,9 @@ class LineProcess:
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
-            raise AssertionError("%s did not stop within %d s of Ctrl-C:\n%s" % (self.name, timeout,
-                                                                                "\n".join(self.lines)))
+            raise AssertionError(
+                "%s did not stop within %d s of Ctrl-C:\n%s" % (self.name, timeout, "\n".join(self.lines))
+            )
         self._drain()
         return code
 
@@ -283,6 +316,7 @@ class LineProcess:
 
 
 # ---- MQTT ----------------------------------------------------------------------------------------
+
 
 @contextlib.contextmanager
 def running_mosquitto():
@@ -359,6 +393,7 @@ class Listener:
 
 # ---- a board that does not answer ----------------------------------------------------
 
+
 class Pty:
     """A pseudo-terminal whose other end this test holds: `path` is the port carom opens."""
 
@@ -397,7 +432,7 @@ class Pty:
             got += data
             if not entered and b"\x01" in got:
                 os.write(self.master, b"raw REPL; CTRL-B to exit\r\n>")
-                got = got[got.index(b"\x01") + 1:]
+                got = got[got.index(b"\x01") + 1 :]
                 entered = True
             if entered and b"\x04" in got:
                 os.write(self.master, b"soft reboot\r\nraw REPL; CTRL-B to exit\r\n>")
@@ -412,6 +447,7 @@ class Pty:
 
 
 # ---- an ESP32's ROM loader, emulated (PyPI esp32-mock-bootloader) -----------------------------------
+
 
 def make_image(chip_id, payload=8192, seed=0):
     """A small ESP image that esptool's parser accepts, followed by random bytes."""
@@ -441,9 +477,24 @@ def start_mock_bootloader(folder, chip="esp32", n=0):
     port_file = os.path.join(str(folder), "mock-port-%d" % n)
     env = dict(os.environ, ESP32_MOCK_BOOTLOADER_STATE_DIR=os.path.join(str(folder), "mock-state"))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "esp32_mock_bootloader.cli", "run", "--chip", chip,
-         "--port", "0", "--port-file", port_file, "--timeout", "300"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+        [
+            sys.executable,
+            "-m",
+            "esp32_mock_bootloader.cli",
+            "run",
+            "--chip",
+            chip,
+            "--port",
+            "0",
+            "--port-file",
+            port_file,
+            "--timeout",
+            "300",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
     )
     # The mock writes its port to the file after bind() and listen().
     deadline = time.monotonic() + 20

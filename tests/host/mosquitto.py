@@ -33,8 +33,9 @@ class Mosquitto:
         self.proc = None
 
     def start(self, timeout=10):
-        self.proc = subprocess.Popen([EXE, "-c", self.conf], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     text=True)
+        self.proc = subprocess.Popen(
+            [EXE, "-c", self.conf], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
         reader = threading.Thread(target=self._read_log, args=(self.proc,), daemon=True)
         reader.start()
         end = time.monotonic() + timeout
@@ -106,8 +107,12 @@ class SecureMosquitto(Mosquitto):
         passwords = os.path.join(self.dir, "passwords")
         with open(passwords, "w") as f:  # plain "user:password" lines, hashed in place by mosquitto_passwd -U
             f.write("".join("%s:%s\n" % kv for kv in users.items()))
-        subprocess.run([shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd", "-U", passwords],
-                       check=True, capture_output=True, timeout=30)
+        subprocess.run(
+            [shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd", "-U", passwords],
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
         acl_file = os.path.join(self.dir, "acl")
         with open(acl_file, "w") as f:
             f.write(acl)

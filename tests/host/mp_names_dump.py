@@ -21,9 +21,29 @@ def walk(o, depth):
             continue
         if type(v) is type or type(v).__name__ == "module":
             walk(v, depth + 1)
+
+
 import builtins
+
 walk(builtins, 0)
-for t in (str, bytes, bytearray, list, dict, tuple, int, float, set, frozenset, memoryview, type, object, Exception, range, slice):
+for t in (
+    str,
+    bytes,
+    bytearray,
+    list,
+    dict,
+    tuple,
+    int,
+    float,
+    set,
+    frozenset,
+    memoryview,
+    type,
+    object,
+    Exception,
+    range,
+    slice,
+):
     walk(t, 0)
 mods = "array asyncio binascii builtins cmath collections deflate errno gc hashlib heapq io json machine math micropython os platform random re select socket ssl struct sys time uctypes vfs framebuf btree cryptolib _thread termios ffi websocket bluetooth uasyncio asyncio.core asyncio.event asyncio.funcs asyncio.lock asyncio.stream".split()
 for m in mods:

@@ -45,6 +45,7 @@ def _texts(svg):
 
 # ---- the multiplex ----------------------------------------------------------------------------
 
+
 def test_average_current_follows_the_datasheet_frame_and_the_one_eighth_rule():
     # the datasheet: a digit lit 1024 µs of a 9504 µs frame (9 slots of 1056 µs), level n lights (n+1)/16
     for level in (0, 7, 15):
@@ -64,6 +65,7 @@ def test_the_peak_for_a_steady_look_is_the_inverse_of_the_average():
 
 
 # ---- one LED string ---------------------------------------------------------------------------------
+
 
 def _loop_ma(supply, leds, ohm, lit, which):
     """The string's current solved by bisection from the raw figures: the supply equals the drop
@@ -87,11 +89,21 @@ def _loop_ma(supply, leds, ohm, lit, which):
     return lo
 
 
-@pytest.mark.parametrize("leds, ohm, lit, which", [(4, 39, 1, "typ"), (4, 39, 8, "typ"), (4, 39, 8, "max"),
-                                                   (2, 110, 1, "typ"), (2, 110, 8, "max"), (4, 91, 8, "typ")])
+@pytest.mark.parametrize(
+    "leds, ohm, lit, which",
+    [
+        (4, 39, 1, "typ"),
+        (4, 39, 8, "typ"),
+        (4, 39, 8, "max"),
+        (2, 110, 1, "typ"),
+        (2, 110, 8, "max"),
+        (4, 91, 8, "typ"),
+    ],
+)
 def test_a_string_current_solves_its_loop(leds, ohm, lit, which):
-    assert bd.string_ma(D, leds, ohm, lit, which) == pytest.approx(_loop_ma(D.supply_v, leds, ohm, lit, which),
-                                                                   abs=1e-6)
+    assert bd.string_ma(D, leds, ohm, lit, which) == pytest.approx(
+        _loop_ma(D.supply_v, leds, ohm, lit, which), abs=1e-6
+    )
 
 
 def test_a_supply_below_the_leds_gives_no_current_and_a_design_on_it_is_refused():
@@ -105,7 +117,7 @@ def test_each_resistor_is_the_smallest_e24_value_that_keeps_its_string_at_its_ta
     for r in (seg, dp):
         assert r.ohm / 10 ** int(len(str(int(r.ohm))) - 2) in bd.E24
         assert bd.string_ma(D, r.leds, r.ohm) <= D.peak_ma
-        lower = [v * 10 ** k for k in range(0, 4) for v in bd.E24 if v * 10 ** k < r.ohm][-1]
+        lower = [v * 10**k for k in range(0, 4) for v in bd.E24 if v * 10**k < r.ohm][-1]
         assert bd.string_ma(D, r.leds, lower) > D.peak_ma
     # the colon: segment b's resistor plus its own, the same rule for the sum
     assert bd.string_ma(D, colon.leds, seg.ohm + colon.ohm) <= D.peak_ma
@@ -144,17 +156,30 @@ def test_the_limits_fail_where_they_should():
 
 # ---- the chip's lines ----------------------------------------------------------------------------------
 
+
 def test_the_lines_are_adafruits_layout_with_the_datasheet_names():
     got = [(ln.what, ln.com, ln.row) for ln in bd.lines()]
-    assert got[:5] == [("digit 1", 0, None), ("digit 2", 1, None), ("digit 3", 3, None), ("digit 4", 4, None),
-                       ("colon", 2, 1)]
+    assert got[:5] == [
+        ("digit 1", 0, None),
+        ("digit 2", 1, None),
+        ("digit 3", 3, None),
+        ("digit 4", 4, None),
+        ("colon", 2, 1),
+    ]
     assert got[5:] == [("segment " + s, None, k) for k, s in enumerate(list("abcdefg") + ["dp"])]
-    assert [bd.row_name(n) for n in (0, 1, 2, 3, 7, 15)] == ["ROW0/A2", "ROW1/A1", "ROW2/A0", "ROW3/K1",
-                                                             "ROW7/K5", "ROW15/K13/INT"]
+    assert [bd.row_name(n) for n in (0, 1, 2, 3, 7, 15)] == [
+        "ROW0/A2",
+        "ROW1/A1",
+        "ROW2/A0",
+        "ROW3/K1",
+        "ROW7/K5",
+        "ROW15/K13/INT",
+    ]
     assert [bd.com_name(n) for n in (0, 1, 3, 4)] == ["COM0/AD", "COM1/KS0", "COM3/KS2", "COM4"]
 
 
 # ---- reading distance ----------------------------------------------------------------------------------
+
 
 def test_reading_distances_follow_thirty_feet_per_inch():
     assert bd.legible_m(1.0) == pytest.approx(30 * 0.3048)
@@ -162,19 +187,41 @@ def test_reading_distances_follow_thirty_feet_per_inch():
     assert bd.min_size_in(6, comfortable=False) == pytest.approx(6 / 9.144)
     assert bd.legible_m(0.56) < 6 < bd.comfortable_m(1.0) < bd.comfortable_m(1.2)  # the issue's reading of 3-6 m
     page = bd.digit_size_markdown()
-    assert "| 6 m | 0.66\" | 0.98\" | too small | comfortable | comfortable |" in page
+    assert '| 6 m | 0.66" | 0.98" | too small | comfortable | comfortable |' in page
     assert "[bigger-digits.md](bigger-digits.md)" in page
     assert '"+" → 5V' in page and '"IO" → 3V3' in page  # the 1.2" backpack's pins, from parts.py
 
 
 # ---- the picture ---------------------------------------------------------------------------------------
 
+
 def test_the_schematic_is_svg_naming_its_parts_and_values():
     texts = _texts(bd.schematic_svg())
     joined = " ".join(texts)
-    for name in ("HT16K33", "74HC541", "74HC540", "TBD62783A", "ULN2803A", "ROW3/K1", "COM0/AD", "VDD", "VSS",
-                 "SDA", "SCL", "I1", "O1", "VCC", "1B", "1C", "+12 V", "+5 V", "39 Ω, 1/4 W", "220 kΩ", "100 kΩ",
-                 "10 kΩ"):
+    for name in (
+        "HT16K33",
+        "74HC541",
+        "74HC540",
+        "TBD62783A",
+        "ULN2803A",
+        "ROW3/K1",
+        "COM0/AD",
+        "VDD",
+        "VSS",
+        "SDA",
+        "SCL",
+        "I1",
+        "O1",
+        "VCC",
+        "1B",
+        "1C",
+        "+12 V",
+        "+5 V",
+        "39 Ω, 1/4 W",
+        "220 kΩ",
+        "100 kΩ",
+        "10 kΩ",
+    ):
         assert name in texts or name in joined, name
 
 
@@ -182,8 +229,13 @@ def test_the_files_are_the_same_bytes_from_two_processes_and_equal_the_functions
     outs = []
     for run in ("a", "b"):
         out = tmp_path / run
-        r = subprocess.run([sys.executable, "-m", "host_tools.hardware.bigdigits", str(out)], cwd=ROOT,
-                           capture_output=True, text=True, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-m", "host_tools.hardware.bigdigits", str(out)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert r.returncode == 0, r.stderr
         outs.append({rel: (out / rel).read_bytes() for rel, _ in bd.PAGES})
     assert outs[0] == outs[1]
@@ -206,6 +258,7 @@ def test_the_picture_follows_the_supply_and_the_leds_in_a_segment():
 
 
 # ---- the pages -------------------------------------------------------------------------------------------
+
 
 def test_the_page_follows_the_data():
     page = bd.page_markdown()

@@ -81,8 +81,11 @@ def test_a_changed_pin_and_address_reach_every_file(place):
     assert "current" in ok(run("docs", "--check", "--out", str(docs)))
     before = {f.format(n="mini"): read(docs / "boards" / f.format(n="mini")) for f in FILES}
     card = read(docs / "boards" / "mini" / "card.html")
-    others = {p: read(p) for p in (docs / "boards").rglob("*") if p.is_file() and "mini" not in p.name
-              and p.parent.name != "mini"}
+    others = {
+        p: read(p)
+        for p in (docs / "boards").rglob("*")
+        if p.is_file() and "mini" not in p.name and p.parent.name != "mini"
+    }
 
     def change(d):
         d["buttons"]["end"].update(pin=35, pull=None)  # GPIO35: input only, no pull-up of its own
@@ -106,10 +109,10 @@ def test_a_changed_pin_and_address_reach_every_file(place):
     assert others == {p: read(p) for p in others}  # the other boards' files untouched
 
     page = after["mini.md"].decode()
-    assert "| GPIO35 | button \"end\"" in page and "external 10 kΩ pull-up to 3V3" in page
+    assert '| GPIO35 | button "end"' in page and "external 10 kΩ pull-up to 3V3" in page
     assert "GPIO33" not in page
     assert "| 0 | 0x75 | A0 + A2 |" in page and "0x71" not in page
-    assert "bus 0 0x75 1.2\" 7-segment" in page  # the power budget's row
+    assert 'bus 0 0x75 1.2" 7-segment' in page  # the power budget's row
     assert "1 external pull resistor (pressed)" in page
     rows = list(csv.DictReader(io.StringIO(after["mini/parts.csv"].decode())))
     pull = [r for r in rows if r["item"] == "resistor-pull"]
@@ -133,8 +136,9 @@ def test_a_board_a_user_adds_gets_its_pages(place):
     edit(place["boards"] / "club.json", lambda d: d.update(name="club"))
     out = run("docs", "--check", "--out", str(docs))
     assert out.returncode == 1
-    assert sorted(ln.split(": ")[0].rsplit("boards/", 1)[1] for ln in out.stderr.splitlines()
-                  if ln.endswith(": missing")) == sorted(f.format(name="club") for f in ROWS)
+    assert sorted(
+        ln.split(": ")[0].rsplit("boards/", 1)[1] for ln in out.stderr.splitlines() if ln.endswith(": missing")
+    ) == sorted(f.format(name="club") for f in ROWS)
     assert "%d files written" % len(ROWS) in ok(run("docs", "--out", str(docs)))
     page = read(docs / "boards" / "club.md").decode()
     assert page.startswith("# Board `club`") and "boards/club.json" in page and "(club/wiring.png)" in page

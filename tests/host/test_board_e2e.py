@@ -100,7 +100,7 @@ def test_display_unplugged_mid_match(wall):
     assert s["fields"]["message"] != "E 71"
 
 
-HANG = '''
+HANG = """
 # Test only: a driver that hangs once /hang exists on the flash.
 _real_poll = ButtonGroup.poll
 def _poll(self, now):
@@ -111,7 +111,7 @@ def _poll(self, now):
         return _real_poll(self, now)
     time.sleep_ms(20000)
 ButtonGroup.poll = _poll
-'''
+"""
 
 
 def test_watchdog_resets_a_hung_board_then_safe_boot(wall):
@@ -186,22 +186,39 @@ def test_power_cut_and_back(wall):
 
 def test_headless_cli_on_the_mini_board():
     script = "press point\npress point\npress point\npress end\nbogus\nwait 1\n"
-    out = subprocess.run([sys.executable, "-m", "host_tools", "sim", "--headless", "--board", "mini"],
-                         input=script, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "host_tools", "sim", "--headless", "--board", "mini"],
+        input=script,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     docs = [json.loads(l) for l in out.stdout.splitlines()]
     assert len(docs) == 7  # the state at power-on, then one per line
     assert docs[3]["displays"] == {"0x70": "   2.", "0x71": "   0"}  # the point shows whose turn it is
     assert docs[4]["displays"] == {"0x70": "   2", "0x71": "   0."}
     assert docs[5]["refused"].startswith("unknown or malformed line")
-    out = subprocess.run([sys.executable, "-m", "host_tools", "sim", "--headless", "--board", "nope"],
-                         input="", capture_output=True, text=True, cwd=ROOT, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "host_tools", "sim", "--headless", "--board", "nope"],
+        input="",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert out.returncode == 1 and out.stderr.startswith("carom: no board 'nope'")
 
 
 def test_configuration_brightness_volume_and_a_bad_file(tmp_path):
-    good = {"board": "wall", "display": {"brightness": 3}, "sound": {"volume": 0},
-            "players": {"A": {"name": "Anna"}}, "match": {"game": "one_cushion", "target": 4}}
+    good = {
+        "board": "wall",
+        "display": {"brightness": 3},
+        "sound": {"volume": 0},
+        "players": {"A": {"name": "Anna"}},
+        "match": {"game": "one_cushion", "target": 4},
+    }
     with ScriptedBoard("wall", str(tmp_path / "flash"), config=good) as sb:
         s = step(sb, "press A.point")
         assert all(sb.vb.chip(a, b).brightness == 3 for (b, a) in sb.vb.chips())
@@ -223,8 +240,12 @@ def test_configuration_brightness_volume_and_a_bad_file(tmp_path):
 
 
 def test_finished_match_goes_to_the_history(tmp_path):
-    config = {"board": "wall", "name": "Table 3", "players": {"A": {"name": "Anna", "club": "BC"}},
-              "match": {"game": "three_cushion", "target": 2}}
+    config = {
+        "board": "wall",
+        "name": "Table 3",
+        "players": {"A": {"name": "Anna", "club": "BC"}},
+        "match": {"game": "three_cushion", "target": 2},
+    }
     with ScriptedBoard("wall", str(tmp_path / "flash"), config=config) as sb:
         for line in ("press A.point", "press A.point", "press A.end", "press B.point", "press B.point"):
             assert sb.line(line) is None

@@ -53,7 +53,9 @@ json_values = st.recursive(
     | st.integers(-5, 200000)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.sampled_from(["", "0x70", "0x80", "up", "A.score", "seg7", "point", "wall", "x"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["pin", "addr", "show", "zz"]), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["pin", "addr", "show", "zz"]), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -170,8 +172,14 @@ def test_build_keeps_each_board_definitions_checked_form_as_the_board_would(tmp_
     for exe in (venv_exe("micropython"), micropython32_exe()):
         if exe is None:
             continue
-        out = subprocess.run([exe, "-c", _OK_CHECK], cwd=str(tmp_path), capture_output=True, text=True,
-                             env=dict(os.environ, MICROPYPATH="."), timeout=60)
+        out = subprocess.run(
+            [exe, "-c", _OK_CHECK],
+            cwd=str(tmp_path),
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, MICROPYPATH="."),
+            timeout=60,
+        )
         assert out.returncode == 0 and "kept forms taken" in out.stdout, out.stderr
     # A definition changed after the build is checked again (its CRC no longer matches).
     with open(tmp_path / "boards" / "mini.json", "a") as f:
@@ -182,8 +190,7 @@ def test_build_keeps_each_board_definitions_checked_form_as_the_board_would(tmp_
     os.chdir(str(tmp_path))
     try:
         calls = []
-        checked.load("boards/mini.json", "boards/mini.ok", lambda: calls.append(1) or ({}, False),
-                     "boarddef")
+        checked.load("boards/mini.json", "boards/mini.ok", lambda: calls.append(1) or ({}, False), "boarddef")
         assert calls == [1]
     finally:
         os.chdir(here)

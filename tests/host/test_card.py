@@ -92,8 +92,12 @@ def test_every_code_has_its_help_and_its_line():
     wall_codes = [c for c, _ in errorhelp.lines(wall)]
     referee_codes = [c for c, _ in errorhelp.lines(referee)]
     assert "E 10-E 16" in wall_codes and "E 70-77, E 80-87" in wall_codes and "E 40" not in wall_codes
-    assert referee_codes == ["E %d" % errorcodes.ERROR_NO_ACK, "E %d" % errorcodes.ERROR_NOT_PAIRED,
-                             "E %d" % errorcodes.ERROR_BOOT_COUNTER, "E %d" % errorcodes.ERROR_BOOT_LIMIT]
+    assert referee_codes == [
+        "E %d" % errorcodes.ERROR_NO_ACK,
+        "E %d" % errorcodes.ERROR_NOT_PAIRED,
+        "E %d" % errorcodes.ERROR_BOOT_COUNTER,
+        "E %d" % errorcodes.ERROR_BOOT_LIMIT,
+    ]
     for board in (wall, referee):
         page = card.card_html(board)
         for code, short in errorhelp.lines(board):
@@ -135,8 +139,7 @@ def test_chromium_prints_each_card_on_one_page(name, tmp_path):
 
     if find_chromium() is None:
         pytest.skip("no Chromium to print with (tools/deps.sh installs Debian's)")
-    out = carom("board", "card", name, "--out", str(tmp_path / "c.html"), "--pdf", str(tmp_path / "c.pdf"),
-                timeout=180)
+    out = carom("board", "card", name, "--out", str(tmp_path / "c.html"), "--pdf", str(tmp_path / "c.pdf"), timeout=180)
     assert out.returncode == 0, out.stderr
     pdf = (tmp_path / "c.pdf").read_bytes()
     assert pdf.startswith(b"%PDF-")

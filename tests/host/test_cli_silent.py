@@ -77,9 +77,15 @@ def test_unpair_silent(silent_pty):
     refused(carom("pair", "--unpair", "-d", silent_pty, "--timeout", "1", timeout=60), silent_pty)
 
 
-@pytest.mark.parametrize("command", [
-    ["config", "show"], ["config", "get", "display.brightness"], ["report"], ["deploy", "--board", "wall"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["config", "show"],
+        ["config", "get", "display.brightness"],
+        ["report"],
+        ["deploy", "--board", "wall"],
+    ],
+)
 def test_other_commands_silent_pty(silent_pty, command):
     """Tried: config show/get, report and deploy against a pty nobody answers."""
     out = carom(*command[:1], "-d", silent_pty, "--timeout", "1", *command[1:], timeout=120)

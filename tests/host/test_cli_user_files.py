@@ -18,8 +18,10 @@ from host_tools.commands.hall import MAX_PASSWORD_FILE
 COMMANDS = {
     "config import": (["config", "import", "{}", "-d", "/dev/null"], MAX_IMPORT_BYTES),
     "flash --firmware": (["flash", "--firmware", "{}", "-d", "/dev/null"], MAX_FIRMWARE_BYTES),
-    "hall --password-file": (["hall", "--broker", "127.0.0.1:1", "--listen", "127.0.0.1:0", "--user", "u",
-                              "--password-file", "{}"], MAX_PASSWORD_FILE),
+    "hall --password-file": (
+        ["hall", "--broker", "127.0.0.1:1", "--listen", "127.0.0.1:0", "--user", "u", "--password-file", "{}"],
+        MAX_PASSWORD_FILE,
+    ),
     "hall --results": (["hall", "--broker", "127.0.0.1:1", "--listen", "127.0.0.1:0", "--results", "{}"], None),
 }
 

@@ -50,11 +50,13 @@ SCALARS = (
     | st.integers(-2, 70000)
     | st.floats(allow_nan=True, allow_infinity=True)
     | st.text(max_size=40)
-    | st.sampled_from(["", "all", "spot", "white", "three_cushion", "***", "aa:bb:cc:dd:ee:ff", "ab" * 32,
-                       "point", "carom/", "wall"])
+    | st.sampled_from(
+        ["", "all", "spot", "white", "three_cushion", "***", "aa:bb:cc:dd:ee:ff", "ab" * 32, "point", "carom/", "wall"]
+    )
 )
 JSONISH = st.recursive(
-    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=20,
 )
 
@@ -161,11 +163,11 @@ def corrupted(draw):
         elif op == "insert":
             raw[i:i] = draw(st.binary(min_size=1, max_size=8))
         elif op == "delete":
-            del raw[i:i + draw(st.integers(1, 8))]
+            del raw[i : i + draw(st.integers(1, 8))]
         elif op == "cut":
             del raw[i:]
         else:
-            raw[i:i + 16] = bytes(len(raw[i:i + 16]))
+            raw[i : i + 16] = bytes(len(raw[i : i + 16]))
     return bytes(raw)
 
 

@@ -82,10 +82,12 @@ def test_keys_valid_only_together_are_set_in_one_command():
     assert new["match"] == {"sets": 2, "shootout": True, "deciding_target": 11}
     new = apply_settings({"board": "wall", "match": {"draw": False}}, ["match.shootout=on"])
     assert new["match"] == {"draw": False, "shootout": True}
-    for settings, message in ((["match.shootout=on"], "match.shootout: decides a draw that may not stand"),
-                              (["match.deciding_target=11"], "match.deciding_target: goes with match.sets"),
-                              (["match.sets=2", "match.shootout=maybe"], "match.shootout"),
-                              (["match.sets=99"], "match.sets")):
+    for settings, message in (
+        (["match.shootout=on"], "match.shootout: decides a draw that may not stand"),
+        (["match.deciding_target=11"], "match.deciding_target: goes with match.sets"),
+        (["match.sets=2", "match.shootout=maybe"], "match.shootout"),
+        (["match.sets=99"], "match.sets"),
+    ):
         try:
             apply_settings({"board": "wall"}, settings)
         except CommandError as e:
@@ -105,8 +107,10 @@ def test_bad_values_are_refused_and_nothing_is_written(tmp_path):
         bad_file.write_text(json.dumps({"board": "wall", "match": {"target": -1}}))
         not_json = tmp_path / "broken.json"
         not_json.write_text('{"board": "wall",')
-        cases = BAD + [(["import", str(bad_file)], "bad.json: match.target: -1 is not in 1..9999"),
-                       (["import", str(not_json)], "broken.json is not valid JSON")]
+        cases = BAD + [
+            (["import", str(bad_file)], "bad.json: match.target: -1 is not in 1..9999"),
+            (["import", str(not_json)], "broken.json is not valid JSON"),
+        ]
         for args, message in cases:
             out = carom("config", "--device", vb.serial_path, *args)
             assert out.returncode == 1, (args, out.stdout, out.stderr)
@@ -125,8 +129,21 @@ def test_secrets_show_export_import(tmp_path):
     vb = start(tmp_path, {"board": "wall"}, serial=True)
     try:
         dev = vb.serial_path
-        ok(carom("config", "--device", dev, "--no-reset", "set", "wifi.ssid=Hall 2", "wifi.password=hunter2hunter",
-                 "name=Table 7", "match.game=one_cushion", "match.target=40", "buttons.long_ms=1500"))
+        ok(
+            carom(
+                "config",
+                "--device",
+                dev,
+                "--no-reset",
+                "set",
+                "wifi.ssid=Hall 2",
+                "wifi.password=hunter2hunter",
+                "name=Table 7",
+                "match.game=one_cushion",
+                "match.target=40",
+                "buttons.long_ms=1500",
+            )
+        )
         shown = ok(carom("config", "--device", dev, "show"))
         assert "hunter2hunter" not in shown
         full = json.loads(shown)
@@ -173,21 +190,27 @@ def test_invalid_config_says_what_the_board_shows(tmp_path):
         assert out.returncode == 1 and "Traceback" not in out.stderr
         assert out.stderr.strip() == (
             "carom: the board's config.json is invalid (the board runs its last good configuration "
-            "(config.good.json), showing E 20): config.json: match.target: 0 is not in 1..9999"), out.stderr
+            "(config.good.json), showing E 20): config.json: match.target: 0 is not in 1..9999"
+        ), out.stderr
         os.remove(vb.flash_path("/config.good.json"))
         for args in (["show"], ["get", "match.target"]):
             out = carom("config", "--device", vb.serial_path, "--no-reset", *args)
             assert out.returncode == 1 and out.stderr.strip() == (
                 "carom: the board's config.json is invalid (the board has no good copy of it, so it runs the "
-                "defaults, showing E 22): config.json: match.target: 0 is not in 1..9999"), out.stderr
+                "defaults, showing E 22): config.json: match.target: 0 is not in 1..9999"
+            ), out.stderr
         vb.write_file("/config.json", '{"board": "wall", ')
         out = carom("config", "--device", vb.serial_path, "--no-reset", "show")
         assert out.returncode == 1 and "not valid JSON" in out.stderr and "showing E 22" in out.stderr, out.stderr
         out = carom("doctor", "--device", vb.serial_path)
         assert out.returncode == 1 and "showing E 22" in out.stdout, out.stdout
-        vb.wait_for(lambda b: any(text(b, d["addr"] if isinstance(d["addr"], int) else int(d["addr"], 16),
-                                       d["bus"]).strip() == "E 22"
-                                  for d in board_def("wall")["displays"]), timeout=30)
+        vb.wait_for(
+            lambda b: any(
+                text(b, d["addr"] if isinstance(d["addr"], int) else int(d["addr"], 16), d["bus"]).strip() == "E 22"
+                for d in board_def("wall")["displays"]
+            ),
+            timeout=30,
+        )
     finally:
         vb.close()
 

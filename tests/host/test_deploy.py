@@ -68,8 +68,9 @@ def test_deploy_to_a_fresh_board_then_nothing_then_one_file(fresh, tmp_path):
     vb.wait_for(lambda b: RUNNING % "wall" in b.stdout)
     assert vb.boots[-1].cause == SOFT_RESET and vb.boots[-1].kind == "chip"
     # The app runs from the .mpy files (asked through the real mpremote).
-    got = run_mpremote(vb.serial_path, "exec",
-                       "import app, rules, view; print(app.__file__, rules.__file__, view.__file__)", text=True)
+    got = run_mpremote(
+        vb.serial_path, "exec", "import app, rules, view; print(app.__file__, rules.__file__, view.__file__)", text=True
+    )
     assert got.returncode == 0, got.stderr
     assert got.stdout.split() == ["app.mpy", "rules.mpy", "view.mpy"]
 
@@ -149,8 +150,12 @@ def test_a_module_gone_from_the_build_is_removed_but_never_config_or_data(fresh)
     vb.write_file("/gone.mpy", b"M\x06\x00\x1f")  # a module an older firmware had
     vb.write_file("/config.json", json.dumps({"board": "wall", "name": "Table 2"}))
     vb.write_file("/data/history/000001.json", "{}")
-    listed = {"/gone.mpy": "0" * 64, "/config.json": "0" * 64, "/data/history/000001.json": "0" * 64,
-              "/main.py": "0" * 64}
+    listed = {
+        "/gone.mpy": "0" * 64,
+        "/config.json": "0" * 64,
+        "/data/history/000001.json": "0" * 64,
+        "/main.py": "0" * 64,
+    }
     vb.write_file("/deploy.json", json.dumps({"format": 1, "files": listed}))  # e.g. edited by hand
     out = ok(carom("deploy", "--device", vb.serial_path, "--board", "wall"))
     assert "removed gone.mpy" in out and not os.path.exists(vb.flash_path("/gone.mpy"))

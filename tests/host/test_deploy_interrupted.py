@@ -68,7 +68,7 @@ def start_old_board(tmp_path, old):
 
 
 def firmware_state(vb, old, new):
-    """"old" or "new" when every firmware file on the flash is that build's; else the mix."""
+    """ "old" or "new" when every firmware file on the flash is that build's; else the mix."""
     got = {}
     for path in old:
         try:
@@ -79,8 +79,16 @@ def firmware_state(vb, old, new):
     for name, files in (("old", old), ("new", new)):
         if all(got[p] == hashlib.sha256(files[p]).digest() for p in files):
             return name
-    return {p: ("old" if got[p] == hashlib.sha256(old[p]).digest() else
-                "new" if got[p] == hashlib.sha256(new[p]).digest() else "other") for p in old}
+    return {
+        p: (
+            "old"
+            if got[p] == hashlib.sha256(old[p]).digest()
+            else "new"
+            if got[p] == hashlib.sha256(new[p]).digest()
+            else "other"
+        )
+        for p in old
+    }
 
 
 def staged_count(vb):
@@ -113,9 +121,14 @@ def files_sent(stderr):
 
 
 def start_deploy(vb, new_fw):
-    return subprocess.Popen([sys.executable, "-m", "host_tools", "deploy", "--device", vb.serial_path,
-                             "--board", "wall"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT, env=dict(os.environ, CAROM_FIRMWARE=new_fw))
+    return subprocess.Popen(
+        [sys.executable, "-m", "host_tools", "deploy", "--device", vb.serial_path, "--board", "wall"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, CAROM_FIRMWARE=new_fw),
+    )
 
 
 def wait_staged(vb, proc, k, timeout=60):

@@ -84,7 +84,8 @@ def test_every_command_is_known():
     for path in pages():
         for line, cmd in commands(path):
             assert not_run(cmd) or cmd.startswith((".venv/bin/carom ", ".venv/bin/mpremote devs")), (
-                "%s:%d: %s: neither run by the tests nor in NOT_RUN" % (os.path.relpath(path, ROOT), line, cmd))
+                "%s:%d: %s: neither run by the tests nor in NOT_RUN" % (os.path.relpath(path, ROOT), line, cmd)
+            )
 
 
 class Bench:
@@ -128,26 +129,44 @@ class Bench:
         return cmd, board
 
     def run(self, cmd, timeout=240):
-        return subprocess.run(["sh", "-c", cmd], cwd=self.scratch, capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            ["sh", "-c", cmd],
+            cwd=self.scratch,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
 
     def identify(self, cmd, vb):
         """`carom doctor --identify`: a press shows its name here, a long press ends it (exit 0)."""
-        proc = subprocess.Popen(["sh", "-c", cmd], cwd=self.scratch, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            ["sh", "-c", cmd],
+            cwd=self.scratch,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
         lines = []
         try:
             import threading
 
             reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
             reader.start()
-            wait_until(lambda: any(ln.startswith("  press a button") for ln in lines) or proc.poll() is not None,
-                       timeout=60, what="the identify mode's first line")
+            wait_until(
+                lambda: any(ln.startswith("  press a button") for ln in lines) or proc.poll() is not None,
+                timeout=60,
+                what="the identify mode's first line",
+            )
             assert proc.poll() is None, "".join(lines) + proc.stderr.read()
             button = "foul" if "foul" in vb.buttons else sorted(vb.buttons)[0]
             vb.tap(button)
-            wait_until(lambda: any(ln.startswith("  button %s (GPIO" % button) for ln in lines), timeout=30,
-                       what="the name of the button pressed")
+            wait_until(
+                lambda: any(ln.startswith("  button %s (GPIO" % button) for ln in lines),
+                timeout=30,
+                what="the name of the button pressed",
+            )
             vb.press(button)
             out = proc.wait(timeout=60)
             vb.release(button)
@@ -168,7 +187,7 @@ def shown(vb, field):
         for part in parts:
             if part["field"] == field:
                 text = decode(vb.chip(int(d["addr"], 16), d["bus"]).ram, d["kind"]).text.replace(".", "")
-                return text[part["at"]:part["at"] + part["width"]].strip()
+                return text[part["at"] : part["at"] + part["width"]].strip()
     raise AssertionError("no display shows %s" % field)
 
 
@@ -179,11 +198,27 @@ def check_first_start(vb):
     said = section(page, "10.")
     names = dict(re.findall(r"players\.([AB])\.name=(\S+)", open(page, encoding="utf-8").read()))
     target = re.search(r"match\.target=(\d+)", open(page, encoding="utf-8").read()).group(1)
-    expected = {"message": "LAG", "A.score": "0", "B.score": "0", "A.innings": "0", "B.innings": "0",
-                "A.average": "0000", "B.average": "0000", "A.target": target, "B.target": target,
-                "A.name": names["A"], "B.name": names["B"]}
-    for words in ("the message display says `LAG`", "both scores `0`", "innings `0`", "averages `0.000`",
-                  "both targets the configured one (`%s`)" % target, "(or the names you set)"):
+    expected = {
+        "message": "LAG",
+        "A.score": "0",
+        "B.score": "0",
+        "A.innings": "0",
+        "B.innings": "0",
+        "A.average": "0000",
+        "B.average": "0000",
+        "A.target": target,
+        "B.target": target,
+        "A.name": names["A"],
+        "B.name": names["B"],
+    }
+    for words in (
+        "the message display says `LAG`",
+        "both scores `0`",
+        "innings `0`",
+        "averages `0.000`",
+        "both targets the configured one (`%s`)" % target,
+        "(or the names you set)",
+    ):
         assert words in said, "getting-started.md step 10 no longer says %r" % words
     wait_until(lambda: shown(vb, "message") == "LAG", timeout=30, what="the first start's LAG")
     got = {field: shown(vb, field) for field in expected}
@@ -217,22 +252,28 @@ def test_every_page_runs_as_written(tmp_path):
                 if " flash " in cmd:
                     said[cmd] = out.strip().replace(bench.mock_url, "/dev/ttyUSB0")
         # flashing.md: an image for another chip, refused
-        run, _ = bench.command(".venv/bin/carom flash --device /dev/ttyUSB0 --firmware ESP32_GENERIC_S3.bin",
-                               chip=ESP32_S3)
+        run, _ = bench.command(
+            ".venv/bin/carom flash --device /dev/ttyUSB0 --firmware ESP32_GENERIC_S3.bin", chip=ESP32_S3
+        )
         refused = bench.run(run)
         assert refused.returncode == 1, refused.stdout + refused.stderr
         said["refused"] = refused.stderr.strip().splitlines()[-1].replace(bench.mock_url, "/dev/ttyUSB0")
     finally:
         bench.close()
+
     def any_size(text):  # the image's size is the reader's own
         return re.sub(r"\(\d+ bytes\)", "(N bytes)", text)
 
     page = [any_size(q) for q in quoted(os.path.join(DOCS, "flashing.md"))]
     for cmd, line in said.items():
         assert any_size(line) in page, "flashing.md does not show what %s says:\n%s" % (cmd, line)
-    others = [c for p in pages() if os.path.basename(p) not in ("getting-started.md", "flashing.md",
-                                                                 "referee-box.md")
-              for _, c in commands(p) if not not_run(c)]
+    others = [
+        c
+        for p in pages()
+        if os.path.basename(p) not in ("getting-started.md", "flashing.md", "referee-box.md")
+        for _, c in commands(p)
+        if not not_run(c)
+    ]
     for cmd in others:  # a page outside the path above: its commands must not need a board
         assert "/dev/tty" not in cmd, cmd
         done = bench.run(cmd)
@@ -254,35 +295,64 @@ def test_the_quoted_messages_are_what_the_tools_say(tmp_path):
     full = list(range(0x70, 0x78))
     bus0 = "I2C bus 0 (SDA 21, SCL 22): "
     said = []
-    for bd, scan in ((load_board("mini"), {0: [0x70, 0x73]}),  # B.score with A1 bridged too
-                     (load_board("wall"), {0: [a for a in full if a != 0x72], 1: full}),  # 0x72 took another's
-                     (load_board("wall"), {0: [], 1: full})):  # nothing on bus 0
+    for bd, scan in (
+        (load_board("mini"), {0: [0x70, 0x73]}),  # B.score with A1 bridged too
+        (load_board("wall"), {0: [a for a in full if a != 0x72], 1: full}),  # 0x72 took another's
+        (load_board("wall"), {0: [], 1: full}),
+    ):  # nothing on bus 0
         said += ["FAIL  " + bus0 + t for mark, bus, t in diagnose_i2c(bd, scan) if mark == "fail"]
     import io
 
     c = Checklist(out=io.StringIO())
     check_release({"version": "1.20.0"}, "MicroPython 1.20.0 on Generic ESP32 module with ESP32", c)
     said += ["FAIL  " + p for p in c.problems]
-    missing = subprocess.run([sys.executable, "-m", "host_tools", "doctor", "--device", "/dev/ttyUSB0-none"],
-                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+    missing = subprocess.run(
+        [sys.executable, "-m", "host_tools", "doctor", "--device", "/dev/ttyUSB0-none"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     said += [ln.strip().replace("/dev/ttyUSB0-none", "/dev/ttyUSB0") for ln in missing.stdout.splitlines()]
-    deploy = subprocess.run([sys.executable, "-m", "host_tools", "deploy", "--device", "/dev/ttyUSB0-none",
-                             "--board", "wall"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    deploy = subprocess.run(
+        [sys.executable, "-m", "host_tools", "deploy", "--device", "/dev/ttyUSB0-none", "--board", "wall"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     said += [ln.strip().replace("/dev/ttyUSB0-none", "/dev/ttyUSB0") for ln in deploy.stderr.splitlines()]
     vb = VirtualBoard(tmp_path / "flash", board=board_def("wall"), serial=True)
     try:
         vb.power_on()
         vb.run_realtime()
-        holder = subprocess.Popen([sys.executable, "-c", "import serial, sys, time; s = serial.Serial(sys.argv[1], "
-                                   "exclusive=True); print('held', flush=True); time.sleep(120)", vb.serial_path],
-                                  stdout=subprocess.PIPE, text=True)
+        holder = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import serial, sys, time; s = serial.Serial(sys.argv[1], "
+                "exclusive=True); print('held', flush=True); time.sleep(120)",
+                vb.serial_path,
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert holder.stdout.readline().strip() == "held"
-            held = subprocess.run([sys.executable, "-m", "host_tools", "doctor", "--device", vb.serial_path],
-                                  capture_output=True, text=True, timeout=60, cwd=ROOT)
+            held = subprocess.run(
+                [sys.executable, "-m", "host_tools", "doctor", "--device", vb.serial_path],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=ROOT,
+            )
             said += [ln.strip().replace(vb.serial_path, "/dev/ttyUSB0") for ln in held.stdout.splitlines()]
-            mp = subprocess.run([os.path.join(os.path.dirname(sys.executable), "mpremote"), "connect",
-                                 vb.serial_path, "fs", "ls"], capture_output=True, text=True, timeout=60)
+            mp = subprocess.run(
+                [os.path.join(os.path.dirname(sys.executable), "mpremote"), "connect", vb.serial_path, "fs", "ls"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             mp_said = mp.stderr.strip().splitlines()[-1].replace(vb.serial_path, "/dev/ttyUSB0")
         finally:
             holder.kill()
@@ -309,4 +379,3 @@ def test_every_link_reaches_a_file():
                 continue
             dest = os.path.normpath(os.path.join(os.path.dirname(path), target.split("#")[0]))
             assert os.path.exists(dest), "%s links %s: no such file" % (os.path.relpath(path, ROOT), target)
-

@@ -56,10 +56,19 @@ def test_healthy_board(wall):
 
     with tempfile.TemporaryDirectory() as d:
         deployed = len(build(d))  # what carom deploy puts on a board
-    for expected in ("the board answers", "MicroPython 1.", "(.mpy v6, as carom deploy makes)", "flash:", "RAM:",
-                     "all %d files as deployed" % deployed, "config.json: valid (board wall", "boards/wall.json: valid",
-                     "I2C bus 0 (SDA 21, SCL 22): all 8 displays answer",
-                     "I2C bus 1 (SDA 32, SCL 33): all 8 displays answer", "the app starts: " + RUNNING):
+    for expected in (
+        "the board answers",
+        "MicroPython 1.",
+        "(.mpy v6, as carom deploy makes)",
+        "flash:",
+        "RAM:",
+        "all %d files as deployed" % deployed,
+        "config.json: valid (board wall",
+        "boards/wall.json: valid",
+        "I2C bus 0 (SDA 21, SCL 22): all 8 displays answer",
+        "I2C bus 1 (SDA 32, SCL 33): all 8 displays answer",
+        "the app starts: " + RUNNING,
+    ):
         assert expected in text, expected
     assert any(w.startswith("clock: not set") for w in c["warn"])  # a warning is not a failure
     assert got.stdout.splitlines()[-1] == "all good (1 warning)"
@@ -70,10 +79,12 @@ def test_unplugged_display(wall):
     got = carom("doctor", "--device", wall.serial_path)
     assert got.returncode == 1
     c = checklist(got.stdout)
-    assert c["FAIL"] == ["I2C bus 0 (SDA 21, SCL 22): the display at 0x71 (A.innings, A.run, seg7; player A's column, "
-                         "3rd from the top) does not answer: unplugged, loose wire or wrong address (bridge A0 only "
-                         "for 0x71; one at an address already in use answers as one with that display: the identify "
-                         "mode shows which)"]
+    assert c["FAIL"] == [
+        "I2C bus 0 (SDA 21, SCL 22): the display at 0x71 (A.innings, A.run, seg7; player A's column, "
+        "3rd from the top) does not answer: unplugged, loose wire or wrong address (bridge A0 only "
+        "for 0x71; one at an address already in use answers as one with that display: the identify "
+        "mode shows which)"
+    ]
     assert "I2C bus 1 (SDA 32, SCL 33): all 8 displays answer" in "\n".join(c["ok"])
     assert got.stderr.startswith("carom: 1 problem: I2C bus 0")
     wall.plug(0x71)
@@ -132,7 +143,8 @@ def test_a_mis_bridged_jumper_is_named(tmp_path):
     assert got.returncode == 1
     assert checklist(got.stdout)["FAIL"] == [
         "I2C bus 0 (SDA 21, SCL 22): 0x73 answers where 0x71 (B.score, seg7; player B's column) should be: likely its "
-        "address jumpers: A1 is bridged too; bridge A0 only"]
+        "address jumpers: A1 is bridged too; bridge A0 only"
+    ]
 
 
 def test_what_answered_where_is_diagnosed():
@@ -150,13 +162,23 @@ def test_what_answered_where_is_diagnosed():
     two["displays"][1].update(bus=1, addr="0x70")
     bd = boarddef.validate(two)
     got = diagnose_i2c(bd, {0: [0x70], 1: []})
-    assert got == [("ok", 0, "all 1 display answer (0x70)"),
-                   ("fail", 1, "no display answers (1 expected): the bus itself first: SDA and SCL swapped, no common "
-                    "ground, the backpacks without power, or the bus not on these pins")]
+    assert got == [
+        ("ok", 0, "all 1 display answer (0x70)"),
+        (
+            "fail",
+            1,
+            "no display answers (1 expected): the bus itself first: SDA and SCL swapped, no common "
+            "ground, the backpacks without power, or the bus not on these pins",
+        ),
+    ]
     bd["displays"][1]["addr"] = 0x71  # B.score's backpack, meant for bus 1 at 0x71, hangs on bus 0
     got = diagnose_i2c(bd, {0: [0x70, 0x71], 1: [0x72]})
-    assert ("fail", 1, "the display at 0x71 (B.score, seg7; player B's column) answers on bus 0 instead: its SDA and "
-            "SCL go to bus 0's wires, not to bus 1's") in got
+    assert (
+        "fail",
+        1,
+        "the display at 0x71 (B.score, seg7; player B's column) answers on bus 0 instead: its SDA and "
+        "SCL go to bus 0's wires, not to bus 1's",
+    ) in got
     assert ("warn", 1, "0x72 answers but is not in the board definition") in got
     assert ("ok", 0, "all 1 display answer (0x70)") in got
     wall = load_board("wall")
@@ -171,7 +193,8 @@ def test_what_answered_where_is_diagnosed():
         "with that display: the identify mode shows which)",
         "the display at 0x75 (countdown, seg7; the centre, 2nd from the top) does not answer: unplugged, loose wire or "
         "wrong address (bridge A0 + A2 only for 0x75; one at an address already in use answers as one with that "
-        "display: the identify mode shows which)"]
+        "display: the identify mode shows which)",
+    ]
     got = diagnose_i2c(wall, {0: full, 1: "timed out"})
     assert [m for m, b, t in got if b == 1] == []  # check_i2c says the scan failed; nothing else of that bus
 
@@ -185,10 +208,11 @@ def test_a_micropython_older_than_the_firmware_needs_fails():
     c = Checklist(out=io.StringIO())
     old = ".".join(str(v) for v in (MICROPYTHON_OLDEST[0], MICROPYTHON_OLDEST[1] - 1, 0))
     assert check_release({"version": old}, "MicroPython %s on ESP32" % old, c) is False
-    assert c.problems == ["MicroPython %s on ESP32: older than the firmware needs: flash MicroPython %s or newer, the "
-                          "ESP32_GENERIC image from https://micropython.org/download/ESP32_GENERIC/ (carom flash; the "
-                          "project's tests run %s)" % (old, release_text(MICROPYTHON_OLDEST),
-                                                        c.problems[0].rsplit(" ", 1)[1][:-1])]
+    assert c.problems == [
+        "MicroPython %s on ESP32: older than the firmware needs: flash MicroPython %s or newer, the "
+        "ESP32_GENERIC image from https://micropython.org/download/ESP32_GENERIC/ (carom flash; the "
+        "project's tests run %s)" % (old, release_text(MICROPYTHON_OLDEST), c.problems[0].rsplit(" ", 1)[1][:-1])
+    ]
     assert "tests run v1." in c.problems[0]
     for fine in (release_text(MICROPYTHON_OLDEST)[1:], "1.29.0-preview", "2.0.0", "unknown"):
         assert check_release({"version": fine}, "x", c) is True
@@ -212,8 +236,9 @@ def test_an_empty_bus_whose_displays_answer_on_the_other_is_not_blamed_on_its_wi
     got = diagnose_i2c(boarddef.validate(two), {0: [0x70, 0x71], 1: []})
     bus1 = [t for m, b, t in got if b == 1]
     assert len(bus1) == 2 and "answers on bus 0 instead" in bus1[0], bus1
-    assert bus1[1].startswith("the display at 0x72 (A.innings, seg7; player A's column, 2nd from the top) does not "
-                              "answer"), bus1
+    assert bus1[1].startswith(
+        "the display at 0x72 (A.innings, seg7; player A's column, 2nd from the top) does not answer"
+    ), bus1
 
 
 def test_the_boards_clock_is_read_from_its_own_epoch():
@@ -259,7 +284,8 @@ def test_a_display_on_the_other_bus_is_named(tmp_path, firmware):
     c = checklist(got.stdout)
     assert c["FAIL"] == [
         "I2C bus 1 (SDA 25, SCL 26): the display at 0x71 (B.score, seg7; player B's column) answers on bus 0 "
-        "instead: its SDA and SCL go to bus 0's wires, not to bus 1's"], got.stdout
+        "instead: its SDA and SCL go to bus 0's wires, not to bus 1's"
+    ], got.stdout
     assert "I2C bus 0 (SDA 21, SCL 22): all 1 display answer (0x70)" in c["ok"]
 
 
@@ -303,15 +329,17 @@ def micropython_reporting(folder, version):
         f.write(REPORTS_OLDER % (version,))
     exe = os.path.join(folder, "micropython")
     with open(exe, "w") as f:
-        f.write("#!%s\n"
-                "import os, sys\n"
-                "real, args = %r, sys.argv[1:]\n"
-                "i = 0\n"
-                "while i < len(args) and args[i].startswith('-') and args[i] != '-c':\n"
-                "    i += 2 if args[i] == '-X' else 1\n"
-                "if i < len(args) and args[i] != '-c':\n"
-                "    args[i:i] = [%r]\n"
-                "os.execv(real, [real] + args)\n" % (sys.executable, default_micropython(), prelude))
+        f.write(
+            "#!%s\n"
+            "import os, sys\n"
+            "real, args = %r, sys.argv[1:]\n"
+            "i = 0\n"
+            "while i < len(args) and args[i].startswith('-') and args[i] != '-c':\n"
+            "    i += 2 if args[i] == '-X' else 1\n"
+            "if i < len(args) and args[i] != '-c':\n"
+            "    args[i:i] = [%r]\n"
+            "os.execv(real, [real] + args)\n" % (sys.executable, default_micropython(), prelude)
+        )
     os.chmod(exe, os.stat(exe).st_mode | stat.S_IXUSR)
     return exe
 
@@ -324,8 +352,9 @@ def test_a_board_with_an_older_micropython_fails(tmp_path, firmware):
 
     older = (MICROPYTHON_OLDEST[0], MICROPYTHON_OLDEST[1] - 1, 0, "")
     flash = lay_out_flash(tmp_path / "flash", {"board": "mini"}, firmware=firmware)
-    vb = VirtualBoard(flash, board=board_def("mini"), serial=True,
-                      micropython=micropython_reporting(str(tmp_path), older))
+    vb = VirtualBoard(
+        flash, board=board_def("mini"), serial=True, micropython=micropython_reporting(str(tmp_path), older)
+    )
     try:
         vb.power_on()
         vb.run_realtime()
@@ -338,7 +367,10 @@ def test_a_board_with_an_older_micropython_fails(tmp_path, firmware):
     c = checklist(got.stdout)
     assert len(c["FAIL"]) == 1, got.stdout
     assert c["FAIL"][0].startswith("MicroPython %s on " % said), c["FAIL"]
-    assert ": older than the firmware needs: flash MicroPython %s or newer, the ESP32_GENERIC image from %s " % (
-        release_text(MICROPYTHON_OLDEST), MICROPYTHON_DOWNLOAD) in c["FAIL"][0]
+    assert (
+        ": older than the firmware needs: flash MicroPython %s or newer, the ESP32_GENERIC image from %s "
+        % (release_text(MICROPYTHON_OLDEST), MICROPYTHON_DOWNLOAD)
+        in c["FAIL"][0]
+    )
     assert "I2C bus 0 (SDA 21, SCL 22): all 2 displays answer (0x70 0x71)" in c["ok"]  # the rest is checked
     assert got.stderr.startswith("carom: 1 problem: MicroPython %s on " % said)

@@ -55,8 +55,25 @@ def test_fallback_buses_and_14_segment_chips_are_the_wall_boards():
 
 # A cold half works on its hot twin's private state: one class in two files, so that the
 # rarely used half can leave RAM (cold.py). Only these pairs share underscore names.
-COLD_HALVES = {"rules_setup": "rules", "rules_events": "rules", "formats": "rules", "formats_rare": "rules", "formats_wall": "view", "rules_logback": "rules", "rules_state": "rules", "rules_innings": "rules", "store_snapshot": "store", "store_journal": "store", "store_checkpoint": "store", "store_history": "store", "store_reportfile": "store", "store_files": "store", "app_cold": "app",
-               "view_setup": "view", "config_edit": "config"}
+COLD_HALVES = {
+    "rules_setup": "rules",
+    "rules_events": "rules",
+    "formats": "rules",
+    "formats_rare": "rules",
+    "formats_wall": "view",
+    "rules_logback": "rules",
+    "rules_state": "rules",
+    "rules_innings": "rules",
+    "store_snapshot": "store",
+    "store_journal": "store",
+    "store_checkpoint": "store",
+    "store_history": "store",
+    "store_reportfile": "store",
+    "store_files": "store",
+    "app_cold": "app",
+    "view_setup": "view",
+    "config_edit": "config",
+}
 
 
 def test_no_module_uses_another_modules_private_names():
@@ -69,10 +86,17 @@ def test_no_module_uses_another_modules_private_names():
         tree = ast.parse(open(os.path.join(folder, name)).read())
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module != COLD_HALVES.get(module):
-                found += ["%s: from %s import %s" % (module, node.module, a.name) for a in node.names
-                          if a.name.startswith("_") and not a.name.startswith("__")]
-            if (module not in COLD_HALVES and isinstance(node, ast.Attribute) and node.attr.startswith("_")
-                    and not node.attr.startswith("__")
-                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+                found += [
+                    "%s: from %s import %s" % (module, node.module, a.name)
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+            if (
+                module not in COLD_HALVES
+                and isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+            ):
                 found.append("%s: %s.%s" % (module, ast.unparse(node.value), node.attr))
     assert not found, found

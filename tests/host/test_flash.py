@@ -49,7 +49,11 @@ NO_ANSWER_LIMIT = 30  # seconds within which "no answer" must be reported (espto
 def carom_flash(*args, timeout=RUN_TIMEOUT):
     return subprocess.run(
         [sys.executable, "-m", "host_tools", "flash", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -84,9 +88,28 @@ class TcpMock:
         """esptool's read-flash through the ROM loader (64-byte reads, no stub)."""
         out = tmp_path / ("readback-%x-%d.bin" % (offset, time.monotonic_ns()))
         r = subprocess.run(
-            [sys.executable, "-m", "esptool", "--chip", self.chip, "--port", self.url, "--no-stub",
-             "--before", "no-reset", "--after", "no-reset", "read-flash", hex(offset), str(size), str(out)],
-            capture_output=True, text=True, timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-m",
+                "esptool",
+                "--chip",
+                self.chip,
+                "--port",
+                self.url,
+                "--no-stub",
+                "--before",
+                "no-reset",
+                "--after",
+                "no-reset",
+                "read-flash",
+                hex(offset),
+                str(size),
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            stdin=subprocess.DEVNULL,
         )
         assert r.returncode == 0, r.stdout + r.stderr
         return out.read_bytes()
@@ -125,8 +148,10 @@ class PtyMock:
         self.stop = threading.Event()
         conn = BootloaderConnection(pty=self.pty)
         self.thread = threading.Thread(
-            target=handle_client, args=(conn, self.stop, chip),
-            kwargs={"exit_on_disconnect": True, "flash": self.flash}, daemon=True,
+            target=handle_client,
+            args=(conn, self.stop, chip),
+            kwargs={"exit_on_disconnect": True, "flash": self.flash},
+            daemon=True,
         )
         self.thread.start()
 
@@ -168,7 +193,10 @@ def test_esp32_image_written_at_0x1000_reads_back_byte_for_byte(tmp_path, tcp_mo
     assert "100%" in r.stderr and "[" + "#" * 30 + "]" in r.stderr
     assert "Found ESP32" in r.stderr
     assert r.stdout.strip() == "flashed %s (%d bytes) to the ESP32 on %s at 0x1000, MD5 verified" % (
-        fw, len(image), mock.url)
+        fw,
+        len(image),
+        mock.url,
+    )
     assert mock.read_flash(0x1000, len(image), tmp_path) == image
     assert mock.read_flash(0, 0x1000, tmp_path) == b"\xff" * 0x1000
 
@@ -185,7 +213,7 @@ def test_erase_clears_what_a_plain_write_leaves(tmp_path, tcp_mock):
     # A's bytes from 0x10000 on: well past B and past the 0xFF padding esptool
     # adds to the last block of an uncompressed write (up to 16 KB).
     keep_from = 0x10000
-    tail = a[keep_from - 0x1000:keep_from - 0x1000 + 8192]
+    tail = a[keep_from - 0x1000 : keep_from - 0x1000 + 8192]
     assert len(tail) == 8192 and 0x1000 + len(b) + 0x4000 <= keep_from
 
     assert carom_flash("-d", mock.url, "-f", fa).returncode == 0
@@ -214,18 +242,21 @@ def test_esp32s3_image_on_a_serial_path_written_at_0(tmp_path, pty_mock):
     assert r.returncode == 0, r.stderr
     assert "to the ESP32-S3 on %s at 0x0, after erasing the flash, MD5 verified" % mock.path in r.stdout
     data = bytes(mock.flash.data)
-    assert data[:len(image)] == image
-    assert data[len(image):] == b"\xff" * (len(data) - len(image))
+    assert data[: len(image)] == image
+    assert data[len(image) :] == b"\xff" * (len(data) - len(image))
 
 
 # ---------------------------------------------------------------------------
 # Refusals and failures: one clear line, exit 1, nothing written
 
 
-@pytest.mark.parametrize("mock_chip,image_chip,image_name,board_name", [
-    ("esp32", ESP32S3, "ESP32-S3", "ESP32"),
-    ("esp32c3", ESP32, "ESP32", "ESP32-C3"),
-])
+@pytest.mark.parametrize(
+    "mock_chip,image_chip,image_name,board_name",
+    [
+        ("esp32", ESP32S3, "ESP32-S3", "ESP32"),
+        ("esp32c3", ESP32, "ESP32", "ESP32-C3"),
+    ],
+)
 def test_wrong_chip_is_refused_before_writing(tmp_path, tcp_mock, mock_chip, image_chip, image_name, board_name):
     """An image built for another chip than the mock's (an S3 image to an
     ESP32, an ESP32 image to a C3): `carom: ... firmware for X ... is an Y ...
@@ -331,7 +362,7 @@ def _digest_offset(image):
         size = struct.unpack_from("<I", image, pos + 4)[0]
         pos += 8 + size
     pos += 16 - pos % 16
-    assert hashlib.sha256(image[:pos]).digest() == image[pos:pos + 32]
+    assert hashlib.sha256(image[:pos]).digest() == image[pos : pos + 32]
     return pos
 
 
@@ -380,7 +411,7 @@ def test_progress_bar_in_a_log_and_on_a_terminal():
     bar = ProgressBar(log)
     for done in range(0, 100_001, 4096):
         bar.update(done, 100_000, "Writing at 0x%08x" % (0x1000 + done))
-    bar.update(100_000, 100_000, "Writing at 0x%08x" % 0x19ea0)
+    bar.update(100_000, 100_000, "Writing at 0x%08x" % 0x19EA0)
     lines = log.text.splitlines()
     assert [ln[-4:] for ln in lines] == ["  0%", " 28%", " 53%", " 77%", "100%"], lines
     assert lines[-1].endswith("[" + "#" * 30 + "] 100%")

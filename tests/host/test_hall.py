@@ -45,6 +45,7 @@ def state_bytes(t):
 
 # ---- the model, without a broker ---------------------------------------------------------------
 
+
 def test_topics_and_states():
     hall = Hall("club/hall1")
     t = sim_table("t1", ["point"])
@@ -55,9 +56,14 @@ def test_topics_and_states():
     assert got["state"]["players"]["A"]["score"] == 1 and got["updates"] == 1 and got["updated"] == 100.0
     assert hall.handle("club/hall1/t1/status", b"offline", 101.0)[0][1]["status"] == "offline"
     # Garbage is counted and changes nothing.
-    for topic, payload in (("club/hall1/t1/state", b"{not json"), ("club/hall1/t1/state", b"[1, 2]"),
-                           ("club/hall1/t1/state", b'{"players": 3}'), ("club/hall1/t1/status", b"maybe"),
-                           ("club/hall1/t1/report", state_bytes(t)), ("club/hall1/t1/other", b"x")):
+    for topic, payload in (
+        ("club/hall1/t1/state", b"{not json"),
+        ("club/hall1/t1/state", b"[1, 2]"),
+        ("club/hall1/t1/state", b'{"players": 3}'),
+        ("club/hall1/t1/status", b"maybe"),
+        ("club/hall1/t1/report", state_bytes(t)),
+        ("club/hall1/t1/other", b"x"),
+    ):
         assert hall.handle(topic, payload, 102.0) == []
     assert hall.counts["rejected"] == 6 and hall.tables["t1"].status == "offline"
     assert hall.tables["t1"].state["players"]["A"]["score"] == 1
@@ -123,8 +129,13 @@ def test_csv_cells():
     assert len(rows) == 1
     r = rows[0]
     assert r["name_A"] == "'=HYPERLINK(1)" and r["name_B"] == "Bela Nagy"
-    assert (r["score_A"], r["score_B"], r["result"], r["winner"], r["game"]) == ("3", "0", "A", "'=HYPERLINK(1)",
-                                                                                 "three_cushion")
+    assert (r["score_A"], r["score_B"], r["result"], r["winner"], r["game"]) == (
+        "3",
+        "0",
+        "A",
+        "'=HYPERLINK(1)",
+        "three_cushion",
+    )
     assert r["received_at"] == "T1764489600" and r["table"] == "t1" and r["innings_A"] == "1"
 
 
@@ -140,14 +151,16 @@ def test_addresses():
 
 # ---- `carom hall` against a real mosquitto --------------------------------------------------------
 
+
 class HallProc(LineProcess):
     """`carom hall` as a subprocess: its URL, its output, Ctrl-C."""
 
     name = "carom hall"
 
     def __init__(self, broker_port, *extra, timeout=30, env=None):
-        super().__init__([CAROM, "hall", "--broker", "127.0.0.1:%d" % broker_port, "--listen", "127.0.0.1:0", *extra],
-                         env=env)
+        super().__init__(
+            [CAROM, "hall", "--broker", "127.0.0.1:%d" % broker_port, "--listen", "127.0.0.1:0", *extra], env=env
+        )
         self.url = self.wait_line(r"the dashboard is at (http://\S+)", timeout).group(1)
 
     @property
@@ -346,9 +359,16 @@ def formats_on_tiles(hall, boards, browser):
     page = Page(browser, hall.url)
     tables = {
         "t1": fmt_table("t1", "target_A=30 target_B=22", ["point"]),
-        "t2": fmt_table("t2", "sets=2 deciding_target=10", ["point"] * 15 + ["point"] * 9 + ["miss", "next_set"]
-                        + ["point"] * 15 + ["point"] * 12 + ["miss", "next_set", "lag A", "choose A break", "point",
-                                                             "point", "point"]),
+        "t2": fmt_table(
+            "t2",
+            "sets=2 deciding_target=10",
+            ["point"] * 15
+            + ["point"] * 9
+            + ["miss", "next_set"]
+            + ["point"] * 15
+            + ["point"] * 12
+            + ["miss", "next_set", "lag A", "choose A break", "point", "point", "point"],
+        ),
         "t3": fmt_table("t3", "draw=off shootout=on", ["point"] * 60 + ["point", "point"], target=30),
         "t4": fmt_table("t4", "warmup_s=300", ["warmup A", "wait 15"]),
     }
@@ -445,7 +465,9 @@ def test_reports_twice_appear_once(hall, boards, browser):
     assert headers["Content-Type"] == "text/csv; charset=utf-8" and "attachment" in headers["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
     assert [(r["table"], r["name"], r["score_A"], r["score_B"], r["winner"]) for r in rows] == [
-        ("t4", "Table 4", "3", "0", "Anna Kovacs"), ("t5", "Table 5", "3", "1", "Anna Kovacs")]
+        ("t4", "Table 4", "3", "0", "Anna Kovacs"),
+        ("t5", "Table 5", "3", "1", "Anna Kovacs"),
+    ]
     exported = hall.get("/results.json")
     assert [e["hall"]["table"] for e in exported] == ["t4", "t5"]
     assert {k: v for k, v in exported[0].items() if k != "hall"} == json.loads(text)  # the report as sent
@@ -470,8 +492,11 @@ def test_abandoned_reads_apart_from_left(hall, boards, browser):
         b.report(t.report_doc()).wait_for_publish(5)
     page.wait_tile("t6", lambda t: t["result"] == "Anna Kovacs wins (Bela Nagy abandoned)", "t6's result")
     page.wait_tile("t7", lambda t: t["result"] == "Bela Nagy wins (Anna Kovacs left)", "t7's result")
-    rows = wait_for(lambda: {r[1]: r[-1] for r in page.results()}, lambda r: "Table 6" in r and "Table 7" in r,
-                    what="t6's and t7's rows")
+    rows = wait_for(
+        lambda: {r[1]: r[-1] for r in page.results()},
+        lambda r: "Table 6" in r and "Table 7" in r,
+        what="t6's and t7's rows",
+    )
     assert rows["Table 6"] == "Anna Kovacs wins (Bela Nagy abandoned)"
     assert rows["Table 7"] == "Bela Nagy wins (Anna Kovacs left)"
     ended = {r["table"]: r["ended_by"] for r in hall.get("/api/results")["results"]}
@@ -520,14 +545,19 @@ def test_broker_restart(boards, browser):
         b.state(t.doc())
         page.wait_tile("t7", lambda x: x["A"]["score"] == "1", "t7 before the restart")
         m.stop()
-        wait_for(lambda: page.page.get_attribute("body", "data-broker"), "down",
-                 what="the page says the broker is lost")
+        wait_for(
+            lambda: page.page.get_attribute("body", "data-broker"), "down", what="the page says the broker is lost"
+        )
         assert "not connected" in page.page.text_content("#banner")
         assert page.tile("t7")["A"]["score"] == "1"  # the last known state stays on the tile
         assert h.get("/api/tables")["broker"]["connected"] is False
         m.start()
-        wait_for(lambda: page.page.get_attribute("body", "data-broker"), "up", timeout=20,
-                 what="the page says the broker is back")
+        wait_for(
+            lambda: page.page.get_attribute("body", "data-broker"),
+            "up",
+            timeout=20,
+            what="the page says the broker is back",
+        )
         assert page.page.text_content("#banner") == ""
         b.wait(20)  # the board's own client reconnects too
         t.line("point")
@@ -546,8 +576,12 @@ def test_cli_errors(broker):
     h = HallProc(broker.port)
     try:
         port = h.url.rsplit(":", 1)[1]
-        out = subprocess.run([CAROM, "hall", "--broker", "127.0.0.1:%d" % broker.port, "--listen",
-                              "127.0.0.1:" + port], capture_output=True, text=True, timeout=30)
+        out = subprocess.run(
+            [CAROM, "hall", "--broker", "127.0.0.1:%d" % broker.port, "--listen", "127.0.0.1:" + port],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert out.returncode == 1 and "cannot serve on 127.0.0.1:%s" % port in out.stderr
         data, headers = h.get("/", raw=True)
         assert b"Carom hall" in data and headers["Content-Type"] == "text/html; charset=utf-8"
@@ -574,7 +608,7 @@ def test_a_keyed_tables_reports_must_be_signed_with_its_key():
     tries = {"unsigned": data, "signature": sign_report(bytes(32), data)}
     for kind, payload in tries.items():
         assert hall.handle("carom/t1/report", payload, 1.0) == [] and hall.counts["dropped"][kind] == 1
-    swapped = sign_report(key, data)[:-65] .replace(b'"result": "A"', b'"result": "B"') + sign_report(key, data)[-65:]
+    swapped = sign_report(key, data)[:-65].replace(b'"result": "A"', b'"result": "B"') + sign_report(key, data)[-65:]
     assert swapped != sign_report(key, data) and json.loads(swapped[:-65])["result"] == "B"
     assert hall.handle("carom/t1/report", swapped, 2.0) == [] and hall.counts["dropped"]["signature"] == 2
     upper = data + b" " + sign_report(key, data)[-64:].upper()
@@ -583,6 +617,9 @@ def test_a_keyed_tables_reports_must_be_signed_with_its_key():
     assert len(hall.results) == 1 and hall.results[0].signed and hall.results[0].doc["result"] == "B"
     assert hall.handle("carom/t2/report", sign_report(bytes(32), data), 5.0)[-1][0] == "result"
     assert hall.handle("carom/t3/report", data, 6.0)[-1][0] == "result"
-    assert [(r.table, r.signed, r.doc["result"]) for r in hall.results] == [("t1", True, "B"), ("t2", False, "A"),
-                                                                         ("t3", False, "A")]
+    assert [(r.table, r.signed, r.doc["result"]) for r in hall.results] == [
+        ("t1", True, "B"),
+        ("t2", False, "A"),
+        ("t3", False, "A"),
+    ]
     assert json.loads(hall.results[0].json_bytes())["hall"]["signed"] is True

@@ -31,6 +31,7 @@ from test_hall_e2e import WIFI_PASSWORD, WallBoard, agrees, api_tables, play_win
 
 pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
+
 class BridgedMosquitto(Mosquitto):
     """mosquitto with the bridge `carom hall-bridge` prints (the README's) to the broker on `port`
     (hall 1's), its database in its own folder."""
@@ -79,8 +80,12 @@ def test_two_halls_bridged_one_dashboard_every_table_and_result_once(halls, tmp_
             play_win(w)
         for w in made:
             wait_for(lambda: agrees(hall, w), True, 30, "the dashboard agrees with " + w.table)
-            page.wait_tile(w.table, lambda t: t["status"] == "online" and t["A"]["score"] == "3",
-                           w.table + "'s tile: A 3", timeout=30)
+            page.wait_tile(
+                w.table,
+                lambda t: t["status"] == "online" and t["A"]["score"] == "3",
+                w.table + "'s tile: A 3",
+                timeout=30,
+            )
         got = wait_for(lambda: results(hall), lambda r: len(r) >= 2, 30, "both reports")
         assert sorted(r["hall"]["table"] for r in got) == ["t1", "t2"]
         # Once: a second look, after hall 2's board has published again (a new match), finds the same two.
@@ -98,14 +103,19 @@ def test_two_halls_bridged_one_dashboard_every_table_and_result_once(halls, tmp_
             import paho.mqtt.publish as publish
 
             publish.single("carom/t2/setup", setup, qos=1, retain=True, hostname="127.0.0.1", port=one.port)
-            wait_for(lambda: listener.payloads("carom/t2/setup"), lambda p: setup in p, 20,
-                     "the setup on hall 2's broker")
+            wait_for(
+                lambda: listener.payloads("carom/t2/setup"), lambda p: setup in p, 20, "the setup on hall 2's broker"
+            )
         finally:
             listener.close()
         late = Listener(two.port, client_id="hall2-late")  # a board coming back later gets it: retained
         try:
-            wait_for(lambda: [(t, p, r) for t, p, r in late.messages if t == "carom/t2/setup"],
-                     lambda got: (("carom/t2/setup", setup, True) in got), 20, "the retained setup on hall 2's broker")
+            wait_for(
+                lambda: [(t, p, r) for t, p, r in late.messages if t == "carom/t2/setup"],
+                lambda got: ("carom/t2/setup", setup, True) in got,
+                20,
+                "the retained setup on hall 2's broker",
+            )
         finally:
             late.close()
     finally:
@@ -141,8 +151,12 @@ def test_a_restart_of_hall_2s_broker_during_an_outage_loses_no_report(tmp_path):
         two.stop()  # saves its database
         two.start()
         one.start()
-        got = wait_for(lambda: sorted(r["hall"]["table"] for r in results(hall)), tables, 60,
-                       "every report of hall 2 on the dashboard")
+        got = wait_for(
+            lambda: sorted(r["hall"]["table"] for r in results(hall)),
+            tables,
+            60,
+            "every report of hall 2 on the dashboard",
+        )
         assert got == tables
     finally:
         hall.stop()

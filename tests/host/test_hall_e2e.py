@@ -45,12 +45,20 @@ class WallBoard(ScriptedBoard):
             "players": {"A": {"name": a}, "B": {"name": b}},
             "match": {"game": "three_cushion", "target": 3},
             "wifi": {"ssid": ap.ssid, "password": WIFI_PASSWORD},
-            "mqtt": {"host": "127.0.0.1", "port": broker_port, "table": table, "prefix": "carom",
-                     "user": MQTT_USER, "password": MQTT_PASSWORD, "keepalive_s": keepalive_s},
+            "mqtt": {
+                "host": "127.0.0.1",
+                "port": broker_port,
+                "table": table,
+                "prefix": "carom",
+                "user": MQTT_USER,
+                "password": MQTT_PASSWORD,
+                "keepalive_s": keepalive_s,
+            },
         }
         # The wall clock set (as NTP would): reports carry real start and end times.
-        super().__init__("wall", flash_dir, config, firmware=firmware, power=False,
-                         wifi=ap, name=table, rtc_epoch=int(time.time()))
+        super().__init__(
+            "wall", flash_dir, config, firmware=firmware, power=False, wifi=ap, name=table, rtc_epoch=int(time.time())
+        )
 
     def start(self):
         self.vb.power_on()
@@ -126,7 +134,9 @@ def agrees(hall, w):
 
 
 def wait_agrees(hall, w, timeout=20):
-    wait_for(lambda: agrees(hall, w), True, timeout, "the dashboard agrees with %s's displays %r" % (w.table, w.shown()))
+    wait_for(
+        lambda: agrees(hall, w), True, timeout, "the dashboard agrees with %s's displays %r" % (w.table, w.shown())
+    )
 
 
 def tile_agrees(page, w, status="online", shown=None):
@@ -135,9 +145,15 @@ def tile_agrees(page, w, status="online", shown=None):
     na, nb = NAMES[w.table]
 
     def check(t):
-        return (t["status"] == status and t["A"]["score"] == str(a) and t["B"]["score"] == str(b)
-                and t["A"]["innings"] == str(ia) and t["B"]["innings"] == str(ib)
-                and t["A"]["name"].upper() == na and t["B"]["name"].upper() == nb)
+        return (
+            t["status"] == status
+            and t["A"]["score"] == str(a)
+            and t["B"]["score"] == str(b)
+            and t["A"]["innings"] == str(ia)
+            and t["B"]["innings"] == str(ib)
+            and t["A"]["name"].upper() == na
+            and t["B"]["name"].upper() == nb
+        )
 
     return page.wait_tile(w.table, check, "%s's tile shows %r, %s" % (w.table, (a, b, ia, ib), status), timeout=20)
 
@@ -155,6 +171,7 @@ def results(hall):
 
 
 # ---- 1. tables playing, on the dashboard ------------------------------------------------------
+
 
 def test_boards_scores_on_the_dashboard(hall, walls, browser):
     boards = walls("t1", "t2", "t3")
@@ -190,6 +207,7 @@ def test_boards_scores_on_the_dashboard(hall, walls, browser):
 
 
 # ---- 2. the broker stopped mid-match and started again ------------------------------------------
+
 
 def saved_reports(w):
     """The reports on the board's flash, as parsed JSON, oldest first."""
@@ -293,6 +311,7 @@ def test_broker_restart_scoring_goes_on_reports_once(tmp_path, firmware, browser
 
 # ---- 3. a power cut: offline, then online with the restored match ----------------------------------
 
+
 def test_power_cut_offline_then_restored(hall, walls, browser):
     t1, t2 = walls("t1", "t2")
     page = Page(browser, hall.url)
@@ -359,6 +378,7 @@ def test_silent_link_loss_will_after_the_keepalive(broker, hall, walls, browser)
 
 
 # ---- 4. secrets ------------------------------------------------------------------------------------
+
 
 def test_secrets_are_never_printed_nor_published(hall, walls):
     (t1,) = walls("t1")

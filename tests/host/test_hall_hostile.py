@@ -27,8 +27,13 @@ from test_hall import HallProc, finished, sim_table, state_bytes
 
 need_broker = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
-BOUND = (model.MAX_TABLES_BYTES + model.MAX_RESULTS_BYTES + 512 * (model.MAX_TABLES + model.MAX_PENDING)
-         + 64 * model.MAX_SEEN + 64 * model.MAX_RESULTS)
+BOUND = (
+    model.MAX_TABLES_BYTES
+    + model.MAX_RESULTS_BYTES
+    + 512 * (model.MAX_TABLES + model.MAX_PENDING)
+    + 64 * model.MAX_SEEN
+    + 64 * model.MAX_RESULTS
+)
 
 
 def nested(n, value="1"):
@@ -57,6 +62,7 @@ def answers(hall):
 
 # ---- the model -----------------------------------------------------------------------------------
 
+
 def test_deep_nesting_never_reaches_the_tables():
     """Tried: a retained carom/evil/state whose "players" is a list nested 975 deep (it parses, but
     json.dumps fails on it: /api/tables and /events broke until the topic was cleared); the same list
@@ -66,6 +72,7 @@ def test_deep_nesting_never_reaches_the_tables():
     real = state_bytes(sim_table("t1", ["point"]))
     hall.handle("carom/t1/state", real, 1.0)
     good = json.loads(real)
+
     def deep(doc):  # (built as text: json.dumps itself cannot write it)
         return json.dumps(doc).replace('"DEEP"', nested(975)).encode()
 
@@ -101,13 +108,26 @@ def test_junk_tables_never_take_a_slot():
     report = finished().report_doc()
     for i in range(3000):
         name = "evil%d" % i
-        junk = rng.choice([b"{not json", b"[1,2]", b'{"players": 3}', b"\xff\xfe", b"null",
-                           json.dumps({"version": 1, "players": {"A": {}, "B": {}}}).encode()])
+        junk = rng.choice(
+            [
+                b"{not json",
+                b"[1,2]",
+                b'{"players": 3}',
+                b"\xff\xfe",
+                b"null",
+                json.dumps({"version": 1, "players": {"A": {}, "B": {}}}).encode(),
+            ]
+        )
         assert hall.handle("carom/%s/state" % name, junk, i) == []
         hall.handle("carom/%s/status" % name, b"online", i)
         hall.handle("carom/%s/report" % name, json.dumps(with_field(report, "report.board", name)).encode(), i)
-        for topic in ("carom/EVIL%d/state" % i, "carom/+%d/state" % i, "carom/%s/state" % ("x" * 300),
-                      "carom/%s/x/state" % name, "other/%s/state" % name):
+        for topic in (
+            "carom/EVIL%d/state" % i,
+            "carom/+%d/state" % i,
+            "carom/%s/state" % ("x" * 300),
+            "carom/%s/x/state" % name,
+            "other/%s/state" % name,
+        ):
             assert hall.handle(topic, state_bytes_cached(), i) == []
         assert hall.slots() == 0 and len(hall.tables) <= model.MAX_PENDING
     for n in ("t1", "t2"):
@@ -192,12 +212,27 @@ def test_memory_is_bounded_in_bytes(monkeypatch):
 
 
 BAD_REPORT_FIELDS = [
-    ("report.started_at", "yesterday"), ("report.started_at", 1e20), ("report.started_at", [1]),
-    ("report.started_at", -5), ("report.started_at", True), ("report.ended_at", {"a": 1}),
-    ("report.duration_s", "long"), ("players.A.score", "3"), ("players.A.score", -1), ("players.A.score", 1.5),
-    ("players.A.name", ["x"]), ("players.A.name", "x" * 1000), ("players.A.name", "Kim\n=1+2"),
-    ("players.B", None), ("result", "A; DROP"), ("game", 5), ("target", 10 ** 30), ("report", []),
-    ("report.innings", "many"), ("report.table", {"x": 1}), ("players.A.average", "NaN"),
+    ("report.started_at", "yesterday"),
+    ("report.started_at", 1e20),
+    ("report.started_at", [1]),
+    ("report.started_at", -5),
+    ("report.started_at", True),
+    ("report.ended_at", {"a": 1}),
+    ("report.duration_s", "long"),
+    ("players.A.score", "3"),
+    ("players.A.score", -1),
+    ("players.A.score", 1.5),
+    ("players.A.name", ["x"]),
+    ("players.A.name", "x" * 1000),
+    ("players.A.name", "Kim\n=1+2"),
+    ("players.B", None),
+    ("result", "A; DROP"),
+    ("game", 5),
+    ("target", 10**30),
+    ("report", []),
+    ("report.innings", "many"),
+    ("report.table", {"x": 1}),
+    ("players.A.average", "NaN"),
 ]
 
 
@@ -241,14 +276,52 @@ def test_report_fields_checked_before_they_reach_the_results(tmp_path):
 EVENT_MATCHES = (
     # lag ties, a review, jumped balls with their spots, a frozen ball and its choice, a time-out's
     # own length, the elapsed time, and an abandon
-    ["new game=three_cushion target=3 shot_clock=40 timeout_s=30", "lag_tie", "lag_tie", "lag A",
-     "choose A break", "wait 65", "review B", "foul jumped B red", "frozen", "frozen_choice masse",
-     "point", "frozen", "frozen_choice start", "frozen", "frozen_choice free_ball", "abandon A"],
+    [
+        "new game=three_cushion target=3 shot_clock=40 timeout_s=30",
+        "lag_tie",
+        "lag_tie",
+        "lag A",
+        "choose A break",
+        "wait 65",
+        "review B",
+        "foul jumped B red",
+        "frozen",
+        "frozen_choice masse",
+        "point",
+        "frozen",
+        "frozen_choice start",
+        "frozen",
+        "frozen_choice free_ball",
+        "abandon A",
+    ],
     # the restricted areas (an anchor, out, dedans), the frozen balls to the start, left
-    ["new game=balkline_47_1 target=50 breaker=A", "call entre anchor", "point", "point", "call out",
-     "call dedans", "point", "miss", "call entre", "point", "frozen", "left B"],
-    ["new game=straight_rail target=5 breaker=B shot_clock=40", "call a_cheval", "point", "frozen", "review A", "wait 3",
-     "point", "point", "point", "point", "miss"],
+    [
+        "new game=balkline_47_1 target=50 breaker=A",
+        "call entre anchor",
+        "point",
+        "point",
+        "call out",
+        "call dedans",
+        "point",
+        "miss",
+        "call entre",
+        "point",
+        "frozen",
+        "left B",
+    ],
+    [
+        "new game=straight_rail target=5 breaker=B shot_clock=40",
+        "call a_cheval",
+        "point",
+        "frozen",
+        "review A",
+        "wait 3",
+        "point",
+        "point",
+        "point",
+        "point",
+        "miss",
+    ],
 )
 
 
@@ -314,18 +387,40 @@ def test_event_fields_from_the_firmware_pass_whole():
 
 
 BAD_EVENT_FIELDS = [
-    ("ended_by", "abandon"), ("ended_by", "ABANDONED"), ("ended_by", 5), ("ended_by", ["abandoned"]),
-    ("respot", "choose"), ("respot", ["start"]), ("respot", {"start": 1}), ("respot", True),
-    ("respot_balls", "red"), ("respot_balls", ["red", "red"]), ("respot_balls", ["white"]),
-    ("respot_balls", ["A", "B", "red", "A"]), ("respot_balls", [["A"]]), ("respot_balls", [1]),
-    ("respot_balls", {"A": 1}), ("respot_balls", ["A"] * 1000), ("respot_balls", 0),
-    ("spots", "top"), ("spots", ["A", "top"]), ("spots", {"white": "top"}), ("spots", {"A": "corner"}),
-    ("spots", {"A": ["top"]}), ("spots", {"A": {"spot": "top"}}), ("spots", {"A": None}), ("spots", {"A": 1}),
-    ("area", True), ("area", 2), ("area", []), ("area", {}), ("area", {"anchor": False, "caroms": 1, "limit": 2}),
+    ("ended_by", "abandon"),
+    ("ended_by", "ABANDONED"),
+    ("ended_by", 5),
+    ("ended_by", ["abandoned"]),
+    ("respot", "choose"),
+    ("respot", ["start"]),
+    ("respot", {"start": 1}),
+    ("respot", True),
+    ("respot_balls", "red"),
+    ("respot_balls", ["red", "red"]),
+    ("respot_balls", ["white"]),
+    ("respot_balls", ["A", "B", "red", "A"]),
+    ("respot_balls", [["A"]]),
+    ("respot_balls", [1]),
+    ("respot_balls", {"A": 1}),
+    ("respot_balls", ["A"] * 1000),
+    ("respot_balls", 0),
+    ("spots", "top"),
+    ("spots", ["A", "top"]),
+    ("spots", {"white": "top"}),
+    ("spots", {"A": "corner"}),
+    ("spots", {"A": ["top"]}),
+    ("spots", {"A": {"spot": "top"}}),
+    ("spots", {"A": None}),
+    ("spots", {"A": 1}),
+    ("area", True),
+    ("area", 2),
+    ("area", []),
+    ("area", {}),
+    ("area", {"anchor": False, "caroms": 1, "limit": 2}),
     ("area", {"anchor": 1, "caroms": 1, "limit": 2, "out_next": False}),
     ("area", {"anchor": False, "caroms": -1, "limit": 2, "out_next": False}),
-    ("area", {"anchor": False, "caroms": 10 ** 6, "limit": 2, "out_next": False}),
-    ("area", {"anchor": False, "caroms": 2 ** 64, "limit": 2, "out_next": False}),
+    ("area", {"anchor": False, "caroms": 10**6, "limit": 2, "out_next": False}),
+    ("area", {"anchor": False, "caroms": 2**64, "limit": 2, "out_next": False}),
     ("area", {"anchor": False, "caroms": 1.5, "limit": 2, "out_next": False}),
     ("area", {"anchor": False, "caroms": True, "limit": 2, "out_next": False}),
     ("area", {"anchor": False, "caroms": "1", "limit": 2, "out_next": False}),
@@ -333,16 +428,36 @@ BAD_EVENT_FIELDS = [
     ("area", {"anchor": False, "caroms": 1, "limit": 0, "out_next": False}),
     ("area", {"anchor": False, "caroms": 1, "limit": 2, "out_next": "yes"}),
     ("area", {"anchor": False, "caroms": 1, "limit": 2, "out_next": False, "zone": "x"}),
-    ("lag", {"chooser": None, "collisions": 0, "ties": -1}), ("lag", {"chooser": None, "collisions": 0, "ties": "1"}),
-    ("lag", {"chooser": None, "collisions": 0, "ties": 10 ** 20}), ("lag", {"chooser": None, "ties": [1]}),
+    ("lag", {"chooser": None, "collisions": 0, "ties": -1}),
+    ("lag", {"chooser": None, "collisions": 0, "ties": "1"}),
+    ("lag", {"chooser": None, "collisions": 0, "ties": 10**20}),
+    ("lag", {"chooser": None, "ties": [1]}),
     ("lag", {"chooser": None, "ties": 0.5}),
-    ("review_used", None), ("review_used", True), ("review_used", [True, False]), ("review_used", {"A": True}),
-    ("review_used", {"A": 1, "B": 0}), ("review_used", {"A": True, "B": False, "C": True}),
-    ("review_used", {"A": "true", "B": False}), ("review_used", {"A": None, "B": False}),
-    ("elapsed_s", -1), ("elapsed_s", 10 ** 12), ("elapsed_s", 30 * 86400 + 1), ("elapsed_s", 1.5), ("elapsed_s", "5"),
-    ("elapsed_s", [5]), ("elapsed_s", {"s": 5}), ("elapsed_s", True), ("elapsed_s", 10 ** 100),
-    ("options.timeout_s", 301), ("options.timeout_s", -1), ("options.timeout_s", "30"), ("options.timeout_s", 30.5),
-    ("options.timeout_s", [30]), ("last_call", "in"), ("last_call", "OUT"), ("last_call", ["out"]),
+    ("review_used", None),
+    ("review_used", True),
+    ("review_used", [True, False]),
+    ("review_used", {"A": True}),
+    ("review_used", {"A": 1, "B": 0}),
+    ("review_used", {"A": True, "B": False, "C": True}),
+    ("review_used", {"A": "true", "B": False}),
+    ("review_used", {"A": None, "B": False}),
+    ("elapsed_s", -1),
+    ("elapsed_s", 10**12),
+    ("elapsed_s", 30 * 86400 + 1),
+    ("elapsed_s", 1.5),
+    ("elapsed_s", "5"),
+    ("elapsed_s", [5]),
+    ("elapsed_s", {"s": 5}),
+    ("elapsed_s", True),
+    ("elapsed_s", 10**100),
+    ("options.timeout_s", 301),
+    ("options.timeout_s", -1),
+    ("options.timeout_s", "30"),
+    ("options.timeout_s", 30.5),
+    ("options.timeout_s", [30]),
+    ("last_call", "in"),
+    ("last_call", "OUT"),
+    ("last_call", ["out"]),
 ]
 
 
@@ -360,16 +475,34 @@ def test_event_fields_of_the_wrong_kind_are_dropped():
     hall = Hall()
     assert hall.handle("carom/t1/state", json.dumps(good).encode(), 1.0)
     for path, value in BAD_EVENT_FIELDS:
-        assert hall.handle("carom/t1/state", json.dumps(with_field(good, path, value)).encode(), 2.0) == [], \
-            (path, value)
-    paths = ("respot_balls", "spots", "spots.red", "area", "area.caroms", "lag.ties", "review_used", "review_used.A",
-             "elapsed_s", "options.timeout_s")
+        assert hall.handle("carom/t1/state", json.dumps(with_field(good, path, value)).encode(), 2.0) == [], (
+            path,
+            value,
+        )
+    paths = (
+        "respot_balls",
+        "spots",
+        "spots.red",
+        "area",
+        "area.caroms",
+        "lag.ties",
+        "review_used",
+        "review_used.A",
+        "elapsed_s",
+        "options.timeout_s",
+    )
     for depth in (3, 20, 900):  # within the parser's nesting limit: the schema refuses it; beyond: the parser
         for path in paths:
             payload = json.dumps(with_field(good, path, "DEEP")).replace('"DEEP"', nested(depth)).encode()
             assert hall.handle("carom/t1/state", payload, 3.0) == [], (path, depth)
-    assert hall.handle("carom/t1/state", json.dumps(good).replace(
-        '"out_next": true', '"out_next": %s' % nested(30000)).encode(), 4.0) == []
+    assert (
+        hall.handle(
+            "carom/t1/state",
+            json.dumps(good).replace('"out_next": true', '"out_next": %s' % nested(30000)).encode(),
+            4.0,
+        )
+        == []
+    )
     assert hall.counts["dropped"] == {"schema": len(BAD_EVENT_FIELDS) + 2 * len(paths), "json": len(paths) + 1}
     assert hall.tables["t1"].state == good
     answers(hall)
@@ -379,19 +512,81 @@ def test_event_fields_of_the_wrong_kind_are_dropped():
 
 FORMAT_MATCHES = (
     # a handicap (each his own target, the top-level target null), drawn on target and extended
-    ["new game=straight_rail target_A=3 target_B=2 name_A=Ann name_B=Bob", "lag A", "choose A break", "point",
-     "miss", "miss", "point", "point", "point", "point", "extend 5 4", "point", "miss", "point", "miss", "point",
-     "point"],
+    [
+        "new game=straight_rail target_A=3 target_B=2 name_A=Ann name_B=Bob",
+        "lag A",
+        "choose A break",
+        "point",
+        "miss",
+        "miss",
+        "point",
+        "point",
+        "point",
+        "point",
+        "extend 5 4",
+        "point",
+        "miss",
+        "point",
+        "miss",
+        "point",
+        "point",
+    ],
     # sets through the deciding set (its lag and target), a break between sets
-    ["new game=three_cushion target=2 sets=2 deciding_target=1 name_A=Ann name_B=Bob", "lag A", "choose A break",
-     "point", "miss", "point", "miss", "point", "miss", "break_request A", "resume", "next_set", "point", "point",
-     "miss", "next_set", "lag B", "choose B break", "miss", "point"],
+    [
+        "new game=three_cushion target=2 sets=2 deciding_target=1 name_A=Ann name_B=Bob",
+        "lag A",
+        "choose A break",
+        "point",
+        "miss",
+        "point",
+        "miss",
+        "point",
+        "miss",
+        "break_request A",
+        "resume",
+        "next_set",
+        "point",
+        "point",
+        "miss",
+        "next_set",
+        "lag B",
+        "choose B break",
+        "miss",
+        "point",
+    ],
     # a shoot-out after a level end that may not stand: a round of equal runs, then the longer run
-    ["new game=three_cushion target=2 draw=off shootout=on innings_limit=1", "lag A", "choose A break", "point",
-     "miss", "point", "miss", "point", "miss", "point", "miss", "point", "point", "foul push", "point", "miss"],
+    [
+        "new game=three_cushion target=2 draw=off shootout=on innings_limit=1",
+        "lag A",
+        "choose A break",
+        "point",
+        "miss",
+        "point",
+        "miss",
+        "point",
+        "miss",
+        "point",
+        "miss",
+        "point",
+        "point",
+        "foul push",
+        "point",
+        "miss",
+    ],
     # a warm-up each, one ended by its time, one by resume
-    ["new game=three_cushion target=2 warmup_s=60 breaker=A", "warmup A", "wait 30", "warmup B", "wait 70",
-     "warmup B", "wait 5", "resume", "point", "point", "miss"],
+    [
+        "new game=three_cushion target=2 warmup_s=60 breaker=A",
+        "warmup A",
+        "wait 30",
+        "warmup B",
+        "wait 70",
+        "warmup B",
+        "wait 5",
+        "resume",
+        "point",
+        "point",
+        "miss",
+    ],
 )
 
 
@@ -412,15 +607,22 @@ def test_format_fields_from_the_firmware_pass_whole():
         for k in ("sets", "shootout", "warmup"):
             seen.setdefault(k, set()).add(json.dumps(d[k], sort_keys=True))
         seen.setdefault("match", set()).add(json.dumps(d["players"]["A"]["match"], sort_keys=True))
-        seen.setdefault("options", set()).add(json.dumps(
-            {k: d["options"][k] for k in ("sets", "deciding_target", "shootout", "warmup_s")}, sort_keys=True))
+        seen.setdefault("options", set()).add(
+            json.dumps(
+                {k: d["options"][k] for k in ("sets", "deciding_target", "shootout", "warmup_s")}, sort_keys=True
+            )
+        )
     assert {"set_over", "shootout", "warmup", "break", "lag", "finished"} <= seen["phase"]
     assert "shootout" in seen["ended_by"] and {None, 1, 2} <= seen["target"]
     assert '{"number": 3, "scores": [[2, 1], [0, 2], [1, 0]], "to_win": 2, "won": {"A": 2, "B": 1}}' in seen["sets"]
     assert '{"current": [2, 0], "played": 1, "rounds": [[1, 1]]}' in seen["shootout"]
     assert '{"current": null, "played": 2, "rounds": [[1, 1], [2, 1]]}' in seen["shootout"]
-    assert {'{"left_s": 60, "player": "A"}', '{"left_s": 30, "player": "A"}', '{"left_s": 55, "player": "B"}',
-            "null"} <= seen["warmup"]
+    assert {
+        '{"left_s": 60, "player": "A"}',
+        '{"left_s": 30, "player": "A"}',
+        '{"left_s": 55, "player": "B"}',
+        "null",
+    } <= seen["warmup"]
     assert '{"average": 0.75, "high_run": 1, "innings": 4, "score": 3}' in seen["match"]
     assert '{"deciding_target": 1, "sets": 2, "shootout": false, "warmup_s": 0}' in seen["options"]
     assert '{"deciding_target": null, "sets": 0, "shootout": true, "warmup_s": 0}' in seen["options"]
@@ -432,8 +634,12 @@ def test_format_fields_from_the_firmware_pass_whole():
     for i, r in enumerate(reports):
         assert hall.handle("carom/t%d/report" % (i + 1), json.dumps(r).encode(), 100.0 + i)[-1][0] == "result"
     assert hall.counts["rejected"] == 0
-    assert [r.row["format"] for r in hall.results] == ["5:4 handicap", "sets 2:1 (2:1, 0:2, 1:0)",
-                                                       "1:1, shoot-out 2:1", ""]
+    assert [r.row["format"] for r in hall.results] == [
+        "5:4 handicap",
+        "sets 2:1 (2:1, 0:2, 1:0)",
+        "1:1, shoot-out 2:1",
+        "",
+    ]
     rows = list(csv.DictReader(io.StringIO(hall.results_csv(server.local_time))))
     assert [r["format"] for r in rows] == ["5:4 handicap", "sets 2:1 (2:1, 0:2, 1:0)", "1:1, shoot-out 2:1", ""]
     assert [(r["target_A"], r["target_B"]) for r in rows] == [("5", "4"), ("1", "1"), ("2", "2"), ("2", "2")]
@@ -442,17 +648,33 @@ def test_format_fields_from_the_firmware_pass_whole():
 
 
 BAD_FORMAT_FIELDS = [
-    ("target", 0), ("target", "30"), ("target", [30]), ("target", 1.5),
-    ("phase", "set over"), ("phase", "SHOOTOUT"), ("phase", "warm_up"), ("phase", 7), ("ended_by", "shoot-out"),
-    ("players.A.target", None), ("players.A.target", 0), ("players.A.target", 10 ** 6), ("players.A.target", "3"),
-    ("players.A.target", True), ("players.B.target", [3]),
-    ("players.A.match", 3), ("players.A.match", []), ("players.A.match", {}),
+    ("target", 0),
+    ("target", "30"),
+    ("target", [30]),
+    ("target", 1.5),
+    ("phase", "set over"),
+    ("phase", "SHOOTOUT"),
+    ("phase", "warm_up"),
+    ("phase", 7),
+    ("ended_by", "shoot-out"),
+    ("players.A.target", None),
+    ("players.A.target", 0),
+    ("players.A.target", 10**6),
+    ("players.A.target", "3"),
+    ("players.A.target", True),
+    ("players.B.target", [3]),
+    ("players.A.match", 3),
+    ("players.A.match", []),
+    ("players.A.match", {}),
     ("players.A.match", {"score": 3, "innings": 4, "high_run": 1}),
     ("players.A.match", {"score": -1, "innings": 4, "high_run": 1, "average": 0.75}),
     ("players.A.match", {"score": 3, "innings": 4, "high_run": 1, "average": "0.75"}),
     ("players.A.match", {"score": 3, "innings": 4, "high_run": 1, "average": 0.75, "sets": 2}),
-    ("players.A.match", {"score": 3, "innings": 10 ** 9, "high_run": 1, "average": 0.75}),
-    ("sets", 2), ("sets", []), ("sets", {}), ("sets", {"to_win": 2, "number": 1, "won": {"A": 0, "B": 0}}),
+    ("players.A.match", {"score": 3, "innings": 10**9, "high_run": 1, "average": 0.75}),
+    ("sets", 2),
+    ("sets", []),
+    ("sets", {}),
+    ("sets", {"to_win": 2, "number": 1, "won": {"A": 0, "B": 0}}),
     ("sets", {"to_win": 0, "number": 1, "won": {"A": 0, "B": 0}, "scores": []}),
     ("sets", {"to_win": 10, "number": 1, "won": {"A": 0, "B": 0}, "scores": []}),
     ("sets", {"to_win": 2, "number": 0, "won": {"A": 0, "B": 0}, "scores": []}),
@@ -468,7 +690,10 @@ BAD_FORMAT_FIELDS = [
     ("sets", {"to_win": 2, "number": 1, "won": {"A": 1, "B": 0}, "scores": [{"A": 1, "B": 0}]}),
     ("sets", {"to_win": 9, "number": 1, "won": {"A": 9, "B": 9}, "scores": [[1, 0]] * 18}),
     ("sets", {"to_win": 2, "number": 1, "won": {"A": 1, "B": 0}, "scores": [[1, 0]], "extra": 1}),
-    ("shootout", 1), ("shootout", []), ("shootout", {}), ("shootout", {"rounds": []}),
+    ("shootout", 1),
+    ("shootout", []),
+    ("shootout", {}),
+    ("shootout", {"rounds": []}),
     ("shootout", {"rounds": [], "played": 0, "current": [0]}),
     ("shootout", {"rounds": [], "played": 0, "current": [0, -1]}),
     ("shootout", {"rounds": [], "played": 0, "current": "0:0"}),
@@ -480,14 +705,29 @@ BAD_FORMAT_FIELDS = [
     ("shootout", {"rounds": [[1, None]], "played": 1, "current": None}),
     ("shootout", {"rounds": [[1, 1]], "played": -1, "current": None}),
     ("shootout", {"rounds": [], "played": 0, "current": None, "winner": "A"}),
-    ("warmup", "A"), ("warmup", {}), ("warmup", {"player": "A"}), ("warmup", {"player": "C", "left_s": 30}),
-    ("warmup", {"player": None, "left_s": 30}), ("warmup", {"player": "A", "left_s": 901}),
-    ("warmup", {"player": "A", "left_s": -1}), ("warmup", {"player": "A", "left_s": "30"}),
+    ("warmup", "A"),
+    ("warmup", {}),
+    ("warmup", {"player": "A"}),
+    ("warmup", {"player": "C", "left_s": 30}),
+    ("warmup", {"player": None, "left_s": 30}),
+    ("warmup", {"player": "A", "left_s": 901}),
+    ("warmup", {"player": "A", "left_s": -1}),
+    ("warmup", {"player": "A", "left_s": "30"}),
     ("warmup", {"player": "A", "left_s": 30, "minute": True}),
-    ("options.sets", 10), ("options.sets", -1), ("options.sets", None), ("options.sets", True),
-    ("options.deciding_target", 0), ("options.deciding_target", 10000), ("options.deciding_target", "11"),
-    ("options.shootout", "on"), ("options.shootout", 1), ("options.shootout", None),
-    ("options.warmup_s", 901), ("options.warmup_s", -5), ("options.warmup_s", 60.0), ("options.warmup_s", None),
+    ("options.sets", 10),
+    ("options.sets", -1),
+    ("options.sets", None),
+    ("options.sets", True),
+    ("options.deciding_target", 0),
+    ("options.deciding_target", 10000),
+    ("options.deciding_target", "11"),
+    ("options.shootout", "on"),
+    ("options.shootout", 1),
+    ("options.shootout", None),
+    ("options.warmup_s", 901),
+    ("options.warmup_s", -5),
+    ("options.warmup_s", 60.0),
+    ("options.warmup_s", None),
 ]
 
 
@@ -506,11 +746,26 @@ def test_format_fields_of_the_wrong_kind_are_dropped():
     hall = Hall()
     assert hall.handle("carom/t1/state", json.dumps(good).encode(), 1.0)
     for path, value in BAD_FORMAT_FIELDS:
-        assert hall.handle("carom/t1/state", json.dumps(with_field(good, path, value)).encode(), 2.0) == [], \
-            (path, value)
-    paths = ("players.A.target", "players.A.match", "players.B.match.score", "sets", "sets.won", "sets.won.A",
-             "sets.scores", "shootout", "shootout.rounds", "shootout.current", "warmup", "warmup.left_s",
-             "options.sets", "options.warmup_s")
+        assert hall.handle("carom/t1/state", json.dumps(with_field(good, path, value)).encode(), 2.0) == [], (
+            path,
+            value,
+        )
+    paths = (
+        "players.A.target",
+        "players.A.match",
+        "players.B.match.score",
+        "sets",
+        "sets.won",
+        "sets.won.A",
+        "sets.scores",
+        "shootout",
+        "shootout.rounds",
+        "shootout.current",
+        "warmup",
+        "warmup.left_s",
+        "options.sets",
+        "options.warmup_s",
+    )
     for depth in (3, 20, 900):  # within the parser's nesting limit: the schema refuses it; beyond: the parser
         for path in paths:
             payload = json.dumps(with_field(good, path, "DEEP")).replace('"DEEP"', nested(depth)).encode()
@@ -521,9 +776,23 @@ def test_format_fields_of_the_wrong_kind_are_dropped():
 
 
 BAD_SETUP_FIELDS = [  # the board's account of the hall's set-ups: {n, waiting, refused}, each optional
-    3, "n", [], [1, 2, 3], {"n": -1}, {"n": 2 ** 31}, {"n": "3"}, {"n": 1.5}, {"n": True}, {"n": None},
-    {"waiting": -2}, {"waiting": "1"}, {"refused": -1}, {"refused": 10 ** 10}, {"refused": None},
-    {"n": 1, "key": "ab" * 32}, {"n": 1, "setup": {"players": {}}},
+    3,
+    "n",
+    [],
+    [1, 2, 3],
+    {"n": -1},
+    {"n": 2**31},
+    {"n": "3"},
+    {"n": 1.5},
+    {"n": True},
+    {"n": None},
+    {"waiting": -2},
+    {"waiting": "1"},
+    {"refused": -1},
+    {"refused": 10**10},
+    {"refused": None},
+    {"n": 1, "key": "ab" * 32},
+    {"n": 1, "setup": {"players": {}}},
 ]
 
 
@@ -641,9 +910,11 @@ def test_exports_come_in_pieces():
 
 # ---- the fuzz test ----------------------------------------------------------------------------
 
+
 def random_text(rng, n):
-    return "".join(chr(rng.choice([rng.randrange(32, 127), rng.randrange(0, 0x3000), rng.randrange(0, 32)]))
-                   for _ in range(n))
+    return "".join(
+        chr(rng.choice([rng.randrange(32, 127), rng.randrange(0, 0x3000), rng.randrange(0, 32)])) for _ in range(n)
+    )
 
 
 def random_json(rng, depth=0):
@@ -653,7 +924,7 @@ def random_json(rng, depth=0):
     if k == 1:
         return rng.random() < 0.5
     if k == 2:
-        return rng.choice([0, 1, -1, 99999, 10 ** 20, rng.randrange(-1000, 100000)])
+        return rng.choice([0, 1, -1, 99999, 10**20, rng.randrange(-1000, 100000)])
     if k == 3:
         return rng.choice([0.5, 1e300, -0.0, rng.uniform(-1e6, 1e6)])
     if k == 4:
@@ -675,10 +946,26 @@ def fuzz_message(rng, good_state, good_report):
     """(topic, payload): a random topic under the prefix or not, and random bytes or JSON, a mutated
     state or report, deep nesting or a huge string."""
     kind = rng.choice(["state", "state", "status", "report", "x", ""])
-    table = rng.choice(["t1", "evil", "".join(rng.choice("abc019_-") for _ in range(rng.randrange(1, 30))),
-                        random_text(rng, rng.randrange(1, 20)), "+", "#", "", "a/b"])
-    topic = rng.choice(["carom/%s/%s" % (table, kind), "carom/%s" % table, "%s/%s" % (table, kind),
-                        "carom/%s/%s/%s" % (table, table, kind)])
+    table = rng.choice(
+        [
+            "t1",
+            "evil",
+            "".join(rng.choice("abc019_-") for _ in range(rng.randrange(1, 30))),
+            random_text(rng, rng.randrange(1, 20)),
+            "+",
+            "#",
+            "",
+            "a/b",
+        ]
+    )
+    topic = rng.choice(
+        [
+            "carom/%s/%s" % (table, kind),
+            "carom/%s" % table,
+            "%s/%s" % (table, kind),
+            "carom/%s/%s/%s" % (table, table, kind),
+        ]
+    )
     r = rng.random()
     if r < 0.15:
         payload = bytes(rng.randrange(256) for _ in range(rng.randrange(200)))
@@ -738,8 +1025,9 @@ def test_fuzz_topics_and_payloads():
 
 # ---- against a real mosquitto ---------------------------------------------------------------
 
+
 def publisher(port, user=None, password=None, client_id=None):
-    c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id or "stranger-%d" % random.randrange(10 ** 9))
+    c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id or "stranger-%d" % random.randrange(10**9))
     if user is not None:
         c.username_pw_set(user, password)
     result = {}
@@ -765,11 +1053,23 @@ def publish_all(client, messages):
 
 def hostile_messages(rng):
     """The retained junk of the issue: the deep list, 3,000 fake tables, and random bytes."""
-    out = [("carom/evil/state", ('{"version":1,"game":"three_cushion","phase":"running","players":%s}'
-                                 % nested(975)).encode(), True)]
+    out = [
+        (
+            "carom/evil/state",
+            ('{"version":1,"game":"three_cushion","phase":"running","players":%s}' % nested(975)).encode(),
+            True,
+        )
+    ]
     for i in range(3000):
-        junk = rng.choice([b"{not json", b'{"players": {"A": {}, "B": {}}}', nested(500).encode(), b"\xff\xfe\x00",
-                           json.dumps(random_json(rng)).encode()])
+        junk = rng.choice(
+            [
+                b"{not json",
+                b'{"players": {"A": {}, "B": {}}}',
+                nested(500).encode(),
+                b"\xff\xfe\x00",
+                json.dumps(random_json(rng)).encode(),
+            ]
+        )
         out.append(("carom/fake%d/state" % i, junk, True))
     return out
 
@@ -807,8 +1107,12 @@ def test_hall_shrugs_off_a_hostile_broker(tmp_path):
             b.state(docs[n]).wait_for_publish(10)
         for run in range(2):  # started, then restarted: the retained junk arrives again
             h = HallProc(m.port, "--results", str(tmp_path / "results.jsonl"))
-            api = wait_for(lambda: h.get("/api/tables"), lambda a: {"t1", "t2"} <= {t["table"] for t in a["tables"]},
-                           30, "the real tables")
+            api = wait_for(
+                lambda: h.get("/api/tables"),
+                lambda a: {"t1", "t2"} <= {t["table"] for t in a["tables"]},
+                30,
+                "the real tables",
+            )
             wait_for(lambda: h.get("/api/tables")["counts"]["messages"], lambda n: n >= 3005, 30, "every message")
             api = h.get("/api/tables")
             assert {t["table"] for t in api["tables"] if t["state"]} == {"t1", "t2"}
@@ -831,7 +1135,7 @@ def test_hall_shrugs_off_a_hostile_broker(tmp_path):
             topic, payload = fuzz_message(rng, good_state, good_report)
             if "#" in topic or "+" in topic or not topic or len(payload) > 200_000:
                 continue
-            if any(ord(c) < 32 or 0x7f <= ord(c) <= 0x9f or 0xd800 <= ord(c) for c in topic):
+            if any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) for c in topic):
                 continue  # the broker closes the connection of a client that sends such a topic
             fuzz.append((topic.replace("/t1/", "/x1/"), payload, rng.random() < 0.5))
         publish_all(stranger, fuzz)
@@ -892,15 +1196,21 @@ def test_broker_logins_and_acls(tmp_path):
         b1.state(t1.doc())
         wait_for(lambda: h.table("t1"), lambda t: t and t["state"] and t["status"] == "online", 20, "t1 on the hall")
         # t1 publishes as t2 (refused by the ACL, silently), then on its own topic: that one arrives, the other not.
-        b1.client.publish("carom/t2/state", state_bytes(sim_table("t2", ["point"])), qos=1, retain=True).wait_for_publish(10)
+        b1.client.publish(
+            "carom/t2/state", state_bytes(sim_table("t2", ["point"])), qos=1, retain=True
+        ).wait_for_publish(10)
         t1.line("point")
         b1.state(t1.doc())
         wait_for(lambda: h.table("t1")["state"], json.loads(json.dumps(t1.doc())), 20, "t1's second state")
         assert h.table("t2") is None
         b2 = Board("127.0.0.1", m.port, "t2", user="t2", password=secret["t2"]).wait()
         b2.state(sim_table("t2", ["point", "point"]).doc())
-        wait_for(lambda: h.table("t2"), lambda t: t and t["state"] and t["state"]["players"]["A"]["score"] == 2,
-                 20, "t2 from its own board")
+        wait_for(
+            lambda: h.table("t2"),
+            lambda t: t and t["state"] and t["state"]["players"]["A"]["score"] == 2,
+            20,
+            "t2 from its own board",
+        )
         with open("/proc/%d/cmdline" % h.proc.pid, "rb") as f:
             assert secret["hall"].encode() not in f.read()
         assert h.stop() == 0
@@ -917,8 +1227,13 @@ def test_broker_logins_and_acls(tmp_path):
         h.wait_line(r"refused the connection", 20)
         assert h.stop() == 0
         h = None
-        out = subprocess.run([CAROM, "hall", "--broker", "127.0.0.1:%d" % m.port, "--user", "hall"],
-                             capture_output=True, text=True, timeout=30, env=env)
+        out = subprocess.run(
+            [CAROM, "hall", "--broker", "127.0.0.1:%d" % m.port, "--user", "hall"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env=env,
+        )
         assert out.returncode == 1 and "CAROM_HALL_PASSWORD" in out.stderr
         b1.close()
         b2.close()

@@ -69,8 +69,9 @@ CLIENT_ID = "carom-hall-kill-test"
 
 def post(hall, action, body):
     headers = dict(HEADERS, **{"X-Carom-Organiser-Code": hall.code})
-    req = urllib.request.Request(hall.url + "/api/organiser/" + action, data=json.dumps(body).encode(), headers=headers,
-                                 method="POST")
+    req = urllib.request.Request(
+        hall.url + "/api/organiser/" + action, data=json.dumps(body).encode(), headers=headers, method="POST"
+    )
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())
 
@@ -84,6 +85,7 @@ def next_setup(board, timeout=30):
     """The newest setup on the board's topic numbered above the one it applied last, verified with
     its key. Not always the next number: a hall killed between numbering a setup and storing it as
     sent numbers it again when it starts (setups.Keys.next_n: a number is never handed out twice)."""
+
     def newer():
         with board.got:
             payloads = [p for p, _ in board.payloads if p]
@@ -103,8 +105,11 @@ def test_a_hall_killed_just_after_a_report_loses_no_result(tmp_path):
         board = TableBoard(broker.port, "t1", key)
         try:
             hall.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
-            post(hall, "configure", {"name": "Kill test", "format": "round_robin",
-                                         "game_options": {"game": "three_cushion", "target": 2}})
+            post(
+                hall,
+                "configure",
+                {"name": "Kill test", "format": "round_robin", "game_options": {"game": "three_cushion", "target": 2}},
+            )
             post(hall, "players", {"players": [{"name": "Player %d" % i} for i in range(1, 12)]})  # 55 matches
             post(hall, "table", {"table": "t1"})
             post(hall, "draw", {})
@@ -125,8 +130,12 @@ def test_a_hall_killed_just_after_a_report_loses_no_result(tmp_path):
                 kills += 1
                 hall = HallProc(broker.port, *args)
                 hall.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
-                done = wait_for(lambda: sum(m["status"] == "done" for m in tournament(hall.url)["matches"]),
-                                lambda k: k >= n, 30, "match %d done after kill %d" % (n, kills))
+                done = wait_for(
+                    lambda: sum(m["status"] == "done" for m in tournament(hall.url)["matches"]),
+                    lambda k: k >= n,
+                    30,
+                    "match %d done after kill %d" % (n, kills),
+                )
                 assert done == n
         finally:
             board.close()
@@ -142,8 +151,11 @@ def signed(key, payload):
 
 
 def organised(hall, players=4):
-    post(hall, "configure", {"name": "Restart test", "format": "round_robin",
-                                 "game_options": {"game": "three_cushion", "target": 2}})
+    post(
+        hall,
+        "configure",
+        {"name": "Restart test", "format": "round_robin", "game_options": {"game": "three_cushion", "target": 2}},
+    )
     post(hall, "players", {"players": [{"name": "Player %d" % i} for i in range(1, players + 1)]})
     post(hall, "table", {"table": "t1"})
     post(hall, "draw", {})
@@ -174,8 +186,12 @@ def test_a_match_assigned_but_never_sent_is_sent_when_the_hall_starts_again(tmp_
         hall = HallProc(broker.port, *args)
         try:
             hall.wait_line(r"setup \d+ sent to t1", 30)
-            doc = wait_for(lambda: verify(key, retained_setup(broker.port, "t1")[0]), lambda d: d["n"] > first["n"],
-                           30, "a new setup on t1")
+            doc = wait_for(
+                lambda: verify(key, retained_setup(broker.port, "t1")[0]),
+                lambda d: d["n"] > first["n"],
+                30,
+                "a new setup on t1",
+            )
             assert doc["setup"] == first["setup"]  # the same match: the one assigned
             assert [m["id"] for m in on_t1(hall.url)] == [assigned["id"]]
         finally:
@@ -197,8 +213,12 @@ def test_a_re_keyed_table_gets_its_match_signed_with_the_new_key(tmp_path):
             new = Keys(keys_path).new_key("t1")  # carom hall-key: the board gets the new key
             hall = HallProc(broker.port, *args)
             hall.wait_line(r"setup \d+ sent to t1", 30)
-            payload = wait_for(lambda: retained_setup(broker.port, "t1")[0], lambda p: signed(new, p), 30,
-                               "t1's setup signed with the new key")
+            payload = wait_for(
+                lambda: retained_setup(broker.port, "t1")[0],
+                lambda p: signed(new, p),
+                30,
+                "t1's setup signed with the new key",
+            )
             doc = verify(new, payload)  # the board with its new key takes it: the same match
             assert doc["setup"] == sent["setup"] and not signed(old, payload)
             hall.stop()
@@ -303,8 +323,11 @@ def settled(port, url, keys, what):
         doc = tournament(url)
         matches = {m["id"]: m for m in doc["matches"]}
         busy = {n for m in doc["matches"] if m["status"] in ACTIVE for n in (m["name_A"], m["name_B"])}
-        could = [m["id"] for m in doc["matches"] if m["status"] == "pending" and m["name_A"] and m["name_B"]
-                 and not {m["name_A"], m["name_B"]} & busy]
+        could = [
+            m["id"]
+            for m in doc["matches"]
+            if m["status"] == "pending" and m["name_A"] and m["name_B"] and not {m["name_A"], m["name_B"]} & busy
+        ]
         tables = {r["table"]: r["match"] for r in doc["tables"]}
         got = retained_topics(port, ["carom/%s/setup" % t for t in tables])
         setups, wrong = {}, []
@@ -347,9 +370,16 @@ def play_out(board, setup, hall=None):
     board.apply(setup)
     board.play(LAG + ["point", "point"])
     if hall is not None:
-        wait_for(lambda: [m["status"] for m in tournament(hall.url)["matches"]
-                          if m["table"] == board.table and m["status"] in ACTIVE], ["playing"], 30,
-                 "%s's match playing" % board.table)
+        wait_for(
+            lambda: [
+                m["status"]
+                for m in tournament(hall.url)["matches"]
+                if m["table"] == board.table and m["status"] in ACTIVE
+            ],
+            ["playing"],
+            30,
+            "%s's match playing" % board.table,
+        )
     board.play(["miss"])
     assert board.sim.finished()
 
@@ -389,9 +419,10 @@ def drawn_whole(doc, what):
     pairing of a group once, and the knock-out."""
     people = doc["players"]
     if not doc["settings"]["drawn"]:
-        assert doc["matches"] == [] and all(p["seed"] is None and p["group"] is None for p in people), \
-            "%s: half a draw: not drawn, but %d matches, seeds %s" % (what, len(doc["matches"]),
-                                                                      [p["seed"] for p in people])
+        assert doc["matches"] == [] and all(p["seed"] is None and p["group"] is None for p in people), (
+            "%s: half a draw: not drawn, but %d matches, seeds %s"
+            % (what, len(doc["matches"]), [p["seed"] for p in people])
+        )
         return False
     groups = {}
     for p in people:
@@ -400,8 +431,9 @@ def drawn_whole(doc, what):
     pairs = sorted((m["group"], *sorted((m["name_A"], m["name_B"]))) for m in doc["matches"] if m["stage"] == "group")
     knockout = [m for m in doc["matches"] if m["stage"] == "knockout"]
     assert sorted(p["seed"] for p in people) == list(range(1, DRAW_PLAYERS + 1)), "%s: half a draw: the seeds" % what
-    assert sorted(groups) == list("ABCD") and {len(g) for g in groups.values()} == {16}, \
+    assert sorted(groups) == list("ABCD") and {len(g) for g in groups.values()} == {16}, (
         "%s: half a draw: the groups" % what
+    )
     assert pairs == every, "%s: half a draw: %d group matches of %d" % (what, len(pairs), len(every))
     assert len(knockout) == 2 * DRAW_GROUPS - 1, "%s: half a draw: %d knock-out matches" % (what, len(knockout))
     return True
@@ -411,8 +443,13 @@ def drawn_whole(doc, what):
 def test_a_hall_killed_during_a_draw_leaves_it_whole_or_not_made(tmp_path):
     template = tmp_path / "undrawn.sqlite"
     t = Tournament(str(template))
-    t.configure(name="Draw kill test", format="groups_knockout", groups=DRAW_GROUPS, advance=2,
-                game_options={"game": "three_cushion", "target": 2})
+    t.configure(
+        name="Draw kill test",
+        format="groups_knockout",
+        groups=DRAW_GROUPS,
+        advance=2,
+        game_options={"game": "three_cushion", "target": 2},
+    )
     for i in range(1, DRAW_PLAYERS + 1):
         t.add_player("Player %d" % i)
     for table in DRAW_TABLES:
@@ -468,8 +505,12 @@ def test_a_hall_killed_during_a_draw_leaves_it_whole_or_not_made(tmp_path):
                 left[k] = left_behind(folder)
                 if k % 2:
                     aim.learn(early=left[k] == "undrawn", late=left[k] != "undrawn")
-                what = "kill %d, %.1f ms into a draw answered in %.1f ms (%s)" % (k, 1000 * offset, 1000 * window,
-                                                                                 left[k])
+                what = "kill %d, %.1f ms into a draw answered in %.1f ms (%s)" % (
+                    k,
+                    1000 * offset,
+                    1000 * window,
+                    left[k],
+                )
                 hall = restarted(hall, broker.port, args)
                 if not drawn_whole(tournament(hall.url), what):
                     assert post(hall, "draw", {}) == {"ok": True}, what  # the organiser draws again
@@ -522,8 +563,12 @@ def test_a_hall_killed_between_assigning_a_match_and_sending_it_leaves_no_table_
             aims[trigger].learn(early=left[-1][2] == "unassigned", late=left[-1][2] == "sent")
             what = "kill %d: %s %s, %.1f ms (%s)" % (len(left), trigger, table, offset * 1000, left[-1][2])
             hall = restarted(hall, broker.port, args)
-            wait_for(lambda: sum(m["status"] == "done" for m in tournament(hall.url)["matches"]), played, 30,
-                     what + ": every result")
+            wait_for(
+                lambda: sum(m["status"] == "done" for m in tournament(hall.url)["matches"]),
+                played,
+                30,
+                what + ": every result",
+            )
             return settled(broker.port, hall.url, key, what)
 
         def added(table):
@@ -540,8 +585,11 @@ def test_a_hall_killed_between_assigning_a_match_and_sending_it_leaves_no_table_
             hall.wait_line(CONNECTED)
             for board in boards.values():
                 switched_on(board)
-            post(hall, "configure", {"name": "Kill test", "format": "round_robin",
-                                     "game_options": {"game": "three_cushion", "target": 2}})
+            post(
+                hall,
+                "configure",
+                {"name": "Kill test", "format": "round_robin", "game_options": {"game": "three_cushion", "target": 2}},
+            )
             post(hall, "players", {"players": [{"name": "Player %d" % i} for i in range(1, RUN_PLAYERS + 1)]})
             post(hall, "table", {"table": "t1"})
             post(hall, "draw", {})

@@ -59,8 +59,11 @@ def test_64_boards_every_update_arrives(broker, browser):
             b.wait()
             b.state(s.doc())
         page = Page(browser, hall.url)
-        wait_for(lambda: page.page.evaluate("document.querySelectorAll('.tile[data-table^=load]').length"), TABLES,
-                 what="a tile per table")
+        wait_for(
+            lambda: page.page.evaluate("document.querySelectorAll('.tile[data-table^=load]').length"),
+            TABLES,
+            what="a tile per table",
+        )
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         organiser = context.new_page()
         organiser.add_init_script(ORGANISER_JS)
@@ -68,8 +71,9 @@ def test_64_boards_every_update_arrives(broker, browser):
         organiser.wait_for_selector("body[data-ready=true]")
         wait_for(lambda: len(organiser.evaluate(ORGANISER_ROWS_JS)), TABLES, what="the organiser's 64 tables")
         before = {t["table"]: t["updates"] for t in hall.get("/api/tables")["tables"]}
-        r = measure(hall.url, boards, sims, 0.1, updates=TABLES * EACH, page=page.page, settle_s=60,
-                    organiser=organiser)
+        r = measure(
+            hall.url, boards, sims, 0.1, updates=TABLES * EACH, page=page.page, settle_s=60, organiser=organiser
+        )
         assert r["published"] == TABLES * EACH
         assert r["missing"] == 0 and r["arrived"] == r["published"], r
         assert r["sse_repeats"] == 0  # each update once on the stream (again only when a report renamed the table)
@@ -87,16 +91,27 @@ def test_64_boards_every_update_arrives(broker, browser):
         results = [e for e in hall.get("/results.json") if e["hall"]["table"].startswith("load")]
         assert len(results) == r["reports"]
         want = {k: [str(d["players"]["A"]["score"]), str(d["players"]["B"]["score"])] for k, d in last.items()}
-        wait_for(lambda: {k: v for k, v in page.page.evaluate(SCORES_JS).items() if k in want}, want,
-                 what="every tile on its table's last score")
+        wait_for(
+            lambda: {k: v for k, v in page.page.evaluate(SCORES_JS).items() if k in want},
+            want,
+            what="every tile on its table's last score",
+        )
         # The organiser's page handled every update (each once or more: a report's rename sends it again)
         # and lists each table with its last score.
         sent = {(s.table, seq) for s in sims for seq in range(1, published[s.table] + 1)}
-        wait_for(lambda: len({(t, q) for t, q, _, _ in organiser.evaluate("() => window.__handled")} & sent),
-                 TABLES * EACH, 60, "every update handled by the organiser's page")
+        wait_for(
+            lambda: len({(t, q) for t, q, _, _ in organiser.evaluate("() => window.__handled")} & sent),
+            TABLES * EACH,
+            60,
+            "every update handled by the organiser's page",
+        )
         scores = {k: "%s:%s" % tuple(v) for k, v in want.items()}
-        wait_for(lambda: {k: v.rsplit(" ", 1)[-1] for k, v in organiser.evaluate(ORGANISER_ROWS_JS).items()}, scores,
-                 60, "the organiser's list on each table's last score")
+        wait_for(
+            lambda: {k: v.rsplit(" ", 1)[-1] for k, v in organiser.evaluate(ORGANISER_ROWS_JS).items()},
+            scores,
+            60,
+            "the organiser's list on each table's last score",
+        )
         assert organiser.evaluate("() => [window.__opens, window.__errors]") == [1, []]  # never dropped, no error
         context.close()
         page.close()
@@ -107,6 +122,7 @@ def test_64_boards_every_update_arrives(broker, browser):
 
 
 # ---- the generator itself ----------------------------------------------------------------------
+
 
 class Clock:
     """A wall clock the test moves (seconds since the epoch)."""
@@ -187,8 +203,10 @@ def test_showcase_has_a_table_in_every_state():
 
 
 def tile_states(hall):
-    return {t["table"]: (t["status"], (t.get("state") or {}).get("phase"), (t.get("state") or {}).get("result"))
-            for t in hall.get("/api/tables")["tables"]}
+    return {
+        t["table"]: (t["status"], (t.get("state") or {}).get("phase"), (t.get("state") or {}).get("result"))
+        for t in hall.get("/api/tables")["tables"]
+    }
 
 
 @need_broker
@@ -202,27 +220,44 @@ def test_the_demo_hall_shows_every_state_and_an_offline_board_comes_back(browser
         try:
             hall.wait_line(r"connected")
             shown = showcase(target=15, clock=clock)
-            demo = DemoHall("127.0.0.1", broker.port, "carom", [t for _, t in shown], random.Random(1),
-                            offline_s=0, clock=clock)
+            demo = DemoHall(
+                "127.0.0.1", broker.port, "carom", [t for _, t in shown], random.Random(1), offline_s=0, clock=clock
+            )
             off = [what for what, _ in shown].index("offline")
             demo.power_cut(off, 60)
-            want = {t.table: ("offline" if what == "offline" else "online", t.doc()["phase"], t.doc()["result"])
-                    for what, t in shown}
-            wait_for(lambda: {k: v for k, v in tile_states(hall).items() if k in want}, want, 30,
-                     "every table's state on the hall")
+            want = {
+                t.table: ("offline" if what == "offline" else "online", t.doc()["phase"], t.doc()["result"])
+                for what, t in shown
+            }
+            wait_for(
+                lambda: {k: v for k, v in tile_states(hall).items() if k in want},
+                want,
+                30,
+                "every table's state on the hall",
+            )
             page = Page(browser, hall.url)
             tile = page.wait_tile(shown[off][1].table, lambda t: t["status"] == "offline", "the offline tile")
             assert tile["label"].strip().upper() == "OFFLINE"
             page.wait_tile(shown[0][1].table, lambda t: t["status"] == "online", "the lag's tile")
             for what, t in shown:  # every tile drawn with its table's score
                 d = t.doc()
-                page.wait_tile(t.table, lambda tile, d=d: (tile["A"]["score"], tile["B"]["score"]) == (
-                    str(d["players"]["A"]["score"]), str(d["players"]["B"]["score"])), "%s's tile" % what)
+                page.wait_tile(
+                    t.table,
+                    lambda tile, d=d: (
+                        (tile["A"]["score"], tile["B"]["score"])
+                        == (str(d["players"]["A"]["score"]), str(d["players"]["B"]["score"]))
+                    ),
+                    "%s's tile" % what,
+                )
             # The finished matches' reports are in the results, once each.
             finished = sorted(t.table for _, t in shown if t.finished())
             assert len(finished) == 2
-            wait_for(lambda: sorted(e["hall"]["table"] for e in hall.get("/results.json")), finished, 30,
-                     "the draw's and the win's reports in the results")
+            wait_for(
+                lambda: sorted(e["hall"]["table"] for e in hall.get("/results.json")),
+                finished,
+                30,
+                "the draw's and the win's reports in the results",
+            )
             if os.environ.get("CAROM_SCREENSHOT"):  # README's picture: CAROM_SCREENSHOT=docs/hall.png
                 page.page.screenshot(path=os.environ["CAROM_SCREENSHOT"])
             # Switched on again: the next tick reconnects it ("online", its match as it stood).

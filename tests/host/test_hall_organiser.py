@@ -45,6 +45,7 @@ HTML_NAME = "<img src=x onerror=f()>"  # 23 characters: a name a board takes (24
 
 # ---- the checks, without a hall ------------------------------------------------------------------
 
+
 def refused(fn, body, words):
     with pytest.raises(org.Refused) as e:
         fn(body)
@@ -54,7 +55,11 @@ def refused(fn, body, words):
 
 def test_every_field_is_checked():
     assert org.check_player({"name": " Anna ", "club": "BC", "target": 30}) == {
-        "name": "Anna", "club": "BC", "target": 30, "average": None}
+        "name": "Anna",
+        "club": "BC",
+        "target": 30,
+        "average": None,
+    }
     assert org.check_player({"name": HTML_NAME})["name"] == HTML_NAME  # text is text: the pages escape it
     refused(org.check_player, {"name": ""}, "player.name is empty")
     refused(org.check_player, {"name": "x" * 25}, "player.name is 25 characters long: at most 24")
@@ -68,9 +73,19 @@ def test_every_field_is_checked():
     refused(org.check_player, ["A"], "must be a JSON object")
     refused(org.check_players, {"players": []}, "players must be a list of 1..256 players")
     refused(org.check_players, {"players": [{"name": "A"}, {"name": ""}]}, "players[1].name is empty")
-    good = {"format": "groups_knockout", "groups": 2, "advance": 2,
-            "game_options": {"game": "three_cushion", "target": 20, "sets": 2, "deciding_target": 10,
-                             "shootout": True, "warmup_s": 120}}
+    good = {
+        "format": "groups_knockout",
+        "groups": 2,
+        "advance": 2,
+        "game_options": {
+            "game": "three_cushion",
+            "target": 20,
+            "sets": 2,
+            "deciding_target": 10,
+            "shootout": True,
+            "warmup_s": 120,
+        },
+    }
     assert org.check_configure(good)["game_options"]["deciding_target"] == 10
     assert org.check_configure({"name": " Final day "}) == {"name": "Final day"}  # only what is given changes
     refused(org.check_configure, dict(good, format="swiss"), "format must be one of round_robin, knockout")
@@ -120,6 +135,7 @@ def test_a_post_under_another_host_is_refused():
 
 # ---- a hall, its boards, a person at the organiser's page ------------------------------------------
 
+
 def post(hall, action, body, headers=HEADERS, raw=None):
     """POST /api/organiser/<action>: (status, answer)."""
     data = raw if raw is not None else json.dumps(body).encode()
@@ -167,6 +183,7 @@ class TableBoard:
 
     def setup(self, n, timeout=30):
         """The setup numbered n, verified with the table's key (a forged one raises)."""
+
         def have():
             docs = [verify(self.key, p) for p, _ in self.payloads if p]
             return [d for d in docs if d["n"] == n]
@@ -295,8 +312,11 @@ def shown(page, selector):
 
 
 def setup_cell(page, table):
-    return page.page.evaluate("(t) => { const r = document.querySelector('#tables tr[data-table=\"' + t + '\"]');"
-                              " return r ? r.dataset.setup : null; }", table)
+    return page.page.evaluate(
+        "(t) => { const r = document.querySelector('#tables tr[data-table=\"' + t + '\"]');"
+        " return r ? r.dataset.setup : null; }",
+        table,
+    )
 
 
 def standing(page):
@@ -366,12 +386,20 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
     b1.play(LAG + ["point"])
     wait_for(lambda: setup_cell(page, "t1"), "playing", what="t1: playing")
     a1, b1name = s1["setup"]["players"]["A"]["name"], s1["setup"]["players"]["B"]["name"]
-    wait_for(lambda: pg.text_content('#tables tr[data-table="t1"] td.board'),
-             "online, running: %s – %s 1:0" % (a1, b1name), what="t1's board as it stands")
+    wait_for(
+        lambda: pg.text_content('#tables tr[data-table="t1"] td.board'),
+        "online, running: %s – %s 1:0" % (a1, b1name),
+        what="t1's board as it stands",
+    )
     # A stranger on the (anonymous) broker reports t1's match as won by B, unsigned and signed with
     # another table's key: both dropped by the hall, the match goes on.
-    forged = SimTable("t1", target=s1["setup"]["match"]["target"], names=(a1, b1name),
-                      options=match_options(s1["setup"]["match"]), lag=True)
+    forged = SimTable(
+        "t1",
+        target=s1["setup"]["match"]["target"],
+        names=(a1, b1name),
+        options=match_options(s1["setup"]["match"]),
+        lag=True,
+    )
     forged.started_at = b1.sim.started_at
     for line in LAG + ["miss", "point", "point", "point"]:
         assert forged.line(line) is None, line
@@ -381,8 +409,11 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
     stranger.key = secrets["t2"]
     stranger.report(forged.report_doc()).wait_for_publish(5)
     stranger.close()
-    wait_for(lambda: hall.get("/api/tables")["counts"]["dropped"],
-             lambda d: d.get("unsigned") == 1 and d.get("signature") == 1, what="the forged reports dropped")
+    wait_for(
+        lambda: hall.get("/api/tables")["counts"]["dropped"],
+        lambda d: d.get("unsigned") == 1 and d.get("signature") == 1,
+        what="the forged reports dropped",
+    )
     assert setup_cell(page, "t1") == "playing" and set(standing(page).values()) <= {0}
     b1.play(["point", "point", "miss"])  # A runs 3; B misses his equalizing inning
     b2.play(LAG + ["point"] * 6)  # A 3, B equalizes 3
@@ -403,7 +434,9 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
     # The standings on the TV, switched from the organiser's page; the results strip has both results.
     pg.click('#tv button[data-view="standings"]')
     tv.page.wait_for_selector("body[data-view=standings] #standings-view .group")
-    names = tv.page.evaluate("[...document.querySelectorAll('#standings-view td.n')].map(e => e.firstChild.textContent)")
+    names = tv.page.evaluate(
+        "[...document.querySelectorAll('#standings-view td.n')].map(e => e.firstChild.textContent)"
+    )
     assert names[0] == winner and HTML_NAME in names and len(names) == 4
     assert tv.page.evaluate("document.querySelectorAll('img').length") == 0
     strip = tv.page.evaluate("[...document.querySelectorAll('#strip-items .strip-item')].map(e => e.textContent)")
@@ -425,8 +458,14 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
     wait_for(lambda: pg.text_content("#title"), "Club day, final", what="the new name on the page")
     assert pg.is_disabled("#configure [name=target]") and pg.is_disabled("#draw")
     # Nothing shows a key: not the page, the API, the exports, the event stream's snapshot.
-    seen = [pg.content(), tv.page.content(), json.dumps(hall.get("/api/tournament")), csv_text.decode("utf-8-sig"),
-            json.dumps(exported), printable.decode()]
+    seen = [
+        pg.content(),
+        tv.page.content(),
+        json.dumps(hall.get("/api/tournament")),
+        csv_text.decode("utf-8-sig"),
+        json.dumps(exported),
+        printable.decode(),
+    ]
     for key in secrets.values():
         assert not any(key in s for s in seen)
     page.close()
@@ -459,8 +498,11 @@ def test_a_knockout_moves_on_by_itself_shootout_included(tourney, browser):
     b2.play(LAG + ["miss", "point", "point", "point"])  # B runs 3 in his first inning: the innings are level
     w1 = s1["setup"]["players"]["A"]["name"]
     w2 = s2["setup"]["players"]["B"]["name"]
-    final = wait_for(lambda: [d for b in (b1, b2) for d in [verify(b.key, p) for p, _ in b.payloads if p]
-                              if d["n"] == 2], lambda f: len(f) == 1, what="the final, on one table")[0]
+    final = wait_for(
+        lambda: [d for b in (b1, b2) for d in [verify(b.key, p) for p, _ in b.payloads if p] if d["n"] == 2],
+        lambda f: len(f) == 1,
+        what="the final, on one table",
+    )[0]
     fb = b1 if final["table"] == "t1" else b2
     assert {final["setup"]["players"][p]["name"] for p in "AB"} == {w1, w2}
     fb.apply(final)
@@ -470,13 +512,19 @@ def test_a_knockout_moves_on_by_itself_shootout_included(tourney, browser):
     pg = page.page
     pg.wait_for_selector(".champion")
     assert pg.text_content(".champion") == "Winner: " + champion
-    rounds = pg.evaluate("[...document.querySelectorAll('#bracket .b-round')].map(r => r.querySelector('h2').textContent)")
+    rounds = pg.evaluate(
+        "[...document.querySelectorAll('#bracket .b-round')].map(r => r.querySelector('h2').textContent)"
+    )
     assert len(rounds) == 2
-    assert pg.evaluate("[...document.querySelectorAll('#bracket .b-round')].pop().querySelector('.w span').textContent") \
+    assert (
+        pg.evaluate("[...document.querySelectorAll('#bracket .b-round')].pop().querySelector('.w span').textContent")
         == champion
+    )
     assert post(hall, "view", {"view": "bracket"}) == (200, {"view": "bracket"})
     tv.page.wait_for_selector("body[data-view=bracket] #bracket-view .b-round")
-    assert tv.page.evaluate("document.querySelector('#bracket-view .b-round:last-child .w span').textContent") == champion
+    assert (
+        tv.page.evaluate("document.querySelector('#bracket-view .b-round:last-child .w span').textContent") == champion
+    )
     # One drawing (bracket.js): the TV shows the bracket the organiser sees, line by line.
     lines = "[...document.querySelectorAll('%s .b-match > div')].map(d => [d.className, d.textContent])"
     assert tv.page.evaluate(lines % "#bracket-view") == pg.evaluate(lines % "#bracket") != []
@@ -496,15 +544,20 @@ def test_only_the_organiser_changes_the_tournament(tourney):
 
     hall = tourney[0]
     stranger = dict(HEADERS, **{"X-Carom-Organiser-Code": ""})
-    for action, body in (("players", {"name": "Eve"}), ("table", {"table": "t9"}), ("draw", {}),
-                         ("view", {"view": "bracket"}), ("untable", {"table": "t1"})):
+    for action, body in (
+        ("players", {"name": "Eve"}),
+        ("table", {"table": "t9"}),
+        ("draw", {}),
+        ("view", {"view": "bracket"}),
+        ("untable", {"table": "t1"}),
+    ):
         status, answer = post(hall, action, body, headers=stranger)
         assert status == 401 and "sign in" in answer["error"], (action, answer)
     assert hall.get("/api/tournament")["players"] == []
     for path in ("/", "/api/tables", "/api/tournament", "/results.json", "/organiser"):
         assert hall.get(path, raw=True)[0]  # open and read-only
     # Signing in from the page's API: a session cookie, then changes with it alone.
-    host, port = hall.url[len("http://"):].split(":")
+    host, port = hall.url[len("http://") :].split(":")
     c = http.client.HTTPConnection(host, int(port), timeout=10)
     c.request("POST", "/api/organiser/signin", json.dumps({"code": hall.code}), HEADERS)
     r = c.getresponse()
@@ -545,17 +598,22 @@ def test_hostile_requests_are_refused_with_reasons(tourney):
     assert status == 415
     status, answer = post(hall, "players", None, headers=dict(HEADERS, Host="evil.example"), raw=b'{"name": "Eve"}')
     assert status == 421
-    for raw, words in ((b"{not json", "not JSON"), (b"[" * 100 + b"]" * 100, "nested deeper"),
-                       (b'{"name": NaN}', "NaN is not JSON"), (b"\xff\xfe", "not JSON")):
+    for raw, words in (
+        (b"{not json", "not JSON"),
+        (b"[" * 100 + b"]" * 100, "nested deeper"),
+        (b'{"name": NaN}', "NaN is not JSON"),
+        (b"\xff\xfe", "not JSON"),
+    ):
         status, answer = post(hall, "players", None, raw=raw)
         assert status == 400 and words in answer["error"], (raw, answer)
-    for action, body, words in (("players", {"name": "x" * 30}, "at most 24"),
-                                ("players", {"name": "A", "average": "fast"}, "player.average"),
-                                ("configure", {"format": "round_robin", "game_options": {"target": 10000}},
-                                 "game_options: target"),
-                                ("table", {"table": "../etc"}, "table must be a board's table id"),
-                                ("view", {"view": "<script>"}, "view must be one of"),
-                                ("nothing", {}, "no such change")):
+    for action, body, words in (
+        ("players", {"name": "x" * 30}, "at most 24"),
+        ("players", {"name": "A", "average": "fast"}, "player.average"),
+        ("configure", {"format": "round_robin", "game_options": {"target": 10000}}, "game_options: target"),
+        ("table", {"table": "../etc"}, "table must be a board's table id"),
+        ("view", {"view": "<script>"}, "view must be one of"),
+        ("nothing", {}, "no such change"),
+    ):
         status, answer = post(hall, action, body)
         assert status in (400, 404) and words in answer["error"], (action, answer)
     status, answer = post(hall, "players", {"players": [{"name": "Anna"}, {"name": "Bela"}, {"name": "Anna"}]})
@@ -622,10 +680,16 @@ def test_cli_errors_name_the_file(tmp_path):
 
     junk = tmp_path / "notes.txt"
     junk.write_text("the club's notes\n")
-    for args, words in ((["--db", str(junk)], "cannot be used as a tournament file"),
-                        (["--db", str(tmp_path / "t.sqlite"), "--keys", str(junk)], "not a key file")):
-        out = subprocess.run([CAROM, "hall", "--broker", "127.0.0.1:1", "--listen", "127.0.0.1:0", *args],
-                             capture_output=True, text=True, timeout=60)
+    for args, words in (
+        (["--db", str(junk)], "cannot be used as a tournament file"),
+        (["--db", str(tmp_path / "t.sqlite"), "--keys", str(junk)], "not a key file"),
+    ):
+        out = subprocess.run(
+            [CAROM, "hall", "--broker", "127.0.0.1:1", "--listen", "127.0.0.1:0", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert out.returncode == 1 and out.stderr.startswith("carom: ") and words in out.stderr, out
         assert "Traceback" not in out.stderr + out.stdout
     assert junk.read_text() == "the club's notes\n"  # not written over
@@ -694,11 +758,17 @@ def test_an_undecided_knockout_match_is_decided_on_the_page(tourney, browser):
     wait_for(lambda: len(asked), 1, what="the confirmation")
     assert [m["status"] for m in hall.get("/api/tournament")["matches"] if m["id"] == match_id] == ["undecided"]
     pg.click(row + ' button[data-winner="B"]')
-    wait_for(lambda: [m["winner"] for m in hall.get("/api/tournament")["matches"] if m["id"] == match_id], [winner],
-             what="the organiser's winner")
+    wait_for(
+        lambda: [m["winner"] for m in hall.get("/api/tournament")["matches"] if m["id"] == match_id],
+        [winner],
+        what="the organiser's winner",
+    )
     assert asked == ["%s wins match %d?" % (winner, match_id)] * 2
-    final = wait_for(lambda: [d for b in (b1, b2) for d in [verify(b.key, p) for p, _ in b.payloads if p]
-                              if d["n"] == 2], lambda f: len(f) == 1, what="the final")[0]
+    final = wait_for(
+        lambda: [d for b in (b1, b2) for d in [verify(b.key, p) for p, _ in b.payloads if p] if d["n"] == 2],
+        lambda f: len(f) == 1,
+        what="the final",
+    )[0]
     assert winner in {final["setup"]["players"][p]["name"] for p in "AB"}
     status, answer = post(hall, "decide", {"match": match_id, "winner": "A"})  # decided already
     assert status == 409 and "not an undecided knock-out match" in answer["error"]

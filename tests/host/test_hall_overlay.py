@@ -46,8 +46,8 @@ def png_rgba(data):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, width = 8, b"", None
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        chunk = data[pos + 8 : pos + 8 + length]
         pos += 12 + length
         if kind == b"IHDR":
             width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", chunk)
@@ -58,7 +58,7 @@ def png_rgba(data):
     stride = width * 4
     rows, prev = [], bytearray(stride)
     for y in range(height):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
         for i in range(stride):
             a = line[i - 4] if i >= 4 else 0
             b = prev[i]
@@ -128,8 +128,9 @@ def hall():
 
 
 def test_overlay_shows_one_table_live_on_a_transparent_page(hall, browser):
-    t5 = SimTable("t5", target=3, names=("Therese Klompenhouwer", "Torbjorn Blomdahl"), options="shot_clock=40",
-                  name="Table 5")
+    t5 = SimTable(
+        "t5", target=3, names=("Therese Klompenhouwer", "Torbjorn Blomdahl"), options="shot_clock=40", name="Table 5"
+    )
     t6 = SimTable("t6", target=30, names=("Anna Kovacs", "Bela Nagy"))
     b5, b6 = Board("127.0.0.1", hall.broker_port, "t5").wait(), Board("127.0.0.1", hall.broker_port, "t6").wait()
     context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -139,8 +140,10 @@ def test_overlay_shows_one_table_live_on_a_transparent_page(hall, browser):
         page = context.new_page()
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.add_init_script("window.applied = []; document.addEventListener('overlay:applied',"
-                             " e => window.applied.push(e.detail.table));")
+        page.add_init_script(
+            "window.applied = []; document.addEventListener('overlay:applied',"
+            " e => window.applied.push(e.detail.table));"
+        )
         page.goto(hall.url + "/overlay/t5")
         page.wait_for_selector("body[data-ready=true][data-state=match]", state="attached")
         overlay = Stream(hall.url, "/events/t5").ready()
@@ -156,8 +159,12 @@ def test_overlay_shows_one_table_live_on_a_transparent_page(hall, browser):
         first = int(got["shot"].split()[0])
         assert got["shot"] == "%d s" % first and 30 < first <= 40, got["shot"]  # 40 s from the board's document
         # The shot clock counts down on the overlay between the board's documents.
-        wait_for(lambda: int(page.evaluate(READ_JS)["shot"].split()[0]), lambda s: s < first, timeout=20,
-                 what="the shot clock counting down")
+        wait_for(
+            lambda: int(page.evaluate(READ_JS)["shot"].split()[0]),
+            lambda s: s < first,
+            timeout=20,
+            what="the shot clock counting down",
+        )
         # The other table plays (three updates), then t5 again: the overlay hears of t5 only.
         for _ in range(3):
             t6.line("point")
@@ -176,8 +183,9 @@ def test_overlay_shows_one_table_live_on_a_transparent_page(hall, browser):
         t5.line("miss")
         b5.state(t5.doc())
         b5.report(t5.report_doc()).wait_for_publish(5)
-        got = wait_for(lambda: page.evaluate(READ_JS), lambda g: g["phase"] == "Therese Klompenhouwer wins",
-                       what="t5's result")
+        got = wait_for(
+            lambda: page.evaluate(READ_JS), lambda g: g["phase"] == "Therese Klompenhouwer wins", what="t5's result"
+        )
         assert got["shot"] == "" and got["run"] == ""
         wait_for(lambda: page.evaluate(READ_JS)["table"], "Table 5", what="the table's name from its report")
         assert [k for k, _ in overlay.events if k == "result"] == ["result"]
@@ -185,13 +193,22 @@ def test_overlay_shows_one_table_live_on_a_transparent_page(hall, browser):
         assert got["html_bg"] == "rgba(0, 0, 0, 0)" and got["body_bg"] == "rgba(0, 0, 0, 0)"
         width, height, rows = png_rgba(page.screenshot(omit_background=True))
         assert (width, height) == (1280, 720)
-        bar = page.evaluate("(() => { const r = document.getElementById('bar').getBoundingClientRect();"
-                            " return [r.left, r.top, r.right, r.bottom]; })()")
+        bar = page.evaluate(
+            "(() => { const r = document.getElementById('bar').getBoundingClientRect();"
+            " return [r.left, r.top, r.right, r.bottom]; })()"
+        )
         alpha = [[rows[y][x * 4 + 3] for x in range(0, width, 8)] for y in range(0, height, 8)]
-        outside = [a for yi, line in enumerate(alpha) for xi, a in enumerate(line)
-                   if not (bar[0] - 24 <= xi * 8 <= bar[2] + 24 and bar[1] - 24 <= yi * 8 <= bar[3] + 24)]  # its shadow
-        inside = [alpha[y // 8][x // 8] for y in range(int(bar[1]) + 8, int(bar[3]) - 8, 8)
-                  for x in range(int(bar[0]) + 8, int(bar[2]) - 8, 8)]
+        outside = [
+            a
+            for yi, line in enumerate(alpha)
+            for xi, a in enumerate(line)
+            if not (bar[0] - 24 <= xi * 8 <= bar[2] + 24 and bar[1] - 24 <= yi * 8 <= bar[3] + 24)
+        ]  # its shadow
+        inside = [
+            alpha[y // 8][x // 8]
+            for y in range(int(bar[1]) + 8, int(bar[3]) - 8, 8)
+            for x in range(int(bar[0]) + 8, int(bar[2]) - 8, 8)
+        ]
         assert outside and max(outside) == 0  # the video shows through everywhere else
         assert inside and min(inside) > 128  # the bar itself is opaque enough to read
         assert not errors, errors

@@ -53,6 +53,7 @@ def raw_sign(key_hex, obj):
 
 # ---- the host's side -------------------------------------------------------------------------
 
+
 def test_the_host_signs_what_the_firmware_takes():
     firmware_path()
     import publisher_hall
@@ -69,23 +70,45 @@ def test_the_host_signs_what_the_firmware_takes():
     unicode = {"players": {"A": {"name": "Ödön Éles"}, "B": {"name": "Zoë"}}, "match": MATCH}
     assert publisher_hall.check(setups.sign(KEY, "t3", 8, unicode), bytes.fromhex(KEY), "t3")[1] == unicode
     # what the board would refuse is refused on the host, before anything is sent
-    for bad in ({"players": PLAYERS, "match": {"target": 0}}, {"players": PLAYERS},
-                {"players": PLAYERS, "match": MATCH, "wifi": {}}, {"players": {"A": {"name": "x" * 25}}, "match": {}},
-                {"players": PLAYERS, "match": {"shootout": True}}, [1]):
+    for bad in (
+        {"players": PLAYERS, "match": {"target": 0}},
+        {"players": PLAYERS},
+        {"players": PLAYERS, "match": MATCH, "wifi": {}},
+        {"players": {"A": {"name": "x" * 25}}, "match": {}},
+        {"players": PLAYERS, "match": {"shootout": True}},
+        [1],
+    ):
         with pytest.raises(SetupError):
             setups.sign(KEY, "t3", 1, bad)
-    for table, n in (("T3", 1), ("", 1), ("t/3", 1), ("t3", 0), ("t3", "1"), ("t3", 10 ** 9)):
+    for table, n in (("T3", 1), ("", 1), ("t/3", 1), ("t3", 0), ("t3", "1"), ("t3", 10**9)):
         with pytest.raises(SetupError):
             setups.sign(KEY, table, n, setup)
     with pytest.raises(SetupError):
         setups.sign("ab" * 31, "t3", 1, setup)
     # the longest setup the schema allows (four names of 24 four-byte characters, every match key)
     # still fits what the board reads
-    wide = {"A": {"name": "\U0001f3b1" * 24, "club": "\U0001f3b1" * 24},
-            "B": {"name": "\U0001f3b1" * 24, "club": "\U0001f3b1" * 24}}
-    full = {"game": "balkline_47_2", "target": 9999, "innings_limit": 999, "equalizing": True, "draw": False,
-            "shot_clock": 300, "timeouts": 9, "timeout_s": 300, "break_s": 3600, "breaker_ball": "white",
-            "target_A": 9999, "target_B": 9999, "sets": 9, "deciding_target": 9999, "shootout": True, "warmup_s": 900}
+    wide = {
+        "A": {"name": "\U0001f3b1" * 24, "club": "\U0001f3b1" * 24},
+        "B": {"name": "\U0001f3b1" * 24, "club": "\U0001f3b1" * 24},
+    }
+    full = {
+        "game": "balkline_47_2",
+        "target": 9999,
+        "innings_limit": 999,
+        "equalizing": True,
+        "draw": False,
+        "shot_clock": 300,
+        "timeouts": 9,
+        "timeout_s": 300,
+        "break_s": 3600,
+        "breaker_ball": "white",
+        "target_A": 9999,
+        "target_B": 9999,
+        "sets": 9,
+        "deciding_target": 9999,
+        "shootout": True,
+        "warmup_s": 900,
+    }
     longest = setups.sign(KEY, "a" * 24, setups.MAX_N, {"players": wide, "match": full})
     assert len(longest) <= setups.MAX_MESSAGE
     assert publisher_hall.check(longest, bytes.fromhex(KEY), "a" * 24)[2] is None
@@ -120,8 +143,12 @@ def test_carom_hall_key_puts_a_key_on_a_flash_and_never_prints_it(tmp_path):
     (flash / "config.json").write_text(json.dumps({"mqtt": {"host": "127.0.0.1"}, "name": "Table 3"}))
     (flash / "hall.last").write_text("12\n")
     keys = str(tmp_path / "keys.json")
-    r = subprocess.run([CAROM, "hall-key", "--keys", keys, "--table", "t3", "--flash", str(flash)],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [CAROM, "hall-key", "--keys", keys, "--table", "t3", "--flash", str(flash)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     cfg = json.loads((flash / "config.json").read_text())
     key = Keys(keys).key("t3")
@@ -130,8 +157,12 @@ def test_carom_hall_key_puts_a_key_on_a_flash_and_never_prints_it(tmp_path):
     r = subprocess.run([CAROM, "hall-key", "--keys", keys, "--list"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "t3" in r.stdout and key not in r.stdout
     before = flash_hashes(str(flash))
-    r = subprocess.run([CAROM, "hall-key", "--keys", keys, "--table", "t4", "--flash", str(flash)],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [CAROM, "hall-key", "--keys", keys, "--table", "t4", "--flash", str(flash)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode != 0 and r.stderr.startswith("carom: ") and "t3" in r.stderr
     assert flash_hashes(str(flash)) == before and Keys(keys).key("t3") == key
 
@@ -250,15 +281,23 @@ def board(tmp_path, firmware, secure_broker):
     from host_tools.simulator.vboard import AccessPoint
 
     flash = str(tmp_path / "t1")
-    config = {"board": "wall", "name": "Table 1", "players": {"A": {"name": "Old One"}, "B": {"name": "Old Two"}},
-              "match": {"game": "straight_rail", "target": 50},
-              "wifi": {"ssid": "hall-t1", "password": WIFI_PASSWORD},
-              "mqtt": {"host": "127.0.0.1", "port": secure_broker.port, "user": "t1", "password": USERS["t1"]}}
+    config = {
+        "board": "wall",
+        "name": "Table 1",
+        "players": {"A": {"name": "Old One"}, "B": {"name": "Old Two"}},
+        "match": {"game": "straight_rail", "target": 50},
+        "wifi": {"ssid": "hall-t1", "password": WIFI_PASSWORD},
+        "mqtt": {"host": "127.0.0.1", "port": secure_broker.port, "user": "t1", "password": USERS["t1"]},
+    }
     ap = AccessPoint("hall-t1", WIFI_PASSWORD, channel=6, connect_s=0.5)
     b = ScriptedBoard("wall", flash, config, firmware=firmware, power=False, wifi=ap, name="t1")
     keys = str(tmp_path / "keys.json")
-    r = subprocess.run([CAROM, "hall-key", "--keys", keys, "--table", "t1", "--flash", flash],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [CAROM, "hall-key", "--keys", keys, "--table", "t1", "--flash", flash],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     b.keys = Keys(keys)
     b.vb.power_on()
@@ -303,8 +342,12 @@ def short(name, other):
 def shows_names(b, a, bb):
     """The wall's name displays settle on the players' short names (after the names ran by once)."""
     want = (short(a, bb), short(bb, a))
-    return wait_for(lambda: (b.state()["fields"]["A.name"].strip(), b.state()["fields"]["B.name"].strip()),
-                    want, 40, "the names on the wall")
+    return wait_for(
+        lambda: (b.state()["fields"]["A.name"].strip(), b.state()["fields"]["B.name"].strip()),
+        want,
+        40,
+        "the names on the wall",
+    )
 
 
 def config_players(b):
@@ -355,8 +398,16 @@ def test_a_signed_setup_reaches_the_board_and_the_others_do_not(board, secure_br
         refused_with_nothing_written(b, hall, raw_sign("a5" * 32, {"table": "t1", "n": 3, "setup": first}), "key", 1)
         refused_with_nothing_written(b, hall, msg1, "old", 2)  # replayed: the first message again
         refused_with_nothing_written(b, hall, setups.sign(key, "t1", 1, second), "old", 3)  # stale: n 1, signed now
-        refused_with_nothing_written(b, hall, raw_sign(key, {"table": "t1", "n": 3, "setup": {
-            "players": PLAYERS, "match": {"game": "three_cushion", "target": 0}}}), "schema", 4)  # malformed
+        refused_with_nothing_written(
+            b,
+            hall,
+            raw_sign(
+                key,
+                {"table": "t1", "n": 3, "setup": {"players": PLAYERS, "match": {"game": "three_cushion", "target": 0}}},
+            ),
+            "schema",
+            4,
+        )  # malformed
         refused_with_nothing_written(b, hall, raw_sign(key, b'{"table": "t1", "n": 3, "setup": '), "json", 5)
         refused_with_nothing_written(b, hall, raw_sign(key, {"table": "t2", "n": 3, "setup": first}), "table", 6)
         big = raw_sign(key, {"table": "t1", "n": 3, "setup": first, "pad": " " * 3000})
@@ -388,8 +439,10 @@ def test_a_signed_setup_reaches_the_board_and_the_others_do_not(board, secure_br
         # 4. a setup while a match is on waits, and is applied when the match is over
         press(b, "A.point")  # the lag: A breaks
         press(b, "A.point")
-        third = {"players": {"A": {"name": "Dora Varga"}, "B": {"name": "Emil Szabo"}},
-                 "match": {"game": "one_cushion", "target": 5}}
+        third = {
+            "players": {"A": {"name": "Dora Varga"}, "B": {"name": "Emil Szabo"}},
+            "match": {"game": "one_cushion", "target": 5},
+        }
         n3, msg3 = b.keys.message("t1", third)
         hall.publish("t1", msg3)
         wait_for(lambda: setup_of(hall)["waiting"], n3, 20, "the setup waiting")
@@ -417,8 +470,10 @@ def test_a_signed_setup_reaches_the_board_and_the_others_do_not(board, secure_br
         # 5. a setup sent while the board is off: applied when it comes back (retained)
         b.vb.stop_realtime()
         b.vb.power_off()
-        fourth = {"players": {"A": {"name": "Ferenc Kiss"}, "B": {"name": "Gizella Nemeth"}},
-                  "match": {"game": "straight_rail", "target": 7}}
+        fourth = {
+            "players": {"A": {"name": "Ferenc Kiss"}, "B": {"name": "Gizella Nemeth"}},
+            "match": {"game": "straight_rail", "target": 7},
+        }
         n4, msg4 = b.keys.message("t1", fourth)
         hall.publish("t1", msg4)
         b.vb.power_on()
@@ -459,6 +514,7 @@ def test_a_signed_setup_reaches_the_board_and_the_others_do_not(board, secure_br
 
 # ---- the board's cost: the 32-bit heap --------------------------------------------------------
 
+
 def test_the_setup_channel_on_a_stock_esp32_heap(tmp_path):
     """A board with a hall key boots within test_heap32's goal (56 KB live), and setups are
     applied, and an oversized one dropped, in a heap cut into 4 KB holes after the boot (no
@@ -473,8 +529,14 @@ def test_the_setup_channel_on_a_stock_esp32_heap(tmp_path):
         pytest.skip("needs the 32-bit MicroPython and mosquitto")
     flash = heap_firmware(str(tmp_path / "flash"))
     broker = Mosquitto().start()
-    config = {"board": "wall", "match": {"game": "straight_rail", "target": 200}, "radio": RADIO, "wifi": WIFI,
-              "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "t9"}, "hall": {"key": KEY}}
+    config = {
+        "board": "wall",
+        "match": {"game": "straight_rail", "target": 200},
+        "radio": RADIO,
+        "wifi": WIFI,
+        "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "t9"},
+        "hall": {"key": KEY},
+    }
     configure(flash, config, holes=4096)
     import paho.mqtt.client as paho
 
@@ -493,9 +555,13 @@ def test_the_setup_channel_on_a_stock_esp32_heap(tmp_path):
             assert any(line.startswith("HEAP holes") for line in vb.lines())
             wait_for(lambda: states.get("state", {}).get("setup"), lambda s: s is not None, 40, "the board's state")
             for n in (1, 2, 3):
-                setup = {"players": {"A": {"name": "Anna Kovacs %d" % n, "club": "BC Pest"},
-                                     "B": {"name": "Bela Nagy", "club": "Debreceni BC"}},
-                         "match": {"game": "three_cushion", "target": 25, "innings_limit": 40, "shot_clock": 40}}
+                setup = {
+                    "players": {
+                        "A": {"name": "Anna Kovacs %d" % n, "club": "BC Pest"},
+                        "B": {"name": "Bela Nagy", "club": "Debreceni BC"},
+                    },
+                    "match": {"game": "three_cushion", "target": 25, "innings_limit": 40, "shot_clock": 40},
+                }
                 c.publish("carom/t9/setup", setups.sign(KEY, "t9", n, setup), qos=1, retain=True)
                 wait_for(lambda: states["state"]["players"]["A"]["name"], "Anna Kovacs %d" % n, 30, "setup %d" % n)
             c.publish("carom/t9/setup", b"0" * 64 + b" " + b"x" * 5000, qos=1, retain=True)

@@ -27,18 +27,32 @@ from mosquitto import SecureMosquitto, available
 from test_hall import HallProc
 
 TABLES = ("t1", "t2", "t3", "t4")
-PLAYERS = ("Anna Kovacs", "Bela Nagy", "Csaba Toth", "Dora Szabo", "Erno Kiss", "Flora Varga", "Gabor Molnar",
-           "Hanna Farkas")
+PLAYERS = (
+    "Anna Kovacs",
+    "Bela Nagy",
+    "Csaba Toth",
+    "Dora Szabo",
+    "Erno Kiss",
+    "Flora Varga",
+    "Gabor Molnar",
+    "Hanna Farkas",
+)
 USERS = dict({"hall": "hall-Pa55-e2e"}, **{t: "board-%s-pw" % t for t in TABLES})
 HEADERS = {"Content-Type": "application/json", "X-Carom-Hall": "organiser"}
 
-pytestmark = pytest.mark.skipif(not available() or not shutil.which("mosquitto_passwd"),
-                                reason="mosquitto and mosquitto_passwd are not installed (tools/deps.sh)")
+pytestmark = pytest.mark.skipif(
+    not available() or not shutil.which("mosquitto_passwd"),
+    reason="mosquitto and mosquitto_passwd are not installed (tools/deps.sh)",
+)
 
 
 def post(hall, action, body):
-    req = urllib.request.Request(hall.url + "/api/organiser/" + action, data=json.dumps(body).encode(),
-                                 headers=dict(HEADERS, **{"X-Carom-Organiser-Code": hall.code}), method="POST")
+    req = urllib.request.Request(
+        hall.url + "/api/organiser/" + action,
+        data=json.dumps(body).encode(),
+        headers=dict(HEADERS, **{"X-Carom-Organiser-Code": hall.code}),
+        method="POST",
+    )
     with urllib.request.urlopen(req, timeout=10) as r:
         return r.status, json.loads(r.read())
 
@@ -65,16 +79,39 @@ def test_a_knockout_from_the_draw_to_the_champion(tmp_path):
     broker = SecureMosquitto(USERS).start()
     hall = boards = None
     try:
-        hall = HallProc(broker.port, "--db", str(tmp_path / "club.sqlite"), "--keys", keys_path, "--user", "hall",
-                        "--password-file", str(password_file))
+        hall = HallProc(
+            broker.port,
+            "--db",
+            str(tmp_path / "club.sqlite"),
+            "--keys",
+            keys_path,
+            "--user",
+            "hall",
+            "--password-file",
+            str(password_file),
+        )
         hall.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
         boards = [HallBoard("127.0.0.1", broker.port, t, secrets[t], user=t, password=USERS[t]) for t in TABLES]
         for b in boards:
             b.wait()
-        assert post(hall, "configure", {"name": "Club knock-out", "format": "knockout",
-                                        "game_options": {"game": "three_cushion", "target": 5}})[0] == 200
-        assert post(hall, "players", {"players": [{"name": n, "club": "BC %d" % (i % 3)}
-                                                  for i, n in enumerate(PLAYERS)]})[0] == 200
+        assert (
+            post(
+                hall,
+                "configure",
+                {
+                    "name": "Club knock-out",
+                    "format": "knockout",
+                    "game_options": {"game": "three_cushion", "target": 5},
+                },
+            )[0]
+            == 200
+        )
+        assert (
+            post(hall, "players", {"players": [{"name": n, "club": "BC %d" % (i % 3)} for i, n in enumerate(PLAYERS)]})[
+                0
+            ]
+            == 200
+        )
         for t in TABLES:
             assert post(hall, "table", {"table": t})[0] == 200
         assert post(hall, "draw", {"seed": 17}) == (200, {"ok": True})
@@ -102,8 +139,10 @@ def test_a_knockout_from_the_draw_to_the_champion(tmp_path):
         assert all(r["drawn"] == 0 for r in group["rows"])
         # The bracket: three rounds, every match done, its winner the one the board's report says.
         assert [len(r["matches"]) for r in doc["bracket"]] == [4, 2, 1]
-        winners = {frozenset((r["players"]["A"]["name"], r["players"]["B"]["name"])):
-                   r["players"][r["result"]]["name"] for r in reports}
+        winners = {
+            frozenset((r["players"]["A"]["name"], r["players"]["B"]["name"])): r["players"][r["result"]]["name"]
+            for r in reports
+        }
         for rnd in doc["bracket"]:
             for m in rnd["matches"]:
                 assert m["status"] == "done"
@@ -151,8 +190,10 @@ def test_a_simulated_board_takes_setups_as_a_board_does():
     key, other = "11" * 32, "22" * 32
 
     def setup(a, b, target=3):
-        return {"players": {"A": {"name": a, "club": ""}, "B": {"name": b, "club": ""}},
-                "match": {"game": "three_cushion", "target": target, "draw": False, "shootout": True}}
+        return {
+            "players": {"A": {"name": a, "club": ""}, "B": {"name": b, "club": ""}},
+            "match": {"game": "three_cushion", "target": target, "draw": False, "shootout": True},
+        }
 
     with running_mosquitto() as broker:
         hall = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="test-hall-sender")
@@ -160,6 +201,7 @@ def test_a_simulated_board_takes_setups_as_a_board_does():
         hall.loop_start()
         b = HallBoard("127.0.0.1", broker.port, "t7", key).wait()
         try:
+
             def send(payload):
                 hall.publish("carom/t7/setup", payload, qos=1, retain=True).wait_for_publish(5)
 

@@ -26,13 +26,38 @@ def wait_for(fn, expected, timeout=30.0, what=""):
 pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
 # Long names, up to config.json's 24 characters (the wide letters too).
-LONG = ("Therese Klompenhouwer", "Torbjorn Blomdahl", "Frederic Caudron", "Semih Sayginer", "Marco Zanetti",
-        "Tran Quyet Chien", "Marie-Christine Lefebvre", "Wolfgang Wawrzyniakowski", "Jean-Baptiste Delacroix",
-        "Maximilian Oberhuemer", "Eddy Leppens", "Dick Jaspers", "Nikos Polychronopoulos", "Raymond Ceulemans",
-        "Filipos Kasidokostas", "Murat Naci Coklu", "Dani Sanchez", "Jeremy Bury", "Glenn Hofman",
-        "Sameh Sidhom", "Daniel Sanchez Tejedor", "Kim Haeng-jik", "Zanetti Marco Antonio", "Ludger Havlik")
-GAMES = {0: ("three_cushion", 40, ""), 1: ("three_cushion", 30, "target_A=30 target_B=22"),
-         2: ("one_cushion", 100, "innings_limit=50"), 3: ("balkline_47_2", 200, "sets=2 deciding_target=100")}
+LONG = (
+    "Therese Klompenhouwer",
+    "Torbjorn Blomdahl",
+    "Frederic Caudron",
+    "Semih Sayginer",
+    "Marco Zanetti",
+    "Tran Quyet Chien",
+    "Marie-Christine Lefebvre",
+    "Wolfgang Wawrzyniakowski",
+    "Jean-Baptiste Delacroix",
+    "Maximilian Oberhuemer",
+    "Eddy Leppens",
+    "Dick Jaspers",
+    "Nikos Polychronopoulos",
+    "Raymond Ceulemans",
+    "Filipos Kasidokostas",
+    "Murat Naci Coklu",
+    "Dani Sanchez",
+    "Jeremy Bury",
+    "Glenn Hofman",
+    "Sameh Sidhom",
+    "Daniel Sanchez Tejedor",
+    "Kim Haeng-jik",
+    "Zanetti Marco Antonio",
+    "Ludger Havlik",
+)
+GAMES = {
+    0: ("three_cushion", 40, ""),
+    1: ("three_cushion", 30, "target_A=30 target_B=22"),
+    2: ("one_cushion", 100, "innings_limit=50"),
+    3: ("balkline_47_2", 200, "sets=2 deciding_target=100"),
+}
 
 MEASURE = """() => {
   const tiles = [...document.querySelectorAll('.tile')];
@@ -79,8 +104,15 @@ def tables(hall, n, first=1):
     for i in range(n):
         game, target, options = GAMES[i % 4]
         names = (LONG[(2 * i) % len(LONG)], LONG[(2 * i + 1) % len(LONG)])
-        s = SimTable("tv%d" % (first + i), rng, game=game, target=target, names=names, options=options,
-                     name="Table %d" % (first + i))
+        s = SimTable(
+            "tv%d" % (first + i),
+            rng,
+            game=game,
+            target=target,
+            names=names,
+            options=options,
+            name="Table %d" % (first + i),
+        )
         # Each check's matches start at their own time: a report with a table, players and start
         # the hall has seen is a correction of that result, not a new one (the two checks' first
         # tables have the same players, and were made within one second now and then).
@@ -103,18 +135,27 @@ def tv_check(browser, hall, count):
         wait_for(lambda: len(hall.get("/api/results")["results"]), before + 3, what="three results")
         page = Page(browser, hall.url, 1920, 1080)
         wait_for(lambda: page.page.evaluate("document.querySelectorAll('.tile').length"), count, what="the tiles")
-        got = wait_for(lambda: page.page.evaluate(MEASURE), lambda g: len(g["strip_items"]) == min(12, before + 3),
-                       what="the strip")
-        print("%d tables: the smallest name %.1f px, the smallest game line %.1f px"
-              % (count, got["smallestName"], got["smallestGame"]))
+        got = wait_for(
+            lambda: page.page.evaluate(MEASURE),
+            lambda g: len(g["strip_items"]) == min(12, before + 3),
+            what="the strip",
+        )
+        print(
+            "%d tables: the smallest name %.1f px, the smallest game line %.1f px"
+            % (count, got["smallestName"], got["smallestGame"])
+        )
         assert got["cut"] == [], got["cut"]
         for s in sims:  # every name whole, as the board sent it
             doc = s.doc()
             assert got["names"][s.table] == [doc["players"]["A"]["name"], doc["players"]["B"]["name"]]
         for i, s in enumerate(sims):  # the game and its target, whole, on a line of their own
             game = got["games"][s.table]
-            want = {0: "Three-cushion · 40", 1: "Three-cushion · 30:22", 2: "One-cushion · 100 in 50",
-                    3: "Balkline 47/2 · 200 · best of 3"}[i % 4]
+            want = {
+                0: "Three-cushion · 40",
+                1: "Three-cushion · 30:22",
+                2: "One-cushion · 100 in 50",
+                3: "Balkline 47/2 · 200 · best of 3",
+            }[i % 4]
             assert game == want, (s.table, game)
         assert got["gameLine"]
         top, bottom, height, left, right, width = got["strip"]
@@ -123,7 +164,12 @@ def tv_check(browser, hall, count):
         assert sum(shown for _, _, shown in got["strip_items"]) >= 3
         newest = sims[2].doc()["players"]
         assert got["strip_items"][0][0] == "%s%s %s – %s %s" % (  # the newest first
-            "Table 3", newest["A"]["name"], newest["A"]["score"], newest["B"]["score"], newest["B"]["name"])
+            "Table 3",
+            newest["A"]["name"],
+            newest["A"]["score"],
+            newest["B"]["score"],
+            newest["B"]["name"],
+        )
         # Readable across the hall: the smallest name is still a TV's text.
         assert got["smallestName"] >= (16 if count <= 12 else 12), got["smallestName"]
         assert got["smallestGame"] >= 12, got["smallestGame"]
@@ -147,8 +193,11 @@ def clear(hall, sims):
             c.publish("carom/%s/%s" % (s.table, kind), b"", qos=1, retain=True).wait_for_publish(5)
     c.disconnect()
     c.loop_stop()
-    wait_for(lambda: [t["table"] for t in hall.get("/api/tables")["tables"] if t["state"] is not None], [],
-             what="the tables cleared")
+    wait_for(
+        lambda: [t["table"] for t in hall.get("/api/tables")["tables"] if t["state"] is not None],
+        [],
+        what="the tables cleared",
+    )
 
 
 def test_12_tables_every_name_whole(hall, browser):

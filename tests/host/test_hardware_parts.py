@@ -75,8 +75,11 @@ def test_quantities_are_counted_from_the_definition(name):
         assert qty(bd, "dc-jack") == 1 and qty(bd, "battery") == 0
         assert sum(line.qty for line in bom.lines(bd) if line.part.key.startswith("supply-")) == 1
         n = parts.LENGTHS["wall"]
-        two = len(d["buttons"]) * n["button"] + len(d.get("leds", {})) * n["led"] + \
-            (n["buzzer"] if d.get("buzzer") is not None else 0)
+        two = (
+            len(d["buttons"]) * n["button"]
+            + len(d.get("leds", {})) * n["led"]
+            + (n["buzzer"] if d.get("buzzer") is not None else 0)
+        )
         assert qty(bd, "cable-2") == math.ceil(two * 2 - 1e-9) / 2
         assert qty(bd, "cable-%d" % 5) == (math.ceil(fives * n["display"] * 2 - 1e-9) / 2 if fives else 0)
     else:
@@ -116,7 +119,7 @@ def test_a_display_without_a_size_takes_its_roles_default():
 
 
 def test_a_size_not_sold_is_no_part():
-    with pytest.raises(ValueError, match="no seg7 backpack of 0.8\" digits"):
+    with pytest.raises(ValueError, match='no seg7 backpack of 0.8" digits'):
         parts.backpack("seg7", 0.8)
 
 
@@ -159,8 +162,10 @@ def test_the_budget_of_mini_by_hand():
     assert b.rails["3V3"][2] == pytest.approx(three)
     need = (five + three) * (1 + parts.SUPPLY_MARGIN)
     assert b.need_ma == pytest.approx(need)
-    smallest = min((p for p in parts.PARTS.values() if p.key.startswith("supply-")
-                    and p.figures["a"].value * 1000 >= need), key=lambda p: p.figures["a"].value)
+    smallest = min(
+        (p for p in parts.PARTS.values() if p.key.startswith("supply-") and p.figures["a"].value * 1000 >= need),
+        key=lambda p: p.figures["a"].value,
+    )
     assert b.supply is smallest
 
 
@@ -173,10 +178,14 @@ def test_the_wall_boards_supply_covers_every_segment_at_full_brightness():
     leds = n7 * WORST7 * ROW / COMS + n14 * WORST14 * ROW / COMS  # all on 5V: "+" and VHi
     assert b.rails["5V"][2] == pytest.approx(leds + n7 * parts.CHIPS["ht16k33"]["logic_ma"].value)
     led_ma = (3.3 - parts.PARTS["led"].figures["vf_v"].value) / parts.led_ohm() * 1000
-    three = (parts.CHIPS["esp32"]["wifi_tx_ma"].value + parts.PARTS["esp32-devkitc"].figures["overhead_ma"].value
-             + n14 * parts.CHIPS["ht16k33"]["logic_ma"].value + len(d["leds"]) * led_ma
-             + parts.PARTS["buzzer"].figures["ma"].value
-             + sum(1 for x in d["buttons"].values() if x["pull"] is None) * 3.3 / 10000 * 1000)
+    three = (
+        parts.CHIPS["esp32"]["wifi_tx_ma"].value
+        + parts.PARTS["esp32-devkitc"].figures["overhead_ma"].value
+        + n14 * parts.CHIPS["ht16k33"]["logic_ma"].value
+        + len(d["leds"]) * led_ma
+        + parts.PARTS["buzzer"].figures["ma"].value
+        + sum(1 for x in d["buttons"].values() if x["pull"] is None) * 3.3 / 10000 * 1000
+    )
     assert b.rails["3V3"][2] == pytest.approx(three)
     assert b.supply.figures["a"].value * 1000 >= (b.rails["5V"][2] + three) * (1 + parts.SUPPLY_MARGIN)
     text = power.report(bd)
@@ -195,8 +204,10 @@ def test_a_led_resistor_from_the_leds_figures():
 def _app_remote_ms():
     with open(os.path.join(ROOT, "firmware", "app_remote.py")) as f:
         src = f.read()
-    return (int(re.search(r"^AWAKE_MS = (\d+)", src, re.M).group(1)),
-            int(re.search(r"^SHOW_MS = (\d+)", src, re.M).group(1)))
+    return (
+        int(re.search(r"^AWAKE_MS = (\d+)", src, re.M).group(1)),
+        int(re.search(r"^SHOW_MS = (\d+)", src, re.M).group(1)),
+    )
 
 
 def test_the_referees_battery_by_hand():
@@ -208,13 +219,16 @@ def test_the_referees_battery_by_hand():
     level = d["brightness"]
     display = TYPICAL7 * ROW / COMS * (level + 1) / 16
     led = (3.3 - parts.PARTS["led"].figures["vf_v"].value) / parts.led_ohm() * 1000
-    press = ((power.WAKE_S + power.FIRMWARE_S) * esp["cpu_ma"]  # the chip's start, then the firmware's
-             + (power.EXCHANGE_S + awake_ms / 1000.0) * (esp["wifi_listen_ma"] + display + led)
-             + show_ms / 1000.0 * (esp["light_sleep_ma"] + display + led))
+    press = (
+        (power.WAKE_S + power.FIRMWARE_S) * esp["cpu_ma"]  # the chip's start, then the firmware's
+        + (power.EXCHANGE_S + awake_ms / 1000.0) * (esp["wifi_listen_ma"] + display + led)
+        + show_ms / 1000.0 * (esp["light_sleep_ma"] + display + led)
+    )
     bt = power.battery(bd)
     assert bt.press_mas == pytest.approx(press)
-    sleep_ua = parts.PARTS["esp32-firebeetle"].figures["deep_sleep_ua"].value + \
-        parts.CHIPS["ht16k33"]["standby_ua"].value
+    sleep_ua = (
+        parts.PARTS["esp32-firebeetle"].figures["deep_sleep_ua"].value + parts.CHIPS["ht16k33"]["standby_ua"].value
+    )
     assert bt.sleep_ua == pytest.approx(sleep_ua)
     day = power.PRESSES_PER_MATCH * power.MATCHES_PER_DAY * press / 3600 + sleep_ua * 24 / 1000
     cell = parts.PARTS["battery"].figures
@@ -237,8 +251,16 @@ def test_a_longer_awake_time_costs_battery(monkeypatch):
 
 # ---- the pin table ------------------------------------------------------------------------------------
 
-JUMPERS = {0x70: (), 0x71: ("A0",), 0x72: ("A1",), 0x73: ("A0", "A1"), 0x74: ("A2",), 0x75: ("A0", "A2"),
-           0x76: ("A1", "A2"), 0x77: ("A0", "A1", "A2")}
+JUMPERS = {
+    0x70: (),
+    0x71: ("A0",),
+    0x72: ("A1",),
+    0x73: ("A0", "A1"),
+    0x74: ("A2",),
+    0x75: ("A0", "A2"),
+    0x76: ("A1", "A2"),
+    0x77: ("A0", "A1", "A2"),
+}
 
 
 def test_jumpers_of_every_address():

@@ -38,7 +38,7 @@ def ends(h):
     out = set()
     for conn in h["connections"]:
         for side in (conn[0], conn[2]):
-            (name, pins), = side.items()
+            ((name, pins),) = side.items()
             out.update((name, p) for p in pins)
     return out
 
@@ -107,7 +107,8 @@ def test_the_drawing_is_deterministic_and_records_its_source():
 
 
 def test_a_drawing_without_its_record():
-    png = wiring._png_with_text(b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\x0dIHDR" + b"\x00" * 13 + b"\x00" * 4,
-                                b"other", b"x")
+    png = wiring._png_with_text(
+        b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\x0dIHDR" + b"\x00" * 13 + b"\x00" * 4, b"other", b"x"
+    )
     assert wiring.drawn_from(png) is None
     assert wiring.drawn_from(b"<?xml version='1.0'?><svg></svg>") is None

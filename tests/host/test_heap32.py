@@ -37,16 +37,30 @@ import time
 import pytest
 
 from host_tools import micropython32_exe
-from tools.bench.heap import (FORMATS_MATCH, RADIO, ROUNDS, WIFI, boots, configure, heap_firmware, peak,
-                                   play_format_match, play_long_match, wall)
+from tools.bench.heap import (
+    FORMATS_MATCH,
+    RADIO,
+    ROUNDS,
+    WIFI,
+    boots,
+    configure,
+    heap_firmware,
+    peak,
+    play_format_match,
+    play_long_match,
+    wall,
+)
 from host_tools.simulator.vboard import VirtualBoard
 
 from helpers import flash_hashes
 from mosquitto import Mosquitto, available as mosquitto_available
 
 MP32 = micropython32_exe()
-pytestmark = pytest.mark.skipif(MP32 is None, reason="no 32-bit MicroPython (CAROM_MICROPYTHON32, or "
-                                "../shared/tools/micropython32/micropython): the heap tests need it")
+pytestmark = pytest.mark.skipif(
+    MP32 is None,
+    reason="no 32-bit MicroPython (CAROM_MICROPYTHON32, or "
+    "../shared/tools/micropython32/micropython): the heap tests need it",
+)
 
 KB = 1024
 BOOT_LIVE = 56 * KB
@@ -55,10 +69,41 @@ RUN_LIVE = 80 * KB
 HOLE = 4 * KB
 WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.
-COLD = ("startup", "config", "boarddef", "jsonwhole", "checked", "rules_setup", "rules_events", "matchnames", "formats", "formats_wall",
-        "formats_rare", "app_cold", "store_files", "store_snapshot", "store_journal", "store_checkpoint", "rules_state", "store_history", "rules_logback", "view_setup",
-        "buttons_setup", "remote", "report", "rules_innings", "matchdoc", "matchdoc_rest", "store_reportfile", "jsonout", "boot_watchdog", "errorcodes", "app_refusals", "publisher_hall",
-        "identify")
+COLD = (
+    "startup",
+    "config",
+    "boarddef",
+    "jsonwhole",
+    "checked",
+    "rules_setup",
+    "rules_events",
+    "matchnames",
+    "formats",
+    "formats_wall",
+    "formats_rare",
+    "app_cold",
+    "store_files",
+    "store_snapshot",
+    "store_journal",
+    "store_checkpoint",
+    "rules_state",
+    "store_history",
+    "rules_logback",
+    "view_setup",
+    "buttons_setup",
+    "remote",
+    "report",
+    "rules_innings",
+    "matchdoc",
+    "matchdoc_rest",
+    "store_reportfile",
+    "jsonout",
+    "boot_watchdog",
+    "errorcodes",
+    "app_refusals",
+    "publisher_hall",
+    "identify",
+)
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +133,7 @@ def no_trouble(vb):
 
 # ---- the boot ------------------------------------------------------------------------------
 
+
 @pytest.mark.skipif(not mosquitto_available(), reason="mosquitto is not installed")
 @pytest.mark.parametrize("match", [{"game": "straight_rail", "target": 200}, FORMATS_MATCH], ids=["plain", "formats"])
 def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path, match):
@@ -101,8 +147,13 @@ def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path, m
     listener.on_message = lambda c, u, msg: got.append(msg.topic)
     listener.connect("127.0.0.1", broker.port)
     listener.loop_start()
-    config = {"board": "wall", "match": match, "radio": RADIO, "wifi": WIFI,
-              "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "t1"}}
+    config = {
+        "board": "wall",
+        "match": match,
+        "radio": RADIO,
+        "wifi": WIFI,
+        "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "t1"},
+    }
     flash = flash_with(firmware, str(tmp_path / "flash"), config)
     try:
         with board(flash, wifi=WIFI) as vb:
@@ -133,14 +184,16 @@ def test_boot_with_wifi_mqtt_and_radio_fits_the_first_heap(firmware, tmp_path, m
 
 # ---- a match with formats ----------------------------------------------------------------------
 
+
 def test_a_match_with_formats_in_4k_holes_to_its_report_and_back(firmware, tmp_path):
     """The formats on the chip's heap: both warm-ups, a set drawn and decided by the
     shoot-out, three more sets, the deciding set from a new lag, by the wall's buttons, in a heap
     cut into 4 KB holes (formats_rare.py, the formats' rarer half, loads at the warm-up's press and
     ahead of the sets' ends); then a power cut and the match read back. No MemoryError, never
     above 80 KB, the report says it all."""
-    flash = flash_with(firmware, str(tmp_path / "flash"), {"board": "wall", "match": FORMATS_MATCH, "radio": RADIO},
-                       holes=HOLE)
+    flash = flash_with(
+        firmware, str(tmp_path / "flash"), {"board": "wall", "match": FORMATS_MATCH, "radio": RADIO}, holes=HOLE
+    )
     with board(flash, net_pacing=False) as vb:  # powered on
         vb.advance(1)
         live, _, largest = boots(vb)[-1]
@@ -164,6 +217,7 @@ def test_a_match_with_formats_in_4k_holes_to_its_report_and_back(firmware, tmp_p
 
 
 # ---- a long match ---------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def long_match(firmware, tmp_path_factory):
@@ -236,8 +290,10 @@ def test_a_heap_too_small_to_read_the_match_back_changes_nothing_on_the_flash(lo
         # E 24 either way: the board runs a match of the configuration's, held (nothing is
         # written), or, where what the failed read left takes the room the rest of the start
         # needs (the heap in pieces), it does not start at all.
-        assert any("not enough memory to read the saved match back" in line
-                   or "not enough memory to start (E 24)" in line for line in vb.lines()), vb.lines()[:10]
+        assert any(
+            "not enough memory to read the saved match back" in line or "not enough memory to start (E 24)" in line
+            for line in vb.lines()
+        ), vb.lines()[:10]
         assert "Traceback" not in vb.stdout + vb.stderr
     assert flash_hashes(flash) == before
     with board(flash, net_pacing=False) as vb:  # powered on
@@ -248,6 +304,7 @@ def test_a_heap_too_small_to_read_the_match_back_changes_nothing_on_the_flash(lo
 
 
 # ---- a start short of memory -------------------------------------------------------------------
+
 
 def _store_files(flash):
     """The store's files (the saved match, its journal, the reports): what a start must not change.
@@ -265,8 +322,9 @@ def _shows_e24(vb):
 
 @pytest.mark.parametrize("heap", ["56K", "64K", "70K"])
 def test_a_first_start_in_a_heap_too_small_shows_e24_and_writes_no_match(firmware, tmp_path, heap):
-    flash = flash_with(firmware, str(tmp_path / "flash"), {"board": "wall", "match": {"game": "straight_rail",
-                                                                                       "target": 200}})
+    flash = flash_with(
+        firmware, str(tmp_path / "flash"), {"board": "wall", "match": {"game": "straight_rail", "target": 200}}
+    )
     with board(flash, heap=heap, net_pacing=False) as vb:
         vb.advance(2)
         vb.tap("A.point", 0.1, 0.3)  # nothing is scored, nothing saved
@@ -291,12 +349,13 @@ def test_a_start_too_small_for_the_board_keeps_the_saved_long_match(long_match, 
         vb.advance(2)
         text = vb.stdout + vb.stderr
         assert "Traceback" not in text and "task failed" not in text, text[-3000:]
-        assert ("carom: not enough memory to start (E 24)" in text
-                or "not enough memory to read the saved match back" in text), text[-2000:]
+        assert (
+            "carom: not enough memory to start (E 24)" in text
+            or "not enough memory to read the saved match back" in text
+        ), text[-2000:]
     assert _store_files(flash) == before
     with board(flash, net_pacing=False) as vb:
         vb.advance(2)
         restored = [line for line in vb.lines() if "match restored" in line]
         assert restored and int(restored[0].split()[-2]) >= 3000
         no_trouble(vb)
-

@@ -25,6 +25,7 @@ from host_tools import firmware_path  # noqa: E402
 firmware_path()
 import ht16k33_text as ht16k33  # noqa: E402  (the driver with its text methods)
 
+
 class Chip:
     def __init__(self):
         self.ram = bytearray(16)
@@ -259,8 +260,20 @@ def test_every_character_alone_and_in_pairs(pair):
 
 
 def test_seven_segment_letters(seg7):
-    for s in ("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "HELP", "Err ", "Go",
-              "PLAY", "tIE", "rUn", "bAL", "End", "OFF", "-:--"):
+    for s in (
+        "abcdefghijklmnopqrstuvwxyz",
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "HELP",
+        "Err ",
+        "Go",
+        "PLAY",
+        "tIE",
+        "rUn",
+        "bAL",
+        "End",
+        "OFF",
+        "-:--",
+    ):
         for k in range(len(s)):
             seg7.check(s[k:])
             seg7.check(s[: k + 1])

@@ -47,8 +47,12 @@ def enter_identify(sb):
     name = sb.board["identify_button"]
     seen = len(vb.stdout)
     vb.power_off()
-    mark = {"pins": len(vb.pin_changes), "writes": {k: len(vb.chip_writes(k[1], k[0])) for k in vb.chips()},
-            "sounds": len(vb.sounds), "wdt": len(vb.wdt_starts)}
+    mark = {
+        "pins": len(vb.pin_changes),
+        "writes": {k: len(vb.chip_writes(k[1], k[0])) for k in vb.chips()},
+        "sounds": len(vb.sounds),
+        "wdt": len(vb.wdt_starts),
+    }
     vb.press(name)
     vb.power_on()
     vb.advance_until(lambda b: START in b.stdout[seen:], limit=10, step=0.05)
@@ -58,7 +62,7 @@ def enter_identify(sb):
 
 def frames(vb, d, mark):
     """The display RAM frames (16 bytes) display d received since `mark` (enter_identify's), in order."""
-    writes = vb.chip_writes(d["addr"], d["bus"])[mark["writes"][(d["bus"], d["addr"])]:]
+    writes = vb.chip_writes(d["addr"], d["bus"])[mark["writes"][(d["bus"], d["addr"])] :]
     return [(t, data[1:]) for t, data in writes if len(data) == 17 and data[0] == 0]
 
 
@@ -111,15 +115,17 @@ def test_identify_mode_held_at_power_on(tmp_path, firmware, name):
         vb = sb.vb
         bd = sb.board
         if bd["role"] == "wall":  # a match under way: A breaks, two points, a miss
-            for button in (("point", "point", "point", "end") if name == "mini" else
-                           ("A.point", "A.point", "A.point", "A.end")):
+            for button in (
+                ("point", "point", "point", "end") if name == "mini" else ("A.point", "A.point", "A.point", "A.end")
+            ):
                 assert sb.line("press " + button) is None
             before = scores(sb)
         flash_before = flash_hashes(sb.flash_dir)
         mark = enter_identify(sb)
         out_at = len(vb.stdout)
-        cycle = 4 * identify.SHOW_MS + max(identify.segment_steps(d["kind"]) for d in bd["displays"]) \
-            * identify.SEGMENT_MS
+        cycle = (
+            4 * identify.SHOW_MS + max(identify.segment_steps(d["kind"]) for d in bd["displays"]) * identify.SEGMENT_MS
+        )
         vb.advance(cycle / 1000 + 0.5)
 
         for d in bd["displays"]:
@@ -142,7 +148,7 @@ def test_identify_mode_held_at_power_on(tmp_path, firmware, name):
 
         led_pins = {vb.named_pins[n]: n for n in bd["leds"]}
         on, order = set(), []
-        for ch in vb.pin_changes[mark["pins"]:]:
+        for ch in vb.pin_changes[mark["pins"] :]:
             if ch.pin not in led_pins or ch.level is None:
                 continue
             lit = ch.level != (1 if bd["leds"][led_pins[ch.pin]]["active_low"] else 0)
@@ -150,10 +156,13 @@ def test_identify_mode_held_at_power_on(tmp_path, firmware, name):
             assert len(on) <= 1, on  # one after another, never two at once
             if lit:
                 order.append(led_pins[ch.pin])
-        assert order[:len(led_pins)] == sorted(bd["leds"]), order
+        assert order[: len(led_pins)] == sorted(bd["leds"]), order
 
-        tones = [tone for tone in vb.tones() if tone.start_ms >= vb.sounds[mark["sounds"]].t_ms] \
-            if len(vb.sounds) > mark["sounds"] else []
+        tones = (
+            [tone for tone in vb.tones() if tone.start_ms >= vb.sounds[mark["sounds"]].t_ms]
+            if len(vb.sounds) > mark["sounds"]
+            else []
+        )
         if bd["buzzer"] is None:
             assert tones == []
         else:
@@ -161,8 +170,9 @@ def test_identify_mode_held_at_power_on(tmp_path, firmware, name):
             assert tones[0].end_ms is not None
 
         tapped, held = TAPPED[name]
-        message = next((d for d in bd["displays"] if any(p["field"] == "message" for p in d["show"])),
-                       bd["displays"][0])
+        message = next(
+            (d for d in bd["displays"] if any(p["field"] == "message" for p in d["show"])), bd["displays"][0]
+        )
         pin = next(b["pin"] for b in bd["buttons"] if b["name"] == tapped)
         vb.tap(tapped)
         vb.advance(0.2)
@@ -179,7 +189,7 @@ def test_identify_mode_held_at_power_on(tmp_path, firmware, name):
         vb.release(held)
         vb.advance(2)
         assert len(vb.boots) == boots + 1 and vb.boots[-1].kind == "vm"  # a soft reset
-        after = vb.stdout[vb.stdout.index(DONE):]
+        after = vb.stdout[vb.stdout.index(DONE) :]
         assert "Traceback" not in vb.stdout + vb.stderr
         if bd["role"] == "wall":
             assert RUNNING % name in after
@@ -188,7 +198,7 @@ def test_identify_mode_held_at_power_on(tmp_path, firmware, name):
             assert len(vb.wdt_starts) == mark["wdt"] + 1  # the app's
         else:
             assert sb.state()["displays"]["0x70"] == "E 41"  # the box's app: not paired
-        assert "identify:" not in after[len(DONE):].replace(DONE, "")
+        assert "identify:" not in after[len(DONE) :].replace(DONE, "")
 
 
 def test_identify_py_is_loaded_only_when_its_button_is_held(tmp_path):
@@ -256,8 +266,14 @@ def test_the_referee_box_woken_by_its_identify_button_sends_the_press(tmp_path, 
     """Paired, the box sleeps between presses; a press on foul (its identify button) wakes it from
     deep sleep: the foul goes to the wall, and no identify mode starts."""
     hub = RadioHub(seed=3)
-    wall, remote = radio_pair(tmp_path, firmware, hub, bytes.fromhex("240ac4000011"), bytes.fromhex("240ac4000021"),
-                              {"game": "three_cushion", "target": 15})
+    wall, remote = radio_pair(
+        tmp_path,
+        firmware,
+        hub,
+        bytes.fromhex("240ac4000011"),
+        bytes.fromhex("240ac4000021"),
+        {"game": "three_cushion", "target": 15},
+    )
     try:
         wall.vb.power_on()
         remote.vb.power_on()

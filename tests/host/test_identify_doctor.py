@@ -25,8 +25,7 @@ def wall(tmp_path, firmware):
 
 
 def identify(vb, *options):
-    p = LineProcess([sys.executable, "-m", "host_tools", "doctor", "--device", vb.serial_path, "--identify",
-                     *options])
+    p = LineProcess([sys.executable, "-m", "host_tools", "doctor", "--device", vb.serial_path, "--identify", *options])
     p.name = "carom doctor --identify"
     return p
 
@@ -71,6 +70,7 @@ def test_a_firmware_without_the_mode(wall):
         assert p.finish() == 1
     finally:
         p.kill()
-    assert p.lines[-1] == ("carom: the firmware on %s has no identify mode: carom deploy puts this version's on it"
-                           % wall.serial_path), p.lines
+    assert p.lines[-1] == (
+        "carom: the firmware on %s has no identify mode: carom deploy puts this version's on it" % wall.serial_path
+    ), p.lines
     os.remove(wall.flash_path("/startup.py"))

@@ -59,11 +59,12 @@ class MqttBoard(LineProcess):
     name = "the MQTT client"
 
     def __init__(self, port, file="report.json"):
-        super().__init__([micropython_exe(), "-c", PROGRAM % {"fw": FIRMWARE_DIR, "port": port, "file": file}],
-                         stdin=True)
+        super().__init__(
+            [micropython_exe(), "-c", PROGRAM % {"fw": FIRMWARE_DIR, "port": port, "file": file}], stdin=True
+        )
 
     def end(self):
-        """"end": the counts it printed as it ended."""
+        """ "end": the counts it printed as it ended."""
         self.send("end")
         assert self.finish() == 0, "\n".join(self.lines)
         return self.lines[-1]

@@ -35,23 +35,52 @@ def test_the_license_is_an_spdx_string_and_the_backend_takes_it():
 
 def source_copy(tmp_path):
     src = tmp_path / "src"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", "node_modules",
-        "tests", "docs", "sim-flash*"))
+    shutil.copytree(
+        ROOT,
+        src,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "build",
+            "*.egg-info",
+            "__pycache__",
+            ".pytest_cache",
+            ".hypothesis",
+            "node_modules",
+            "tests",
+            "docs",
+            "sim-flash*",
+        ),
+    )
     return src
 
 
-NEW_SETUPTOOLS = pytest.mark.skipif((setuptools_version() or (0,)) < (77,),
-                                    reason="setuptools >= 77 not in the venv (tools/venv.sh)")
+NEW_SETUPTOOLS = pytest.mark.skipif(
+    (setuptools_version() or (0,)) < (77,), reason="setuptools >= 77 not in the venv (tools/venv.sh)"
+)
 
 
 @NEW_SETUPTOOLS
 def test_building_the_project_prints_no_warning(tmp_path):
     src = source_copy(tmp_path)
     got = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
-         "-w", str(tmp_path / "out"), str(src)],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-build-isolation",
+            "--no-deps",
+            "--no-index",
+            "-w",
+            str(tmp_path / "out"),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     output = got.stdout + got.stderr
     assert got.returncode == 0, output
     assert "license" not in output.lower(), output
@@ -71,9 +100,17 @@ def test_the_editable_install_prints_no_warning(tmp_path):
     src = source_copy(tmp_path)
     out = tmp_path / "out"
     out.mkdir()
-    got = subprocess.run([sys.executable, "-c", "from setuptools.build_meta import build_editable; "
-                          "print(build_editable(%r))" % str(out)], capture_output=True, text=True, timeout=300,
-                         cwd=src)
+    got = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from setuptools.build_meta import build_editable; print(build_editable(%r))" % str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=src,
+    )
     output = got.stdout + got.stderr
     assert got.returncode == 0, output
     for word in ("warning", "license", "Editable installation", "!!"):
@@ -96,9 +133,23 @@ def test_the_wheel_ships_the_package_without_the_test_and_bench_harness(tmp_path
     tourneyrun)."""
     src = source_copy(tmp_path)
     got = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
-         "-w", str(tmp_path / "out"), str(src)],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-build-isolation",
+            "--no-deps",
+            "--no-index",
+            "-w",
+            str(tmp_path / "out"),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert got.returncode == 0, got.stdout + got.stderr
     (wheel,) = os.listdir(tmp_path / "out")
     import zipfile
@@ -108,8 +159,12 @@ def test_the_wheel_ships_the_package_without_the_test_and_bench_harness(tmp_path
     shipped = [n for n in names if ".dist-info/" not in n]
     assert all(n.startswith("host_tools/") for n in shipped), [n for n in shipped if not n.startswith("host_tools/")]
     assert not [n for n in shipped if n.startswith(HARNESS) or "loadgen" in n or "tourneyrun" in n]
-    for data in ("host_tools/hall/tournament/print.css", "host_tools/reports/sheet.css",
-                 "host_tools/hall/tournament/__init__.py", "host_tools/cli.py"):
+    for data in (
+        "host_tools/hall/tournament/print.css",
+        "host_tools/reports/sheet.css",
+        "host_tools/hall/tournament/__init__.py",
+        "host_tools/cli.py",
+    ):
         assert data in shipped, data
 
 
@@ -133,6 +188,7 @@ def test_no_shipped_module_imports_the_harness():
                     mods = [node.module or ""]
                 else:
                     continue
-                found += ["%s: %s" % (os.path.relpath(path, ROOT), m) for m in mods
-                          if m == "tools" or m.startswith("tools.")]
+                found += [
+                    "%s: %s" % (os.path.relpath(path, ROOT), m) for m in mods if m == "tools" or m.startswith("tools.")
+                ]
     assert not found, found

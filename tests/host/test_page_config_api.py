@@ -36,7 +36,7 @@ def post(sim, board, body, ctype="application/json"):
 
 BAD = [
     (b"[1, 2]", "the body must be"),
-    (b"{\"values\": {}, \"other\": 1}", "the body must be"),
+    (b'{"values": {}, "other": 1}', "the body must be"),
     ({"values": {}}, "values must be"),
     ({"values": []}, "values must be"),
     ({"values": {"wifi.password": "hunter22"}}, "not a field of the form"),
@@ -85,8 +85,9 @@ def test_a_value_checked_with_the_board_s_other_keys(sim):
 
 
 def action(sim, board, body):
-    req = urllib.request.Request(sim.url + "/api/boards/%d/action" % board, json.dumps(body).encode(),
-                                 {"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        sim.url + "/api/boards/%d/action" % board, json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(req, timeout=60) as r:
         return r.status
 

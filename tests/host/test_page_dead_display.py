@@ -27,8 +27,11 @@ def first_state_after(p, log_text, pred):
         logged = [e["t"] for kind, e in events if kind == "log" and e["text"] == log_text]
         if not logged:
             return None, None
-        seen = [e["t"] for kind, e in events if kind == "state" and e["board"] == 0 and e["t"] >= logged[0]
-                and pred({c["key"]: c for c in e["chips"]})]
+        seen = [
+            e["t"]
+            for kind, e in events
+            if kind == "state" and e["board"] == 0 and e["t"] >= logged[0] and pred({c["key"]: c for c in e["chips"]})
+        ]
         return logged[0], seen[0] if seen else None
 
     return wait_for(times, lambda v: v[1] is not None, 30, "a state after %r" % log_text)
@@ -45,8 +48,7 @@ def test_an_unplugged_display_shows_its_code_without_a_press(browser):
         page.evaluate(RECORD_JS)
         page.uncheck('.board[data-board="0"] input[data-chip="%s"]' % score)
         p.wait_text("message", "E 70", timeout=30)  # drawn on the page, no button pressed
-        unplugged, shown = first_state_after(
-            p, "display %s unplugged" % score, lambda c: c[message]["text"] == "E 70")
+        unplugged, shown = first_state_after(p, "display %s unplugged" % score, lambda c: c[message]["text"] == "E 70")
         assert not any(" pressed " in x or "long press" in x for x in p.log_lines())  # nobody pressed a button
         late = shown - unplugged
         print("unplugged to E 70: %.2f virtual s (retry period %.1f s)" % (late, retry_s()))
@@ -57,7 +59,8 @@ def test_an_unplugged_display_shows_its_code_without_a_press(browser):
         p.wait_text("A.score", "   0", timeout=30)
         p.wait_text("message", lambda m: m != "E 70", timeout=30)
         plugged, back = first_state_after(
-            p, "display %s plugged in" % score, lambda c: c[score]["lit"] and c[message]["text"] != "E 70")
+            p, "display %s plugged in" % score, lambda c: c[score]["lit"] and c[message]["text"] != "E 70"
+        )
         assert back - plugged <= retry_s() + MAX_STEP_S + 0.1, back - plugged
         assert p.errors == []
     finally:

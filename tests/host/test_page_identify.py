@@ -39,27 +39,38 @@ def test_the_page_control_starts_the_identify_mode(browser):
         page.click('%s [data-action="identify"]' % BOARD)
         say = "%s .say" % BOARD
         wait_for(lambda: page.get_attribute(say, "data-phase"), "identify", 30, "the hint's phase")
-        assert page.text_content(say) == ("Identify mode: press a button to see its name (on 0.77); hold one 1 s "
-                                          "to leave")
+        assert page.text_content(say) == (
+            "Identify mode: press a button to see its name (on 0.77); hold one 1 s to leave"
+        )
         texts = []
 
         def score_display():
             texts.append(shown(page, "0x70"))
             return texts
 
-        wait_for(score_display, lambda t: "A 5C" in t and " 0.70" in t[t.index("A 5C"):], 30,
-                 "the score display's label, then its bus and address")
+        wait_for(
+            score_display,
+            lambda t: "A 5C" in t and " 0.70" in t[t.index("A 5C") :],
+            30,
+            "the score display's label, then its bus and address",
+        )
         wait_for(lambda: lit_segments(page, "0x70"), lambda s: len(s) == 1, 30, "one segment lit alone")
         assert page.get_attribute('%s button[data-button="foul"]' % BOARD, "data-down") == "false"  # released
 
         page.click('%s button[data-button="A.point"]' % BOARD)
         wait_for(lambda: shown(page, "0x77"), "A.POI", 30, "A.point's name on the message display")
-        wait_for(lambda: any("identify: button A.point (GPIO34)" in line for line in p.log_lines()), True, 30,
-                 "the board's console line in the page's log")
+        wait_for(
+            lambda: any("identify: button A.point (GPIO34)" in line for line in p.log_lines()),
+            True,
+            30,
+            "the board's console line in the page's log",
+        )
 
-        req = urllib.request.Request(sim.url + "/api/boards/0/action",
-                                     json.dumps({"do": "identify", "on": True}).encode(),
-                                     {"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            sim.url + "/api/boards/0/action",
+            json.dumps({"do": "identify", "on": True}).encode(),
+            {"Content-Type": "application/json"},
+        )
         try:
             urllib.request.urlopen(req, timeout=30)
             raise AssertionError("an identify action with a field it does not take was taken")
@@ -68,8 +79,12 @@ def test_the_page_control_starts_the_identify_mode(browser):
 
         page.keyboard.press("Shift+Z")  # A.end's key, held: a long press
         wait_for(lambda: page.get_attribute(say, "data-phase"), "lag", 30, "the match's hint again")
-        wait_for(lambda: any("carom: running on board wall" in line for line in p.log_lines()[-8:]), True, 30,
-                 "the board's app running again")
+        wait_for(
+            lambda: any("carom: running on board wall" in line for line in p.log_lines()[-8:]),
+            True,
+            30,
+            "the board's app running again",
+        )
         p.wait_text("A.score", "   0", timeout=30)
         assert p.errors == []
     finally:

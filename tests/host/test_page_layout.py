@@ -50,7 +50,9 @@ def sim(request):
 
 
 def overlap(a, b):
-    return a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]
+    return (
+        a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]
+    )
 
 
 @pytest.mark.parametrize("width,height", SIZES)
@@ -64,17 +66,21 @@ def test_every_button_in_view(browser, sim, width, height, tmp_path):
         page.wait_for_selector('#link[data-state="live"]')
         got = page.evaluate(MEASURE_JS)
         page.screenshot(path=str(tmp_path / ("%s-%dx%d.png" % (sim.kind, width, height))))
-        assert got["page"]["w"] <= width and got["page"]["h"] <= height, (
-            "the page scrolls at %dx%d: %r" % (width, height, got["page"]))
+        assert got["page"]["w"] <= width and got["page"]["h"] <= height, "the page scrolls at %dx%d: %r" % (
+            width,
+            height,
+            got["page"],
+        )
         presses = [b for b in got["buttons"] if b["press"]]
         boards = sim.get("/api/boards")["boards"]
         assert len(presses) == sum(len(b["buttons"]) for b in boards)  # each board's every button is drawn
         for b in got["buttons"]:
             assert b["w"] > 20 and b["h"] > 16, b
             assert 0 <= b["x"] and b["x"] + b["w"] <= width and 0 <= b["y"] and b["y"] + b["h"] <= height, (
-                "%s is outside the %dx%d window: %r" % (b["name"], width, height, b))
+                "%s is outside the %dx%d window: %r" % (b["name"], width, height, b)
+            )
         for i, a in enumerate(presses):
-            for b in presses[i + 1:]:
+            for b in presses[i + 1 :]:
                 assert not overlap(a, b), (a, b)
         assert len(got["plugs"]) == sum(len(b["displays"]) for b in boards if b["role"] == "wall")
         for p in got["plugs"]:

@@ -25,8 +25,11 @@ def form(page):
 def submit(page):
     """Write to the board; the status once it is no longer busy: (state, text)."""
     page.click('[data-action="save-config"]')
-    page.wait_for_function("() => { const s = document.querySelector('.form-status');"
-                           " return s.dataset.state && s.dataset.state !== 'busy'; }", timeout=90000)
+    page.wait_for_function(
+        "() => { const s = document.querySelector('.form-status');"
+        " return s.dataset.state && s.dataset.state !== 'busy'; }",
+        timeout=90000,
+    )
     return page.get_attribute(".form-status", "data-state"), page.text_content(".form-status")
 
 
@@ -48,11 +51,16 @@ class Hint:
 
     def wait(self, phase, *words, timeout=15):
         """Wait until the page is told `phase` and its hint line, as shown, has every one of `words`."""
+
         def now():
             return self.p.page.get_attribute(self.sel, "data-phase"), self.p.page.inner_text(self.sel)
 
-        text = wait_for(now, lambda v: v[0] == phase and all(w in v[1] for w in words), timeout,
-                        "the hint for %s with %r" % (phase, words))[1]
+        text = wait_for(
+            now,
+            lambda v: v[0] == phase and all(w in v[1] for w in words),
+            timeout,
+            "the hint for %s with %r" % (phase, words),
+        )[1]
         assert not_cut(self.p.page, self.sel), "the hint %r is cut" % text
         return text
 
@@ -100,8 +108,11 @@ def test_form_and_hints_through_a_match(browser, tmp_path):
         assert open(os.path.join(flash, "config.json"), "rb").read() == before
 
         # Names, clubs and a target of 4, and a new match with them.
-        fill(page, {"players.A.name": "ANNA", "players.A.club": "BSV", "players.B.name": "BELA",
-                    "match.target": "4"}, new_match=True)
+        fill(
+            page,
+            {"players.A.name": "ANNA", "players.A.club": "BSV", "players.B.name": "BELA", "match.target": "4"},
+            new_match=True,
+        )
         state, text = submit(page)
         assert state == "ok", text
         assert "wrote config.json" in text and 'players.A.name: null -> "ANNA"' in text
@@ -143,8 +154,11 @@ def test_form_and_hints_through_a_match(browser, tmp_path):
 
         # A set match with a warm-up and the shoot-out, from the form.
         form(page)
-        fill(page, {"match.target": "1", "match.sets": "2", "match.shootout": "on", "match.warmup_s": "60"},
-             new_match=True)
+        fill(
+            page,
+            {"match.target": "1", "match.sets": "2", "match.shootout": "on", "match.warmup_s": "60"},
+            new_match=True,
+        )
         state, text = submit(page)
         assert state == "ok", text
         page.click('#match-form button:has-text("Close")')
@@ -181,8 +195,7 @@ def test_the_form_never_shows_a_secret(tmp_path):
     os.makedirs(flash)
     secret = "correct-horse-battery"
     with open(os.path.join(flash, "config.json"), "w") as f:
-        json.dump({"board": "wall", "players": {"A": {"name": "KIM"}},
-                   "wifi": {"ssid": "club", "password": secret}}, f)
+        json.dump({"board": "wall", "players": {"A": {"name": "KIM"}}, "wifi": {"ssid": "club", "password": secret}}, f)
     sim = Sim([CAROM, "sim", "--listen", "127.0.0.1:%d" % free_port(), "--flash", flash], timeout=90)
     try:
         raw, _ = sim.get("/api/boards/0/config", raw=True)

@@ -39,7 +39,7 @@ class Refusals:
         board = self.board if board is None else board
 
         def new():
-            lines = self.log()[self.seen:]
+            lines = self.log()[self.seen :]
             return [x for x in lines if re.search(r"\b%s refused: \S" % re.escape(button), x)]
 
         line = wait_for(new, lambda v: bool(v), 15, "%s refused in the log" % button)[0]
@@ -95,8 +95,9 @@ def test_the_referee_box_press_refused_by_the_wall(browser):
         p.let_pass(0.5)
         p.page.click(box % "break")  # before half-time: refused by the wall
         # CAROM_SCREENSHOT_REMOTE=docs/simulator-remote.png saves the README's second screenshot.
-        said = r.next("the referee box's break", reason("BREAK_NOT_HALF"), board=1,
-                      shot=os.environ.get("CAROM_SCREENSHOT_REMOTE"))
+        said = r.next(
+            "the referee box's break", reason("BREAK_NOT_HALF"), board=1, shot=os.environ.get("CAROM_SCREENSHOT_REMOTE")
+        )
         assert said
         # Both hint lines, in the narrowest layout (the box beside the wall board at 1280 wide), whole.
         for board in (0, 1):

@@ -31,9 +31,16 @@ def shows(doc):
     shooter = doc["turn"]
     if shooter:
         run[shooter] = "%2d" % doc["current_run"]
-    return {"A.score": "%4d" % a["score"], "B.score": "%4d" % b["score"], "A.innings": "%2d" % a["innings"],
-            "B.innings": "%2d" % b["innings"], "A.run": run["A"], "B.run": run["B"],
-            "A.high_run": "%4d" % a["high_run"], "B.high_run": "%4d" % b["high_run"]}
+    return {
+        "A.score": "%4d" % a["score"],
+        "B.score": "%4d" % b["score"],
+        "A.innings": "%2d" % a["innings"],
+        "B.innings": "%2d" % b["innings"],
+        "A.run": run["A"],
+        "B.run": run["B"],
+        "A.high_run": "%4d" % a["high_run"],
+        "B.high_run": "%4d" % b["high_run"],
+    }
 
 
 class Model:
@@ -98,9 +105,16 @@ def test_two_hundred_power_cuts(tmp_path):
         cuts = presses = came_through = 0
         while cuts < 200:
             turn = model.doc()["turn"]
-            button, hold = rng.choice([
-                (turn + ".point", 0.1), (turn + ".point", 0.1), (turn + ".point", 0.1),
-                (turn + ".end", 0.1), ("foul", 0.1), (turn + ".point", 1.3)])  # 1.3 s: undo
+            button, hold = rng.choice(
+                [
+                    (turn + ".point", 0.1),
+                    (turn + ".point", 0.1),
+                    (turn + ".point", 0.1),
+                    (turn + ".end", 0.1),
+                    ("foul", 0.1),
+                    (turn + ".point", 1.3),
+                ]
+            )  # 1.3 s: undo
             long = hold > 1
             if rng.random() < 0.5:  # a press that completes
                 assert sb.line("hold %s %s" % (button, hold)) is None
@@ -145,8 +159,16 @@ def test_flash_holds_the_same_match_as_the_displays(tmp_path):
     with ScriptedBoard("wall", str(tmp_path / "flash"), config=CONFIG) as sb:
         # A breaks, makes 2 and ends; B makes 1 and fouls; the foul is undone (long press);
         # A's point is refused: B is at the table again.
-        for line in ("press A.point", "press A.point", "press A.point", "press A.end", "press B.point",
-                     "press foul", "hold A.point 1.3", "press A.point"):
+        for line in (
+            "press A.point",
+            "press A.point",
+            "press A.point",
+            "press A.end",
+            "press B.point",
+            "press foul",
+            "hold A.point 1.3",
+            "press A.point",
+        ):
             assert sb.line(line) is None
         shown = sb.state()["fields"]
         sb.vb.power_off()

@@ -43,16 +43,41 @@ BURST = 12
 # The wall's own buttons (boards/wall.json) and waits: the lag, points, ends of inning, the
 # half-time break's clock started and stopped, a foul, the shot clock running out (the
 # automatic time-out).
-SCRIPT = [("press", "A.point"), ("wait", 3), ("press", "A.point"), ("press", "A.point"), ("press", "A.point"),
-          ("wait", 2), ("press", "A.end"), ("wait", 2), ("press", "break"), ("wait", 8), ("press", "break"),
-          ("wait", 3), ("press", "B.point"), ("press", "foul"), ("wait", 2), ("press", "A.point"),
-          ("press", "A.end"), ("wait", 23), ("press", "B.point"), ("wait", 1)]
+SCRIPT = [
+    ("press", "A.point"),
+    ("wait", 3),
+    ("press", "A.point"),
+    ("press", "A.point"),
+    ("press", "A.point"),
+    ("wait", 2),
+    ("press", "A.end"),
+    ("wait", 2),
+    ("press", "break"),
+    ("wait", 8),
+    ("press", "break"),
+    ("wait", 3),
+    ("press", "B.point"),
+    ("press", "foul"),
+    ("wait", 2),
+    ("press", "A.point"),
+    ("press", "A.end"),
+    ("wait", 23),
+    ("press", "B.point"),
+    ("wait", 1),
+]
 
 
 def make(tmp_path, firmware, name, power=True, **wall_options):
     hub = RadioHub(seed=4)
-    wall, remote = radio_pair(tmp_path / name, firmware, hub, WALL_MAC, REMOTE_MAC,
-                              {"game": "three_cushion", "target": 6, "shot_clock": 20, "break_s": 60}, **wall_options)
+    wall, remote = radio_pair(
+        tmp_path / name,
+        firmware,
+        hub,
+        WALL_MAC,
+        REMOTE_MAC,
+        {"game": "three_cushion", "target": 6, "shot_clock": 20, "break_s": 60},
+        **wall_options,
+    )
     with open(os.path.join(wall.flash_dir, "radio.last"), "w") as f:
         f.write("3 100")  # the newest command acted on: frames up to (3, 100) are replays
     with open(os.path.join(remote.flash_dir, "remote.boot"), "w") as f:
@@ -94,13 +119,15 @@ def forged(rng):
     if kind == 5:  # the pairing key, a new number, an unknown command
         import controller  # every index past the wall's actions is unknown
 
-        return radio.encode(h, radio.T_COMMAND, REMOTE_MAC, 9, rng.randrange(1, 1000),
-                            rng.randint(len(controller.ACTIONS), 255), 0)
+        return radio.encode(
+            h, radio.T_COMMAND, REMOTE_MAC, 9, rng.randrange(1, 1000), rng.randint(len(controller.ACTIONS), 255), 0
+        )
     if kind == 6:  # ... a foul of an unknown kind
         return radio.encode(h, radio.T_COMMAND, REMOTE_MAC, 9, rng.randrange(1, 1000), 6, rng.randint(11, 255))
     if kind == 7:  # ... a number past 2**30-1
-        return radio.encode(h, radio.T_COMMAND, REMOTE_MAC, rng.choice((9, 2**30, 2**32 - 1)),
-                            rng.randint(2**30, 2**32 - 1), 0, 0)
+        return radio.encode(
+            h, radio.T_COMMAND, REMOTE_MAC, rng.choice((9, 2**30, 2**32 - 1)), rng.randint(2**30, 2**32 - 1), 0, 0
+        )
     # the pairing key, but an acknowledgement or a challenge (the wall's own kinds of frame)
     return radio.encode(h, rng.choice((radio.T_ACK, radio.T_CHALLENGE)), REMOTE_MAC, 9, 5, 0, 0, None, b"n" * 8)
 
@@ -295,8 +322,9 @@ def test_forged_sender_addresses_lock_out_neither_the_wall_nor_its_remote(tmp_pa
     assert (f["A.score"], f["B.score"], f["A.innings"], f["B.innings"]) == ("   4", "   2", " 2", " 2")
     assert f["message"] == "E 44", f["message"]
     floods = [line for line in wall.vb.lines() if line.startswith("carom: radio frames from")]
-    assert floods and floods[0] == ("carom: radio frames from 33 sender addresses: all but the paired remote's"
-                                    " forgotten (E 44)"), floods
+    assert floods and floods[0] == (
+        "carom: radio frames from 33 sender addresses: all but the paired remote's forgotten (E 44)"
+    ), floods
     assert len(wall.vb.boots) == 1 and "Traceback" not in wall.vb.stderr and "task failed" not in wall.vb.stdout
 
     hub.advance(3)

@@ -53,7 +53,7 @@ def test_ten_thousand_random_and_mutated_frames():
             frame[j] = (frame[j] + rng.randrange(1, 256)) & 0xFF  # a field changed, not re-signed
         elif kind == 3:
             frame = rng.choice(genuine)
-            frame = frame[:rng.randrange(len(frame))] if rng.random() < 0.5 else frame + bytes(rng.randrange(1, 200))
+            frame = frame[: rng.randrange(len(frame))] if rng.random() < 0.5 else frame + bytes(rng.randrange(1, 200))
         elif kind == 4:
             other = Sender(bytes(rng.getrandbits(8) for _ in range(32)), WALL, REMOTE, 9, rng.randrange(1000))
             frame = other.command(rng.randrange(radio.N_COMMANDS))  # well formed, wrong key, newer seq
@@ -100,8 +100,17 @@ def test_a_wall_that_lost_its_record_acts_on_no_replay():
             frame = bytes(frame)
         else:
             kind_, sender, boot, counter, command, arg = radio.decode(base)[:6]  # well signed, a random nonce
-            frame = radio.encode(h, radio.T_COMMAND, REMOTE, boot, counter, command, arg, None,
-                                 bytes(rng.getrandbits(8) for _ in range(8)))
+            frame = radio.encode(
+                h,
+                radio.T_COMMAND,
+                REMOTE,
+                boot,
+                counter,
+                command,
+                arg,
+                None,
+                bytes(rng.getrandbits(8) for _ in range(8)),
+            )
         assert wall.receive(frame) is None, (i, kind)
         reply = wall.reply()
         assert reply is None or reply[1] == radio.T_CHALLENGE

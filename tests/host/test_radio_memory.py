@@ -20,11 +20,16 @@ KEY = "5a" * 32
 
 def test_a_memory_error_never_records_a_command_not_acted_on(tmp_path):
     flash = str(tmp_path / "wall")
-    with ScriptedBoard("wall", flash, {
-        "board": "wall",
-        "match": {"game": "straight_rail", "target": 500},
-        "radio": {"peer": "24:0a:c4:00:00:91", "key": KEY},
-    }, power=False) as wall:
+    with ScriptedBoard(
+        "wall",
+        flash,
+        {
+            "board": "wall",
+            "match": {"game": "straight_rail", "target": 500},
+            "radio": {"peer": "24:0a:c4:00:00:91", "key": KEY},
+        },
+        power=False,
+    ) as wall:
         shutil.copyfile(FIXTURE, os.path.join(flash, "main.py"))
         with open(os.path.join(flash, "radio.last"), "w") as f:
             f.write("1 7")

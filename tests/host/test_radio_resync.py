@@ -33,8 +33,9 @@ def make_pair(tmp_path, firmware):
 
     def make(remote_boot=None, name="run"):
         hub = RadioHub(seed=9)
-        wall, remote = radio_pair(tmp_path / name, firmware, hub, WALL_MAC, REMOTE_MAC,
-                                  {"game": "straight_rail", "target": 50})
+        wall, remote = radio_pair(
+            tmp_path / name, firmware, hub, WALL_MAC, REMOTE_MAC, {"game": "straight_rail", "target": 50}
+        )
         made.extend((wall, remote))
         if remote_boot is not None:
             with open(os.path.join(remote.flash_dir, "remote.boot"), "w") as f:
@@ -129,7 +130,11 @@ def test_a_wall_that_lost_its_record_acts_on_no_replay(make_pair):
     assert scores(wall) == ("   2", "   2", " 1", " 1")
     new = hub.frames[n:]
     assert [(f.sender, f.data[1], seq(f)) for f in new] == [
-        ("remote", 1, (1, 6)), ("wall", 3, (1, 6)), ("remote", 1, (1, 6)), ("wall", 2, (1, 6))]
+        ("remote", 1, (1, 6)),
+        ("wall", 3, (1, 6)),
+        ("remote", 1, (1, 6)),
+        ("wall", 2, (1, 6)),
+    ]
     assert nonce(new[2]) == nonce(new[1]) == nonce(challenges[0])
     assert last_on_flash(wall) == (1, 6) and remote_shows(remote) == "02:02"
 
@@ -271,7 +276,11 @@ def test_boot_counter_at_its_limit(make_pair):
     n = len(hub.frames)
     press(hub, remote, "point")
     assert [(f.sender, f.data[1], seq(f)) for f in hub.frames[n:]] == [
-        ("remote", 1, (1, 1)), ("wall", 3, (1, 1)), ("remote", 1, (1, 1)), ("wall", 2, (1, 1))]
+        ("remote", 1, (1, 1)),
+        ("wall", 3, (1, 1)),
+        ("remote", 1, (1, 1)),
+        ("wall", 2, (1, 1)),
+    ]
     assert scores(wall)[0] == "   2" and last_on_flash(wall) == (1, 1)
 
 

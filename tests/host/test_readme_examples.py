@@ -39,12 +39,12 @@ README = os.path.join(ROOT, "README.md")
 # Commands not run, by a piece of their text, with why.
 NOT_RUN = {
     "/dev/ttyUSB0": "talks to a real board on a serial port (tests/host/test_deploy.py, test_configcmd.py, "
-                    "test_reportcmd.py, test_doctor.py run these commands against virtual boards)",
+    "test_reportcmd.py, test_doctor.py run these commands against virtual boards)",
     "carom hall --broker 192.168.1.10": "the hall's MQTT broker on the club's network (tests/host/test_hall*.py "
-                                        "run carom hall against a local mosquitto)",
+    "run carom hall against a local mosquitto)",
     "carom hall --broker broker.local": "the hall's MQTT broker on the club's network",
     "tools.hall.loadgen": "needs an MQTT broker on port 1883 and runs until stopped "
-                               "(tests/host/test_hall_load.py runs it against a local mosquitto)",
+    "(tests/host/test_hall_load.py runs it against a local mosquitto)",
     "make test": "the test suite itself",
     "make sim": "tests/host/test_web_newcomer.py runs `make sim` in a fresh clone",
 }
@@ -54,13 +54,14 @@ NUMBERS_VARY = ("carom sim: heap:",)
 
 # ---- reading the README ---------------------------------------------------------------------------
 
+
 def blocks(text):
     """[(line number, language, body, the prose before it)] of the fenced blocks."""
     out = []
     last_end = 0
     for m in re.finditer(r"^```(\w*)\n(.*?)^```", text, re.S | re.M):
         line = text.count("\n", 0, m.start()) + 1
-        out.append((line, m.group(1), m.group(2), text[last_end:m.start()]))
+        out.append((line, m.group(1), m.group(2), text[last_end : m.start()]))
         last_end = m.end()
     return out
 
@@ -119,7 +120,7 @@ def not_run_reason(cmd):
 
 
 def kind(cmd):
-    """"scripted", "board", "page", or None (not a command this test knows how to run)."""
+    """ "scripted", "board", "page", or None (not a command this test knows how to run)."""
     if "carom sim" not in cmd:
         return None
     if "--headless" in cmd:
@@ -134,8 +135,10 @@ RUN = [(n, c) for n, c in COMMANDS if not_run_reason(c) is None]
 
 def test_every_command_is_run_or_has_a_reason():
     unknown = [(n, c) for n, c in RUN if kind(c) is None]
-    assert not unknown, ("README commands this test neither runs nor skips with a reason: %r; make it a command "
-                         "this test runs (carom sim ...), or name it in NOT_RUN with why it cannot run here" % unknown)
+    assert not unknown, (
+        "README commands this test neither runs nor skips with a reason: %r; make it a command "
+        "this test runs (carom sim ...), or name it in NOT_RUN with why it cannot run here" % unknown
+    )
     kinds = {kind(c) for _, c in RUN}
     assert kinds == {"scripted", "board", "page"}, kinds  # the README's examples were found
     assert len(COMMANDS) >= 20
@@ -150,6 +153,7 @@ def test_the_shown_outputs_are_found():
 
 # ---- running them ------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
     """A folder where the commands run: .venv and examples linked to the repository's."""
@@ -160,8 +164,9 @@ def scratch(tmp_path_factory):
 
 
 def run_shell(cmd, cwd, timeout=300):
-    return subprocess.run(["sh", "-c", cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        ["sh", "-c", cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
 
 
 def needs_32bit(cmd):
@@ -203,8 +208,7 @@ def check_shown(cmd, output):
         for want in lines:
             while at < len(got) and not matches(want, got[at], vary):
                 at += 1
-            assert at < len(got), "README line %d shows %r after %r; it printed:\n%s" % (
-                line, want, cmd, output)
+            assert at < len(got), "README line %d shows %r after %r; it printed:\n%s" % (line, want, cmd, output)
             at += 1
         checked += 1
     return checked
@@ -238,8 +242,13 @@ PAGES = [(n, c) for n, c in RUN if kind(c) == "page"]
 def test_headless_example_runs_as_shown(line, cmd, scratch):
     needs_32bit(cmd)
     got = run_shell(cmd, scratch)
-    assert got.returncode == 0, "README line %d: %s\nexit %d\n%s%s" % (line, cmd, got.returncode, got.stdout,
-                                                                         got.stderr)
+    assert got.returncode == 0, "README line %d: %s\nexit %d\n%s%s" % (
+        line,
+        cmd,
+        got.returncode,
+        got.stdout,
+        got.stderr,
+    )
     assert "Traceback" not in got.stderr and not re.search(r"^carom: ", got.stderr, re.M), got.stderr
     assert got.stdout.strip(), "README line %d printed nothing: %s" % (line, cmd)
     if "--pretty" in cmd:

@@ -43,10 +43,19 @@ def boards(tmp_path):
     hub = RadioHub(seed=3)
     made = []
     for name, board, mac, config in (
-            ("wall", "wall", WALL_MAC, {"board": "wall", "match": {"game": "three_cushion", "target": 5}}),
-            ("remote", "referee", REMOTE_MAC, {"board": "referee"})):
-        made.append(VirtualBoard(lay_out_flash(tmp_path / name, config), board=board_def(board), radio=hub, name=name,
-                                 unique_id=mac, serial=True))
+        ("wall", "wall", WALL_MAC, {"board": "wall", "match": {"game": "three_cushion", "target": 5}}),
+        ("remote", "referee", REMOTE_MAC, {"board": "referee"}),
+    ):
+        made.append(
+            VirtualBoard(
+                lay_out_flash(tmp_path / name, config),
+                board=board_def(board),
+                radio=hub,
+                name=name,
+                unique_id=mac,
+                serial=True,
+            )
+        )
     wall, remote = made
     try:
         wall.power_on()
@@ -82,8 +91,7 @@ def test_pair_then_a_press_scores_then_unpair(boards):
     # Both were reset and run paired.
     hub.wait_for(lambda h: wall.stdout.count("carom: running on board wall") > runs, timeout=30)
     assert "carom: paired with the remote 24:0a:c4:00:00:41" in wall.stdout
-    hub.wait_for(lambda h: len(remote.boots) > remote_boots and (remote.radio_state or {}).get("espnow"),
-                 timeout=30)
+    hub.wait_for(lambda h: len(remote.boots) > remote_boots and (remote.radio_state or {}).get("espnow"), timeout=30)
     hub.stop_realtime()
 
     hub.advance(6)  # the paired remote has nothing to do: asleep

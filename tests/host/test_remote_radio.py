@@ -29,8 +29,14 @@ def make_pair(tmp_path, firmware):
 
     def make(target=2, seed=5, name="run", **match):
         hub = RadioHub(seed=seed)
-        wall, remote = radio_pair(tmp_path / name, firmware, hub, WALL_MAC, REMOTE_MAC,
-                                  dict({"game": "three_cushion", "target": target}, **match))
+        wall, remote = radio_pair(
+            tmp_path / name,
+            firmware,
+            hub,
+            WALL_MAC,
+            REMOTE_MAC,
+            dict({"game": "three_cushion", "target": target}, **match),
+        )
         made.extend((wall, remote))
         wall.vb.power_on()
         remote.vb.power_on()
@@ -160,7 +166,9 @@ def test_the_remote_in_a_set_match_and_a_press_while_its_display_is_lit(make_pai
     n = len({seq(f) for f in commands(hub)})
     press(hub, remote, "new", settle=1.0)  # a press: the next set
     assert len({seq(f) for f in commands(hub)}) == n + 1  # sent once
-    assert wall.state()["fields"]["B.innings"] == " 1" and wall.state()["fields"]["B.target"] == "   1"  # set 2: B breaks
+    assert (
+        wall.state()["fields"]["B.innings"] == " 1" and wall.state()["fields"]["B.target"] == "   1"
+    )  # set 2: B breaks
     assert remote_shows(remote) == "00:00"
     hub.advance(4)
     assert remote.vb.asleep
@@ -168,8 +176,28 @@ def test_the_remote_in_a_set_match_and_a_press_while_its_display_is_lit(make_pai
 
 # ---- 2. 20 % frame loss both ways ----------------------------------------------------------
 
-PRESSES = (["point"] + ["point", "point", "miss", "point", "miss", "foul", "point", "undo", "miss",
-                        "point", "point", "foul.time", "miss", "undo", "point", "miss"] * 2)[:33]
+PRESSES = (
+    ["point"]
+    + [
+        "point",
+        "point",
+        "miss",
+        "point",
+        "miss",
+        "foul",
+        "point",
+        "undo",
+        "miss",
+        "point",
+        "point",
+        "foul.time",
+        "miss",
+        "undo",
+        "point",
+        "miss",
+    ]
+    * 2
+)[:33]
 
 
 def play(make_pair, tmp_path, drop, name):
@@ -272,7 +300,7 @@ def fuzz_frames(real, n, rng):
                     b[rng.randrange(56)] ^= 1 << rng.randrange(8)
             data = bytes(b)
         elif kind == 3:
-            data = base[:rng.randrange(1, 56)]
+            data = base[: rng.randrange(1, 56)]
         elif kind == 4:
             data = base + rng.randbytes(rng.randint(1, 250 - 56))
         else:
@@ -308,13 +336,17 @@ def test_ten_thousand_fuzzed_frames_change_nothing(make_pair, tmp_path):
     batch = 50  # the board holds frames still to come in its memory: a few at a time
     for start in range(0, len(frames), batch):
         t0 = wall.vb.now
-        for i, data in enumerate(frames[start:start + batch]):
+        for i, data in enumerate(frames[start : start + batch]):
             # Two frames per 10 ms poll of the wall: its 526-byte receive buffer never overflows.
             hub.inject(wall.vb, REMOTE_MAC, data, at=t0 + 0.001 + i * 0.005)
         hub.advance(batch * 0.005 + 0.01)
     hub.advance(0.5)
     injected = [f for f in hub.frames if f.kind == "injected"][-N_FUZZ:]  # (not what the wall sent meanwhile)
-    bad = [(f.n, f.kind, f.sender, f.src.hex(), f.dst.hex(), f.data.hex(), f.deliveries, f.lost, len(f.data)) for f in injected if not f.deliveries or f.lost]
+    bad = [
+        (f.n, f.kind, f.sender, f.src.hex(), f.dst.hex(), f.data.hex(), f.deliveries, f.lost, len(f.data))
+        for f in injected
+        if not f.deliveries or f.lost
+    ]
     assert not bad, bad[:5]  # every fuzzed frame was handed to the wall's ESP-NOW
     assert len(acks(hub)) == n_acks  # nothing acknowledged
     assert score_fields(wall) == before

@@ -14,8 +14,10 @@ import pytest
 from host_tools import micropython32_exe
 from tools.bench import remote
 
-pytestmark = pytest.mark.skipif(micropython32_exe() is None, reason="no 32-bit MicroPython (CAROM_MICROPYTHON32, or "
-                                "../shared/tools/micropython32/micropython)")
+pytestmark = pytest.mark.skipif(
+    micropython32_exe() is None,
+    reason="no 32-bit MicroPython (CAROM_MICROPYTHON32, or ../shared/tools/micropython32/micropython)",
+)
 
 
 def test_a_press_wakes_the_remote_which_loads_only_its_own_code():
@@ -23,6 +25,16 @@ def test_a_press_wakes_the_remote_which_loads_only_its_own_code():
     assert len(r["us"]) == 3  # every press woke it and was sent
     loaded = set(r["modules"])
     assert {"app_remote", "remote", "radio", "buttons"} <= loaded
-    assert not loaded & {"asyncio", "asyncio.core", "rules", "app", "startup", "view", "store", "rules_setup",
-                         "config", "boarddef"}, loaded
+    assert not loaded & {
+        "asyncio",
+        "asyncio.core",
+        "rules",
+        "app",
+        "startup",
+        "view",
+        "store",
+        "rules_setup",
+        "config",
+        "boarddef",
+    }, loaded
     assert max(r["live"]) < 32 * 1024, r["live"]

@@ -32,18 +32,75 @@ import rules  # noqa: E402
 from referee import Referee  # noqa: E402
 
 EVENTS = st.sampled_from(
-    ["point", "point", "point", "point", "point A", "point B", "miss", "miss", "foul push", "foul jumped",
-     "foul zone", "foul A wrong_ball", "undo", "undo", "break_request A", "break_request B", "resume",
-     "wait 5", "wait 31", "wait 200", "timeout", "call entre", "extend 20", "extend 8", "left A",
-     "lag A", "lag B", "lag_collision A", "lag_collision", "lag_fault B hit_red", "choose A break",
-     "choose B give", "tiebreak A", "close", "nonsense", "point C",
-     # the rarer events' words
-     "lag_tie", "lag_tie", "abandon A", "abandon B", "left B", "review A", "review B", "frozen", "frozen A",
-     "frozen_choice start", "frozen_choice free_ball", "frozen_choice masse", "foul jumped B red",
-     "foul jumped A", "foul A jumped A B red", "foul jumped red red", "call dedans", "call a_cheval",
-     "call out", "call entre anchor", "call dedans anchor", "call out anchor",
-     # the formats' words
-     "next_set", "next_set", "warmup A", "warmup B", "extend 20 15", "extend 9 14", "wait 61"]
+    [
+        "point",
+        "point",
+        "point",
+        "point",
+        "point A",
+        "point B",
+        "miss",
+        "miss",
+        "foul push",
+        "foul jumped",
+        "foul zone",
+        "foul A wrong_ball",
+        "undo",
+        "undo",
+        "break_request A",
+        "break_request B",
+        "resume",
+        "wait 5",
+        "wait 31",
+        "wait 200",
+        "timeout",
+        "call entre",
+        "extend 20",
+        "extend 8",
+        "left A",
+        "lag A",
+        "lag B",
+        "lag_collision A",
+        "lag_collision",
+        "lag_fault B hit_red",
+        "choose A break",
+        "choose B give",
+        "tiebreak A",
+        "close",
+        "nonsense",
+        "point C",
+        # the rarer events' words
+        "lag_tie",
+        "lag_tie",
+        "abandon A",
+        "abandon B",
+        "left B",
+        "review A",
+        "review B",
+        "frozen",
+        "frozen A",
+        "frozen_choice start",
+        "frozen_choice free_ball",
+        "frozen_choice masse",
+        "foul jumped B red",
+        "foul jumped A",
+        "foul A jumped A B red",
+        "foul jumped red red",
+        "call dedans",
+        "call a_cheval",
+        "call out",
+        "call entre anchor",
+        "call dedans anchor",
+        "call out anchor",
+        # the formats' words
+        "next_set",
+        "next_set",
+        "warmup A",
+        "warmup B",
+        "extend 20 15",
+        "extend 9 14",
+        "wait 61",
+    ]
 )
 
 OPTIONS = st.fixed_dictionaries(
@@ -59,7 +116,9 @@ OPTIONS = st.fixed_dictionaries(
         "timeout": st.sampled_from(["", "", " timeout_s=10", " timeout_s=45"]),
         # the formats'
         "target_B": st.sampled_from([0, 0, 1, 4, 9]),
-        "sets": st.sampled_from(["", "", " sets=1", " sets=2", " sets=3 deciding_target=2", " sets=2 deciding_target=7"]),
+        "sets": st.sampled_from(
+            ["", "", " sets=1", " sets=2", " sets=3 deciding_target=2", " sets=2 deciding_target=7"]
+        ),
         "shootout": st.sampled_from(["", " shootout=on"]),
         "warmup": st.sampled_from(["", " warmup_s=60"]),
     }
@@ -70,8 +129,20 @@ def new_line(o):
     if o["shootout"] and not o["sets"]:
         o["draw"] = " draw=off"  # a shoot-out decides what may not stand
     return "new game=%s target=%d%s%s%s%s%s%s%s%s%s%s%s" % (
-        o["game"], o["target"], o["breaker"], o["limit"], o["eq"], o["draw"], o["clock"], o["brk"], o["timeout"],
-        " target_B=%d" % o["target_B"] if o["target_B"] else "", o["sets"], o["shootout"], o["warmup"])
+        o["game"],
+        o["target"],
+        o["breaker"],
+        o["limit"],
+        o["eq"],
+        o["draw"],
+        o["clock"],
+        o["brk"],
+        o["timeout"],
+        " target_B=%d" % o["target_B"] if o["target_B"] else "",
+        o["sets"],
+        o["shootout"],
+        o["warmup"],
+    )
 
 
 def doc(r):
@@ -187,8 +258,11 @@ def check_formats(d, m, options):
         won, scores = sets["won"], sets["scores"]
         assert 0 <= won["A"] <= n and 0 <= won["B"] <= n and (won["A"] < n or won["B"] < n)
         assert len(scores) == won["A"] + won["B"]
-        over = d["phase"] in ("set_over",) or (d["phase"] == "break" and d["turn"] is None) or (
-            d["phase"] == "finished" and d["ended_by"] not in ("left", "abandoned"))
+        over = (
+            d["phase"] in ("set_over",)
+            or (d["phase"] == "break" and d["turn"] is None)
+            or (d["phase"] == "finished" and d["ended_by"] not in ("left", "abandoned"))
+        )
         if d["ended_by"] in ("left", "abandoned"):  # in a set, or between sets
             assert sets["number"] - len(scores) in (0, 1)
         else:
@@ -200,16 +274,25 @@ def check_formats(d, m, options):
         deciding = won["A"] == won["B"] == n - 1 and sets["number"] == len(scores) + 1  # it is played
         for k, p in enumerate("AB"):
             pl = d["players"][p]
-            assert pl["target"] == (opts["deciding_target"] if deciding and opts["deciding_target"] else
-                                    options["target"] if p == "A" else options["target_B"] or options["target"]) \
+            assert (
+                pl["target"]
+                == (
+                    opts["deciding_target"]
+                    if deciding and opts["deciding_target"]
+                    else options["target"]
+                    if p == "A"
+                    else options["target_B"] or options["target"]
+                )
                 or m.extensions
+            )
             total = pl["match"]
-            before = sum(s[k] for s in scores[:sets["number"] - 1])
+            before = sum(s[k] for s in scores[: sets["number"] - 1])
             assert total["score"] == before + pl["score"]  # the sums over the sets
             assert total["innings"] >= pl["innings"] and total["high_run"] >= pl["high_run"]
-            for s in scores[:sets["number"] - 1]:
-                assert total["high_run"] >= 0 and s[k] <= max(options["target"], options["target_B"],
-                                                              opts["deciding_target"] or 0)
+            for s in scores[: sets["number"] - 1]:
+                assert total["high_run"] >= 0 and s[k] <= max(
+                    options["target"], options["target_B"], opts["deciding_target"] or 0
+                )
         assert d["phase"] != "break" or d["turn"] is None  # no half-time break in a set match
     else:
         assert d["players"]["A"]["match"] is None and d["players"]["B"]["match"] is None
@@ -298,11 +381,46 @@ def test_random_sequences_keep_invariants(options, events):
 
 
 FORMAT_EVENTS = st.sampled_from(
-    ["point"] * 16 + ["point A", "point B", "miss", "miss", "miss", "foul push", "undo", "undo", "next_set", "next_set",
-                      "lag A", "lag B", "choose A break", "choose B give", "warmup A", "warmup B", "resume",
-                      "break_request A", "break_request B", "wait 61", "wait 5", "timeout", "tiebreak A",
-                      "tiebreak B", "extend 6", "extend 6 5", "extend 3 7", "frozen", "call entre", "review A",
-                      "lag_tie", "close", "abandon B", "foul jumped B red", "foul jumped A", "call out"])
+    ["point"] * 16
+    + [
+        "point A",
+        "point B",
+        "miss",
+        "miss",
+        "miss",
+        "foul push",
+        "undo",
+        "undo",
+        "next_set",
+        "next_set",
+        "lag A",
+        "lag B",
+        "choose A break",
+        "choose B give",
+        "warmup A",
+        "warmup B",
+        "resume",
+        "break_request A",
+        "break_request B",
+        "wait 61",
+        "wait 5",
+        "timeout",
+        "tiebreak A",
+        "tiebreak B",
+        "extend 6",
+        "extend 6 5",
+        "extend 3 7",
+        "frozen",
+        "call entre",
+        "review A",
+        "lag_tie",
+        "close",
+        "abandon B",
+        "foul jumped B red",
+        "foul jumped A",
+        "call out",
+    ]
+)
 
 FORMAT_OPTIONS = st.fixed_dictionaries(
     {
@@ -316,8 +434,9 @@ FORMAT_OPTIONS = st.fixed_dictionaries(
         "brk": st.sampled_from(["", " break_s=60", " break_s=0"]),
         "timeout": st.just(""),
         "target_B": st.sampled_from([0, 0, 1, 2, 5]),
-        "sets": st.sampled_from(["", " sets=1", " sets=2", " sets=2", " sets=3 deciding_target=1",
-                                 " sets=2 deciding_target=5"]),
+        "sets": st.sampled_from(
+            ["", " sets=1", " sets=2", " sets=2", " sets=3 deciding_target=1", " sets=2 deciding_target=5"]
+        ),
         "shootout": st.sampled_from(["", " shootout=on", " shootout=on"]),
         "warmup": st.sampled_from(["", " warmup_s=60"]),
     }
@@ -331,9 +450,26 @@ def test_format_matches_keep_invariants(options, events):
     test_random_sequences_keep_invariants.hypothesis.inner_test(options, events)
 
 
-LONG_EVENTS = st.sampled_from(["point"] * 12 + ["miss", "miss", "foul push", "undo", "wait 31", "break_request A",
-                                                "break_request B", "resume", "timeout", "call entre",
-                                                "call dedans anchor", "call out", "frozen", "review A", "review B"])
+LONG_EVENTS = st.sampled_from(
+    ["point"] * 12
+    + [
+        "miss",
+        "miss",
+        "foul push",
+        "undo",
+        "wait 31",
+        "break_request A",
+        "break_request B",
+        "resume",
+        "timeout",
+        "call entre",
+        "call dedans anchor",
+        "call out",
+        "frozen",
+        "review A",
+        "review B",
+    ]
+)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -350,12 +486,27 @@ def test_long_matches_undo_across_checkpoints(events, undo_at):
             for _ in range(i % 300):
                 r.line("undo")
             assert json.dumps(matchdoc.doc(rebuilt(r.match), r.now), sort_keys=True) == json.dumps(
-                matchdoc.doc(r.match, r.now), sort_keys=True)
+                matchdoc.doc(r.match, r.now), sort_keys=True
+            )
 
 
-LONG_SET_WORDS = ["point"] * 14 + ["miss", "miss", "miss", "foul push", "undo", "next_set", "next_set", "lag A",
-                                    "choose A break", "break_request B", "resume", "wait 31", "timeout", "review B",
-                                    "call entre"]
+LONG_SET_WORDS = ["point"] * 14 + [
+    "miss",
+    "miss",
+    "miss",
+    "foul push",
+    "undo",
+    "next_set",
+    "next_set",
+    "lag A",
+    "choose A break",
+    "break_request B",
+    "resume",
+    "wait 31",
+    "timeout",
+    "review B",
+    "call entre",
+]
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -364,16 +515,26 @@ def test_long_set_matches_undo_across_checkpoints(rnd, targets):
     """Sets past the log's chunks (720 words, drawn as a referee would say them, not shrunk one by
     one): undo runs of 1..60 every 40 words, across sets and their ends, give the state of the
     match rebuilt from its remaining entries; the invariants hold all the way."""
-    options = {"target": 30 if targets == "target=30" else 40, "target_B": 0 if targets == "target=30" else 25,
-               "clock": " shot_clock=30", "timeout": ""}
+    options = {
+        "target": 30 if targets == "target=30" else 40,
+        "target_B": 0 if targets == "target=30" else 25,
+        "clock": " shot_clock=30",
+        "timeout": "",
+    }
     r = Referee()
-    assert r.line("new game=straight_rail %s sets=5 deciding_target=20 shootout=on breaker=A shot_clock=30 "
-                  "break_s=60" % targets) is None
+    assert (
+        r.line(
+            "new game=straight_rail %s sets=5 deciding_target=20 shootout=on breaker=A shot_clock=30 "
+            "break_s=60" % targets
+        )
+        is None
+    )
     for i in range(720):
         r.line(rnd.choice(LONG_SET_WORDS))
         if i % 60 == 59:
             for _ in range(rnd.randint(1, 20) if i % 360 != 359 else rnd.randint(50, 150)):
                 r.line("undo")
             assert json.dumps(matchdoc.doc(rebuilt(r.match), r.now), sort_keys=True) == json.dumps(
-                matchdoc.doc(r.match, r.now), sort_keys=True)
+                matchdoc.doc(r.match, r.now), sort_keys=True
+            )
             check_invariants(doc(r), r.match, options)

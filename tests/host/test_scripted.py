@@ -24,8 +24,9 @@ def run_carom(*args, stdin=""):
 
 
 # examples/*_presses.txt are the virtual board's press lines (tests/host/test_readme_examples.py runs them).
-@pytest.mark.parametrize("name", sorted(n for n in os.listdir(EXAMPLES) if n.endswith(".txt")
-                                        and not n.endswith("_presses.txt")))
+@pytest.mark.parametrize(
+    "name", sorted(n for n in os.listdir(EXAMPLES) if n.endswith(".txt") and not n.endswith("_presses.txt"))
+)
 def test_examples_same_on_micropython_and_cpython(name):
     lines = example(name)
     mp = [d for _, d in scripted_docs(lines, "micropython")]
@@ -63,7 +64,9 @@ def test_example_shot_clock():
 
 
 def test_cli_prints_one_json_line_per_event_with_refused():
-    out = run_carom("sim", "--headless", stdin="new game=straight_rail target=5 breaker=B\npoint\npoint A\n\n# c\nbogus\n")
+    out = run_carom(
+        "sim", "--headless", stdin="new game=straight_rail target=5 breaker=B\npoint\npoint A\n\n# c\nbogus\n"
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert len(lines) == 4
@@ -86,8 +89,23 @@ def test_cli_errors_are_one_line_on_stderr():
 
 
 def test_cli_garbage_input_never_tracebacks():
-    junk = "\n".join(["\x00\x01", "point point point", "new game=", "foul A", "wait 1e9", 'new "',
-                      "extend -5", "lag_fault A", "é", "choose B break"]) + "\n"
+    junk = (
+        "\n".join(
+            [
+                "\x00\x01",
+                "point point point",
+                "new game=",
+                "foul A",
+                "wait 1e9",
+                'new "',
+                "extend -5",
+                "lag_fault A",
+                "é",
+                "choose B break",
+            ]
+        )
+        + "\n"
+    )
     for args in (("sim", "--headless"), ("sim", "--headless", "--cpython")):
         out = run_carom(*args, stdin=junk)
         assert out.returncode == 0, out.stderr
@@ -111,13 +129,17 @@ def test_bytes_that_are_not_utf8_are_refused_lines(tmp_path, interpreter):
     K\ufffdM is not taken), and the next lines go on."""
     script = tmp_path / "bad.txt"
     script.write_bytes(BAD_BYTES)
-    for out in (run_bytes("sim", "--headless", *interpreter, stdin=BAD_BYTES),
-                run_bytes("sim", "--headless", *interpreter, "--script", str(script))):
+    for out in (
+        run_bytes("sim", "--headless", *interpreter, stdin=BAD_BYTES),
+        run_bytes("sim", "--headless", *interpreter, "--script", str(script)),
+    ):
         assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
         docs = [json.loads(line) for line in out.stdout.decode().splitlines()]
         assert [d["refused"] for d in docs] == [
-            "not UTF-8 text (byte 0xff at column 41)", "not UTF-8 text (byte 0xc3 at column 1)",
-            "the lag decides who breaks first"]
+            "not UTF-8 text (byte 0xff at column 41)",
+            "not UTF-8 text (byte 0xc3 at column 1)",
+            "the lag decides who breaks first",
+        ]
         assert docs[0]["target"] == 30 and docs[0]["players"]["A"]["name"] == ""  # the `new` was not applied
     # --pretty shows the refused line whole (events were cut), the bad byte as U+FFFD.
     long_bad = b"new game=three_cushion target=3 name_A=K\xffM name_B=" + b"B" * 80 + b"\n"
@@ -145,8 +167,12 @@ def test_scripted_board_refuses_bad_lines(tmp_path):
     out = run_bytes("sim", "--headless", "--board", "wall", "--flash", str(tmp_path / "flash"), stdin=stdin)
     assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
     docs = [json.loads(line) for line in out.stdout.decode().splitlines()]
-    assert [d["refused"] for d in docs] == [None, "not UTF-8 text (byte 0xff at column 9)",
-                                           "line too long (more than 4096 characters)", None]
+    assert [d["refused"] for d in docs] == [
+        None,
+        "not UTF-8 text (byte 0xff at column 9)",
+        "line too long (more than 4096 characters)",
+        None,
+    ]
 
 
 @pytest.mark.parametrize("extra", [[], ["--boards", "2"], ["--remote"], ["--headless", "--board", "wall"]])
@@ -156,9 +182,11 @@ def test_flash_that_is_not_a_folder(tmp_path, extra):
     and --flash FILE/sub. Each a `carom:` line before any board starts; the file is untouched."""
     afile = tmp_path / "afile"
     afile.write_text("keep")
-    cases = [(str(afile), "carom: --flash %s is a file, not a folder" % afile),
-             (str(afile / "sub"), "carom: --flash %s cannot be made: %s is a file, not a folder" % (afile / "sub", afile)),
-             ("/proc/nope", "carom: --flash /proc/nope cannot be made")]
+    cases = [
+        (str(afile), "carom: --flash %s is a file, not a folder" % afile),
+        (str(afile / "sub"), "carom: --flash %s cannot be made: %s is a file, not a folder" % (afile / "sub", afile)),
+        ("/proc/nope", "carom: --flash /proc/nope cannot be made"),
+    ]
     for flash, message in cases:
         out = run_carom("sim", "--listen", "127.0.0.1:0", "--flash", flash, *extra)
         assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
@@ -190,15 +218,28 @@ def test_unicode_digits_are_refused_on_both_interpreters():
         docs = [d for _, d in scripted_docs(lines, interpreter)]
         refused = [d["refused"] or "" for d in docs]
         assert [r.split(", not ")[0] for r in refused] == [
-            "target must be a whole number", "target must be a whole number", "wait needs seconds"], refused
+            "target must be a whole number",
+            "target must be a whole number",
+            "wait needs seconds",
+        ], refused
 
 
 def test_an_extension_of_an_innings_limited_match_plays_to_its_total():
     """The extension ended after one inning each on the innings limit (README "Readings
     and choices": an extension is played without the innings limit, to its new total)."""
-    lines = ["new game=three_cushion target=2 breaker=A innings_limit=1\n", "point A\n", "point A\n",
-             "point B\n", "point B\n", "extend 3\n", "miss A\n", "miss B\n", "point A\n", "point B\n",
-             "extend 4\n"]
+    lines = [
+        "new game=three_cushion target=2 breaker=A innings_limit=1\n",
+        "point A\n",
+        "point A\n",
+        "point B\n",
+        "point B\n",
+        "extend 3\n",
+        "miss A\n",
+        "miss B\n",
+        "point A\n",
+        "point B\n",
+        "extend 4\n",
+    ]
     for interpreter in ("micropython", "cpython"):
         docs = [d for _, d in scripted_docs(lines, interpreter)]
         assert [d["refused"] for d in docs] == [None] * len(lines), interpreter
@@ -244,7 +285,10 @@ def test_the_new_words_print_every_key_in_reading_order():
     assert docs[1]["lag"] == {"chooser": None, "collisions": 0, "ties": 1}
     assert docs[5]["elapsed_s"] == 7 and docs[5]["options"]["timeout_s"] == 30 and docs[5]["review_used"]["A"]
     assert (docs[6]["respot"], docs[6]["respot_balls"], docs[6]["spots"]) == (
-        "three_cushion", ["B", "red"], {"A": "centre", "B": "baulk", "red": "top"})
+        "three_cushion",
+        ["B", "red"],
+        {"A": "centre", "B": "baulk", "red": "top"},
+    )
     assert [d["respot"] for d in docs[7:9]] == ["choice", "masse"]
     assert docs[11]["area"] == {"anchor": True, "caroms": 1, "limit": 1, "out_next": True}
     assert docs[12]["area"] is None and docs[12]["last_call"] == "out"
@@ -309,7 +353,11 @@ def test_format_words_print_every_key_in_reading_order():
     assert docs[2]["warmup"] == {"player": "A", "left_s": 30} and docs[3]["warmup"]["player"] == "B"
     assert docs[4]["warmup"] is None and docs[4]["phase"] == "running"
     assert docs[10]["phase"] == "set_over" and docs[10]["sets"] == {
-        "to_win": 2, "number": 1, "won": {"A": 1, "B": 0}, "scores": [[2, 0]]}
+        "to_win": 2,
+        "number": 1,
+        "won": {"A": 1, "B": 0},
+        "scores": [[2, 0]],
+    }
     assert docs[11]["sets"]["number"] == 2 and docs[11]["turn"] == "B"
     assert docs[14]["shootout"] is None
     assert docs[15]["phase"] == "shootout" and docs[15]["shootout"] == {"rounds": [], "played": 0, "current": [0, 0]}
@@ -344,8 +392,14 @@ def test_readme_grammar_lists_every_word_and_option():
     with open(os.path.join(ROOT, "firmware", "referee.py"), encoding="utf-8") as f:
         source = f.read()
     events = set(re.findall(r'name == "([a-z_]+)"', source))
-    options = set(referee._INT_OPTIONS + referee._TEXT_OPTIONS) | {"game", "breaker", "breaker_ball", "equalizing",
-                                                                   "draw", "shootout"}
+    options = set(referee._INT_OPTIONS + referee._TEXT_OPTIONS) | {
+        "game",
+        "breaker",
+        "breaker_ball",
+        "equalizing",
+        "draw",
+        "shootout",
+    }
     calls = {"entre", "dedans", "a_cheval", "out", "anchor", "start", "free_ball", "masse", "jumped", "red"}
     assert len(events) >= 23 and {"lag_tie", "abandon", "review", "frozen", "frozen_choice"} <= events
     assert events | options | calls <= words, sorted((events | options | calls) - words)
@@ -366,9 +420,22 @@ def test_the_virtual_board_pretty_lines_have_the_whole_line_and_what_the_display
 
     out = []
     long_line = "wait 0.5" + " " * 40 + "   "  # longer than 28 characters, trailing blanks stripped
-    run_script("mini", ["press point", "press point", long_line, "# a comment", "", "press end", "press nothing",
-                        Refused("\ufffdpress", "not UTF-8 text (byte 0xff at column 1)")],
-               out.append, str(tmp_path / "flash"), pretty_lines=True)
+    run_script(
+        "mini",
+        [
+            "press point",
+            "press point",
+            long_line,
+            "# a comment",
+            "",
+            "press end",
+            "press nothing",
+            Refused("\ufffdpress", "not UTF-8 text (byte 0xff at column 1)"),
+        ],
+        out.append,
+        str(tmp_path / "flash"),
+        pretty_lines=True,
+    )
     lines = "".join(out).splitlines()
     assert len(lines) == 7, lines
     assert lines[0].startswith("(power on)") and "A.score 0  B.score 0" in lines[0]
@@ -376,19 +443,33 @@ def test_the_virtual_board_pretty_lines_have_the_whole_line_and_what_the_display
     assert lines[3].startswith("wait 0.5 ") and "A.score 1." in lines[3]
     assert lines[4].startswith("press end ") and "B.score 0." in lines[4]
     assert lines[5].startswith("press nothing ") and lines[5].endswith(
-        "REFUSED: no button 'nothing' on board mini; buttons: end point"), lines[5]
+        "REFUSED: no button 'nothing' on board mini; buttons: end point"
+    ), lines[5]
     assert lines[6].startswith("\ufffdpress ") and "REFUSED: not UTF-8 text" in lines[6]
     out = []
-    run_script("wall", ["press A.point", "press A.point", "press B.point"], out.append, str(tmp_path / "wall"),
-               config={"board": "wall", "players": {"A": {"name": "Anna Karenina"}}}, pretty_lines=True)
+    run_script(
+        "wall",
+        ["press A.point", "press A.point", "press B.point"],
+        out.append,
+        str(tmp_path / "wall"),
+        config={"board": "wall", "players": {"A": {"name": "Anna Karenina"}}},
+        pretty_lines=True,
+    )
     lines = "".join(out).splitlines()
     assert "message LAG" in lines[0] and "lit" not in lines[0]
     assert "A.score 1 " in lines[2] and "A.run 1 " in lines[2] and "lit A.spot A.turn" in lines[2], lines[2]
     assert "sound accept" in lines[2]
     from host_tools.simulator.scripted_board import pretty
 
-    state = {"line": "press A.point", "fields": {"A.name": "ER A", "B.name": "    ", "A.score": None},
-             "blink": {"0x70": "2Hz"}, "leds": {"A.turn": 1, "B.turn": 0}, "sound": [], "powered": True,
-             "refused": None, "_chips": {"A.name": "0x70"}}
+    state = {
+        "line": "press A.point",
+        "fields": {"A.name": "ER A", "B.name": "    ", "A.score": None},
+        "blink": {"0x70": "2Hz"},
+        "leds": {"A.turn": 1, "B.turn": 0},
+        "sound": [],
+        "powered": True,
+        "refused": None,
+        "_chips": {"A.name": "0x70"},
+    }
     assert pretty(state) == "%-28s %s" % ("press A.point", 'A.name "ER A"*  A.score --  lit A.turn')
     assert "press B.point" in lines[3] and "B.score 0 " in lines[3] and "REFUSED" not in lines[3]

@@ -54,9 +54,14 @@ def _on_board_code():
     from host_tools.commands import deploy, doctor, pair
     from host_tools.link import boardio
 
-    out = {"doctor.IDENTIFY_CODE": doctor.IDENTIFY_CODE, "doctor.I2C_SCAN": doctor.I2C_SCAN,
-           "deploy.GUARD_CODE": deploy.GUARD_CODE, "boardio.RESET_CODE": boardio.RESET_CODE,
-           "boardio._HASH_CODE": boardio._HASH_CODE, "pair.MAC_CODE": pair.MAC_CODE}
+    out = {
+        "doctor.IDENTIFY_CODE": doctor.IDENTIFY_CODE,
+        "doctor.I2C_SCAN": doctor.I2C_SCAN,
+        "deploy.GUARD_CODE": deploy.GUARD_CODE,
+        "boardio.RESET_CODE": boardio.RESET_CODE,
+        "boardio._HASH_CODE": boardio._HASH_CODE,
+        "pair.MAC_CODE": pair.MAC_CODE,
+    }
     for pattern in ("tests/host/vboard_fixtures/*.py", "tests/bench/*_main.py", "host_tools/simulator/vboard/mp/*.py"):
         for path in sorted(glob.glob(os.path.join(ROOT, pattern))):
             with open(path) as f:
@@ -86,6 +91,7 @@ def test_names_the_host_or_a_string_knows_are_kept(plan):
 def test_prose_does_not_change_the_built_firmware(tmp_path):
     """The build does not read the README, the tests or any comment: a README whose every word
     is a firmware name, and a test file full of them, leave the .mpy bytes as they were."""
+
     def built(where):
         out = {}
         for rel in build(str(where)):
@@ -122,11 +128,14 @@ def test_short_names_keep_privacy_and_are_unique(plan):
 
 
 def test_shorten_changes_names_only():
-    source = ('def _draw_sets(self, s):\n    """_draw_sets in a docstring"""\n'
-              '    return self._draw_sets + "_draw_sets"  # _draw_sets\n')
+    source = (
+        'def _draw_sets(self, s):\n    """_draw_sets in a docstring"""\n'
+        '    return self._draw_sets + "_draw_sets"  # _draw_sets\n'
+    )
     out = shortnames.shorten(source, {"_draw_sets": "_a"})
-    assert out == ('def _a(self, s):\n    """_draw_sets in a docstring"""\n'
-                   '    return self._a + "_draw_sets"  # _draw_sets\n')
+    assert out == (
+        'def _a(self, s):\n    """_draw_sets in a docstring"""\n    return self._a + "_draw_sets"  # _draw_sets\n'
+    )
 
 
 def test_the_plan_in_a_deploys_manifest_decodes_a_traceback(tmp_path, plan):
@@ -143,23 +152,31 @@ def test_the_plan_in_a_deploys_manifest_decodes_a_traceback(tmp_path, plan):
     assert shortnames.manifest_plan(make_manifest(files, True)) is None  # --source: nothing renamed
     long_name = max((n for n in plan if not n.startswith("_")), key=len)
     short = plan[long_name]
-    traceback = ('Traceback (most recent call last):\n  File "rules.py", line 12, in %s\n'
-                 'AttributeError: \'Match\' object has no attribute \'%s\'\n' % (short, short))
+    traceback = (
+        'Traceback (most recent call last):\n  File "rules.py", line 12, in %s\n'
+        "AttributeError: 'Match' object has no attribute '%s'\n" % (short, short)
+    )
     assert shortnames.decode(traceback, shortnames.manifest_plan(manifest)) == traceback.replace(short, long_name)
     path = tmp_path / "deploy.json"
     path.write_text(json.dumps(manifest))
     other = {n: s + "x" for n, s in plan.items()}  # a checkout whose plan differs: not asked
     assert shortnames.decode(traceback, other) == traceback
-    out = subprocess.run([sys.executable, "-m", "host_tools.shortnames", "--manifest", str(path)], input=traceback,
-                         capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "host_tools.shortnames", "--manifest", str(path)],
+        input=traceback,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout == traceback.replace(short, long_name)
 
 
 def test_original_names_reads_a_traceback_back(plan):
     name, short = sorted(plan.items())[0]
-    out = subprocess.run([sys.executable, "-m", "host_tools.shortnames", short, "nope"], capture_output=True,
-                         text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "host_tools.shortnames", short, "nope"], capture_output=True, text=True, cwd=ROOT
+    )
     assert out.returncode == 0
     assert "%s %s" % (short, name) in out.stdout and "nope (not a short name)" in out.stdout
 
@@ -179,16 +196,20 @@ def test_the_built_firmware_runs_with_short_names(exe, tmp_path, plan):
         "for k in range(3):\n"
         "    assert m.point(0, 2000 + k) is None, k\n"
         "print('phase', m.phase, 'score', m.score[0], m.score[1])\n"
-        "print('names', ' '.join(sorted(n for n in dir(rules) if not n.startswith('__'))))\n" % str(tmp_path))
-    out = subprocess.run([exe, "-X", "heapsize=4M", str(script)], capture_output=True, text=True, timeout=60,
-                         cwd=str(tmp_path))
+        "print('names', ' '.join(sorted(n for n in dir(rules) if not n.startswith('__'))))\n" % str(tmp_path)
+    )
+    out = subprocess.run(
+        [exe, "-X", "heapsize=4M", str(script)], capture_output=True, text=True, timeout=60, cwd=str(tmp_path)
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "phase 3 score 3 0" in out.stdout  # rules.EQUALIZING: B's equalizing inning
     shown = set(out.stdout.split("names ", 1)[1].split())
     with open(os.path.join(FIRMWARE_DIR, "rules.py")) as f:
         text = f.read()
     # Module-level functions, classes and names (not const(): those are compiled in, not kept).
-    module_level = set(re.findall(r"^(?:def|class) (\w+)", text, re.M)) | set(re.findall(r"^(\w+) = (?!const\()", text, re.M))
+    module_level = set(re.findall(r"^(?:def|class) (\w+)", text, re.M)) | set(
+        re.findall(r"^(\w+) = (?!const\()", text, re.M)
+    )
     renamed = {n for n in module_level if n in plan}
     assert renamed, "rules.py has no shortened module-level name"
     for name in renamed:

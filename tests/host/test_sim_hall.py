@@ -36,8 +36,11 @@ class Sim(LineProcess):
         self.url = self.wait_line(r"the simulator is at (http://\S+)", 120).group(1)
 
     def act(self, board, **action):
-        req = urllib.request.Request("%s/api/boards/%d/action" % (self.url, board), json.dumps(action).encode(),
-                                     {"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            "%s/api/boards/%d/action" % (self.url, board),
+            json.dumps(action).encode(),
+            {"Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=60) as r:
             assert json.loads(r.read()) == {"ok": True}
 
@@ -59,8 +62,14 @@ class Sim(LineProcess):
 
 def run_carom(args, input="", timeout=90):
     """`carom ARGS` with `input` on stdin: a CompletedProcess."""
-    return subprocess.run([sys.executable, "-m", "host_tools", *args], input=input, capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "host_tools", *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def scores(hall, table):
@@ -97,10 +106,16 @@ def test_two_simulated_boards_play_on_the_hall(browser):
             wait_for(lambda: scores(hall, "t2"), ("online", 0, 1, "running", "A"), 30, "t2: B 1, A at the table")
             # The hall's page shows it, each table on its tile.
             page = Page(browser, hall.url)
-            page.wait_tile("t1", lambda t: (t["status"], t["A"]["score"], t["B"]["score"]) == ("online", "2", "0"),
-                           "t1's tile")
-            page.wait_tile("t2", lambda t: (t["status"], t["A"]["score"], t["B"]["score"], t["A"]["at_table"])
-                           == ("online", "0", "1", "true"), "t2's tile")
+            page.wait_tile(
+                "t1", lambda t: (t["status"], t["A"]["score"], t["B"]["score"]) == ("online", "2", "0"), "t1's tile"
+            )
+            page.wait_tile(
+                "t2",
+                lambda t: (
+                    (t["status"], t["A"]["score"], t["B"]["score"], t["A"]["at_table"]) == ("online", "0", "1", "true")
+                ),
+                "t2's tile",
+            )
             page.close()
             # Stopping the simulator: the boards' process ends; the broker gives the hall their will.
             assert sim.stop() == 0, "\n".join(sim.lines)
@@ -121,9 +136,12 @@ def test_a_config_naming_the_halls_broker_is_routed_to_it(tmp_path):
     own Wi-Fi and table: the access point takes that network, and routes the address to --hall's."""
     flash = tmp_path / "flash"
     flash.mkdir()
-    cfg = {"board": "wall", "players": {"A": {"name": "ANNA"}, "B": {"name": "BELA"}},
-           "wifi": {"ssid": "club", "password": "wifi-Secr3t-pw"},
-           "mqtt": {"host": "192.168.1.10", "port": 1883, "table": "bar3", "prefix": "carom"}}
+    cfg = {
+        "board": "wall",
+        "players": {"A": {"name": "ANNA"}, "B": {"name": "BELA"}},
+        "wifi": {"ssid": "club", "password": "wifi-Secr3t-pw"},
+        "mqtt": {"host": "192.168.1.10", "port": 1883, "table": "bar3", "prefix": "carom"},
+    }
     (flash / "config.json").write_text(json.dumps(cfg))
     with running_mosquitto() as broker:
         hall = HallProc(broker.port)
@@ -131,8 +149,11 @@ def test_a_config_naming_the_halls_broker_is_routed_to_it(tmp_path):
         try:
             hall.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
             sim = Sim("--hall", "127.0.0.1:%d" % broker.port, "--flash", str(flash))
-            sim.wait_line(r"board 1: table bar3 on Wi-Fi 'club', MQTT to 192\.168\.1\.10:1883 \(reaches "
-                          r"127\.0\.0\.1:%d\)$" % broker.port, 30)
+            sim.wait_line(
+                r"board 1: table bar3 on Wi-Fi 'club', MQTT to 192\.168\.1\.10:1883 \(reaches "
+                r"127\.0\.0\.1:%d\)$" % broker.port,
+                30,
+            )
             wait_for(lambda: scores(hall, "bar3"), ("online", 0, 0, "lag", None), 60, "bar3 on the hall")
             assert hall.table("bar3")["state"]["players"]["A"]["name"] == "ANNA"
             # The board's config.json kept what it said (the route is the network's, not the board's).
@@ -182,8 +203,10 @@ def test_a_bad_config_in_the_flash_is_said_and_the_board_shows_it(tmp_path):
     assert r.returncode == 0, r.stderr
     warning = [line for line in r.stderr.splitlines() if "warning" in line]
     assert len(warning) == 1 and warning[0].startswith("carom sim: warning: %s: match.target" % (flash / "config.json"))
-    assert "the board refuses it: it has no good copy (config.good.json), so it runs the defaults, showing E 22" \
+    assert (
+        "the board refuses it: it has no good copy (config.good.json), so it runs the defaults, showing E 22"
         in warning[0]
+    )
     first = json.loads(r.stdout.splitlines()[0])
     assert "E 22" in first["displays"].values() or "E 22" in " ".join(first["fields"].values()), first
     # With a good copy there, the board runs it (E 20), and the warning says so.
@@ -202,9 +225,12 @@ def test_the_page_says_which_boards_config_is_refused(tmp_path):
     try:
         warnings = [line for line in sim.lines if "warning" in line]
         assert len(warnings) == 1, sim.lines
-        assert warnings[0].startswith("carom sim: warning: board 2: %s: sound.volume" % (flash / "board2" / "config.json"))
-        assert warnings[0].endswith("the board refuses it: it has no good copy (config.good.json), so it runs the "
-                                    "defaults, showing E 22"), warnings[0]
+        assert warnings[0].startswith(
+            "carom sim: warning: board 2: %s: sound.volume" % (flash / "board2" / "config.json")
+        )
+        assert warnings[0].endswith(
+            "the board refuses it: it has no good copy (config.good.json), so it runs the defaults, showing E 22"
+        ), warnings[0]
         with urllib.request.urlopen(sim.url + "/api/boards", timeout=60) as r:
             assert len(json.loads(r.read())) == 2
     finally:
@@ -217,8 +243,9 @@ def test_config_file_gives_every_board_its_names(tmp_path):
     cfg = tmp_path / "table.json"
     cfg.write_text(json.dumps({"players": {"A": {"name": "ANNA"}, "B": {"name": "BELA"}}}))
     flash = tmp_path / "flash"
-    r = run_carom(["sim", "--headless", "--board", "wall", "--config", str(cfg), "--flash", str(flash)],
-                  input="", timeout=120)
+    r = run_carom(
+        ["sim", "--headless", "--board", "wall", "--config", str(cfg), "--flash", str(flash)], input="", timeout=120
+    )
     assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
     assert json.loads((flash / "config.json").read_text())["players"]["A"]["name"] == "ANNA"
     first = json.loads(r.stdout.splitlines()[0])
@@ -228,11 +255,13 @@ def test_config_file_gives_every_board_its_names(tmp_path):
 def test_a_board_with_wifi_and_mqtt_but_no_hall_is_told_where_to_find_one(tmp_path):
     flash = tmp_path / "flash"
     flash.mkdir()
-    (flash / "config.json").write_text(json.dumps({"wifi": {"ssid": "club", "password": "wifi-Secr3t-pw"},
-                                                   "mqtt": {"host": "192.168.1.10"}}))
+    (flash / "config.json").write_text(
+        json.dumps({"wifi": {"ssid": "club", "password": "wifi-Secr3t-pw"}, "mqtt": {"host": "192.168.1.10"}})
+    )
     r = run_carom(["sim", "--headless", "--board", "wall", "--flash", str(flash)], input="wait 5\n", timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stderr.splitlines() == [
         "carom sim: note: config.json names the Wi-Fi 'club' and the MQTT broker 192.168.1.10: here the board finds "
-        "no network and keeps looking (carom sim --hall HOST:PORT gives the boards one that reaches a broker)"]
+        "no network and keeps looking (carom sim --hall HOST:PORT gives the boards one that reaches a broker)"
+    ]
     assert "wifi-Secr3t-pw" not in r.stdout + r.stderr

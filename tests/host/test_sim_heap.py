@@ -21,8 +21,7 @@ from host_tools.simulator.vboard import VirtualBoard
 
 CAROM = [sys.executable, "-m", "host_tools"]
 MP32 = micropython32_exe()
-NO_MP32 = ("no 32-bit MicroPython (set CAROM_MICROPYTHON32 or put it at "
-           "../shared/tools/micropython32/micropython)")
+NO_MP32 = "no 32-bit MicroPython (set CAROM_MICROPYTHON32 or put it at ../shared/tools/micropython32/micropython)"
 needs_mp32 = pytest.mark.skipif(MP32 is None, reason=NO_MP32)
 
 # Presses, a long press (undo), waits, a display unplugged and plugged, a power cut and back.
@@ -53,8 +52,7 @@ HEAP_LINE = re.compile(r"^carom: heap in use (\d+) bytes, (\d+) of them the app'
 
 
 def carom(*args, stdin=""):
-    return subprocess.run(CAROM + list(args), input=stdin, capture_output=True, text=True, cwd=ROOT,
-                          timeout=300)
+    return subprocess.run(CAROM + list(args), input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
 def docs_of(out):
@@ -88,9 +86,12 @@ def test_same_result_on_the_32_bit_interpreter_with_an_esp32_heap():
     assert len(figures) == 2
     assert all(int(m.group(3)) > 0 for m in figures)
     # The figures on stderr: the emulation, the firmware's share, the heap in all.
-    m = re.search(r"carom sim: heap: the emulation ([\d,]+) bytes .* the firmware's share 112K "
-                  r"\(([\d,]+) bytes free at its start, as with -X heapsize=112K\), -X heapsize=(\d+) in all; "
-                  r".* \(32-bit\)", small.stderr)
+    m = re.search(
+        r"carom sim: heap: the emulation ([\d,]+) bytes .* the firmware's share 112K "
+        r"\(([\d,]+) bytes free at its start, as with -X heapsize=112K\), -X heapsize=(\d+) in all; "
+        r".* \(32-bit\)",
+        small.stderr,
+    )
     assert m, small.stderr
     emulation, free, total = (int(g.replace(",", "")) for g in m.groups())
     assert 20_000 < emulation < total - 112 * 1024 and 100_000 < free < 112 * 1024
@@ -107,26 +108,37 @@ def test_a_heap_too_small_for_the_firmware_is_a_clear_error(interpreter):
     lines = out.stderr.splitlines()
     assert lines[0].startswith("carom sim: heap: the emulation ")
     # main.py catches it (E 24 on the displays) and says so; the simulator passes its words on
-    assert lines[-1].startswith("carom: the firmware ran out of memory at boot (it says: carom: not enough "
-                                "memory to start (E 24)")
-    assert lines[-1].endswith("its share of the heap is 20K, %s bytes free at its start"
-                              % re.search(r"share 20K \(([\d,]+) bytes free", lines[0]).group(1))
+    assert lines[-1].startswith(
+        "carom: the firmware ran out of memory at boot (it says: carom: not enough memory to start (E 24)"
+    )
+    assert lines[-1].endswith(
+        "its share of the heap is 20K, %s bytes free at its start"
+        % re.search(r"share 20K \(([\d,]+) bytes free", lines[0]).group(1)
+    )
     assert "Traceback" not in out.stderr and len(lines) == 2
 
 
 def test_the_default_interpreter_with_a_heap_share(tmp_path):
     """--heap without --micropython: the venv's 64-bit port; --flash kept between runs."""
     flash = str(tmp_path / "flash")
-    first = carom("sim", "--headless", "--board", "wall", "--heap", "300K", "--flash", flash,
-                  stdin="press A.point\npress A.point\npress A.point\n")
+    first = carom(
+        "sim",
+        "--headless",
+        "--board",
+        "wall",
+        "--heap",
+        "300K",
+        "--flash",
+        flash,
+        stdin="press A.point\npress A.point\npress A.point\n",
+    )
     docs = docs_of(first)
     assert docs[-1]["fields"]["A.score"] == "   2"
     assert re.search(r"the firmware's share 300K \([\d,]+ bytes free at its start.*\(64-bit\)", first.stderr)
     # The flash holds the firmware as a deployed board does: .mpy, main.py and boot.py as source.
     names = os.listdir(flash)
     assert "app.mpy" in names and "app.py" not in names and "main.py" in names
-    again = carom("sim", "--headless", "--board", "wall", "--heap", "300K", "--flash", flash,
-                  stdin="press A.point\n")
+    again = carom("sim", "--headless", "--board", "wall", "--heap", "300K", "--flash", flash, stdin="press A.point\n")
     docs = docs_of(again)
     assert any("match restored" in p for p in docs[0]["printed"])
     assert docs[0]["fields"]["A.score"] == "   2" and docs[-1]["fields"]["A.score"] == "   3"
@@ -140,11 +152,33 @@ def test_the_default_interpreter_with_a_heap_share(tmp_path):
 @needs_mp32
 def test_flash_kept_between_runs_on_the_32_bit_interpreter(tmp_path):
     flash = str(tmp_path / "flash")
-    first = carom("sim", "--headless", "--board", "wall", "--micropython", "32", "--heap", "112K",
-                  "--flash", flash, stdin="press B.point\npress B.point\npress B.end\npress A.point\n")
+    first = carom(
+        "sim",
+        "--headless",
+        "--board",
+        "wall",
+        "--micropython",
+        "32",
+        "--heap",
+        "112K",
+        "--flash",
+        flash,
+        stdin="press B.point\npress B.point\npress B.end\npress A.point\n",
+    )
     assert docs_of(first)[-1]["fields"]["A.score"] == "   1"
-    again = carom("sim", "--headless", "--board", "wall", "--micropython", MP32, "--heap", "112K",
-                  "--flash", flash, stdin="hold A.point 1.5\n")
+    again = carom(
+        "sim",
+        "--headless",
+        "--board",
+        "wall",
+        "--micropython",
+        MP32,
+        "--heap",
+        "112K",
+        "--flash",
+        flash,
+        stdin="hold A.point 1.5\n",
+    )
     docs = docs_of(again)
     assert any("match restored" in p for p in docs[0]["printed"])
     assert docs[0]["fields"]["B.score"] == "   1" and docs[0]["fields"]["A.score"] == "   1"
@@ -205,10 +239,14 @@ def test_parse_size():
 def test_command_line_errors():
     cases = [
         (["--board", "wall", "--heap", "112 bytes"], "carom: --heap 112 bytes: a heap size is a number of bytes"),
-        (["--board", "wall", "--micropython", "/no/such/micropython"],
-         "carom: --micropython /no/such/micropython: no such program"),
-        (["--board", "wall", "--micropython", sys.executable],
-         "carom: --micropython %s: %s is not a MicroPython unix port" % (sys.executable, sys.executable)),
+        (
+            ["--board", "wall", "--micropython", "/no/such/micropython"],
+            "carom: --micropython /no/such/micropython: no such program",
+        ),
+        (
+            ["--board", "wall", "--micropython", sys.executable],
+            "carom: --micropython %s: %s is not a MicroPython unix port" % (sys.executable, sys.executable),
+        ),
         (["--board", "wall", "--heap", "1K"], "carom: --heap 1K: MicroPython cannot even start with -X heapsize=1K"),
         (["--board", "wall", "--source"], "carom: --source goes with --heap"),
         (["--heap", "112K"], "carom: --micropython, --heap and --source go with --board NAME"),
@@ -218,8 +256,9 @@ def test_command_line_errors():
         assert out.returncode == 1 and out.stdout == "", args
         assert out.stderr.startswith(start) and out.stderr.count("\n") == 1, (args, out.stderr)
     out = carom("sim", "--heap", "112K", "--listen", "127.0.0.1:0")
-    assert out.returncode == 1 and out.stderr.startswith("carom: --micropython, --heap and --source go with "
-                                                         "--headless --board NAME")
+    assert out.returncode == 1 and out.stderr.startswith(
+        "carom: --micropython, --heap and --source go with --headless --board NAME"
+    )
     out = carom("sim", "--help")
     assert out.returncode == 0
     for word in ("--micropython PATH", "--heap SIZE", "112K", "32-bit", "--source"):

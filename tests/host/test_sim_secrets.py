@@ -28,7 +28,7 @@ class Events:
     """Every byte of one /events stream, read on a thread."""
 
     def __init__(self, url):
-        host, port = url[len("http://"):].rsplit(":", 1)
+        host, port = url[len("http://") :].rsplit(":", 1)
         self.sock = socket.create_connection((host, int(port)), timeout=60)
         self.sock.sendall(b"GET /events HTTP/1.1\r\nHost: %s:%s\r\n\r\n" % (host.encode(), port.encode()))
         self.data = b""
@@ -56,8 +56,11 @@ class Events:
 
 
 def leaks(text):
-    return [s for s in SECRETS if s in text or s.encode("unicode_escape").decode() in text
-            or s.encode("utf-8").hex() in text]
+    return [
+        s
+        for s in SECRETS
+        if s in text or s.encode("unicode_escape").decode() in text or s.encode("utf-8").hex() in text
+    ]
 
 
 def test_secrets_never_leave_the_simulator(tmp_path, browser):
@@ -71,9 +74,20 @@ def test_secrets_never_leave_the_simulator(tmp_path, browser):
         events = Events(sim.url)
         wait_until(lambda: "event: hello" in events.text(), what="the event stream's hello")
 
-        said = ok(carom("config", "--device", pty, "set", "wifi.ssid=hall", "wifi.password=" + WIFI,
-                        "mqtt.host=broker.lan", "mqtt.password=" + MQTT, "radio.peer=24:0a:c4:00:00:21",
-                        "radio.key=" + KEY))
+        said = ok(
+            carom(
+                "config",
+                "--device",
+                pty,
+                "set",
+                "wifi.ssid=hall",
+                "wifi.password=" + WIFI,
+                "mqtt.host=broker.lan",
+                "mqtt.password=" + MQTT,
+                "radio.peer=24:0a:c4:00:00:21",
+                "radio.key=" + KEY,
+            )
+        )
         with open(os.path.join(flash, "config.json"), encoding="utf-8") as f:
             on_flash = f.read()
         assert all(s in on_flash for s in (MQTT, KEY)) and "hall" in on_flash  # the board has them
@@ -89,11 +103,17 @@ def test_secrets_never_leave_the_simulator(tmp_path, browser):
         fd = os.open(pty, os.O_RDWR | os.O_NOCTTY)
         try:
             os.write(fd, b"\x03\x03")
-            wait_until(lambda: ">>> " in events.text() or "KeyboardInterrupt" in events.text(), timeout=30,
-                       what="the REPL after Ctrl-C")
+            wait_until(
+                lambda: ">>> " in events.text() or "KeyboardInterrupt" in events.text(),
+                timeout=30,
+                what="the REPL after Ctrl-C",
+            )
             os.write(fd, b"print(open('config.json').read())\r")
-            wait_until(lambda: '\\"ssid\\": \\"hall\\"' in events.text(), timeout=30,
-                       what="config.json printed at the REPL, in the log")
+            wait_until(
+                lambda: '\\"ssid\\": \\"hall\\"' in events.text(),
+                timeout=30,
+                what="config.json printed at the REPL, in the log",
+            )
         finally:
             os.close(fd)
         streamed = events.text()
@@ -119,10 +139,15 @@ def test_secrets_never_leave_the_simulator(tmp_path, browser):
             page.close()
 
         assert "ssid" in shown or "hall" in shown
-        for where, text in (("the event stream", streamed), ("a later stream's opening", opening),
-                            ("/api/state", state), ("/api/boards", boards), ("the page", shown + html),
-                            ("carom sim's terminal", "\n".join(sim.lines)),
-                            ("carom config show / doctor's terminal", said)):
+        for where, text in (
+            ("the event stream", streamed),
+            ("a later stream's opening", opening),
+            ("/api/state", state),
+            ("/api/boards", boards),
+            ("the page", shown + html),
+            ("carom sim's terminal", "\n".join(sim.lines)),
+            ("carom config show / doctor's terminal", said),
+        ):
             assert leaks(text) == [], "%s shows a secret" % where
     finally:
         if events is not None:
@@ -140,14 +165,23 @@ def test_redactor_by_value_and_by_shape(tmp_path):
 
     r = Redactor()
     wifi, mqtt = "pa'ss\"wörd", "mqtt-Secret"
-    (tmp_path / "config.json").write_text(json.dumps({"wifi": {"password": wifi}, "mqtt": {"password": mqtt},
-                                                      "radio": {"key": KEY}}, ensure_ascii=False))
+    (tmp_path / "config.json").write_text(
+        json.dumps({"wifi": {"password": wifi}, "mqtt": {"password": mqtt}, "radio": {"key": KEY}}, ensure_ascii=False)
+    )
     r.watch(str(tmp_path))
     (tmp_path / "config.json").write_text("{}")  # changed: the old secrets stay hidden
     r.watch(str(tmp_path))
     raw = json.dumps({"wifi": {"password": wifi}}, ensure_ascii=False).encode()
-    for text in (wifi, json.dumps(wifi), repr(raw), str({"p": wifi}), "x" + mqtt + "y", KEY.upper(), "k=" + KEY + "0",
-                 "%s: %s" % ("mqtt.password", mqtt)):
+    for text in (
+        wifi,
+        json.dumps(wifi),
+        repr(raw),
+        str({"p": wifi}),
+        "x" + mqtt + "y",
+        KEY.upper(),
+        "k=" + KEY + "0",
+        "%s: %s" % ("mqtt.password", mqtt),
+    ):
         shown = r(text)
         assert leaks(shown) == [] and wifi not in shown and mqtt not in shown and "wörd" not in shown, (text, shown)
     assert r('{"password": "other", "key": "k", "ssid": "hall"}') == '{"password": "***", "key": "***", "ssid": "hall"}'
@@ -160,14 +194,29 @@ def test_raw_repl_answers_are_not_logged():
     from host_tools.simulator.page.session import BoardSession
 
     s = BoardSession(0, "wall")
-    lines = ["carom: stopped (Ctrl-C)", "raw REPL; CTRL-B to exit\r", ">OK\x04\x04>OKb'{\\n  \"password\": \"hun'\r",
-             "\x04\x04>OKb'ter2\"}'\r", "\x04\x04>", "MicroPython v1.29.0 on 2026-07-05; ESP32",
-             'Type "help()" for more information.\r', ">>> hello"]
+    lines = [
+        "carom: stopped (Ctrl-C)",
+        "raw REPL; CTRL-B to exit\r",
+        '>OK\x04\x04>OKb\'{\\n  "password": "hun\'\r',
+        "\x04\x04>OKb'ter2\"}'\r",
+        "\x04\x04>",
+        "MicroPython v1.29.0 on 2026-07-05; ESP32",
+        'Type "help()" for more information.\r',
+        ">>> hello",
+    ]
     out = s._console_lines(lines, rebooted=False)
-    assert out == ["carom: stopped (Ctrl-C)", ("serial", "a host tool (mpremote, carom config, doctor) uses the raw "
-                                                         "REPL: the board's answers to it are not shown here"),
-                   'Type "help()" for more information.\r', ">>> hello"]
+    assert out == [
+        "carom: stopped (Ctrl-C)",
+        (
+            "serial",
+            "a host tool (mpremote, carom config, doctor) uses the raw "
+            "REPL: the board's answers to it are not shown here",
+        ),
+        'Type "help()" for more information.\r',
+        ">>> hello",
+    ]
     assert s._console_lines(["raw REPL; CTRL-B to exit\r", ">OKb'hun'"], False)[1:] == []
     assert s._console_lines(["\x04\x04>OKb'ter2'", "\x04>OK", "carom: running on board wall"], rebooted=True) == [
-        "carom: running on board wall"]  # reset by the tool: the app's lines after its last answer
+        "carom: running on board wall"
+    ]  # reset by the tool: the app's lines after its last answer
     assert s._console_lines(["carom: running on board wall"], False) == ["carom: running on board wall"]

@@ -37,12 +37,45 @@ def _build():
     s = store.MatchStore(ROOT, fs)
     matches = []
     scripts = [  # every kind of entry of the rarer events, and a time-out's length in the snapshot
-        ["new game=three_cushion target=20 breaker=A name_A=Prev timeout_s=25", "point", "foul jumped B red",
-         "frozen", "frozen_choice start", "undo", "frozen_choice masse", "review A", "point", "foul B jumped A",
-         "undo", "undo", "miss"],
-        ["new game=straight_rail target=50 name_A=Cur club_B=\"Szolnok\"", "lag_tie", "lag B", "choose B break",
-         "point", "call entre anchor", "point", "undo", "point", "call dedans", "miss", "review A", "point",
-         "frozen", "miss", "undo", "call out", "point", "miss", "point", "abandon A", "close"],
+        [
+            "new game=three_cushion target=20 breaker=A name_A=Prev timeout_s=25",
+            "point",
+            "foul jumped B red",
+            "frozen",
+            "frozen_choice start",
+            "undo",
+            "frozen_choice masse",
+            "review A",
+            "point",
+            "foul B jumped A",
+            "undo",
+            "undo",
+            "miss",
+        ],
+        [
+            'new game=straight_rail target=50 name_A=Cur club_B="Szolnok"',
+            "lag_tie",
+            "lag B",
+            "choose B break",
+            "point",
+            "call entre anchor",
+            "point",
+            "undo",
+            "point",
+            "call dedans",
+            "miss",
+            "review A",
+            "point",
+            "frozen",
+            "miss",
+            "undo",
+            "call out",
+            "point",
+            "miss",
+            "point",
+            "abandon A",
+            "close",
+        ],
     ]
     for lines in scripts:
         r = Referee(now=1000)
@@ -67,8 +100,15 @@ FS, MATCHES = _build()
 FILES = sorted(FS.files)
 assert len([p for p in FILES if "/jnl/" in p]) == 2 + 3, FILES
 CODES = set(code for _, states in MATCHES for code, _, _ in states[-1])
-assert {rules.E_LAG_TIE, rules.E_ABANDON, rules.E_FROZEN, rules.E_FROZEN_CHOICE, rules.E_JUMPED, rules.E_REVIEW,
-        rules.E_CALL} <= CODES, CODES
+assert {
+    rules.E_LAG_TIE,
+    rules.E_ABANDON,
+    rules.E_FROZEN,
+    rules.E_FROZEN_CHOICE,
+    rules.E_JUMPED,
+    rules.E_REVIEW,
+    rules.E_CALL,
+} <= CODES, CODES
 assert MATCHES[0][0]["timeout_s"] == 25
 
 
@@ -120,8 +160,20 @@ def test_truncation_at_every_length():
 
 MUTATIONS = st.lists(
     st.tuples(
-        st.sampled_from(["flip", "truncate", "garbage", "append", "swap_records", "dup_record", "swap_files",
-                         "copy_file", "delete", "zero"]),
+        st.sampled_from(
+            [
+                "flip",
+                "truncate",
+                "garbage",
+                "append",
+                "swap_records",
+                "dup_record",
+                "swap_files",
+                "copy_file",
+                "delete",
+                "zero",
+            ]
+        ),
         st.sampled_from(FILES),
         st.sampled_from(FILES),
         st.integers(0, 4095),
@@ -142,7 +194,7 @@ def _apply(fs, mutation):
     if kind == "flip" and n:
         data[i % n] ^= 1 << (j % 8)
     elif kind == "truncate":
-        del data[i % (n + 1):]
+        del data[i % (n + 1) :]
     elif kind == "garbage":
         fs.files[path] = bytearray(junk)
     elif kind == "append":
@@ -152,9 +204,9 @@ def _apply(fs, mutation):
     elif kind in ("swap_records", "dup_record") and n >= 16:
         a = (i % (n // 16)) * 16
         b = (j % (n // 16)) * 16
-        ra, rb = bytes(data[a:a + 16]), bytes(data[b:b + 16])
+        ra, rb = bytes(data[a : a + 16]), bytes(data[b : b + 16])
         if kind == "swap_records":
-            data[a:a + 16], data[b:b + 16] = rb, ra
+            data[a : a + 16], data[b : b + 16] = rb, ra
         else:
             data[b:b] = ra
     elif kind == "swap_files" and other in fs.files:

@@ -29,8 +29,16 @@ import store_history  # noqa: E402
 import store  # noqa: E402
 from faultfs import LFS, TORN, FaultFs, MemFs, PowerCut  # noqa: E402
 from referee import Referee  # noqa: E402
-from test_store import (ROOT, cut_while_saving, persist, reboot, script_lines, state, survives,  # noqa: E402
-                        valid_snapshots)
+from test_store import (
+    ROOT,
+    cut_while_saving,
+    persist,
+    reboot,
+    script_lines,
+    state,
+    survives,  # noqa: E402
+    valid_snapshots,
+)
 
 
 class MemMedium:
@@ -162,11 +170,33 @@ def test_second_cut_during_recovery():
         assert cuts >= 300, (model, cuts)
 
 
-EVENTS = st.sampled_from(["point", "point", "point", "miss", "miss", "foul push", "foul jumped", "undo", "undo",
-                          "timeout", "close", "report", "new", "lag A", "choose A break", "extend 9"])
-NEW = st.sampled_from(["new game=three_cushion target=3 breaker=A shot_clock=30 timeouts=1",
-                       "new game=straight_rail target=4 innings_limit=3 equalizing=off",
-                       "new game=one_cushion target=2 breaker=B name_A=\"Kovács Béla\" club_B=\"Győri ETO\""])
+EVENTS = st.sampled_from(
+    [
+        "point",
+        "point",
+        "point",
+        "miss",
+        "miss",
+        "foul push",
+        "foul jumped",
+        "undo",
+        "undo",
+        "timeout",
+        "close",
+        "report",
+        "new",
+        "lag A",
+        "choose A break",
+        "extend 9",
+    ]
+)
+NEW = st.sampled_from(
+    [
+        "new game=three_cushion target=3 breaker=A shot_clock=30 timeouts=1",
+        "new game=straight_rail target=4 innings_limit=3 equalizing=off",
+        'new game=one_cushion target=2 breaker=B name_A="Kovács Béla" club_B="Győri ETO"',
+    ]
+)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -191,12 +221,46 @@ def test_random_matches(first, events, model):
 
 FORMAT_LINES = [
     "new game=three_cushion target_A=3 target_B=2 breaker=A name_A=Hc",
-    "point", "point", "point", "point", "point", "extend 5 4", "point", "miss", "point B", "undo", "point B",
-    "miss B", "point", "point B", "extend 6 6", "point", "miss B",
+    "point",
+    "point",
+    "point",
+    "point",
+    "point",
+    "extend 5 4",
+    "point",
+    "miss",
+    "point B",
+    "undo",
+    "point B",
+    "miss B",
+    "point",
+    "point B",
+    "extend 6 6",
+    "point",
+    "miss B",
     "new game=straight_rail target=1 sets=2 deciding_target=1 shootout=on break_s=20 warmup_s=30",
-    "warmup A", "wait 31", "lag A", "choose A break", "point", "miss B", "break_request B", "resume", "next_set",
-    "point B", "point A", "point B", "miss B", "miss A", "undo", "point A", "miss A", "miss B", "point A",
-    "miss A", "close", "report",
+    "warmup A",
+    "wait 31",
+    "lag A",
+    "choose A break",
+    "point",
+    "miss B",
+    "break_request B",
+    "resume",
+    "next_set",
+    "point B",
+    "point A",
+    "point B",
+    "miss B",
+    "miss A",
+    "undo",
+    "point A",
+    "miss A",
+    "miss B",
+    "point A",
+    "miss A",
+    "close",
+    "report",
 ]
 
 

@@ -116,6 +116,7 @@ def run_rounds(t, boards, rng, decide, limit=10000, on_assign=None, between=None
 
 # ---- pairing rules ------------------------------------------------------------------------------
 
+
 def test_circle_method_plays_every_pair_once():
     for n in range(2, 12):
         rounds = circle(list(range(n)))
@@ -145,6 +146,7 @@ def test_bracket_order_and_crossing():
 
 # ---- a whole tournament ---------------------------------------------------------------------------
 
+
 def test_64_players_groups_then_knockout(tmp_path):
     """64 players in 8 groups of 8, the top 2 of each into a 16-player knock-out, played to the
     final on 12 tables; restarted in the middle; a second connection reads along."""
@@ -152,13 +154,21 @@ def test_64_players_groups_then_knockout(tmp_path):
     t0 = time.perf_counter()
     t = Tournament(path)
     assert t.journal_mode == "wal"
-    t.configure(name="Club day", format="groups_knockout", groups=8, advance=2,
-                game_options={"game": "three_cushion", "target": 15, "innings_limit": 40})
+    t.configure(
+        name="Club day",
+        format="groups_knockout",
+        groups=8,
+        advance=2,
+        game_options={"game": "three_cushion", "target": 15, "innings_limit": 40},
+    )
     rng = random.Random(17)
     for k in range(64):
-        t.add_player("Player %02d" % k, club="Club %d" % (k % 5),
-                     average=round(rng.uniform(0.3, 1.2), 3) if k % 4 == 0 else None,
-                     target=rng.randint(10, 20) if k % 4 == 1 else None)
+        t.add_player(
+            "Player %02d" % k,
+            club="Club %d" % (k % 5),
+            average=round(rng.uniform(0.3, 1.2), 3) if k % 4 == 0 else None,
+            target=rng.randint(10, 20) if k % 4 == 1 else None,
+        )
     for k in range(12):
         t.add_table("t%d" % (k + 1))
     t.draw(seed=5)
@@ -225,7 +235,15 @@ def test_64_players_groups_then_knockout(tmp_path):
     for g, rows in st.items():
         assert first[g + "1"] == rows[0] and first[g + "2"] == rows[1]
     assert {(m["label_A"][0], m["label_B"][0]) for m in bracket[0]["matches"]} == {
-        ("A", "B"), ("B", "A"), ("C", "D"), ("D", "C"), ("E", "F"), ("F", "E"), ("G", "H"), ("H", "G")}
+        ("A", "B"),
+        ("B", "A"),
+        ("C", "D"),
+        ("D", "C"),
+        ("E", "F"),
+        ("F", "E"),
+        ("G", "H"),
+        ("H", "G"),
+    }
     # Standings: the order rule, from the matches' own numbers.
     assert draws[0] > 0
     for g in t.standings():
@@ -239,8 +257,10 @@ def test_64_players_groups_then_knockout(tmp_path):
     assert other.export_json() == t.export_json()
     t.close()
     other.close()
-    print("\n64-player tournament: %d matches in %.2f s (with playing them on the firmware), DB %d bytes"
-          % (total, elapsed, os.path.getsize(path)))
+    print(
+        "\n64-player tournament: %d matches in %.2f s (with playing them on the firmware), DB %d bytes"
+        % (total, elapsed, os.path.getsize(path))
+    )
 
 
 def test_timing_of_the_tournament_alone(tmp_path):
@@ -261,10 +281,13 @@ def test_timing_of_the_tournament_alone(tmp_path):
         return t
 
     t = build(tmp_path / "a.db")
-    run_rounds(t, boards, rng, lambda m, s: (rng.choice("AB"), None),
-               on_assign=lambda table, mid, setup: script.append(table))
-    reports = {m["id"]: json.loads(t._db.execute("SELECT report FROM matches WHERE id=?", (m["id"],))
-                                   .fetchone()[0]) for m in t.matches()}
+    run_rounds(
+        t, boards, rng, lambda m, s: (rng.choice("AB"), None), on_assign=lambda table, mid, setup: script.append(table)
+    )
+    reports = {
+        m["id"]: json.loads(t._db.execute("SELECT report FROM matches WHERE id=?", (m["id"],)).fetchone()[0])
+        for m in t.matches()
+    }
     t.close()
     path = tmp_path / "b.db"
     t0 = time.perf_counter()
@@ -280,11 +303,14 @@ def test_timing_of_the_tournament_alone(tmp_path):
     elapsed = time.perf_counter() - t0
     assert done == 239 and t.champion() is not None
     t.close()
-    print("\ntournament alone: %d matches in %.2f s, DB %d bytes (reports kept whole)"
-          % (done, elapsed, os.path.getsize(path)))
+    print(
+        "\ntournament alone: %d matches in %.2f s, DB %d bytes (reports kept whole)"
+        % (done, elapsed, os.path.getsize(path))
+    )
 
 
 # ---- formats ---------------------------------------------------------------------------------------
+
 
 def test_knockout_with_byes_and_round_robin_with_odd_groups(tmp_path):
     t = Tournament(tmp_path / "ko.db")
@@ -369,6 +395,7 @@ def test_handicap_targets_in_the_setup(tmp_path):
 
 # ---- reports ---------------------------------------------------------------------------------------
 
+
 def small(tmp_path, fmt="round_robin", n=4, name="s.db", **opts):
     t = Tournament(tmp_path / name)
     t.configure(format=fmt, game_options=dict({"target": 3}, **opts))
@@ -446,8 +473,10 @@ def test_impossible_reports_are_kept_apart_with_the_reason(tmp_path):
     cases = [
         (lambda f: f.update(result="B"), "B won at"),
         (huge, "B's score is 99999 but its runs add up to 0"),
-        (lambda f: f["players"]["B"].update(score=99999, innings=1, runs=[99999], high_run=99999),
-         "B scored 99999 of a target of %d" % target),
+        (
+            lambda f: f["players"]["B"].update(score=99999, innings=1, runs=[99999], high_run=99999),
+            "B scored 99999 of a target of %d" % target,
+        ),
         (no_sum, "A's score is %d but its runs add up to %d" % (target, target + 1)),
         (lambda f: f["players"]["A"].update(high_run=0), "A's high run is 0"),
         (draw, "a draw at"),
@@ -513,7 +542,7 @@ def test_reports_exactly_once_swapped_unmatched_and_corrected(tmp_path):
     assert len(t.unmatched()) == 2
     # An unfinished match's report is kept apart.
     t.add_table("t3")
-    (tab3, mid3, setup3), = t.assign(["t3"])
+    ((tab3, mid3, setup3),) = t.assign(["t3"])
     b3 = Board(tab3)
     b3.apply(setup3)
     assert b3.ref.line("point") is None
@@ -524,7 +553,10 @@ def corrected(board, rng):
     """The board's match finished again after undos: taken back to before A reached its target,
     then B wins."""
     ref = board.ref
-    while board.doc()["phase"] != "running" or board.doc()["players"]["A"]["score"] >= board.doc()["players"]["A"]["target"]:
+    while (
+        board.doc()["phase"] != "running"
+        or board.doc()["players"]["A"]["score"] >= board.doc()["players"]["A"]["target"]
+    ):
         assert ref.line("undo") is None
     for _ in range(10000):
         if board.doc()["phase"] == "finished":
@@ -563,7 +595,7 @@ def test_a_group_result_corrected_moves_the_knockout_until_its_qualifiers_play(t
     final = t.bracket()[0]["matches"][0]
     assert new_winner in (final["name_A"], final["name_B"]) and winner not in (final["name_A"], final["name_B"])
     # The final goes to a table; a correction of the other group now is kept apart.
-    (table, fid, setup), = t.assign(["t1"])
+    ((table, fid, setup),) = t.assign(["t1"])
     b2 = boards[second]
     players = (t.match(fid)["name_A"], t.match(fid)["name_B"])
     assert t.record_report(b2.table, corrected(b2, rng)) is None
@@ -601,10 +633,13 @@ def test_observe_waiting_and_playing_from_scripted_mode(tmp_path):
     t = small(tmp_path)
     (tab, mid, setup), _ = t.assign(["t1", "t2"])
     a, b = names_of(setup)
-    script = ('new game=three_cushion target=3 breaker=A name_A="Old One" name_B="Old Two"\npoint\n'
-              'new game=three_cushion target=3 name_A="%s" name_B="%s"\n' % (a, b))
-    out = subprocess.run([CAROM, "sim", "--headless", "--cpython"], input=script, capture_output=True, text=True,
-                         timeout=60)
+    script = (
+        'new game=three_cushion target=3 breaker=A name_A="Old One" name_B="Old Two"\npoint\n'
+        'new game=three_cushion target=3 name_A="%s" name_B="%s"\n' % (a, b)
+    )
+    out = subprocess.run(
+        [CAROM, "sim", "--headless", "--cpython"], input=script, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     docs = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
     assert len(docs) == 3
@@ -616,6 +651,7 @@ def test_observe_waiting_and_playing_from_scripted_mode(tmp_path):
 
 
 # ---- the database ------------------------------------------------------------------------------
+
 
 def test_two_connections_and_threads_see_one_tournament(tmp_path):
     path = tmp_path / "two.db"
@@ -658,10 +694,18 @@ def test_two_connections_and_threads_see_one_tournament(tmp_path):
     board.apply(setup)
     assert b.record_report(tab, board.play("A", random.Random(5))) == mid
     assert a.match(mid)["status"] == "done"
-    out = subprocess.run([os.path.join(os.path.dirname(CAROM), "python"), "-c",
-                          "import json,sys; from host_tools.hall.tournament import Tournament;"
-                          "print(json.dumps(Tournament(sys.argv[1]).match(%d)))" % mid, str(path)],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            os.path.join(os.path.dirname(CAROM), "python"),
+            "-c",
+            "import json,sys; from host_tools.hall.tournament import Tournament;"
+            "print(json.dumps(Tournament(sys.argv[1]).match(%d)))" % mid,
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["winner"] == setup["players"]["A"]["name"]
     a.close()
@@ -708,8 +752,17 @@ def test_not_a_database_and_a_newer_schema(tmp_path):
 
 # ---- hostile input --------------------------------------------------------------------------------
 
-HOSTILE = ["<script>x()</script>", "O'Brien", "');DROP TABLE players;--", '"a" --', "=1+2", "a&b <i>",
-           "Ünsal Çelik", "李小龍", "x' OR '1'='1"]
+HOSTILE = [
+    "<script>x()</script>",
+    "O'Brien",
+    "');DROP TABLE players;--",
+    '"a" --',
+    "=1+2",
+    "a&b <i>",
+    "Ünsal Çelik",
+    "李小龍",
+    "x' OR '1'='1",
+]
 
 
 class Texts(HTMLParser):
@@ -839,15 +892,27 @@ def test_the_largest_setup_fits_what_a_board_reads(tmp_path):
     from host_tools.hall import setups
 
     t = Tournament(tmp_path / "w.db")
-    t.configure(format="knockout", game_options={
-        "game": "balkline_47_2", "target": 9999, "innings_limit": 999, "shot_clock": 300, "timeouts": 9,
-        "timeout_s": 300, "break_s": 3600, "breaker_ball": "white", "sets": 9, "deciding_target": 9999,
-        "warmup_s": 900})
-    t.add_player("\U0001F3B1" * 24, club='"\\' * 12, target=9998)
+    t.configure(
+        format="knockout",
+        game_options={
+            "game": "balkline_47_2",
+            "target": 9999,
+            "innings_limit": 999,
+            "shot_clock": 300,
+            "timeouts": 9,
+            "timeout_s": 300,
+            "break_s": 3600,
+            "breaker_ball": "white",
+            "sets": 9,
+            "deciding_target": 9999,
+            "warmup_s": 900,
+        },
+    )
+    t.add_player("\U0001f3b1" * 24, club='"\\' * 12, target=9998)
     t.add_player("\u00e9" * 24, club="\u2603" * 24, average=0.001)
     t.add_table("t" * 24)
     t.draw()
-    (tab, mid, setup), = t.assign(["t" * 24])
+    ((tab, mid, setup),) = t.assign(["t" * 24])
     assert (setup["match"]["target_A"], setup["match"]["target_B"]) == (9998, 1)
     payload = setups.sign("ab" * 32, tab, setups.MAX_N, setup)
     assert len(payload) <= setups.MAX_MESSAGE

@@ -95,9 +95,7 @@ def test_sixty_virtual_seconds(board):
     assert step.virtual_s == 60
     assert board.now - start == 60
     assert board.ticks_ms == 60000
-    assert [line for line in board.lines() if line.startswith("uptime")] == [
-        "uptime %d" % s for s in range(10, 61, 10)
-    ]
+    assert [line for line in board.lines() if line.startswith("uptime")] == ["uptime %d" % s for s in range(10, 61, 10)]
     assert board.boots[-1].cause == PWRON_RESET  # the watchdog was fed all along
     print("60 virtual seconds took %.3f real seconds" % step.real_s)
 

@@ -128,9 +128,11 @@ def test_connect_goes_through_the_esp32_statuses(tmp_path):
 
 def test_wrong_password_and_unknown_ssid(tmp_path):
     program = CONNECT.replace("sta.connect(%r, %r)", "sta.config(reconnects=%d)\nsta.connect(%r, %r)")
-    for args, statuses in (((0, "hall", "wrong-pass"), ["1001", "202"]),  # one try: STAT_WRONG_PASSWORD
-                           ((0, "other", "secret123"), ["1001", "201"]),  # STAT_NO_AP_FOUND
-                           ((-1, "hall", "wrong-pass"), ["1001"])):  # tries for ever: "connecting"
+    for args, statuses in (
+        ((0, "hall", "wrong-pass"), ["1001", "202"]),  # one try: STAT_WRONG_PASSWORD
+        ((0, "other", "secret123"), ["1001", "201"]),  # STAT_NO_AP_FOUND
+        ((-1, "hall", "wrong-pass"), ["1001"]),
+    ):  # tries for ever: "connecting"
         b = board(tmp_path / str(args), program % args)
         try:
             b.power_on()
@@ -167,7 +169,9 @@ def test_access_point_down_and_up(tmp_path):
 
 
 def test_no_network_no_sockets(tmp_path, echo):
-    b = board(tmp_path, r"""
+    b = board(
+        tmp_path,
+        r"""
 import network, socket, errno
 def attempt(what, f):
     try:
@@ -177,7 +181,10 @@ def attempt(what, f):
 addr = socket.getaddrinfo("127.0.0.1", %d)[0][-1]
 attempt("connect", lambda: socket.socket().connect(addr))
 attempt("name", lambda: socket.getaddrinfo("broker.local", 1883))
-""" % echo.port, wifi=None)
+"""
+        % echo.port,
+        wifi=None,
+    )
     try:
         b.power_on()
         assert b.lines() == ["connect OSError 113 True", "name OSError -202 False"]
@@ -272,7 +279,10 @@ def test_blocking_socket_with_a_timeout(tmp_path):
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(1)  # accepts (the kernel does), never answers
-    b = board(tmp_path, JOINED + r"""
+    b = board(
+        tmp_path,
+        JOINED
+        + r"""
 import errno
 s = socket.socket()
 s.settimeout(0.5)
@@ -283,7 +293,9 @@ try:
 except OSError as e:
     print("timeout", e.args[0] == errno.ETIMEDOUT, time.ticks_diff(time.ticks_ms(), t0))
 s.close()
-""" % silent.getsockname()[1])
+"""
+        % silent.getsockname()[1],
+    )
     try:
         b.power_on()
         b.advance(4)
@@ -294,7 +306,10 @@ s.close()
 
 
 def test_a_lost_link_holds_what_is_written_until_it_is_back(tmp_path, echo):
-    b = board(tmp_path, JOINED + r"""
+    b = board(
+        tmp_path,
+        JOINED
+        + r"""
 s = socket.socket()
 s.connect(socket.getaddrinfo("127.0.0.1", %d)[0][-1])
 s.settimeout(30)
@@ -302,7 +317,9 @@ for word in (b"one", b"two"):
     s.write(word)
     print(word, s.read(3), sta.isconnected(), time.ticks_ms())
     time.sleep(2)
-""" % echo.port)
+"""
+        % echo.port,
+    )
     try:
         b.power_on()
         b.advance(1.6)
@@ -390,6 +407,7 @@ def test_mqtt_client_publishes_to_mosquitto_and_its_will_comes_when_the_wifi_goe
 
 # ---- what the emulation showed about firmware/mqtt.py
 
+
 def test_mqtt_client_closes_the_sockets_of_failed_connections(tmp_path):
     """StreamWriter.close() is a no-op in MicroPython's asyncio (wait_closed() closes
     the socket): the client closes the socket itself, or every failed attempt would
@@ -398,7 +416,9 @@ def test_mqtt_client_closes_the_sockets_of_failed_connections(tmp_path):
     nobody.bind(("127.0.0.1", 0))
     port = nobody.getsockname()[1]
     nobody.close()  # connections to it are refused
-    b = board(tmp_path, r"""
+    b = board(
+        tmp_path,
+        r"""
 import asyncio, network
 import mqtt
 sta = network.WLAN(network.STA_IF)
@@ -410,7 +430,9 @@ async def main():
         await asyncio.sleep_ms(100)
     await c.run()
 asyncio.run(main())
-""" % port)
+"""
+        % port,
+    )
     b.deploy(MQTT_FILES)
     try:
         b.power_on()
@@ -424,7 +446,9 @@ asyncio.run(main())
 @needs_mosquitto
 def test_after_a_wifi_outage_the_broker_has_the_newest_state(tmp_path, mqtt):
     m, listener = mqtt
-    b = board(tmp_path, r"""
+    b = board(
+        tmp_path,
+        r"""
 import asyncio, network, time
 import mqtt
 sta = network.WLAN(network.STA_IF)
@@ -444,7 +468,9 @@ async def main():
         await asyncio.sleep_ms(500)
         print("tick", c.connected, c.connects)
 asyncio.run(main())
-""" % m.port)
+"""
+        % m.port,
+    )
     b.deploy(MQTT_FILES)
     try:
         b.power_on()
@@ -464,10 +490,15 @@ asyncio.run(main())
 def test_an_address_the_access_point_routes_reaches_the_server_on_this_machine(tmp_path, echo):
     """AccessPoint(routes=...): what the board's config calls 192.168.1.10:1883 (or broker.local:1883)
     is the server on this machine (`carom sim --hall`); other addresses are reached as they are."""
-    ap = AccessPoint("hall", "secret123", connect_s=0.5,
-                     routes={("192.168.1.10", 1883): ("127.0.0.1", echo.port),
-                             ("broker.local", 1883): ("127.0.0.1", echo.port)})
-    b = board(tmp_path, r"""
+    ap = AccessPoint(
+        "hall",
+        "secret123",
+        connect_s=0.5,
+        routes={("192.168.1.10", 1883): ("127.0.0.1", echo.port), ("broker.local", 1883): ("127.0.0.1", echo.port)},
+    )
+    b = board(
+        tmp_path,
+        r"""
 import network, socket, errno
 def attempt(what, f):
     try:
@@ -492,14 +523,20 @@ for host in ("192.168.1.10", "broker.local"):
     print(host, got.decode())
     s.close()
 attempt("unrouted port", lambda: socket.getaddrinfo("192.168.1.10", 1884)[0][-1] and "looked up as it is")
-""", wifi=ap)
+""",
+        wifi=ap,
+    )
     try:
         b.power_on()
         b.run_realtime()
         b.wait_for(lambda b: "unrouted port" in b.stdout, timeout=20)
         b.stop_realtime()
-        assert b.lines() == ["offline OSError True", "192.168.1.10 192.168.1.10",  # the echo upper-cases
-                             "broker.local BROKER.LOCAL", "unrouted port looked up as it is"], b.lines()
+        assert b.lines() == [
+            "offline OSError True",
+            "192.168.1.10 192.168.1.10",  # the echo upper-cases
+            "broker.local BROKER.LOCAL",
+            "unrouted port looked up as it is",
+        ], b.lines()
         assert echo.received == [b"192.168.1.10", b"broker.local"]
     finally:
         b.close()

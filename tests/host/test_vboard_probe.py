@@ -176,8 +176,9 @@ def test_two_buses_with_the_same_addresses(tmp_path):
 def test_released_buttons_and_pulls(tmp_path, strict, levels):
     # pulls.py reads GPIO34 (external pull-up), GPIO25 (no pull set: a firmware
     # bug if the board relies on the internal one), GPIO26 (PULL_UP).
-    b = VirtualBoard(tmp_path / "flash", main="pulls.py", board=TWO_BUSES, firmware=[fixture("pulls.py")],
-                     strict_pulls=strict)
+    b = VirtualBoard(
+        tmp_path / "flash", main="pulls.py", board=TWO_BUSES, firmware=[fixture("pulls.py")], strict_pulls=strict
+    )
     try:
         b.power_on()
         assert b.lines() == [levels]

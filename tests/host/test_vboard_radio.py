@@ -101,9 +101,12 @@ def test_default_macs_differ_and_follow_the_esp32_rule(tmp_path):
         assert a.mac == a.unique_id == bytes.fromhex("240ac4000001")  # the first open board's default
         assert b.mac == bytes.fromhex("240ac4000005")  # an ESP32 uses 4 MACs from its base
         assert a.ap_mac == bytes.fromhex("240ac4000002") and a.mac_text == "24:0a:c4:00:00:01"
-        a.write_file("app.py", "import machine, network\n"
-                               "print(machine.unique_id().hex(), network.WLAN(network.STA_IF).config('mac').hex(),"
-                               " network.WLAN(network.AP_IF).config('mac').hex())\n")
+        a.write_file(
+            "app.py",
+            "import machine, network\n"
+            "print(machine.unique_id().hex(), network.WLAN(network.STA_IF).config('mac').hex(),"
+            " network.WLAN(network.AP_IF).config('mac').hex())\n",
+        )
         a.power_on()
         assert a.lines() == ["240ac4000001 240ac4000001 240ac4000002"]
         assert a.radio_state["sta_mac"] == a.mac and not a.radio_state["sta"]
@@ -132,7 +135,9 @@ def test_two_boards_exchange_frames_through_the_hub(pair, hub):
 def test_irecv_reuses_its_buffers_and_recv_allocates(tmp_path, hub):
     rx = VirtualBoard(tmp_path / "rx", main="app.py", radio=hub, name="rx")
     try:
-        rx.write_file("app.py", r"""
+        rx.write_file(
+            "app.py",
+            r"""
 import network, espnow
 network.WLAN(network.STA_IF).active(True)
 e = espnow.ESPNow()
@@ -143,7 +148,8 @@ print(a is b, a[1] is b[1], type(a[1]).__name__, bytes(b[1]), a[0] is b[0], a[0]
 c = e.recv(1000)
 print(type(c[1]).__name__, c[1], c[1] is not b[1], e.any(), e.irecv(0))
 print(e.peers_table)
-""")
+""",
+        )
         rx.power_on()
         for data in (b"first frame", b"2nd", b"third"):
             hub.inject(rx, "24:0a:c4:00:00:99", data)
@@ -174,7 +180,9 @@ def test_the_250_byte_limit_and_the_ports_errors(tmp_path, hub):
     peer = VirtualBoard(tmp_path / "p", main="app.py", radio=hub)
     try:
         peer.write_file("app.py", LISTENER)
-        b.write_file("app.py", r"""
+        b.write_file(
+            "app.py",
+            r"""
 import network, espnow
 peer = bytes.fromhex(%r)
 e = espnow.ESPNow()
@@ -196,7 +204,9 @@ attempt("bad mac", lambda: e.add_peer(b"12345"))
 attempt("peers", lambda: e.get_peers())
 e.del_peer(peer)
 attempt("deleted", lambda: e.del_peer(peer))
-""" % peer.mac.hex())
+"""
+            % peer.mac.hex(),
+        )
         peer.power_on()
         b.power_on()
         hub.advance(0.1)
@@ -269,8 +279,12 @@ def test_delay_jitter_and_duplicates(pair, hub):
     hub.duplicate = 1.0
     start(hub, tx, rx, [(10, "a"), (100, "b")])
     hub.advance(0.3)
-    assert got(rx) == [(tx.mac.hex(), "a", 35), (tx.mac.hex(), "a", 36), (tx.mac.hex(), "b", 135),
-                       (tx.mac.hex(), "b", 136)]
+    assert got(rx) == [
+        (tx.mac.hex(), "a", 35),
+        (tx.mac.hex(), "a", 36),
+        (tx.mac.hex(), "b", 135),
+        (tx.mac.hex(), "b", 136),
+    ]
     assert [f.copies for f in hub.frames] == [2, 2]
 
 
@@ -315,8 +329,11 @@ def test_replay_and_inject(pair, hub):
     replayed = hub.replay(hub.frames[0])
     forged = hub.inject(rx, "de:ad:be:ef:00:01", b"forged")
     hub.advance(0.05)
-    assert [(src, m) for src, m, _ in got(rx)] == [(tx.mac.hex(), "hello"), (tx.mac.hex(), "hello"),
-                                                   ("deadbeef0001", "forged")]
+    assert [(src, m) for src, m, _ in got(rx)] == [
+        (tx.mac.hex(), "hello"),
+        (tx.mac.hex(), "hello"),
+        ("deadbeef0001", "forged"),
+    ]
     assert (replayed.kind, replayed.src, replayed.dst) == ("replayed", tx.mac, rx.mac)
     assert (forged.kind, forged.sender, forged.deliveries) == ("injected", None, [("rx", 100.0)])
     # At a given time of the receiver's clock.
@@ -331,7 +348,9 @@ def test_channels_must_match_and_broadcasts_reach_everyone(tmp_path, hub):
     try:
         rx1.write_file("app.py", LISTENER)
         rx2.write_file("app.py", LISTENER.replace("sta.active(True)", "sta.active(True)\nsta.config(channel=6)"))
-        tx.write_file("app.py", r"""
+        tx.write_file(
+            "app.py",
+            r"""
 import network, espnow, time
 network.WLAN(network.STA_IF).active(True)
 e = espnow.ESPNow()
@@ -340,7 +359,9 @@ for p in (%r, %r, "ffffffffffff"):
     e.add_peer(bytes.fromhex(p))
 print(e.send(bytes.fromhex(%r), b"to-rx1", True), e.send(bytes.fromhex(%r), b"to-rx2", True),
       e.send(b"\xff" * 6, b"all", True), network.WLAN(network.STA_IF).config("channel"))
-""" % (rx1.mac.hex(), rx2.mac.hex(), rx1.mac.hex(), rx2.mac.hex()))
+"""
+            % (rx1.mac.hex(), rx2.mac.hex(), rx1.mac.hex(), rx2.mac.hex()),
+        )
         for b in (rx1, rx2, tx):  # the sender last: it sends as it boots
             b.power_on()
         hub.advance(0.1)
@@ -369,7 +390,9 @@ def test_a_board_off_or_asleep_hears_nothing(pair, hub):
 
 def test_rx_buffer_full_drops_frames(pair, hub):
     tx, rx = pair
-    rx.write_file("app.py", r"""
+    rx.write_file(
+        "app.py",
+        r"""
 import network, espnow, time
 network.WLAN(network.STA_IF).active(True)
 e = espnow.ESPNow()
@@ -381,7 +404,8 @@ while e.any():
     e.irecv(0)
     n += 1
 print("read", n, "stats", e.stats())
-""")
+""",
+    )
     start(hub, tx, rx, [(1, "x" * 40) for _ in range(6)])
     hub.advance(1)
     # 53 bytes a frame in a 200-byte ring buffer: 3 fit, 3 dropped (the radio acked all six).
@@ -391,7 +415,9 @@ print("read", n, "stats", e.stats())
 
 def test_aioespnow_async_for(pair, hub):
     tx, rx = pair
-    rx.write_file("app.py", r"""
+    rx.write_file(
+        "app.py",
+        r"""
 import asyncio, network, time
 import aioespnow
 network.WLAN(network.STA_IF).active(True)
@@ -404,7 +430,8 @@ async def main():
             break
 asyncio.run(main())
 print("done")
-""")
+""",
+    )
     start(hub, tx, rx, [(10, "x"), (500, "stop")])
     hub.advance(1)
     assert got(rx) == [(tx.mac.hex(), "x", 11), (tx.mac.hex(), "stop", 511)]
@@ -470,8 +497,12 @@ def test_deep_sleep_woken_by_a_button_with_the_ext1_bits(sleeper):
         ["4", "3", "0x300", "b'++++'"],  # both: bits 8 and 9
     ]
     assert [bt.cause for bt in b.boots] == [PWRON_RESET] + [DEEPSLEEP_RESET] * 4
-    assert b.wakes == [(5000.0, EXT1_WAKE, 0x200), (6050.0, EXT1_WAKE, 0x10), (7100.0, EXT1_WAKE, 0x100),
-                       (7200.0, EXT1_WAKE, 0x300)]
+    assert b.wakes == [
+        (5000.0, EXT1_WAKE, 0x200),
+        (6050.0, EXT1_WAKE, 0x10),
+        (7100.0, EXT1_WAKE, 0x100),
+        (7200.0, EXT1_WAKE, 0x300),
+    ]
     assert b.rtc_memory == b"+++++"
 
 
@@ -485,10 +516,15 @@ def test_a_button_held_when_going_to_sleep_wakes_it_at_once(sleeper):
 
 
 def test_timer_wake_all_low_and_ext0(tmp_path):
-    b = VirtualBoard(tmp_path / "b", main="app.py", buttons={"a": {"pin": 4, "active_low": True, "pull": "up"},
-                                                            "b": {"pin": 13, "active_low": True, "pull": "up"}})
+    b = VirtualBoard(
+        tmp_path / "b",
+        main="app.py",
+        buttons={"a": {"pin": 4, "active_low": True, "pull": "up"}, "b": {"pin": 13, "active_low": True, "pull": "up"}},
+    )
     try:
-        b.write_file("app.py", r"""
+        b.write_file(
+            "app.py",
+            r"""
 import machine, esp32
 n = len(machine.RTC().memory())
 machine.RTC().memory(b"x" * (n + 1))
@@ -512,7 +548,8 @@ try:
     machine.mem32[0x3FF48000]
 except ValueError as e:
     print(e)
-""")
+""",
+        )
         b.power_on()
         b.advance(3)  # the timer wakes it at 2 s
         b.press("a")

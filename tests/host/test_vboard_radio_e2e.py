@@ -31,8 +31,16 @@ def make_pair(tmp_path, firmware):
 
     def make(wall_config=None, wifi=None):
         hub = RadioHub(seed=5)
-        wall, remote = radio_pair(tmp_path, firmware, hub, WALL_MAC, REMOTE_MAC,
-                                  {"game": "three_cushion", "target": 3}, wall_config, wifi=wifi)
+        wall, remote = radio_pair(
+            tmp_path,
+            firmware,
+            hub,
+            WALL_MAC,
+            REMOTE_MAC,
+            {"game": "three_cushion", "target": 3},
+            wall_config,
+            wifi=wifi,
+        )
         made.extend((wall, remote))
         wall.vb.power_on()
         remote.vb.power_on()
@@ -83,8 +91,11 @@ def test_a_press_on_the_sleeping_remote_scores_on_the_wall(pair):
     # The wall has no /radio.last yet (a new pairing): the first command is challenged, then
     # sent again with the challenge's nonce (the same number) and acted on.
     kinds = [(f.sender, f.data[1], f.acked, f.heard_by) for f in hub.frames]
-    assert kinds == [("remote", 1, True, ["wall"]), ("wall", 3, True, ["remote"])] + [
-        ("remote", 1, True, ["wall"]), ("wall", 2, True, ["remote"])] * 2
+    assert (
+        kinds
+        == [("remote", 1, True, ["wall"]), ("wall", 3, True, ["remote"])]
+        + [("remote", 1, True, ["wall"]), ("wall", 2, True, ["remote"])] * 2
+    )
     cmd, challenge, answer, ack = hub.frames[:4]
     assert (cmd.src, cmd.dst, len(cmd.data)) == (REMOTE_MAC, WALL_MAC, 56)
     assert cmd.deliveries == [("wall", cmd.t_ms + 1)] and 0 < challenge.t_ms - cmd.t_ms <= 11
@@ -140,7 +151,7 @@ def test_replayed_and_forged_frames_are_refused(pair):
 
     hub.replay(latest)  # the newest one again: acknowledged (a retransmission), not acted on
     hub.advance(0.5)
-    assert [f.sender for f in hub.frames[n + 1:]] == [None, "wall"]
+    assert [f.sender for f in hub.frames[n + 1 :]] == [None, "wall"]
     assert wall.state()["fields"]["A.score"] == "   1"
 
     forged = bytearray(latest.data)
@@ -148,12 +159,12 @@ def test_replayed_and_forged_frames_are_refused(pair):
     hub.inject(wall.vb, REMOTE_MAC, bytes(forged))
     hub.inject(wall.vb, REMOTE_MAC, os.urandom(56))
     hub.advance(0.5)
-    assert [f.sender for f in hub.frames[n + 3:]] == [None, None]  # no acknowledgement
+    assert [f.sender for f in hub.frames[n + 3 :]] == [None, None]  # no acknowledgement
     # The newest command relayed by a stranger: the tag and the sequence number decide,
     # not the radio's source address: a retransmission, acknowledged to the remote.
     hub.inject(wall.vb, "de:ad:be:ef:00:01", latest.data)
     hub.advance(0.5)
-    assert [(f.sender, f.dst) for f in hub.frames[n + 5:]] == [(None, WALL_MAC), ("wall", REMOTE_MAC)]
+    assert [(f.sender, f.dst) for f in hub.frames[n + 5 :]] == [(None, WALL_MAC), ("wall", REMOTE_MAC)]
     assert wall.state()["fields"]["A.score"] == "   1"
 
     # The wall keeps the newest sequence number on its flash: after a power cut the
@@ -174,9 +185,12 @@ def test_a_wall_on_wifi_channel_6_does_not_hear_a_remote_on_channel_1(make_pair)
     cannot hear each other. (Nobody listens on the MQTT port: the wall keeps
     trying, which does not matter here.)"""
     hub, wall, remote = make_pair(
-        wall_config={"wifi": {"ssid": "hall", "password": "secret123"},
-                     "mqtt": {"host": "127.0.0.1", "port": 9, "table": "t1"}},
-        wifi=AccessPoint("hall", "secret123", channel=6))
+        wall_config={
+            "wifi": {"ssid": "hall", "password": "secret123"},
+            "mqtt": {"host": "127.0.0.1", "port": 9, "table": "t1"},
+        },
+        wifi=AccessPoint("hall", "secret123", channel=6),
+    )
     assert wall.vb.wifi_connected and wall.vb.radio_state["channel"] == 6
     assert remote.vb.radio_state is None  # asleep: its radio is off
     press(hub, remote, "point", settle=1.0)

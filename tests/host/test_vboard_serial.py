@@ -36,7 +36,11 @@ def start_board(flash, name="wall", **kw):
 def mpremote(device, *args, timeout=60):
     out = run_mpremote(device, *args, timeout=timeout)
     assert out.returncode == 0, "mpremote %s failed (%d):\n%s\n%s" % (
-        " ".join(args), out.returncode, out.stdout.decode(errors="replace"), out.stderr.decode(errors="replace"))
+        " ".join(args),
+        out.returncode,
+        out.stdout.decode(errors="replace"),
+        out.stderr.decode(errors="replace"),
+    )
     return out.stdout
 
 
@@ -68,8 +72,22 @@ def test_fs_cp_both_ways_text_and_binary(wall, tmp_path):
     blob = random.Random(7).randbytes(6000) + bytes(range(256))  # every byte value, \x03 and \x04 too
     (tmp_path / "notes.txt").write_bytes(text)
     (tmp_path / "blob.bin").write_bytes(blob)
-    mpremote(wall.serial_path, "fs", "cp", str(tmp_path / "notes.txt"), ":notes.txt",
-             "+", "fs", "mkdir", ":data2", "+", "fs", "cp", str(tmp_path / "blob.bin"), ":data2/blob.bin")
+    mpremote(
+        wall.serial_path,
+        "fs",
+        "cp",
+        str(tmp_path / "notes.txt"),
+        ":notes.txt",
+        "+",
+        "fs",
+        "mkdir",
+        ":data2",
+        "+",
+        "fs",
+        "cp",
+        str(tmp_path / "blob.bin"),
+        ":data2/blob.bin",
+    )
     with open(wall.flash_path("/notes.txt"), "rb") as f:
         assert f.read() == text
     with open(wall.flash_path("/data2/blob.bin"), "rb") as f:
@@ -102,8 +120,11 @@ def test_exec_runs_in_the_boards_world(wall):
 
 
 def test_exec_error_is_reported_by_mpremote(wall):
-    out = subprocess.run([MPREMOTE, "connect", wall.serial_path, "exec", "import time\ntime.sleep_ms(5)\n1/0"],
-                         capture_output=True, timeout=60)
+    out = subprocess.run(
+        [MPREMOTE, "connect", wall.serial_path, "exec", "import time\ntime.sleep_ms(5)\n1/0"],
+        capture_output=True,
+        timeout=60,
+    )
     assert out.returncode == 1
     assert b'File "<stdin>", line 3, in <module>' in out.stdout + out.stderr
     assert b"ZeroDivisionError: divide by zero" in out.stdout + out.stderr
@@ -137,8 +158,9 @@ def test_reset_restarts_the_app_and_the_port_survives(wall):
 def test_repl_command_in_a_terminal(wall):
     """`mpremote repl` needs a terminal: it gets one (a second pty) here."""
     master, slave = os.openpty()
-    proc = subprocess.Popen([MPREMOTE, "connect", wall.serial_path, "repl"],
-                            stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    proc = subprocess.Popen(
+        [MPREMOTE, "connect", wall.serial_path, "repl"], stdin=slave, stdout=slave, stderr=slave, close_fds=True
+    )
     os.close(slave)
     seen = bytearray()
 
@@ -179,8 +201,14 @@ def test_two_boards_at_once(tmp_path):
     try:
         assert wall.serial_path != mini.serial_path
         code = "print(open('config.json').read())"
-        procs = [subprocess.Popen([MPREMOTE, "connect", b.serial_path, "exec", code, "+", "fs", "touch", ":mark"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE) for b in (wall, mini)]
+        procs = [
+            subprocess.Popen(
+                [MPREMOTE, "connect", b.serial_path, "exec", code, "+", "fs", "touch", ":mark"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for b in (wall, mini)
+        ]
         outs = []
         for p in procs:
             out, err = p.communicate(timeout=60)

@@ -109,6 +109,7 @@ def said(term, keys, prompt=b">>> "):
     term.send(keys)
     return term.expect(prompt)
 
+
 def test_ctrl_c_stops_the_app_and_its_timer_keeps_feeding_the_watchdog(wall):
     vb, term = wall
     interrupt_app(term)
@@ -133,8 +134,10 @@ def test_friendly_repl_echo_backspace_continuation_and_soft_reset(wall):
         b"ZeroDivisionError: divide by zero\r\n>>> "
     )
     assert said(term, b"\x05", b"=== ") == b"\r\npaste mode; Ctrl-C to cancel, Ctrl-D to finish\r\n=== "  # paste mode
-    assert said(term, b"if True:\r    print('pasted')\r\x04") == \
-        b"if True:\r\n===     print('pasted')\r\n=== \r\npasted\r\n>>> "
+    assert (
+        said(term, b"if True:\r    print('pasted')\r\x04")
+        == b"if True:\r\n===     print('pasted')\r\n=== \r\npasted\r\n>>> "
+    )
     runs = vb.stdout.count("carom: running on board wall")
     term.send(b"\x04")  # Ctrl-D on an empty line: soft reset, main.py runs again
     out = term.expect(b"carom: running on board wall\r\n")
@@ -155,8 +158,7 @@ def test_raw_repl_bytes(wall):
         b"ZeroDivisionError: divide by zero\r\n\x04>"
     )
     assert said(term, b"1 +* 2\x04", b"\x04>") == (
-        b'OK\x04Traceback (most recent call last):\r\n  File "<stdin>", line 1\r\n'
-        b"SyntaxError: invalid syntax\r\n\x04>"
+        b'OK\x04Traceback (most recent call last):\r\n  File "<stdin>", line 1\r\nSyntaxError: invalid syntax\r\n\x04>'
     )
     assert said(term, b"\x05B\x01", b">") == b"R\x00>"  # raw-paste with an unknown sub-command
     term.send(b"\x01")  # Ctrl-A again: the banner again
@@ -226,7 +228,7 @@ def test_tcp_and_pty_are_the_same_uart(tmp_path, firmware):
         vb.power_on()
         vb.run_realtime()
         vb.wait_for(lambda b: "carom: running on board wall" in b.stdout)
-        host, port = vb.serial_url[len("socket://"):].split(":")
+        host, port = vb.serial_url[len("socket://") :].split(":")
         term = Terminal(vb.serial_path)
         sock = socket.create_connection((host, int(port)), timeout=10)
         try:
@@ -294,7 +296,6 @@ def test_ctrl_c_gets_a_blocking_read_out(bare):
     assert 'File "/main.py", line 3, in <module>\nKeyboardInterrupt: \n' in vb.stderr
     vb.advance(1)  # the board is alive and takes time again
     assert vb.now == 1 and vb.lines() == ["reading"]
-
 
 
 def test_send_serial_drives_the_repl_on_manual_time(bare):

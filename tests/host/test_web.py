@@ -27,8 +27,18 @@ from host_tools.simulator.segments import SEG14_NAMES, decode_seg14
 
 # The seven-segment digits, written out here independently of the firmware and the page.
 SEG7_DIGITS = {
-    "": " ", "abcdef": "0", "bc": "1", "abdeg": "2", "abcdg": "3", "bcfg": "4", "acdfg": "5",
-    "acdefg": "6", "abc": "7", "abcdefg": "8", "abcdfg": "9", "g": "-",
+    "": " ",
+    "abcdef": "0",
+    "bc": "1",
+    "abdeg": "2",
+    "abcdg": "3",
+    "bcfg": "4",
+    "acdfg": "5",
+    "acdefg": "6",
+    "abc": "7",
+    "abcdefg": "8",
+    "abcdfg": "9",
+    "g": "-",
 }
 
 
@@ -69,8 +79,11 @@ class Sim(LineProcess):
         self.stop()
 
     def post(self, board, action):
-        req = urllib.request.Request(self.url + "/api/boards/%d/action" % board, json.dumps(action).encode(),
-                                     {"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            self.url + "/api/boards/%d/action" % board,
+            json.dumps(action).encode(),
+            {"Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=30) as r:
             return json.loads(r.read())
 
@@ -109,7 +122,7 @@ class Page:
         key, kind, at, width = self.fields[field]
         chip = self.chip(key)
         out = ""
-        for i, names in enumerate(chip["cells"][at:at + width], start=at):
+        for i, names in enumerate(chip["cells"][at : at + width], start=at):
             if kind == "seg7":
                 digit = "".join(sorted(n for n in names if n != "dp"))
                 out += SEG7_DIGITS.get(digit, "?") + ("." if "dp" in names else "")
@@ -227,8 +240,11 @@ def test_points_undo_power_cycle(browser, tmp_path):
         page.mouse.up()
         p.wait_text("A.score", "   4")
         assert p.text("A.run") == " 4"
-        wait_for(lambda: any(re.search(r"A\.point pressed (1\.[5-9]|[2-9]\.)", x) for x in p.log_lines()), True,
-                 what="the long press in the log")
+        wait_for(
+            lambda: any(re.search(r"A\.point pressed (1\.[5-9]|[2-9]\.)", x) for x in p.log_lines()),
+            True,
+            what="the long press in the log",
+        )
         # A misses; B scores three.
         p.button("A.end").click()
         wait_for(lambda: p.led("B.turn"), "1", what="B's turn LED")
@@ -268,8 +284,11 @@ def test_points_undo_power_cycle(browser, tmp_path):
 
 # ---- a configured board: names, blinking, brightness, colon, plug/unplug, clock, keys, two pages ----
 
-CONFIG = {"board": "wall", "players": {"A": {"name": "ANNA"}, "B": {"name": "BELA"}},
-          "match": {"game": "three_cushion", "target": 3}}
+CONFIG = {
+    "board": "wall",
+    "players": {"A": {"name": "ANNA"}, "B": {"name": "BELA"}},
+    "match": {"game": "three_cushion", "target": 3},
+}
 
 
 @pytest.fixture(scope="module")
@@ -316,9 +335,12 @@ def test_blink_brightness_colon_plug_clock_keys_two_pages(browser, configured, t
     }"""
     halves = set()
     for dark in (True, False, True, False):
-        page.wait_for_function("""([key, dark]) => document.querySelector(
+        page.wait_for_function(
+            """([key, dark]) => document.querySelector(
             '.board[data-board="0"] figure[data-chip="' + key + '"]').dataset.dark === (dark ? "true" : "false")""",
-                               arg=[countdown, dark], timeout=3000)
+            arg=[countdown, dark],
+            timeout=3000,
+        )
         seen = page.evaluate(looks, countdown)  # the half it is in, read with the looks (it may have turned since)
         assert len(seen["on"]) == 5 and len(seen["off"]) == 1, seen  # "3": 5 segments; every unlit one alike
         assert all((look == seen["off"][0]) == (seen["dark"] == "true") for look in seen["on"]), (dark, seen)
@@ -362,8 +384,11 @@ def test_blink_brightness_colon_plug_clock_keys_two_pages(browser, configured, t
     # Move the clock forward one minute from the panel (the page sees the clock run on meanwhile).
     t_before = float(page.get_attribute('.board[data-board="0"]', "data-t"))
     page.click('.board[data-board="0"] [data-action="advance"][data-seconds="60"]')
-    wait_for(lambda: float(page.get_attribute('.board[data-board="0"]', "data-t")), lambda t: t >= t_before + 60,
-             what="the board's clock a minute on")
+    wait_for(
+        lambda: float(page.get_attribute('.board[data-board="0"]', "data-t")),
+        lambda t: t >= t_before + 60,
+        what="the board's clock a minute on",
+    )
     p.wait_text("clock", lambda t: re.fullmatch(r" [12]:[0-5]\d", t) is not None and t <= " 2:00")
     # Shift+A: a long press (1.5 s) of A.point, which undoes the newest entry: the break request.
     page.keyboard.press("Shift+A")
@@ -383,8 +408,9 @@ def test_api_refusals(configured):
     with pytest.raises(urllib.error.HTTPError) as e:
         sim.post(0, {"do": "tap", "button": "nope"})
     assert e.value.code == 400 and "no button" in json.loads(e.value.read())["error"]
-    req = urllib.request.Request(sim.url + "/api/boards/0/action", b'{"do": "tap", "button": "foul"}',
-                                 {"Content-Type": "text/plain"})  # what a cross-site form could send
+    req = urllib.request.Request(
+        sim.url + "/api/boards/0/action", b'{"do": "tap", "button": "foul"}', {"Content-Type": "text/plain"}
+    )  # what a cross-site form could send
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req, timeout=10)
     assert e.value.code == 415
@@ -402,7 +428,8 @@ def test_busy_port_is_a_clear_error():
         s.bind(("127.0.0.1", 0))
         s.listen(1)
         port = s.getsockname()[1]
-        r = subprocess.run([CAROM, "sim", "--listen", "127.0.0.1:%d" % port], capture_output=True, text=True,
-                           timeout=60)
+        r = subprocess.run(
+            [CAROM, "sim", "--listen", "127.0.0.1:%d" % port], capture_output=True, text=True, timeout=60
+        )
     assert r.returncode == 1
     assert "cannot serve on 127.0.0.1:%d" % port in r.stderr and "--listen" in r.stderr

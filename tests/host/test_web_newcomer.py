@@ -35,12 +35,21 @@ def test_make_sim_from_a_fresh_clone(tmp_path):
     made = os.stat(stamp).st_mtime - 60
     for name in ("pyproject.toml", "tools/venv.sh"):
         os.utime(clone / name, (made, made))
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CAROM_FIRMWARE",
-                                                          "CAROM_BOARDS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CAROM_FIRMWARE", "CAROM_BOARDS")
+    }
     env["PYTHONPATH"] = str(clone)
     port = free_port()
-    dry = subprocess.run(["make", "-n", "sim", "SIM_LISTEN=127.0.0.1:%d" % port], cwd=clone, env=env,
-                         capture_output=True, text=True, check=True).stdout
+    dry = subprocess.run(
+        ["make", "-n", "sim", "SIM_LISTEN=127.0.0.1:%d" % port],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "venv.sh" not in dry, "make would reinstall into the shared venv:\n" + dry
     assert ".venv/bin/carom sim --listen 127.0.0.1:%d" % port in dry
 

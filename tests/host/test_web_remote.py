@@ -34,7 +34,15 @@ def test_the_referee_box_scores_on_the_wall(browser):  # noqa: F811
         boards = sim.get("/api/boards")["boards"]
         assert [b["board"] for b in boards] == ["wall", "referee"]
         assert [b["name"] for b in boards[1]["buttons"]] == [
-            "point", "miss", "foul", "foul.time", "undo", "break", "timeout", "new"]
+            "point",
+            "miss",
+            "foul",
+            "foul.time",
+            "undo",
+            "break",
+            "timeout",
+            "new",
+        ]
         p = open_page(browser, sim)
         page = p.page
         remote = '.board[data-board="1"]'
@@ -60,8 +68,11 @@ def test_the_referee_box_scores_on_the_wall(browser):  # noqa: F811
         page.locator(remote + ' button[data-button="point"]').click()
         remote_shows(page, "01:00")
         p.wait_text("A.score", "   1")
-        wait_for(lambda: page.get_attribute(remote + ' [data-led="A.turn"]', "data-on"), "0",
-                 what="the remote's LEDs dark once it sleeps")
+        wait_for(
+            lambda: page.get_attribute(remote + ' [data-led="A.turn"]', "data-on"),
+            "0",
+            what="the remote's LEDs dark once it sleeps",
+        )
         wait_for(lambda: page.locator(remote + " polygon.on").count(), 0, what="the remote's display dark")
         assert p.errors == []
     finally:

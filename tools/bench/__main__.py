@@ -60,8 +60,10 @@ def mpy_section():
         if name == "rules.py":
             note = "  (goal < 8192)"
         print("%-24s %7d bytes%s" % (name, size, note))
-    print("%-24s %7d bytes  (the first goal < 65536; on the flash: the RAM is what counts, see the heap section)"
-          % ("total", sum(sizes.values())))
+    print(
+        "%-24s %7d bytes  (the first goal < 65536; on the flash: the RAM is what counts, see the heap section)"
+        % ("total", sum(sizes.values()))
+    )
     print()
     return sizes
 
@@ -91,8 +93,8 @@ def board_section():
                 vb.tap("A.point", 0.1, 0.6)
             nbytes = writes = 0
             changed = set()
-            for (bus, addr) in vb.chips():
-                new = vb.chip_writes(addr, bus)[before[(bus, addr)]:]
+            for bus, addr in vb.chips():
+                new = vb.chip_writes(addr, bus)[before[(bus, addr)] :]
                 writes += len(new)
                 nbytes += sum(len(data) + 1 for _, data in new)  # + the address byte
                 if new:
@@ -108,19 +110,33 @@ def board_section():
             if not line:
                 raise RuntimeError("the board benchmark printed nothing: %s" % vb.stderr[-2000:])
             inner = json.loads(line[-1][6:])
-    out.update(alloc_per_press=inner["alloc_per_press"], press_us=inner["press_us"], rules_us=inner["rules_us"],
-               press_i2c_bytes=inner["i2c_bytes_per_point"], press_i2c_writes=inner["i2c_writes_per_point"])
+    out.update(
+        alloc_per_press=inner["alloc_per_press"],
+        press_us=inner["press_us"],
+        rules_us=inner["rules_us"],
+        press_i2c_bytes=inner["i2c_bytes_per_point"],
+        press_i2c_writes=inner["i2c_writes_per_point"],
+    )
     print("## Wall board on the virtual board (MicroPython unix port, emulated hardware)")
-    print("heap in use after boot by the app         %7d bytes  (64-bit unix port, .mpy, no Wi-Fi or radio;"
-          " %d with the interpreter and emulation; 32-bit: the next section)" % (out["heap_after_boot"], out["heap_total"]))
+    print(
+        "heap in use after boot by the app         %7d bytes  (64-bit unix port, .mpy, no Wi-Fi or radio;"
+        " %d with the interpreter and emulation; 32-bit: the next section)"
+        % (out["heap_after_boot"], out["heap_total"])
+    )
     print("bytes allocated per press, to last I2C    %7.1f        (goal 0)" % out["alloc_per_press"])
-    print("I2C bytes per point, press path           %7.1f        in %.1f writes (one 17-byte frame + address"
-          " per changed chip)" % (out["press_i2c_bytes"], out["press_i2c_writes"]))
-    print("I2C bytes per point on the running board  %7.1f        in %.1f writes, 0.7 s a point with the name"
-          " marquees running; %d of %d chips written" % (out["i2c_bytes_per_point"], out["i2c_writes_per_point"],
-                                                        out["chips_written"], out["chips"]))
-    print("press -> last I2C write / rules event     %7.1f x      (%.1f us / %.1f us on this machine)"
-          % (out["press_us"] / out["rules_us"], out["press_us"], out["rules_us"]))
+    print(
+        "I2C bytes per point, press path           %7.1f        in %.1f writes (one 17-byte frame + address"
+        " per changed chip)" % (out["press_i2c_bytes"], out["press_i2c_writes"])
+    )
+    print(
+        "I2C bytes per point on the running board  %7.1f        in %.1f writes, 0.7 s a point with the name"
+        " marquees running; %d of %d chips written"
+        % (out["i2c_bytes_per_point"], out["i2c_writes_per_point"], out["chips_written"], out["chips"])
+    )
+    print(
+        "press -> last I2C write / rules event     %7.1f x      (%.1f us / %.1f us on this machine)"
+        % (out["press_us"] / out["rules_us"], out["press_us"], out["rules_us"])
+    )
     print()
     return out
 
@@ -128,8 +144,13 @@ def board_section():
 def store_section():
     """Flash wear of the match journal on a real LittleFS in RAM (MicroPython)."""
     matches = 300
-    out = subprocess.run([micropython_exe(), "-X", "heapsize=16M", os.path.join("tests", "bench", "bench_store.py"),
-                          str(matches)], cwd=ROOT, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [micropython_exe(), "-X", "heapsize=16M", os.path.join("tests", "bench", "bench_store.py"), str(matches)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     r = json.loads(out.stdout.strip().splitlines()[-1])
     per_year = 12 * 365
     erases_per_match = r["erases"] / r["matches"]
@@ -144,15 +165,23 @@ def store_section():
     )
     print("## Match journal on flash (LittleFS, 2 MiB of 4 KiB blocks, %d three-cushion matches to 30)" % matches)
     print("journal record per event (point, miss, ...)   %5d bytes  (file content)" % r["record_bytes"])
-    print("bytes programmed to flash per event           %7.1f bytes  (LittleFS metadata commits included)"
-          % r["programmed_per_event"])
-    print("snapshot                                      %5d bytes  (inline in LittleFS metadata)" % r["snapshot_bytes"])
+    print(
+        "bytes programmed to flash per event           %7.1f bytes  (LittleFS metadata commits included)"
+        % r["programmed_per_event"]
+    )
+    print(
+        "snapshot                                      %5d bytes  (inline in LittleFS metadata)" % r["snapshot_bytes"]
+    )
     print("report of a finished match                    %5d bytes" % r["report_bytes"])
     print("block erases per match                        %7.1f" % erases_per_match)
-    print("erases per year at 12 matches a day           %7d  (%.0f per block on average)"
-          % (r["erases_per_year"], r["mean_block_erases_per_year"]))
-    print("hottest block: erases per year                %7.0f  -> %.0f years to 100,000 cycles"
-          % (hottest_per_year, r["lifetime_years_hottest"]))
+    print(
+        "erases per year at 12 matches a day           %7d  (%.0f per block on average)"
+        % (r["erases_per_year"], r["mean_block_erases_per_year"])
+    )
+    print(
+        "hottest block: erases per year                %7.0f  -> %.0f years to 100,000 cycles"
+        % (hottest_per_year, r["lifetime_years_hottest"])
+    )
     print()
     return r
 
@@ -203,23 +232,43 @@ def restart_section():
     print("## Restart to the first display write (virtual board: real time inside the board, median of 7)")
     print("cold boot, nothing saved               %6.1f ms" % (out["cold"] / 1000))
     for size in ("120 entries", "400 entries"):
-        print("with a saved match of %-14s   %6.1f ms  = %.2f x cold  (%s)"
-              % (size, out[size] / 1000, out[size] / out["cold"], out[size + " log"]))
+        print(
+            "with a saved match of %-14s   %6.1f ms  = %.2f x cold  (%s)"
+            % (size, out[size] / 1000, out[size] / out["cold"], out[size + " log"])
+        )
     print()
     return out
 
 
-SECTIONS = [chiptime_section, rules_section, board_section, heap_section, longmatch_section, identify_section,
-            store_section, restart_section, radio_section, remote_section, hall_section, tournament_section,
-            mpy_section]
+SECTIONS = [
+    chiptime_section,
+    rules_section,
+    board_section,
+    heap_section,
+    longmatch_section,
+    identify_section,
+    store_section,
+    restart_section,
+    radio_section,
+    remote_section,
+    hall_section,
+    tournament_section,
+    mpy_section,
+]
 
 
 def main():
     import datetime
     import platform
 
-    print("# make bench, %s, on %s (%s)" % (datetime.date.today().isoformat(), platform.node() or "this machine",
-                                           platform.processor() or platform.machine()))
+    print(
+        "# make bench, %s, on %s (%s)"
+        % (
+            datetime.date.today().isoformat(),
+            platform.node() or "this machine",
+            platform.processor() or platform.machine(),
+        )
+    )
     print()
     results = {}
     failed = []

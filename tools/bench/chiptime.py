@@ -22,8 +22,10 @@ import urllib.request
 
 from host_tools import ROOT, micropython32_exe
 
-ARCHIVE = ("https://files.pythonhosted.org/packages/2b/e9/cd38fe0fe0024193e6b8132b8c370c28ccd4bd8fae92dd5ae3b54d08768f/"
-           "micropython-pystone_lowmem-3.4.2-4.tar.gz")
+ARCHIVE = (
+    "https://files.pythonhosted.org/packages/2b/e9/cd38fe0fe0024193e6b8132b8c370c28ccd4bd8fae92dd5ae3b54d08768f/"
+    "micropython-pystone_lowmem-3.4.2-4.tar.gz"
+)
 SHA256 = "3d5cd43a7b21539d55ad5de85a273c4c4025296a78525774b1583e22b6cd1c5c"
 MEMBER = "micropython-pystone_lowmem-3.4.2-4/pystone_lowmem.py"
 HOME = os.path.join(ROOT, ".venv", "share", "carom-bench")
@@ -31,13 +33,21 @@ PASSES = 20000  # each run: about 0.1 s here
 
 # Published ESP32 scores of pystone_lowmem (pystones per second), with where they come from.
 PUBLISHED = (
-    {"pystones": 1661, "board": "ESP32 at 240 MHz", "micropython": "v1.12 (2019-12-20)",
-     "source": "https://gh.072103.xyz/micropython/micropython/issues/5673",
-     "how": "pystone_lowmem.main() on the release's firmware, as published there"},
-    {"pystones": 1118, "board": "ESP32 at 240 MHz", "micropython": "after v1.13 (MicroPython pinned to a core)",
-     "source": "https://gh.072103.xyz/micropython/micropython/issues/6565",
-     "how": "derived: 1661 scaled by the ESP32's misc_pystone scores published there by the maintainer, "
-            "1731.94 at v1.13 and 1166.32 after the change (-32.7 %)"},
+    {
+        "pystones": 1661,
+        "board": "ESP32 at 240 MHz",
+        "micropython": "v1.12 (2019-12-20)",
+        "source": "https://gh.072103.xyz/micropython/micropython/issues/5673",
+        "how": "pystone_lowmem.main() on the release's firmware, as published there",
+    },
+    {
+        "pystones": 1118,
+        "board": "ESP32 at 240 MHz",
+        "micropython": "after v1.13 (MicroPython pinned to a core)",
+        "source": "https://gh.072103.xyz/micropython/micropython/issues/6565",
+        "how": "derived: 1661 scaled by the ESP32's misc_pystone scores published there by the maintainer, "
+        "1731.94 at v1.13 and 1166.32 after the change (-32.7 %)",
+    },
 )
 
 # A collection (gc.collect) on an ESP32 without PSRAM, published, in ms: the collector is C
@@ -45,10 +55,16 @@ PUBLISHED = (
 # scale by the pystone factor. The board collects after every 4 KB allocated (main.py).
 GC_MS = (1.8, 2.5)
 GC_PUBLISHED = (
-    {"ms": 1.8, "source": "https://gh.072103.xyz/micropython/micropython/issues/8428",
-     "how": "Peter Hinch: 'The time for GC on an ESP32 without SPIRAM is ~1.8ms'"},
-    {"ms": 2.5, "source": "https://gh.072103.xyz/peterhinch/micropython-micro-gui/issues/10",
-     "how": "gc.collect() timed on an ESP32 without SPI RAM: 2.0-2.5 ms"},
+    {
+        "ms": 1.8,
+        "source": "https://gh.072103.xyz/micropython/micropython/issues/8428",
+        "how": "Peter Hinch: 'The time for GC on an ESP32 without SPIRAM is ~1.8ms'",
+    },
+    {
+        "ms": 2.5,
+        "source": "https://gh.072103.xyz/peterhinch/micropython-micro-gui/issues/10",
+        "how": "gc.collect() timed on an ESP32 without SPI RAM: 2.0-2.5 ms",
+    },
 )
 GC_EVERY = 4096  # bytes allocated between two collections (main.py's gc.threshold)
 
@@ -88,8 +104,10 @@ def host_score(runs=3):
     if exe is None:
         raise NoEstimate("no 32-bit MicroPython (CAROM_MICROPYTHON32, or ../shared/tools/micropython32/micropython)")
     folder = os.path.dirname(program())
-    code = ("import sys; sys.path.insert(0, %r); import pystone_lowmem; print(pystone_lowmem.pystones(%d)[1])"
-            % (folder, PASSES))
+    code = "import sys; sys.path.insert(0, %r); import pystone_lowmem; print(pystone_lowmem.pystones(%d)[1])" % (
+        folder,
+        PASSES,
+    )
     best = 0.0
     for _ in range(runs):
         out = subprocess.run([exe, "-X", "heapsize=112K", "-c", code], capture_output=True, text=True, timeout=120)
@@ -151,15 +169,21 @@ def chiptime_section():
     print("program: pystone_lowmem (micropython-lib 3.4.2-4, from PyPI), %d passes, best of 3" % PASSES)
     print("this machine, 32-bit MicroPython: %.0f pystones/s" % host)
     for p in PUBLISHED:
-        print("published: %d pystones/s, %s, MicroPython %s: %s (%s)" % (p["pystones"], p["board"], p["micropython"],
-                                                                       p["source"], p["how"]))
+        print(
+            "published: %d pystones/s, %s, MicroPython %s: %s (%s)"
+            % (p["pystones"], p["board"], p["micropython"], p["source"], p["how"])
+        )
     low, high = factor()
     print("the chip is %.0f to %.0f times slower: every 'chip' figure below is a host time times that" % (low, high))
     print("(at 240 MHz: a stock image starts at 160 MHz, and the wall board sets 240, startup.py)")
     for g in GC_PUBLISHED:
-        print("published: a collection takes %.1f ms on an ESP32 without PSRAM: %s (%s)" % (g["ms"], g["source"],
-                                                                                       g["how"]))
-    print("a step's collections (one every %d bytes allocated) are counted at %.1f-%.1f ms each" % (
-        GC_EVERY, GC_MS[0], GC_MS[1]))
+        print(
+            "published: a collection takes %.1f ms on an ESP32 without PSRAM: %s (%s)"
+            % (g["ms"], g["source"], g["how"])
+        )
+    print(
+        "a step's collections (one every %d bytes allocated) are counted at %.1f-%.1f ms each"
+        % (GC_EVERY, GC_MS[0], GC_MS[1])
+    )
     print()
     return {"host_pystones": host, "published": list(PUBLISHED), "factor": [low, high]}

@@ -82,8 +82,13 @@ def stats_ms(delays):
     def pct(p):
         return d[min(len(d) - 1, int(round(p / 100 * (len(d) - 1))))] * 1000
 
-    return {"count": len(d), "median_ms": statistics.median(d) * 1000, "p90_ms": pct(90), "p99_ms": pct(99),
-            "max_ms": d[-1] * 1000}
+    return {
+        "count": len(d),
+        "median_ms": statistics.median(d) * 1000,
+        "p90_ms": pct(90),
+        "p99_ms": pct(99),
+        "max_ms": d[-1] * 1000,
+    }
 
 
 class Arrivals:
@@ -123,8 +128,9 @@ def first_times(stamps, sent):
     return list(first.values())
 
 
-def measure(url, boards, sims, interval_s, duration_s=None, updates=None, page=None, seed=1, settle_s=30,
-            organiser=None):
+def measure(
+    url, boards, sims, interval_s, duration_s=None, updates=None, page=None, seed=1, settle_s=30, organiser=None
+):
     """One phase: each table publishes a state change every `interval_s` on average (exponential
     gaps), until `duration_s` has passed or `updates` were published; then waits (at most
     settle_s) for every update to reach the event stream.  Returns counts and delays."""
@@ -178,10 +184,16 @@ def measure(url, boards, sims, interval_s, duration_s=None, updates=None, page=N
         seen = dict(arrivals.seen)
     got = [k for k in sent if k in seen]
     out = {
-        "tables": len(sims), "interval_s": interval_s, "published": len(sent), "reports": reports,
-        "publish_s": publish_s, "rate_per_s": len(sent) / publish_s if publish_s else 0.0,
-        "arrived": len(got), "missing": len(sent) - len(got),
-        "sse_events": arrivals.events, "sse_repeats": arrivals.repeats,
+        "tables": len(sims),
+        "interval_s": interval_s,
+        "published": len(sent),
+        "reports": reports,
+        "publish_s": publish_s,
+        "rate_per_s": len(sent) / publish_s if publish_s else 0.0,
+        "arrived": len(got),
+        "missing": len(sent) - len(got),
+        "sse_events": arrivals.events,
+        "sse_repeats": arrivals.repeats,
         "broker_to_hall": stats_ms([seen[k][1] - sent[k] for k in got]),
         "to_sse_client": stats_ms([seen[k][0] - sent[k] for k in got]),
     }
@@ -211,29 +223,54 @@ def hall_section():
         print("(not measured: %s)" % r["skipped"])
         print()
         return r
-    print("%-30s %7s %6s %7s %7s  %-12s %-12s %-12s %-12s" % ("phase", "updates", "per s", "arrived", "reports",
-                                                              "broker->hall", "-> SSE", "-> TV page",
-                                                              "-> organiser"))
-    print("%-30s %7s %6s %7s %7s  %-12s %-12s %-12s %-12s" % ("", "", "", "", "", "med/p99 ms", "med/p99 ms",
-                                                              "med/p99 ms", "med/p99 ms"))
+    print(
+        "%-30s %7s %6s %7s %7s  %-12s %-12s %-12s %-12s"
+        % ("phase", "updates", "per s", "arrived", "reports", "broker->hall", "-> SSE", "-> TV page", "-> organiser")
+    )
+    print(
+        "%-30s %7s %6s %7s %7s  %-12s %-12s %-12s %-12s"
+        % ("", "", "", "", "", "med/p99 ms", "med/p99 ms", "med/p99 ms", "med/p99 ms")
+    )
     for ph in r["phases"]:
+
         def cell(s):
             return "%.1f/%.1f" % (s["median_ms"], s["p99_ms"]) if s.get("count") else "-"
 
-        print("%-30s %7d %6.0f %7d %7d  %-12s %-12s %-12s %-12s" % (
-            ph["name"], ph["published"], ph["rate_per_s"], ph["arrived"], ph["reports"], cell(ph["broker_to_hall"]),
-            cell(ph["to_sse_client"]), cell(ph.get("to_page", {})), cell(ph.get("to_organiser", {}))))
+        print(
+            "%-30s %7d %6.0f %7d %7d  %-12s %-12s %-12s %-12s"
+            % (
+                ph["name"],
+                ph["published"],
+                ph["rate_per_s"],
+                ph["arrived"],
+                ph["reports"],
+                cell(ph["broker_to_hall"]),
+                cell(ph["to_sse_client"]),
+                cell(ph.get("to_page", {})),
+                cell(ph.get("to_organiser", {})),
+            )
+        )
     for ph in r["phases"]:
         if "to_page" in ph:
-            print("%s: the TV drew %.0f%% of the updates (an update overtaken by the next one to its table"
-                  " within a frame is not drawn); max delays: hall %.1f ms, SSE %.1f ms, TV %.1f ms%s" % (
-                      ph["name"], 100 * ph["page_drawn_fraction"], ph["broker_to_hall"].get("max_ms", 0),
-                      ph["to_sse_client"].get("max_ms", 0), ph["to_page"].get("max_ms", 0),
-                      ", organiser %.1f ms (it handled %.0f%%)" % (ph["to_organiser"].get("max_ms", 0),
-                                                                   100 * ph["organiser_handled_fraction"])
-                      if "to_organiser" in ph else ""))
-    print("hall process: %.1f s CPU for the whole run; results list %d (reports published %d)"
-          % (r["hall_cpu_s"], r["results"], sum(ph["reports"] for ph in r["phases"])))
+            print(
+                "%s: the TV drew %.0f%% of the updates (an update overtaken by the next one to its table"
+                " within a frame is not drawn); max delays: hall %.1f ms, SSE %.1f ms, TV %.1f ms%s"
+                % (
+                    ph["name"],
+                    100 * ph["page_drawn_fraction"],
+                    ph["broker_to_hall"].get("max_ms", 0),
+                    ph["to_sse_client"].get("max_ms", 0),
+                    ph["to_page"].get("max_ms", 0),
+                    ", organiser %.1f ms (it handled %.0f%%)"
+                    % (ph["to_organiser"].get("max_ms", 0), 100 * ph["organiser_handled_fraction"])
+                    if "to_organiser" in ph
+                    else "",
+                )
+            )
+    print(
+        "hall process: %.1f s CPU for the whole run; results list %d (reports published %d)"
+        % (r["hall_cpu_s"], r["results"], sum(ph["reports"] for ph in r["phases"]))
+    )
     print()
     return r
 
@@ -242,12 +279,13 @@ def tournament_section():
     """`make bench`: a 64-player tournament run by `carom hall` from the draw to the final on simulated
     boards with hall keys (tests/bench/bench_hall_tournament.py: mosquitto, the hall, 16 boards)."""
     script = os.path.join(ROOT, "tests", "bench", "bench_hall_tournament.py")
-    print("## A 64-player tournament from the draw to the final (16 boards with hall keys -> mosquitto -> carom hall"
-          " --db --keys, loopback)")
+    print(
+        "## A 64-player tournament from the draw to the final (16 boards with hall keys -> mosquitto -> carom hall"
+        " --db --keys, loopback)"
+    )
     runs = []
     for extra in ([], ["--no-page"]):
-        proc = subprocess.run([sys.executable, script] + extra, cwd=ROOT, capture_output=True, text=True,
-                              timeout=1800)
+        proc = subprocess.run([sys.executable, script] + extra, cwd=ROOT, capture_output=True, text=True, timeout=1800)
         lines = proc.stdout.strip().splitlines()
         if proc.returncode != 0 or not lines:
             print("(not measured: %s)" % (proc.stderr.strip().splitlines() or ["no output"])[-1])
@@ -260,22 +298,40 @@ def tournament_section():
             return runs[-1]
     r, quiet = runs
     r["no_page"] = quiet
-    print("format %s: %d players, %d matches (three-cushion to %d) on %d tables; a stroke per table every %.0f ms"
-          " on average (%d strokes)" % (r["format"], r["players"], r["matches"], r["target"], r["tables"],
-                                        r["stroke_s"] * 1000, r["strokes"]))
+    print(
+        "format %s: %d players, %d matches (three-cushion to %d) on %d tables; a stroke per table every %.0f ms"
+        " on average (%d strokes)"
+        % (r["format"], r["players"], r["matches"], r["target"], r["tables"], r["stroke_s"] * 1000, r["strokes"])
+    )
     print("draw -> champion (%s)                 %7.1f s" % (r["champion"], r["draw_to_champion_s"]))
-    print("carom hall: CPU from the draw to the champion %5.2f s  (%.0f%% of one core; %.1f ms a match)" % (
-        r["hall_cpu_s"], 100 * r["hall_cpu_s"] / r["draw_to_champion_s"], 1000 * r["hall_cpu_s"] / r["matches"]))
-    print("  the same with no page listening            %5.2f s  (draw -> champion %.1f s; the pages' snapshots"
-          " cost the difference)" % (quiet["hall_cpu_s"], quiet["draw_to_champion_s"]))
-    print("carom hall: peak resident memory (VmHWM)     %5.1f MB  (%.1f MB after its start; %.1f MB with no page)" % (
-        r["hall"]["VmHWM"] / 1024, r["hall_at_start"]["VmHWM"] / 1024, quiet["hall"]["VmHWM"] / 1024))
-    print("setups sent / verified and applied by the boards / refused   %d / %d / %d" % (
-        r["setups_sent"], r["setups_applied"], r["setups_refused"]))
-    print("reports published / results counted / matches done          %d / %d / %d" % (
-        r["reports_published"], r["results_counted"], r["matches_done"]))
-    print("tournament events to a page: %d, %.1f MB (%.0f KB each); the tournament file %.1f MB" % (
-        r["tournament_events"], r["tournament_event_bytes"] / 1e6,
-        r["tournament_event_bytes"] / max(1, r["tournament_events"]) / 1e3, r["db_bytes"] / 1e6))
+    print(
+        "carom hall: CPU from the draw to the champion %5.2f s  (%.0f%% of one core; %.1f ms a match)"
+        % (r["hall_cpu_s"], 100 * r["hall_cpu_s"] / r["draw_to_champion_s"], 1000 * r["hall_cpu_s"] / r["matches"])
+    )
+    print(
+        "  the same with no page listening            %5.2f s  (draw -> champion %.1f s; the pages' snapshots"
+        " cost the difference)" % (quiet["hall_cpu_s"], quiet["draw_to_champion_s"])
+    )
+    print(
+        "carom hall: peak resident memory (VmHWM)     %5.1f MB  (%.1f MB after its start; %.1f MB with no page)"
+        % (r["hall"]["VmHWM"] / 1024, r["hall_at_start"]["VmHWM"] / 1024, quiet["hall"]["VmHWM"] / 1024)
+    )
+    print(
+        "setups sent / verified and applied by the boards / refused   %d / %d / %d"
+        % (r["setups_sent"], r["setups_applied"], r["setups_refused"])
+    )
+    print(
+        "reports published / results counted / matches done          %d / %d / %d"
+        % (r["reports_published"], r["results_counted"], r["matches_done"])
+    )
+    print(
+        "tournament events to a page: %d, %.1f MB (%.0f KB each); the tournament file %.1f MB"
+        % (
+            r["tournament_events"],
+            r["tournament_event_bytes"] / 1e6,
+            r["tournament_event_bytes"] / max(1, r["tournament_events"]) / 1e3,
+            r["db_bytes"] / 1e6,
+        )
+    )
     print()
     return r

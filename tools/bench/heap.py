@@ -50,6 +50,7 @@ def peak(vb):
 def play_long_match(vb, rounds=ROUNDS):
     """About 7 entries a round by the buttons (points, misses, fouls, an undo every 25th
     round, the half-time break once): 3,000 entries for 430 rounds, A reaching 3 * rounds - 4."""
+
     def tap(name, up=0.1):
         vb.tap(name, 0.1, up)
 
@@ -79,6 +80,7 @@ def play_format_match(vb):
     ends), the lag, set 1 drawn 15:15 and won by A in the shoot-out (2:1), sets 2-4 won by the
     breaker (1:1, 2:1, 2:2; a press on new starts the next), the deciding set from a new lag to 11:
     A wins 3:2. A player's presses wait out the lock-out after the turn passed."""
+
     def tap(name, up=0.5):
         vb.tap(name, 0.1, up)
 
@@ -141,8 +143,14 @@ def flash_for(where, config, holes=0):
 
 
 # A match with the formats (formats.py in RAM with it): sets with a deciding set, the shoot-out, a warm-up.
-FORMATS_MATCH = {"game": "three_cushion", "target": 15, "sets": 3, "deciding_target": 11, "shootout": True,
-                 "warmup_s": 300}
+FORMATS_MATCH = {
+    "game": "three_cushion",
+    "target": 15,
+    "sets": 3,
+    "deciding_target": 11,
+    "shootout": True,
+    "warmup_s": 300,
+}
 
 
 HALL_KEY = "5a" * 32  # a hall key: the board subscribes to its setup topic
@@ -203,8 +211,14 @@ def _setup_figures(exe, heap):
     if not available():
         return None
     broker = Mosquitto().start()
-    config = {"board": "wall", "match": {"game": "straight_rail", "target": 200}, "radio": RADIO, "wifi": WIFI,
-              "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "bench"}, "hall": {"key": HALL_KEY}}
+    config = {
+        "board": "wall",
+        "match": {"game": "straight_rail", "target": 200},
+        "radio": RADIO,
+        "wifi": WIFI,
+        "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "bench"},
+        "hall": {"key": HALL_KEY},
+    }
     states = {}
     c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="bench-hall-setup")
     c.on_connect = lambda c, u, f, rc, p=None: c.subscribe("carom/bench/state", qos=1)
@@ -234,9 +248,13 @@ def _setup_figures(exe, heap):
                 time.sleep(6)  # running, as the boot rows
                 out["before"] = peak(vb)
                 for n in (1, 2, 3):
-                    setup = {"players": {"A": {"name": "Anna Kovacs %d" % n, "club": "BC Pest"},
-                                         "B": {"name": "Bela Nagy", "club": "Debreceni BC"}},
-                             "match": {"game": "three_cushion", "target": 25, "innings_limit": 40, "shot_clock": 40}}
+                    setup = {
+                        "players": {
+                            "A": {"name": "Anna Kovacs %d" % n, "club": "BC Pest"},
+                            "B": {"name": "Bela Nagy", "club": "Debreceni BC"},
+                        },
+                        "match": {"game": "three_cushion", "target": 25, "innings_limit": 40, "shot_clock": 40},
+                    }
                     c.publish("carom/bench/setup", setups.sign(HALL_KEY, "bench", n, setup), qos=1, retain=True)
                     wait(lambda: states["state"]["players"]["A"]["name"] == "Anna Kovacs %d" % n)
                 c.publish("carom/bench/setup", b"0" * 64 + b" " + b"x" * 5000, qos=1, retain=True)
@@ -286,8 +304,9 @@ def _played_figures(exe, heap, holes, match, play):
 
 
 def _long_match_figures(exe, heap, holes):
-    return _played_figures(exe, heap, holes, {"game": "straight_rail", "target": 3 * ROUNDS - 4, "break_s": 60},
-                           play_long_match)
+    return _played_figures(
+        exe, heap, holes, {"game": "straight_rail", "target": 3 * ROUNDS - 4, "break_s": 60}, play_long_match
+    )
 
 
 def _format_match_figures(exe, heap, holes):
@@ -300,8 +319,9 @@ def _press_figures(exe, heap):
     from host_tools.simulator.vboard import VirtualBoard
 
     with tempfile.TemporaryDirectory() as tmp:
-        flash = flash_for(os.path.join(tmp, "flash"), {"board": "wall", "match": {"game": "straight_rail",
-                                                                                  "target": 9999}})
+        flash = flash_for(
+            os.path.join(tmp, "flash"), {"board": "wall", "match": {"game": "straight_rail", "target": 9999}}
+        )
         shutil.copy(os.path.join(ROOT, "tests", "bench", "board_bench_main.py"), os.path.join(flash, "main.py"))
         with VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap) as vb:
             vb.advance(0.5)
@@ -365,12 +385,16 @@ def heap_section():
         row("  the next start: live (setups come with MQTT, later)", lambda r: r["boot_hall"]["boot2"]["live"])
         row("  largest free block", lambda r: r["boot_hall"]["boot2"]["largest"])
         row("  running, setup topic subscribed: highest live", lambda r: r["boot_hall"]["run_peak"])
-        row("    minus the same without a hall key", lambda r: "%+d" % (
-            r["boot_hall"]["run_peak"] - r["boot"]["run_peak"]))
+        row(
+            "    minus the same without a hall key",
+            lambda r: "%+d" % (r["boot_hall"]["run_peak"] - r["boot"]["run_peak"]),
+        )
         row("  another run: highest live before any setup", lambda r: r["setups"]["before"])
         row("  3 setups applied, 1 oversized dropped: highest", lambda r: r["setups"]["with_setups"])
-        row("  setups applied / refused / MemoryError", lambda r: "%d / %d / %d" % (
-            r["setups"]["applied"], r["setups"]["refused"], r["setups"]["memory_errors"]))
+        row(
+            "  setups applied / refused / MemoryError",
+            lambda r: "%d / %d / %d" % (r["setups"]["applied"], r["setups"]["refused"], r["setups"]["memory_errors"]),
+        )
     row("3,000-entry match: highest live (goal <= 81920)", lambda r: r["long"]["peak"])
     row("  then the power cut and restore: highest live", lambda r: r["long"]["peak_with_restore"])
     row("  entries restored", lambda r: r["long"]["restored"])

@@ -38,7 +38,7 @@ def _heap(flash, exe, heap):
         vb.advance(1)
         vb.hold("A.end", 1.5)
         vb.advance(2)
-        lines = vb.lines()[len(vb.stdout[:seen].splitlines()):]
+        lines = vb.lines()[len(vb.stdout[:seen].splitlines()) :]
     highs = [int(x.split()[-1]) for x in lines if x.startswith("HEAP identify live")]
     boots = [int(x.split()[-1]) for x in lines if x.startswith("HEAP boot live")]
     if not highs or not boots:
@@ -80,30 +80,42 @@ def identify_section():
         if exe is None:
             continue
         script = os.path.join("tests", "bench", "bench_identify.py")
-        run = subprocess.run([exe, "-X", "heapsize=" + heap, script], cwd=ROOT, capture_output=True, text=True,
-                             check=True)
+        run = subprocess.run(
+            [exe, "-X", "heapsize=" + heap, script], cwd=ROOT, capture_output=True, text=True, check=True
+        )
         passes[label] = {r["board"]: r for r in json.loads(run.stdout.strip().splitlines()[-1])["results"]}
     out["passes"] = passes
     labels = [x for x in ("64-bit", "32-bit") if x in out]
     print("## The identify mode (firmware/identify.py: the wiring check, held at power-on)")
-    print("identify.mpy                                      %7d bytes  (startup.mpy, with its hook: %d)"
-          % (out["mpy_bytes"], out["startup_mpy_bytes"]))
+    print(
+        "identify.mpy                                      %7d bytes  (startup.mpy, with its hook: %d)"
+        % (out["mpy_bytes"], out["startup_mpy_bytes"])
+    )
     print("%-46s %s" % ("wall board, firmware's heap", "  ".join("%12s" % x for x in labels)))
-    for key, text in (("identify_highest_live", "while the mode runs: highest live"),
-                      ("boot_after", "the start after it (a soft reset): live"),
-                      ("boot_without", "a start without it: live")):
+    for key, text in (
+        ("identify_highest_live", "while the mode runs: highest live"),
+        ("boot_after", "the start after it (a soft reset): live"),
+        ("boot_without", "a start without it: live"),
+    ):
         print("%-46s %s" % (text, "  ".join("%12d" % out[x][key] for x in labels)))
-    print("one pass of its loop (buttons, LEDs, <= 4 displays drawn), us on this machine: p50 / p99 / p99.9 /"
-          " slowest (garbage collections among them, and this shared machine's own pauses); bytes allocated (call"
-          " frames); a heap of 112 KB (224 KB at 64-bit)")
+    print(
+        "one pass of its loop (buttons, LEDs, <= 4 displays drawn), us on this machine: p50 / p99 / p99.9 /"
+        " slowest (garbage collections among them, and this shared machine's own pauses); bytes allocated (call"
+        " frames); a heap of 112 KB (224 KB at 64-bit)"
+    )
     for label, boards in passes.items():
         for name, r in boards.items():
             # the chip's estimate is the 32-bit build's (chiptime.py measures that one)
-            chip = ("  (the chip, estimated: p50 %s, p99 %s)" % (chiptime.label(r["p50_us"] / 1000),
-                                                               chiptime.label(r["p99_us"] / 1000))
-                    if label == "32-bit" else "")
-            print("  %-7s %-8s %4d / %4d / %4d / %4d us  %5.0f bytes%s" % (
-                label, name, r["p50_us"], r["p99_us"], r["p999_us"], r["max_us"], r["bytes_per_pass"], chip))
+            chip = (
+                "  (the chip, estimated: p50 %s, p99 %s)"
+                % (chiptime.label(r["p50_us"] / 1000), chiptime.label(r["p99_us"] / 1000))
+                if label == "32-bit"
+                else ""
+            )
+            print(
+                "  %-7s %-8s %4d / %4d / %4d / %4d us  %5.0f bytes%s"
+                % (label, name, r["p50_us"], r["p99_us"], r["p999_us"], r["max_us"], r["bytes_per_pass"], chip)
+            )
     print()
     return out
 

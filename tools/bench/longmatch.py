@@ -44,15 +44,23 @@ def run(entries=ENTRIES):
         out = {}
         for heap, mode in (("112K", ""), ("64M", "alloc")):
             root = os.path.join(tmp, "store-" + (mode or "plain"))
-            got = subprocess.run([exe, "-X", "heapsize=" + heap, "long_match_main.py", root, str(entries), mode],
-                                 cwd=fw, capture_output=True, text=True, timeout=900)
+            got = subprocess.run(
+                [exe, "-X", "heapsize=" + heap, "long_match_main.py", root, str(entries), mode],
+                cwd=fw,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
             lines = [line for line in got.stdout.splitlines() if line.startswith("LONGMATCH ")]
             if got.returncode or not lines:
                 raise RuntimeError("long_match_main.py (%s): %s" % (mode or "plain", (got.stdout + got.stderr)[-2000:]))
-            figures = json.loads(lines[-1][len("LONGMATCH "):])
+            figures = json.loads(lines[-1][len("LONGMATCH ") :])
             # (us, bytes allocated, us of it in file calls and module reads) of each step, in order
-            figures["steps"] = [tuple(int(x) for x in line.split()[2:5]) for line in got.stdout.splitlines()
-                                if line.startswith("LONGMATCH_STEP ")]
+            figures["steps"] = [
+                tuple(int(x) for x in line.split()[2:5])
+                for line in got.stdout.splitlines()
+                if line.startswith("LONGMATCH_STEP ")
+            ]
             if mode:
                 out[mode] = figures
             else:
@@ -107,27 +115,53 @@ def longmatch_section():
     for k in slowest:
         us, allocated, file_us = steps[k]
         cpu = (us - file_us) / 1000
-        row("  %s step (no. %d: %d B, %d coll.)" % ("the longest" if k == slowest[0] else "next", k, allocated,
-                                                   chiptime.collections(allocated)),
-            "%.3f ms" % cpu, chiptime.label(cpu, allocated), "<= %d ms: %s" % (STEP_MS, verdict(cpu, STEP_MS, allocated)))
+        row(
+            "  %s step (no. %d: %d B, %d coll.)"
+            % ("the longest" if k == slowest[0] else "next", k, allocated, chiptime.collections(allocated)),
+            "%.3f ms" % cpu,
+            chiptime.label(cpu, allocated),
+            "<= %d ms: %s" % (STEP_MS, verdict(cpu, STEP_MS, allocated)),
+        )
     us, allocated, file_us = median
-    row("  the median step (%d B)" % allocated, "%.3f ms" % ((us - file_us) / 1000),
+    row(
+        "  the median step (%d B)" % allocated,
+        "%.3f ms" % ((us - file_us) / 1000),
         chiptime.label((us - file_us) / 1000, allocated),
-        "<= %d ms: %s" % (STEP_MS, verdict((us - file_us) / 1000, STEP_MS, allocated)))
-    row("  the whole report (%d collections)" % chiptime.collections(alloc), "%.0f ms" % (whole - whole_file),
+        "<= %d ms: %s" % (STEP_MS, verdict((us - file_us) / 1000, STEP_MS, allocated)),
+    )
+    row(
+        "  the whole report (%d collections)" % chiptime.collections(alloc),
+        "%.0f ms" % (whole - whole_file),
         chiptime.label(whole - whole_file, alloc),
-        "<= %d s: %s" % (REPORT_MS // 1000, verdict(whole - whole_file, REPORT_MS, alloc)))
+        "<= %d s: %s" % (REPORT_MS // 1000, verdict(whole - whole_file, REPORT_MS, alloc)),
+    )
     row("  its file time on this machine (not scaled)", "%.0f ms" % whole_file, "", "")
     size = r["report_bytes"]
-    row("  its size / bytes allocated writing it", "%d / %d" % (size, alloc), "",
-        "<= %dx its size: %s (%.1fx)" % (ALLOC_TIMES, "met" if alloc <= ALLOC_TIMES * size else "NOT met",
-                                         alloc / size if size else 0))
+    row(
+        "  its size / bytes allocated writing it",
+        "%d / %d" % (size, alloc),
+        "",
+        "<= %dx its size: %s (%.1fx)"
+        % (ALLOC_TIMES, "met" if alloc <= ALLOC_TIMES * size else "NOT met", alloc / size if size else 0),
+    )
     row("  the live heap it added, at its yields", "%d B" % (r["report_peak"] - r["live_before_report"]))
-    row("  modules loaded for it left in RAM", " ".join(r["resident_after_report"]) or "none", "", "none: %s" % (
-        "met" if not r["resident_after_report"] else "NOT met"))
-    row("restore after a power cut (%d entries)" % r["restored"], "%.1f ms" % restore, chiptime.label(restore),
-        "<= %d s: %s" % (RESTORE_MS // 1000, verdict(restore, RESTORE_MS)))
-    row("the slowest undo (%d entries replayed)" % r["undo_worst_replayed"], "%.2f ms" % undo, chiptime.label(undo),
-        "<= %d ms: %s" % (UNDO_MS, verdict(undo, UNDO_MS)))
+    row(
+        "  modules loaded for it left in RAM",
+        " ".join(r["resident_after_report"]) or "none",
+        "",
+        "none: %s" % ("met" if not r["resident_after_report"] else "NOT met"),
+    )
+    row(
+        "restore after a power cut (%d entries)" % r["restored"],
+        "%.1f ms" % restore,
+        chiptime.label(restore),
+        "<= %d s: %s" % (RESTORE_MS // 1000, verdict(restore, RESTORE_MS)),
+    )
+    row(
+        "the slowest undo (%d entries replayed)" % r["undo_worst_replayed"],
+        "%.2f ms" % undo,
+        chiptime.label(undo),
+        "<= %d ms: %s" % (UNDO_MS, verdict(undo, UNDO_MS)),
+    )
     print()
     return r

@@ -29,8 +29,11 @@ def alloc_per_frame(micropython=None):
     from host_tools.simulator.scripted_board import deploy_source
     from host_tools.simulator.vboard import VirtualBoard
 
-    config = {"board": "wall", "match": {"game": "straight_rail", "target": 9999},
-              "radio": {"peer": mac_text(REMOTE_MAC), "key": KEY}}
+    config = {
+        "board": "wall",
+        "match": {"game": "straight_rail", "target": 9999},
+        "radio": {"peer": mac_text(REMOTE_MAC), "key": KEY},
+    }
     with tempfile.TemporaryDirectory() as flash:
         deploy_source(flash, "wall", config, source=False)  # .mpy, as `carom deploy` puts it
         shutil.copyfile(os.path.join(ROOT, "tests", "bench", "bench_radio_main.py"), os.path.join(flash, "main.py"))
@@ -52,8 +55,9 @@ def throughput(presses=100):
     with tempfile.TemporaryDirectory() as tmp:
         try:
             for name, board, mac, peer, extra in (
-                    ("wall", "wall", WALL_MAC, REMOTE_MAC, {"match": {"game": "straight_rail", "target": 9999}}),
-                    ("remote", "referee", REMOTE_MAC, WALL_MAC, {})):
+                ("wall", "wall", WALL_MAC, REMOTE_MAC, {"match": {"game": "straight_rail", "target": 9999}}),
+                ("remote", "referee", REMOTE_MAC, WALL_MAC, {}),
+            ):
                 flash = os.path.join(tmp, name)
                 config = dict(extra, board=board, radio={"peer": mac_text(peer), "key": KEY})
                 deploy_source(flash, board, config, source=False)
@@ -78,9 +82,15 @@ def throughput(presses=100):
             real_s = time.perf_counter() - t_real
             virtual_s = hub.now - t_virtual
             sent = sum(1 for f in hub.frames if f.sender == "remote")
-            return {"presses": presses, "answered": answered(hub), "frames_sent": sent,
-                    "per_real_s": presses / real_s, "per_virtual_s": presses / virtual_s,
-                    "real_s": real_s, "virtual_s": virtual_s}
+            return {
+                "presses": presses,
+                "answered": answered(hub),
+                "frames_sent": sent,
+                "per_real_s": presses / real_s,
+                "per_virtual_s": presses / virtual_s,
+                "real_s": real_s,
+                "virtual_s": virtual_s,
+            }
         finally:
             for b in boards:
                 b.close()
@@ -108,8 +118,10 @@ def radio_section():
     out = {"alloc": runs["64-bit"], "per_port": runs, "throughput": throughput()}
     t = out["throughput"]
     names = list(runs)
-    print("## Referee remote radio (the wall board's Board.radio_frame on the MicroPython unix port;"
-          " hub with two virtual boards)")
+    print(
+        "## Referee remote radio (the wall board's Board.radio_frame on the MicroPython unix port;"
+        " hub with two virtual boards)"
+    )
     if not exe32:
         print("(no 32-bit MicroPython: CAROM_MICROPYTHON32, else ../shared/tools/micropython32/micropython)")
     print("%-40s" % "per frame" + "".join("%14s %11s" % ("bytes " + n, "us " + n) for n in names))
@@ -117,12 +129,18 @@ def radio_section():
         print("%-40s" % label + "".join("%14.1f %11.1f" % tuple(runs[n][key]) for n in names))
     for n in names:
         a = runs[n]
-        print("  %s, a good command's bytes: receive %.1f (of which the tag %.1f),"
-              " Controller.remote %.1f, summary + ack %.1f" % (n, a["receive"], a["tag"], a["controller"], a["ack"]))
-    print("acknowledged presses per real second        %7.1f  (%d presses, %d answered, %d frames sent)"
-          % (t["per_real_s"], t["presses"], t["answered"], t["frames_sent"]))
-    print("acknowledged presses per virtual second     %7.1f  (each from deep sleep: the box sleeps 0.3 s radio + 3 s"
-          " display after the last; 70 ms down)" % t["per_virtual_s"])
+        print(
+            "  %s, a good command's bytes: receive %.1f (of which the tag %.1f),"
+            " Controller.remote %.1f, summary + ack %.1f" % (n, a["receive"], a["tag"], a["controller"], a["ack"])
+        )
+    print(
+        "acknowledged presses per real second        %7.1f  (%d presses, %d answered, %d frames sent)"
+        % (t["per_real_s"], t["presses"], t["answered"], t["frames_sent"])
+    )
+    print(
+        "acknowledged presses per virtual second     %7.1f  (each from deep sleep: the box sleeps 0.3 s radio + 3 s"
+        " display after the last; 70 ms down)" % t["per_virtual_s"]
+    )
     print()
     return out
 

@@ -40,13 +40,32 @@ def run(presses=PRESSES):
         firmware = os.path.join(tmp, "firmware")
         build(firmware)
         hub = RadioHub(seed=1)
-        wall = ScriptedBoard("wall", os.path.join(tmp, "wall"), {
-            "board": "wall", "match": {"game": "three_cushion", "target": 50},
-            "radio": {"peer": _mac(REMOTE_MAC), "key": KEY}}, firmware=firmware, power=False, radio=hub,
-            name="wall", unique_id=WALL_MAC)
-        remote = ScriptedBoard("referee", os.path.join(tmp, "remote"), {
-            "board": "referee", "radio": {"peer": _mac(WALL_MAC), "key": KEY}}, firmware=firmware, power=False,
-            radio=hub, name="remote", unique_id=REMOTE_MAC, micropython=exe, firmware_heap="112K")
+        wall = ScriptedBoard(
+            "wall",
+            os.path.join(tmp, "wall"),
+            {
+                "board": "wall",
+                "match": {"game": "three_cushion", "target": 50},
+                "radio": {"peer": _mac(REMOTE_MAC), "key": KEY},
+            },
+            firmware=firmware,
+            power=False,
+            radio=hub,
+            name="wall",
+            unique_id=WALL_MAC,
+        )
+        remote = ScriptedBoard(
+            "referee",
+            os.path.join(tmp, "remote"),
+            {"board": "referee", "radio": {"peer": _mac(WALL_MAC), "key": KEY}},
+            firmware=firmware,
+            power=False,
+            radio=hub,
+            name="remote",
+            unique_id=REMOTE_MAC,
+            micropython=exe,
+            firmware_heap="112K",
+        )
         try:
             shutil.copy(MAIN, os.path.join(remote.flash_dir, "main.py"))
             wall.vb.power_on()
@@ -85,8 +104,10 @@ def remote_section():
 
     us = statistics.median(r["us"]) / 1000
     print("wakes measured                              %d (each a press from deep sleep)" % len(r["us"]))
-    print("main.py's start to the frame sent, median   %.1f ms here, %s on the chip (estimated)"
-          % (us, chiptime.label(us)))
+    print(
+        "main.py's start to the frame sent, median   %.1f ms here, %s on the chip (estimated)"
+        % (us, chiptime.label(us))
+    )
     print("live heap at the send / after a collection  %d / %d bytes" % (max(r["live"]), max(r["after"])))
     print("modules loaded                              %d: %s" % (len(r["modules"]), " ".join(r["modules"])))
     wall = [m for m in ("asyncio", "rules", "app", "startup", "controller", "view", "store") if m in r["modules"]]
@@ -100,8 +121,10 @@ def remote_section():
         from host_tools.hardware import power
 
         bt = power.battery(load_board("referee"), high / 1000)
-        print("battery life                                %.0f days (%d presses a day, the start at the estimate's "
-              "high end; hardware/power.py says %.1f s)" % (bt.life_days, bt.presses_per_day, power.FIRMWARE_S))
+        print(
+            "battery life                                %.0f days (%d presses a day, the start at the estimate's "
+            "high end; hardware/power.py says %.1f s)" % (bt.life_days, bt.presses_per_day, power.FIRMWARE_S)
+        )
         r["battery_days"] = bt.life_days
     print()
     return r

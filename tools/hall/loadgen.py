@@ -33,9 +33,24 @@ import paho.mqtt.client as paho
 
 from host_tools import firmware_path
 
-NAMES = ("Anna Kovacs", "Bela Nagy", "Dick Jaspers", "Marco Zanetti", "Therese Klompenhouwer", "Eddy Merckx",
-         "Frederic Caudron", "Torbjorn Blomdahl", "Semih Sayginer", "Orie Hida", "Sameh Sidhom", "Dani Sanchez",
-         "Jeremy Bury", "Martin Horn", "Tran Quyet Chien", "Eddy Leppens")
+NAMES = (
+    "Anna Kovacs",
+    "Bela Nagy",
+    "Dick Jaspers",
+    "Marco Zanetti",
+    "Therese Klompenhouwer",
+    "Eddy Merckx",
+    "Frederic Caudron",
+    "Torbjorn Blomdahl",
+    "Semih Sayginer",
+    "Orie Hida",
+    "Sameh Sidhom",
+    "Dani Sanchez",
+    "Jeremy Bury",
+    "Martin Horn",
+    "Tran Quyet Chien",
+    "Eddy Leppens",
+)
 
 
 def firmware():
@@ -66,8 +81,9 @@ class SimTable:
 
     FINISHED_S = 60  # a finished match stays on the tile this long (on the match's clock) before the next
 
-    def __init__(self, table, rng=None, game="three_cushion", target=15, name=None, names=None, options="",
-                 clock=None, lag=False):
+    def __init__(
+        self, table, rng=None, game="three_cushion", target=15, name=None, names=None, options="", clock=None, lag=False
+    ):
         self.rules, self.matchdoc, self.referee, self.report = firmware()
         self.table = table
         self.name = name if name is not None else "Table %s" % table.lstrip("t")
@@ -86,8 +102,10 @@ class SimTable:
     def new_match(self, names=None):
         a, b = names or self.names or self.rng.sample(NAMES, 2)
         self.ref = self.referee.Referee()
-        reason = self.ref.line('new game=%s target=%d%s name_A="%s" name_B="%s" %s'
-                               % (self.game, self.target, "" if self.lag else " breaker=A", a, b, self.options))
+        reason = self.ref.line(
+            'new game=%s target=%d%s name_A="%s" name_B="%s" %s'
+            % (self.game, self.target, "" if self.lag else " breaker=A", a, b, self.options)
+        )
         assert reason is None, reason
         self._begun()
 
@@ -174,8 +192,14 @@ class SimTable:
             turn = doc["turn"]
             p = doc["players"]
             target = p[turn]["target"] if turn in ("A", "B") else self.target
-            if (phase == "running" and not self.break_asked and turn in ("A", "B") and not doc.get("sets")
-                    and 2 * max(p["A"]["score"], p["B"]["score"]) >= target and self.rng.random() < 0.3):
+            if (
+                phase == "running"
+                and not self.break_asked
+                and turn in ("A", "B")
+                and not doc.get("sets")
+                and 2 * max(p["A"]["score"], p["B"]["score"]) >= target
+                and self.rng.random() < 0.3
+            ):
                 self.break_asked = True
                 if self.line("break_request %s" % turn) is None:
                     return self.doc(), None
@@ -213,8 +237,9 @@ class SimTable:
 class Board:
     """One board's MQTT connection, publishing as the wall board does."""
 
-    def __init__(self, host, port, table, prefix="carom", client_id=None, user=None, password=None, on_setup=None,
-                 key=None):
+    def __init__(
+        self, host, port, table, prefix="carom", client_id=None, user=None, password=None, on_setup=None, key=None
+    ):
         self.topic = "%s/%s/" % (prefix, table)
         self.key = key  # the table's hall key: its reports are signed with it, as the wall board signs them
         self.on_setup = on_setup  # on_setup(payload) for each message on <prefix>/<table>/setup (a hall key)
@@ -301,8 +326,20 @@ class HallBoard:
     report (QoS 1) when the match ends.  A finished match waits for the hall's next setup: the board
     never starts one by itself.  Thread-safe: setups arrive on paho's thread."""
 
-    def __init__(self, host, port, table, key, prefix="carom", rng=None, client_id=None, user=None,
-                 password=None, hold_s=0.0, clock=time.monotonic):
+    def __init__(
+        self,
+        host,
+        port,
+        table,
+        key,
+        prefix="carom",
+        rng=None,
+        client_id=None,
+        user=None,
+        password=None,
+        hold_s=0.0,
+        clock=time.monotonic,
+    ):
         from host_tools.hall import setups
 
         firmware_path()
@@ -325,8 +362,17 @@ class HallBoard:
         self.applied = []  # [(n, setup)] in the order applied
         self.reports = []  # the reports published (one per match played to its end)
         self.finished_at = None  # when the match on the table finished (its report then published)
-        self.board = Board(host, port, table, prefix, client_id or "carom-sim-%s" % table, user, password,
-                           on_setup=self._message, key=self.key)
+        self.board = Board(
+            host,
+            port,
+            table,
+            prefix,
+            client_id or "carom-sim-%s" % table,
+            user,
+            password,
+            on_setup=self._message,
+            key=self.key,
+        )
 
     def __repr__(self):
         return "HallBoard(%r, n=%d)" % (self.table, self.n)
@@ -440,7 +486,9 @@ def play(boards, interval_s, until, rng=None, most_s=None, check_s=0.02, clock=t
             if until():
                 return strokes
             if most_s is not None and now - start > most_s:
-                raise TimeoutError("the boards played %d strokes in %.0f s and until() is still false" % (strokes, most_s))
+                raise TimeoutError(
+                    "the boards played %d strokes in %.0f s and until() is still false" % (strokes, most_s)
+                )
         when, i = min(due)
         wait = when - clock()
         if wait > 0:
@@ -456,8 +504,9 @@ class SSEClient:
     def __init__(self, url, on_event):
         host, port = url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
         self.sock = socket.create_connection((host.strip("[]"), int(port)), 10)
-        self.sock.sendall(("GET /events HTTP/1.1\r\nHost: %s:%s\r\nAccept: text/event-stream\r\n\r\n"
-                           % (host, port)).encode())  # its own Host: the server refuses others
+        self.sock.sendall(
+            ("GET /events HTTP/1.1\r\nHost: %s:%s\r\nAccept: text/event-stream\r\n\r\n" % (host, port)).encode()
+        )  # its own Host: the server refuses others
         self.sock.settimeout(None)
         self.on_event = on_event
         self.thread = threading.Thread(target=self._read, daemon=True)
@@ -540,8 +589,15 @@ def showcase(target=15, clock=None, first=1):
     for k, (what, fmt, lag, wanted) in enumerate(SHOWCASE):
         for seed in range(200):
             names = (NAMES[(2 * k) % len(NAMES)], NAMES[(2 * k + 1) % len(NAMES)])  # each table its players
-            t = SimTable("t%d" % (first + k), random.Random(seed), target=target, options=FORMATS[fmt](target),
-                         lag=lag, name="Table %d" % (first + k), names=names)
+            t = SimTable(
+                "t%d" % (first + k),
+                random.Random(seed),
+                target=target,
+                options=FORMATS[fmt](target),
+                lag=lag,
+                name="Table %d" % (first + k),
+                names=names,
+            )
             t.names = None  # its next matches: players drawn at random
             if t.play_until(wanted) is not None:
                 break
@@ -615,14 +671,25 @@ def main(argv=None):
     ap.add_argument("--tables", type=int, default=12)
     ap.add_argument("--interval", type=float, default=3.0, help="mean seconds between strokes at one table")
     ap.add_argument("--target", type=int, default=15)
-    ap.add_argument("--formats", default="plain", metavar="F,F",
-                    help="the formats the tables play, in turn: %s (default plain)" % ", ".join(FORMATS))
-    ap.add_argument("--showcase", action="store_true",
-                    help="the first %d tables start in every state a tile shows (%s), then play on"
-                         % (len(SHOWCASE), ", ".join(s[0] for s in SHOWCASE)))
-    ap.add_argument("--offline", type=float, default=300.0, metavar="S",
-                    help="every S seconds on average a board loses its power, for 20 to 90 s (0: never; "
-                         "default 300)")
+    ap.add_argument(
+        "--formats",
+        default="plain",
+        metavar="F,F",
+        help="the formats the tables play, in turn: %s (default plain)" % ", ".join(FORMATS),
+    )
+    ap.add_argument(
+        "--showcase",
+        action="store_true",
+        help="the first %d tables start in every state a tile shows (%s), then play on"
+        % (len(SHOWCASE), ", ".join(s[0] for s in SHOWCASE)),
+    )
+    ap.add_argument(
+        "--offline",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="every S seconds on average a board loses its power, for 20 to 90 s (0: never; default 300)",
+    )
     args = ap.parse_args(argv)
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     for f in formats:
@@ -639,14 +706,21 @@ def main(argv=None):
     shown = showcase(args.target, clock) if args.showcase else []
     tables = [t for _, t in shown]
     for i in range(len(tables), max(args.tables, len(tables))):
-        tables.append(SimTable("t%d" % (i + 1), random.Random(i), target=args.target, clock=clock, lag=True,
-                               options=FORMATS[formats[i % len(formats)]](args.target)))
+        tables.append(
+            SimTable(
+                "t%d" % (i + 1),
+                random.Random(i),
+                target=args.target,
+                clock=clock,
+                lag=True,
+                options=FORMATS[formats[i % len(formats)]](args.target),
+            )
+        )
     hall = DemoHall(host, port, args.prefix, tables, rng, args.offline, clock)
     for k, (what, _) in enumerate(shown):
         if what == "offline":
             hall.power_cut(k, 90)
-    print("publishing %d tables to %s:%d under %s/ (Ctrl-C stops)" % (len(tables), host, port, args.prefix),
-          flush=True)
+    print("publishing %d tables to %s:%d under %s/ (Ctrl-C stops)" % (len(tables), host, port, args.prefix), flush=True)
     try:
         while True:
             time.sleep(rng.expovariate(len(tables) / args.interval))

@@ -34,8 +34,9 @@ HEADERS = {"Content-Type": "application/json", "X-Carom-Hall": "organiser"}
 
 def post(url, action, body, code=None):
     headers = dict(HEADERS, **({"X-Carom-Organiser-Code": code} if code else {}))
-    req = urllib.request.Request(url + "/api/organiser/" + action, data=json.dumps(body).encode(), headers=headers,
-                                 method="POST")
+    req = urllib.request.Request(
+        url + "/api/organiser/" + action, data=json.dumps(body).encode(), headers=headers, method="POST"
+    )
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
 
@@ -113,8 +114,9 @@ class SetupBoard:
         setup = doc["setup"]
         match = setup["match"]
         names = (setup["players"]["A"]["name"], setup["players"]["B"]["name"])
-        sim = SimTable(self.table, self.rng, target=match["target"], names=names, options=match_options(match),
-                       lag=True)
+        sim = SimTable(
+            self.table, self.rng, target=match["target"], names=names, options=match_options(match), lag=True
+        )
         sim.started_at += 3600 * self.matches  # each match its own start on the board's clock
         self.n = doc["n"]
         self.state(sim)
@@ -145,17 +147,32 @@ class TournamentRun:
         self.url = url
         self.code = code
         self.tables = list(tables)
-        self.boards = [SetupBoard(port, t, keys.key(t), seed=seed * 1000 + i, prefix=prefix, stroke_s=stroke_s,
-                                  host=host) for i, t in enumerate(self.tables)]
+        self.boards = [
+            SetupBoard(port, t, keys.key(t), seed=seed * 1000 + i, prefix=prefix, stroke_s=stroke_s, host=host)
+            for i, t in enumerate(self.tables)
+        ]
         self.started = None
 
     def organise(self, players, fmt="groups_knockout", groups=8, advance=2, target=5, seed=None):
-        post(self.url, "configure", {"name": "%d players" % players, "format": fmt, "groups": groups,
-                                     "advance": advance, "game_options": {"game": "three_cushion", "target": target}},
-             self.code)
+        post(
+            self.url,
+            "configure",
+            {
+                "name": "%d players" % players,
+                "format": fmt,
+                "groups": groups,
+                "advance": advance,
+                "game_options": {"game": "three_cushion", "target": target},
+            },
+            self.code,
+        )
         names = ["%s %d" % (NAMES[i % len(NAMES)], i + 1) for i in range(players)]
-        post(self.url, "players", {"players": [{"name": n[:24], "club": "Club %d" % (i % 8 + 1)}
-                                               for i, n in enumerate(names)]}, self.code)
+        post(
+            self.url,
+            "players",
+            {"players": [{"name": n[:24], "club": "Club %d" % (i % 8 + 1)} for i, n in enumerate(names)]},
+            self.code,
+        )
         for t in self.tables:
             post(self.url, "table", {"table": t}, self.code)
         self.started = time.monotonic()
@@ -171,11 +188,18 @@ class TournamentRun:
             time.sleep(poll_s)
         seconds = time.monotonic() - self.started
         statuses = [m["status"] for m in t["matches"]]
-        return {"champion": t["champion"], "seconds": seconds, "matches": len(statuses),
-                "done": statuses.count("done"), "byes": statuses.count("bye"),
-                "played": sum(b.matches for b in self.boards), "setups": sum(b.setups for b in self.boards),
-                "refused": sum(b.refused for b in self.boards), "states": sum(b.states for b in self.boards),
-                "tournament": t}
+        return {
+            "champion": t["champion"],
+            "seconds": seconds,
+            "matches": len(statuses),
+            "done": statuses.count("done"),
+            "byes": statuses.count("bye"),
+            "played": sum(b.matches for b in self.boards),
+            "setups": sum(b.setups for b in self.boards),
+            "refused": sum(b.refused for b in self.boards),
+            "states": sum(b.states for b in self.boards),
+            "tournament": t,
+        }
 
     def close(self):
         for b in self.boards:

@@ -33,9 +33,10 @@ class Assignment:
             match["target_A"], match["target_B"] = ta, tb
         if m["stage"] == "knockout":  # a winner is needed: a level end goes to the shoot-out
             match["draw"], match["shootout"] = False, True
-        setup = {"players": {"A": {"name": pa["name"], "club": pa["club"]},
-                             "B": {"name": pb["name"], "club": pb["club"]}},
-                 "match": match}
+        setup = {
+            "players": {"A": {"name": pa["name"], "club": pa["club"]}, "B": {"name": pb["name"], "club": pb["club"]}},
+            "match": match,
+        }
         check_setup(setup)
         return setup, ta, tb
 
@@ -53,20 +54,28 @@ class Assignment:
                 return out
             known = {r[0] for r in db.execute("SELECT table_id FROM tables")}
             for tid in dict.fromkeys(wanted):
-                if tid not in known or db.execute("SELECT 1 FROM matches WHERE table_id=? AND status IN (?, ?, ?)",
-                                                  (tid,) + ACTIVE).fetchone():
+                if (
+                    tid not in known
+                    or db.execute(
+                        "SELECT 1 FROM matches WHERE table_id=? AND status IN (?, ?, ?)", (tid,) + ACTIVE
+                    ).fetchone()
+                ):
                     continue
                 busy = set()
                 for a, b in db.execute("SELECT a, b FROM matches WHERE status IN (?, ?, ?)", ACTIVE):
                     busy.update((a, b))
-                for m in db.execute("SELECT * FROM matches WHERE status='pending' AND a IS NOT NULL AND b IS NOT NULL "
-                                    "ORDER BY stage='knockout', round, slot, grp, id").fetchall():
+                for m in db.execute(
+                    "SELECT * FROM matches WHERE status='pending' AND a IS NOT NULL AND b IS NOT NULL "
+                    "ORDER BY stage='knockout', round, slot, grp, id"
+                ).fetchall():
                     if m["a"] in busy or m["b"] in busy:
                         continue
                     setup, ta, tb = self._setup(db, m)
-                    db.execute("UPDATE matches SET status='assigned', table_id=?, setup=?, target_a=?, target_b=?, "
-                               "assigned_at=? WHERE id=?",
-                               (tid, json.dumps(setup), ta, tb, time.time(), m["id"]))
+                    db.execute(
+                        "UPDATE matches SET status='assigned', table_id=?, setup=?, target_a=?, target_b=?, "
+                        "assigned_at=? WHERE id=?",
+                        (tid, json.dumps(setup), ta, tb, time.time(), m["id"]),
+                    )
                     out.append((tid, m["id"], setup))
                     break
         return out
@@ -74,8 +83,11 @@ class Assignment:
     def unassign(self, match_id):
         """A match sent to a table goes back to pending (the organiser moves it)."""
         with self._tx() as db:
-            n = db.execute("UPDATE matches SET status='pending', table_id=NULL, setup=NULL, assigned_at=NULL "
-                           "WHERE id=? AND status IN (?, ?, ?)", (match_id,) + ACTIVE).rowcount
+            n = db.execute(
+                "UPDATE matches SET status='pending', table_id=NULL, setup=NULL, assigned_at=NULL "
+                "WHERE id=? AND status IN (?, ?, ?)",
+                (match_id,) + ACTIVE,
+            ).rowcount
             if not n:
                 raise ValueError("match %s is not on a table" % _show(match_id))
 
@@ -83,8 +95,9 @@ class Assignment:
         """(match_id, setup) of the match assigned to the table, or None (to send it again)."""
         table_id = _table(table_id)
         with self._tx(False) as db:
-            row = db.execute("SELECT id, setup FROM matches WHERE table_id=? AND status IN (?, ?, ?)",
-                             (table_id,) + ACTIVE).fetchone()
+            row = db.execute(
+                "SELECT id, setup FROM matches WHERE table_id=? AND status IN (?, ?, ?)", (table_id,) + ACTIVE
+            ).fetchone()
             return (row[0], json.loads(row[1])) if row else None
 
     def observe(self, table_id, state):
@@ -95,8 +108,9 @@ class Assignment:
         if not isinstance(state, dict):
             raise ValueError("state: not a state document")
         with self._tx() as db:
-            m = db.execute("SELECT * FROM matches WHERE table_id=? AND status IN (?, ?, ?)",
-                           (table_id,) + ACTIVE).fetchone()
+            m = db.execute(
+                "SELECT * FROM matches WHERE table_id=? AND status IN (?, ?, ?)", (table_id,) + ACTIVE
+            ).fetchone()
             if m is None:
                 return None
             names = _names(state)

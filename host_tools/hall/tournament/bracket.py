@@ -19,14 +19,23 @@ class Bracket:
             la, a = entrants[pa - 1] if pa <= len(entrants) else (None, None)
             lb, b = entrants[pb - 1] if pb <= len(entrants) else (None, None)
             status = "bye" if lb is None else "pending"
-            db.execute("INSERT INTO matches (stage, round, slot, a, b, label_a, label_b, status) VALUES "
-                       "('knockout', 1, ?, ?, ?, ?, ?, ?)", (slot, a, b, la, lb or "bye", status))
+            db.execute(
+                "INSERT INTO matches (stage, round, slot, a, b, label_a, label_b, status) VALUES "
+                "('knockout', 1, ?, ?, ?, ?, ?, ?)",
+                (slot, a, b, la, lb or "bye", status),
+            )
         for rnd in range(2, rounds + 1):
             for slot in range(size >> rnd):
-                feeders = [db.execute("SELECT id FROM matches WHERE stage='knockout' AND round=? AND slot=?",
-                                      (rnd - 1, 2 * slot + k)).fetchone()[0] for k in (0, 1)]
-                db.execute("INSERT INTO matches (stage, round, slot, label_a, label_b) VALUES "
-                           "('knockout', ?, ?, ?, ?)", (rnd, slot, "W%d" % feeders[0], "W%d" % feeders[1]))
+                feeders = [
+                    db.execute(
+                        "SELECT id FROM matches WHERE stage='knockout' AND round=? AND slot=?", (rnd - 1, 2 * slot + k)
+                    ).fetchone()[0]
+                    for k in (0, 1)
+                ]
+                db.execute(
+                    "INSERT INTO matches (stage, round, slot, label_a, label_b) VALUES ('knockout', ?, ?, ?, ?)",
+                    (rnd, slot, "W%d" % feeders[0], "W%d" % feeders[1]),
+                )
 
     def _advance(self, db):
         """Fill the knock-out's pending matches with who is known: group places once a group is
@@ -37,16 +46,18 @@ class Bracket:
         places = {}
         if s["format"] == "groups_knockout":
             for g in range(s["groups"]):
-                open_ = db.execute("SELECT COUNT(*) FROM matches WHERE stage='group' AND grp=? AND status!='done'",
-                                   (g,)).fetchone()[0]
+                open_ = db.execute(
+                    "SELECT COUNT(*) FROM matches WHERE stage='group' AND grp=? AND status!='done'", (g,)
+                ).fetchone()[0]
                 if not open_:
                     for k, row in enumerate(self._group_rows(db, g)):
                         places["%s%d" % (_letter(g), k + 1)] = row["player_id"]
         changed = True
         while changed:
             changed = False
-            rows = db.execute("SELECT * FROM matches WHERE stage='knockout' AND status IN ('pending', 'bye') "
-                              "ORDER BY round, slot").fetchall()
+            rows = db.execute(
+                "SELECT * FROM matches WHERE stage='knockout' AND status IN ('pending', 'bye') ORDER BY round, slot"
+            ).fetchall()
             for m in rows:
                 new = [m["a"], m["b"]]
                 for k, label in enumerate((m["label_a"], m["label_b"])):
@@ -63,8 +74,10 @@ class Bracket:
                 if m["label_b"] == "bye":
                     status, winner = "bye", new[0]
                 if new != [m["a"], m["b"]] or winner != m["winner"]:
-                    db.execute("UPDATE matches SET a=?, b=?, status=?, winner=? WHERE id=?",
-                               (new[0], new[1], status, winner, m["id"]))
+                    db.execute(
+                        "UPDATE matches SET a=?, b=?, status=?, winner=? WHERE id=?",
+                        (new[0], new[1], status, winner, m["id"]),
+                    )
                     changed = True
 
     def bracket(self):
@@ -73,8 +86,14 @@ class Bracket:
             players = self._player_map(db)
             ms = db.execute("SELECT * FROM matches WHERE stage='knockout' ORDER BY round, slot").fetchall()
             rounds = max((m["round"] for m in ms), default=0)
-            return [{"round": r, "name": round_name(r, rounds),
-                     "matches": [self._row(m, players) for m in ms if m["round"] == r]} for r in range(1, rounds + 1)]
+            return [
+                {
+                    "round": r,
+                    "name": round_name(r, rounds),
+                    "matches": [self._row(m, players) for m in ms if m["round"] == r],
+                }
+                for r in range(1, rounds + 1)
+            ]
 
 
 def bracket_order(size):
@@ -106,8 +125,7 @@ def crossed(groups, advance):
             o = seeds.get(opp[s])
             if o is not None:
                 partner = o[0] ^ 1 if (o[0] ^ 1) < groups else 0
-                pick = partner if partner in free and partner != o[0] else next(
-                    (g for g in free if g != o[0]), free[0])
+                pick = partner if partner in free and partner != o[0] else next((g for g in free if g != o[0]), free[0])
             else:
                 pick = free[0]
             seeds[s] = (pick, pos)

@@ -6,7 +6,9 @@ from .bracket import crossed
 from .values import _show
 
 MAX_GROUP = 64  # players in a round-robin group (2,016 matches)
-MAX_MATCHES = 2048  # group matches in a draw: the tournament's event to the pages stays about 1 MB (a 64-player round robin fits)
+MAX_MATCHES = (
+    2048  # group matches in a draw: the tournament's event to the pages stays about 1 MB (a 64-player round robin fits)
+)
 
 
 class Draw:
@@ -33,16 +35,21 @@ class Draw:
                 self._bracket(db, [("%d" % (k + 1), pid) for k, pid in enumerate(ids)])
             else:
                 if len(ids) < 2 * groups:
-                    raise ValueError("%d groups need %d players at least (there are %d)"
-                                     % (groups, 2 * groups, len(ids)))
+                    raise ValueError(
+                        "%d groups need %d players at least (there are %d)" % (groups, 2 * groups, len(ids))
+                    )
                 if len(ids) > groups * MAX_GROUP:
-                    raise ValueError("groups: %d players in %d would make a group of more than %d players"
-                                     % (len(ids), groups, MAX_GROUP))
+                    raise ValueError(
+                        "groups: %d players in %d would make a group of more than %d players"
+                        % (len(ids), groups, MAX_GROUP)
+                    )
                 size, extra = divmod(len(ids), groups)  # the groups' sizes: size, or size + 1 for `extra` of them
                 total = extra * (size + 1) * size // 2 + (groups - extra) * size * (size - 1) // 2
                 if total > MAX_MATCHES:
-                    raise ValueError("a draw of %d group matches: at most %d (a club day's; fewer players, or more"
-                                     " groups)" % (total, MAX_MATCHES))
+                    raise ValueError(
+                        "a draw of %d group matches: at most %d (a club day's; fewer players, or more"
+                        " groups)" % (total, MAX_MATCHES)
+                    )
                 members = [[] for _ in range(groups)]
                 for k, pid in enumerate(ids):
                     lap, at = divmod(k, groups)
@@ -53,15 +60,18 @@ class Draw:
                         db.execute("UPDATE players SET grp=? WHERE id=?", (g, pid))
                     for rnd, pairs in enumerate(circle(group)):
                         for slot, (a, b) in enumerate(pairs):
-                            db.execute("INSERT INTO matches (stage, grp, round, slot, a, b) VALUES "
-                                       "('group', ?, ?, ?, ?, ?)", (g, rnd + 1, slot, a, b))
+                            db.execute(
+                                "INSERT INTO matches (stage, grp, round, slot, a, b) VALUES ('group', ?, ?, ?, ?, ?)",
+                                (g, rnd + 1, slot, a, b),
+                            )
                 if fmt == "groups_knockout":
                     smallest = min(len(m) for m in members)
                     if groups * advance < 2:
                         raise ValueError("advance: 1 from 1 group leaves no knock-out (it needs 2 players)")
                     if advance > smallest:
-                        raise ValueError("advance: %d from each group, but the smallest group has %d players"
-                                         % (advance, smallest))
+                        raise ValueError(
+                            "advance: %d from each group, but the smallest group has %d players" % (advance, smallest)
+                        )
                     self._bracket(db, crossed(groups, advance))
             self._set_meta(db, "drawn", True)
             self._advance(db)

@@ -17,11 +17,46 @@ CSS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "print.css")  # t
 class Exports:
     """export_csv(), export_json(), export_html(): each read in one snapshot."""
 
-    STANDING_COLUMNS = ("group", "rank", "name", "club", "played", "won", "drawn", "lost", "points", "score",
-                        "innings", "average", "high_run")
-    MATCH_COLUMNS = ("id", "stage", "group", "round", "status", "table", "name_A", "club_A", "target_A",
-                     "score_A", "innings_A", "average_A", "high_run_A", "name_B", "club_B", "target_B", "score_B",
-                     "innings_B", "average_B", "high_run_B", "result", "winner", "ended_by")
+    STANDING_COLUMNS = (
+        "group",
+        "rank",
+        "name",
+        "club",
+        "played",
+        "won",
+        "drawn",
+        "lost",
+        "points",
+        "score",
+        "innings",
+        "average",
+        "high_run",
+    )
+    MATCH_COLUMNS = (
+        "id",
+        "stage",
+        "group",
+        "round",
+        "status",
+        "table",
+        "name_A",
+        "club_A",
+        "target_A",
+        "score_A",
+        "innings_A",
+        "average_A",
+        "high_run_A",
+        "name_B",
+        "club_B",
+        "target_B",
+        "score_B",
+        "innings_B",
+        "average_B",
+        "high_run_B",
+        "result",
+        "winner",
+        "ended_by",
+    )
 
     def export_csv(self, kind="all"):
         """CSV: kind "standings", "matches" (the bracket's included), or "all": both, the standings
@@ -50,9 +85,16 @@ class Exports:
     def export_json(self):
         """Everything but the reports' innings: settings, players, tables, standings, bracket, matches."""
         with self._tx(False):  # one snapshot
-            doc = {"tournament": 1, "settings": self.settings(), "players": self.players(), "tables": self.tables(),
-                   "standings": self.standings(), "bracket": self.bracket(), "matches": self.matches(),
-                   "champion": self.champion()}
+            doc = {
+                "tournament": 1,
+                "settings": self.settings(),
+                "players": self.players(),
+                "tables": self.tables(),
+                "standings": self.standings(),
+                "bracket": self.bracket(),
+                "matches": self.matches(),
+                "champion": self.champion(),
+            }
         return json.dumps(doc, ensure_ascii=False, indent=1)
 
     def export_html(self):
@@ -64,48 +106,104 @@ class Exports:
     def _html(self):
         s = self.settings()
         e = _esc
-        parts = ["<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s</style>"
-                 "</head><body>" % (e(s["name"] or "Tournament"), _css()),
-                 "<h1>%s</h1>" % e(s["name"] or "Tournament"),
-                 "<p class=\"sub\">%s &middot; %s</p>" % (e(_game_line(s)), e(FORMAT_NAMES[s["format"]]))]
+        parts = [
+            '<!doctype html>\n<html><head><meta charset="utf-8"><title>%s</title>\n<style>%s</style>'
+            "</head><body>" % (e(s["name"] or "Tournament"), _css()),
+            "<h1>%s</h1>" % e(s["name"] or "Tournament"),
+            '<p class="sub">%s &middot; %s</p>' % (e(_game_line(s)), e(FORMAT_NAMES[s["format"]])),
+        ]
         champ = self.champion()
         if champ:
-            parts.append("<p class=\"champ\">Winner: %s</p>" % e(champ))
+            parts.append('<p class="champ">Winner: %s</p>' % e(champ))
         for g in self.standings():
-            parts.append("<section><h2>%s</h2><table><tr>%s</tr>" % (
-                e("Group " + g["group"] if g["group"] else "Players"),
-                "".join("<th>%s</th>" % c for c in ("#", "Name", "Club", "P", "W", "D", "L", "Pts", "Score",
-                                                    "Inn", "GD", "HR"))))
+            parts.append(
+                "<section><h2>%s</h2><table><tr>%s</tr>"
+                % (
+                    e("Group " + g["group"] if g["group"] else "Players"),
+                    "".join(
+                        "<th>%s</th>" % c
+                        for c in ("#", "Name", "Club", "P", "W", "D", "L", "Pts", "Score", "Inn", "GD", "HR")
+                    ),
+                )
+            )
             for r in g["rows"]:
-                parts.append("<tr>%s</tr>" % "".join("<td>%s</td>" % e(r[c]) for c in (
-                    "rank", "name", "club", "played", "won", "drawn", "lost", "points", "score", "innings",
-                    "average", "high_run")))
+                parts.append(
+                    "<tr>%s</tr>"
+                    % "".join(
+                        "<td>%s</td>" % e(r[c])
+                        for c in (
+                            "rank",
+                            "name",
+                            "club",
+                            "played",
+                            "won",
+                            "drawn",
+                            "lost",
+                            "points",
+                            "score",
+                            "innings",
+                            "average",
+                            "high_run",
+                        )
+                    )
+                )
             parts.append("</table></section>")
         bracket = self.bracket()
         if bracket:
-            parts.append("<section class=\"bracket\"><h2>Knock-out</h2><div class=\"heads\">%s</div>"
-                         "<div class=\"rounds\">" % "".join("<h3>%s</h3>" % e(r["name"]) for r in bracket))
+            parts.append(
+                '<section class="bracket"><h2>Knock-out</h2><div class="heads">%s</div>'
+                '<div class="rounds">' % "".join("<h3>%s</h3>" % e(r["name"]) for r in bracket)
+            )
             for rnd in bracket:
-                parts.append("<div class=\"round\">")
+                parts.append('<div class="round">')
                 for m in rnd["matches"]:
-                    parts.append("<div class=\"m %s\">%s%s%s</div>" % (
-                        e(m["status"]), _html_side(m, "A"), _html_side(m, "B"),
-                        "<div class=\"so\">shoot-out</div>" if m["ended_by"] == "shootout" else ""))
+                    parts.append(
+                        '<div class="m %s">%s%s%s</div>'
+                        % (
+                            e(m["status"]),
+                            _html_side(m, "A"),
+                            _html_side(m, "B"),
+                            '<div class="so">shoot-out</div>' if m["ended_by"] == "shootout" else "",
+                        )
+                    )
                 parts.append("</div>")
             parts.append("</div></section>")
         rounds = len(bracket)
-        parts.append("<section><h2>Matches</h2><table><tr>%s</tr>" % "".join(
-            "<th>%s</th>" % c for c in ("No.", "Stage", "Table", "A", "Score", "Inn", "B", "Score", "Inn",
-                                        "Result", "Status")))
+        parts.append(
+            "<section><h2>Matches</h2><table><tr>%s</tr>"
+            % "".join(
+                "<th>%s</th>" % c
+                for c in ("No.", "Stage", "Table", "A", "Score", "Inn", "B", "Score", "Inn", "Result", "Status")
+            )
+        )
         for m in self.matches():
-            stage = ("Group %s, round %d" % (m["group"], m["round"]) if m["stage"] == "group"
-                     else round_name(m["round"], rounds))
+            stage = (
+                "Group %s, round %d" % (m["group"], m["round"])
+                if m["stage"] == "group"
+                else round_name(m["round"], rounds)
+            )
             result = m["winner"] or m["result"]
             if result and m["ended_by"] in ("shootout", "left", "abandoned", "innings_limit"):
                 result += " (%s)" % m["ended_by"].replace("_", " ").replace("shootout", "shoot-out")
-            parts.append("<tr>%s</tr>" % "".join("<td>%s</td>" % e(v) for v in (
-                m["id"], stage, m["table"], m["name_A"] or m["label_A"], m["score_A"],
-                m["innings_A"], m["name_B"] or m["label_B"], m["score_B"], m["innings_B"], result, m["status"])))
+            parts.append(
+                "<tr>%s</tr>"
+                % "".join(
+                    "<td>%s</td>" % e(v)
+                    for v in (
+                        m["id"],
+                        stage,
+                        m["table"],
+                        m["name_A"] or m["label_A"],
+                        m["score_A"],
+                        m["innings_A"],
+                        m["name_B"] or m["label_B"],
+                        m["score_B"],
+                        m["innings_B"],
+                        result,
+                        m["status"],
+                    )
+                )
+            )
         parts.append("</table></section></body></html>\n")
         return "".join(parts)
 
@@ -121,8 +219,11 @@ def _html_side(m, side):
     name = m["name_" + side] or m["label_" + side] or ""
     score = m["score_" + side]
     win = m["winner"] is not None and m["winner"] == m["name_" + side]
-    return "<div%s>%s%s</div>" % (" class=\"w\"" if win else "", _esc(name),
-                                   "" if score is None else " <b>%s</b>" % _esc(score))
+    return "<div%s>%s%s</div>" % (
+        ' class="w"' if win else "",
+        _esc(name),
+        "" if score is None else " <b>%s</b>" % _esc(score),
+    )
 
 
 def _esc(v):

@@ -3,8 +3,21 @@
 import math
 
 from .store import ACTIVE
-from .values import (FORMATS, HANDICAP_INNINGS, MAX_GROUPS, MAX_NAME, MAX_PLAYERS, MAX_TARGET, MAX_TITLE,
-                     _int, _letter, _show, _table, _text, match_section)
+from .values import (
+    FORMATS,
+    HANDICAP_INNINGS,
+    MAX_GROUPS,
+    MAX_NAME,
+    MAX_PLAYERS,
+    MAX_TARGET,
+    MAX_TITLE,
+    _int,
+    _letter,
+    _show,
+    _table,
+    _text,
+    match_section,
+)
 
 
 class Registration:
@@ -16,13 +29,17 @@ class Registration:
             return self._settings(db)
 
     def _settings(self, db):
-        return {"name": self._meta(db, "name", ""), "format": self._meta(db, "format", "round_robin"),
-                "groups": self._meta(db, "groups", 1), "advance": self._meta(db, "advance", 2),
-                "handicap_innings": self._meta(db, "handicap_innings", HANDICAP_INNINGS),
-                "game_options": self._meta(db, "game_options", {}), "drawn": self._meta(db, "drawn", False)}
+        return {
+            "name": self._meta(db, "name", ""),
+            "format": self._meta(db, "format", "round_robin"),
+            "groups": self._meta(db, "groups", 1),
+            "advance": self._meta(db, "advance", 2),
+            "handicap_innings": self._meta(db, "handicap_innings", HANDICAP_INNINGS),
+            "game_options": self._meta(db, "game_options", {}),
+            "drawn": self._meta(db, "drawn", False),
+        }
 
-    def configure(self, name=None, game_options=None, format=None, groups=None, advance=None,
-                  handicap_innings=None):
+    def configure(self, name=None, game_options=None, format=None, groups=None, advance=None, handicap_innings=None):
         """Set what is given (None: unchanged).  Only the name may change once the draw is made."""
         with self._tx() as db:
             drawn = self._meta(db, "drawn", False)
@@ -54,8 +71,12 @@ class Registration:
         if target is not None:
             target = _int(target, "target", 1, MAX_TARGET)
         if average is not None:
-            if isinstance(average, bool) or not isinstance(average, (int, float)) or not math.isfinite(average) \
-                    or not 0 < average <= 1000:
+            if (
+                isinstance(average, bool)
+                or not isinstance(average, (int, float))
+                or not math.isfinite(average)
+                or not 0 < average <= 1000
+            ):
                 raise ValueError("average: %s is not a number above 0 (a GD such as 0.85)" % _show(average))
             average = float(average)
         if target is not None and average is not None:
@@ -64,12 +85,15 @@ class Registration:
             if self._meta(db, "drawn", False):
                 raise ValueError("the draw is made: no more players")
             if db.execute("SELECT 1 FROM players WHERE name=?", (name,)).fetchone():
-                raise ValueError("name: %s is already a player (names must differ: the boards' reports "
-                                 "are matched by them)" % _show(name))
+                raise ValueError(
+                    "name: %s is already a player (names must differ: the boards' reports "
+                    "are matched by them)" % _show(name)
+                )
             if db.execute("SELECT COUNT(*) FROM players").fetchone()[0] >= MAX_PLAYERS:
                 raise ValueError("at most %d players" % MAX_PLAYERS)
-            cur = db.execute("INSERT INTO players (name, club, target, average) VALUES (?, ?, ?, ?)",
-                             (name, club, target, average))
+            cur = db.execute(
+                "INSERT INTO players (name, club, target, average) VALUES (?, ?, ?, ?)", (name, club, target, average)
+            )
             return cur.lastrowid
 
     def remove_player(self, player_id):
@@ -82,9 +106,19 @@ class Registration:
     def players(self):
         with self._tx(False) as db:
             opts = self._match_options(db)
-            return [dict(id=r["id"], name=r["name"], club=r["club"], target=r["target"], average=r["average"],
-                         seed=r["seed"], group=_letter(r["grp"]), plays_to=self._target(db, r, opts))
-                    for r in db.execute("SELECT * FROM players ORDER BY COALESCE(seed, id), id")]
+            return [
+                dict(
+                    id=r["id"],
+                    name=r["name"],
+                    club=r["club"],
+                    target=r["target"],
+                    average=r["average"],
+                    seed=r["seed"],
+                    group=_letter(r["grp"]),
+                    plays_to=self._target(db, r, opts),
+                )
+                for r in db.execute("SELECT * FROM players ORDER BY COALESCE(seed, id), id")
+            ]
 
     def add_table(self, table_id):
         table_id = _table(table_id)
@@ -96,11 +130,14 @@ class Registration:
         """The table leaves; a match on it goes back to pending (its id returned, else None)."""
         table_id = _table(table_id)
         with self._tx() as db:
-            row = db.execute("SELECT id FROM matches WHERE table_id=? AND status IN (?, ?, ?)",
-                             (table_id,) + ACTIVE).fetchone()
+            row = db.execute(
+                "SELECT id FROM matches WHERE table_id=? AND status IN (?, ?, ?)", (table_id,) + ACTIVE
+            ).fetchone()
             if row:
-                db.execute("UPDATE matches SET status='pending', table_id=NULL, setup=NULL, assigned_at=NULL "
-                           "WHERE id=?", (row[0],))
+                db.execute(
+                    "UPDATE matches SET status='pending', table_id=NULL, setup=NULL, assigned_at=NULL WHERE id=?",
+                    (row[0],),
+                )
             db.execute("DELETE FROM tables WHERE table_id=?", (table_id,))
             return row[0] if row else None
 
@@ -109,7 +146,8 @@ class Registration:
         with self._tx(False) as db:
             out = []
             for (tid,) in db.execute("SELECT table_id FROM tables ORDER BY added").fetchall():
-                row = db.execute("SELECT id FROM matches WHERE table_id=? AND status IN (?, ?, ?)",
-                                 (tid,) + ACTIVE).fetchone()
+                row = db.execute(
+                    "SELECT id FROM matches WHERE table_id=? AND status IN (?, ?, ?)", (tid,) + ACTIVE
+                ).fetchone()
                 out.append({"table": tid, "match": row[0] if row else None})
             return out

@@ -48,36 +48,53 @@ class Reports:
             if match_id is not None:
                 self._record(db, match_id, report, names, fp, now)
                 self._advance(db)
-            db.execute("INSERT OR REPLACE INTO reports VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (table_id, fp, match_id, now, reason, json.dumps(names),
-                        None if match_id is not None else json.dumps(report, separators=(",", ":"))))
+            db.execute(
+                "INSERT OR REPLACE INTO reports VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    table_id,
+                    fp,
+                    match_id,
+                    now,
+                    reason,
+                    json.dumps(names),
+                    None if match_id is not None else json.dumps(report, separators=(",", ":")),
+                ),
+            )
             if match_id is None:  # the newest MAX_UNMATCHED, within MAX_UNMATCHED_BYTES
-                db.execute("DELETE FROM reports WHERE rowid IN (SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER w "
-                           "AS k, SUM(LENGTH(report)) OVER w AS total FROM reports WHERE match_id IS NULL WINDOW w AS "
-                           "(ORDER BY received_at DESC, rowid DESC)) WHERE k > ? OR total > ?)",
-                           (MAX_UNMATCHED, MAX_UNMATCHED_BYTES))
+                db.execute(
+                    "DELETE FROM reports WHERE rowid IN (SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER w "
+                    "AS k, SUM(LENGTH(report)) OVER w AS total FROM reports WHERE match_id IS NULL WINDOW w AS "
+                    "(ORDER BY received_at DESC, rowid DESC)) WHERE k > ? OR total > ?)",
+                    (MAX_UNMATCHED, MAX_UNMATCHED_BYTES),
+                )
             return match_id
 
     def _match_report(self, db, table_id, report, names):
         """(match id, None) for the match this report finishes or corrects, else (None, why)."""
         if report.get("phase") != "finished" or report.get("result") not in ("A", "B", "draw"):
             return None, "not a finished match (phase %s, result %s)" % (report.get("phase"), report.get("result"))
-        m = db.execute("SELECT * FROM matches WHERE table_id=? AND status IN (?, ?, ?)",
-                       (table_id,) + ACTIVE).fetchone()
+        m = db.execute(
+            "SELECT * FROM matches WHERE table_id=? AND status IN (?, ?, ?)", (table_id,) + ACTIVE
+        ).fetchone()
         if m is not None and sorted(self._names_of(db, m)) == sorted(names):
             why = impossible(report, json.loads(m["setup"]) if m["setup"] else None)
             return (None, "cannot be: %s" % why) if why else (m["id"], None)
         started = (report.get("report") or {}).get("started_at")
         if started is not None:  # finished again after an undo: a correction of a done match
-            for d in db.execute("SELECT * FROM matches WHERE table_id=? AND status IN ('done', 'undecided') "
-                                "AND started_at=? ORDER BY id DESC", (table_id, started)).fetchall():
+            for d in db.execute(
+                "SELECT * FROM matches WHERE table_id=? AND status IN ('done', 'undecided') "
+                "AND started_at=? ORDER BY id DESC",
+                (table_id, started),
+            ).fetchall():
                 if sorted(self._names_of(db, d)) != sorted(names):
                     continue
                 if d["stage"] == "knockout" and not self._correctable(db, d, report, names):
                     return None, "corrects match %d, whose winner plays on already" % d["id"]
                 if d["stage"] == "group" and self._qualifiers_play(db, d["grp"]):
-                    return None, ("corrects match %d, but group %s's qualifiers play in the knock-out already"
-                                  % (d["id"], _letter(d["grp"])))
+                    return None, (
+                        "corrects match %d, but group %s's qualifiers play in the knock-out already"
+                        % (d["id"], _letter(d["grp"]))
+                    )
                 why = impossible(report, json.loads(d["setup"]) if d["setup"] else None)
                 return (None, "cannot be: %s" % why) if why else (d["id"], None)
         if m is None:
@@ -90,15 +107,20 @@ class Reports:
         places: _advance fills the pending matches again)."""
         labels = ["%s%d" % (_letter(grp), k + 1) for k in range(self._settings(db)["advance"])]
         marks = ",".join("?" * len(labels))
-        return db.execute("SELECT 1 FROM matches WHERE stage='knockout' AND status NOT IN ('pending', 'bye') "
-                          "AND (label_a IN (%s) OR label_b IN (%s))" % (marks, marks), labels * 2).fetchone() is not None
+        return (
+            db.execute(
+                "SELECT 1 FROM matches WHERE stage='knockout' AND status NOT IN ('pending', 'bye') "
+                "AND (label_a IN (%s) OR label_b IN (%s))" % (marks, marks),
+                labels * 2,
+            ).fetchone()
+            is not None
+        )
 
     def _correctable(self, db, d, report, names):
         winner = self._winner_id(db, d, report, names)
         if winner == d["winner"]:
             return True
-        nxt = db.execute("SELECT status FROM matches WHERE label_a=? OR label_b=?",
-                         ("W%d" % d["id"],) * 2).fetchone()
+        nxt = db.execute("SELECT status FROM matches WHERE label_a=? OR label_b=?", ("W%d" % d["id"],) * 2).fetchone()
         return nxt is None or nxt["status"] == "pending"
 
     def _swapped(self, db, m, names):
@@ -125,11 +147,27 @@ class Reports:
         winner = self._winner_id(db, m, report, names)
         result = "draw" if winner is None else ("A" if winner == m["a"] else "B")
         status = "undecided" if m["stage"] == "knockout" and winner is None else "done"
-        db.execute("UPDATE matches SET status=?, result=?, winner=?, score_a=?, innings_a=?, hr_a=?, score_b=?, "
-                   "innings_b=?, hr_b=?, ended_by=?, started_at=?, report_fp=?, report=?, done_at=? WHERE id=?",
-                   (status, result, winner, nums[0], nums[1], nums[2], nums[3], nums[4], nums[5],
-                    report.get("ended_by"), (report.get("report") or {}).get("started_at"), fp,
-                    json.dumps(report, separators=(",", ":")), now, match_id))
+        db.execute(
+            "UPDATE matches SET status=?, result=?, winner=?, score_a=?, innings_a=?, hr_a=?, score_b=?, "
+            "innings_b=?, hr_b=?, ended_by=?, started_at=?, report_fp=?, report=?, done_at=? WHERE id=?",
+            (
+                status,
+                result,
+                winner,
+                nums[0],
+                nums[1],
+                nums[2],
+                nums[3],
+                nums[4],
+                nums[5],
+                report.get("ended_by"),
+                (report.get("report") or {}).get("started_at"),
+                fp,
+                json.dumps(report, separators=(",", ":")),
+                now,
+                match_id,
+            ),
+        )
 
     def decide(self, match_id, winner):
         """The organiser names the winner of an undecided knock-out match (a draw the board let
@@ -152,10 +190,18 @@ class Reports:
         """The reports no match took, newest first: {table, received_at, reason, players, report}
         (record_report(table, report, match_id=...) gives one to a match)."""
         with self._tx(False) as db:
-            return [{"table": r["table_id"], "received_at": r["received_at"], "reason": r["reason"],
-                     "players": json.loads(r["players"]), "report": json.loads(r["report"])}
-                    for r in db.execute("SELECT * FROM reports WHERE match_id IS NULL "
-                                        "ORDER BY received_at DESC, rowid DESC")]
+            return [
+                {
+                    "table": r["table_id"],
+                    "received_at": r["received_at"],
+                    "reason": r["reason"],
+                    "players": json.loads(r["players"]),
+                    "report": json.loads(r["report"]),
+                }
+                for r in db.execute(
+                    "SELECT * FROM reports WHERE match_id IS NULL ORDER BY received_at DESC, rowid DESC"
+                )
+            ]
 
 
 def impossible(report, setup=None):

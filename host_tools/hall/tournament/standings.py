@@ -14,18 +14,35 @@ class Standings:
             return players[pid] if pid is not None else None
 
         a, b = pl(m["a"]), pl(m["b"])
-        out = {"id": m["id"], "stage": m["stage"], "group": _letter(m["grp"]), "round": m["round"],
-               "slot": m["slot"], "status": m["status"], "table": m["table_id"],
-               "label_A": m["label_a"], "label_B": m["label_b"],
-               "name_A": a["name"] if a else None, "club_A": a["club"] if a else None,
-               "name_B": b["name"] if b else None, "club_B": b["club"] if b else None,
-               "target_A": m["target_a"], "target_B": m["target_b"],
-               "score_A": m["score_a"], "innings_A": m["innings_a"], "average_A": _gd(m["score_a"], m["innings_a"]),
-               "high_run_A": m["hr_a"],
-               "score_B": m["score_b"], "innings_B": m["innings_b"], "average_B": _gd(m["score_b"], m["innings_b"]),
-               "high_run_B": m["hr_b"],
-               "result": m["result"], "winner": players[m["winner"]]["name"] if m["winner"] is not None else None,
-               "ended_by": m["ended_by"], "started_at": m["started_at"]}
+        out = {
+            "id": m["id"],
+            "stage": m["stage"],
+            "group": _letter(m["grp"]),
+            "round": m["round"],
+            "slot": m["slot"],
+            "status": m["status"],
+            "table": m["table_id"],
+            "label_A": m["label_a"],
+            "label_B": m["label_b"],
+            "name_A": a["name"] if a else None,
+            "club_A": a["club"] if a else None,
+            "name_B": b["name"] if b else None,
+            "club_B": b["club"] if b else None,
+            "target_A": m["target_a"],
+            "target_B": m["target_b"],
+            "score_A": m["score_a"],
+            "innings_A": m["innings_a"],
+            "average_A": _gd(m["score_a"], m["innings_a"]),
+            "high_run_A": m["hr_a"],
+            "score_B": m["score_b"],
+            "innings_B": m["innings_b"],
+            "average_B": _gd(m["score_b"], m["innings_b"]),
+            "high_run_B": m["hr_b"],
+            "result": m["result"],
+            "winner": players[m["winner"]]["name"] if m["winner"] is not None else None,
+            "ended_by": m["ended_by"],
+            "started_at": m["started_at"],
+        }
         return out
 
     def matches(self):
@@ -33,8 +50,10 @@ class Standings:
         labels of whom they wait for: A1, W12), targets, scores, innings, GD, high runs, result, winner."""
         with self._tx(False) as db:
             players = self._player_map(db)
-            return [self._row(m, players) for m in
-                    db.execute("SELECT * FROM matches ORDER BY stage='knockout', round, slot, grp, id")]
+            return [
+                self._row(m, players)
+                for m in db.execute("SELECT * FROM matches ORDER BY stage='knockout', round, slot, grp, id")
+            ]
 
     def match(self, match_id):
         with self._tx(False) as db:
@@ -51,12 +70,28 @@ class Standings:
         else:
             plist = db.execute("SELECT * FROM players WHERE grp=? ORDER BY seed", (g,)).fetchall()
             ms = db.execute("SELECT * FROM matches WHERE stage='group' AND grp=? AND status='done'", (g,)).fetchall()
-        rows = {p["id"]: {"player_id": p["id"], "name": p["name"], "club": p["club"], "seed": p["seed"],
-                          "played": 0, "won": 0, "drawn": 0, "lost": 0, "points": 0, "score": 0, "innings": 0,
-                          "high_run": 0} for p in plist}
+        rows = {
+            p["id"]: {
+                "player_id": p["id"],
+                "name": p["name"],
+                "club": p["club"],
+                "seed": p["seed"],
+                "played": 0,
+                "won": 0,
+                "drawn": 0,
+                "lost": 0,
+                "points": 0,
+                "score": 0,
+                "innings": 0,
+                "high_run": 0,
+            }
+            for p in plist
+        }
         for m in ms:
-            for pid, other, sc, inn, hr in ((m["a"], m["b"], m["score_a"], m["innings_a"], m["hr_a"]),
-                                            (m["b"], m["a"], m["score_b"], m["innings_b"], m["hr_b"])):
+            for pid, other, sc, inn, hr in (
+                (m["a"], m["b"], m["score_a"], m["innings_a"], m["hr_a"]),
+                (m["b"], m["a"], m["score_b"], m["innings_b"], m["hr_b"]),
+            ):
                 r = rows.get(pid)
                 if r is None:
                     continue
@@ -72,8 +107,16 @@ class Standings:
                     r["points"] += 2
                 elif m["winner"] == other:
                     r["lost"] += 1
-        out = sorted(rows.values(), key=lambda r: (-r["points"], -_ratio(r["score"], r["innings"]),
-                                                   -r["high_run"], r["seed"] or 0, r["player_id"]))
+        out = sorted(
+            rows.values(),
+            key=lambda r: (
+                -r["points"],
+                -_ratio(r["score"], r["innings"]),
+                -r["high_run"],
+                r["seed"] or 0,
+                r["player_id"],
+            ),
+        )
         for k, r in enumerate(out):
             r["rank"] = k + 1
             r["average"] = _gd(r["score"], r["innings"])
@@ -94,8 +137,9 @@ class Standings:
     def champion(self):
         """The knock-out's winner's name (or the round robin's leader once all is played), else None."""
         with self._tx(False) as db:
-            final = db.execute("SELECT winner, status FROM matches WHERE stage='knockout' ORDER BY round DESC "
-                               "LIMIT 1").fetchone()
+            final = db.execute(
+                "SELECT winner, status FROM matches WHERE stage='knockout' ORDER BY round DESC LIMIT 1"
+            ).fetchone()
             if final is not None:
                 return self._player_map(db)[final[0]]["name"] if final[1] == "done" else None
         if any(m["status"] != "done" for m in self.matches()):

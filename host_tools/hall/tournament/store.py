@@ -53,11 +53,15 @@ class Store:
                 if row is None:
                     db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 elif int(row[0]) != SCHEMA_VERSION:
-                    raise ValueError("%s: a tournament file of schema version %s (this carom reads %d)"
-                                     % (self.path, row[0], SCHEMA_VERSION))
+                    raise ValueError(
+                        "%s: a tournament file of schema version %s (this carom reads %d)"
+                        % (self.path, row[0], SCHEMA_VERSION)
+                    )
         except sqlite3.DatabaseError as e:
-            raise ValueError("%s: cannot be used as a tournament file: not a tournament database, or it cannot "
-                             "be opened (%s)" % (self.path, e)) from None
+            raise ValueError(
+                "%s: cannot be used as a tournament file: not a tournament database, or it cannot "
+                "be opened (%s)" % (self.path, e)
+            ) from None
         self.journal_mode = mode
 
     def close(self):

@@ -41,8 +41,10 @@ def _text(v, what, most, empty=False):
     if v != v.strip():
         raise ValueError("%s: %s begins or ends with a space" % (what, _show(v)))
     if len(v) > most:
-        raise ValueError("%s: %s is %d characters long (at most %d%s)" % (
-            what, _show(v), len(v), most, ": a board shows no more" if most == MAX_NAME else ""))
+        raise ValueError(
+            "%s: %s is %d characters long (at most %d%s)"
+            % (what, _show(v), len(v), most, ": a board shows no more" if most == MAX_NAME else "")
+        )
     return v
 
 
@@ -87,8 +89,7 @@ def match_section(options):
         raise ValueError("game_options: %s is not an object" % _show(options))
     for k in ("target_A", "target_B"):
         if k in options:
-            raise ValueError("game_options: %s comes from the players' handicaps (add_player's target or "
-                             "average)" % k)
+            raise ValueError("game_options: %s comes from the players' handicaps (add_player's target or average)" % k)
     return _config_module().normalize({"match": options}, "game_options")["match"]
 
 

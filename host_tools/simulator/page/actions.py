@@ -11,9 +11,16 @@ LONG_EXTRA_S = 0.5  # a long press lasts the button's long_ms plus this (1.5 s f
 JUMPS = (10, 60, 300)  # "move the clock forward" buttons, seconds
 MAX_JUMP_S = max(JUMPS)  # the most one {"do": "advance"} moves the clock
 JUMP_SLICE_S = 1.0  # a jump runs this much virtual time at a time, then lets others have the board's lock
-ACTIONS = {"tap": ("button",), "down": ("button",), "up": ("button",), "long": ("button",),
-           "power": ("on",), "plug": ("chip", "plugged"), "advance": ("seconds",),
-           "identify": ()}  # each one's fields
+ACTIONS = {
+    "tap": ("button",),
+    "down": ("button",),
+    "up": ("button",),
+    "long": ("button",),
+    "power": ("on",),
+    "plug": ("chip", "plugged"),
+    "advance": ("seconds",),
+    "identify": (),
+}  # each one's fields
 
 
 def shown(value, limit=40):
@@ -89,12 +96,14 @@ class Actions:
         def press():
             self._pressed.add(name)
             self.vb.press(name)
+
         self._schedule(t, press)
 
     def _release_at(self, name, t):
         def release():
             self._pressed.discard(name)
             self.vb.release(name)
+
         self._schedule(t, release)
 
     def _schedule(self, t, fn):
@@ -202,8 +211,9 @@ class Actions:
                     left = goal - self.pacer.now
                     if left < 1e-6 or self._stop.is_set():
                         break
-                    if not self._guard(self.pacer.advance_to, goal if left <= JUMP_SLICE_S else
-                                       self.pacer.now + JUMP_SLICE_S):
+                    if not self._guard(
+                        self.pacer.advance_to, goal if left <= JUMP_SLICE_S else self.pacer.now + JUMP_SLICE_S
+                    ):
                         break
         finally:
             with self.lock:

@@ -64,8 +64,13 @@ class Console:
                     board, button, best = s, spec["name"], last
         who = button if board is self else "the referee box's %s" % button
         self._log("refused", "%s refused: %s" % (who if button else action, reason))
-        payload = {"board": board.index, "button": button, "action": action, "reason": self.redact(reason),
-                   "t": round(self.vb.now, 3)}
+        payload = {
+            "board": board.index,
+            "button": button,
+            "action": action,
+            "reason": self.redact(reason),
+            "t": round(self.vb.now, 3),
+        }
         self.publish("refused", board.index, payload)
 
     def _console_lines(self, lines, rebooted):
@@ -78,18 +83,23 @@ class Console:
         if self._raw_repl and rebooted:
             last = max((i for i, line in enumerate(lines) if "\x04" in line), default=-1)
             self._raw_repl = False
-            lines = lines[last + 1:]
+            lines = lines[last + 1 :]
         out = []
         for line in lines:
             if self._raw_repl:
                 if FRIENDLY in line:
                     self._raw_repl = False
-                    out.append(line[line.index(FRIENDLY):])
+                    out.append(line[line.index(FRIENDLY) :])
                 continue
             if RAW_REPL in line:
                 self._raw_repl = True
-                out.append(("serial", "a host tool (mpremote, carom config, doctor) uses the raw REPL: "
-                                      "the board's answers to it are not shown here"))
+                out.append(
+                    (
+                        "serial",
+                        "a host tool (mpremote, carom config, doctor) uses the raw REPL: "
+                        "the board's answers to it are not shown here",
+                    )
+                )
                 continue
             out.append(line)
         return out

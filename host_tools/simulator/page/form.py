@@ -8,12 +8,32 @@ import time
 from .actions import shown
 from .pacing import TICK_S
 
-FORM_KEYS = ("players.A.name", "players.A.club", "players.B.name", "players.B.club",
-             "match.game", "match.target", "match.target_A", "match.target_B", "match.innings_limit",
-             "match.draw", "match.sets", "match.deciding_target", "match.shootout", "match.warmup_s")
+FORM_KEYS = (
+    "players.A.name",
+    "players.A.club",
+    "players.B.name",
+    "players.B.club",
+    "match.game",
+    "match.target",
+    "match.target_A",
+    "match.target_B",
+    "match.innings_limit",
+    "match.draw",
+    "match.sets",
+    "match.deciding_target",
+    "match.shootout",
+    "match.warmup_s",
+)
 NULLABLE = ("match.target_A", "match.target_B", "match.deciding_target")  # blank: not set (null)
-SKIP_BLANK = ("match.game", "match.target", "match.innings_limit", "match.draw", "match.sets", "match.shootout",
-              "match.warmup_s")  # blank: left as the board has it
+SKIP_BLANK = (
+    "match.game",
+    "match.target",
+    "match.innings_limit",
+    "match.draw",
+    "match.sets",
+    "match.shootout",
+    "match.warmup_s",
+)  # blank: left as the board has it
 BOOT_WAIT_S = 30  # seconds the board's start is watched after the reset (real time)
 SETTLE_S = 0.3  # after the new match's long press, virtual seconds for the board to start it
 MAX_FORM_TEXT = 100  # a value longer than this is refused before the board is touched
@@ -116,8 +136,11 @@ class Form:
         reason = check_form(values)
         if reason:
             return reason, []
-        settings = [(k, "null" if v == "" and k in NULLABLE else v) for k, v in values.items()
-                    if not (v == "" and k in SKIP_BLANK)]
+        settings = [
+            (k, "null" if v == "" and k in NULLABLE else v)
+            for k, v in values.items()
+            if not (v == "" and k in SKIP_BLANK)
+        ]
         try:  # checked before the board is touched, against the config.json the form was filled from
             apply_form(self._flash_config(), settings)
         except CommandError as e:
@@ -171,6 +194,8 @@ class Form:
                     time.sleep(TICK_S)
                 said.append("%s held %g s: a new match with these options" % (spec["name"], spec["long_s"]))
         else:
-            said.append("names, clubs and match options apply now if the match has not started, else from "
-                        "the next new match (hold NEW 3 s)")
+            said.append(
+                "names, clubs and match options apply now if the match has not started, else from "
+                "the next new match (hold NEW 3 s)"
+            )
         return None, [self.redact(x) for x in said]

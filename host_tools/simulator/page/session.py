@@ -217,8 +217,10 @@ class BoardSession(Actions, Form, Console):
             if self._stop.is_set():
                 return False
             # The error quotes the console's last lines: a raw REPL answer among them (its \x04) is left out.
-            lines = [line if "\x04" not in line else "(an answer to a host tool at the raw REPL, not shown)"
-                     for line in str(e).splitlines()] or [""]
+            lines = [
+                line if "\x04" not in line else "(an answer to a host tool at the raw REPL, not shown)"
+                for line in str(e).splitlines()
+            ] or [""]
             self.failed = self.redact("\n".join(lines))
             self._log("error", lines[0])
             for line in lines[1:]:
@@ -234,8 +236,7 @@ class BoardSession(Actions, Form, Console):
         virtual instant it happened, when not now."""
         if at is None:
             at = self.vb.now if self.vb else 0.0
-        entry = {"board": self.index, "t": round(at, 3), "kind": kind,
-                 "text": self.redact(text)}
+        entry = {"board": self.index, "t": round(at, 3), "kind": kind, "text": self.redact(text)}
         self.log.append(entry)
         del self.log[:-LOG_KEEP]
         self.publish("log", self.index, entry)
@@ -244,12 +245,12 @@ class BoardSession(Actions, Form, Console):
         """Publish what changed since last time: printed lines, resets, sounds, the state."""
         vb = self.vb
         rebooted = len(vb.boots) > self._boots_seen
-        for boot in vb.boots[self._boots_seen:]:
+        for boot in vb.boots[self._boots_seen :]:
             self._log("reset", "boot at %.3f s: %s (%s)" % (boot.t_ms / 1000, boot.cause_name, boot.kind))
         self._boots_seen = len(vb.boots)
         for stream in ("stdout", "stderr"):
             text = vb.stdout if stream == "stdout" else vb.stderr
-            new = text[self._out_seen[stream]:]
+            new = text[self._out_seen[stream] :]
             if new:
                 self._out_seen[stream] = len(text)
                 self.redact.watch(self.flash_dir)  # what was just printed may hold a secret set just now
@@ -269,13 +270,15 @@ class BoardSession(Actions, Form, Console):
                         self._refused(refused.group(1), refused.group(2).strip())
                     else:
                         self._log(stream, line)
-        sounds = vb.sounds[self._sounds_seen:]
+        sounds = vb.sounds[self._sounds_seen :]
         self._sounds_seen = len(vb.sounds)
         if sounds:
             now_ms = vb.now_ms
-            events = [{"t_ms": round(ev.t_ms, 3), "age_ms": round(now_ms - ev.t_ms, 3),
-                       "freq": ev.freq, "duty": ev.duty_u16}
-                      for ev in sounds if self.buzzer_pin is None or ev.pin == self.buzzer_pin]
+            events = [
+                {"t_ms": round(ev.t_ms, 3), "age_ms": round(now_ms - ev.t_ms, 3), "freq": ev.freq, "duty": ev.duty_u16}
+                for ev in sounds
+                if self.buzzer_pin is None or ev.pin == self.buzzer_pin
+            ]
             if events:
                 self.publish("sound", self.index, {"board": self.index, "events": events})
         self._update_hint()
@@ -295,8 +298,10 @@ class BoardSession(Actions, Form, Console):
         if not self.vb.powered or self.failed:
             self.identifying = False
         if self.identifying:
-            message = next((d for d in self.sb.board["displays"] if any(p["field"] == "message" for p in d["show"])),
-                           (self.sb.board["displays"] or [None])[0])
+            message = next(
+                (d for d in self.sb.board["displays"] if any(p["field"] == "message" for p in d["show"])),
+                (self.sb.board["displays"] or [None])[0],
+            )
             where = " (on %d.%02x)" % (message["bus"], message["addr"]) if message else ""
             self._hint = IDENTIFY_HINT.format(where=where, long="%g s" % (self.sb.board["timings"]["long_ms"] / 1000))
             self._phase_name = "identify"
@@ -311,8 +316,9 @@ class BoardSession(Actions, Form, Console):
             self._hint = self._phase_name = None
             return
         if not self.vb.powered:
-            self._hint = "The power is off: Power on starts the board again" if role == "wall" else \
-                "No batteries: Put in"
+            self._hint = (
+                "The power is off: Power on starts the board again" if role == "wall" else "No batteries: Put in"
+            )
         elif self.failed:
             self._hint = ""
         else:
@@ -324,8 +330,9 @@ class BoardSession(Actions, Form, Console):
         cached = self._decoded.get(key)
         if cached is not None and cached[0] == chip.ram:
             return cached[1]
-        kind = next(d["kind"] for d in self.layout["displays"]
-                    if d["bus"] == chip.bus and int(d["addr"], 16) == chip.address)
+        kind = next(
+            d["kind"] for d in self.layout["displays"] if d["bus"] == chip.bus and int(d["addr"], 16) == chip.address
+        )
         reading = decode(chip.ram, kind)
         self._decoded[key] = (chip.ram, reading)
         return reading
@@ -359,8 +366,7 @@ class BoardSession(Actions, Form, Console):
                     reading = self._reading(chip)
                     entry["colon"] = reading.colon
                     entry["text"] = reading.text
-                    entry["cells"] = [{"char": c.char, "dp": c.dp, "segments": list(c.names)}
-                                      for c in reading.cells]
+                    entry["cells"] = [{"char": c.char, "dp": c.dp, "segments": list(c.names)} for c in reading.cells]
                 out.append(entry)
             leds = {}
             for name, spec in (self.sb.board.get("leds") or {}).items():

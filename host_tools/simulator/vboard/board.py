@@ -76,10 +76,29 @@ from .runner import BoardRunner
 
 # Importable from here as before the split (host_tools.simulator.vboard.board):
 __all__ = [
-    "VirtualBoard", "BoardError", "BoardTimeout", "BoardCrashed", "default_micropython", "i2c_buses",
-    "Boot", "PinChange", "SoundEvent", "Step", "Tone", "RESET_NAMES", "MP_DIR", "BOOT_SCRIPT",
-    "PWRON_RESET", "HARD_RESET", "WDT_RESET", "DEEPSLEEP_RESET", "SOFT_RESET",
-    "EXT0_WAKE", "EXT1_WAKE", "TIMER_WAKE", "RTC_GPIO",
+    "VirtualBoard",
+    "BoardError",
+    "BoardTimeout",
+    "BoardCrashed",
+    "default_micropython",
+    "i2c_buses",
+    "Boot",
+    "PinChange",
+    "SoundEvent",
+    "Step",
+    "Tone",
+    "RESET_NAMES",
+    "MP_DIR",
+    "BOOT_SCRIPT",
+    "PWRON_RESET",
+    "HARD_RESET",
+    "WDT_RESET",
+    "DEEPSLEEP_RESET",
+    "SOFT_RESET",
+    "EXT0_WAKE",
+    "EXT1_WAKE",
+    "TIMER_WAKE",
+    "RTC_GPIO",
 ]
 
 _RTC_EPOCH_2000 = 946684800  # an ESP32 without NTP starts its clock at 2000-01-01

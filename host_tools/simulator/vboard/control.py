@@ -84,8 +84,7 @@ class BoardControl:
             )
         raise BoardTimeout(
             "no answer from the board for %.1f s at t=%.3f s (a loop that never "
-            "waits? virtual time only passes in sleeps and asyncio waits)\n%s"
-            % (self.timeout, self.now, self._tail())
+            "waits? virtual time only passes in sleeps and asyncio waits)\n%s" % (self.timeout, self.now, self._tail())
         )
 
     def _read_events(self, events, expected, goal):

@@ -33,15 +33,18 @@ class Flash:
         else:
             source = os.fspath(source)
             names = files or sorted(
-                n for n in os.listdir(source) if n.endswith((".py", ".json")) and os.path.isfile(os.path.join(source, n))
+                n
+                for n in os.listdir(source)
+                if n.endswith((".py", ".json")) and os.path.isfile(os.path.join(source, n))
             )
             paths = [os.path.join(source, n) for n in names]
         written = []
         for path in paths:
             name = os.path.basename(os.path.normpath(path))
             if os.path.isdir(path):
-                shutil.copytree(path, os.path.join(target, name), dirs_exist_ok=True,
-                                ignore=shutil.ignore_patterns("__pycache__"))
+                shutil.copytree(
+                    path, os.path.join(target, name), dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__")
+                )
             else:
                 shutil.copyfile(path, os.path.join(target, name))
             written.append("/" + os.path.relpath(os.path.join(target, name), self.dir))

@@ -53,8 +53,10 @@ _SLACK_UNITS = 16
 LOAD_MARGIN = 24 * 1024
 _PROBE_S = 30.0
 # Under 256 bytes: the unix port turns arguments into qstrs.
-_PROBE = ("import gc,sys\ngc.collect()\n"
-          "print('carom-heap',gc.mem_alloc(),gc.mem_free(),sys.maxsize>2**32,sys.implementation.name)")
+_PROBE = (
+    "import gc,sys\ngc.collect()\n"
+    "print('carom-heap',gc.mem_alloc(),gc.mem_free(),sys.maxsize>2**32,sys.implementation.name)"
+)
 _SIZE = re.compile(r"^\s*(\d+)\s*([kKmM]?)\s*$")
 
 _probes = {}  # (interpreter path, heapsize) -> Probe
@@ -74,8 +76,9 @@ def parse_size(text):
         return text
     m = _SIZE.match(str(text))
     if not m:
-        raise HeapError("a heap size is a number of bytes, with K or M after it if you like "
-                        "(112K, 1M, 114688), not %r" % text)
+        raise HeapError(
+            "a heap size is a number of bytes, with K or M after it if you like (112K, 1M, 114688), not %r" % text
+        )
     n = int(m.group(1)) * {"": 1, "k": 1024, "m": 1024 * 1024}[m.group(2).lower()]
     if n <= 0:
         raise HeapError("a heap size must be above 0, not %r" % text)
@@ -114,10 +117,12 @@ def probe(interpreter, heapsize):
     found = _run_probe(interpreter, heapsize)
     if isinstance(found, str):
         if heapsize is None or isinstance(_run_probe(interpreter, None), str):
-            raise HeapError("%s is not a MicroPython unix port (asked for its heap, it said: %s)"
-                            % (interpreter, found))
-        raise HeapError("MicroPython cannot even start with -X heapsize=%s (%s): %s"
-                        % (size_text(heapsize), interpreter, found))
+            raise HeapError(
+                "%s is not a MicroPython unix port (asked for its heap, it said: %s)" % (interpreter, found)
+            )
+        raise HeapError(
+            "MicroPython cannot even start with -X heapsize=%s (%s): %s" % (size_text(heapsize), interpreter, found)
+        )
     _probes[key] = found
     return found
 
@@ -175,10 +180,17 @@ class HeapPlan:
         return 4 * self.bits // 8
 
     def describe(self):
-        text = ("the emulation %s bytes (measured once it had started), the firmware's share %s "
-                "(%s bytes free at its start, as with -X heapsize=%s), -X heapsize=%d in all"
-                % (_n(self.emulation), size_text(self.firmware), _n(self.firmware_free),
-                   size_text(self.firmware), self.heapsize))
+        text = (
+            "the emulation %s bytes (measured once it had started), the firmware's share %s "
+            "(%s bytes free at its start, as with -X heapsize=%s), -X heapsize=%d in all"
+            % (
+                _n(self.emulation),
+                size_text(self.firmware),
+                _n(self.firmware_free),
+                size_text(self.firmware),
+                self.heapsize,
+            )
+        )
         if self.heapsize > self.due:
             text += " (not %d: the emulation needs more room while it loads; the rest is held unused)" % self.due
         return text + "; %s (%d-bit)" % (self.interpreter, self.bits)

@@ -20,30 +20,30 @@ from .hardware import parse_wake
 
 VERBS = {
     # verb: handler                 the line, and what it says
-    "ok": "_on_ok",          # ok <seq> <t> [n] [d<t>]: command <seq> done at t; n: it waits on a socket;
-                             #   d: the next instant it runs by itself (none: only the outside wakes it)
-    "t": "_on_heartbeat",    # t <t>: a sign of life during a long run
-    "w": "_on_i2c_write",    # w <t> <bus> <addr> <hex>: an I2C write transaction
-    "r": "_on_i2c_read",     # r <t> <bus> <addr> <n>: an I2C read; answered "R <hex>" ("R-": no chip)
-    "o": "_on_output",       # o <t> <pin> <0|1>: an output pin's level
-    "pwm": "_on_pwm",        # pwm <t> <pin> <freq> <duty_u16>: a PWM change (0 0: off)
-    "rtc": "_on_rtc_memory", # rtc <hex>: machine.RTC().memory() written
-    "cpu": "_on_cpu",        # cpu <hz>: machine.freq(hz) set the CPU's clock
-    "wall": "_on_wall",      # wall <base_us>: the wall clock moved (RTC().datetime(...)): us since 1970 at t=0
-    "wdt": "_on_wdt",        # wdt <t> <timeout_ms>: the watchdog started
-    "reset": "_on_reset",    # reset <t> <cause> <chip|vm>: machine.reset(), WDT, soft reset...
-    "sleep": "_on_sleep",    # sleep <t> <ms> [e0:<pin>:<level>:<undriven>] [e1:<level>:<pin>/<undriven>,...]:
-                             #   deep sleep (ms -1: until a pin wakes it) and its wake-up pins
-    "mode": "_on_mode",      # mode <friendly|raw>: the REPL changed mode
-    "rxd": "_on_rx_taken",   # rxd <seq>: the board took the "rx" command <seq>
-    "err": "_on_error",      # err <text>: the emulation's complaint
-    "heap": "_on_heap",      # heap <alloc> <free> <held>: the heap once the emulation is in
-    "fail": "_on_failure",   # fail <path> <exception name>: boot.py or main.py ended by an exception
-    "radio": "_on_radio",    # radio <sta 0|1> <ap 0|1> <channel> <espnow 0|1> <sta mac> <ap mac>
-    "link": "_on_link",      # link <t> <0|1> <ip|->: Wi-Fi got / lost its IP
-    "sock": "_on_sockets",   # sock <n>: sockets open
+    "ok": "_on_ok",  # ok <seq> <t> [n] [d<t>]: command <seq> done at t; n: it waits on a socket;
+    #   d: the next instant it runs by itself (none: only the outside wakes it)
+    "t": "_on_heartbeat",  # t <t>: a sign of life during a long run
+    "w": "_on_i2c_write",  # w <t> <bus> <addr> <hex>: an I2C write transaction
+    "r": "_on_i2c_read",  # r <t> <bus> <addr> <n>: an I2C read; answered "R <hex>" ("R-": no chip)
+    "o": "_on_output",  # o <t> <pin> <0|1>: an output pin's level
+    "pwm": "_on_pwm",  # pwm <t> <pin> <freq> <duty_u16>: a PWM change (0 0: off)
+    "rtc": "_on_rtc_memory",  # rtc <hex>: machine.RTC().memory() written
+    "cpu": "_on_cpu",  # cpu <hz>: machine.freq(hz) set the CPU's clock
+    "wall": "_on_wall",  # wall <base_us>: the wall clock moved (RTC().datetime(...)): us since 1970 at t=0
+    "wdt": "_on_wdt",  # wdt <t> <timeout_ms>: the watchdog started
+    "reset": "_on_reset",  # reset <t> <cause> <chip|vm>: machine.reset(), WDT, soft reset...
+    "sleep": "_on_sleep",  # sleep <t> <ms> [e0:<pin>:<level>:<undriven>] [e1:<level>:<pin>/<undriven>,...]:
+    #   deep sleep (ms -1: until a pin wakes it) and its wake-up pins
+    "mode": "_on_mode",  # mode <friendly|raw>: the REPL changed mode
+    "rxd": "_on_rx_taken",  # rxd <seq>: the board took the "rx" command <seq>
+    "err": "_on_error",  # err <text>: the emulation's complaint
+    "heap": "_on_heap",  # heap <alloc> <free> <held>: the heap once the emulation is in
+    "fail": "_on_failure",  # fail <path> <exception name>: boot.py or main.py ended by an exception
+    "radio": "_on_radio",  # radio <sta 0|1> <ap 0|1> <channel> <espnow 0|1> <sta mac> <ap mac>
+    "link": "_on_link",  # link <t> <0|1> <ip|->: Wi-Fi got / lost its IP
+    "sock": "_on_sockets",  # sock <n>: sockets open
     "nt": "_on_radio_send",  # nt <t> <ifidx> <src mac> <dst mac> <lmk|-> <hex|->: an ESP-NOW frame;
-                             #   answered "NT 1" (acked) or "NT 0"
+    #   answered "NT 1" (acked) or "NT 0"
 }
 
 

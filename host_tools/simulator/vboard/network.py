@@ -166,7 +166,7 @@ class BoardNetwork:
 
     @property
     def mac_text(self):
-        """"24:0a:c4:00:00:01": the form config.json's radio.peer takes."""
+        """ "24:0a:c4:00:00:01": the form config.json's radio.peer takes."""
         return mac_text(self.mac)
 
     @property

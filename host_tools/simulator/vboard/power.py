@@ -79,7 +79,7 @@ class BoardPower:
             try:
                 self._pump(0, self._now_us)
             except BoardCrashed:
-                said = "".join(self._stdout[saved[3]:] + self._stderr[saved[4]:])
+                said = "".join(self._stdout[saved[3] :] + self._stderr[saved[4] :])
                 if "MemoryError" in said and len(self.heap_reports) == saved[2]:
                     return None
                 raise
@@ -90,9 +90,9 @@ class BoardPower:
             self._stop_process()
             self._state = "off"
             self.heapsize, self._measuring = saved[0], False
-            del self.boots[saved[1]:]
-            del self.heap_reports[saved[2]:]
-            del self._stdout[saved[3]:], self._stderr[saved[4]:]
+            del self.boots[saved[1] :]
+            del self.heap_reports[saved[2] :]
+            del self._stdout[saved[3] :], self._stderr[saved[4] :]
 
     # ---- the process
 
@@ -171,9 +171,11 @@ class BoardPower:
         self._state = "off"
         reported = self.heap_reports and self.heap_reports[-1].t_ms >= self.boots[-1].t_ms
         if self.heap_plan is not None and not reported and "MemoryError" in self._tail(5):
-            raise BoardCrashed("the emulation ran out of memory while it loaded, in -X heapsize=%d "
-                               "(the firmware's share %s); a bigger --heap would do\n%s"
-                               % (self.heapsize, size_text(self.heap_plan.firmware), self._tail()))
+            raise BoardCrashed(
+                "the emulation ran out of memory while it loaded, in -X heapsize=%d "
+                "(the firmware's share %s); a bigger --heap would do\n%s"
+                % (self.heapsize, size_text(self.heap_plan.firmware), self._tail())
+            )
         raise BoardCrashed("the MicroPython process ended (exit status %s)\n%s" % (code, self._tail()))
 
     def _hardware_reset_outputs(self):

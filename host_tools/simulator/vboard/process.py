@@ -22,8 +22,17 @@ MP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
 BOOT_SCRIPT = os.path.join(MP_DIR, "vb_boot.py")
 
 # read()'s number in /proc/<pid>/syscall: how the host sees a board blocked on its stdin.
-_READ_SYSCALL = {"x86_64": 0, "amd64": 0, "aarch64": 63, "arm64": 63, "riscv64": 63,
-                 "i386": 3, "i686": 3, "armv7l": 3, "armv6l": 3}.get(platform.machine())
+_READ_SYSCALL = {
+    "x86_64": 0,
+    "amd64": 0,
+    "aarch64": 63,
+    "arm64": 63,
+    "riscv64": 63,
+    "i386": 3,
+    "i686": 3,
+    "armv7l": 3,
+    "armv6l": 3,
+}.get(platform.machine())
 
 
 def default_micropython():

@@ -122,8 +122,18 @@ class RadioHub:
         waits on a network socket (otherwise they step from event to event).
     """
 
-    def __init__(self, seed=0, delay_ms=1.0, jitter_ms=0.0, drop=0.0, duplicate=0.0, ack_loss=0.0, rssi=-45,
-                 slice_ms=5.0, dup_gap_ms=1.0):
+    def __init__(
+        self,
+        seed=0,
+        delay_ms=1.0,
+        jitter_ms=0.0,
+        drop=0.0,
+        duplicate=0.0,
+        ack_loss=0.0,
+        rssi=-45,
+        slice_ms=5.0,
+        dup_gap_ms=1.0,
+    ):
         self.random = random.Random(seed)
         self.delay_ms = delay_ms
         self.jitter_ms = jitter_ms
@@ -242,8 +252,7 @@ class RadioHub:
         Returns the radio's ack."""
         r = sender.radio_state or {}
         with self._lock:
-            frame = RadioFrame(len(self.frames), t_us / 1000, src, dst, data, r.get("channel", 1), "sent",
-                               sender.name)
+            frame = RadioFrame(len(self.frames), t_us / 1000, src, dst, data, r.get("channel", 1), "sent", sender.name)
             self.frames.append(frame)
             hearers = [b for b in self._boards if b is not sender and b.hears(dst, frame.channel)]
             broadcast = bool(dst[0] & 1)
@@ -285,8 +294,15 @@ class RadioHub:
         t_us = board.now_us if at is None else round(at * 1_000_000)
         r = board.radio_state or {}
         with self._lock:
-            frame = RadioFrame(len(self.frames), t_us / 1000, src, mac_bytes(dst) if dst else board.mac, data,
-                               r.get("channel", 1), "injected")
+            frame = RadioFrame(
+                len(self.frames),
+                t_us / 1000,
+                src,
+                mac_bytes(dst) if dst else board.mac,
+                data,
+                r.get("channel", 1),
+                "injected",
+            )
             self.frames.append(frame)
             frame.heard_by.append(board.name)
             board.receive_frame(t_us, src, frame.dst, self.rssi, bytes(lmk).hex() if lmk else None, data, frame)

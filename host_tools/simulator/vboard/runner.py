@@ -97,7 +97,7 @@ class BoardRunner:
 
     @property
     def repl_mode(self):
-        """"friendly" or "raw": the mode the REPL is in (and boots into after a soft reset)."""
+        """ "friendly" or "raw": the mode the REPL is in (and boots into after a soft reset)."""
         return self._repl_mode
 
     @property

@@ -28,8 +28,7 @@ class AccessPoint:
     second a real one on this machine (`carom sim --hall`: the broker the
     boards' MQTT client reaches). Other addresses are reached as they are."""
 
-    def __init__(self, ssid, password="", channel=1, up=True, connect_s=1.5, subnet="192.168.1", rssi=-55,
-                 routes=None):
+    def __init__(self, ssid, password="", channel=1, up=True, connect_s=1.5, subnet="192.168.1", rssi=-55, routes=None):
         if not 1 <= int(channel) <= 14:
             raise ValueError("a 2.4 GHz channel is 1..14")
         self.routes = {}

@@ -164,8 +164,13 @@ def run_case(case, step, frame, seq):
     ack = air.sent[-1] if len(air.sent) > n_sent else b""
     if len(ack) != radio.FRAME_LEN or ack[1] != radio.T_ACK or tx.acked(ack) is None:
         return fail(case, "no acknowledgement")
-    print("ok %s (%s)" % (case, "no MemoryError" if not raised else
-                          "acted on before the fault" if acted else "acted on when sent again"))
+    print(
+        "ok %s (%s)"
+        % (
+            case,
+            "no MemoryError" if not raised else "acted on before the fault" if acted else "acted on when sent again",
+        )
+    )
 
 
 action = __import__("controller").ACTIONS

@@ -338,8 +338,7 @@ def _stop_at_grant(poller, deadline, timer_due):
         nxt = timer_due
     if wdt_deadline is not None and (nxt is None or wdt_deadline < nxt):
         nxt = wdt_deadline
-    send("ok %d %d%s%s" % (pending, now_us, " n" if net_waiting else "",
-                           "" if nxt is None else " d%d" % nxt))
+    send("ok %d %d%s%s" % (pending, now_us, " n" if net_waiting else "", "" if nxt is None else " d%d" % nxt))
     pending = None
 
 
@@ -428,8 +427,13 @@ def _radio_frame(parts):
     # nrx <t> <src> <dst> <rssi> <lmk|-> <hex|->
     t = int(parts[1])
     data = b"" if parts[6] == "-" else bytes.fromhex(parts[6])
-    args = (bytes.fromhex(parts[2]), bytes.fromhex(parts[3]), int(parts[4]),
-            None if parts[5] == "-" else parts[5], data)
+    args = (
+        bytes.fromhex(parts[2]),
+        bytes.fromhex(parts[3]),
+        int(parts[4]),
+        None if parts[5] == "-" else parts[5],
+        data,
+    )
     timers.append(_Arrival(t if t > now_us else now_us, args))
 
 
@@ -475,7 +479,7 @@ def _flush_rx():
     while _rx_backlog and _rx_writable.poll(0):
         chunk = _rx_backlog[:4096]
         _rx_out.write(chunk)
-        _rx_backlog = _rx_backlog[len(chunk):]
+        _rx_backlog = _rx_backlog[len(chunk) :]
 
 
 def _raise_interrupt():

@@ -31,8 +31,17 @@ _NOT_FOUND = const(5)
 _EXIST = const(7)
 _IF = const(8)
 _CHAN = const(9)
-_ERR_NAMES = {1: "NOT_INIT", 2: "ARG", 3: "NO_MEM", 4: "FULL", 5: "NOT_FOUND", 6: "INTERNAL",
-              7: "EXIST", 8: "IF", 9: "CHAN"}
+_ERR_NAMES = {
+    1: "NOT_INIT",
+    2: "ARG",
+    3: "NO_MEM",
+    4: "FULL",
+    5: "NOT_FOUND",
+    6: "INTERNAL",
+    7: "EXIST",
+    8: "IF",
+    9: "CHAN",
+}
 _PKT_HEADER = const(13)  # magic, length, time_ms (4), rssi, peer (6)
 _BROADCAST = b"\xff\xff\xff\xff\xff\xff"
 
@@ -255,8 +264,10 @@ class ESPNow:
                 _err(_CHAN)
             src = net._sta_mac if ifidx == 0 else net._ap_mac
             lmk = p[1].hex() if p[4] and _unicast(p[0]) else "-"
-            reply = core.request("nt %d %d %s %s %s %s" % (core.now_us, ifidx, src.hex(), p[0].hex(), lmk,
-                                                          msg.hex() if msg else "-"), "NT")
+            reply = core.request(
+                "nt %d %d %s %s %s %s" % (core.now_us, ifidx, src.hex(), p[0].hex(), lmk, msg.hex() if msg else "-"),
+                "NT",
+            )
             _tx_packets += 1
             _tx_responses += 1
             if reply != "NT 1":

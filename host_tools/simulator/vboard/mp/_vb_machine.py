@@ -122,9 +122,7 @@ def _input_changed(n):
     state.last_level = new
     if state.irq_handler is None or old is None or old == new:
         return
-    if (new == 1 and state.irq_trigger & Pin.IRQ_RISING) or (
-        new == 0 and state.irq_trigger & Pin.IRQ_FALLING
-    ):
+    if (new == 1 and state.irq_trigger & Pin.IRQ_RISING) or (new == 0 and state.irq_trigger & Pin.IRQ_FALLING):
         core.kick()
         state.irq_handler(Pin(n))
 

@@ -222,8 +222,14 @@ def _ip():
 def _report():
     """Tell the host the radio's state when it changed."""
     global _reported
-    state = "radio %d %d %d %d %s %s" % (_sta_active, _ap_active, channel(), espnow_active,
-                                         _sta_mac.hex(), _ap_mac.hex())
+    state = "radio %d %d %d %d %s %s" % (
+        _sta_active,
+        _ap_active,
+        channel(),
+        espnow_active,
+        _sta_mac.hex(),
+        _ap_mac.hex(),
+    )
     if state != _reported:
         _reported = state
         core.send(state)

@@ -261,7 +261,7 @@ class OutOfMemory(Exception):
 
     def __init__(self, sb, t_ms, path, told=None):
         vb = sb.vb
-        said = [l.strip() for l in vb.stderr.splitlines() if l.startswith("MemoryError")]
+        said = [line.strip() for line in vb.stderr.splitlines() if line.startswith("MemoryError")]
         where = "at boot" if t_ms == vb.boots[-1].t_ms else "at t=%.3f s" % (t_ms / 1000)
         if told is not None:
             text = "the firmware ran out of memory %s (it says: %s)" % (where, told)

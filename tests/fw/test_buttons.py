@@ -6,9 +6,8 @@ Pins are active low as on the boards: level 1 = released, 0 = pressed.
 
 from fwtest import raises, SkipTest
 
-import buttons
 import buttons_setup
-from buttons import Button, ButtonGroup, SHORT, LONG, STUCK, CLEARED, NO_ACTION
+from buttons import Button, ButtonGroup, SHORT, LONG, STUCK, CLEARED
 from controller import ACTIONS
 from ticks import ticks_add
 
@@ -418,7 +417,7 @@ def test_poll_path_does_not_allocate():
     cb = rec.add  # bound once, outside the lock
     g = ButtonGroup(bl, callback=cb)
     q = ButtonGroup([Button(p) for p in pins], size=8)  # ring-buffer mode
-    t = _scenario(g, pins, 0)
+    _scenario(g, pins, 0)
     _scenario(q, pins, 0)  # warm up: every attribute exists
     while q.get():
         pass
@@ -426,7 +425,7 @@ def test_poll_path_does_not_allocate():
     start = MASK + 1 - 3000  # across the wrap too
     micropython.heap_lock()
     try:
-        t = _scenario(g, pins, start)
+        _scenario(g, pins, start)
         _scenario(q, pins, start)
         got = 0
         while q.get():

@@ -26,93 +26,95 @@ def wall_takes(wall, frame):
 
 def test_retransmits_every_50_ms_until_acknowledged():
     wall = radio.Receiver(KEY, REMOTE, WALL)
-    l = link()
-    frame = l.start(0, 0, 1000)
-    assert l.busy() and l.due(1049) is None
-    again = l.due(1050)
+    remote_link = link()
+    frame = remote_link.start(0, 0, 1000)
+    assert remote_link.busy() and remote_link.due(1049) is None
+    again = remote_link.due(1050)
     assert again == frame  # the same frame: the same sequence number
     got = wall.receive(again)
     assert got[3] is True
     wall.accept(got[2])
     assert wall.receive(frame)[3] is False  # the first copy arrived late: not acted on twice
-    assert l.received(wall.ack(got[2], 0, 0, SUMMARY)) == SUMMARY
-    assert not l.busy() and l.due(2000) is None and l.sends == 2
+    assert remote_link.received(wall.ack(got[2], 0, 0, SUMMARY)) == SUMMARY
+    assert not remote_link.busy() and remote_link.due(2000) is None and remote_link.sends == 2
 
 
 def test_gives_up_after_tries():
-    l = link()
-    l.start(0, 0, 0)
+    remote_link = link()
+    remote_link.start(0, 0, 0)
     t = 0
     sent = 1
-    while l.busy():
+    while remote_link.busy():
         t += remote.RETRY_MS
-        if l.due(t) is not None:
+        if remote_link.due(t) is not None:
             sent += 1
-    assert sent == remote.TRIES and l.failed
+    assert sent == remote.TRIES and remote_link.failed
 
 
 def test_a_challenge_is_answered_at_once_then_acknowledged():
     wall = radio.Receiver(KEY, REMOTE, WALL, None)  # the wall lost /radio.last
-    l = link(boot=3, counter=7)
-    first = l.start(0, 0, 100)
+    remote_link = link(boot=3, counter=7)
+    first = remote_link.start(0, 0, 100)
     challenge = wall_takes(wall, first)
     assert challenge[1] == radio.T_CHALLENGE and wall.accepted == 0
-    assert l.received(challenge) is None and l.busy()
-    answer = l.due(101)  # at once, not RETRY_MS later
+    assert remote_link.received(challenge) is None and remote_link.busy()
+    answer = remote_link.due(101)  # at once, not RETRY_MS later
     assert answer is not None and answer != first and answer[:26] == first[:26]  # the same number (3, 8)
-    assert l.due(102) is None and l.due(150) is None and l.due(151) == answer  # its retransmissions carry the nonce
+    assert (
+        remote_link.due(102) is None and remote_link.due(150) is None and remote_link.due(151) == answer
+    )  # its retransmissions carry the nonce
     ack = wall_takes(wall, answer)
     assert ack[1] == radio.T_ACK and wall.accepted == 1 and wall.last == (3, 8)
     assert wall_takes(wall, answer)[1] == radio.T_ACK and wall.accepted == 1  # a copy: acknowledged again
-    assert l.received(ack) == SUMMARY and not l.busy() and not l.failed
-    assert l.sends == 3 and l.challenges == 1
-    nxt = l.start(1, 0, 300)  # from now on by numbers, without a nonce
+    assert remote_link.received(ack) == SUMMARY and not remote_link.busy() and not remote_link.failed
+    assert remote_link.sends == 3 and remote_link.challenges == 1
+    nxt = remote_link.start(1, 0, 300)  # from now on by numbers, without a nonce
     assert nxt[26:34] == bytes(8) and wall_takes(wall, nxt)[1] == radio.T_ACK and wall.last == (3, 9)
 
 
 def test_a_late_challenge_gives_the_command_its_tries_again_once():
     wall = radio.Receiver(KEY, REMOTE, WALL, None)
-    l = link()
-    l.start(0, 0, 0)
+    remote_link = link()
+    remote_link.start(0, 0, 0)
     t = 0
     for _ in range(remote.TRIES - 1):  # every try lost but the last
         t += remote.RETRY_MS
-        frame = l.due(t)
-    assert l.tries == remote.TRIES
-    l.received(wall_takes(wall, frame))  # the last try is challenged: ten tries more
+        frame = remote_link.due(t)
+    assert remote_link.tries == remote.TRIES
+    remote_link.received(wall_takes(wall, frame))  # the last try is challenged: ten tries more
     sent = 0
-    while l.busy():
-        if l.due(t) is not None:
+    while remote_link.busy():
+        if remote_link.due(t) is not None:
             sent += 1
         t += remote.RETRY_MS
-    assert sent == remote.TRIES and l.failed  # all lost too: given up, at most 2 * TRIES in all
-    assert l.sends == 2 * remote.TRIES and wall.accepted == 0
+    assert sent == remote.TRIES and remote_link.failed  # all lost too: given up, at most 2 * TRIES in all
+    assert remote_link.sends == 2 * remote.TRIES and wall.accepted == 0
 
 
 def test_a_second_challenge_does_not_start_the_tries_again():
     """Challenges replayed to the remote can never keep it sending."""
-    l = link()
+    remote_link = link()
     walls = [radio.Receiver(KEY, REMOTE, WALL, None) for _ in range(2)]
-    frame = l.start(0, 0, 0)
+    frame = remote_link.start(0, 0, 0)
     challenges = [w.receive(frame) or w.reply() for w in walls]  # two nonces for one command
     t = 0
     k = 0
-    while l.busy():
-        l.received(challenges[k % 2])  # an attacker keeps replaying them, one after the other
+    while remote_link.busy():
+        remote_link.received(challenges[k % 2])  # an attacker keeps replaying them, one after the other
         k += 1
         t += 1
-        l.due(t)
-    assert l.failed and l.sends <= 2 * remote.TRIES
+        remote_link.due(t)
+    assert remote_link.failed and remote_link.sends <= 2 * remote.TRIES
 
 
 def test_foreign_frames_do_not_disturb_the_link():
-    l = link()
-    frame = l.start(0, 0, 0)
+    remote_link = link()
+    frame = remote_link.start(0, 0, 0)
     other = radio.Receiver(bytes(32), REMOTE, WALL, None)  # another key
     other.receive(remote.Sender(bytes(32), WALL, REMOTE, 1).command(0))
     for junk in (b"", bytes(56), other.reply(), frame):
-        assert l.received(junk) is None
-    assert l.due(10) is None and l.frame == frame and l.challenges == 0
+        assert remote_link.received(junk) is None
+    assert remote_link.due(10) is None and remote_link.frame == frame and remote_link.challenges == 0
 
 
 def test_rtc_record_and_boot_counter():

@@ -195,7 +195,7 @@ def test_headless_cli_on_the_mini_board():
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    docs = [json.loads(l) for l in out.stdout.splitlines()]
+    docs = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(docs) == 7  # the state at power-on, then one per line
     assert docs[3]["displays"] == {"0x70": "   2.", "0x71": "   0"}  # the point shows whose turn it is
     assert docs[4]["displays"] == {"0x70": "   2", "0x71": "   0."}

@@ -36,14 +36,14 @@ def test_a_memory_error_never_records_a_command_not_acted_on(tmp_path):
         wall.vb.power_on()
         wall.vb.advance(1)
         lines = wall.vb.lines()
-        fails = [l for l in lines if l.startswith("FAIL")]
+        fails = [line for line in lines if line.startswith("FAIL")]
         assert not fails, fails
-        done = [l for l in lines if l.startswith("DONE")]
+        done = [line for line in lines if line.startswith("DONE")]
         assert done == ["DONE 36"], (lines[-5:], wall.vb.stderr[-3000:])
-        oks = [l for l in lines if l.startswith("ok ")]
+        oks = [line for line in lines if line.startswith("ok ")]
         assert len(oks) == 37
         # Both branches were taken: faults before the act (acted on when sent again) and after it.
-        assert len([l for l in oks if l.endswith("(acted on before the fault)")]) >= 10
-        assert len([l for l in oks if l.endswith("(acted on when sent again)")]) >= 10
+        assert len([line for line in oks if line.endswith("(acted on before the fault)")]) >= 10
+        assert len([line for line in oks if line.endswith("(acted on when sent again)")]) >= 10
         assert "ok Controller.remote new_match (acted on when sent again)" in oks
         assert "ok challenged Controller.remote new_match (acted on when sent again)" in oks

@@ -97,10 +97,10 @@ def test_a_match_played_from_the_remote(make_pair, tmp_path):
 
     def step(button, fields, leds, shows, remote_leds_now):
         press(hub, remote, button)
-        f, l = score_fields(wall)
+        f, lit = score_fields(wall)
         for k, v in fields.items():
             assert f[k] == v, (button, k, f)
-        assert (l["A.turn"], l["B.turn"]) == leds, (button, l)
+        assert (lit["A.turn"], lit["B.turn"]) == leds, (button, lit)
         assert remote_shows(remote) == shows, button
         assert remote_leds(remote) == remote_leds_now, button
         # The remote shows the summary of the newest acknowledgement, which answers its newest command.

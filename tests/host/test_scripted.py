@@ -31,7 +31,7 @@ def test_examples_same_on_micropython_and_cpython(name):
     lines = example(name)
     mp = [d for _, d in scripted_docs(lines, "micropython")]
     cp = [d for _, d in scripted_docs(lines, "cpython")]
-    assert len(mp) == len(cp) == sum(1 for l in lines if l.strip() and not l.lstrip().startswith("#"))
+    assert len(mp) == len(cp) == sum(1 for line in lines if line.strip() and not line.lstrip().startswith("#"))
     for a, b in zip(mp, cp):
         assert a == b
     assert all(d["refused"] is None for d in mp), [d["refused"] for d in mp]
@@ -70,7 +70,7 @@ def test_cli_prints_one_json_line_per_event_with_refused():
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert len(lines) == 4
-    docs = [json.loads(l) for l in lines]
+    docs = [json.loads(line) for line in lines]
     assert [d["refused"] for d in docs[:2]] == [None, None]
     assert docs[2]["refused"] == "that player is not at the table"
     assert docs[3]["refused"] == "unknown event 'bogus'"
@@ -110,7 +110,7 @@ def test_cli_garbage_input_never_tracebacks():
         out = run_carom(*args, stdin=junk)
         assert out.returncode == 0, out.stderr
         assert "Traceback" not in out.stderr
-        docs = [json.loads(l) for l in out.stdout.splitlines()]
+        docs = [json.loads(line) for line in out.stdout.splitlines()]
         assert len(docs) == 10 and all(d["refused"] for d in docs), docs
 
 

@@ -29,7 +29,7 @@ import store_history  # noqa: E402
 import store  # noqa: E402
 from faultfs import LFS, TORN, FaultFs, MemFs, PowerCut  # noqa: E402
 from referee import Referee  # noqa: E402
-from test_store import (
+from test_store import (  # noqa: E402
     ROOT,
     cut_while_saving,
     persist,

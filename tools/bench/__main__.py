@@ -106,7 +106,7 @@ def board_section():
         shutil.copyfile(os.path.join(ROOT, "tests", "bench", "board_bench_main.py"), os.path.join(flash, "main.py"))
         with VirtualBoard(flash, board=raw) as vb:
             vb.advance(0.5)
-            line = [l for l in vb.lines() if l.startswith("BENCH ")]
+            line = [line for line in vb.lines() if line.startswith("BENCH ")]
             if not line:
                 raise RuntimeError("the board benchmark printed nothing: %s" % vb.stderr[-2000:])
             inner = json.loads(line[-1][6:])
@@ -205,7 +205,7 @@ def restart_section():
                 shutil.rmtree(os.path.join(flash, "data"), ignore_errors=True)
             seen = len(vb.lines())
             vb.power_on()
-            line = [l for l in vb.lines()[seen:] if l.startswith("FIRST_RENDER_US")][-1]
+            line = [line for line in vb.lines()[seen:] if line.startswith("FIRST_RENDER_US")][-1]
             times.append(int(line.split()[1]))
         return statistics.median(times)
 
@@ -228,7 +228,7 @@ def restart_section():
                     vb.tap("A.end", 0.1, 0.5)
                     vb.tap("B.end", 0.1, 0.5)
                 out[size] = boots(vb)
-                out[size + " log"] = [l for l in vb.lines() if "match restored" in l][-1].strip()
+                out[size + " log"] = [line for line in vb.lines() if "match restored" in line][-1].strip()
     print("## Restart to the first display write (virtual board: real time inside the board, median of 7)")
     print("cold boot, nothing saved               %6.1f ms" % (out["cold"] / 1000))
     for size in ("120 entries", "400 entries"):

@@ -325,7 +325,7 @@ def _press_figures(exe, heap):
         shutil.copy(os.path.join(ROOT, "tests", "bench", "board_bench_main.py"), os.path.join(flash, "main.py"))
         with VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap) as vb:
             vb.advance(0.5)
-            line = [l for l in vb.lines() if l.startswith("BENCH ")]
+            line = [line for line in vb.lines() if line.startswith("BENCH ")]
             if not line:
                 raise RuntimeError("the board benchmark printed nothing: %s" % vb.stderr[-2000:])
             return json.loads(line[-1][6:])

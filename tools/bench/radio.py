@@ -39,7 +39,7 @@ def alloc_per_frame(micropython=None):
         shutil.copyfile(os.path.join(ROOT, "tests", "bench", "bench_radio_main.py"), os.path.join(flash, "main.py"))
         with VirtualBoard(flash, board=board_file("wall"), unique_id=WALL_MAC, micropython=micropython) as vb:
             vb.advance(0.5)
-            line = [l for l in vb.lines() if l.startswith("BENCH ")]
+            line = [line for line in vb.lines() if line.startswith("BENCH ")]
             if not line:
                 raise RuntimeError("the radio benchmark printed nothing: %s" % vb.stderr[-2000:])
             return json.loads(line[-1][6:])

@@ -1,5 +1,5 @@
 # Fails at start-up: the traceback goes to stderr and the board stays up, like a REPL.
-import time
+# The traceback names the line of the raise: line 5.
 
 print("starting")
 raise RuntimeError("boom")

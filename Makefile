@@ -10,7 +10,7 @@ unexport PYTHONDONTWRITEBYTECODE
 PY := $(VENV)/bin/python
 MPY := $(VENV)/bin/micropython
 
-.PHONY: sim test check test-cpython test-micropython bench docs venv clean
+.PHONY: sim test check lint test-cpython test-micropython bench docs venv clean
 
 venv: $(VENV)/.stamp
 
@@ -29,7 +29,7 @@ sim: venv
 # (brokers, keepalives, boards that follow the wall clock), so more workers than cores pay.
 TEST_JOBS ?= 4
 
-test: venv
+test: lint
 	sh tools/deps.sh
 	MAKE="$(MAKE)" sh tools/test.sh
 
@@ -37,19 +37,23 @@ test-cpython: venv
 	$(PY) -m pytest -n $(TEST_JOBS) -m "not alone"
 	$(PY) -m pytest -m alone
 
-# Before each commit, in well under a minute: ruff's pyflakes rules (F) with the findings there
-# are today let through (firmware/manifest.py's names come from MicroPython's manifest tool; the
-# rest are unused names in tests), the firmware tests on CPython, and the host tests that need no
-# broker, browser or board running in real time (a few seconds a file). make test runs them all.
-RUFF_KNOWN := firmware/manifest.py:F821 tests/fw/test_buttons.py:F401 tests/fw/test_buttons.py:F841 \
-	tests/fw/test_rules.py:F401 tests/host/vboard_fixtures/crash.py:F401
-CHECK_HOST := bigdigits board_e2e boards_host card chiptime config_fuzz firmware_names hardware_parts \
-	hardware_wiring ht16k33_oracle httpd httpd_hostile input_times packaging radio_fuzz rules_properties \
-	scripted segments shortnames store_fuzz tournament vboard_board vboard_chip vboard_probe vboard_radio \
-	wall_clock
+# The house's style, checked as the tools we model ourselves on check theirs (pyproject.toml holds
+# the settings): ruff's formatter and linter (pycodestyle, pyflakes, complexity at most 15) and
+# codespell. `ruff format .` and `ruff check --fix .` fix most of what it finds.
+lint: venv
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/codespell
 
-check: venv
-	$(VENV)/bin/ruff check --select F $(addprefix --per-file-ignores ,$(RUFF_KNOWN)) host_tools firmware tests
+# Before each commit, in about a minute: the lint, the firmware tests on CPython, and the host
+# tests that need no broker, browser or board running in real time (a few seconds a file).
+# make test runs them all.
+CHECK_HOST := bigdigits board_e2e boards_host card chiptime config_fuzz firmware_names hardware_parts \
+	hardware_wiring ht16k33_oracle web_server web_server_hostile input_times packaging radio_fuzz \
+	rules_properties scripted segments shortnames store_fuzz tournament vboard_board vboard_chip \
+	vboard_probe vboard_radio wall_clock
+
+check: lint
 	$(PY) -m pytest -q -n 2 tests/fw $(patsubst %,tests/host/test_%.py,$(CHECK_HOST))
 
 # The firmware's own tests on the real MicroPython unix port, 64-bit (PyPI) and 32-bit

@@ -510,35 +510,31 @@ class Hall:
         yield out.getvalue()
 
 
+# Each player's figures in a row of results, "name_A" ... "high_run_B" (the tournament's match
+# export has them too).
+PLAYER_COLUMNS = tuple(
+    "%s_%s" % (k, p) for p in "AB" for k in ("name", "club", "target", "score", "innings", "average", "high_run")
+)
 CSV_COLUMNS = (
-    "received_at",
-    "table",
-    "name",
-    "game",
-    "target",
-    "innings_limit",
-    "format",
-    "name_A",
-    "club_A",
-    "target_A",
-    "score_A",
-    "innings_A",
-    "average_A",
-    "high_run_A",
-    "name_B",
-    "club_B",
-    "target_B",
-    "score_B",
-    "innings_B",
-    "average_B",
-    "high_run_B",
-    "result",
-    "winner",
-    "ended_by",
-    "started_at",
-    "ended_at",
-    "duration_s",
-    "id",
+    (
+        "received_at",
+        "table",
+        "name",
+        "game",
+        "target",
+        "innings_limit",
+        "format",
+    )
+    + PLAYER_COLUMNS
+    + (
+        "result",
+        "winner",
+        "ended_by",
+        "started_at",
+        "ended_at",
+        "duration_s",
+        "id",
+    )
 )
 
 

@@ -7,7 +7,7 @@ import io
 import json
 import os
 
-from ..model import _cell
+from ..model import PLAYER_COLUMNS, _cell
 from .bracket import round_name
 from .values import FORMAT_NAMES, _show, match_section
 
@@ -33,29 +33,20 @@ class Exports:
         "high_run",
     )
     MATCH_COLUMNS = (
-        "id",
-        "stage",
-        "group",
-        "round",
-        "status",
-        "table",
-        "name_A",
-        "club_A",
-        "target_A",
-        "score_A",
-        "innings_A",
-        "average_A",
-        "high_run_A",
-        "name_B",
-        "club_B",
-        "target_B",
-        "score_B",
-        "innings_B",
-        "average_B",
-        "high_run_B",
-        "result",
-        "winner",
-        "ended_by",
+        (
+            "id",
+            "stage",
+            "group",
+            "round",
+            "status",
+            "table",
+        )
+        + PLAYER_COLUMNS
+        + (
+            "result",
+            "winner",
+            "ended_by",
+        )
     )
 
     def export_csv(self, kind="all"):
@@ -131,20 +122,7 @@ class Exports:
                     "<tr>%s</tr>"
                     % "".join(
                         "<td>%s</td>" % e(r[c])
-                        for c in (
-                            "rank",
-                            "name",
-                            "club",
-                            "played",
-                            "won",
-                            "drawn",
-                            "lost",
-                            "points",
-                            "score",
-                            "innings",
-                            "average",
-                            "high_run",
-                        )
+                        for c in self.STANDING_COLUMNS[1:]  # (the group heads its section)
                     )
                 )
             parts.append("</table></section>")

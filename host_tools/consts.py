@@ -99,53 +99,82 @@ def _is_const(node):
 def collect(firmware_dir=FIRMWARE_DIR):
     """{module: {public name: int, str or bytes}}: every module's public constants, its own and
     those it imports at its top level, for inline()."""
+    collector = _Collector(_parse_modules(firmware_dir))
+    for mod in sorted(collector.trees):
+        collector.module(mod)
+    return collector.table
+
+
+def _parse_modules(firmware_dir):
+    """{module name: its ast}: every .py of the firmware's folder."""
     trees = {}
     for name in sorted(os.listdir(firmware_dir)):
         if name.endswith(".py"):
             with open(os.path.join(firmware_dir, name), encoding="utf-8") as f:
                 trees[name[:-3]] = ast.parse(f.read(), name)
-    table = {}
+    return trees
 
-    def module(mod, busy=()):
-        if mod in table:
-            return table[mod]
-        if mod not in trees or mod in busy:  # not the firmware's, or a cycle: none known (yet)
+
+class _Known:
+    """The constants known at a point of a module's top level, as collect() reads it down."""
+
+    def __init__(self):
+        self.names = {}  # name -> value: the module's constants, private ones too
+        self.modules = {}  # bound name of an imported firmware module -> its public constants
+        self.public = {}  # public name -> value: what the module gives collect()'s table
+
+    def set(self, name, value):
+        self.names[name] = value
+        if not name.startswith("_"):
+            self.public[name] = value
+
+    def forget(self, name):
+        self.names.pop(name, None)
+        self.public.pop(name, None)
+
+
+class _Collector:
+    """collect()'s pass: each module's public constants, read once, those of its imports first."""
+
+    def __init__(self, trees):
+        self.trees = trees
+        self.table = {}  # module -> its public constants, once known for good
+
+    def module(self, mod, busy=()):
+        """The public constants of `mod` (`busy`: the modules whose reading imports it)."""
+        if mod in self.table:
+            return self.table[mod]
+        if mod not in self.trees or mod in busy:  # not the firmware's, or a cycle: none known (yet)
             return {}
-        names, modules, public = {}, {}, {}
-        for node in trees[mod].body:
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in trees:
-                theirs = module(node.module, busy + (mod,))
-                for a in node.names:
-                    if a.name in theirs:
-                        names[a.asname or a.name] = theirs[a.name]
-                        if not (a.asname or a.name).startswith("_"):
-                            public[a.asname or a.name] = theirs[a.name]
-            elif isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name in trees and "." not in a.name:
-                        modules[a.asname or a.name] = module(a.name, busy + (mod,))
-            elif _is_const(node):
-                target = node.targets[0].id
-                try:
-                    value = _value(node.value.args[0], names, modules)
-                except (ConstError, TypeError):
-                    continue  # a tuple's: mpy-cross has those in their module only
-                names[target] = value
-                if not target.startswith("_"):
-                    public[target] = value
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:  # assigned again: no longer known
-                    for n in ast.walk(target):
-                        if isinstance(n, ast.Name):
-                            names.pop(n.id, None)
-                            public.pop(n.id, None)
+        known = _Known()
+        for node in self.trees[mod].body:
+            self._statement(node, known, busy + (mod,))
         if not busy:
-            table[mod] = public
-        return public
+            self.table[mod] = known.public
+        return known.public
 
-    for mod in sorted(trees):
-        module(mod)
-    return table
+    def _statement(self, node, known, busy):
+        """What a top-level statement makes known (or no longer known)."""
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in self.trees:
+            theirs = self.module(node.module, busy)
+            for a in node.names:
+                if a.name in theirs:
+                    known.set(a.asname or a.name, theirs[a.name])
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in self.trees and "." not in a.name:
+                    known.modules[a.asname or a.name] = self.module(a.name, busy)
+        elif _is_const(node):
+            try:
+                value = _value(node.value.args[0], known.names, known.modules)
+            except (ConstError, TypeError):
+                return  # a tuple's: mpy-cross has those in their module only
+            known.set(node.targets[0].id, value)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:  # assigned again: no longer known
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Name):
+                        known.forget(n.id)
 
 
 # ---- the scopes: which binding each name read refers to ------------------------------------------
@@ -337,24 +366,54 @@ def inline(source, table, filename="<module>"):
     scopes = _Scopes()
     scopes.visit(tree)
     where = "%s: " % filename
+    consts, modules = _imported(scopes, table)
+    _keep_modules_bound_only_by_import(modules)
+    _refuse_constants_bound_again(consts, where)
+    rewrite = _Rewrite(source, tree, table, where)
+    read = rewrite.names_read(scopes, consts)
+    inlined_from, replaced_reads = rewrite.attributes_read(scopes, modules)
+    rewrite.imports(tree, _taken_out(scopes, consts, read, inlined_from, replaced_reads))
+    return rewrite.text.result()
 
-    # The imports: a constant's binding -> (home, name); a module's binding -> home.
-    consts, modules = {}, {}  # (scope, bound name) -> {(home, name)}, {home}
+
+def _imported(scopes, table):
+    """The imports of the table's constants and modules, each by its binding:
+    ({(scope, bound name): {(home, name)}}, {(scope, bound name): {home}})."""
+    consts, modules = {}, {}
     for scope in scopes.every:
         for bound, nodes in scope.binds.items():
             for node in nodes:
-                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in table:
-                    for a in node.names:
-                        if (a.asname or a.name) == bound and a.name in table[node.module]:
-                            consts.setdefault((scope, bound), set()).add((node.module, a.name))
-                elif isinstance(node, ast.Import):
-                    for a in node.names:
-                        if (a.asname or a.name) == bound and a.name in table:
-                            modules.setdefault((scope, bound), set()).add(a.name)
+                for home_name in _constants_bound(node, bound, table):
+                    consts.setdefault((scope, bound), set()).add(home_name)
+                for home in _modules_bound(node, bound, table):
+                    modules.setdefault((scope, bound), set()).add(home)
+    return consts, modules
+
+
+def _constants_bound(node, bound, table):
+    """[(home, name)]: the table's constants an import statement binds as `bound`."""
+    if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in table):
+        return []
+    return [(node.module, a.name) for a in node.names if (a.asname or a.name) == bound and a.name in table[node.module]]
+
+
+def _modules_bound(node, bound, table):
+    """[home]: the table's modules an import statement binds as `bound`."""
+    if not isinstance(node, ast.Import):
+        return []
+    return [a.name for a in node.names if (a.asname or a.name) == bound and a.name in table]
+
+
+def _keep_modules_bound_only_by_import(modules):
+    """Leaves out of `modules` a name bound another way too in its scope: its X.NAME stay as written."""
     for key, homes in list(modules.items()):
         scope, bound = key
-        if len(scope.binds[bound]) > len(homes):  # bound another way too: its X.NAME stay as they are
+        if len(scope.binds[bound]) > len(homes):
             del modules[key]
+
+
+def _refuse_constants_bound_again(consts, where):
+    """ConstError for an imported constant's name its scope binds another way too (or from two homes)."""
     for key, homes in consts.items():
         scope, bound = key
         others = [n for n in scope.binds[bound] if not isinstance(n, (ast.Import, ast.ImportFrom))]
@@ -365,87 +424,115 @@ def inline(source, table, filename="<module>"):
                 % (where, line, bound, ", ".join(sorted("%s.%s" % h for h in homes)))
             )
 
-    text = _Text(source)
-    defined = {}  # const name -> value
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
 
-    def define(home, name):
-        short = "_%s_FROM_%s" % (name, home)
-        if short in names:
-            raise ConstError("%s%s is a name of the module already" % (where, short))
-        defined[short] = table[home][name]
-        return short
+def _taken_out(scopes, consts, read, inlined_from, replaced_reads):
+    """{id(import node): {the bound names taken out of it}}: every constant's import (but one at
+    the module's top level that nothing reads: it stays the module's name too, matchnames.MAX_TARGET),
+    and every module's import read only in the X.NAME compiled in."""
+    drop = {}
 
-    inlined_from = {}  # (scope, module bound name) -> count of X.NAME inlined
-    read = set()  # the constants' bindings read
-    for node, scope in scopes.reads:
-        found = scope.lookup(node.id)
-        if found is not None and (found, node.id) in consts:
-            ((home, name),) = consts[(found, node.id)]
-            read.add((found, node.id))
-            if text.text(*text.span(node)) != node.id:
-                raise ConstError("%sline %d: %r is not where ast says" % (where, node.lineno, node.id))
-            text.replace(node, define(home, name))
-    replaced_reads = set()
-    for node, scope in scopes.attrs:
-        found = scope.lookup(node.value.id)
-        key = (found, node.value.id)
-        if found is None or key not in modules:
-            continue
-        (home,) = modules[key]
-        if node.attr not in table[home] or node.lineno != node.end_lineno:
-            continue
-        if "".join(text.text(*text.span(node)).split()) != node.value.id + "." + node.attr:
-            raise ConstError("%sline %d: %s.%s is not where ast says" % (where, node.lineno, node.value.id, node.attr))
-        text.replace(node, define(home, node.attr))
-        replaced_reads.add(id(node.value))
-        inlined_from[key] = inlined_from.get(key, 0) + 1
-
-    # What is left of each import.
-    drop = {}  # id(import node) -> {names taken out}
-    for (scope, bound), homes in consts.items():
-        if scope is scopes.module and (scope, bound) not in read:
-            continue  # imported to be the module's name too (matchnames.MAX_TARGET): stays
+    def take_out(scope, bound):
         for node in scope.binds[bound]:
             drop.setdefault(id(node), set()).add(bound)
-    for key in inlined_from:
-        scope, bound = key
-        if not any(
-            scope_of.lookup(n.id) is scope and n.id == bound and id(n) not in replaced_reads
-            for n, scope_of in scopes.reads
-        ):
-            for node in scope.binds[bound]:
-                drop.setdefault(id(node), set()).add(bound)
-    first = tree.body[0] if tree.body else None
-    anchor_done = False
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) in drop:
-            kept = [a for a in node.names if (a.asname or a.name.split(".")[0]) not in drop[id(node)]]
-            start, end = text.span(node)
-            pad = "\n" * (end[0] - start[0])
-            if kept:
-                alias = ", ".join(a.name + (" as " + a.asname if a.asname else "") for a in kept)
-                new = (
-                    ("from %s import %s" % (node.module, alias))
-                    if isinstance(node, ast.ImportFrom)
-                    else ("import " + alias)
+
+    for scope, bound in consts:
+        if scope is not scopes.module or (scope, bound) in read:
+            take_out(scope, bound)
+    for scope, bound in inlined_from:
+        if not _read_otherwise(scopes, scope, bound, replaced_reads):
+            take_out(scope, bound)
+    return drop
+
+
+def _read_otherwise(scopes, scope, bound, replaced_reads):
+    """Whether the module `bound` names in `scope` is read other than in an X.NAME compiled in."""
+    return any(
+        scope_of.lookup(n.id) is scope and n.id == bound and id(n) not in replaced_reads for n, scope_of in scopes.reads
+    )
+
+
+def _without(node, taken):
+    """An import's statement without the names `taken` out of it; `pass` when none is left."""
+    kept = [a for a in node.names if (a.asname or a.name.split(".")[0]) not in taken]
+    if not kept:
+        return "pass"
+    alias = ", ".join(a.name + (" as " + a.asname if a.asname else "") for a in kept)
+    if isinstance(node, ast.ImportFrom):
+        return "from %s import %s" % (node.module, alias)
+    return "import " + alias
+
+
+class _Rewrite:
+    """inline()'s edits of the source: the constants' reads named by their definitions, the
+    imports cut down, the definitions on the line of the first statement."""
+
+    def __init__(self, source, tree, table, where):
+        self.text = _Text(source)
+        self.table = table
+        self.where = where
+        self.defined = {}  # const name -> value
+        self.names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+
+    def define(self, home, name):
+        """The private constant's name for `name` from `home`, defined."""
+        short = "_%s_FROM_%s" % (name, home)
+        if short in self.names:
+            raise ConstError("%s%s is a name of the module already" % (self.where, short))
+        self.defined[short] = self.table[home][name]
+        return short
+
+    def names_read(self, scopes, consts):
+        """Each read of an imported constant's name renamed; {(scope, bound name)}: those read."""
+        read = set()
+        for node, scope in scopes.reads:
+            found = scope.lookup(node.id)
+            if found is None or (found, node.id) not in consts:
+                continue
+            ((home, name),) = consts[(found, node.id)]
+            read.add((found, node.id))
+            if self.text.text(*self.text.span(node)) != node.id:
+                raise ConstError("%sline %d: %r is not where ast says" % (self.where, node.lineno, node.id))
+            self.text.replace(node, self.define(home, name))
+        return read
+
+    def attributes_read(self, scopes, modules):
+        """Each X.NAME of an imported module's constant (on one line) renamed: ({(scope, bound
+        name)}: the modules' bindings read so, {id(the X read so)})."""
+        inlined_from, replaced_reads = set(), set()
+        for node, scope in scopes.attrs:
+            found = scope.lookup(node.value.id)
+            key = (found, node.value.id)
+            if found is None or key not in modules:
+                continue
+            (home,) = modules[key]
+            if node.attr not in self.table[home] or node.lineno != node.end_lineno:
+                continue
+            if "".join(self.text.text(*self.text.span(node)).split()) != node.value.id + "." + node.attr:
+                raise ConstError(
+                    "%sline %d: %s.%s is not where ast says" % (self.where, node.lineno, node.value.id, node.attr)
                 )
-            else:
-                new = "pass"
-            if node is first:
-                new += _definitions(defined)
-                anchor_done = True
-            if pad:  # the lines it took stay, empty
-                new = new + pad
-            text.replace(node, new)
-    if defined and not anchor_done:
-        if first is None or not isinstance(first, (ast.Expr, ast.Import, ast.ImportFrom, ast.Assign, ast.Pass)):
-            raise ConstError("%sthe first statement is not a simple one: no line for the constants" % where)
-        text.insert(text.span(first)[1], _definitions(defined))
-    return text.result()
+            self.text.replace(node, self.define(home, node.attr))
+            replaced_reads.add(id(node.value))
+            inlined_from.add(key)
+        return inlined_from, replaced_reads
+
+    def imports(self, tree, drop):
+        """What is left of each import (`drop`: _taken_out()), on the lines it took; the
+        definitions on the line of the module's first statement."""
+        first = tree.body[0] if tree.body else None
+        placed = False
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) in drop:
+                new = _without(node, drop[id(node)])
+                if node is first:
+                    new += _definitions(self.defined)
+                    placed = True
+                start, end = self.text.span(node)
+                self.text.replace(node, new + "\n" * (end[0] - start[0]))  # the lines it took stay, empty
+        if self.defined and not placed:
+            if first is None or not isinstance(first, (ast.Expr, ast.Import, ast.ImportFrom, ast.Assign, ast.Pass)):
+                raise ConstError("%sthe first statement is not a simple one: no line for the constants" % self.where)
+            self.text.insert(self.text.span(first)[1], _definitions(self.defined))
 
 
 def _definitions(defined):

@@ -212,37 +212,60 @@ def impossible(report, setup=None):
     is level; the targets are at least the setup's (an extension raises them)."""
     try:
         a, b = report["players"]["A"], report["players"]["B"]
-        for side, p in (("A", a), ("B", b)):
-            runs = p["runs"]
-            if len(runs) != p["innings"]:
-                return "%s has %d innings but %d runs" % (side, p["innings"], len(runs))
-            if sum(runs) != p["score"]:
-                return "%s's score is %d but its runs add up to %d" % (side, p["score"], sum(runs))
-            if runs and max(runs) > p["high_run"]:
-                return "%s's high run is %d but a run is %d" % (side, p["high_run"], max(runs))
+        why = _runs_wrong("A", a) or _runs_wrong("B", b)
+        if why:
+            return why
         if report.get("sets"):
             return None  # the scores are the last set's: the sets' own counts decide
-        for side, p in (("A", a), ("B", b)):
-            if p["score"] > p["target"]:
-                return "%s scored %d of a target of %d" % (side, p["score"], p["target"])
-        share_a, share_b = a["score"] * b["target"], b["score"] * a["target"]
-        result, ended = report.get("result"), report.get("ended_by")
-        if ended in ("target", "innings_limit"):
-            if result == "draw" and share_a != share_b:
-                return "a draw at %d-%d" % (a["score"], b["score"])
-            if (result == "A" and share_a < share_b) or (result == "B" and share_b < share_a):
-                return "%s won at %d-%d" % (result, a["score"], b["score"])
-            if ended == "target" and result in ("A", "B"):
-                w = a if result == "A" else b
-                if w["score"] != w["target"]:
-                    return "%s won at its target with %d of %d" % (result, w["score"], w["target"])
-        if setup:
-            m = setup.get("match") or {}
-            want = (m.get("target_A") or m.get("target"), m.get("target_B") or m.get("target"))
-            got = sorted((a["target"], b["target"]))
-            if None not in want and (got[0] < min(want) or got[1] < max(want)):
-                want = sorted(want)
-                return "targets %d and %d, below the setup's %s and %s" % (got[0], got[1], want[0], want[1])
+        return _over_target("A", a) or _over_target("B", b) or _result_wrong(report, a, b) or _below_setup(setup, a, b)
     except (KeyError, TypeError, ValueError):
         return "not a report of this match's shape"
+
+
+def _runs_wrong(side, p):
+    """Why a player's runs do not give his innings, score and high run, or None."""
+    runs = p["runs"]
+    if len(runs) != p["innings"]:
+        return "%s has %d innings but %d runs" % (side, p["innings"], len(runs))
+    if sum(runs) != p["score"]:
+        return "%s's score is %d but its runs add up to %d" % (side, p["score"], sum(runs))
+    if runs and max(runs) > p["high_run"]:
+        return "%s's high run is %d but a run is %d" % (side, p["high_run"], max(runs))
+    return None
+
+
+def _over_target(side, p):
+    """Why a player's score cannot be (it passes his target), or None."""
+    if p["score"] > p["target"]:
+        return "%s scored %d of a target of %d" % (side, p["score"], p["target"])
+    return None
+
+
+def _result_wrong(report, a, b):
+    """Why the result is not who the rules say, at the target or the innings limit, or None."""
+    share_a, share_b = a["score"] * b["target"], b["score"] * a["target"]
+    result, ended = report.get("result"), report.get("ended_by")
+    if ended not in ("target", "innings_limit"):
+        return None
+    if result == "draw" and share_a != share_b:
+        return "a draw at %d-%d" % (a["score"], b["score"])
+    if (result == "A" and share_a < share_b) or (result == "B" and share_b < share_a):
+        return "%s won at %d-%d" % (result, a["score"], b["score"])
+    if ended == "target" and result in ("A", "B"):
+        w = a if result == "A" else b
+        if w["score"] != w["target"]:
+            return "%s won at its target with %d of %d" % (result, w["score"], w["target"])
+    return None
+
+
+def _below_setup(setup, a, b):
+    """Why the targets cannot be (below the setup's), or None."""
+    if not setup:
+        return None
+    m = setup.get("match") or {}
+    want = (m.get("target_A") or m.get("target"), m.get("target_B") or m.get("target"))
+    got = sorted((a["target"], b["target"]))
+    if None not in want and (got[0] < min(want) or got[1] < max(want)):
+        want = sorted(want)
+        return "targets %d and %d, below the setup's %s and %s" % (got[0], got[1], want[0], want[1])
     return None

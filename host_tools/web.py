@@ -74,7 +74,9 @@ _HEADER = re.compile(r"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*+([\t\x20-\x7e\x80-\x
 _DIGITS = re.compile(r"[0-9]+")
 _ONCE = ("host", "origin", "content-length", "content-type")  # a second one is refused
 
-# A route's request: `path` is the target as sent, without its query; `http` is aiohttp's request.
+# A route's request: `path` is the target as sent, without its query; `headers` the door's, a dict
+# (names in lower case, a repeated one's last value, values read as Latin-1, their blanks cut: aiohttp
+# before 3.14.4 kept a value's trailing blanks); `http` is aiohttp's request.
 Request = collections.namedtuple("Request", "method path headers body http")
 
 
@@ -260,17 +262,17 @@ class _Refused(asyncio.Protocol):
     """A connection past max_connections: 503, then closed once the client is done; past as many
     again waiting to close, a connection is reset unanswered."""
 
-    def __init__(self, site):
-        self.site = site
+    def __init__(self, server):
+        self.server = server
         self.transport = self.timer = None
         self.dropped = 0
 
     def connection_made(self, transport):
         self.transport = transport
-        if len(self.site._refused) > self.site.max_connections:
+        if len(self.server._refused) > self.server.max_connections:
             transport.abort()
         else:
-            self.timer = _answer(transport, 503, "too many connections", self.site.linger_s)
+            self.timer = _answer(transport, 503, "too many connections", self.server.linger_s)
 
     def data_received(self, data):
         self.dropped += len(data)
@@ -278,7 +280,7 @@ class _Refused(asyncio.Protocol):
             self.transport.close()
 
     def connection_lost(self, exc):
-        self.site._refused.discard(self)
+        self.server._refused.discard(self)
         if self.timer is not None:
             self.timer.cancel()
 
@@ -287,11 +289,12 @@ class _Connection(aiohttp.web.RequestHandler):
     """aiohttp's protocol for one connection, behind the door: the head is kept until it is whole and
     let in; aiohttp gets it and the body its Content-Length says, no more."""
 
-    def __init__(self, site, manager, **kwargs):
+    def __init__(self, server, manager, **kwargs):
         super().__init__(manager, **kwargs)
-        self.site = site
+        self.server = server
         self.head = bytearray()
         self.body_left = None  # None while the head is read; then the body's bytes still to come
+        self.headers = None  # the door's, once it let the head in
         self.refused = False  # answered at the door: what comes is dropped
         self.dropped = 0  # bytes read and dropped (past the request, or after a refusal)
         self.deadline = self.timer = None
@@ -299,12 +302,12 @@ class _Connection(aiohttp.web.RequestHandler):
 
     def connection_made(self, transport):
         loop = asyncio.get_running_loop()
-        self.deadline = loop.time() + self.site.read_timeout
+        self.deadline = loop.time() + self.server.read_timeout
         self.timer = loop.call_at(self.deadline, self._too_slow)
         super().connection_made(transport)  # (aiohttp's task may start at once: Python 3.12's eager tasks)
 
     def connection_lost(self, exc):
-        self.site._conns.discard(self)
+        self.server._conns.discard(self)
         self.timer.cancel()
         if not self.lost.done():
             self.lost.set_result(None)
@@ -326,7 +329,7 @@ class _Connection(aiohttp.web.RequestHandler):
             head, data = bytes(self.head[:end + 4]), bytes(self.head[end + 4:])
             self.head = None
             try:
-                head, self.body_left = self.site.door(head)
+                head, self.body_left, self.headers = self.server.door(head)
             except BadRequest as e:
                 return self.refuse(e.status, e.reason)
             super().data_received(head)
@@ -341,11 +344,11 @@ class _Connection(aiohttp.web.RequestHandler):
     def refuse(self, status, reason):
         self.refused, self.head = True, None
         self.timer.cancel()
-        self.timer = _answer(self.transport, status, reason, self.site.linger_s)
+        self.timer = _answer(self.transport, status, reason, self.server.linger_s)
 
     def _too_slow(self):
         if self.body_left is None and not self.refused:
-            self.refuse(408, "the request did not arrive within %g s" % self.site.read_timeout)
+            self.refuse(408, "the request did not arrive within %g s" % self.server.read_timeout)
 
     def handle_error(self, request, status=500, exc=None, message=None):
         """aiohttp's own refusals (a head the door let in that its parser did not): JSON too, no log."""
@@ -355,7 +358,7 @@ class _Connection(aiohttp.web.RequestHandler):
             status, reason = 431, "headers too large"
         else:
             reason = "bad request" if status < 500 else "internal error"
-        response = self.site.send(status, {"error": reason})
+        response = self.server.send(status, {"error": reason})
         response.force_close()
         return response
 
@@ -441,7 +444,8 @@ class Server:
             await asyncio.sleep(0.01)
 
     def door(self, head):
-        """A request's head let in: (the head for aiohttp, the body's length); BadRequest when refused."""
+        """A request's head let in: (the head for aiohttp, the body's length, the headers); BadRequest
+        when refused."""
         lines = head[:-4].decode("latin-1").split("\r\n")
         if not _REQUEST_LINE.fullmatch(lines[0]):
             raise BadRequest(400, "bad request line")
@@ -466,7 +470,7 @@ class Server:
             raise BadRequest(413, "body too large")
         if "host" not in headers:  # (aiohttp refuses an HTTP/1.1 request without one)
             head = head[:-2] + b"Host: localhost\r\n\r\n"
-        return head, length
+        return head, length, headers
 
     def host_allowed(self, value):
         """Whether a Host header names this server (see the module's docstring)."""
@@ -503,7 +507,7 @@ class Server:
             response = self.send(408, {"error": "the request did not arrive within %g s" % self.read_timeout})
         else:
             try:
-                response = await self.route(Request(http.method, http.raw_path.split("?", 1)[0], http.headers,
+                response = await self.route(Request(http.method, http.raw_path.split("?", 1)[0], conn.headers,
                                                     body, http))
             except Exception:  # a route that failed: an answer, never a traceback
                 if http.writer.output_size:  # (an answer under way ends there)

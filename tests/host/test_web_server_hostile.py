@@ -138,8 +138,7 @@ def test_a_malformed_request_is_400(tmp_path, raw, error):
 
 def test_every_answer_is_http_1_1_and_a_head_request_gets_no_body(tmp_path):
     """An HTTP/1.0 request is answered in HTTP/1.1 (as a server should; aiohttp alone answers in
-    the request's version), a HEAD request with its status and no body, its Content-Length 0, and
-    a header value in UTF-8 reaches the route."""
+    the request's version), a HEAD request with its status and no body, its Content-Length 0."""
     async def scenario(port, server, hub):
         code, headers, body = await exchange(port, b"GET /x HTTP/1.0\r\n\r\n")  # (parse: HTTP/1.1)
         assert (code, body) == (200, {"method": "GET", "path": "/x"})
@@ -149,8 +148,6 @@ def test_every_answer_is_http_1_1_and_a_head_request_gets_no_body(tmp_path):
         writer.close()
         assert data.startswith(b"HTTP/1.1 200 OK\r\n") and data.endswith(b"\r\n\r\n")
         assert b"\r\nContent-Length: 0\r\n" in data
-        code, _, body = await exchange(port, b"GET /x-long HTTP/1.1\r\nX-Long: caf\xc3\xa9\r\n\r\n")
-        assert (code, body) == (200, {"x-long": "caf\u00e9"})
 
     serve(tmp_path, scenario)
 

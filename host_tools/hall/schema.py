@@ -19,7 +19,7 @@ and the once-per-kind log line use it), `detail` says where.
 import math
 import re
 
-from ..httpd import json_body
+from ..json_body import json_body
 
 MAX_STATE_BYTES = 64 * 1024  # a state document: ~2 KB for a usual match, ~20 KB for 2,000 innings
 MAX_REPORT_BYTES = 512 * 1024  # a report: ~150 bytes an inning on top of the state
@@ -66,7 +66,7 @@ class Invalid(ValueError):
 
 def parse(payload, max_bytes):
     """A JSON object from `payload` (bytes) of at most `max_bytes`, or Invalid. Parsed as the
-    HTTP server parses a body (httpd.json_body): strict UTF-8, no NaN or Infinity, nesting
+    HTTP server parses a body (host_tools/json_body.py): strict UTF-8, no NaN or Infinity, nesting
     counted before parsing (no state document or report nests deeper than its limit)."""
     if len(payload) > max_bytes:
         raise Invalid("size", "%d bytes (at most %d)" % (len(payload), max_bytes))

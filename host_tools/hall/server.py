@@ -1,4 +1,4 @@
-"""The hall dashboard's server: standard library asyncio, no framework (host_tools/httpd.py, as host_tools/simulator/page).
+"""The hall dashboard's server: aiohttp behind the project's door (host_tools/web.py, as host_tools/simulator/page).
 
     GET /                   the TV (static/index.html, hall.js, hall.css: no build step): tables,
                             standings or bracket, as the organiser switches it
@@ -65,8 +65,9 @@ import tempfile
 import threading
 import time
 
-from .. import httpd
-from ..httpd import ListenError  # noqa: F401 (host_tools.hall's)
+from .. import web
+from ..json_body import json_body
+from ..web import ListenError  # noqa: F401 (host_tools.hall's)
 from . import organiser as org
 from . import signin
 from . import schema
@@ -80,7 +81,7 @@ CLIENT_QUEUE = 5000  # events waiting for one page; a page that falls this far b
 MAX_BACKLOG_BYTES = 32 * 1024 * 1024  # payloads received on paho's thread, not yet handled on the loop
 MAX_FILE_BYTES = 64 * 1024 * 1024  # the results file; when full it becomes FILE.1 and FILE starts again
 EXPORT_CHUNK = 256 * 1024
-NO_FRAMES = "X-Frame-Options: DENY\r\nContent-Security-Policy: frame-ancestors 'none'\r\n"
+NO_FRAMES = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
 TOURNAMENT_EVERY_S = 0.1  # the tournament's work after boards' messages: at most one pass this often
 SETTLE_S = 1.0  # after a connect, the hall waits this long for the retained states before assigning matches  # an export is written in pieces of about this size, other requests in between
 
@@ -97,7 +98,7 @@ class Dashboard:
 
     def __init__(self, hall, address, results_file=None, out=print, organiser=None):
         self.hall = hall
-        self.hub = httpd.Hub(CLIENT_QUEUE)  # on the event loop's thread: send(); bounded in bytes (httpd.HUB_BYTES)
+        self.hub = web.Hub(CLIENT_QUEUE)  # on the event loop's thread: send(); bounded in bytes (web.HUB_BYTES)
         self.overlays = {}  # table -> the Hub of the overlays open on that table
         self.organiser = organiser
         self._marks = {}  # table -> what decides whether it is free and its setup's status, as last seen
@@ -325,7 +326,7 @@ class Dashboard:
             self._results_out.close()
 
 
-class Server(httpd.Server):
+class Server(web.Server):
     """The HTTP side: the pages' files, the JSON and CSV views, the event streams, the organiser's POSTs."""
 
     max_body = org.MAX_BODY
@@ -336,92 +337,90 @@ class Server(httpd.Server):
         self.signin = signin  # signin.SignIn: who may change the tournament (None: anyone: tests of the pages)
         self.names = {n.lower() for n in (socket.gethostname(), socket.gethostname() + ".local")}
 
-    async def route(self, writer, request):
+    async def route(self, request):
         path = request.path
         if request.method == "POST":
-            return await self.post(writer, request)
+            return await self.post(request)
         if request.method != "GET":
-            return await self.send(writer, 405, {"error": "use GET, or POST for the organiser's changes"})
+            return self.send(405, {"error": "use GET, or POST for the organiser's changes"})
         hall = self.dash.hall
         if path in ("/", "/index.html"):
-            return await self.file(writer, "index.html")
+            return self.file("index.html")
         if path in ("/organiser", "/organiser/"):
             # Never inside another site's frame (a click on Draw made through a page laid over it).
             with open(os.path.join(STATIC_DIR, "organiser.html"), "rb") as f:
                 data = f.read()
-            return await self.send_bytes(writer, 200, data, "text/html; charset=utf-8", NO_FRAMES)
+            return self.send_bytes(200, data, "text/html; charset=utf-8", NO_FRAMES)
         if path.startswith("/overlay/"):
             if not schema.TABLE_NAME.match(path[len("/overlay/"):]):
-                return await self.send(writer, 404, {"error": "/overlay/<table>: a table id (a-z, 0-9, _, -)"})
-            return await self.file(writer, "overlay.html")
+                return self.send(404, {"error": "/overlay/<table>: a table id (a-z, 0-9, _, -)"})
+            return self.file("overlay.html")
         if path.startswith("/static/"):
-            return await self.file(writer, path[len("/static/"):])
+            return self.file(path[len("/static/"):])
         if path == "/api/tables":
-            return await self.send(writer, 200, {"server": self.server_id, "prefix": hall.prefix,
-                                                 "broker": self.dash.broker, "counts": hall.counts,
-                                                 "bytes": hall.bytes(), "tables": hall.table_list()})
+            return self.send(200, {"server": self.server_id, "prefix": hall.prefix, "broker": self.dash.broker,
+                                   "counts": hall.counts, "bytes": hall.bytes(), "tables": hall.table_list()})
         if path == "/api/results":
-            return await self.send(writer, 200, {"results": hall.summaries()})
+            return self.send(200, {"results": hall.summaries()})
         if path == "/results.json":
-            return await self.send_stream(writer, hall.results_json_chunks(), "application/json",
+            return await self.send_stream(request, hall.results_json_chunks(), "application/json",
                                           self._download("results", "json"), piece_bytes=EXPORT_CHUNK)
         if path == "/results.csv":
             chunks = (c.encode("utf-8") for c in hall.results_csv_chunks(local_time))
-            return await self.send_stream(writer, chunks, "text/csv; charset=utf-8", self._download("results", "csv"),
+            return await self.send_stream(request, chunks, "text/csv; charset=utf-8", self._download("results", "csv"),
                                           b"\xef\xbb\xbf", EXPORT_CHUNK)  # the BOM: spreadsheets read UTF-8 names
         if path == "/events":
-            return await self.stream(writer, self.dash.hub, self._opening)
+            return await self.stream(request, self.dash.hub, self._opening)
         if path.startswith("/events/"):
-            return await self.table_stream(writer, path[len("/events/"):])
+            return await self.table_stream(request, path[len("/events/"):])
         o = self.dash.organiser
         if path == "/api/tournament":
-            return await self.send(writer, 200, o.snapshot(hall))
+            return self.send(200, o.snapshot(hall))
         if path in ("/tournament.csv", "/tournament.json", "/tournament.html"):
             ext = path.rsplit(".", 1)[1]
             data = getattr(o.t, "export_" + ext)()
             ctype = {"csv": "text/csv; charset=utf-8", "json": "application/json",
                      "html": "text/html; charset=utf-8"}[ext]
             first = b"\xef\xbb\xbf" if ext == "csv" else b""
-            extra = "" if ext == "html" else self._download("tournament", ext)
-            return await self.send_bytes(writer, 200, first + data.encode("utf-8"), ctype, extra)
-        return await self.send(writer, 404, {"error": "not found: %s" % path})
+            extra = None if ext == "html" else self._download("tournament", ext)
+            return self.send_bytes(200, first + data.encode("utf-8"), ctype, extra)
+        return self.send(404, {"error": "not found: %s" % path})
 
     def _download(self, what, ext):
-        return 'Content-Disposition: attachment; filename="carom-%s-%s.%s"\r\n' % (
-            what, time.strftime("%Y%m%d-%H%M"), ext)
+        return {"Content-Disposition": 'attachment; filename="carom-%s-%s.%s"'
+                                       % (what, time.strftime("%Y%m%d-%H%M"), ext)}
 
-    async def _opening(self, writer):
+    async def _opening(self, out):
         """What a page gets first: hello and a snapshot of everything known now.
 
         It does not await: the page's queue is added and the snapshot written in one step of
         the loop, so no event is missed or doubled.
         """
         dash = self.dash
-        writer.write(httpd.sse("hello", {"server": self.server_id, "prefix": dash.hall.prefix,
-                                         "broker": dash.broker}))
+        out.write(web.sse("hello", {"server": self.server_id, "prefix": dash.hall.prefix, "broker": dash.broker}))
         if dash.organiser is not None:
-            writer.write(httpd.sse("tournament", dash.organiser.snapshot(dash.hall)))
-        writer.write(httpd.sse("snapshot", {"tables": dash.hall.table_list(),
-                                            "results": dash.hall.summaries(PAGE_RESULTS),
-                                            "results_total": len(dash.hall.results)}))
+            out.write(web.sse("tournament", dash.organiser.snapshot(dash.hall)))
+        out.write(web.sse("snapshot", {"tables": dash.hall.table_list(),
+                                       "results": dash.hall.summaries(PAGE_RESULTS),
+                                       "results_total": len(dash.hall.results)}))
 
-    async def table_stream(self, writer, table):
+    async def table_stream(self, request, table):
         """One table's events (the overlay): its own hub, made when its first overlay opens."""
         if not schema.TABLE_NAME.match(table):
-            return await self.send(writer, 404, {"error": "/events/<table>: a table id (a-z, 0-9, _, -)"})
+            return self.send(404, {"error": "/events/<table>: a table id (a-z, 0-9, _, -)"})
         dash = self.dash
         hub = dash.overlays.get(table)
         if hub is None:
-            hub = dash.overlays[table] = httpd.Hub(CLIENT_QUEUE)
+            hub = dash.overlays[table] = web.Hub(CLIENT_QUEUE)
 
         async def opening(w):
             t = dash.hall.tables.get(table)
-            w.write(httpd.sse("hello", {"server": self.server_id, "prefix": dash.hall.prefix, "broker": dash.broker,
-                                        "table": table}))
-            w.write(httpd.sse("snapshot", {"table": t.to_json() if t is not None else None}))
+            w.write(web.sse("hello", {"server": self.server_id, "prefix": dash.hall.prefix, "broker": dash.broker,
+                                      "table": table}))
+            w.write(web.sse("snapshot", {"table": t.to_json() if t is not None else None}))
 
         try:
-            return await self.stream(writer, hub, opening)
+            return await self.stream(request, hub, opening)
         finally:
             if not hub.clients and dash.overlays.get(table) is hub:
                 del dash.overlays[table]
@@ -433,7 +432,7 @@ class Server(httpd.Server):
         host = headers.get("host")
         if host is None:
             return True
-        parts = httpd.split_host(host)
+        parts = web.split_host(host)
         if parts is None:
             return False
         name = parts[0]
@@ -441,45 +440,44 @@ class Server(httpd.Server):
             ipaddress.ip_address(name)
             return True
         except ValueError:
-            return name in httpd.LOCAL_NAMES or name in self.names
+            return name in web.LOCAL_NAMES or name in self.names
 
-    async def post(self, writer, request):
+    async def post(self, request):
         headers = request.headers
         if not request.path.startswith("/api/organiser/"):
-            return await self.send(writer, 405, {"error": "only the organiser's API (/api/organiser/...) takes a POST"})
+            return self.send(405, {"error": "only the organiser's API (/api/organiser/...) takes a POST"})
         if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-            return await self.send(writer, 415, {"error": "send the body as Content-Type: application/json"})
+            return self.send(415, {"error": "send the body as Content-Type: application/json"})
         if headers.get("x-carom-hall") != "organiser":
-            return await self.send(writer, 403, {"error": "the organiser's changes come from its page"
-                                                          " (the header X-Carom-Hall: organiser is missing)"})
+            return self.send(403, {"error": "the organiser's changes come from its page"
+                                            " (the header X-Carom-Hall: organiser is missing)"})
         if not self.post_host_ok(headers):
-            return await self.send(writer, 403, {"error": "the organiser's changes are taken under an IP address,"
-                                                          " localhost or this machine's name, not another Host"})
+            return self.send(403, {"error": "the organiser's changes are taken under an IP address,"
+                                            " localhost or this machine's name, not another Host"})
         try:
-            body = httpd.json_body(request.body)
+            body = json_body(request.body)
         except ValueError as e:
-            return await self.send(writer, 400, {"error": "the body is not JSON: %s" % str(e)[:120]})
+            return self.send(400, {"error": "the body is not JSON: %s" % str(e)[:120]})
         action = request.path[len("/api/organiser/"):]
         if self.signin is not None:
             if action == "signin":
                 got = self.signin.sign_in(body.get("code") if isinstance(body, dict) else None)
                 if got == "throttled":
-                    return await self.send(writer, 429, {"error": "too many wrong codes: wait a minute"})
+                    return self.send(429, {"error": "too many wrong codes: wait a minute"})
                 if got is None:
-                    return await self.send(writer, 401, {"error": "not the organiser's code"})
-                return await self.send_bytes(writer, 200, b'{"ok": true}', "application/json",
-                                             self.signin.set_cookie(got))
+                    return self.send(401, {"error": "not the organiser's code"})
+                return self.send_bytes(200, b'{"ok": true}', "application/json", self.signin.set_cookie(got))
             allowed = self.signin.allowed(headers)
             if allowed == "throttled":
-                return await self.send(writer, 429, {"error": "too many wrong codes: wait a minute"})
+                return self.send(429, {"error": "too many wrong codes: wait a minute"})
             if allowed is None:
-                return await self.send(writer, 401, {"error": "sign in first, with the code carom hall printed"
-                                                              " (or --organiser-code-file's)"})
+                return self.send(401, {"error": "sign in first, with the code carom hall printed"
+                                                " (or --organiser-code-file's)"})
         try:
             answer = self.organise(action, body)
         except org.Refused as e:
-            return await self.send(writer, e.status, {"error": str(e)})
-        return await self.send(writer, 200, answer)
+            return self.send(e.status, {"error": str(e)})
+        return self.send(200, answer)
 
     def organise(self, action, body):
         """One change; the pages hear of it.  Refused (400: the field; 409: not now; 404) else."""
@@ -531,7 +529,7 @@ class Server(httpd.Server):
 
 def parse_listen(text):
     """'127.0.0.1:8090', ':8090', '[::1]:8090', 'localhost:0' (0: any free port) -> (host, port)."""
-    return httpd.parse_listen(text, PORT)
+    return web.parse_listen(text, PORT)
 
 
 def default_client_id(port):
@@ -620,7 +618,7 @@ def run(broker, listen="127.0.0.1:8090", prefix="carom", client_id=None, results
     --listen or --db and ListenError when the address cannot be served.
     """
     host, port = parse_broker(broker)
-    sock = httpd.listen(listen, PORT)
+    sock = web.listen(listen, PORT)
     try:
         organiser, cleanup = open_organiser(db, prefix, out, tournament, keys)
         try:
@@ -640,7 +638,7 @@ def run(broker, listen="127.0.0.1:8090", prefix="carom", client_id=None, results
 async def _main(sock, host, port, prefix, client_id, results_file, out, ready, stop, user=None, password=None,
                 organiser=None, sign_in=None):
     loop = asyncio.get_running_loop()
-    stopping = httpd.stop_signals(loop)
+    stopping = web.stop_signals(loop)
     address = "%s:%d" % (host if ":" not in host else "[%s]" % host, port)
     dash = Dashboard(Hall(prefix, organiser.keys.key if organiser is not None else None), address, results_file, out,
                      organiser)
@@ -659,7 +657,7 @@ async def _main(sock, host, port, prefix, client_id, results_file, out, ready, s
         organiser.publish = subscriber.publish
     server = Server(dash, sign_in)
     srv = await server.start(sock)
-    url = httpd.url_of(sock)
+    url = web.url_of(sock)
 
     def checked(own):
         try:
@@ -676,7 +674,7 @@ async def _main(sock, host, port, prefix, client_id, results_file, out, ready, s
     if ready:
         ready(url, dash)
     try:
-        await httpd.wait_stopped(stopping, stop)
+        await web.wait_stopped(stopping, stop)
     finally:
         out("carom hall: stopping")
         await loop.run_in_executor(None, subscriber.stop)

@@ -100,7 +100,8 @@ class SignIn:
         return None
 
     def set_cookie(self, sid):
-        return "Set-Cookie: %s=%s; HttpOnly; SameSite=Strict; Path=/; Max-Age=%d\r\n" % (COOKIE, sid, SESSION_S)
+        """The answer's header that gives the page its session (a dict, as web.Server.send_bytes takes)."""
+        return {"Set-Cookie": "%s=%s; HttpOnly; SameSite=Strict; Path=/; Max-Age=%d" % (COOKIE, sid, SESSION_S)}
 
 
 def cookie(header, name):

@@ -66,11 +66,11 @@ import time
 import pytest
 from test_hall import finished, sim_table
 
-from host_tools import httpd
 from host_tools.hall import organiser as org
 from host_tools.hall import schema, server, tournament
 from host_tools.hall.model import Hall
 from host_tools.hall.tournament import values as tournament_values
+from host_tools.json_body import json_body
 from host_tools.simulator.page import server as sim_server
 from host_tools.simulator.page import actions, form, session
 from host_tools.simulator.page.redact import SECRET_FIELD, Redactor
@@ -290,7 +290,7 @@ def posted(check):
     tournament's ValueError: refused)."""
     def run(body):
         try:
-            body = httpd.json_body(body)
+            body = json_body(body)
         except ValueError:
             return "not JSON"
         try:
@@ -371,7 +371,7 @@ CHIPS = {"1:0x70", "1:0x71"}
 def action_checked(body):
     """POST /api/board/N/action up to the board: json_body, then check_action."""
     try:
-        action = httpd.json_body(body)
+        action = json_body(body)
     except ValueError:
         return "not JSON"
     return "ok" if actions.check_action(action, BUTTONS, CHIPS) is None else "refused"
@@ -387,7 +387,7 @@ def form_checked(board):
     BoardSession.configure's checks (check_form, the firmware's config checks, the error redacted)."""
     def run(body):
         try:
-            request = httpd.json_body(body)
+            request = json_body(body)
         except ValueError:
             return "not JSON"
         if not isinstance(request, dict) or set(request) - {"values", "new_match"}:

@@ -1,4 +1,4 @@
-"""The simulator page's server: standard library asyncio, no framework (host_tools/httpd.py).
+"""The simulator page's server: aiohttp behind the project's door (host_tools/web.py).
 
     GET  /                          the page (static/index.html, app.js, style.css: no build step)
     GET  /static/<file>             the page's files, served from this package
@@ -30,7 +30,7 @@
 A POST must be `Content-Type: application/json`: a page from another origin
 cannot send that without the browser asking first (CORS), and nothing here
 says yes, so other sites cannot press the buttons; an Origin or Host that is
-not this server's is refused before (httpd: 403, 421).  Every field is checked
+not this server's is refused before (host_tools/web.py: 403, 421).  Every field is checked
 by its JSON type and range (session.check_action): booleans are true/false,
 numbers are numbers, names are the board's own.
 
@@ -44,8 +44,9 @@ import os
 import re
 import secrets
 
-from ... import httpd
-from ...httpd import ListenError  # noqa: F401 (host_tools.simulator.page's)
+from ... import web
+from ...json_body import json_body
+from ...web import ListenError  # noqa: F401 (host_tools.simulator.page's)
 from .session import BoardSession, close_all
 
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -54,7 +55,7 @@ MAX_BODY = 65536
 CLIENT_QUEUE = 2000  # events waiting for one page; a page that falls this far behind is dropped
 
 
-class Server(httpd.Server):
+class Server(web.Server):
     """The HTTP side: routes requests to the static files, the boards and the event stream."""
 
     max_body = MAX_BODY
@@ -65,48 +66,47 @@ class Server(httpd.Server):
         self.hub = hub
         self._jumping = set()  # the clocks (Pacer) a jump runs on now
 
-    async def route(self, writer, request):
+    async def route(self, request):
         method, path = request.method, request.path
         if method == "GET" and path in ("/", "/index.html"):
-            return await self.file(writer, "index.html")
+            return self.file("index.html")
         if method == "GET" and path.startswith("/static/"):
-            return await self.file(writer, path[len("/static/"):])
+            return self.file(path[len("/static/"):])
         if method == "GET" and path == "/api/boards":
-            return await self.send(writer, 200, {"server": self.server_id,
-                                                 "boards": [s.layout for s in self.sessions]})
+            return self.send(200, {"server": self.server_id, "boards": [s.layout for s in self.sessions]})
         if method == "GET" and path == "/api/state":
             loop = asyncio.get_running_loop()
             states = [await loop.run_in_executor(None, s.snapshot) for s in self.sessions]
-            return await self.send(writer, 200, states)
+            return self.send(200, states)
         if method == "GET" and path == "/events":
-            return await self.stream(writer, self.hub, self._opening)
+            return await self.stream(request, self.hub, self._opening)
         m = re.fullmatch(r"/api/boards/(\d{1,4})/config", path)  # (a board's number: not 5,000 digits)
         if m:
-            return await self._config(writer, int(m.group(1)), method, request.headers, request.body)
+            return await self._config(int(m.group(1)), method, request.headers, request.body)
         m = re.fullmatch(r"/api/boards/(\d{1,4})/action", path)
         if m:
             if method != "POST":
-                return await self.send(writer, 405, {"error": "use POST"})
-            return await self._action(writer, int(m.group(1)), request.headers, request.body)
+                return self.send(405, {"error": "use POST"})
+            return await self._action(int(m.group(1)), request.headers, request.body)
         if method not in ("GET", "POST"):
-            return await self.send(writer, 405, {"error": "method not allowed"})
-        return await self.send(writer, 404, {"error": "not found: %s" % path})
+            return self.send(405, {"error": "method not allowed"})
+        return self.send(404, {"error": "not found: %s" % path})
 
-    async def _action(self, writer, index, headers, body):
+    async def _action(self, index, headers, body):
         if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-            return await self.send(writer, 415, {"error": "send application/json"})
+            return self.send(415, {"error": "send application/json"})
         if not 0 <= index < len(self.sessions):
-            return await self.send(writer, 404, {"error": "no board %d" % index})
+            return self.send(404, {"error": "no board %d" % index})
         try:
-            action = httpd.json_body(body)
+            action = json_body(body)
             if not isinstance(action, dict):
                 raise ValueError
         except ValueError:
-            return await self.send(writer, 400, {"error": "the body must be a JSON object"})
+            return self.send(400, {"error": "the body must be a JSON object"})
         clock = self.sessions[index].pacer if action.get("do") == "advance" else None
         if clock is not None and clock in self._jumping:  # one jump at a time per clock, none waiting
-            return await self.send(writer, 429, {"error": "board %d's clock is still moving: one jump at a time "
-                                                          "(send the next once this one is answered)" % index})
+            return self.send(429, {"error": "board %d's clock is still moving: one jump at a time "
+                                            "(send the next once this one is answered)" % index})
         loop = asyncio.get_running_loop()
         if clock is not None:
             self._jumping.add(clock)
@@ -115,44 +115,44 @@ class Server(httpd.Server):
         finally:
             self._jumping.discard(clock)
         if reason:
-            return await self.send(writer, 400, {"error": reason})
-        return await self.send(writer, 200, {"ok": True})
+            return self.send(400, {"error": reason})
+        return self.send(200, {"ok": True})
 
-    async def _config(self, writer, index, method, headers, body):
+    async def _config(self, index, method, headers, body):
         """GET: the form's values (names, clubs, match options); POST {"values": {key: text},
         "new_match": bool}: written through the board's serial console (session.configure)."""
         if not 0 <= index < len(self.sessions) or not self.sessions[index].layout.get("form"):
-            return await self.send(writer, 404, {"error": "no board %d with a match to configure" % index})
+            return self.send(404, {"error": "no board %d with a match to configure" % index})
         session = self.sessions[index]
         loop = asyncio.get_running_loop()
         if method == "GET":
-            return await self.send(writer, 200, await loop.run_in_executor(None, session.config_values))
+            return self.send(200, await loop.run_in_executor(None, session.config_values))
         if method != "POST":
-            return await self.send(writer, 405, {"error": "use GET or POST"})
+            return self.send(405, {"error": "use GET or POST"})
         if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-            return await self.send(writer, 415, {"error": "send application/json"})
+            return self.send(415, {"error": "send application/json"})
         try:
-            request = httpd.json_body(body)
+            request = json_body(body)
             if not isinstance(request, dict) or set(request) - {"values", "new_match"}:
                 raise ValueError
         except ValueError:
-            return await self.send(writer, 400, {"error": 'the body must be {"values": {...}, "new_match": false}'})
+            return self.send(400, {"error": 'the body must be {"values": {...}, "new_match": false}'})
         new_match = request.get("new_match", False)
         if type(new_match) is not bool:
-            return await self.send(writer, 400, {"error": "new_match must be true or false"})
+            return self.send(400, {"error": "new_match must be true or false"})
         error, said = await loop.run_in_executor(None, session.configure, request.get("values"), new_match)
         if error:
-            return await self.send(writer, 400, {"error": error, "said": said})
-        return await self.send(writer, 200, {"ok": True, "said": said})
+            return self.send(400, {"error": error, "said": said})
+        return self.send(200, {"ok": True, "said": said})
 
-    async def _opening(self, writer):
+    async def _opening(self, out):
         """What a page gets first: hello, then each board's log so far and its state."""
-        writer.write(httpd.sse("hello", {"server": self.server_id, "boards": len(self.sessions)}))
+        out.write(web.sse("hello", {"server": self.server_id, "boards": len(self.sessions)}))
         loop = asyncio.get_running_loop()
         for s in self.sessions:
             for entry in list(s.log):
-                writer.write(httpd.sse("log", dict(entry, old=True)))
-            writer.write(httpd.sse("state", await loop.run_in_executor(None, s.snapshot)))
+                out.write(web.sse("log", dict(entry, old=True)))
+            out.write(web.sse("state", await loop.run_in_executor(None, s.snapshot)))
 
 
 def _booted(session, out):
@@ -235,8 +235,8 @@ def run(board_name, listen, count=1, flash=None, out=print, ready=None, stop=Non
     """
     if remote and count != 1:
         raise ValueError("--remote goes with one board (no --boards)")
-    sock = httpd.listen(listen, PORT)
-    url = httpd.url_of(sock)
+    sock = web.listen(listen, PORT)
+    url = web.url_of(sock)
     sessions = []
     try:
         return asyncio.run(_main(sock, url, board_name, count, flash, out, ready, stop, sessions, remote))
@@ -247,8 +247,8 @@ def run(board_name, listen, count=1, flash=None, out=print, ready=None, stop=Non
 
 async def _main(sock, url, board_name, count, flash, out, ready, stop, sessions, remote=False):
     loop = asyncio.get_running_loop()
-    hub = httpd.Hub(CLIENT_QUEUE, loop)
-    stopping = httpd.stop_signals(loop)
+    hub = web.Hub(CLIENT_QUEUE, loop)
+    stopping = web.stop_signals(loop)
 
     def publish(kind, index, payload):  # from the board threads
         hub.publish(kind, payload)
@@ -266,7 +266,7 @@ async def _main(sock, url, board_name, count, flash, out, ready, stop, sessions,
     if ready:
         ready(url, sessions)
     try:
-        await httpd.wait_stopped(stopping, stop)
+        await web.wait_stopped(stopping, stop)
     finally:
         out("carom sim: stopping")
         srv.close()

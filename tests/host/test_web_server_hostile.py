@@ -1,7 +1,7 @@
-"""host_tools.httpd against strangers: every hostile request gets a status, in bounded time
+"""host_tools.web against strangers: every hostile request gets a status, in bounded time
 and memory, and the server goes on answering.  Over a real loopback socket, raw bytes.
 
-A small Server subclass stands in for the pages (test_httpd.py's shape): it counts the requests that
+A small Server subclass stands in for the pages (test_web_server.py's shape): it counts the requests that
 reached its route, so a refused one is seen to have done nothing.  Limits are made small here
 (read_timeout, max_connections, the hub's bytes) so each case meets its limit at once; nothing
 waits for a fixed time: each wait is for the server's answer or state.
@@ -13,10 +13,11 @@ import socket
 
 import pytest
 
-from host_tools import httpd
+from host_tools import web
+from host_tools.json_body import json_body
 
 
-class Pages(httpd.Server):
+class Pages(web.Server):
     max_body = 64
 
     def __init__(self, static_dir, hub):
@@ -24,35 +25,37 @@ class Pages(httpd.Server):
         self.hub = hub
         self.routed = []
 
-    async def route(self, writer, request):
+    async def route(self, request):
         self.routed.append(request)
         if request.path == "/events":
-            return await self.stream(writer, self.hub, self.opening)
+            return await self.stream(request, self.hub, self.opening)
         if request.path == "/boom":
             raise KeyError("a route that fails")
         if request.path == "/json":
             try:
-                return await self.send(writer, 200, {"got": httpd.json_body(request.body)})
+                return self.send(200, {"got": json_body(request.body)})
             except ValueError as e:
-                return await self.send(writer, 400, {"error": str(e)})
-        return await self.send(writer, 200, {"method": request.method, "path": request.path})
+                return self.send(400, {"error": str(e)})
+        if request.path == "/x-long":
+            return self.send(200, {"x-long": request.headers.get("x-long")})
+        return self.send(200, {"method": request.method, "path": request.path})
 
-    async def opening(self, writer):
-        writer.write(httpd.sse("hello", {}))
+    async def opening(self, out):
+        out.write(web.sse("hello", {}))
 
 
-def serve(tmp_path, scenario, listen="127.0.0.1:0", hub_size=1000, hub_bytes=httpd.HUB_BYTES, cls=None, **limits):
+def serve(tmp_path, scenario, listen="127.0.0.1:0", hub_size=1000, hub_bytes=web.HUB_BYTES, cls=None, **limits):
     """Run `await scenario(port, server, hub)` with Pages (or `cls`) on `listen`; `limits` set on the server."""
     (tmp_path / "index.html").write_text("<p>hi</p>")
     errors = []
 
     async def main():
         asyncio.get_running_loop().set_exception_handler(lambda loop, ctx: errors.append(ctx))
-        hub = httpd.Hub(hub_size, asyncio.get_running_loop(), max_bytes=hub_bytes)
+        hub = web.Hub(hub_size, asyncio.get_running_loop(), max_bytes=hub_bytes)
         server = (cls or Pages)(str(tmp_path), hub)
         for k, v in limits.items():
             setattr(server, k, v)
-        sock = httpd.listen(listen, 8080)
+        sock = web.listen(listen, 8080)
         srv = await server.start(sock)
         try:
             async with asyncio.timeout(60):  # only stops a hang
@@ -113,6 +116,8 @@ def test_a_bad_content_length_is_400(tmp_path, length):
      "send a Content-Length, not Transfer-Encoding"),
     (b"GET /e HTTP/1.1\r\nno colon here\r\n\r\n", "bad header line"),
     (b"GET /e HTTP/1.1\r\n: empty name\r\n\r\n", "bad header line"),
+    (b"GET /e HTTP/1.1\r\nX: a\x00b\r\n\r\n", "bad header line"),
+    (b"GET /e HTTP/1.1\r\nX: a\x7fb\r\n\r\n", "bad header line"),
     (b"GET http://127.0.0.1/e HTTP/1.1\r\n\r\n", "bad request line"),
     (b"GET /e HTTP/2.0\r\n\r\n", "bad request line"),
     (b"GET  /e HTTP/1.1\r\n\r\n", "bad request line"),
@@ -131,10 +136,26 @@ def test_a_malformed_request_is_400(tmp_path, raw, error):
     serve(tmp_path, scenario)
 
 
+def test_every_answer_is_http_1_1_and_a_head_request_gets_no_body(tmp_path):
+    """An HTTP/1.0 request is answered in HTTP/1.1 (as a server should; aiohttp alone answers in
+    the request's version), a HEAD request with its status and no body, its Content-Length 0."""
+    async def scenario(port, server, hub):
+        code, headers, body = await exchange(port, b"GET /x HTTP/1.0\r\n\r\n")  # (parse: HTTP/1.1)
+        assert (code, body) == (200, {"method": "GET", "path": "/x"})
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"HEAD /x HTTP/1.1\r\n\r\n")
+        data = await reader.read()
+        writer.close()
+        assert data.startswith(b"HTTP/1.1 200 OK\r\n") and data.endswith(b"\r\n\r\n")
+        assert b"\r\nContent-Length: 0\r\n" in data
+
+    serve(tmp_path, scenario)
+
+
 def test_a_head_with_no_end_is_431(tmp_path):
     """65 KB of header bytes with no blank line: 431 (the reader's limit), not a silent close."""
     async def scenario(port, server, hub):
-        code, _, body = await exchange(port, b"GET / HTTP/1.1\r\nX: " + b"y" * (httpd.MAX_HEADER * 4 + 10))
+        code, _, body = await exchange(port, b"GET / HTTP/1.1\r\nX: " + b"y" * (web.MAX_HEADER * 4 + 10))
         assert (code, body) == (431, {"error": "headers too large"})
 
     serve(tmp_path, scenario)
@@ -148,7 +169,7 @@ def test_a_request_that_never_ends_is_408(tmp_path, raw):
     async def scenario(port, server, hub):
         code, _, body = await exchange(port, raw)  # the client waits; the server answers
         assert code == 408 and body == {"error": "the request did not arrive within 0.2 s"}
-        while server._tasks:  # the connection closes once the client closed its side
+        while server.connections:  # the connection closes once the client closed its side
             await asyncio.sleep(0.01)
         assert server.routed == []
 
@@ -166,17 +187,17 @@ def test_past_max_connections_is_503_and_the_server_recovers(tmp_path):
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             writer.write(b"GET / HTTP/1.1\r\n")
             held.append((reader, writer))
-        while len(server._tasks) < 20:
+        while server.connections < 20:
             await asyncio.sleep(0.01)
         answers = []
         for _ in range(14):  # 20 at once: as many as may wait to close (more are reset)
             answers += await asyncio.gather(*(exchange(port, b"GET / HTTP/1.1\r\n") for _ in range(20)))
         assert {(code, json.dumps(body)) for code, _, body in answers} == {
             (503, '{"error": "too many connections"}')}
-        assert len(server._tasks) == 20 and server.routed == []
+        assert server.connections == 20 and server.routed == []
         for reader, writer in held:
             writer.close()
-        while server._tasks:
+        while server.connections:
             await asyncio.sleep(0.01)
         code, _, body = await exchange(port, b"GET /x HTTP/1.1\r\n" + host(port) + b"\r\n")
         assert (code, body) == (200, {"method": "GET", "path": "/x"})
@@ -257,10 +278,10 @@ def test_a_failing_route_is_500_without_a_traceback(tmp_path):
 ])
 def test_json_body(body, ok):
     if ok:
-        httpd.json_body(body)
+        json_body(body)
     else:
         with pytest.raises(ValueError):
-            httpd.json_body(body)
+            json_body(body)
 
 
 # Bodies built to make a string-matching check backtrack: an unterminated string of escaped
@@ -282,7 +303,7 @@ def best_time(body, runs=3):
     for _ in range(runs):
         t = time.perf_counter()
         try:
-            httpd.json_body(body)
+            json_body(body)
         except ValueError:
             pass
         d = time.perf_counter() - t
@@ -308,39 +329,34 @@ def test_json_body_is_linear_in_its_size_up_to_the_largest_limit(kind, record_pr
 
 def test_a_header_line_of_blanks_is_read_in_linear_time_up_to_the_head_limit(tmp_path, record_property):
     """A request head whose one header is blanks around a single character, as long as the head
-    may be (MAX_HEADER): reading it takes about four times what a quarter of it takes (a lazy
-    group before the trailing blanks backtracked: 0.4 s for one 16 KB line), and the value is
+    may be (MAX_HEADER): its answer takes about four times what a quarter of it takes (a lazy
+    group before the trailing blanks backtracked: 0.4 s for one 16 KB line), and the route gets
     the character, its blanks cut."""
-    server = httpd.Server(str(tmp_path))
+    import time
 
     def head(n):
         blanks = " \t" * (n // 4)
-        return b"GET / HTTP/1.1\r\nX-Long:" + (blanks + "x" + blanks).encode() + b"\r\n\r\n"
+        return b"GET /x-long HTTP/1.1\r\nX-Long:" + (blanks + "x" + blanks).encode() + b"\r\n\r\n"
 
-    async def read(data):
-        reader = asyncio.StreamReader(limit=httpd.MAX_HEADER * 4)
-        reader.feed_data(data)
-        reader.feed_eof()
-        return await server.read_request(reader)
+    async def scenario(port, server, hub):
+        async def timed(data):
+            best = None
+            for _ in range(3):
+                t = time.perf_counter()
+                answer = await exchange(port, data)
+                d = time.perf_counter() - t
+                best = d if best is None else min(best, d)
+            return best, answer
 
-    def timed(data):
-        import time
+        full_head = head(web.MAX_HEADER - 64)
+        assert len(full_head) <= web.MAX_HEADER
+        small, _ = await timed(head((web.MAX_HEADER - 64) // 4))
+        full, (code, _, body) = await timed(full_head)
+        assert (code, body) == (200, {"x-long": "x"})
+        record_property("seconds_at_%d_bytes" % len(full_head), round(full, 4))
+        assert full < 8 * small + 0.005, (small, full)
 
-        best = None
-        for _ in range(3):
-            t = time.perf_counter()
-            request = asyncio.run(read(data))
-            d = time.perf_counter() - t
-            best = d if best is None else min(best, d)
-        return best, request
-
-    full_head = head(httpd.MAX_HEADER - 64)
-    assert len(full_head) <= httpd.MAX_HEADER
-    small, _ = timed(head((httpd.MAX_HEADER - 64) // 4))
-    full, request = timed(full_head)
-    assert request.headers["x-long"] == "x"
-    record_property("seconds_at_%d_bytes" % len(full_head), round(full, 4))
-    assert full < 8 * small + 0.005, (small, full)
+    serve(tmp_path, scenario)
 
 
 async def open_stream(port, source="127.0.0.1"):
@@ -373,14 +389,14 @@ def test_event_streams_leave_room_for_requests_and_free_their_slot_at_once(tmp_p
         assert (code, body["path"]) == (200, "/x")
         _, writer = streams.pop(0)
         writer.close()  # the page goes away (no ping or event follows)
-        while len(server._streams) > 5:
+        while server.streams > 5:
             await asyncio.sleep(0.01)
         got = await open_stream(port, "127.0.0.2")
         assert isinstance(got, tuple)
         streams.append(got)
         for _, w in streams:
             w.close()
-        while server._streams:
+        while server.streams:
             await asyncio.sleep(0.01)
 
     serve(tmp_path, scenario, max_connections=10, max_streams=6, max_streams_per_client=3)
@@ -412,7 +428,7 @@ def test_an_event_stream_that_is_not_read_is_dropped(tmp_path):
             await asyncio.sleep(0)
             assert sent < 100000
         assert len(hub.clients) == 1 and hub.clients < quick
-        while len(server._tasks) > 1:  # the dropped page's handler ended, its connection closed
+        while server.connections > 1:  # the dropped page's handler ended, its connection closed
             await asyncio.sleep(0.01)
         hub.send("tick", {"n": "last"})
         assert b'"n":"last"' in await reader.readuntil(b'"last"}\n\n')
@@ -429,21 +445,21 @@ def test_a_client_that_takes_no_answer_is_dropped(tmp_path):
     (tmp_path / "big.bin").write_bytes(b"x" * (8 << 20))
 
     class Files(Pages):
-        async def route(self, writer, request):
+        async def route(self, request):
             if request.path == "/big":
-                return await self.file(writer, "big.bin")
-            return await super().route(writer, request)
+                return self.file("big.bin")
+            return await super().route(request)
 
     async def scenario(port, server, hub):
         idle = socket.socket()
         idle.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         idle.connect(("127.0.0.1", port))
         idle.sendall(b"GET /big HTTP/1.1\r\n\r\n")  # and never reads
-        while not server._tasks:
+        while not server.connections:
             await asyncio.sleep(0.01)
         code, _, _ = await exchange(port, b"GET /x HTTP/1.1\r\n\r\n")
         assert code == 200
-        while server._tasks:  # dropped once nothing moved for write_timeout
+        while server.connections:  # dropped once nothing moved for write_timeout
             await asyncio.sleep(0.01)
         idle.close()
 

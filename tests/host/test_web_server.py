@@ -1,4 +1,5 @@
-"""host_tools.httpd, the server under `carom sim` and `carom hall`: over a real loopback socket.
+"""host_tools.web, the server under `carom sim` and `carom hall` (aiohttp behind a door): over a real
+loopback socket.
 
 A small Server subclass stands in for the pages: its routes answer JSON, a file, an echo of the
 body and an event stream; the client is asyncio's own, speaking bytes, so the test sees exactly
@@ -12,30 +13,30 @@ import threading
 
 import pytest
 
-from host_tools import httpd
+from host_tools import web
 
 
-class EchoServer(httpd.Server):
+class EchoServer(web.Server):
     max_body = 64
 
     def __init__(self, static_dir, hub):
         super().__init__(static_dir)
         self.hub = hub
 
-    async def route(self, writer, request):
+    async def route(self, request):
         if request.path == "/":
-            return await self.file(writer, "index.html")
+            return self.file("index.html")
         if request.path.startswith("/static/"):
-            return await self.file(writer, request.path[len("/static/"):])
+            return self.file(request.path[len("/static/"):])
         if request.path == "/echo":
-            return await self.send(writer, 200, {"method": request.method, "body": request.body.decode(),
-                                                 "type": request.headers.get("content-type")})
+            return self.send(200, {"method": request.method, "body": request.body.decode(),
+                                   "type": request.headers.get("content-type")})
         if request.path == "/events":
-            return await self.stream(writer, self.hub, self.opening)
-        return await self.send(writer, 404, {"error": "not found: %s" % request.path})
+            return await self.stream(request, self.hub, self.opening)
+        return self.send(404, {"error": "not found: %s" % request.path})
 
-    async def opening(self, writer):
-        writer.write(httpd.sse("hello", {"server": self.server_id}))
+    async def opening(self, out):
+        out.write(web.sse("hello", {"server": self.server_id}))
 
 
 def serve(tmp_path, scenario):
@@ -43,12 +44,12 @@ def serve(tmp_path, scenario):
     (tmp_path / "index.html").write_text("<p>hi</p>")
 
     async def main():
-        hub = httpd.Hub(4, asyncio.get_running_loop())
+        hub = web.Hub(4, asyncio.get_running_loop())
         server = EchoServer(str(tmp_path), hub)
-        sock = httpd.listen("127.0.0.1:0", 8080)
+        sock = web.listen("127.0.0.1:0", 8080)
         srv = await server.start(sock)
         try:
-            assert httpd.url_of(sock) == "http://127.0.0.1:%d" % sock.getsockname()[1]
+            assert web.url_of(sock) == "http://127.0.0.1:%d" % sock.getsockname()[1]
             return await asyncio.wait_for(scenario(sock.getsockname()[1], server, hub), 20)
         finally:
             srv.close()
@@ -74,16 +75,16 @@ async def exchange(port, raw):
 
 
 def test_parse_listen():
-    assert httpd.parse_listen("127.0.0.1:8080", 8080) == ("127.0.0.1", 8080)
-    assert httpd.parse_listen(":0", 8080) == ("127.0.0.1", 0)
-    assert httpd.parse_listen("[::1]:8090", 8080) == ("::1", 8090)
-    assert httpd.parse_listen("localhost:65535", 8080) == ("localhost", 65535)
+    assert web.parse_listen("127.0.0.1:8080", 8080) == ("127.0.0.1", 8080)
+    assert web.parse_listen(":0", 8080) == ("127.0.0.1", 0)
+    assert web.parse_listen("[::1]:8090", 8080) == ("::1", 8090)
+    assert web.parse_listen("localhost:65535", 8080) == ("localhost", 65535)
 
 
 @pytest.mark.parametrize("text", ["8080", "127.0.0.1", "host:", "host:80x", "host:65536", "host:-1", ""])
 def test_parse_listen_errors(text):
     with pytest.raises(ValueError) as e:
-        httpd.parse_listen(text, 8090)
+        web.parse_listen(text, 8090)
     assert str(e.value) == "--listen wants HOST:PORT, e.g. 127.0.0.1:8090, not %r" % text
 
 
@@ -92,15 +93,15 @@ def test_busy_port_is_a_clear_error():
         busy.bind(("127.0.0.1", 0))
         busy.listen(1)
         port = busy.getsockname()[1]
-        with pytest.raises(httpd.ListenError) as e:
-            httpd.listen("127.0.0.1:%d" % port, 8080)
+        with pytest.raises(web.ListenError) as e:
+            web.listen("127.0.0.1:%d" % port, 8080)
     assert str(e.value) == ("cannot serve on 127.0.0.1:%d: Address already in use "
                             "(choose another with --listen HOST:PORT)" % port)
 
 
 def test_bad_listen_text_is_a_value_error_before_binding():
     with pytest.raises(ValueError, match="--listen wants HOST:PORT"):
-        httpd.listen("nonsense", 8080)
+        web.listen("nonsense", 8080)
 
 
 def test_request_and_response(tmp_path):
@@ -124,7 +125,7 @@ def test_request_and_response(tmp_path):
         assert status == "HTTP/1.1 400 Bad Request" and json.loads(body) == {"error": "bad request line"}
         status, _, body = await exchange(port, b"POST /echo HTTP/1.1\r\nContent-Length: 65\r\n\r\n" + b"x" * 65)
         assert status == "HTTP/1.1 413 Payload Too Large" and json.loads(body) == {"error": "body too large"}
-        status, _, body = await exchange(port, b"GET / HTTP/1.1\r\nX: " + b"y" * httpd.MAX_HEADER + b"\r\n\r\n")
+        status, _, body = await exchange(port, b"GET / HTTP/1.1\r\nX: " + b"y" * web.MAX_HEADER + b"\r\n\r\n")
         assert status == "HTTP/1.1 431 Request Header Fields Too Large"
         assert json.loads(body) == {"error": "headers too large"}
 
@@ -136,7 +137,7 @@ async def read_event(reader):
 
 
 def test_event_stream(tmp_path, monkeypatch):
-    monkeypatch.setattr(httpd, "PING_S", 0.2)
+    monkeypatch.setattr(web, "PING_S", 0.2)
 
     async def scenario(port, server, hub):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -171,7 +172,7 @@ def test_cancel_all_ends_open_streams(tmp_path):
         await reader.readuntil(b"event: hello")
         await server.cancel_all()
         await reader.read()  # EOF: the handler closed the connection
-        assert not hub.clients and not server._tasks
+        assert not hub.clients and server.connections == 0
         writer.close()
 
     serve(tmp_path, scenario)
@@ -179,7 +180,7 @@ def test_cancel_all_ends_open_streams(tmp_path):
 
 def test_a_page_that_falls_behind_is_dropped():
     async def main():
-        hub = httpd.Hub(2)
+        hub = web.Hub(2)
         slow, quick = hub.add(), hub.add()
         for i in range(2):
             hub.send("tick", {"t": i})

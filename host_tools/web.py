@@ -63,8 +63,15 @@ LINGER_S = 2.0  # after an answer, what the client still sends is read and dropp
 LINGER_BYTES = 1 << 20  # ... and this much at most (then the connection closes)
 HUB_BYTES = 4 << 20  # bytes of events waiting for one page; beyond that (or `size` events) it is dropped
 # The door's answers, written by hand (aiohttp never saw those requests).
-REASONS = {400: "Bad Request", 403: "Forbidden", 408: "Request Timeout", 413: "Payload Too Large",
-           421: "Misdirected Request", 431: "Request Header Fields Too Large", 503: "Service Unavailable"}
+REASONS = {
+    400: "Bad Request",
+    403: "Forbidden",
+    408: "Request Timeout",
+    413: "Payload Too Large",
+    421: "Misdirected Request",
+    431: "Request Header Fields Too Large",
+    503: "Service Unavailable",
+}
 EVENTS_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 LOCAL_NAMES = ("localhost", "127.0.0.1", "::1", "localhost.localdomain", "ip6-localhost")
 _REQUEST_LINE = re.compile(r"[A-Z]{1,20} /[\x21-\x7e]* HTTP/1\.[01]")
@@ -124,8 +131,9 @@ def listen(text, example_port):
     try:
         return bind(host, port)
     except OSError as e:
-        raise ListenError("cannot serve on %s: %s (choose another with --listen HOST:PORT)"
-                          % (text, e.strerror or e)) from None
+        raise ListenError(
+            "cannot serve on %s: %s (choose another with --listen HOST:PORT)" % (text, e.strerror or e)
+        ) from None
 
 
 def url_of(sock):
@@ -243,9 +251,10 @@ def _answer(transport, status, reason, linger_s):
     """The door's answer, written by hand; our side ends, and the connection closes when the client
     closes its side or after `linger_s` (returned: that timer)."""
     body = json.dumps({"error": reason}).encode()
-    transport.write(b"HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
-                    b"Cache-Control: no-store\r\nConnection: close\r\n\r\n%s"
-                    % (status, REASONS[status].encode(), len(body), body))
+    transport.write(
+        b"HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+        b"Cache-Control: no-store\r\nConnection: close\r\n\r\n%s" % (status, REASONS[status].encode(), len(body), body)
+    )
     if transport.can_write_eof():
         transport.write_eof()
     return asyncio.get_running_loop().call_later(linger_s, transport.close)
@@ -326,7 +335,7 @@ class _Connection(aiohttp.web.RequestHandler):
                 return
             if end < 0 or end + 4 > MAX_HEADER:
                 return self.refuse(431, "headers too large")
-            head, data = bytes(self.head[:end + 4]), bytes(self.head[end + 4:])
+            head, data = bytes(self.head[: end + 4]), bytes(self.head[end + 4 :])
             self.head = None
             try:
                 head, self.body_left, self.headers = self.server.door(head)
@@ -334,7 +343,7 @@ class _Connection(aiohttp.web.RequestHandler):
                 return self.refuse(e.status, e.reason)
             super().data_received(head)
         if self.body_left and not self.refused:
-            body, data = data[:self.body_left], data[self.body_left:]
+            body, data = data[: self.body_left], data[self.body_left :]
             self.body_left -= len(body)
             super().data_received(body)
         self.dropped += len(data)
@@ -407,7 +416,7 @@ class Server:
         if host in ("0.0.0.0", "::"):
             self.any_host = True
         self.allowed_hosts.add(host.lower())
-        self.allowed_hosts.add(split_host(url_of(sock)[len("http://"):])[0])
+        self.allowed_hosts.add(split_host(url_of(sock)[len("http://") :])[0])
         self._aiohttp = aiohttp.web.Server(self._handle, request_factory=self._request)
         return await asyncio.get_running_loop().create_server(self._connect, sock=sock)
 
@@ -417,16 +426,30 @@ class Server:
             conn = _Refused(self)
             self._refused.add(conn)
             return conn
-        conn = _Connection(self, self._aiohttp, loop=asyncio.get_running_loop(), access_log=None,
-                           max_line_size=MAX_HEADER, max_field_size=MAX_HEADER, lingering_time=0,
-                           auto_decompress=False)
+        conn = _Connection(
+            self,
+            self._aiohttp,
+            loop=asyncio.get_running_loop(),
+            access_log=None,
+            max_line_size=MAX_HEADER,
+            max_field_size=MAX_HEADER,
+            lingering_time=0,
+            auto_decompress=False,
+        )
         self._conns.add(conn)
         return conn
 
     def _request(self, message, payload, protocol, writer, task):
         """aiohttp's request, answered in HTTP/1.1 whatever version it asked in (as a server should)."""
-        return aiohttp.web.BaseRequest(message._replace(version=aiohttp.HttpVersion11), payload, protocol, writer,
-                                       task, asyncio.get_running_loop(), client_max_size=(self.max_body or 0) + 1)
+        return aiohttp.web.BaseRequest(
+            message._replace(version=aiohttp.HttpVersion11),
+            payload,
+            protocol,
+            writer,
+            task,
+            asyncio.get_running_loop(),
+            client_max_size=(self.max_body or 0) + 1,
+        )
 
     async def cancel_all(self):
         """End every connection (the server stops): closed, event streams ended, handlers cancelled."""
@@ -494,7 +517,7 @@ class Server:
         if host is not None:
             if origin != "http://" + host.lower():
                 raise BadRequest(403, "requests from other origins are refused")
-        elif not (origin.startswith("http://") and self.host_allowed(origin[len("http://"):])):
+        elif not (origin.startswith("http://") and self.host_allowed(origin[len("http://") :])):
             raise BadRequest(403, "requests from other origins are refused")
 
     async def _handle(self, http):
@@ -507,8 +530,9 @@ class Server:
             response = self.send(408, {"error": "the request did not arrive within %g s" % self.read_timeout})
         else:
             try:
-                response = await self.route(Request(http.method, http.raw_path.split("?", 1)[0], conn.headers,
-                                                    body, http))
+                response = await self.route(
+                    Request(http.method, http.raw_path.split("?", 1)[0], conn.headers, body, http)
+                )
             except Exception:  # a route that failed: an answer, never a traceback
                 if http.writer.output_size:  # (an answer under way ends there)
                     conn.abort()
@@ -603,8 +627,11 @@ class Server:
 
     def send_bytes(self, status, data, ctype, headers=None):
         """`headers`: more of them, a dict."""
-        return aiohttp.web.Response(status=status, body=data,
-                                    headers=dict({"Content-Type": ctype, "Cache-Control": "no-store"}, **headers or {}))
+        return aiohttp.web.Response(
+            status=status,
+            body=data,
+            headers=dict({"Content-Type": ctype, "Cache-Control": "no-store"}, **headers or {}),
+        )
 
     async def send_stream(self, request, chunks, ctype, headers=None, first=b"", piece_bytes=256 * 1024):
         """A 200 answer of unknown length (the connection's end ends it), from an iterable of

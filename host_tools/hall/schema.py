@@ -48,8 +48,19 @@ ENDINGS = (None, "target", "innings_limit", "left", "tiebreak", "abandoned", "sh
 RESPOTS = (None, "start", "three_cushion", "choice", "free_ball", "masse")
 BALLS = ("A", "B", "red")
 SPOTS = ("baulk", "centre", "top")
-FOULS = ("miss", "jumped", "moving_balls", "touched", "push", "foot", "marked_cushion", "wrong_ball", "zone", "time",
-         "other")
+FOULS = (
+    "miss",
+    "jumped",
+    "moving_balls",
+    "touched",
+    "push",
+    "foot",
+    "marked_cushion",
+    "wrong_ball",
+    "zone",
+    "time",
+    "other",
+)
 CALLS = ("entre", "dedans", "a_cheval", "out")
 WHO = (None, "A", "B")
 
@@ -82,6 +93,7 @@ def parse(payload, max_bytes):
 
 
 # ---- the checks: each raises Invalid("schema", path) --------------------------------------------
+
 
 def _bad(path, what):
     raise Invalid("schema", "%s: %s" % (path, what))
@@ -340,9 +352,9 @@ _OPTIONS = {
 # Why a board refused the newest setup it refused (firmware/publisher_hall.py check() and received()).
 SETUP_REFUSALS = (None, "size", "form", "key", "json", "table", "old", "schema")
 _SETUP = {  # the hall's set-ups as the board took them: all optional
-    "n": lambda v, p: _int(v, p, 0, 2 ** 31 - 1),
-    "waiting": lambda v, p: _int(v, p, 0, 2 ** 31 - 1, null=True),
-    "refused": lambda v, p: _int(v, p, 0, 10 ** 9),
+    "n": lambda v, p: _int(v, p, 0, 2**31 - 1),
+    "waiting": lambda v, p: _int(v, p, 0, 2**31 - 1, null=True),
+    "refused": lambda v, p: _int(v, p, 0, 10**9),
     "last_refused": lambda v, p: _choice(v, p, SETUP_REFUSALS),
 }
 
@@ -389,7 +401,7 @@ STATE = {
     "warmup": _warmup,
     "setup": _setup,
     "options": _options,
-    "events": lambda v, p: _int(v, p, 0, 10 ** 8),
+    "events": lambda v, p: _int(v, p, 0, 10**8),
     "closed": _bool,
     "players": _players,
     "refused": lambda v, p: _text(v, p, 200, null=True),  # the scripted mode's
@@ -447,8 +459,8 @@ INNING = {
     "equalizing": _bool,
     "set": lambda v, p: _int(v, p, 1, MAX_SET_NUMBER),  # a set match's
     "shootout": _bool,  # a shoot-out round's inning ("inning": the round's number)
-    "start_ms": lambda v, p: _int(v, p, 0, 2 ** 48, null=True),
-    "end_ms": lambda v, p: _int(v, p, 0, 2 ** 48, null=True),
+    "start_ms": lambda v, p: _int(v, p, 0, 2**48, null=True),
+    "end_ms": lambda v, p: _int(v, p, 0, 2**48, null=True),
     "start": _epoch,
     "end": _epoch,
 }
@@ -478,7 +490,7 @@ REPORT = {
     "board": lambda v, p: _text(v, p, MAX_TEXT),
     "started_at": _epoch,
     "ended_at": _epoch,
-    "duration_s": lambda v, p: _int(v, p, 0, 10 ** 8, null=True),
+    "duration_s": lambda v, p: _int(v, p, 0, 10**8, null=True),
     "innings": _innings,
     "fouls": _report_fouls,
     "signatures": _signatures,
@@ -509,7 +521,7 @@ def report(payload):
 
 
 def status(payload):
-    """"online" or "offline" from a status payload; or Invalid."""
+    """ "online" or "offline" from a status payload; or Invalid."""
     if len(payload) > MAX_STATUS_BYTES:
         raise Invalid("size", "%d bytes" % len(payload))
     text = payload.decode("ascii", "replace").strip().lower()

@@ -144,15 +144,21 @@ class Dashboard:
                     entry = schema.parse(line, longest)
                     info = entry.pop("hall")
                     table, received, signed = info["table"], info["received_at"], info.get("signed") is True
-                    if (type(table) is not str or not schema.TABLE_NAME.match(table) or type(received) not in (int, float)
-                            or not math.isfinite(received)):
+                    if (
+                        type(table) is not str
+                        or not schema.TABLE_NAME.match(table)
+                        or type(received) not in (int, float)
+                        or not math.isfinite(received)
+                    ):
                         raise ValueError(line)
                     schema.check_report(entry)
                     self.hall.add_result(table, entry, float(received), signed)
                 except (ValueError, KeyError, TypeError, AttributeError):
                     bad += 1
-        self.out("carom hall: %d results read from %s%s" % (len(self.hall.results), path,
-                                                          ", %d damaged lines skipped" % bad if bad else ""))
+        self.out(
+            "carom hall: %d results read from %s%s"
+            % (len(self.hall.results), path, ", %d damaged lines skipped" % bad if bad else "")
+        )
 
     def received(self, topic, payload, when, loop, ack=None):
         """On paho's thread: hands a message to the loop, unless too many bytes are already on their way.
@@ -175,7 +181,9 @@ class Dashboard:
 
     def refused(self, kind, topic, ack=None):
         self.hall.counts["messages"] += 1
-        self.hall.drop(kind, topic, "too large" if kind == "size" else "the hall is %d bytes behind" % MAX_BACKLOG_BYTES)
+        self.hall.drop(
+            kind, topic, "too large" if kind == "size" else "the hall is %d bytes behind" % MAX_BACKLOG_BYTES
+        )
         self._log_drops()
         if ack is not None:
             ack()  # (a payload too large stays too large: the broker need not send it again)
@@ -232,8 +240,16 @@ class Dashboard:
             return False  # (a table outside the tournament costs the tournament nothing)
         t = self.hall.tables.get(table)
         s = t.state if t is not None else None
-        mark = None if s is None else (org.board_free(s), s.get("phase"), json.dumps(s.get("setup")),
-                                       json.dumps([(s.get("players") or {}).get(p, {}).get("name") for p in "AB"]))
+        mark = (
+            None
+            if s is None
+            else (
+                org.board_free(s),
+                s.get("phase"),
+                json.dumps(s.get("setup")),
+                json.dumps([(s.get("players") or {}).get(p, {}).get("name") for p in "AB"]),
+            )
+        )
         if self._marks.get(table, 0) == mark:
             return False
         if mark is None:
@@ -260,8 +276,10 @@ class Dashboard:
 
     def _log_drops(self):
         for kind, topic, detail in self.hall.drops_to_log():
-            self.out("carom hall: dropped a message on %s (%s: %s); more of this kind are only counted"
-                     " (/api/tables counts.dropped)" % (ascii(topic[:100]), kind, ascii(detail[:120])))
+            self.out(
+                "carom hall: dropped a message on %s (%s: %s); more of this kind are only counted"
+                " (/api/tables counts.dropped)" % (ascii(topic[:100]), kind, ascii(detail[:120]))
+            )
 
     def _append(self, result):
         line = result.json_bytes() + b"\n"
@@ -293,8 +311,10 @@ class Dashboard:
         os.replace(tmp, path)
         self._results_out = open(path, "ab")
         self._file_bytes = self._results_out.tell()
-        self.out("carom hall: the results file reached %d bytes: the older results are in %s.1, %s starts again"
-                 " with the newest %d results" % (MAX_FILE_BYTES, path, path, len(keep)))
+        self.out(
+            "carom hall: the results file reached %d bytes: the older results are in %s.1, %s starts again"
+            " with the newest %d results" % (MAX_FILE_BYTES, path, path, len(keep))
+        )
 
     def link(self, connected, detail, when):
         b = self.broker
@@ -310,8 +330,9 @@ class Dashboard:
                     # The retained states arrive just after a connect: the free tables get their
                     # matches once they are known (a table never heard of is free too).
                     asyncio.get_running_loop().call_later(SETTLE_S, self.tournament_changed)
-            self.out("carom hall: broker %s %s (%s)" % (b["address"], "connected" if connected else "not connected",
-                                                        detail))
+            self.out(
+                "carom hall: broker %s %s (%s)" % (b["address"], "connected" if connected else "not connected", detail)
+            )
             self.hub.send("broker", b)
             for hub in self.overlays.values():
                 hub.send("broker", b)
@@ -343,7 +364,54 @@ class Server(web.Server):
             return await self.post(request)
         if request.method != "GET":
             return self.send(405, {"error": "use GET, or POST for the organiser's changes"})
+        page = self._page(path)
+        if page is not None:
+            return page
         hall = self.dash.hall
+        if path == "/api/tables":
+            return self.send(
+                200,
+                {
+                    "server": self.server_id,
+                    "prefix": hall.prefix,
+                    "broker": self.dash.broker,
+                    "counts": hall.counts,
+                    "bytes": hall.bytes(),
+                    "tables": hall.table_list(),
+                },
+            )
+        if path == "/api/results":
+            return self.send(200, {"results": hall.summaries()})
+        if path == "/results.json":
+            return await self.send_stream(
+                request,
+                hall.results_json_chunks(),
+                "application/json",
+                self._download("results", "json"),
+                piece_bytes=EXPORT_CHUNK,
+            )
+        if path == "/results.csv":
+            chunks = (c.encode("utf-8") for c in hall.results_csv_chunks(local_time))
+            return await self.send_stream(
+                request,
+                chunks,
+                "text/csv; charset=utf-8",
+                self._download("results", "csv"),
+                b"\xef\xbb\xbf",
+                EXPORT_CHUNK,
+            )  # the BOM: spreadsheets read UTF-8 names
+        if path == "/events":
+            return await self.stream(request, self.dash.hub, self._opening)
+        if path.startswith("/events/"):
+            return await self.table_stream(request, path[len("/events/") :])
+        if path == "/api/tournament":
+            return self.send(200, self.dash.organiser.snapshot(hall))
+        if path in ("/tournament.csv", "/tournament.json", "/tournament.html"):
+            return self._tournament_export(path.rsplit(".", 1)[1])
+        return self.send(404, {"error": "not found: %s" % path})
+
+    def _page(self, path):
+        """The TV, the organiser's page, an overlay or a static file; None for any other path."""
         if path in ("/", "/index.html"):
             return self.file("index.html")
         if path in ("/organiser", "/organiser/"):
@@ -352,43 +420,25 @@ class Server(web.Server):
                 data = f.read()
             return self.send_bytes(200, data, "text/html; charset=utf-8", NO_FRAMES)
         if path.startswith("/overlay/"):
-            if not schema.TABLE_NAME.match(path[len("/overlay/"):]):
+            if not schema.TABLE_NAME.match(path[len("/overlay/") :]):
                 return self.send(404, {"error": "/overlay/<table>: a table id (a-z, 0-9, _, -)"})
             return self.file("overlay.html")
         if path.startswith("/static/"):
-            return self.file(path[len("/static/"):])
-        if path == "/api/tables":
-            return self.send(200, {"server": self.server_id, "prefix": hall.prefix, "broker": self.dash.broker,
-                                   "counts": hall.counts, "bytes": hall.bytes(), "tables": hall.table_list()})
-        if path == "/api/results":
-            return self.send(200, {"results": hall.summaries()})
-        if path == "/results.json":
-            return await self.send_stream(request, hall.results_json_chunks(), "application/json",
-                                          self._download("results", "json"), piece_bytes=EXPORT_CHUNK)
-        if path == "/results.csv":
-            chunks = (c.encode("utf-8") for c in hall.results_csv_chunks(local_time))
-            return await self.send_stream(request, chunks, "text/csv; charset=utf-8", self._download("results", "csv"),
-                                          b"\xef\xbb\xbf", EXPORT_CHUNK)  # the BOM: spreadsheets read UTF-8 names
-        if path == "/events":
-            return await self.stream(request, self.dash.hub, self._opening)
-        if path.startswith("/events/"):
-            return await self.table_stream(request, path[len("/events/"):])
-        o = self.dash.organiser
-        if path == "/api/tournament":
-            return self.send(200, o.snapshot(hall))
-        if path in ("/tournament.csv", "/tournament.json", "/tournament.html"):
-            ext = path.rsplit(".", 1)[1]
-            data = getattr(o.t, "export_" + ext)()
-            ctype = {"csv": "text/csv; charset=utf-8", "json": "application/json",
-                     "html": "text/html; charset=utf-8"}[ext]
-            first = b"\xef\xbb\xbf" if ext == "csv" else b""
-            extra = None if ext == "html" else self._download("tournament", ext)
-            return self.send_bytes(200, first + data.encode("utf-8"), ctype, extra)
-        return self.send(404, {"error": "not found: %s" % path})
+            return self.file(path[len("/static/") :])
+        return None
+
+    def _tournament_export(self, ext):
+        """/tournament.csv, .json or .html: the tournament as a file (the CSV with a BOM for spreadsheets)."""
+        data = getattr(self.dash.organiser.t, "export_" + ext)()
+        ctype = {"csv": "text/csv; charset=utf-8", "json": "application/json", "html": "text/html; charset=utf-8"}[ext]
+        first = b"\xef\xbb\xbf" if ext == "csv" else b""
+        extra = None if ext == "html" else self._download("tournament", ext)
+        return self.send_bytes(200, first + data.encode("utf-8"), ctype, extra)
 
     def _download(self, what, ext):
-        return {"Content-Disposition": 'attachment; filename="carom-%s-%s.%s"'
-                                       % (what, time.strftime("%Y%m%d-%H%M"), ext)}
+        return {
+            "Content-Disposition": 'attachment; filename="carom-%s-%s.%s"' % (what, time.strftime("%Y%m%d-%H%M"), ext)
+        }
 
     async def _opening(self, out):
         """What a page gets first: hello and a snapshot of everything known now.
@@ -400,9 +450,16 @@ class Server(web.Server):
         out.write(web.sse("hello", {"server": self.server_id, "prefix": dash.hall.prefix, "broker": dash.broker}))
         if dash.organiser is not None:
             out.write(web.sse("tournament", dash.organiser.snapshot(dash.hall)))
-        out.write(web.sse("snapshot", {"tables": dash.hall.table_list(),
-                                       "results": dash.hall.summaries(PAGE_RESULTS),
-                                       "results_total": len(dash.hall.results)}))
+        out.write(
+            web.sse(
+                "snapshot",
+                {
+                    "tables": dash.hall.table_list(),
+                    "results": dash.hall.summaries(PAGE_RESULTS),
+                    "results_total": len(dash.hall.results),
+                },
+            )
+        )
 
     async def table_stream(self, request, table):
         """One table's events (the overlay): its own hub, made when its first overlay opens."""
@@ -415,8 +472,12 @@ class Server(web.Server):
 
         async def opening(w):
             t = dash.hall.tables.get(table)
-            w.write(web.sse("hello", {"server": self.server_id, "prefix": dash.hall.prefix, "broker": dash.broker,
-                                      "table": table}))
+            w.write(
+                web.sse(
+                    "hello",
+                    {"server": self.server_id, "prefix": dash.hall.prefix, "broker": dash.broker, "table": table},
+                )
+            )
             w.write(web.sse("snapshot", {"table": t.to_json() if t is not None else None}))
 
         try:
@@ -449,16 +510,23 @@ class Server(web.Server):
         if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
             return self.send(415, {"error": "send the body as Content-Type: application/json"})
         if headers.get("x-carom-hall") != "organiser":
-            return self.send(403, {"error": "the organiser's changes come from its page"
-                                            " (the header X-Carom-Hall: organiser is missing)"})
+            return self.send(
+                403,
+                {"error": "the organiser's changes come from its page (the header X-Carom-Hall: organiser is missing)"},
+            )
         if not self.post_host_ok(headers):
-            return self.send(403, {"error": "the organiser's changes are taken under an IP address,"
-                                            " localhost or this machine's name, not another Host"})
+            return self.send(
+                403,
+                {
+                    "error": "the organiser's changes are taken under an IP address,"
+                    " localhost or this machine's name, not another Host"
+                },
+            )
         try:
             body = json_body(request.body)
         except ValueError as e:
             return self.send(400, {"error": "the body is not JSON: %s" % str(e)[:120]})
-        action = request.path[len("/api/organiser/"):]
+        action = request.path[len("/api/organiser/") :]
         if self.signin is not None:
             if action == "signin":
                 got = self.signin.sign_in(body.get("code") if isinstance(body, dict) else None)
@@ -471,8 +539,9 @@ class Server(web.Server):
             if allowed == "throttled":
                 return self.send(429, {"error": "too many wrong codes: wait a minute"})
             if allowed is None:
-                return self.send(401, {"error": "sign in first, with the code carom hall printed"
-                                                " (or --organiser-code-file's)"})
+                return self.send(
+                    401, {"error": "sign in first, with the code carom hall printed (or --organiser-code-file's)"}
+                )
         try:
             answer = self.organise(action, body)
         except org.Refused as e:
@@ -497,8 +566,11 @@ class Server(web.Server):
                     raise org.Refused("at most %d players" % org.MAX_PLAYERS, 409)
                 for p in players:  # all or none: a name twice is refused before any is added
                     if p["name"] in known:
-                        raise org.Refused("name: %s is already a player (names must differ: the boards' reports"
-                                          " are matched by them)" % json.dumps(p["name"], ensure_ascii=False), 409)
+                        raise org.Refused(
+                            "name: %s is already a player (names must differ: the boards' reports"
+                            " are matched by them)" % json.dumps(p["name"], ensure_ascii=False),
+                            409,
+                        )
                     known.add(p["name"])
                 ids = [t.add_player(**p) for p in players]
                 dash.tournament_changed(full=True)
@@ -541,12 +613,12 @@ def default_client_id(port):
 CLIENT_ID_CHECK = {
     True: "carom hall: the broker makes each login its own client id: no board's login can take the hall's session",
     False: "carom hall: warning: the broker lets a login connect with any client id, so a board's login can throw the"
-           " hall (or another board) off the broker; set use_username_as_clientid true (carom hall-broker prints"
-           " the configuration)",
+    " hall (or another board) off the broker; set use_username_as_clientid true (carom hall-broker prints"
+    " the configuration)",
     None: "carom hall: warning: could not check the broker's client ids (no answer)",
     "anonymous": "carom hall: warning: no --user: on a broker without logins anyone on the network can take the"
-                 " hall's client id and throw it off (reports are still checked by their signatures); carom"
-                 " hall-broker prints a configuration with logins",
+    " hall's client id and throw it off (reports are still checked by their signatures); carom"
+    " hall-broker prints a configuration with logins",
 }
 
 
@@ -572,8 +644,10 @@ def open_organiser(db, prefix, out, tournament=None, keys=None):
             raise
         raise ValueError("cannot use the tournament file %s: %s" % (db, e)) from None
     if tmpdir is not None:
-        out("carom hall: the tournament is kept in a temporary file only (no --db FILE): it is gone when"
-            " carom hall stops")
+        out(
+            "carom hall: the tournament is kept in a temporary file only (no --db FILE): it is gone when"
+            " carom hall stops"
+        )
     else:
         out("carom hall: the tournament is in %s" % db)
     if keys is None and tmpdir is None:
@@ -607,8 +681,22 @@ def open_organiser(db, prefix, out, tournament=None, keys=None):
     return o, cleanup
 
 
-def run(broker, listen="127.0.0.1:8090", prefix="carom", client_id=None, results_file=None, out=print,
-        ready=None, stop=None, user=None, password=None, db=None, keys=None, tournament=None, organiser_code=None):
+def run(
+    broker,
+    listen="127.0.0.1:8090",
+    prefix="carom",
+    client_id=None,
+    results_file=None,
+    out=print,
+    ready=None,
+    stop=None,
+    user=None,
+    password=None,
+    db=None,
+    keys=None,
+    tournament=None,
+    organiser_code=None,
+):
     """Serve the dashboard until Ctrl-C / SIGTERM (or `stop`, a threading.Event, is set).
 
     `db`: the tournament's SQLite file (None: a temporary one); `keys`: the hall's key file
@@ -624,24 +712,54 @@ def run(broker, listen="127.0.0.1:8090", prefix="carom", client_id=None, results
         try:
             if organiser_code is None:
                 organiser_code = signin.new_code()
-                out("carom hall: the organiser signs in with the code %s (shown only here; --organiser-code-file"
-                    " keeps one across restarts)" % organiser_code)
-            return asyncio.run(_main(sock, host, port, prefix, client_id or default_client_id(sock.getsockname()[1]),
-                                     results_file, out, ready, stop, user, password, organiser,
-                                     signin.SignIn(organiser_code)))
+                out(
+                    "carom hall: the organiser signs in with the code %s (shown only here; --organiser-code-file"
+                    " keeps one across restarts)" % organiser_code
+                )
+            return asyncio.run(
+                _main(
+                    sock,
+                    host,
+                    port,
+                    prefix,
+                    client_id or default_client_id(sock.getsockname()[1]),
+                    results_file,
+                    out,
+                    ready,
+                    stop,
+                    user,
+                    password,
+                    organiser,
+                    signin.SignIn(organiser_code),
+                )
+            )
         finally:
             cleanup()
     finally:
         sock.close()
 
 
-async def _main(sock, host, port, prefix, client_id, results_file, out, ready, stop, user=None, password=None,
-                organiser=None, sign_in=None):
+async def _main(
+    sock,
+    host,
+    port,
+    prefix,
+    client_id,
+    results_file,
+    out,
+    ready,
+    stop,
+    user=None,
+    password=None,
+    organiser=None,
+    sign_in=None,
+):
     loop = asyncio.get_running_loop()
     stopping = web.stop_signals(loop)
     address = "%s:%d" % (host if ":" not in host else "[%s]" % host, port)
-    dash = Dashboard(Hall(prefix, organiser.keys.key if organiser is not None else None), address, results_file, out,
-                     organiser)
+    dash = Dashboard(
+        Hall(prefix, organiser.keys.key if organiser is not None else None), address, results_file, out, organiser
+    )
 
     def on_message(topic, payload, retained, ack):
         dash.received(topic, payload, time.time(), loop, ack)  # stamped on paho's thread, when the message arrived
@@ -668,8 +786,10 @@ async def _main(sock, host, port, prefix, client_id, results_file, out, ready, s
     subscriber.start(checked)
     if not user:
         out(CLIENT_ID_CHECK["anonymous"])
-    out("carom hall: tables under %s/<table>/ on the broker %s (client id %s%s)"
-        % (prefix, address, client_id, ", user %s" % ascii(user) if user else ""))
+    out(
+        "carom hall: tables under %s/<table>/ on the broker %s (client id %s%s)"
+        % (prefix, address, client_id, ", user %s" % ascii(user) if user else "")
+    )
     out("carom hall: the dashboard is at %s  (Ctrl-C stops it); the organiser's page at %s/organiser" % (url, url))
     if ready:
         ready(url, dash)

@@ -32,7 +32,7 @@ MAX_CODE = 128
 def new_code():
     """16 hex digits in four groups: read off a screen and typed on a phone."""
     h = secrets.token_hex(8)
-    return "-".join(h[i:i + 4] for i in range(0, 16, 4))
+    return "-".join(h[i : i + 4] for i in range(0, 16, 4))
 
 
 def check_code(code, where):
@@ -82,7 +82,7 @@ class SignIn:
         return sid
 
     def allowed(self, headers):
-        """"ok" for a request with a live session's cookie or the right code in its header;
+        """ "ok" for a request with a live session's cookie or the right code in its header;
         "throttled" after too many wrong codes; None otherwise."""
         sid = cookie(headers.get("cookie", ""), COOKIE)
         if sid is not None:

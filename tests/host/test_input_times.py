@@ -85,6 +85,7 @@ REPORT = finished().report_doc()
 
 # ---- timing ------------------------------------------------------------------------------------
 
+
 def _once(fn, arg):
     t = time.thread_time()  # (this thread's CPU time: not the other jobs' on the machine)
     fn(arg)
@@ -122,6 +123,7 @@ def assert_linear(fn, make, limit, record_property, expected=None, size=len):
 
 
 # ---- payloads of a given size ------------------------------------------------------------------
+
 
 def fill(head, item, tail, n, sep=b","):
     """head + item, item, ... + tail: as many items as fit in n bytes."""
@@ -185,12 +187,15 @@ BIG = b"9" * 4300  # the most digits int() reads (sys.get_int_max_str_digits)
 
 # ---- a board's state document and report, over MQTT ---------------------------------------------
 
+
 def handled(topic):
     """Hall.handle of one message on `topic` in a new hall: "ok", or the kind it was dropped for."""
+
     def check(payload):
         hall = Hall()
         events = hall.handle(topic, payload, 1.0)
         return "ok" if events else next(iter(hall.counts["dropped"]))
+
     return check
 
 
@@ -285,9 +290,11 @@ def test_a_report_is_taken_into_the_tournament_in_linear_time(shape, tmp_path, r
 
 # ---- the organiser's POST bodies ---------------------------------------------------------------
 
+
 def posted(check):
     """An organiser's POST as the hall takes it: json_body, then the action's check (Refused, or the
     tournament's ValueError: refused)."""
+
     def run(body):
         try:
             body = json_body(body)
@@ -298,6 +305,7 @@ def posted(check):
         except ValueError:
             return "refused"
         return "ok"
+
     return run
 
 
@@ -323,36 +331,64 @@ def sign_in(body):
 ESCAPED_NAME = b"\\u00e9" * 24  # 24 characters in 144 bytes
 ORGANISER_SHAPES = {
     "players: escaped names (valid)": (
-        org.check_players, lambda n: fill(b'{"players":[', player(ESCAPED_NAME), b"]}", n), "ok"),
+        org.check_players,
+        lambda n: fill(b'{"players":[', player(ESCAPED_NAME), b"]}", n),
+        "ok",
+    ),
     "players: escaped names, the last with a tab": (
-        org.check_players, lambda n: fill(b'{"players":[', player(ESCAPED_NAME), b"," + player(b"x\\ty") + b"]}", n),
-        "refused"),
+        org.check_players,
+        lambda n: fill(b'{"players":[', player(ESCAPED_NAME), b"," + player(b"x\\ty") + b"]}", n),
+        "refused",
+    ),
     "players: a name of blanks around a letter": (
-        org.check_players, lambda n: b'{"name":"' + b" " * ((n - 13) // 2) + b"x" + b" " * ((n - 13) // 2) + b'"}',
-        "ok"),
+        org.check_players,
+        lambda n: b'{"name":"' + b" " * ((n - 13) // 2) + b"x" + b" " * ((n - 13) // 2) + b'"}',
+        "ok",
+    ),
     "players: a name of escaped blanks": (
-        org.check_players, lambda n: fill(b'{"name":"', b"\\u0020", b'x"}', n, b""), "ok"),
+        org.check_players,
+        lambda n: fill(b'{"name":"', b"\\u0020", b'x"}', n, b""),
+        "ok",
+    ),
     "players: lists 32 deep": (org.check_players, lambda n: fill(b'{"players":[', deep(30), b"]}", n), "refused"),
     "players: targets of 4,300 digits": (
-        org.check_players, lambda n: fill(b'{"players":[', b'{"name":"x","target":' + BIG + b"}", b"]}", n), "refused"),
+        org.check_players,
+        lambda n: fill(b'{"players":[', b'{"name":"x","target":' + BIG + b"}", b"]}", n),
+        "refused",
+    ),
     "players: distinct keys": (org.check_players, lambda n: distinct_keys(b'{"name":"x",', b"}", n), "refused"),
     "configure: a long name": (org.check_configure, lambda n: text_of({}, "name", b"\\u00e9", n), "refused"),
     "configure: a long game": (
-        org.check_configure, lambda n: fill(b'{"game_options":{"game":"', b"x", b'"}}', n, b""), "refused"),
+        org.check_configure,
+        lambda n: fill(b'{"game_options":{"game":"', b"x", b'"}}', n, b""),
+        "refused",
+    ),
     "configure: a target of every digit": (
-        org.check_configure, lambda n: fill(b'{"game_options":{"target":', b"9", b"}}", n, b""), "not JSON"),
+        org.check_configure,
+        lambda n: fill(b'{"game_options":{"target":', b"9", b"}}", n, b""),
+        "not JSON",
+    ),
     "configure: game options 32 deep": (
-        org.check_configure, lambda n: fill(b'{"game_options":{"game":[', deep(29), b"]}}", n), "refused"),
+        org.check_configure,
+        lambda n: fill(b'{"game_options":{"game":[', deep(29), b"]}}", n),
+        "refused",
+    ),
     "table: a long table": (org.check_table, lambda n: fill(b'{"table":"', b"a", b'"}', n, b""), "refused"),
     "draw: a seed of a float's digits": (org.check_draw, lambda n: fill(b'{"seed":0.', b"9", b"}", n, b""), "refused"),
     "draw: a key repeated": (org.check_draw, lambda n: fill(b"{", b'"seed":1', b"}", n), "ok"),
     "decide: a long winner": (
-        org.check_decide, lambda n: fill(b'{"match":1,"winner":"', b"A", b'"}', n, b""), "refused"),
+        org.check_decide,
+        lambda n: fill(b'{"match":1,"winner":"', b"A", b'"}', n, b""),
+        "refused",
+    ),
     "view: a long view": (org.check_view, lambda n: fill(b'{"view":"', b"\\u00e9", b'"}', n, b""), "refused"),
     "signin: a long code": (sign_in, lambda n: fill(b'{"code":"', b"0", b'"}', n, b""), "refused"),
     "tournament: a name of blanks": (tournament_name, lambda n: text_of({}, "name", b" ", n), "refused"),
     "tournament: long game options": (
-        tournament_options, lambda n: fill(b'{"game_options":{"game":"', b"x", b'"}}', n, b""), "refused"),
+        tournament_options,
+        lambda n: fill(b'{"game_options":{"game":"', b"x", b'"}}', n, b""),
+        "refused",
+    ),
 }
 
 
@@ -385,6 +421,7 @@ def board():
 def form_checked(board):
     """POST /api/board/N/config up to the board: json_body, the server's shape check, then
     BoardSession.configure's checks (check_form, the firmware's config checks, the error redacted)."""
+
     def run(body):
         try:
             request = json_body(body)
@@ -394,6 +431,7 @@ def form_checked(board):
             return "refused"
         error, _ = board.configure(request.get("values"))
         return "ok" if error == "this board has no serial console" else "refused"
+
     return run
 
 
@@ -410,8 +448,9 @@ ACTION_SHAPES = {
 }
 FORM_SHAPES = {
     "long values": lambda n: fill(b'{"values":{"players.A.name":"', b"\\u00e9", b'"}}', n, b""),
-    "a hostile value repeated": lambda n: fill(b'{"values":{', b'"match.game":' + json.dumps(HOSTILE_VALUE).encode(),
-                                               b"}}", n),
+    "a hostile value repeated": lambda n: fill(
+        b'{"values":{', b'"match.game":' + json.dumps(HOSTILE_VALUE).encode(), b"}}", n
+    ),
     "distinct keys": lambda n: fill(b'{"values":{', b'"x0000":"x"', b"}}", n),
     "values 32 deep": lambda n: fill(b'{"values":{"match.game":[', deep(29), b"]}}", n),
 }

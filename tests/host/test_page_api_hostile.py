@@ -59,8 +59,10 @@ class Sim(LineProcess):
     def post(self, body, ctype=b"application/json", extra=b"", board=0):
         if not isinstance(body, bytes):
             body = json.dumps(body).encode()
-        return self.raw(b"POST /api/boards/%d/action HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\n%s"
-                        b"Content-Length: %d\r\n\r\n%s" % (board, self.host, ctype, extra, len(body), body))
+        return self.raw(
+            b"POST /api/boards/%d/action HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\n%s"
+            b"Content-Length: %d\r\n\r\n%s" % (board, self.host, ctype, extra, len(body), body)
+        )
 
     def state(self, board=0):
         code, _, body = self.raw(b"GET /api/state HTTP/1.1\r\nHost: %s\r\n\r\n" % self.host)
@@ -90,8 +92,10 @@ def test_hostile_requests_found_before(sim):
     h = sim.host
     # Content-Length that is no length: the handler died with a traceback.
     for length in (b"abc", b"-5"):
-        code, _, _ = sim.raw(b"POST /api/boards/0/action HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json"
-                             b"\r\nContent-Length: %s\r\n\r\n{}" % (h, length))
+        code, _, _ = sim.raw(
+            b"POST /api/boards/0/action HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json"
+            b"\r\nContent-Length: %s\r\n\r\n{}" % (h, length)
+        )
         assert code == 400
     # A JSON body 30,000 deep (RecursionError), or NaN.
     assert error(sim.post(b"[" * 30000 + b"]" * 30000)) == (400, "the body must be a JSON object")
@@ -104,8 +108,7 @@ def test_hostile_requests_found_before(sim):
     assert error(sim.post({"do": "advance", "seconds": "1e3"})) == (400, 'seconds must be a JSON number, not "1e3"')
     assert error(sim.post({"do": "advance", "seconds": True}))[0] == 400
     # One hour at once froze every board for 24.5 s: at most 300 s (the page's largest jump).
-    assert error(sim.post({"do": "advance", "seconds": 3600})) == (
-        400, "seconds must be more than 0 and at most 300")
+    assert error(sim.post({"do": "advance", "seconds": 3600})) == (400, "seconds must be more than 0 and at most 300")
     assert error(sim.post({"do": "tap", "button": "A.point", "extra": 1}))[0] == 400
     assert error(sim.post({"do": 5}))[0] == 400
     assert sim.post({"do": "power", "on": False})[0] == 200
@@ -114,9 +117,14 @@ def test_hostile_requests_found_before(sim):
     assert error(sim.post({"do": "power", "on": 1}))[0] == 400
     # From another site: a foreign Host (DNS rebinding) or Origin is refused before anything is done.
     body = json.dumps({"do": "power", "on": True}).encode()
-    assert sim.raw(b"POST /api/boards/0/action HTTP/1.1\r\nHost: attacker.example:%d\r\nOrigin: "
-                   b"http://attacker.example:%d\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
-                   % (sim.port, sim.port, len(body), body))[0] == 421
+    assert (
+        sim.raw(
+            b"POST /api/boards/0/action HTTP/1.1\r\nHost: attacker.example:%d\r\nOrigin: "
+            b"http://attacker.example:%d\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+            % (sim.port, sim.port, len(body), body)
+        )[0]
+        == 421
+    )
     assert sim.post(body, extra=b"Origin: http://attacker.example\r\n")[0] == 403
     assert sim.post(body, ctype=b"text/plain")[0] == 415
     assert sim.post(body, ctype=b"application/jsonp")[0] == 415
@@ -128,15 +136,63 @@ def test_hostile_requests_found_before(sim):
 
 def fuzz_request(rng, sim):
     """One random request: bytes."""
-    methods = [b"GET", b"POST", b"PUT", b"DELETE", b"HEAD", b"OPTIONS", b"PATCH", b"get", b"G\x00T", b"",
-               bytes(rng.randrange(33, 127) for _ in range(rng.randrange(1, 8)))]
-    paths = [b"/", b"/index.html", b"/api/boards", b"/api/state", b"/api/boards/0/action", b"/api/boards/1/action",
-             b"/api/boards/-1/action", b"/api/boards/99999999999999999999/action", b"/static/app.js",
-             b"/api/boards/" + b"9" * 5000 + b"/action", b"/api/boards/" + b"9" * 5000 + b"/config",
-             b"/static/../server.py", b"/static/", b"/%00", b"/api/boards/0/action?x=1", b"*", b"http://x/",
-             b"/" + bytes(rng.randrange(0, 256) for _ in range(rng.randrange(0, 40)))]
-    values = [True, False, None, 0, -1, 1.5, 10, 300, 301, 1e308, "A.point", "foul", "1:0x70", "0x70", "", "x" * 300,
-              [], {}, ["A.point"], {"a": 1}, "true", "60"]
+    methods = [
+        b"GET",
+        b"POST",
+        b"PUT",
+        b"DELETE",
+        b"HEAD",
+        b"OPTIONS",
+        b"PATCH",
+        b"get",
+        b"G\x00T",
+        b"",
+        bytes(rng.randrange(33, 127) for _ in range(rng.randrange(1, 8))),
+    ]
+    paths = [
+        b"/",
+        b"/index.html",
+        b"/api/boards",
+        b"/api/state",
+        b"/api/boards/0/action",
+        b"/api/boards/1/action",
+        b"/api/boards/-1/action",
+        b"/api/boards/99999999999999999999/action",
+        b"/static/app.js",
+        b"/api/boards/" + b"9" * 5000 + b"/action",
+        b"/api/boards/" + b"9" * 5000 + b"/config",
+        b"/static/../server.py",
+        b"/static/",
+        b"/%00",
+        b"/api/boards/0/action?x=1",
+        b"*",
+        b"http://x/",
+        b"/" + bytes(rng.randrange(0, 256) for _ in range(rng.randrange(0, 40))),
+    ]
+    values = [
+        True,
+        False,
+        None,
+        0,
+        -1,
+        1.5,
+        10,
+        300,
+        301,
+        1e308,
+        "A.point",
+        "foul",
+        "1:0x70",
+        "0x70",
+        "",
+        "x" * 300,
+        [],
+        {},
+        ["A.point"],
+        {"a": 1},
+        "true",
+        "60",
+    ]
     action = {}
     if rng.random() < 0.9:
         action["do"] = rng.choice(["tap", "down", "up", "long", "power", "plug", "advance", "nope", 1, None])
@@ -144,27 +200,59 @@ def fuzz_request(rng, sim):
         action[field] = rng.choice(values)
     if action.get("do") == "advance" and isinstance(action.get("seconds"), (int, float)):
         action["seconds"] = 0  # a valid jump would only slow the fuzz down
-    bodies = [json.dumps(action).encode(), json.dumps([action]).encode(), b"", b"{", b"null", b"[" * 100,
-              bytes(rng.randrange(0, 256) for _ in range(rng.randrange(1, 200))), json.dumps(action).encode()[:-1]]
+    bodies = [
+        json.dumps(action).encode(),
+        json.dumps([action]).encode(),
+        b"",
+        b"{",
+        b"null",
+        b"[" * 100,
+        bytes(rng.randrange(0, 256) for _ in range(rng.randrange(1, 200))),
+        json.dumps(action).encode()[:-1],
+    ]
     body = rng.choice(bodies)
     headers = []
-    host = rng.choice([sim.host, sim.host, sim.host, sim.host, b"localhost:%d" % sim.port, b"attacker.example", b"", b"[::1]:%d" % sim.port,
-                       None])
+    host = rng.choice(
+        [
+            sim.host,
+            sim.host,
+            sim.host,
+            sim.host,
+            b"localhost:%d" % sim.port,
+            b"attacker.example",
+            b"",
+            b"[::1]:%d" % sim.port,
+            None,
+        ]
+    )
     if host is not None:
         headers.append(b"Host: " + host)
     if rng.random() < 0.3:
         headers.append(b"Origin: " + rng.choice([b"http://" + sim.host, b"http://attacker.example", b"null"]))
     if rng.random() < 0.8:
-        headers.append(b"Content-Type: " + rng.choice([b"application/json", b"application/json; charset=utf-8",
-                                                       b"text/plain", b"", b"APPLICATION/JSON"]))
+        headers.append(
+            b"Content-Type: "
+            + rng.choice(
+                [b"application/json", b"application/json; charset=utf-8", b"text/plain", b"", b"APPLICATION/JSON"]
+            )
+        )
     length = rng.choice([len(body), len(body), b"abc", b"-1", b"", None, b"99999999", b"1e3", b"%d" % len(body)])
     if isinstance(length, int):
         length = b"%d" % length
     if length is not None:
         headers.append(b"Content-Length: " + length)
     if rng.random() < 0.1:
-        headers.append(rng.choice([b"X: " + b"y" * 20000, b"no colon", b"Transfer-Encoding: chunked",
-                                   b"\xff\xfe: \x00", b"Content-Length: 0"]))
+        headers.append(
+            rng.choice(
+                [
+                    b"X: " + b"y" * 20000,
+                    b"no colon",
+                    b"Transfer-Encoding: chunked",
+                    b"\xff\xfe: \x00",
+                    b"Content-Length: 0",
+                ]
+            )
+        )
     if rng.random() < 0.2:
         rng.shuffle(headers)
     if rng.random() < 0.75:  # most requests well formed, so the cases reach the routes

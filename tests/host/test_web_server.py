@@ -27,10 +27,12 @@ class EchoServer(web.Server):
         if request.path == "/":
             return self.file("index.html")
         if request.path.startswith("/static/"):
-            return self.file(request.path[len("/static/"):])
+            return self.file(request.path[len("/static/") :])
         if request.path == "/echo":
-            return self.send(200, {"method": request.method, "body": request.body.decode(),
-                                   "type": request.headers.get("content-type")})
+            return self.send(
+                200,
+                {"method": request.method, "body": request.body.decode(), "type": request.headers.get("content-type")},
+            )
         if request.path == "/events":
             return await self.stream(request, self.hub, self.opening)
         return self.send(404, {"error": "not found: %s" % request.path})
@@ -95,8 +97,9 @@ def test_busy_port_is_a_clear_error():
         port = busy.getsockname()[1]
         with pytest.raises(web.ListenError) as e:
             web.listen("127.0.0.1:%d" % port, 8080)
-    assert str(e.value) == ("cannot serve on 127.0.0.1:%d: Address already in use "
-                            "(choose another with --listen HOST:PORT)" % port)
+    assert str(e.value) == (
+        "cannot serve on 127.0.0.1:%d: Address already in use (choose another with --listen HOST:PORT)" % port
+    )
 
 
 def test_bad_listen_text_is_a_value_error_before_binding():
@@ -107,16 +110,17 @@ def test_bad_listen_text_is_a_value_error_before_binding():
 def test_request_and_response(tmp_path):
     async def scenario(port, server, hub):
         status, headers, body = await exchange(
-            port, b'POST /echo?x=1 HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n'
-                  b'Content-Length: 7\r\n\r\n{"a":1}' % port)
+            port,
+            b"POST /echo?x=1 HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 7\r\n\r\n{"a":1}' % port,
+        )
         assert status == "HTTP/1.1 200 OK"
         assert headers["Content-Type"] == "application/json"
         assert headers["Cache-Control"] == "no-store" and headers["Connection"] == "close"
         assert json.loads(body) == {"method": "POST", "body": '{"a":1}', "type": "application/json"}
 
         status, headers, body = await exchange(port, b"GET / HTTP/1.1\r\n\r\n")
-        assert (status, headers["Content-Type"], body) == ("HTTP/1.1 200 OK", "text/html; charset=utf-8",
-                                                            b"<p>hi</p>")
+        assert (status, headers["Content-Type"], body) == ("HTTP/1.1 200 OK", "text/html; charset=utf-8", b"<p>hi</p>")
         status, _, body = await exchange(port, b"GET /static/../index.html HTTP/1.1\r\n\r\n")
         assert status == "HTTP/1.1 404 Not Found" and json.loads(body) == {"error": "not found: ../index.html"}
         status, _, body = await exchange(port, b"GET /nowhere HTTP/1.1\r\n\r\n")

@@ -100,34 +100,45 @@ def parse(data):
 @pytest.mark.parametrize("length", [b"abc", b"-5", b"+5", b"5 5", b"0x10", b"\xd9\xa3", b"", b"99999999999999"])
 def test_a_bad_content_length_is_400(tmp_path, length):
     """Content-Length: abc and -5 killed the handler with a traceback; now 400 (a huge one: 413)."""
+
     async def scenario(port, server, hub):
-        code, _, body = await exchange(port, b"POST /echo HTTP/1.1\r\n" + host(port) +
-                                       b"Content-Length: " + length + b"\r\n\r\n{}")
-        assert (code, body) == ((413, {"error": "body too large"}) if length == b"99999999999999"
-                                else (400, {"error": "bad Content-Length"}))
+        code, _, body = await exchange(
+            port, b"POST /echo HTTP/1.1\r\n" + host(port) + b"Content-Length: " + length + b"\r\n\r\n{}"
+        )
+        assert (code, body) == (
+            (413, {"error": "body too large"})
+            if length == b"99999999999999"
+            else (400, {"error": "bad Content-Length"})
+        )
         assert server.routed == []
 
     serve(tmp_path, scenario)
 
 
-@pytest.mark.parametrize("raw, error", [
-    (b"POST /e HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", "content-length given twice"),
-    (b"POST /e HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
-     "send a Content-Length, not Transfer-Encoding"),
-    (b"GET /e HTTP/1.1\r\nno colon here\r\n\r\n", "bad header line"),
-    (b"GET /e HTTP/1.1\r\n: empty name\r\n\r\n", "bad header line"),
-    (b"GET /e HTTP/1.1\r\nX: a\x00b\r\n\r\n", "bad header line"),
-    (b"GET /e HTTP/1.1\r\nX: a\x7fb\r\n\r\n", "bad header line"),
-    (b"GET http://127.0.0.1/e HTTP/1.1\r\n\r\n", "bad request line"),
-    (b"GET /e HTTP/2.0\r\n\r\n", "bad request line"),
-    (b"GET  /e HTTP/1.1\r\n\r\n", "bad request line"),
-    (b"get /e HTTP/1.1\r\n\r\n", "bad request line"),
-    (b"GET /\xff HTTP/1.1\r\n\r\n", "bad request line"),
-    (b"\r\n\r\n", "bad request line"),
-])
+@pytest.mark.parametrize(
+    "raw, error",
+    [
+        (b"POST /e HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", "content-length given twice"),
+        (
+            b"POST /e HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+            "send a Content-Length, not Transfer-Encoding",
+        ),
+        (b"GET /e HTTP/1.1\r\nno colon here\r\n\r\n", "bad header line"),
+        (b"GET /e HTTP/1.1\r\n: empty name\r\n\r\n", "bad header line"),
+        (b"GET /e HTTP/1.1\r\nX: a\x00b\r\n\r\n", "bad header line"),
+        (b"GET /e HTTP/1.1\r\nX: a\x7fb\r\n\r\n", "bad header line"),
+        (b"GET http://127.0.0.1/e HTTP/1.1\r\n\r\n", "bad request line"),
+        (b"GET /e HTTP/2.0\r\n\r\n", "bad request line"),
+        (b"GET  /e HTTP/1.1\r\n\r\n", "bad request line"),
+        (b"get /e HTTP/1.1\r\n\r\n", "bad request line"),
+        (b"GET /\xff HTTP/1.1\r\n\r\n", "bad request line"),
+        (b"\r\n\r\n", "bad request line"),
+    ],
+)
 def test_a_malformed_request_is_400(tmp_path, raw, error):
     """Duplicated lengths, chunked bodies, header lines without a name or colon, absolute or
     non-ASCII targets, other HTTP versions: 400, and the route never runs."""
+
     async def scenario(port, server, hub):
         code, _, body = await exchange(port, raw)
         assert (code, body) == (400, {"error": error})
@@ -139,6 +150,7 @@ def test_a_malformed_request_is_400(tmp_path, raw, error):
 def test_every_answer_is_http_1_1_and_a_head_request_gets_no_body(tmp_path):
     """An HTTP/1.0 request is answered in HTTP/1.1 (as a server should; aiohttp alone answers in
     the request's version), a HEAD request with its status and no body, its Content-Length 0."""
+
     async def scenario(port, server, hub):
         code, headers, body = await exchange(port, b"GET /x HTTP/1.0\r\n\r\n")  # (parse: HTTP/1.1)
         assert (code, body) == (200, {"method": "GET", "path": "/x"})
@@ -154,6 +166,7 @@ def test_every_answer_is_http_1_1_and_a_head_request_gets_no_body(tmp_path):
 
 def test_a_head_with_no_end_is_431(tmp_path):
     """65 KB of header bytes with no blank line: 431 (the reader's limit), not a silent close."""
+
     async def scenario(port, server, hub):
         code, _, body = await exchange(port, b"GET / HTTP/1.1\r\nX: " + b"y" * (web.MAX_HEADER * 4 + 10))
         assert (code, body) == (431, {"error": "headers too large"})
@@ -161,11 +174,13 @@ def test_a_head_with_no_end_is_431(tmp_path):
     serve(tmp_path, scenario)
 
 
-@pytest.mark.parametrize("raw", [b"GET / HTTP/1.1\r\nHost: 127.0.0.1", b"",
-                                 b"POST /json HTTP/1.1\r\nContent-Length: 10\r\n\r\n{\"a\""])
+@pytest.mark.parametrize(
+    "raw", [b"GET / HTTP/1.1\r\nHost: 127.0.0.1", b"", b'POST /json HTTP/1.1\r\nContent-Length: 10\r\n\r\n{"a"']
+)
 def test_a_request_that_never_ends_is_408(tmp_path, raw):
     """Half a head, nothing at all, a body shorter than its Content-Length (the 19,985 half-sent
     requests that exhausted the sim's file descriptors): 408 once read_timeout passes."""
+
     async def scenario(port, server, hub):
         code, _, body = await exchange(port, raw)  # the client waits; the server answers
         assert code == 408 and body == {"error": "the request did not arrive within 0.2 s"}
@@ -181,6 +196,7 @@ def test_past_max_connections_is_503_and_the_server_recovers(tmp_path):
     (until read_timeout, long here), every other one is answered 503 at once and closed (20 at a
     time: past twice max_connections a connection is reset unanswered); once the 20 go away, a
     request is answered 200."""
+
     async def scenario(port, server, hub):
         held = []
         for _ in range(20):
@@ -192,8 +208,7 @@ def test_past_max_connections_is_503_and_the_server_recovers(tmp_path):
         answers = []
         for _ in range(14):  # 20 at once: as many as may wait to close (more are reset)
             answers += await asyncio.gather(*(exchange(port, b"GET / HTTP/1.1\r\n") for _ in range(20)))
-        assert {(code, json.dumps(body)) for code, _, body in answers} == {
-            (503, '{"error": "too many connections"}')}
+        assert {(code, json.dumps(body)) for code, _, body in answers} == {(503, '{"error": "too many connections"}')}
         assert server.connections == 20 and server.routed == []
         for reader, writer in held:
             writer.close()
@@ -217,23 +232,45 @@ def test_hosts_allowed_and_refused(tmp_path, listen):
 
         async def post(*lines):
             reader, writer = await asyncio.open_connection(addr.strip("[]"), port)
-            writer.write(b"POST /x HTTP/1.1\r\n" + b"".join(line + b"\r\n" for line in lines) +
-                         b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+            writer.write(
+                b"POST /x HTTP/1.1\r\n"
+                + b"".join(line + b"\r\n" for line in lines)
+                + b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+            )
             data = await reader.read()
             writer.close()
             return parse(data)[0]
 
         p = b"%d" % port
-        for bad in (b"attacker.example", b"attacker.example:" + p, b"127.0.0.1.attacker.example:" + p,
-                    b"127.0.0.1:1", b"[::1", b"127.0.0.1:" + p + b"x", b"", b"10.0.0.1:" + p):
+        for bad in (
+            b"attacker.example",
+            b"attacker.example:" + p,
+            b"127.0.0.1.attacker.example:" + p,
+            b"127.0.0.1:1",
+            b"[::1",
+            b"127.0.0.1:" + p + b"x",
+            b"",
+            b"10.0.0.1:" + p,
+        ):
             assert await post(b"Host: " + bad) == 421, bad
-        for origin in (b"http://attacker.example", b"null", b"https://127.0.0.1:" + p, b"http://127.0.0.1:1",
-                       b"http://localhost:" + p):
+        for origin in (
+            b"http://attacker.example",
+            b"null",
+            b"https://127.0.0.1:" + p,
+            b"http://127.0.0.1:1",
+            b"http://localhost:" + p,
+        ):
             assert await post(b"Host: 127.0.0.1:" + p, b"Origin: " + origin) == 403, origin
         assert await post(b"Origin: http://attacker.example") == 403  # no Host: the Origin alone
         assert server.routed == []
-        for good in (b"127.0.0.1:" + p, b"localhost:" + p, b"LocalHost:" + p, b"[::1]:" + p, b"127.0.0.1",
-                     addr.encode() + b":" + p):
+        for good in (
+            b"127.0.0.1:" + p,
+            b"localhost:" + p,
+            b"LocalHost:" + p,
+            b"[::1]:" + p,
+            b"127.0.0.1",
+            addr.encode() + b":" + p,
+        ):
             assert await post(b"Host: " + good) == 200, good
             assert await post(b"Host: " + good, b"Origin: http://" + good) == 200, good
         assert await post() == 200  # no Host at all: not a browser
@@ -244,16 +281,19 @@ def test_hosts_allowed_and_refused(tmp_path, listen):
 
 def test_listening_everywhere_any_host_but_its_own_origin(tmp_path):
     """On 0.0.0.0 (a hall's LAN) any Host is served, but an Origin must be http://<that Host>."""
+
     async def scenario(port, server, hub):
         p = b"%d" % port
         for h in (b"hall-pc.lan:" + p, b"192.168.1.20:" + p, b"127.0.0.1:" + p):
             code, _, _ = await exchange(port, b"GET /x HTTP/1.1\r\nHost: " + h + b"\r\n\r\n")
             assert code == 200
-            code, _, _ = await exchange(port, b"GET /x HTTP/1.1\r\nHost: " + h + b"\r\nOrigin: http://" + h +
-                                        b"\r\n\r\n")
+            code, _, _ = await exchange(
+                port, b"GET /x HTTP/1.1\r\nHost: " + h + b"\r\nOrigin: http://" + h + b"\r\n\r\n"
+            )
             assert code == 200
-            code, _, _ = await exchange(port, b"GET /x HTTP/1.1\r\nHost: " + h +
-                                        b"\r\nOrigin: http://attacker.example\r\n\r\n")
+            code, _, _ = await exchange(
+                port, b"GET /x HTTP/1.1\r\nHost: " + h + b"\r\nOrigin: http://attacker.example\r\n\r\n"
+            )
             assert code == 403
 
     serve(tmp_path, scenario, listen="0.0.0.0:0")
@@ -261,6 +301,7 @@ def test_listening_everywhere_any_host_but_its_own_origin(tmp_path):
 
 def test_a_failing_route_is_500_without_a_traceback(tmp_path):
     """A route that raises: 500 with a JSON reason; the loop's exception handler sees nothing."""
+
     async def scenario(port, server, hub):
         code, _, body = await exchange(port, b"GET /boom HTTP/1.1\r\n\r\n")
         assert (code, body) == (500, {"error": "internal error"})
@@ -270,12 +311,19 @@ def test_a_failing_route_is_500_without_a_traceback(tmp_path):
     serve(tmp_path, scenario)
 
 
-@pytest.mark.parametrize("body, ok", [
-    (b"[" * 30000 + b"]" * 30000, False),  # 30,000 deep: RecursionError in the handler before
-    (b"[" * 40, False),
-    (b'{"a": NaN}', False), (b'{"a": Infinity}', False), (b"\xff\xfe", False), (b'"\\ud800"', True),
-    (b"[" * 32 + b"]" * 32, True), (b'{"s": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}', True),
-])
+@pytest.mark.parametrize(
+    "body, ok",
+    [
+        (b"[" * 30000 + b"]" * 30000, False),  # 30,000 deep: RecursionError in the handler before
+        (b"[" * 40, False),
+        (b'{"a": NaN}', False),
+        (b'{"a": Infinity}', False),
+        (b"\xff\xfe", False),
+        (b'"\\ud800"', True),
+        (b"[" * 32 + b"]" * 32, True),
+        (b'{"s": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}', True),
+    ],
+)
 def test_json_body(body, ok):
     if ok:
         json_body(body)
@@ -378,6 +426,7 @@ def test_event_streams_leave_room_for_requests_and_free_their_slot_at_once(tmp_p
     stream is open (a hundred streams locked the organiser's page and the simulator's taps out
     with 503). A stream whose client closes frees its slot at once (it took up to 15 s, the
     next ping): a new stream from that address is taken as soon as the server has seen it go."""
+
     async def scenario(port, server, hub):
         streams = []
         for source in ("127.0.0.2", "127.0.0.3"):
@@ -406,6 +455,7 @@ def test_an_event_stream_that_is_not_read_is_dropped(tmp_path):
     """One SSE client that never reads, while 1 KB events go out: its queue never holds more than the
     hub's max_bytes (64 KB here, with room for 10,000 events), it is dropped and its connection
     closed; a page that reads goes on getting every event."""
+
     async def scenario(port, server, hub):
         idle = socket.socket()
         idle.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)

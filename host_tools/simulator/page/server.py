@@ -71,7 +71,7 @@ class Server(web.Server):
         if method == "GET" and path in ("/", "/index.html"):
             return self.file("index.html")
         if method == "GET" and path.startswith("/static/"):
-            return self.file(path[len("/static/"):])
+            return self.file(path[len("/static/") :])
         if method == "GET" and path == "/api/boards":
             return self.send(200, {"server": self.server_id, "boards": [s.layout for s in self.sessions]})
         if method == "GET" and path == "/api/state":
@@ -105,8 +105,13 @@ class Server(web.Server):
             return self.send(400, {"error": "the body must be a JSON object"})
         clock = self.sessions[index].pacer if action.get("do") == "advance" else None
         if clock is not None and clock in self._jumping:  # one jump at a time per clock, none waiting
-            return self.send(429, {"error": "board %d's clock is still moving: one jump at a time "
-                                            "(send the next once this one is answered)" % index})
+            return self.send(
+                429,
+                {
+                    "error": "board %d's clock is still moving: one jump at a time "
+                    "(send the next once this one is answered)" % index
+                },
+            )
         loop = asyncio.get_running_loop()
         if clock is not None:
             self._jumping.add(clock)
@@ -171,12 +176,20 @@ async def _boot_pair(loop, board_name, flash, publish, out, sessions):
 
     hub = RadioHub(seed=secrets.randbits(32))
     wall_cfg, remote_cfg = paired_configs(board_name, flash)
-    wall = BoardSession(0, board_name, flash, publish=publish, config=wall_cfg,
-                        radio={"hub": hub, "name": "wall", "mac": WALL_MAC})
+    wall = BoardSession(
+        0, board_name, flash, publish=publish, config=wall_cfg, radio={"hub": hub, "name": "wall", "mac": WALL_MAC}
+    )
     sessions.append(wall)
     await loop.run_in_executor(None, wall.boot)
-    remote = BoardSession(1, REMOTE_BOARD, flash.rstrip("/") + "-remote" if flash else None, publish=publish,
-                          config=remote_cfg, radio={"hub": hub, "name": "remote", "mac": REMOTE_MAC}, lead=wall)
+    remote = BoardSession(
+        1,
+        REMOTE_BOARD,
+        flash.rstrip("/") + "-remote" if flash else None,
+        publish=publish,
+        config=remote_cfg,
+        radio={"hub": hub, "name": "remote", "mac": REMOTE_MAC},
+        lead=wall,
+    )
     sessions.append(remote)
     await loop.run_in_executor(None, remote.boot)
     wall.layout["paired"] = remote.layout["paired"] = True

@@ -35,8 +35,8 @@ and is inverted (pull-up, 74HC540) before the ULN2803A, whose inputs are active 
 Every function is pure: the same Design gives the same bytes.
 """
 
-import math
 import importlib
+import math
 import os
 import sys
 from collections import namedtuple

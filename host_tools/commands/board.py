@@ -56,10 +56,14 @@ def arguments(p):
     its card for the table, and the docs pages of every board (make docs)."""
     sub = p.add_subparsers(dest="what", metavar="WHAT")
 
-    def name_arg(q):
+    def board_parser(what, short, long, run):
+        """The parser of a WHAT made from one board: its NAME argument, its run."""
+        q = sub.add_parser(what, help=short, description=long)
         q.add_argument(
             "name", metavar="NAME", help="a board in boards/ (wall, mini, referee, ...) or a definition file"
         )
+        q.set_defaults(run=run)
+        return q
 
     # The three that print a table of the board: (name, help, description, formats, run).
     for what, short, long, formats, run in (
@@ -91,31 +95,27 @@ def arguments(p):
             run_pins,
         ),
     ):
-        q = sub.add_parser(what, help=short, description=long)
-        name_arg(q)
+        q = board_parser(what, short, long, run)
         q.add_argument("--format", "-f", choices=formats, default="text", help="default: text")
-        q.set_defaults(run=run)
 
-    q = sub.add_parser(
+    q = board_parser(
         "wiring",
-        help="the wiring drawing: NAME.yml (WireViz), NAME.svg and NAME.png",
-        description="Writes the wiring harness as WireViz YAML and draws it with WireViz over "
+        "the wiring drawing: NAME.yml (WireViz), NAME.svg and NAME.png",
+        "Writes the wiring harness as WireViz YAML and draws it with WireViz over "
         "Graphviz (Debian: apt-get install graphviz) as SVG and PNG.",
+        run_wiring,
     )
-    name_arg(q)
     q.add_argument("--out", "-o", default=".", metavar="DIR", help="the folder for the three files (default: here)")
-    q.set_defaults(run=run_wiring)
 
-    q = sub.add_parser(
+    q = board_parser(
         "card",
-        help="the printable card for the table (HTML, and PDF through Chromium)",
-        description="One printable page for the table: each button, what a press and a long "
+        "the printable card for the table (HTML, and PDF through Chromium)",
+        "One printable page for the table: each button, what a press and a long "
         "press do, what the words on the display mean, each error code in a line.",
+        run_card,
     )
-    name_arg(q)
     q.add_argument("--out", "-o", metavar="FILE.html", help="the HTML file (default: NAME-card.html here)")
     q.add_argument("--pdf", metavar="FILE.pdf", help="print it to this PDF too (headless Chromium)")
-    q.set_defaults(run=run_card)
 
     q = sub.add_parser(
         "docs",

@@ -9,19 +9,15 @@ not rename them). The password is never printed: the file gets a placeholder to 
 """
 
 from ..errors import CommandError
+from .hallbroker import persistence_argument, prefix_argument
 
 
 def arguments(p):
     p.add_argument("--to", required=True, metavar="HOST[:PORT]", help="hall 1's broker, where carom hall runs")
     p.add_argument("--name", default="hall2", help="this hall's name: the bridge's is NAME-to-hall1 (default hall2)")
-    p.add_argument("--prefix", default="carom", help="the topics' prefix, as the boards' mqtt.prefix (default carom)")
+    prefix_argument(p)
     p.add_argument("--user", metavar="NAME", help="the bridge's login on hall 1's broker (its password: a placeholder)")
-    p.add_argument(
-        "--persistence-location",
-        default="/var/lib/mosquitto/",
-        metavar="DIR",
-        help="where mosquitto keeps its database (default /var/lib/mosquitto/)",
-    )
+    persistence_argument(p)
     p.set_defaults(run=run)
 
 

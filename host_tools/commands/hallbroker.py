@@ -13,7 +13,7 @@ from ..errors import CommandError
 
 def arguments(p):
     p.add_argument("--acl", action="store_true", help="print the ACL file instead of mosquitto.conf's lines")
-    p.add_argument("--prefix", default="carom", help="the topics' prefix, as the boards' mqtt.prefix (default carom)")
+    prefix_argument(p)
     p.add_argument("--hall-user", default="hall", metavar="NAME", help="the hall's login (default hall)")
     p.add_argument("--port", type=int, default=1883, help="the broker's port (default 1883)")
     p.add_argument(
@@ -28,13 +28,23 @@ def arguments(p):
         metavar="FILE",
         help="where the ACL file (--acl) goes (default /etc/mosquitto/carom.acl)",
     )
+    persistence_argument(p)
+    p.set_defaults(run=run)
+
+
+def prefix_argument(p):
+    """--prefix, as hall-broker and hall-bridge both take it."""
+    p.add_argument("--prefix", default="carom", help="the topics' prefix, as the boards' mqtt.prefix (default carom)")
+
+
+def persistence_argument(p):
+    """--persistence-location, as hall-broker and hall-bridge both take it."""
     p.add_argument(
         "--persistence-location",
         default="/var/lib/mosquitto/",
         metavar="DIR",
         help="where mosquitto keeps its database (default /var/lib/mosquitto/)",
     )
-    p.set_defaults(run=run)
 
 
 def run(args):

@@ -50,6 +50,17 @@ def parse_broker(text):
 CHECK_TIMEOUT_S = 5
 
 
+def _client(client_id, clean):
+    """A paho client as the hall's are: MQTT 3.1.1, acknowledging only when told (manual_ack)."""
+    return paho.Client(
+        paho.CallbackAPIVersion.VERSION2,
+        client_id=client_id,
+        clean_session=clean,
+        protocol=paho.MQTTv311,
+        manual_ack=True,
+    )
+
+
 def _probe(host, port, user, password, client_id, clean, timeout):
     """One connection with this login: CONNACK's session-present flag (None: no answer, or refused).
     It subscribes to nothing and acknowledges nothing: what a kept session holds stays queued."""
@@ -60,13 +71,7 @@ def _probe(host, port, user, password, client_id, clean, timeout):
         answer.append(None if reason.is_failure else bool(flags.session_present))
         done.set()
 
-    c = paho.Client(
-        paho.CallbackAPIVersion.VERSION2,
-        client_id=client_id,
-        clean_session=clean,
-        protocol=paho.MQTTv311,
-        manual_ack=True,
-    )
+    c = _client(client_id, clean)
     c.username_pw_set(user, password or None)
     c.on_connect = connected
     c.on_connect_fail = lambda *a: done.set()
@@ -112,13 +117,7 @@ class Subscriber:
         self.connects = 0
         self.user, self.password, self.client_id = user, password, client_id
         self._stopped = False
-        c = paho.Client(
-            paho.CallbackAPIVersion.VERSION2,
-            client_id=client_id,
-            clean_session=False,
-            protocol=paho.MQTTv311,
-            manual_ack=True,
-        )
+        c = _client(client_id, False)
         c.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)
         if user:
             c.username_pw_set(user, password or None)  # the password is never printed

@@ -480,28 +480,12 @@ class Hall:
         w.writerow(CSV_COLUMNS)
         for i, r in enumerate(results):
             s = r.row
-            row = {
-                "received_at": local_time(s["received_at"]),
-                "started_at": local_time(s["started_at"]),
-                "ended_at": local_time(s["ended_at"]),
-            }
-            for k in (
-                "table",
-                "name",
-                "game",
-                "target",
-                "innings_limit",
-                "format",
-                "result",
-                "winner",
-                "ended_by",
-                "duration_s",
-                "id",
-            ):
-                row[k] = s[k]
-            for p in ("A", "B"):
-                for k, v in s[p].items():
-                    row["%s_%s" % (k, p)] = v
+            row = {"%s_%s" % (k, p): v for p in ("A", "B") for k, v in s[p].items()}
+            for c in CSV_COLUMNS:
+                if c in LOCAL_TIME_COLUMNS:
+                    row[c] = local_time(s[c])
+                elif c not in PLAYER_COLUMNS:
+                    row[c] = s[c]
             w.writerow([_cell(row.get(c)) for c in CSV_COLUMNS])
             if i % rows_per_chunk == rows_per_chunk - 1:
                 yield out.getvalue()
@@ -515,6 +499,7 @@ class Hall:
 PLAYER_COLUMNS = tuple(
     "%s_%s" % (k, p) for p in "AB" for k in ("name", "club", "target", "score", "innings", "average", "high_run")
 )
+LOCAL_TIME_COLUMNS = ("received_at", "started_at", "ended_at")  # times of day in the CSV, the hall's local time
 CSV_COLUMNS = (
     (
         "received_at",

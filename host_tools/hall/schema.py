@@ -8,7 +8,8 @@ before anything else sees it, in this order:
     schema      every key the firmware writes (firmware/matchdoc.py, firmware/report.py) has
                 its type and range; texts are short and printable; lists are bounded; the
                 nesting is the schema's (a list or object where a number belongs is refused),
-                so a document that passes can always be turned back into JSON
+                so a document that passes can always be turned back into JSON; the words of a
+                game, a foul and a call are the firmware's own (firmware/matchwords.py, read here)
 
 A few keys the schema does not know are allowed at the top level (the benchmark adds `seq`
 and `t_pub`), at most MAX_EXTRA_KEYS of them and only as numbers, short texts, true, false
@@ -19,7 +20,20 @@ and the once-per-kind log line use it), `detail` says where.
 import math
 import re
 
+from .. import firmware_path
 from ..json_body import json_body
+
+
+def _matchwords():
+    """The firmware's matchwords.py: the words of a game, a foul's kind and a position call, as the
+    board writes them into its documents (the hall accepts exactly those)."""
+    firmware_path()
+    import matchwords
+
+    return matchwords
+
+
+GAMES, FOULS, CALLS = _matchwords().GAMES, _matchwords().FOULS, _matchwords().CALLS
 
 MAX_STATE_BYTES = 64 * 1024  # a state document: ~2 KB for a usual match, ~20 KB for 2,000 innings
 MAX_REPORT_BYTES = 512 * 1024  # a report: ~150 bytes an inning on top of the state
@@ -41,27 +55,12 @@ MAX_WARMUP_S = 900  # a warm-up's length (config.py: warmup_s at most 900)
 EPOCH_MAX = 4102444800  # 2100-01-01: a wall clock time beyond it is not one
 TABLE_NAME = re.compile(r"[a-z0-9_-]{1,24}\Z")  # config.json's mqtt.table (and the MAC default, t + 6 hex)
 
-GAMES = ("straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2", "one_cushion", "three_cushion")
 PHASES = ("lag", "running", "break", "equalizing", "finished", "tiebreak", "set_over", "shootout", "warmup")
 RESULTS = (None, "A", "B", "draw", "tiebreak")
 ENDINGS = (None, "target", "innings_limit", "left", "tiebreak", "abandoned", "shootout")
 RESPOTS = (None, "start", "three_cushion", "choice", "free_ball", "masse")
 BALLS = ("A", "B", "red")
 SPOTS = ("baulk", "centre", "top")
-FOULS = (
-    "miss",
-    "jumped",
-    "moving_balls",
-    "touched",
-    "push",
-    "foot",
-    "marked_cushion",
-    "wrong_ball",
-    "zone",
-    "time",
-    "other",
-)
-CALLS = ("entre", "dedans", "a_cheval", "out")
 WHO = (None, "A", "B")
 
 KINDS = ("topic", "size", "encoding", "json", "schema", "status", "full")

@@ -12,8 +12,12 @@ normalizes it): what to buy, what it draws, where each wire goes, and the docs p
                    write them, or check them (stale and missing files named)
     text.py        tables as Markdown and as plain text, for the modules above
     card.py        the printable card for the table: each button, the words, the E-codes
+                   (its style: card.css)
     errorhelp.py   each E-code as a builder reads it (docs/build/error-codes.md)
-    bigdigits.py   driving 2.3" and larger digits from the same HT16K33 (schematic, brightness)
+    bigdigits.py   driving 2.3" and larger digits from the same HT16K33: the stage's figures and
+                   arithmetic; beside it by job bigdigits_lines.py (the chip's lines),
+                   bigdigits_parts.py, bigdigits_schematic.py, bigdigits_page.py
+                   (bigger-digits.md) and bigdigits_size.py (digit size against distance)
 
 `carom board parts|power|pins|wiring|card|docs` (host_tools/commands/board.py) is their CLI.
 Every function here is pure and deterministic: the same definition gives the same bytes.

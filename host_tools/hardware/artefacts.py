@@ -14,6 +14,7 @@ byte for byte. Every function is pure: the same definition gives the same bytes.
 """
 
 import os
+import pathlib
 
 from .. import ROOT
 from . import bigdigits, bom, card, errorhelp, pins, power, text, wiring
@@ -131,9 +132,9 @@ def write(boards, docs=DOCS, progress=None):
 
 
 def _read(path):
+    """A file's bytes; None when there is none to read."""
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        return pathlib.Path(path).read_bytes()
     except OSError:
         return None
 

@@ -194,18 +194,30 @@ def _boot_figures(exe, heap, match=None, hall=False):
     return out
 
 
+def hall_setup(n):
+    """The n-th setup the hall signs for the bench's board: a three-cushion match, A's name numbered
+    so that each one applied shows on the board's state."""
+    return {
+        "players": {
+            "A": {"name": "Anna Kovacs %d" % n, "club": "BC Pest"},
+            "B": {"name": "Bela Nagy", "club": "Debreceni BC"},
+        },
+        "match": {"game": "three_cushion", "target": 25, "innings_limit": 40, "shot_clock": 40},
+    }
+
+
 def _setup_figures(exe, heap):
     """A board with a hall key, running: three signed setups applied through mosquitto (the third
     while nothing is played), and one oversized dropped; the highest live heap before and with them
-    (tests/host/test_hall_setup.py's approach).  None without mosquitto."""
+    (tests/host/test_hall_setup.py's approach, with the tests' Listener and wait_until).  None
+    without mosquitto."""
     import sys
-
-    import paho.mqtt.client as paho
 
     from host_tools.hall import setups
     from host_tools.simulator.vboard import VirtualBoard
 
     sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
+    from helpers import Listener, wait_until
     from mosquitto import Mosquitto, available
 
     if not available():
@@ -219,23 +231,12 @@ def _setup_figures(exe, heap):
         "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "bench"},
         "hall": {"key": HALL_KEY},
     }
-    states = {}
-    c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="bench-hall-setup")
-    c.on_connect = lambda c, u, f, rc, p=None: c.subscribe("carom/bench/state", qos=1)
-    c.on_message = lambda c, u, m: states.update(state=json.loads(m.payload))
-    c.connect("127.0.0.1", broker.port)
-    c.loop_start()
+    listener = Listener(broker.port, client_id="bench-hall-setup")
 
-    def wait(what, timeout=60):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            try:
-                if what():
-                    return True
-            except (KeyError, TypeError):
-                pass
-            time.sleep(0.05)
-        raise RuntimeError("the board with a hall key: %s not seen in %d s" % (what.__doc__, timeout))
+    def state():
+        """The board's newest state document ({} before its first)."""
+        got = listener.payloads("carom/bench/state")
+        return json.loads(got[-1]) if got else {}
 
     out = {}
     try:
@@ -244,31 +245,25 @@ def _setup_figures(exe, heap):
             with VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap, wifi=WIFI) as vb:
                 vb.run_realtime()
                 vb.wait_for(lambda b: len(boots(b)) >= 1 or "Traceback" in b.stderr, timeout=60)
-                wait(lambda: states["state"]["setup"] is not None)
+                wait_until(lambda: state().get("setup") is not None, 60, "the board's state with its setup key")
                 time.sleep(6)  # running, as the boot rows
                 out["before"] = peak(vb)
                 for n in (1, 2, 3):
-                    setup = {
-                        "players": {
-                            "A": {"name": "Anna Kovacs %d" % n, "club": "BC Pest"},
-                            "B": {"name": "Bela Nagy", "club": "Debreceni BC"},
-                        },
-                        "match": {"game": "three_cushion", "target": 25, "innings_limit": 40, "shot_clock": 40},
-                    }
-                    c.publish("carom/bench/setup", setups.sign(HALL_KEY, "bench", n, setup), qos=1, retain=True)
-                    wait(lambda: states["state"]["players"]["A"]["name"] == "Anna Kovacs %d" % n)
-                c.publish("carom/bench/setup", b"0" * 64 + b" " + b"x" * 5000, qos=1, retain=True)
-                wait(lambda: states["state"]["setup"].get("last_refused") == "size")
+                    listener.client.publish(
+                        "carom/bench/setup", setups.sign(HALL_KEY, "bench", n, hall_setup(n)), qos=1, retain=True
+                    )
+                    wait_until(lambda: state()["players"]["A"]["name"] == "Anna Kovacs %d" % n, 60, "setup %d" % n)
+                listener.client.publish("carom/bench/setup", b"0" * 64 + b" " + b"x" * 5000, qos=1, retain=True)
+                wait_until(lambda: state()["setup"].get("last_refused") == "size", 60, "the oversized setup dropped")
                 time.sleep(1)
                 vb.stop_realtime()
                 text = vb.stdout + vb.stderr
                 out["with_setups"] = peak(vb)
-                out["applied"] = states["state"]["setup"]["n"]
-                out["refused"] = states["state"]["setup"]["refused"]
+                out["applied"] = state()["setup"]["n"]
+                out["refused"] = state()["setup"]["refused"]
                 out["memory_errors"] = text.count("MemoryError")
     finally:
-        c.loop_stop()
-        c.disconnect()
+        listener.close()
         broker.close()
     return out
 

@@ -12,10 +12,9 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 
-from host_tools import ROOT, micropython32_exe
-from tools.bench import chiptime
+from host_tools import ROOT
+from tools.bench import chiptime, firmware32
 
 MAIN = os.path.join(ROOT, "tests", "bench", "long_match_main.py")
 ENTRIES = 3000
@@ -29,15 +28,9 @@ ALLOC_TIMES = 10
 
 def run(entries=ENTRIES):
     """{the plain run's figures, and "alloc": the run that counts what the report allocates}."""
-    exe = micropython32_exe()
-    if exe is None:
-        return None
-    from host_tools.build import build
-
-    with tempfile.TemporaryDirectory() as tmp:
-        fw = os.path.join(tmp, "fw")
-        os.makedirs(fw)
-        build(fw)
+    with firmware32.built() as (exe, tmp, fw):
+        if exe is None:
+            return None
         shutil.copy(MAIN, fw)
         with open(os.path.join(fw, "machine.py"), "w") as f:
             f.write("# a stand-in: app.py imports machine, and touches it only in its tasks\n")

@@ -11,10 +11,10 @@ time per press being the wake-to-send estimate plus the AWAKE_MS the box stays o
 import os
 import re
 import shutil
-import tempfile
 
-from host_tools import ROOT, micropython32_exe
-from tools.bench import chiptime
+from host_tools import ROOT
+from host_tools.simulator.vboard import mac_text
+from tools.bench import chiptime, firmware32
 
 MAIN = os.path.join(ROOT, "tests", "bench", "remote_wake_main.py")
 PRESSES = 5
@@ -23,22 +23,14 @@ WALL_MAC = bytes.fromhex("240ac4000011")
 REMOTE_MAC = bytes.fromhex("240ac4000021")
 
 
-def _mac(b):
-    return ":".join("%02x" % x for x in b)
-
-
 def run(presses=PRESSES):
     """{"us": [...], "live": [...], "after": [...], "modules": [...]} of each wake by a press."""
-    exe = micropython32_exe()
-    if exe is None:
-        return None
-    from host_tools.build import build
     from host_tools.simulator.scripted_board import ScriptedBoard
     from host_tools.simulator.vboard import RadioHub
 
-    with tempfile.TemporaryDirectory() as tmp:
-        firmware = os.path.join(tmp, "firmware")
-        build(firmware)
+    with firmware32.built() as (exe, tmp, firmware):
+        if exe is None:
+            return None
         hub = RadioHub(seed=1)
         wall = ScriptedBoard(
             "wall",
@@ -46,7 +38,7 @@ def run(presses=PRESSES):
             {
                 "board": "wall",
                 "match": {"game": "three_cushion", "target": 50},
-                "radio": {"peer": _mac(REMOTE_MAC), "key": KEY},
+                "radio": {"peer": mac_text(REMOTE_MAC), "key": KEY},
             },
             firmware=firmware,
             power=False,
@@ -57,7 +49,7 @@ def run(presses=PRESSES):
         remote = ScriptedBoard(
             "referee",
             os.path.join(tmp, "remote"),
-            {"board": "referee", "radio": {"peer": _mac(WALL_MAC), "key": KEY}},
+            {"board": "referee", "radio": {"peer": mac_text(WALL_MAC), "key": KEY}},
             firmware=firmware,
             power=False,
             radio=hub,

@@ -346,7 +346,7 @@ class Match:
         """(code, arg, match time in ms) of log entry i (an extension's arg is its target)."""
         c = self._chunks[i >> _SHIFT]
         if c is None:  # read back from the flash (rules_logback.py: this allocates)
-            c = self._deep_chunk(i >> _SHIFT)
+            c = self._read_back(i >> _SHIFT, True)
         j = i & _LOW
         code = c.codes[j]
         arg = c.args[j]
@@ -493,25 +493,22 @@ class Match:
     def _undo_ready(self):
         """The chunks the state after an undo is made from are in RAM."""
         k = (self.n - 1) >> _SHIFT  # in RAM again, or read back (a deep undo; False: it could not be)
-        if k >= 0 and self._chunks[k] is None and not self._read_back(k):
+        if k >= 0 and self._chunks[k] is None and not self._read_back(k, False):
             return False
         k = (self.n - 2) >> _SHIFT
-        return k < 0 or self._chunks[k] is not None or self._read_back(k)
+        return k < 0 or self._chunks[k] is not None or self._read_back(k, False)
 
     # The log's old chunks, read back from the flash: rules_logback.py, loaded for it and dropped
     # (a frame of their own: the `with` would make entry()'s and _undo_ready()'s too big for the
-    # stack, and so allocated at every call).
-    def _deep_chunk(self, k):
+    # stack, and so allocated at every call). aside: chunk k into the one chunk kept aside for
+    # reading (entry(): rules_logback.deep, the chunk); else back among the log's chunks (an undo:
+    # rules_logback.read_back, False when it could not be read). One method for both: each one
+    # the board keeps costs RAM.
+    def _read_back(self, k, aside):
         with cold.Rare():
             import rules_logback
 
-            return rules_logback.deep(self, k)
-
-    def _read_back(self, k):
-        with cold.Rare():
-            import rules_logback
-
-            return rules_logback.read_back(self, k)
+            return rules_logback.deep(self, k) if aside else rules_logback.read_back(self, k)
 
     def resume_at(self, now):
         """Match time goes on at `now` from the newest entry's time: the clocks show what

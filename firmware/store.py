@@ -256,12 +256,12 @@ class MatchStore:
         while reason is None and self.count < match.n:
             code, arg, t = match.entry(self.count)
             if code == E_EXTEND:  # a handicap's B target: a record before the entry (store_history.py)
-                reason = self._put_arg2(match, t)
+                reason = self._sync_rare(match, t, False)
             if reason is None:
                 reason = self.append(code, arg, t)
             if reason is None and self.count % CHUNK == 1 and self.count > CHUNK and match.fmt is None:
                 # a chunk's first entry saved: the state before it, on the flash (store_checkpoint.py)
-                self._checkpoint(match, self.count // CHUNK)
+                self._sync_rare(match, self.count // CHUNK, True)
         if reason is None and match.closed and not self.closed:
             reason = self.close()
         if reason is None:
@@ -270,17 +270,18 @@ class MatchStore:
 
     # The writers' rare parts, each loaded for it and dropped (a frame of their own: the `with`
     # would make sync()'s and _put()'s too big for the stack, and so allocated at every call).
-    def _put_arg2(self, match, t):
+    # sync()'s two in one method (each method the board keeps costs RAM): with checkpoint, the
+    # state before chunk n's first entry, on the flash (store_checkpoint.save); else the record of
+    # the B target of an extension at match time n (store_history.put_arg2: its reason).
+    def _sync_rare(self, match, n, checkpoint):
         with cold.Rare():
+            if checkpoint:
+                import store_checkpoint
+
+                return store_checkpoint.save(self, match, n)
             import store_history
 
-            return store_history.put_arg2(self, match, t)
-
-    def _checkpoint(self, match, k):
-        with cold.Rare():
-            import store_checkpoint
-
-            store_checkpoint.save(self, match, k)
+            return store_history.put_arg2(self, match, n)
 
     def _rescan(self):
         with cold.Rare():

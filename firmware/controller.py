@@ -53,20 +53,15 @@ ACTIONS = (
     "next_set",  # the next set starts (a set match, after a set is over)
     "warmup",  # a warm-up: A's, then B's (also during A's), and a third press ends it
 )
-_B_MISS = const(5)  # the last of the scoring actions (point ... B.miss)
+_MISS = const(1)  # the scoring actions, as ACTIONS names them
+_A_MISS = const(3)
+_B_MISS = const(5)  # the last of them
 _FOUL_TIME = const(10)  # the last
 _UNDO = const(11)
 _BREAK = const(12)
 _TIMEOUT = const(13)
 _NEW = const(14)
 
-# The scoring actions (point, miss, A.point, A.miss, B.point, B.miss), by action: who it is for
-# (NOBODY: the player at the table), whether it ends the inning (a miss, else a point), and
-# who breaks when it is pressed in the lag (the board has no lag buttons: a player's first
-# press says he breaks; point: A, miss: B). Three flat tuples, made once at import.
-_PLAYER_OF = (NOBODY, NOBODY, A, A, B, B)
-_ENDS_INNING = (False, True, False, True, False, True)
-_LAG_BREAKER = (A, B, A, A, B, B)
 # The foul actions' kinds (an index into rules.FOULS), by action from foul: foul (a kind the
 # board is not told), foul.touch, foul.push, foul.jump, foul.time. A test checks them against
 # the names.
@@ -159,8 +154,11 @@ class Controller:
         if action <= _B_MISS:
             if self.m.phase == rules.LAG:
                 return self._lag(action, now)
-            p = _PLAYER_OF[action]
-            return self.m.miss(p, now) if _ENDS_INNING[action] else self.m.point(p, now)
+            # point and miss are for the player at the table, A.point ... B.miss for their player
+            p = NOBODY if action <= _MISS else A if action <= _A_MISS else B
+            if action == _MISS or action == _A_MISS or action == _B_MISS:
+                return self.m.miss(p, now)
+            return self.m.point(p, now)
         if action <= _FOUL_TIME:
             if self._kind >= 0:  # the kind a remote named
                 return self.m.foul(NOBODY, self._kind, now)
@@ -181,7 +179,7 @@ class Controller:
     def _lag(self, action, now):
         """The board has no lag buttons: a player's first press says he breaks;
         the generic buttons: point = A breaks, end of inning = B breaks."""
-        p = _LAG_BREAKER[action]
+        p = B if action == _MISS or action > _A_MISS else A
         reason = self.m.lag(p, now)
         if reason is None:
             reason = self.m.choose(p, False, now)

@@ -546,3 +546,20 @@ def test_press_path_of_a_set_match_allocates_not_even_transient_frames():
     )
     assert r.m.phase == rules.FINISHED and r.m.ended_by == rules.END_SHOOTOUT, (r.m.phase, r.m.ended_by)
     assert used == 0, used
+
+
+def test_the_controllers_action_numbers_name_their_actions():
+    """The small ints _do compares an action with are the indexes of those actions in ACTIONS."""
+    if not hasattr(controller, "_MISS"):
+        raise SkipTest("MicroPython compiles private constants away")
+    for name, number in (
+        ("miss", controller._MISS),
+        ("A.miss", controller._A_MISS),
+        ("B.miss", controller._B_MISS),
+        ("foul.time", controller._FOUL_TIME),
+        ("undo", controller._UNDO),
+        ("break", controller._BREAK),
+        ("timeout", controller._TIMEOUT),
+        ("new_match", controller._NEW),
+    ):
+        assert controller.ACTIONS[number] == name, (name, number)

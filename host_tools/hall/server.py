@@ -1,8 +1,5 @@
 """`carom hall`'s process: the dashboard (dashboard.py), its HTTP side (routes.py), the MQTT
 subscription (broker.py) and the tournament (organiser.py) put together and run until Ctrl-C.
-
-The MQTT client runs on paho's thread and hands every message to the event loop, where the
-model (model.py), the tournament and the pages' queues live, so nothing needs a lock.
 """
 
 import asyncio

@@ -675,3 +675,20 @@ async def wait_stopped(stopping, stop=None):
             await asyncio.wait_for(stopping.wait(), 0.2)
         except asyncio.TimeoutError:
             pass
+
+
+async def serve(server, sock, stopping, stop=None, started=None, closing=None):
+    """Serve `server` on `sock` until `stopping` (from stop_signals) or `stop` (a threading.Event)
+    is set: `started()` is called once it answers; when it stops, no new connection is taken,
+    `closing()` (a coroutine function: the tool's own things, its hubs) is awaited, then every
+    open connection ends (cancel_all)."""
+    srv = await server.start(sock)
+    try:
+        if started is not None:
+            started()
+        await wait_stopped(stopping, stop)
+    finally:
+        srv.close()
+        if closing is not None:
+            await closing()
+        await server.cancel_all()

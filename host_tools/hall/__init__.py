@@ -16,7 +16,13 @@ signed with the table's key (--keys FILE), and the reports fill the standings an
     setups.py   the tables' keys and numbers (the key file), a setup signed for its table
     organiser.py  the tournament on the hall: which tables are free, the setups sent and what they do,
                 what the organiser's page may POST (every field checked)
-    server.py   HTTP + server-sent events on asyncio (standard library only)
+    dashboard.py  the hall's state on the event loop: messages into the model, the pages' hubs, the
+                tournament's dispatch, the broker link (paho's thread hands it every message)
+    results_file.py  the results list kept in a file (--results): read back, appended, rotated
+    routes.py   the HTTP side on host_tools/web.py: the pages, the API, the exports, the event
+                streams, the organiser's POSTs (their checks and sign-in)
+    changes.py  the organiser's changes applied to the tournament
+    server.py   `carom hall`'s process: all of the above put together, run until Ctrl-C
     static/     the TV (index.html, hall.js, hall.css), the organiser's page (organiser.*), the
                 bracket both draw (bracket.js), the overlay (overlay.*): no build step, nothing
                 from the internet

@@ -217,3 +217,99 @@ def scripted_docs(lines, interpreter="micropython"):
 def last_line(text):
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     return lines[-1] if lines else text
+
+
+def run_script(lines, write, interpreter="micropython", pretty_lines=False):
+    """The scripted mode: after each referee line, write(text) the state document as one JSON line
+    (ordered()), or with pretty_lines the line, whole, and its summary()."""
+    for text, doc in scripted_docs(lines, interpreter):
+        if pretty_lines:
+            write("%-28s %s\n" % (text, summary(doc)))  # the whole event, however long
+        else:
+            write(json.dumps(ordered(doc)) + "\n")
+
+
+def summary(doc):
+    """One line a person can follow: score, innings, run, phase."""
+    a, b = doc["players"]["A"], doc["players"]["B"]
+    turn = doc["turn"] or "-"
+    parts = [
+        "A %3d (%d inn, HR %d)" % (a["score"], a["innings"], a["high_run"]),
+        "B %3d (%d inn, HR %d)" % (b["score"], b["innings"], b["high_run"]),
+        "turn %s run %d" % (turn, doc["current_run"]),
+        doc["phase"],
+    ]
+    if doc["countdown"] is not None:
+        parts.append("last %d" % doc["countdown"])
+    if doc["shot_clock"]:
+        parts.append(
+            "clock %ds/%ds TO %d:%d"
+            % (doc["shot_clock"]["left_s"], doc["shot_clock"]["limit_s"], a["timeouts_left"], b["timeouts_left"])
+        )
+    if doc["break_left_s"] is not None:
+        parts.append("break %d:%02d" % divmod(doc["break_left_s"], 60))
+    if doc["last_foul"]:
+        parts.append("foul %s" % doc["last_foul"])
+    parts += _event_parts(doc)
+    if doc["result"]:
+        parts.append("result %s" % doc["result"])
+        if doc.get("ended_by"):
+            parts.append("by %s" % doc["ended_by"])
+    if doc.get("refused"):
+        parts.append("REFUSED: %s" % doc["refused"])
+    return "  ".join(parts)
+
+
+def _event_parts(doc):
+    """The referee's helps: what follows a jump or a frozen ball, the restricted area's count
+    and OUT, the lag's ties, the reviews used, the match's time (H:MM:SS)."""
+    parts = []
+    lag = doc.get("lag") or {}
+    if lag.get("ties"):
+        parts.append("lag ties %d" % lag["ties"])
+    if doc.get("respot"):
+        text = "respot %s" % doc["respot"]
+        if doc.get("respot_balls"):
+            text += " (%s)" % " ".join(doc["respot_balls"])
+        if doc.get("spots"):
+            text += " spots " + " ".join("%s:%s" % kv for kv in sorted(doc["spots"].items()))
+        parts.append(text)
+    area = doc.get("area")
+    if area:
+        parts.append(
+            "%s %d/%d%s"
+            % (
+                "anchor" if area["anchor"] else "area",
+                area["caroms"],
+                area["limit"],
+                " OUT" if area["out_next"] else "",
+            )
+        )
+    used = [p for p in ("A", "B") if (doc.get("review_used") or {}).get(p)]
+    if used:
+        parts.append("review used " + " ".join(used))
+    if doc.get("elapsed_s") is not None:
+        h, rest = divmod(doc["elapsed_s"], 3600)
+        parts.append("time %d:%02d:%02d" % (h, rest // 60, rest % 60))
+    return parts + _format_parts(doc)
+
+
+def _format_parts(doc):
+    """The formats: a handicap's targets, the set and the sets won, the shoot-out's
+    round, the warm-up's clock."""
+    parts = []
+    a, b = doc["players"]["A"], doc["players"]["B"]
+    if doc.get("target") is None and "target" in a:
+        parts.append("targets %d:%d" % (a["target"], b["target"]))
+    sets = doc.get("sets")
+    if sets:
+        parts.append("set %d, sets %d:%d" % (sets["number"], sets["won"]["A"], sets["won"]["B"]))
+    so = doc.get("shootout")
+    if so:
+        text = "shoot-out round %d" % (so["played"] + (1 if so["current"] else 0))
+        if so["current"]:
+            text += " %d:%d" % tuple(so["current"])
+        parts.append(text)
+    if doc.get("warmup"):
+        parts.append("warm-up %s %d:%02d" % ((doc["warmup"]["player"],) + divmod(doc["warmup"]["left_s"], 60)))
+    return parts

@@ -20,7 +20,7 @@ import paho.mqtt.client as paho
 import pytest
 
 from helpers import CAROM, wait_for
-from host_tools.hall import model, schema, server
+from host_tools.hall import dashboard, model, results_file, routes, schema
 from host_tools.hall.model import Hall
 from mosquitto import Mosquitto, SecureMosquitto, available
 from test_hall import HallProc, finished, sim_table, state_bytes
@@ -56,7 +56,7 @@ def answers(hall):
     json.dumps(hall.table_list())
     json.dumps(hall.summaries())
     json.loads(b"".join(hall.results_json_chunks()))
-    hall.results_csv(server.local_time)
+    hall.results_csv(routes.local_time)
     assert hall.bytes() <= BOUND
 
 
@@ -249,7 +249,7 @@ def test_report_fields_checked_before_they_reach_the_results(tmp_path):
     assert b"NaN" in nan and hall.handle("carom/t1/report", nan, 1.0) == []
     assert hall.results == [] and hall.counts["dropped"] == {"schema": len(BAD_REPORT_FIELDS), "json": 1}
     hall.handle("carom/t1/report", json.dumps(good).encode(), 2.0)
-    rows = list(csv.DictReader(io.StringIO(hall.results_csv(server.local_time))))
+    rows = list(csv.DictReader(io.StringIO(hall.results_csv(routes.local_time))))
     assert len(rows) == 1 and rows[0]["score_A"] == "3"
     # A results file with the same lines: read, the bad ones skipped, and /results.csv still answers.
     path = tmp_path / "results.jsonl"
@@ -262,11 +262,11 @@ def test_report_fields_checked_before_they_reach_the_results(tmp_path):
     lines.append("x" * (schema.MAX_REPORT_BYTES + 10000))
     path.write_text("\n".join(lines) + "\n")
     out = []
-    dash = server.Dashboard(Hall(), "broker", str(path), out=out.append)
+    dash = dashboard.Dashboard(Hall(), "broker", str(path), out=out.append)
     try:
         assert len(dash.hall.results) == 1
         assert "1 results read" in out[0] and "%d damaged lines skipped" % (len(BAD_REPORT_FIELDS) + 2) in out[0]
-        assert len(list(csv.reader(io.StringIO(dash.hall.results_csv(server.local_time))))) == 2
+        assert len(list(csv.reader(io.StringIO(dash.hall.results_csv(routes.local_time))))) == 2
     finally:
         dash.close()
 
@@ -381,7 +381,7 @@ def test_event_fields_from_the_firmware_pass_whole():
     assert hall.counts["rejected"] == 0
     assert [r.row["ended_by"] for r in hall.results] == ["abandoned", "left", "target"]
     assert [r.row["result"] for r in hall.results] == ["B", "A", "B"]  # who abandoned or left lost
-    rows = list(csv.DictReader(io.StringIO(hall.results_csv(server.local_time))))
+    rows = list(csv.DictReader(io.StringIO(hall.results_csv(routes.local_time))))
     assert [r["ended_by"] for r in rows] == ["abandoned", "left", "target"]
     answers(hall)
 
@@ -640,7 +640,7 @@ def test_format_fields_from_the_firmware_pass_whole():
         "1:1, shoot-out 2:1",
         "",
     ]
-    rows = list(csv.DictReader(io.StringIO(hall.results_csv(server.local_time))))
+    rows = list(csv.DictReader(io.StringIO(hall.results_csv(routes.local_time))))
     assert [r["format"] for r in rows] == ["5:4 handicap", "sets 2:1 (2:1, 0:2, 1:0)", "1:1, shoot-out 2:1", ""]
     assert [(r["target_A"], r["target_B"]) for r in rows] == [("5", "4"), ("1", "1"), ("2", "2"), ("2", "2")]
     assert [(r["score_A"], r["score_B"]) for r in rows][1] == ("3", "3")  # a set match's: over all sets
@@ -833,7 +833,7 @@ def test_csv_guards_every_part_of_every_cell():
         doc["players"]["B"]["club"] = names[-1 - i]
         doc["report"]["table"] = "T;=2"
         hall.handle("carom/t%d/report" % i, json.dumps(doc).encode(), 1.0)
-    text = hall.results_csv(server.local_time)
+    text = hall.results_csv(routes.local_time)
     rows = list(csv.reader(io.StringIO(text)))
     assert len(rows) == 1 + len(names)
     for row in rows:
@@ -852,16 +852,16 @@ def test_results_file_full_starts_again(tmp_path, monkeypatch):
     """Tried: reports until the results file passes its byte limit (198 MB were added by 2,000
     reports).  It becomes FILE.1 and FILE starts again with the results kept in memory; a restart
     reads them back."""
-    monkeypatch.setattr(server, "MAX_FILE_BYTES", 200_000)
+    monkeypatch.setattr(results_file, "MAX_FILE_BYTES", 200_000)
     path = str(tmp_path / "results.jsonl")
     out = []
-    dash = server.Dashboard(Hall(), "broker", path, out=out.append)
+    dash = dashboard.Dashboard(Hall(), "broker", path, out=out.append)
     for k in range(40):
         dash.message("carom/t%d/report" % (k % 5), big_report("t1", k, innings=60), 1000.0 + k)
-        assert os.path.getsize(path) <= server.MAX_FILE_BYTES
+        assert os.path.getsize(path) <= results_file.MAX_FILE_BYTES
     dash.close()
     assert os.path.exists(path + ".1") and any("starts again" in line for line in out)
-    again = server.Dashboard(Hall(), "broker", path, out=out.append)
+    again = dashboard.Dashboard(Hall(), "broker", path, out=out.append)
     try:
         assert [r.key for r in again.hall.results][-3:] == [r.key for r in dash.hall.results][-3:]
     finally:
@@ -881,18 +881,18 @@ class HeldLoop:
 def test_payloads_waiting_for_the_loop_are_bounded():
     """Tried: payloads larger than a report may be (1 MB), and 400 KB payloads faster than the loop
     handles them.  Past MAX_BACKLOG_BYTES on their way to the loop they are dropped on paho's thread."""
-    dash = server.Dashboard(Hall(), "broker", out=lambda s: None)
+    dash = dashboard.Dashboard(Hall(), "broker", out=lambda s: None)
     loop = HeldLoop()
     dash.received("carom/t1/state", b"x" * 1_000_000, 1.0, loop)
     for i in range(200):
         dash.received("carom/t%d/report" % i, b"y" * 400_000, 1.0, loop)
-    assert dash._backlog <= server.MAX_BACKLOG_BYTES
+    assert dash._backlog <= dashboard.MAX_BACKLOG_BYTES
     for fn, args in loop.calls:
         fn(*args)
     assert dash._backlog == 0
     dropped = dash.hall.counts["dropped"]
-    assert dropped["size"] == 1 and dropped["backlog"] == 201 - (server.MAX_BACKLOG_BYTES // 400_000) - 1
-    assert dropped["json"] == server.MAX_BACKLOG_BYTES // 400_000
+    assert dropped["size"] == 1 and dropped["backlog"] == 201 - (dashboard.MAX_BACKLOG_BYTES // 400_000) - 1
+    assert dropped["json"] == dashboard.MAX_BACKLOG_BYTES // 400_000
     dash.close()
 
 
@@ -904,8 +904,8 @@ def test_exports_come_in_pieces():
     chunks = list(hall.results_json_chunks())
     assert len(chunks) == 32 and max(len(c) for c in chunks) < 50_000
     assert json.loads(b"".join(chunks)) == hall.results_json()
-    rows = list(hall.results_csv_chunks(server.local_time, rows_per_chunk=7))
-    assert len(rows) == 5 and "".join(rows) == hall.results_csv(server.local_time)
+    rows = list(hall.results_csv_chunks(routes.local_time, rows_per_chunk=7))
+    assert len(rows) == 5 and "".join(rows) == hall.results_csv(routes.local_time)
 
 
 # ---- the fuzz test ----------------------------------------------------------------------------

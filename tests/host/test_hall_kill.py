@@ -56,7 +56,7 @@ import pytest
 from helpers import running_mosquitto, wait_for
 from tools.hall.loadgen import SimTable
 from host_tools.hall.organiser import SentStore
-from host_tools.hall.server import TOURNAMENT_EVERY_S
+from host_tools.hall.dashboard import TOURNAMENT_EVERY_S
 from host_tools.hall.setups import Keys, SetupError, verify
 from host_tools.hall.tournament import Tournament
 from mosquitto import available

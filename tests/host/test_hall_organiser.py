@@ -123,7 +123,7 @@ def test_which_boards_are_free():
 def test_a_post_under_another_host_is_refused():
     """With --listen 0.0.0.0 any Host reaches the server; a POST still needs an address, localhost or
     this machine's name: a DNS name of another site pointing at the hall (rebinding) is refused."""
-    from host_tools.hall.server import Server
+    from host_tools.hall.routes import Server
 
     s = Server.__new__(Server)
     s.names = {socket.gethostname().lower()}

@@ -25,10 +25,10 @@ shared CPUs, the collector paused), the worst first:
   (valid), 19 ms; numbers of 4,300 digits, 11 ms; escaped surrogate pairs, 3 ms.  (Innings with a
   key repeated 40 times, 19 ms, are not timed here.)
 
-  a line of the results file read back at the hall's start (Dashboard._load_results) as long as it
+  a line of the results file read back at the hall's start (results_file.load) as long as it
   may be, MAX_REPORT_BYTES + 4 KB: innings with the fewest keys, 51 ms (lists 32 deep, 88 ms, are
   not timed here).
-  (The whole file, server.MAX_FILE_BYTES = 64 MB of 1.5 KB reports, took 4 to 7 s: a report that
+  (The whole file, results_file.MAX_FILE_BYTES = 64 MB of 1.5 KB reports, took 4 to 7 s: a report that
   replaced another found the old one's place by searching the results list, up to 10,000 long, 70
   us each, 40% of the file's time when every line replaced the newest.  The place is kept now.)
 
@@ -67,7 +67,7 @@ import pytest
 from test_hall import finished, sim_table
 
 from host_tools.hall import organiser as org
-from host_tools.hall import schema, server, tournament
+from host_tools.hall import results_file, schema, tournament
 from host_tools.hall.model import Hall
 from host_tools.hall.tournament import values as tournament_values
 from host_tools.json_body import json_body
@@ -257,9 +257,9 @@ def test_a_results_file_line_is_read_back_in_linear_time(shape, tmp_path, record
         return path
 
     def read_back(path):
-        dash = server.Dashboard(Hall(), "127.0.0.1:1883", out=lambda line: None)
-        dash._load_results(str(path))
-        return "ok" if dash.hall.results else "schema"
+        hall = Hall()
+        results_file.load(hall, str(path), out=lambda line: None)
+        return "ok" if hall.results else "schema"
 
     assert_linear(read_back, line_file, longest, record_property, expected, size=lambda path: path.stat().st_size)
 

@@ -273,17 +273,18 @@ async def _main(sock, url, board_name, count, flash, out, ready, stop, sessions,
         sessions.append(session)
         await loop.run_in_executor(None, session.start)
         _booted(session, out)
-    server = Server(sessions, hub)
-    srv = await server.start(sock)
-    out("carom sim: the simulator is at %s  (Ctrl-C stops it)" % url)
-    if ready:
-        ready(url, sessions)
-    try:
-        await web.wait_stopped(stopping, stop)
-    finally:
+
+    def started():
+        out("carom sim: the simulator is at %s  (Ctrl-C stops it)" % url)
+        if ready:
+            ready(url, sessions)
+
+    async def closing():
         out("carom sim: stopping")
-        srv.close()
         hub.close()
-        await server.cancel_all()
+
+    try:
+        await web.serve(Server(sessions, hub), sock, stopping, stop, started, closing)
+    finally:
         await loop.run_in_executor(None, close_all, sessions)
     return 0

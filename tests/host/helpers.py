@@ -33,6 +33,53 @@ RUNNING = "carom: running on board %s"  # what the app prints once it runs
 needs_mpremote = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
 
 
+# ---- the referee's lines of matches that more than one test plays ------------------------------------
+
+# sets through the deciding set (its lag and target), a break between sets
+SETS_MATCH = [
+    "new game=three_cushion target=2 sets=2 deciding_target=1 name_A=Anna name_B=Bela",
+    "lag A",
+    "choose A break",
+    "point",
+    "miss",
+    "point",
+    "miss",
+    "point",
+    "miss",
+    "break_request A",
+    "resume",
+    "next_set",
+    "point",
+    "point",
+    "miss",
+    "next_set",
+    "lag B",
+    "choose B break",
+    "miss",
+    "point",
+]
+
+# a shoot-out after a level end that may not stand: a round of equal runs, then the longer run
+SHOOTOUT_MATCH = [
+    "new game=three_cushion target=2 draw=off shootout=on innings_limit=1 name_A=Anna name_B=Bela",
+    "lag A",
+    "choose A break",
+    "point",
+    "miss",
+    "point",
+    "miss",
+    "point",
+    "miss",
+    "point",
+    "miss",
+    "point",
+    "point",
+    "foul push",
+    "point",
+    "miss",
+]
+
+
 # ---- waiting -------------------------------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ import urllib.request
 import paho.mqtt.client as paho
 import pytest
 
-from helpers import CAROM, wait_for
+from helpers import CAROM, SETS_MATCH, SHOOTOUT_MATCH, wait_for
 from host_tools.hall import model, schema, server
 from host_tools.hall.model import Hall
 from mosquitto import Mosquitto, SecureMosquitto, available
@@ -531,48 +531,8 @@ FORMAT_MATCHES = (
         "point",
         "point",
     ],
-    # sets through the deciding set (its lag and target), a break between sets
-    [
-        "new game=three_cushion target=2 sets=2 deciding_target=1 name_A=Ann name_B=Bob",
-        "lag A",
-        "choose A break",
-        "point",
-        "miss",
-        "point",
-        "miss",
-        "point",
-        "miss",
-        "break_request A",
-        "resume",
-        "next_set",
-        "point",
-        "point",
-        "miss",
-        "next_set",
-        "lag B",
-        "choose B break",
-        "miss",
-        "point",
-    ],
-    # a shoot-out after a level end that may not stand: a round of equal runs, then the longer run
-    [
-        "new game=three_cushion target=2 draw=off shootout=on innings_limit=1",
-        "lag A",
-        "choose A break",
-        "point",
-        "miss",
-        "point",
-        "miss",
-        "point",
-        "miss",
-        "point",
-        "miss",
-        "point",
-        "point",
-        "foul push",
-        "point",
-        "miss",
-    ],
+    SETS_MATCH,
+    SHOOTOUT_MATCH,
     # a warm-up each, one ended by its time, one by resume
     [
         "new game=three_cushion target=2 warmup_s=60 breaker=A",

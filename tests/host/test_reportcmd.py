@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from helpers import board_def, carom, lay_out_flash, needs_mpremote
+from helpers import SETS_MATCH, SHOOTOUT_MATCH, board_def, carom, lay_out_flash, needs_mpremote
 from host_tools.reports.match import Match
 from host_tools.reports.pdf import find_chromium
 from host_tools.reports.sheets import render_html, write_reports
@@ -359,50 +359,8 @@ def test_handicap_sets_and_shootout_in_every_format(tmp_path):
             "abandon B",
         ],
     )
-    sets = firmware_match(
-        2,
-        [
-            "new game=three_cushion target=2 sets=2 deciding_target=1 name_A=Anna name_B=Bela",
-            "lag A",
-            "choose A break",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "next_set",
-            "point",
-            "point",
-            "miss",
-            "next_set",
-            "lag B",
-            "choose B break",
-            "miss",
-            "point",
-        ],
-    )
-    shootout = firmware_match(
-        3,
-        [
-            "new game=three_cushion target=2 draw=off shootout=on innings_limit=1 name_A=Anna name_B=Bela",
-            "lag A",
-            "choose A break",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "point",
-            "point",
-            "foul push",
-            "point",
-            "miss",
-        ],
-    )
+    sets = firmware_match(2, SETS_MATCH)
+    shootout = firmware_match(3, SHOOTOUT_MATCH)
     assert [m.format() for m in (handicap, sets, shootout)] == [
         "30:22 handicap",
         "sets 2:1 (2:1, 0:2, 1:0)",

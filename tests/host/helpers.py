@@ -35,17 +35,21 @@ needs_mpremote = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremo
 
 # ---- the referee's lines of matches that more than one test plays ------------------------------------
 
+
+def innings(*runs):
+    """The referee's lines of innings that made these runs: each inning its points, then a miss."""
+    lines = []
+    for run in runs:
+        lines += ["point"] * run + ["miss"]
+    return lines
+
+
 # sets through the deciding set (its lag and target), a break between sets
 SETS_MATCH = [
     "new game=three_cushion target=2 sets=2 deciding_target=1 name_A=Anna name_B=Bela",
     "lag A",
     "choose A break",
-    "point",
-    "miss",
-    "point",
-    "miss",
-    "point",
-    "miss",
+    *innings(1, 1, 1),
     "break_request A",
     "resume",
     "next_set",
@@ -64,14 +68,7 @@ SHOOTOUT_MATCH = [
     "new game=three_cushion target=2 draw=off shootout=on innings_limit=1 name_A=Anna name_B=Bela",
     "lag A",
     "choose A break",
-    "point",
-    "miss",
-    "point",
-    "miss",
-    "point",
-    "miss",
-    "point",
-    "miss",
+    *innings(1, 1, 1, 1),
     "point",
     "point",
     "foul push",

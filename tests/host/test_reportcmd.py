@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from helpers import SETS_MATCH, SHOOTOUT_MATCH, board_def, carom, lay_out_flash, needs_mpremote
+from helpers import SETS_MATCH, SHOOTOUT_MATCH, board_def, carom, innings, lay_out_flash, needs_mpremote
 from host_tools.reports.match import Match
 from host_tools.reports.pdf import find_chromium
 from host_tools.reports.sheets import render_html, write_reports
@@ -440,12 +440,7 @@ def test_opening_break_and_half_time_break_rows(tmp_path):
             "new game=three_cushion target=4 name_A=Anna name_B=Bela",
             "lag A",
             "choose A break",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "point",
-            "miss",
+            *innings(1, 1, 1),
             "break_request B",
             "resume",
             "point",

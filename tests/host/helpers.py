@@ -108,10 +108,12 @@ def board_def(name):
         return json.load(f)
 
 
-def carom(*args, env=None, timeout=90):
-    """`python -m host_tools ...` from the repository, as a person runs `carom ...`; a CompletedProcess."""
+def carom(*args, env=None, timeout=90, input=None):
+    """`python -m host_tools ...` from the repository, as a person runs `carom ...` (`input`, if
+    given, on its stdin); a CompletedProcess."""
     return subprocess.run(
         [sys.executable, "-m", "host_tools", *args],
+        input=input,
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -150,11 +150,12 @@ def signed(key, payload):
     return True
 
 
-def organised(hall, players=4):
+def organised(hall, players=4, name="Restart test"):
+    """A round robin of `players` to 2 points drawn on table t1, through the organiser's API."""
     post(
         hall,
         "configure",
-        {"name": "Restart test", "format": "round_robin", "game_options": {"game": "three_cushion", "target": 2}},
+        {"name": name, "format": "round_robin", "game_options": {"game": "three_cushion", "target": 2}},
     )
     post(hall, "players", {"players": [{"name": "Player %d" % i} for i in range(1, players + 1)]})
     post(hall, "table", {"table": "t1"})
@@ -585,14 +586,7 @@ def test_a_hall_killed_between_assigning_a_match_and_sending_it_leaves_no_table_
             hall.wait_line(CONNECTED)
             for board in boards.values():
                 switched_on(board)
-            post(
-                hall,
-                "configure",
-                {"name": "Kill test", "format": "round_robin", "game_options": {"game": "three_cushion", "target": 2}},
-            )
-            post(hall, "players", {"players": [{"name": "Player %d" % i} for i in range(1, RUN_PLAYERS + 1)]})
-            post(hall, "table", {"table": "t1"})
-            post(hall, "draw", {})
+            organised(hall, RUN_PLAYERS, "Kill test")
             doc, setups = settled(broker.port, hall.url, key, "t1's setup")
             for table in RUN_TABLES[1:]:  # tables added while the tournament runs
                 doc, setups = added(table)

@@ -95,11 +95,17 @@ def next_setup(board, timeout=30):
     return max(docs, key=lambda doc: doc["n"])
 
 
+def keyed_hall(tmp_path):
+    """The hall keys' file in tmp_path, and the hall's arguments: its database in tmp_path, those
+    keys: (Keys, args)."""
+    keys = Keys(str(tmp_path / "hall-keys.json"))
+    return keys, ("--db", str(tmp_path / "club.sqlite"), "--keys", keys.path, "--client-id", CLIENT_ID)
+
+
 @pytest.mark.skipif(not available(), reason="mosquitto is not installed")
 def test_a_hall_killed_just_after_a_report_loses_no_result(tmp_path):
-    keys_path = str(tmp_path / "hall-keys.json")
-    key = Keys(keys_path).new_key("t1")
-    args = ("--db", str(tmp_path / "club.sqlite"), "--keys", keys_path, "--client-id", CLIENT_ID)
+    keys, args = keyed_hall(tmp_path)
+    key = keys.new_key("t1")
     with running_mosquitto() as broker:
         hall = HallProc(broker.port, *args)
         board = TableBoard(broker.port, "t1", key)
@@ -168,10 +174,9 @@ def on_t1(url):
 
 @pytest.mark.skipif(not available(), reason="mosquitto is not installed")
 def test_a_match_assigned_but_never_sent_is_sent_when_the_hall_starts_again(tmp_path):
-    keys_path = str(tmp_path / "hall-keys.json")
-    key = Keys(keys_path).new_key("t1")
+    keys, args = keyed_hall(tmp_path)
+    key = keys.new_key("t1")
     db = str(tmp_path / "club.sqlite")
-    args = ("--db", db, "--keys", keys_path, "--client-id", CLIENT_ID)
     with running_mosquitto() as broker:
         hall = HallProc(broker.port, *args)
         hall.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
@@ -201,9 +206,8 @@ def test_a_match_assigned_but_never_sent_is_sent_when_the_hall_starts_again(tmp_
 
 @pytest.mark.skipif(not available(), reason="mosquitto is not installed")
 def test_a_re_keyed_table_gets_its_match_signed_with_the_new_key(tmp_path):
-    keys_path = str(tmp_path / "hall-keys.json")
-    old = Keys(keys_path).new_key("t1")
-    args = ("--db", str(tmp_path / "club.sqlite"), "--keys", keys_path, "--client-id", CLIENT_ID)
+    keys, args = keyed_hall(tmp_path)
+    old = keys.new_key("t1")
     with running_mosquitto() as broker:
         hall = HallProc(broker.port, *args)
         try:
@@ -211,7 +215,7 @@ def test_a_re_keyed_table_gets_its_match_signed_with_the_new_key(tmp_path):
             organised(hall)
             sent = verify(old, retained_setup(broker.port, "t1")[0])
             hall.stop()
-            new = Keys(keys_path).new_key("t1")  # carom hall-key: the board gets the new key
+            new = Keys(keys.path).new_key("t1")  # carom hall-key: the board gets the new key
             hall = HallProc(broker.port, *args)
             hall.wait_line(r"setup \d+ sent to t1", 30)
             payload = wait_for(
@@ -543,9 +547,8 @@ RUN_TABLES = ("t1", "t2", "t3")
 
 @pytest.mark.skipif(not available(), reason="mosquitto is not installed")
 def test_a_hall_killed_between_assigning_a_match_and_sending_it_leaves_no_table_without_it(tmp_path):
-    keys = Keys(str(tmp_path / "hall-keys.json"))
+    keys, args = keyed_hall(tmp_path)
     key = {table: keys.new_key(table) for table in RUN_TABLES}
-    args = ("--db", str(tmp_path / "club.sqlite"), "--keys", keys.path, "--client-id", CLIENT_ID)
     rng = random.Random()
     aims = {"report": Aim(TOURNAMENT_EVERY_S), "table": Aim()}
     left = []  # (trigger, the kill's offset in ms, what it left)

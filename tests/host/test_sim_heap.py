@@ -126,13 +126,7 @@ def test_a_heap_too_small_for_the_firmware_is_a_clear_error(interpreter):
 def test_the_default_interpreter_with_a_heap_share(tmp_path):
     """--heap without --micropython: the venv's 64-bit port; --flash kept between runs."""
     flash = str(tmp_path / "flash")
-    first = wall_sim(
-        "--heap",
-        "300K",
-        "--flash",
-        flash,
-        stdin="press A.point\npress A.point\npress A.point\n",
-    )
+    first = wall_sim("--heap", "300K", "--flash", flash, stdin="press A.point\npress A.point\npress A.point\n")
     docs = docs_of(first)
     assert docs[-1]["fields"]["A.score"] == "   2"
     assert re.search(r"the firmware's share 300K \([\d,]+ bytes free at its start.*\(64-bit\)", first.stderr)

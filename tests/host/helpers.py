@@ -23,13 +23,14 @@ import time
 import pytest
 
 from host_tools import ROOT
-from mosquitto import free_port  # noqa: F401 (shared from here too)
+from mosquitto import available, free_port  # noqa: F401 (free_port: shared from here too)
 
 BIN = os.path.dirname(sys.executable)
 MPREMOTE = os.path.join(BIN, "mpremote")
 CAROM = os.path.join(BIN, "carom")
 RUNNING = "carom: running on board %s"  # what the app prints once it runs
 
+needs_mosquitto = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 needs_mpremote = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
 
 

@@ -17,15 +17,13 @@ import threading
 import urllib.request
 
 import paho.mqtt.client as paho
-import pytest
 
-from helpers import CAROM, SETS_MATCH, SHOOTOUT_MATCH, wait_for
+from helpers import CAROM, SETS_MATCH, SHOOTOUT_MATCH, needs_mosquitto, wait_for
 from host_tools.hall import model, schema, server
 from host_tools.hall.model import Hall
-from mosquitto import Mosquitto, SecureMosquitto, available
+from mosquitto import Mosquitto, SecureMosquitto
 from test_hall import HallProc, finished, sim_table, state_bytes
 
-need_broker = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
 BOUND = (
     model.MAX_TABLES_BYTES
@@ -1034,7 +1032,7 @@ def hostile_messages(rng):
     return out
 
 
-@need_broker
+@needs_mosquitto
 def results_so_far(h):
     """The results the hall counts; -1 while it is too busy to answer within the request's 10 s
     (200 reports of 100 KB each checked on a machine loaded by other suites)."""
@@ -1130,7 +1128,7 @@ def test_hall_shrugs_off_a_hostile_broker(tmp_path):
         m.close()
 
 
-@need_broker
+@needs_mosquitto
 def test_broker_logins_and_acls(tmp_path):
     """The README's mosquitto example (tests/host/mosquitto.py ACL_EXAMPLE): a board logged in as its
     table publishes its own table; its publish to another table's topic is dropped by the broker;
@@ -1203,7 +1201,7 @@ def test_broker_logins_and_acls(tmp_path):
         m.close()
 
 
-@need_broker
+@needs_mosquitto
 def test_a_login_cannot_take_the_halls_client_id_or_a_boards(tmp_path):
     """Under `carom hall-broker`'s configuration (each login its own client id) board t1's login
     connects with the hall's client id, then with board t2's, ten times each: the hall and t2 stay

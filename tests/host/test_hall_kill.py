@@ -51,15 +51,13 @@ import time
 import urllib.error
 import urllib.request
 
-import pytest
 
-from helpers import running_mosquitto, wait_for
+from helpers import needs_mosquitto, running_mosquitto, wait_for
 from tools.hall.loadgen import SimTable
 from host_tools.hall.organiser import SentStore
 from host_tools.hall.server import TOURNAMENT_EVERY_S
 from host_tools.hall.setups import Keys, SetupError, verify
 from host_tools.hall.tournament import Tournament
-from mosquitto import available
 from test_hall import HallProc
 from test_hall_organiser import HEADERS, LAG, TableBoard, retained_setup, retained_topics
 
@@ -102,7 +100,7 @@ def keyed_hall(tmp_path):
     return keys, ("--db", str(tmp_path / "club.sqlite"), "--keys", keys.path, "--client-id", CLIENT_ID)
 
 
-@pytest.mark.skipif(not available(), reason="mosquitto is not installed")
+@needs_mosquitto
 def test_a_hall_killed_just_after_a_report_loses_no_result(tmp_path):
     keys, args = keyed_hall(tmp_path)
     key = keys.new_key("t1")
@@ -172,7 +170,7 @@ def on_t1(url):
     return [m for m in tournament(url)["matches"] if m.get("table") == "t1" and m["status"] != "done"]
 
 
-@pytest.mark.skipif(not available(), reason="mosquitto is not installed")
+@needs_mosquitto
 def test_a_match_assigned_but_never_sent_is_sent_when_the_hall_starts_again(tmp_path):
     keys, args = keyed_hall(tmp_path)
     key = keys.new_key("t1")
@@ -204,7 +202,7 @@ def test_a_match_assigned_but_never_sent_is_sent_when_the_hall_starts_again(tmp_
             hall.stop()
 
 
-@pytest.mark.skipif(not available(), reason="mosquitto is not installed")
+@needs_mosquitto
 def test_a_re_keyed_table_gets_its_match_signed_with_the_new_key(tmp_path):
     keys, args = keyed_hall(tmp_path)
     old = keys.new_key("t1")
@@ -444,7 +442,7 @@ def drawn_whole(doc, what):
     return True
 
 
-@pytest.mark.skipif(not available(), reason="mosquitto is not installed")
+@needs_mosquitto
 def test_a_hall_killed_during_a_draw_leaves_it_whole_or_not_made(tmp_path):
     template = tmp_path / "undrawn.sqlite"
     t = Tournament(str(template))
@@ -545,7 +543,7 @@ RUN_PLAYERS = 9  # a round robin of 36 matches
 RUN_TABLES = ("t1", "t2", "t3")
 
 
-@pytest.mark.skipif(not available(), reason="mosquitto is not installed")
+@needs_mosquitto
 def test_a_hall_killed_between_assigning_a_match_and_sending_it_leaves_no_table_without_it(tmp_path):
     keys, args = keyed_hall(tmp_path)
     key = {table: keys.new_key(table) for table in RUN_TABLES}

@@ -16,13 +16,9 @@ import json
 import sys
 import urllib.request
 
-import pytest
 
-from helpers import LineProcess, carom, running_mosquitto, wait_for
-from mosquitto import available
+from helpers import LineProcess, carom, needs_mosquitto, running_mosquitto, wait_for
 from test_hall import HallProc, Page
-
-need_broker = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
 
 class Sim(LineProcess):
@@ -67,7 +63,7 @@ def scores(hall, table):
     return (t["status"], s["players"]["A"]["score"], s["players"]["B"]["score"], s["phase"], s["turn"])
 
 
-@need_broker
+@needs_mosquitto
 def test_two_simulated_boards_play_on_the_hall(browser):
     with running_mosquitto() as broker:
         hall = HallProc(broker.port)
@@ -117,7 +113,7 @@ def test_two_simulated_boards_play_on_the_hall(browser):
             hall.kill()
 
 
-@need_broker
+@needs_mosquitto
 def test_a_config_naming_the_halls_broker_is_routed_to_it(tmp_path):
     """The board's config.json names the broker as on the hall's network (192.168.1.10:1883) and its
     own Wi-Fi and table: the access point takes that network, and routes the address to --hall's."""

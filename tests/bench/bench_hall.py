@@ -20,7 +20,6 @@ a table changes.
 import json
 import os
 import random
-import re
 import subprocess
 import sys
 
@@ -28,21 +27,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from tools.bench.hall import ORGANISER_JS, measure  # noqa: E402
 from tools.hall.loadgen import Board, SimTable  # noqa: E402
 from mosquitto import Mosquitto, available  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from bench_hall_tournament import read_start  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 TABLES = 64
 # (name, interval per table, duration, most updates, the organiser's page open)
 PHASES = (
@@ -72,16 +64,7 @@ def main():
     )
     boards = []
     try:
-        url = code = None
-        for line in hall.stdout:
-            m = re.search(r"the dashboard is at (http://\S+)", line)
-            if m:
-                url = m.group(1)
-            m = re.search(r"the organiser signs in with the code (\S+)", line)
-            if m:
-                code = m.group(1)
-            if url and " connected (" in line:
-                break
+        url, code = read_start(hall.stdout, [])
         import urllib.request
 
         for i in range(TABLES):  # the tournament's tables: the organiser's page lists them

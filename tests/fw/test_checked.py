@@ -8,19 +8,14 @@ header is checked again; a check that says "do not keep" is never kept.
 import os
 
 import checked
+from fwtest import emptied, scratch_folder
 
-# 4 random bytes: make test runs both MicroPython builds and pytest at once, each with its own folder
-BASE = "/tmp/carom-checked-%s" % "".join("%02x" % b for b in os.urandom(4))
+BASE = scratch_folder("checked")
 CHECKER = BASE + "/checker"
 
 
 def setup():
-    try:
-        os.mkdir(BASE)
-    except OSError:
-        pass
-    for name in os.listdir(BASE):
-        os.remove(BASE + "/" + name)
+    emptied(BASE)
     return BASE + "/config.json", BASE + "/config.ok"
 
 

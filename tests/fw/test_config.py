@@ -125,29 +125,33 @@ def test_example_validates():
                 assert sub[0] in d[e[0]], (e[0], sub[0])
 
 
+# The match options of a configuration that sets none: the defaults.
+DEFAULT_MATCH = {
+    "game": "three_cushion",
+    "target": 30,
+    "innings_limit": 0,
+    "equalizing": True,
+    "draw": True,
+    "shot_clock": 0,
+    "timeouts": None,
+    "timeout_s": None,
+    "break_s": 180,
+    "breaker_ball": "spot",
+    "target_A": None,
+    "target_B": None,
+    "sets": 0,
+    "deciding_target": None,
+    "shootout": False,
+    "warmup_s": 0,
+}
+
+
 def test_defaults():
     d = config.defaults()
     assert d == config.normalize({}) and complete(d)
     assert d["board"] == "wall" and d["name"] == ""
     assert d["players"] == {"A": {"name": "", "club": ""}, "B": {"name": "", "club": ""}}
-    assert d["match"] == {
-        "game": "three_cushion",
-        "target": 30,
-        "innings_limit": 0,
-        "equalizing": True,
-        "draw": True,
-        "shot_clock": 0,
-        "timeouts": None,
-        "timeout_s": None,
-        "break_s": 180,
-        "breaker_ball": "spot",
-        "target_A": None,
-        "target_B": None,
-        "sets": 0,
-        "deciding_target": None,
-        "shootout": False,
-        "warmup_s": 0,
-    }
+    assert d["match"] == DEFAULT_MATCH
     assert d["display"] == {"brightness": None}  # None: each display's own brightness
     assert d["sound"] == {"volume": 50}
     assert d["buttons"] == {"debounce_ms": None, "long_ms": None, "stuck_ms": None, "lockout_ms": None}
@@ -373,28 +377,17 @@ def test_timings_and_actions_are_boarddef_s():
 def test_match_options_start_a_match():
     cfg = config.normalize(example())
     opts = config.match_options(cfg)
-    assert opts == {
-        "game": "three_cushion",
-        "target": 40,
-        "innings_limit": 50,
-        "equalizing": True,
-        "draw": True,
-        "shot_clock": 40,
-        "timeouts": None,
-        "timeout_s": None,
-        "break_s": 300,
-        "breaker_ball": "spot",
-        "target_A": None,
-        "target_B": None,
-        "sets": 0,
-        "deciding_target": None,
-        "shootout": False,
-        "warmup_s": 0,
-        "name_A": "Kim Ho",
-        "club_A": "BC Budapest",
-        "name_B": "Nagy Peter",
-        "club_B": "Debreceni BC",
-    }, opts
+    assert opts == dict(
+        DEFAULT_MATCH,
+        target=40,
+        innings_limit=50,
+        shot_clock=40,
+        break_s=300,
+        name_A="Kim Ho",
+        club_A="BC Budapest",
+        name_B="Nagy Peter",
+        club_B="Debreceni BC",
+    ), opts
     m = rules.Match(**opts)
     assert m.names == ["Kim Ho", "Nagy Peter"] and m.clubs == ["BC Budapest", "Debreceni BC"]
     assert m.timeouts0 == 4  # null: the rules' default (with a shot clock: 3 below target 40, else 4)

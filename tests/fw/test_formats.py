@@ -746,12 +746,20 @@ def journal_records(fs, root, gen):
         seg += 1
 
 
-def test_a_handicap_extension_keeps_its_b_target_in_the_journal():
+def drawn_handicap():
+    """A handicap match (3 to 2) drawn on target, begun in a store on a MemFs and not yet synced:
+    (fs, store, referee)."""
     fs = MemFs()
     s = store.MatchStore("/sb", fs)
     r = play("new game=three_cushion target_A=3 target_B=2 breaker=A")
     assert s.begin(r.match) is None
-    play("%s\n%s\nextend 5 4" % (points(3), points(2)), r)
+    play("%s\n%s" % (points(3), points(2)), r)
+    return fs, s, r
+
+
+def test_a_handicap_extension_keeps_its_b_target_in_the_journal():
+    fs, s, r = drawn_handicap()
+    play("extend 5 4", r)
     assert s.sync(r.match) is None
     recs = journal_records(fs, "/sb", s.gen)
     assert recs[-2] == (storenames.K_ARG2, rules.E_EXTEND, 4) and recs[-1] == (storenames.K_ENTRY, rules.E_EXTEND, 5)
@@ -762,11 +770,7 @@ def test_a_handicap_extension_keeps_its_b_target_in_the_journal():
 
 
 def test_a_power_cut_between_the_b_target_and_the_extension():
-    fs = MemFs()
-    s = store.MatchStore("/sb", fs)
-    r = play("new game=three_cushion target_A=3 target_B=2 breaker=A")
-    assert s.begin(r.match) is None
-    play("%s\n%s" % (points(3), points(2)), r)
+    fs, s, r = drawn_handicap()
     assert s.sync(r.match) is None
     drawn = matchdoc.doc(r.match, r.now)
     play("extend 5 4", r)

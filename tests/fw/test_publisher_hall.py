@@ -18,9 +18,9 @@ import os
 import config
 import publisher_hall
 import mqtt
+from fwtest import emptied, scratch_folder
 
-# 4 random bytes: make test runs both MicroPython builds and pytest at once, each with its own folder
-BASE = "/tmp/carom-publisher_hall-%s" % "".join("%02x" % b for b in os.urandom(4))
+BASE = scratch_folder("publisher_hall")
 KEY = "5a" * 32
 TABLE = "t3"
 PLAYERS = {"A": {"name": "Anna Kovacs", "club": "BC Pest"}, "B": {"name": "Bela Nagy", "club": ""}}
@@ -76,12 +76,7 @@ class Pub:
 
 def fresh(cfg=None):
     """An empty flash folder with config.json (hall.key set); a started Pub."""
-    try:
-        os.mkdir(BASE)
-    except OSError:
-        pass
-    for name in os.listdir(BASE):
-        os.remove(BASE + "/" + name)
+    emptied(BASE)
     publisher_hall.FILE = BASE + "/hall.last"
     publisher_hall.CONFIG = BASE + "/config.json"
     publisher_hall._config = lambda: config.load(publisher_hall.CONFIG)[0]

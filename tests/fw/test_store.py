@@ -599,6 +599,22 @@ def survives(cut, snapshots_fs, again, r, line, before, after, slots, where, roo
     return s3
 
 
+def script_saves(s, taken):
+    """A referee enters each line of the script, and `s` saves it: yields (the referee, the line,
+    the state after the line before, the state after it, what taken() returned just before the
+    save), for the caller to cut the power during that save."""
+    r = Referee(now=5000)
+    before = None
+    for line in script_lines():
+        if line != "report":
+            assert r.line(line) is None, line
+        after = state(r.match, r.now)
+        got = taken()
+        assert persist(s, r, line) is None, line
+        yield r, line, before, after, got
+        before = after
+
+
 def power_cut_matrix(model, root=ROOT):
     """Cut the power at every write boundary of every save of the script; returns the cut count.
 
@@ -610,18 +626,13 @@ def power_cut_matrix(model, root=ROOT):
     """
     clean = FaultFs(MemFs(), model)
     s = store.MatchStore(root, clean)
-    r = Referee(now=5000)
-    before = None
-    cuts = 0
-    for line in script_lines():
-        if line != "report":
-            assert r.line(line) is None, line
-        after = state(r.match, r.now)
+
+    def taken():
         files = clean.inner.clone()
-        slots = valid_snapshots(files, root)
-        steps = clean.steps
-        seq = s.seq
-        assert persist(s, r, line) is None, line
+        return files, valid_snapshots(files, root), clean.steps, s.seq
+
+    cuts = 0
+    for r, line, before, after, (files, slots, steps, seq) in script_saves(s, taken):
         assert s.seq <= seq + 1 or line.startswith("new "), "one record per line: " + line
         for k in range(clean.steps - steps):
             fs = FaultFs(files.clone(), model)
@@ -632,7 +643,6 @@ def power_cut_matrix(model, root=ROOT):
             s3 = survives(after_cut, after_cut, after_cut.reboot, r, line, before, after, slots, where, root)
             for name in store_history.reports(s3):
                 json.loads(store_history.read_report(s3, name))
-        before = after
     return cuts
 
 
@@ -662,17 +672,15 @@ def test_power_cut_real_littlefs():
     flash = RamFlash(blocks=24)
     os.VfsLfs2.mkfs(flash)
     s = store.MatchStore(ROOT, VfsFs(os.VfsLfs2(flash)))
-    r = Referee(now=5000)
-    before = None
-    cuts = 0
-    for line in script_lines():
-        if line != "report":
-            assert r.line(line) is None, line
-        after = state(r.match, r.now)
+
+    def taken():
         slots = valid_snapshots(VfsFs(os.VfsLfs2(RamFlash(data=bytearray(flash.data)))))
         base = bytes(flash.data)
         flash.log = []
-        assert persist(s, r, line) is None, line
+        return slots, base
+
+    cuts = 0
+    for r, line, before, after, (slots, base) in script_saves(s, taken):
         log = flash.log
         flash.log = None
         for k in range(len(log)):
@@ -682,7 +690,6 @@ def test_power_cut_real_littlefs():
                 where = "%r, flash operation %d of %d%s" % (line, k, len(log), " (half done)" if partial else "")
                 survives(fs, fs, lambda: VfsFs(os.VfsLfs2(RamFlash(data=data))), r, line, before, after, slots, where)
                 cuts += 1
-        before = after
     print("real littlefs: %d power cuts" % cuts)
     assert cuts >= 200, cuts
 

@@ -23,14 +23,59 @@ import time
 import pytest
 
 from host_tools import ROOT
-from mosquitto import free_port  # noqa: F401 (shared from here too)
+from mosquitto import available, free_port  # noqa: F401 (free_port: shared from here too)
 
 BIN = os.path.dirname(sys.executable)
 MPREMOTE = os.path.join(BIN, "mpremote")
 CAROM = os.path.join(BIN, "carom")
 RUNNING = "carom: running on board %s"  # what the app prints once it runs
 
+needs_mosquitto = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 needs_mpremote = pytest.mark.skipif(not os.path.exists(MPREMOTE), reason="mpremote is not installed in the venv")
+
+
+# ---- the referee's lines of matches that more than one test plays ------------------------------------
+
+
+def innings(*runs):
+    """The referee's lines of innings that made these runs: each inning its points, then a miss."""
+    lines = []
+    for run in runs:
+        lines += ["point"] * run + ["miss"]
+    return lines
+
+
+# sets through the deciding set (its lag and target), a break between sets
+SETS_MATCH = [
+    "new game=three_cushion target=2 sets=2 deciding_target=1 name_A=Anna name_B=Bela",
+    "lag A",
+    "choose A break",
+    *innings(1, 1, 1),
+    "break_request A",
+    "resume",
+    "next_set",
+    "point",
+    "point",
+    "miss",
+    "next_set",
+    "lag B",
+    "choose B break",
+    "miss",
+    "point",
+]
+
+# a shoot-out after a level end that may not stand: a round of equal runs, then the longer run
+SHOOTOUT_MATCH = [
+    "new game=three_cushion target=2 draw=off shootout=on innings_limit=1 name_A=Anna name_B=Bela",
+    "lag A",
+    "choose A break",
+    *innings(1, 1, 1, 1),
+    "point",
+    "point",
+    "foul push",
+    "point",
+    "miss",
+]
 
 
 # ---- waiting -------------------------------------------------------------------------------------
@@ -64,10 +109,12 @@ def board_def(name):
         return json.load(f)
 
 
-def carom(*args, env=None, timeout=90):
-    """`python -m host_tools ...` from the repository, as a person runs `carom ...`; a CompletedProcess."""
+def carom(*args, env=None, timeout=90, input=None):
+    """`python -m host_tools ...` from the repository, as a person runs `carom ...` (`input`, if
+    given, on its stdin); a CompletedProcess."""
     return subprocess.run(
         [sys.executable, "-m", "host_tools", *args],
+        input=input,
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -186,6 +186,13 @@ def options(table):
 # ---- each subcommand ----------------------------------------------------------------------------
 
 
+def on_a_device(place, data, command, args, table):
+    """`carom COMMAND --device=DEVICE ARGS OPTIONS --timeout 0.3` in the work folder, DEVICE and
+    OPTIONS (of `table`) drawn: it ends cleanly."""
+    argv = [command, "--device=%s" % data.draw(devices(place))] + args + data.draw(options(table)) + TIMEOUT
+    assert_clean(argv, *run_main(argv, place["work"]))
+
+
 @FUZZ
 @given(data=st.data())
 def test_config(place, data):
@@ -219,16 +226,8 @@ def test_config(place, data):
             max_size=3,
         )
     )
-    argv = (
-        ["config", "--device=%s" % data.draw(devices(place))]
-        + [action]
-        + args
-        + data.draw(
-            options({"--secrets": None, "--no-reset": None, "--wait": st.sampled_from(["0", "0.1", "x", "-1", "nan"])})
-        )
-        + TIMEOUT
-    )
-    assert_clean(argv, *run_main(argv, work))
+    wait = st.sampled_from(["0", "0.1", "x", "-1", "nan"])
+    on_a_device(place, data, "config", [action] + args, {"--secrets": None, "--no-reset": None, "--wait": wait})
 
 
 @FUZZ
@@ -236,35 +235,25 @@ def test_config(place, data):
 def test_report(place, data):
     """`carom report` with random formats, --out places and --match numbers."""
     work = place["work"]
-    argv = (
-        ["report", "--device=%s" % data.draw(devices(place))]
-        + data.draw(
-            options(
-                {
-                    "--format": st.one_of(
-                        st.sampled_from(["json", "csv,html", "all", "pdf", "docx", ",", ""]), text(8)
-                    ),
-                    "--out": st.one_of(
-                        st.sampled_from(
-                            [
-                                work,
-                                os.path.join(work, "afile"),
-                                os.path.join(work, "afile", "x"),
-                                os.path.join(work, "new"),
-                                "",
-                                "/proc/nope",
-                            ]
-                        ),
-                        text(8),
-                    ),
-                    "--match": st.one_of(st.integers(-5, 10**20).map(str), text(6)),
-                    "--no-reset": None,
-                }
-            )
-        )
-        + TIMEOUT
-    )
-    assert_clean(argv, *run_main(argv, work))
+    table = {
+        "--format": st.one_of(st.sampled_from(["json", "csv,html", "all", "pdf", "docx", ",", ""]), text(8)),
+        "--out": st.one_of(
+            st.sampled_from(
+                [
+                    work,
+                    os.path.join(work, "afile"),
+                    os.path.join(work, "afile", "x"),
+                    os.path.join(work, "new"),
+                    "",
+                    "/proc/nope",
+                ]
+            ),
+            text(8),
+        ),
+        "--match": st.one_of(st.integers(-5, 10**20).map(str), text(6)),
+        "--no-reset": None,
+    }
+    on_a_device(place, data, "report", [], table)
 
 
 @FUZZ
@@ -279,13 +268,11 @@ def test_doctor_deploy_pair(place, data):
         table.update({"--board": board, "--source": None})
     if command == "pair":
         table = {"--wall": devices(place), "--remote": devices(place), "--device": devices(place), "--unpair": None}
-        argv = [command]
+        argv = [command] + data.draw(options(table)) + TIMEOUT
+        assert_clean(argv, *run_main(argv, work))
     else:
-        argv = [command, "--device=%s" % data.draw(devices(place))]
-        if command == "deploy":
-            argv.append("--board=%s" % data.draw(board))
-    argv += data.draw(options(table)) + TIMEOUT
-    assert_clean(argv, *run_main(argv, work))
+        args = ["--board=%s" % data.draw(board)] if command == "deploy" else []
+        on_a_device(place, data, command, args, table)
 
 
 @FUZZ

@@ -22,11 +22,8 @@ import pytest
 from host_tools.hall.broker import parse_broker
 from host_tools.hall.model import Hall, fingerprint
 from host_tools.hall.server import parse_listen
-from helpers import CAROM, LineProcess, running_mosquitto, wait_for
+from helpers import CAROM, LineProcess, needs_mosquitto, running_mosquitto, wait_for
 from mosquitto import Mosquitto, available
-
-
-need_broker = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
 
 def sim_table(table, lines=(), name=None, target=3):
@@ -329,7 +326,7 @@ def fmt_table(table, options, lines, target=15):
     return t
 
 
-@need_broker
+@needs_mosquitto
 def test_tiles_show_handicap_sets_shootout_and_warmup(browser):
     """The formats on the hall's tiles at 1920x1080 with eight tables: each player's target in a
     handicap, the sets won and the sets' scores, the shoot-out's round and its deciding runs, the

@@ -21,15 +21,15 @@ import os
 
 import pytest
 
-from helpers import Listener, wait_for
+from helpers import Listener, needs_mosquitto, wait_for
 from host_tools import ROOT
 from host_tools.simulator.vboard import AccessPoint
 from host_tools.hall.bridge import conf
-from mosquitto import Mosquitto, PersistentMosquitto, available
+from mosquitto import Mosquitto, PersistentMosquitto
 from test_hall import HallProc, Page
 from test_hall_e2e import WIFI_PASSWORD, WallBoard, agrees, api_tables, play_win, results
 
-pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
+pytestmark = needs_mosquitto
 
 
 class BridgedMosquitto(Mosquitto):

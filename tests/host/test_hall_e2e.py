@@ -18,10 +18,10 @@ import time
 
 import pytest
 
-from helpers import Listener, wait_for
+from helpers import Listener, needs_mosquitto, wait_for
 from host_tools.simulator.scripted_board import ScriptedBoard
 from host_tools.simulator.vboard import AccessPoint
-from mosquitto import PersistentMosquitto, available
+from mosquitto import PersistentMosquitto
 from test_hall import HallProc, Page
 
 WIFI_PASSWORD = "wifi-Secr3t-hall"
@@ -30,7 +30,7 @@ MQTT_PASSWORD = "mqtt-Secr3t-pw"
 SECRETS = (WIFI_PASSWORD, MQTT_PASSWORD)
 NAMES = {"t1": ("ANNA", "BELA"), "t2": ("CSABA", "DORA"), "t3": ("EMIL", "FANNI")}
 
-pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
+pytestmark = needs_mosquitto
 
 
 class WallBoard(ScriptedBoard):

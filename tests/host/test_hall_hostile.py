@@ -17,15 +17,13 @@ import threading
 import urllib.request
 
 import paho.mqtt.client as paho
-import pytest
 
-from helpers import CAROM, wait_for
+from helpers import CAROM, SETS_MATCH, SHOOTOUT_MATCH, needs_mosquitto, wait_for
 from host_tools.hall import dashboard, model, results_file, routes, schema
 from host_tools.hall.model import Hall
-from mosquitto import Mosquitto, SecureMosquitto, available
+from mosquitto import Mosquitto, SecureMosquitto
 from test_hall import HallProc, finished, sim_table, state_bytes
 
-need_broker = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
 BOUND = (
     model.MAX_TABLES_BYTES
@@ -531,48 +529,8 @@ FORMAT_MATCHES = (
         "point",
         "point",
     ],
-    # sets through the deciding set (its lag and target), a break between sets
-    [
-        "new game=three_cushion target=2 sets=2 deciding_target=1 name_A=Ann name_B=Bob",
-        "lag A",
-        "choose A break",
-        "point",
-        "miss",
-        "point",
-        "miss",
-        "point",
-        "miss",
-        "break_request A",
-        "resume",
-        "next_set",
-        "point",
-        "point",
-        "miss",
-        "next_set",
-        "lag B",
-        "choose B break",
-        "miss",
-        "point",
-    ],
-    # a shoot-out after a level end that may not stand: a round of equal runs, then the longer run
-    [
-        "new game=three_cushion target=2 draw=off shootout=on innings_limit=1",
-        "lag A",
-        "choose A break",
-        "point",
-        "miss",
-        "point",
-        "miss",
-        "point",
-        "miss",
-        "point",
-        "miss",
-        "point",
-        "point",
-        "foul push",
-        "point",
-        "miss",
-    ],
+    SETS_MATCH,
+    SHOOTOUT_MATCH,
     # a warm-up each, one ended by its time, one by resume
     [
         "new game=three_cushion target=2 warmup_s=60 breaker=A",
@@ -1074,7 +1032,7 @@ def hostile_messages(rng):
     return out
 
 
-@need_broker
+@needs_mosquitto
 def results_so_far(h):
     """The results the hall counts; -1 while it is too busy to answer within the request's 10 s
     (200 reports of 100 KB each checked on a machine loaded by other suites)."""
@@ -1170,7 +1128,7 @@ def test_hall_shrugs_off_a_hostile_broker(tmp_path):
         m.close()
 
 
-@need_broker
+@needs_mosquitto
 def test_broker_logins_and_acls(tmp_path):
     """The README's mosquitto example (tests/host/mosquitto.py ACL_EXAMPLE): a board logged in as its
     table publishes its own table; its publish to another table's topic is dropped by the broker;
@@ -1243,7 +1201,7 @@ def test_broker_logins_and_acls(tmp_path):
         m.close()
 
 
-@need_broker
+@needs_mosquitto
 def test_a_login_cannot_take_the_halls_client_id_or_a_boards(tmp_path):
     """Under `carom hall-broker`'s configuration (each login its own client id) board t1's login
     connects with the hall's client id, then with board t2's, ten times each: the hall and t2 stay

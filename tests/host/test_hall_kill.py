@@ -51,15 +51,13 @@ import time
 import urllib.error
 import urllib.request
 
-import pytest
 
-from helpers import running_mosquitto, wait_for
+from helpers import needs_mosquitto, running_mosquitto, wait_for
 from tools.hall.loadgen import SimTable
 from host_tools.hall.organiser import SentStore
 from host_tools.hall.dashboard import TOURNAMENT_EVERY_S
 from host_tools.hall.setups import Keys, SetupError, verify
 from host_tools.hall.tournament import Tournament
-from mosquitto import available
 from test_hall import HallProc
 from test_hall_organiser import HEADERS, LAG, TableBoard, retained_setup, retained_topics
 
@@ -95,11 +93,17 @@ def next_setup(board, timeout=30):
     return max(docs, key=lambda doc: doc["n"])
 
 
-@pytest.mark.skipif(not available(), reason="mosquitto is not installed")
+def keyed_hall(tmp_path):
+    """The hall keys' file in tmp_path, and the hall's arguments: its database in tmp_path, those
+    keys: (Keys, args)."""
+    keys = Keys(str(tmp_path / "hall-keys.json"))
+    return keys, ("--db", str(tmp_path / "club.sqlite"), "--keys", keys.path, "--client-id", CLIENT_ID)
+
+
+@needs_mosquitto
 def test_a_hall_killed_just_after_a_report_loses_no_result(tmp_path):
-    keys_path = str(tmp_path / "hall-keys.json")
-    key = Keys(keys_path).new_key("t1")
-    args = ("--db", str(tmp_path / "club.sqlite"), "--keys", keys_path, "--client-id", CLIENT_ID)
+    keys, args = keyed_hall(tmp_path)
+    key = keys.new_key("t1")
     with running_mosquitto() as broker:
         hall = HallProc(broker.port, *args)
         board = TableBoard(broker.port, "t1", key)
@@ -150,11 +154,12 @@ def signed(key, payload):
     return True
 
 
-def organised(hall, players=4):
+def organised(hall, players=4, name="Restart test"):
+    """A round robin of `players` to 2 points drawn on table t1, through the organiser's API."""
     post(
         hall,
         "configure",
-        {"name": "Restart test", "format": "round_robin", "game_options": {"game": "three_cushion", "target": 2}},
+        {"name": name, "format": "round_robin", "game_options": {"game": "three_cushion", "target": 2}},
     )
     post(hall, "players", {"players": [{"name": "Player %d" % i} for i in range(1, players + 1)]})
     post(hall, "table", {"table": "t1"})
@@ -165,12 +170,11 @@ def on_t1(url):
     return [m for m in tournament(url)["matches"] if m.get("table") == "t1" and m["status"] != "done"]
 
 
-@pytest.mark.skipif(not available(), reason="mosquitto is not installed")
+@needs_mosquitto
 def test_a_match_assigned_but_never_sent_is_sent_when_the_hall_starts_again(tmp_path):
-    keys_path = str(tmp_path / "hall-keys.json")
-    key = Keys(keys_path).new_key("t1")
+    keys, args = keyed_hall(tmp_path)
+    key = keys.new_key("t1")
     db = str(tmp_path / "club.sqlite")
-    args = ("--db", db, "--keys", keys_path, "--client-id", CLIENT_ID)
     with running_mosquitto() as broker:
         hall = HallProc(broker.port, *args)
         hall.wait_line(r"broker 127\.0\.0\.1:\d+ connected")
@@ -198,11 +202,10 @@ def test_a_match_assigned_but_never_sent_is_sent_when_the_hall_starts_again(tmp_
             hall.stop()
 
 
-@pytest.mark.skipif(not available(), reason="mosquitto is not installed")
+@needs_mosquitto
 def test_a_re_keyed_table_gets_its_match_signed_with_the_new_key(tmp_path):
-    keys_path = str(tmp_path / "hall-keys.json")
-    old = Keys(keys_path).new_key("t1")
-    args = ("--db", str(tmp_path / "club.sqlite"), "--keys", keys_path, "--client-id", CLIENT_ID)
+    keys, args = keyed_hall(tmp_path)
+    old = keys.new_key("t1")
     with running_mosquitto() as broker:
         hall = HallProc(broker.port, *args)
         try:
@@ -210,7 +213,7 @@ def test_a_re_keyed_table_gets_its_match_signed_with_the_new_key(tmp_path):
             organised(hall)
             sent = verify(old, retained_setup(broker.port, "t1")[0])
             hall.stop()
-            new = Keys(keys_path).new_key("t1")  # carom hall-key: the board gets the new key
+            new = Keys(keys.path).new_key("t1")  # carom hall-key: the board gets the new key
             hall = HallProc(broker.port, *args)
             hall.wait_line(r"setup \d+ sent to t1", 30)
             payload = wait_for(
@@ -439,7 +442,7 @@ def drawn_whole(doc, what):
     return True
 
 
-@pytest.mark.skipif(not available(), reason="mosquitto is not installed")
+@needs_mosquitto
 def test_a_hall_killed_during_a_draw_leaves_it_whole_or_not_made(tmp_path):
     template = tmp_path / "undrawn.sqlite"
     t = Tournament(str(template))
@@ -540,11 +543,10 @@ RUN_PLAYERS = 9  # a round robin of 36 matches
 RUN_TABLES = ("t1", "t2", "t3")
 
 
-@pytest.mark.skipif(not available(), reason="mosquitto is not installed")
+@needs_mosquitto
 def test_a_hall_killed_between_assigning_a_match_and_sending_it_leaves_no_table_without_it(tmp_path):
-    keys = Keys(str(tmp_path / "hall-keys.json"))
+    keys, args = keyed_hall(tmp_path)
     key = {table: keys.new_key(table) for table in RUN_TABLES}
-    args = ("--db", str(tmp_path / "club.sqlite"), "--keys", keys.path, "--client-id", CLIENT_ID)
     rng = random.Random()
     aims = {"report": Aim(TOURNAMENT_EVERY_S), "table": Aim()}
     left = []  # (trigger, the kill's offset in ms, what it left)
@@ -585,14 +587,7 @@ def test_a_hall_killed_between_assigning_a_match_and_sending_it_leaves_no_table_
             hall.wait_line(CONNECTED)
             for board in boards.values():
                 switched_on(board)
-            post(
-                hall,
-                "configure",
-                {"name": "Kill test", "format": "round_robin", "game_options": {"game": "three_cushion", "target": 2}},
-            )
-            post(hall, "players", {"players": [{"name": "Player %d" % i} for i in range(1, RUN_PLAYERS + 1)]})
-            post(hall, "table", {"table": "t1"})
-            post(hall, "draw", {})
+            organised(hall, RUN_PLAYERS, "Kill test")
             doc, setups = settled(broker.port, hall.url, key, "t1's setup")
             for table in RUN_TABLES[1:]:  # tables added while the tournament runs
                 doc, setups = added(table)

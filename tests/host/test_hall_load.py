@@ -25,11 +25,9 @@ import pytest
 from tools.bench.hall import ORGANISER_JS, measure
 from host_tools.hall import schema
 from tools.hall.loadgen import FORMATS, SHOWCASE, Board, DemoHall, SimTable, showcase
-from helpers import running_mosquitto, wait_for
-from mosquitto import available
+from helpers import needs_mosquitto, running_mosquitto, wait_for
 from test_hall import HallProc, Page
 
-need_broker = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
 TABLES = 64
 EACH = 6
@@ -42,7 +40,7 @@ ORGANISER_ROWS_JS = """() => Object.fromEntries([...document.querySelectorAll('#
     tr => [tr.dataset.table, tr.querySelector('td.board').textContent]))"""
 
 
-@need_broker
+@needs_mosquitto
 @pytest.mark.alone  # 640 updates a second, counted: with other tests beside it the hall falls behind
 def test_64_boards_every_update_arrives(broker, browser):
     from test_hall_organiser import post
@@ -209,7 +207,7 @@ def tile_states(hall):
     }
 
 
-@need_broker
+@needs_mosquitto
 def test_the_demo_hall_shows_every_state_and_an_offline_board_comes_back(browser):
     """The showcase through a real mosquitto to `carom hall`: each table's state on the API and its
     tile; the offline board is OFFLINE on its tile, then back online when it is switched on."""

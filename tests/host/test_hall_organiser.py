@@ -22,7 +22,7 @@ import urllib.request
 import paho.mqtt.client as paho
 import pytest
 
-from helpers import running_mosquitto
+from helpers import needs_mosquitto, running_mosquitto
 from helpers import wait_for as _wait_for
 from host_tools.hall import organiser as org
 from tools.hall.loadgen import Board, SimTable
@@ -37,7 +37,6 @@ def wait_for(fn, expected, timeout=30.0, what=""):
     return _wait_for(fn, expected, timeout, what)
 
 
-need_broker = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 HEADERS = {"Content-Type": "application/json", "X-Carom-Hall": "organiser"}
 LAG = ["lag A", "choose A break"]  # the lag: A wins it and breaks
 HTML_NAME = "<img src=x onerror=f()>"  # 23 characters: a name a board takes (24 at most)
@@ -326,7 +325,7 @@ def standing(page):
     return {n: int(p) for n, p in rows}
 
 
-@need_broker
+@needs_mosquitto
 def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
     hall, board, secrets, broker = tourney
     page = org_page(browser, hall)
@@ -472,7 +471,7 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
     tv.close()
 
 
-@need_broker
+@needs_mosquitto
 def test_a_knockout_moves_on_by_itself_shootout_included(tourney, browser):
     """Four players, a knock-out on two tables: the semi-finals go out, their winners meet in the
     final on the first free table, decided by a shoot-out; the bracket on the page and the TV."""
@@ -534,7 +533,7 @@ def test_a_knockout_moves_on_by_itself_shootout_included(tourney, browser):
     tv.close()
 
 
-@need_broker
+@needs_mosquitto
 def test_only_the_organiser_changes_the_tournament(tourney):
     """Anyone on the club's network reaches the hall (its TV): without the organiser's code or a
     session its sign-in gave, every change is 401 and nothing changes; wrong codes are throttled
@@ -582,7 +581,7 @@ def test_only_the_organiser_changes_the_tournament(tourney):
     assert hall.code.encode() not in hall.get("/organiser", raw=True)[0]
 
 
-@need_broker
+@needs_mosquitto
 def test_hostile_requests_are_refused_with_reasons(tourney):
     hall, board, secrets, broker = tourney
     before = hall.get("/api/tournament")
@@ -631,7 +630,7 @@ def test_hostile_requests_are_refused_with_reasons(tourney):
     assert e.value.code == 405
 
 
-@need_broker
+@needs_mosquitto
 def test_the_tournament_survives_a_restart(tmp_path):
     """The tournament file and the setups sent survive `carom hall` stopping: the same players and
     matches, and the numbers go on growing (a board takes only a newer n)."""
@@ -695,7 +694,7 @@ def test_cli_errors_name_the_file(tmp_path):
     assert junk.read_text() == "the club's notes\n"  # not written over
 
 
-@need_broker
+@needs_mosquitto
 def test_a_broker_restart_keeps_the_setups(tmp_path):
     """A broker that keeps nothing (no persistence) restarts: the hall publishes each table's newest
     setup again at its reconnect, so a board that connects afterwards still gets its match."""
@@ -728,7 +727,7 @@ def test_a_broker_restart_keeps_the_setups(tmp_path):
         m.close()
 
 
-@need_broker
+@needs_mosquitto
 def test_an_undecided_knockout_match_is_decided_on_the_page(tourney, browser):
     """A board set up by hand lets a knock-out match end in a draw: the match is undecided until the
     organiser names the winner on the page (a confirmation first); then the winner plays on."""

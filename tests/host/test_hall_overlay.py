@@ -16,9 +16,8 @@ import zlib
 
 import pytest
 
-from helpers import wait_for as _wait_for
+from helpers import needs_mosquitto, wait_for as _wait_for
 from tools.hall.loadgen import Board, SimTable
-from mosquitto import available
 from test_hall import running_hall
 
 
@@ -27,7 +26,7 @@ def wait_for(fn, expected, timeout=30.0, what=""):
     return _wait_for(fn, expected, timeout, what)
 
 
-pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
+pytestmark = needs_mosquitto
 
 READ_JS = """() => {
   const q = s => document.querySelector(s).textContent;

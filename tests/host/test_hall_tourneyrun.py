@@ -7,15 +7,12 @@ champion is the final's winner, and the hall's exports agree.  Times are measure
 make bench's tournament (64 players), never asserted here.
 """
 
-import pytest
-
-from helpers import running_mosquitto
+from helpers import needs_mosquitto, running_mosquitto
 from host_tools.hall.setups import Keys
 from tools.hall.tourneyrun import TournamentRun
-from mosquitto import available
 from test_hall import HallProc
 
-pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
+pytestmark = needs_mosquitto
 
 
 def test_twelve_players_from_the_draw_to_the_final(tmp_path):

@@ -12,9 +12,8 @@ import random
 import paho.mqtt.client as paho
 import pytest
 
-from helpers import wait_for as _wait_for
+from helpers import needs_mosquitto, wait_for as _wait_for
 from tools.hall.loadgen import Board, SimTable
-from mosquitto import available
 from test_hall import Page, running_hall
 
 
@@ -23,7 +22,7 @@ def wait_for(fn, expected, timeout=30.0, what=""):
     return _wait_for(fn, expected, timeout, what)
 
 
-pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
+pytestmark = needs_mosquitto
 
 # Long names, up to config.json's 24 characters (the wide letters too).
 LONG = (

@@ -7,13 +7,11 @@ start and comes up later (the client keeps retrying with backoff, and what
 was queued arrives once); the broker goes away mid-run and comes back.
 """
 
-import pytest
-
-from helpers import LineProcess, Listener
+from helpers import LineProcess, Listener, needs_mosquitto
 from host_tools import FIRMWARE_DIR, micropython_exe
-from mosquitto import Mosquitto, PersistentMosquitto, available
+from mosquitto import Mosquitto, PersistentMosquitto
 
-pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
+pytestmark = needs_mosquitto
 
 # The board's side, told what to do next on its stdin (so nothing here depends on how fast time
 # passes): "r2" queues a second report and a state, "last" a final report whose arrival says

@@ -60,10 +60,10 @@ NEW_SETUPTOOLS = pytest.mark.skipif(
 )
 
 
-@NEW_SETUPTOOLS
-def test_building_the_project_prints_no_warning(tmp_path):
+def build_wheel(tmp_path):
+    """`pip wheel` of a copy of the project into tmp_path/out, offline: the CompletedProcess."""
     src = source_copy(tmp_path)
-    got = subprocess.run(
+    return subprocess.run(
         [
             sys.executable,
             "-m",
@@ -81,6 +81,11 @@ def test_building_the_project_prints_no_warning(tmp_path):
         timeout=300,
         cwd=tmp_path,
     )
+
+
+@NEW_SETUPTOOLS
+def test_building_the_project_prints_no_warning(tmp_path):
+    got = build_wheel(tmp_path)
     output = got.stdout + got.stderr
     assert got.returncode == 0, output
     assert "license" not in output.lower(), output
@@ -131,25 +136,7 @@ def test_the_wheel_ships_the_package_without_the_test_and_bench_harness(tmp_path
     """The wheel holds host_tools and its data (the printable pages' styles among them), and none of
     the repository's harness: the bench (tools/bench), the simulated hall boards (tools/hall: loadgen,
     tourneyrun)."""
-    src = source_copy(tmp_path)
-    got = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-build-isolation",
-            "--no-deps",
-            "--no-index",
-            "-w",
-            str(tmp_path / "out"),
-            str(src),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
+    got = build_wheel(tmp_path)
     assert got.returncode == 0, got.stdout + got.stderr
     (wheel,) = os.listdir(tmp_path / "out")
     import zipfile

@@ -6,10 +6,10 @@ clock, as the page drew it; plugged back in, the score is back and the code goes
 Times are the board's virtual time, read from the event stream the page gets (test_web.RECORD_JS).
 """
 
-from helpers import CAROM, free_port, wait_for
+from helpers import wait_for
 from host_tools import firmware_path
 from host_tools.simulator.page.pacing import MAX_STEP_S
-from test_web import RECORD_JS, Sim, open_page, stop_and_check
+from test_web import RECORD_JS, sim_page
 
 
 def retry_s():
@@ -38,11 +38,8 @@ def first_state_after(p, log_text, pred):
 
 
 def test_an_unplugged_display_shows_its_code_without_a_press(browser):
-    sim = Sim([CAROM, "sim", "--listen", "127.0.0.1:%d" % free_port()], timeout=90)
-    try:
-        p = open_page(browser, sim)
+    with sim_page(browser) as (sim, p):
         page = p.page
-        p.wait_text("A.score", "   0")
         message = p.fields["message"][0]
         score = p.fields["A.score"][0]
         page.evaluate(RECORD_JS)
@@ -63,5 +60,3 @@ def test_an_unplugged_display_shows_its_code_without_a_press(browser):
         )
         assert back - plugged <= retry_s() + MAX_STEP_S + 0.1, back - plugged
         assert p.errors == []
-    finally:
-        stop_and_check(sim)

@@ -13,8 +13,8 @@ import json
 import urllib.error
 import urllib.request
 
-from helpers import CAROM, free_port, wait_for
-from test_web import READ_JS, Sim, open_page, stop_and_check
+from helpers import wait_for
+from test_web import READ_JS, sim_page
 
 BOARD = '.board[data-board="0"]'
 
@@ -31,11 +31,8 @@ def lit_segments(page, key):
 
 
 def test_the_page_control_starts_the_identify_mode(browser):
-    sim = Sim([CAROM, "sim", "--listen", "127.0.0.1:%d" % free_port()], timeout=90)
-    try:
-        p = open_page(browser, sim)
+    with sim_page(browser) as (sim, p):
         page = p.page
-        p.wait_text("A.score", "   0")
         page.click('%s [data-action="identify"]' % BOARD)
         say = "%s .say" % BOARD
         wait_for(lambda: page.get_attribute(say, "data-phase"), "identify", 30, "the hint's phase")
@@ -87,5 +84,3 @@ def test_the_page_control_starts_the_identify_mode(browser):
         )
         p.wait_text("A.score", "   0", timeout=30)
         assert p.errors == []
-    finally:
-        stop_and_check(sim)

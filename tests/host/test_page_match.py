@@ -44,6 +44,16 @@ def fill(page, values, new_match=False):
         page.check('#match-form [name="new_match"]')
 
 
+def new_match_from_form(page, values):
+    """The open form filled with `values` and "a new match" ticked, written to the board (it must
+    say ok) and closed: the status's text."""
+    fill(page, values, new_match=True)
+    state, text = submit(page)
+    assert state == "ok", text
+    page.click('#match-form button:has-text("Close")')
+    return text
+
+
 class Hint:
     def __init__(self, p):
         self.p = p
@@ -108,15 +118,10 @@ def test_form_and_hints_through_a_match(browser, tmp_path):
         assert open(os.path.join(flash, "config.json"), "rb").read() == before
 
         # Names, clubs and a target of 4, and a new match with them.
-        fill(
-            page,
-            {"players.A.name": "ANNA", "players.A.club": "BSV", "players.B.name": "BELA", "match.target": "4"},
-            new_match=True,
+        text = new_match_from_form(
+            page, {"players.A.name": "ANNA", "players.A.club": "BSV", "players.B.name": "BELA", "match.target": "4"}
         )
-        state, text = submit(page)
-        assert state == "ok", text
         assert "wrote config.json" in text and 'players.A.name: null -> "ANNA"' in text
-        page.click('#match-form button:has-text("Close")')
         saved = json.load(open(os.path.join(flash, "config.json")))
         assert saved["players"]["A"] == {"name": "ANNA", "club": "BSV"} and saved["match"]["target"] == 4
         log = "\n".join(p.log_lines())
@@ -154,14 +159,9 @@ def test_form_and_hints_through_a_match(browser, tmp_path):
 
         # A set match with a warm-up and the shoot-out, from the form.
         form(page)
-        fill(
-            page,
-            {"match.target": "1", "match.sets": "2", "match.shootout": "on", "match.warmup_s": "60"},
-            new_match=True,
+        new_match_from_form(
+            page, {"match.target": "1", "match.sets": "2", "match.shootout": "on", "match.warmup_s": "60"}
         )
-        state, text = submit(page)
-        assert state == "ok", text
-        page.click('#match-form button:has-text("Close")')
         hint.wait("lag", "POINT", timeout=30)
         page.keyboard.press("Shift+B")  # break held: A's warm-up
         hint.wait("warmup", "Warm-up", "BREAK")

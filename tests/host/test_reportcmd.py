@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from helpers import board_def, carom, lay_out_flash, needs_mpremote
+from helpers import SETS_MATCH, SHOOTOUT_MATCH, board_def, carom, innings, lay_out_flash, needs_mpremote
 from host_tools.reports.match import Match
 from host_tools.reports.pdf import find_chromium
 from host_tools.reports.sheets import render_html, write_reports
@@ -133,8 +133,8 @@ def test_report_of_a_match_played_with_the_buttons(played, tmp_path):
     assert [r["start"] for r in rows] == sorted(r["start"] for r in rows)
 
     # HTML: the score sheet
-    page = (out_dir / "match-000001.html").read_text()
-    for text in (
+    page = page_with(
+        out_dir / "match-000001.html",
         "Match report",
         "Three-cushion",
         "Table 7",
@@ -149,8 +149,7 @@ def test_report_of_a_match_played_with_the_buttons(played, tmp_path):
         "<th>GD</th>",
         "0.500",
         "2025-11-30",
-    ):
-        assert text in page, text
+    )
     body = page.split("<tbody>\n")[1].split("</tbody>")[0]
     assert body.count("<tr>") == 2  # two innings rows
     assert '<td class="n">2</td><td>0</td><td>1</td><td class="mark">F</td><td>1</td><td>2</td>' in body
@@ -229,6 +228,14 @@ def test_score_sheet_running_totals_and_marks():
     assert m.summary_row()["elapsed_s"] == "" and m.summary_row()["A_review_used"] == ""
 
 
+def page_with(path, *texts):
+    """The text of the HTML page at `path`, once each of `texts` is found in it."""
+    page = path.read_text()
+    for text in texts:
+        assert text in page, text
+    return page
+
+
 def firmware_match(gen, lines, started_at=1764489600):
     """A Match from the firmware's own report of the referee's `lines` (tests/fw's rules, on CPython)."""
     from host_tools import firmware_path
@@ -293,15 +300,14 @@ def test_abandoned_left_reviews_and_match_time(tmp_path):
         ("True", "True", "3635", "3665"),
         ("False", "False", "12", "12"),
     ]
-    page = (tmp_path / "match-000001.html").read_text()
-    for text in (
+    page = page_with(
+        tmp_path / "match-000001.html",
         "Result: Anna wins (Bela abandoned: loses and is excluded from the competition, I.8.2)",
         "<th>Match time</th><td>1:00:35</td>",
         "<th>Review</th><td>used</td><td>used</td>",
         "(from the new match to its end: 1:01:05)",
         "<th>Start</th><td>08:00</td><th>End</th><td>09:01</td>",
-    ):
-        assert text in page, text
+    )
     page = (tmp_path / "match-000002.html").read_text()
     assert "Result: Anna wins (Bela left his place: loses the match, I.4.3)" in page and "abandoned" not in page
     assert "<th>Review</th><td>not used</td><td>not used</td>" in page and "<th>Match time</th><td>0:00:12</td>" in page
@@ -359,50 +365,8 @@ def test_handicap_sets_and_shootout_in_every_format(tmp_path):
             "abandon B",
         ],
     )
-    sets = firmware_match(
-        2,
-        [
-            "new game=three_cushion target=2 sets=2 deciding_target=1 name_A=Anna name_B=Bela",
-            "lag A",
-            "choose A break",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "next_set",
-            "point",
-            "point",
-            "miss",
-            "next_set",
-            "lag B",
-            "choose B break",
-            "miss",
-            "point",
-        ],
-    )
-    shootout = firmware_match(
-        3,
-        [
-            "new game=three_cushion target=2 draw=off shootout=on innings_limit=1 name_A=Anna name_B=Bela",
-            "lag A",
-            "choose A break",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "point",
-            "point",
-            "foul push",
-            "point",
-            "miss",
-        ],
-    )
+    sets = firmware_match(2, SETS_MATCH)
+    shootout = firmware_match(3, SHOOTOUT_MATCH)
     assert [m.format() for m in (handicap, sets, shootout)] == [
         "30:22 handicap",
         "sets 2:1 (2:1, 0:2, 1:0)",
@@ -440,14 +404,13 @@ def test_handicap_sets_and_shootout_in_every_format(tmp_path):
         ("True", "A", "2", "2", "", "push"),
         ("True", "B", "2", "1", "", ""),
     ]
-    page = (tmp_path / "match-000001.html").read_text()
-    for text in (
+    page = page_with(
+        tmp_path / "match-000001.html",
         "Straight rail to 30:22 points, 30:22 handicap",
         "<th>Target</th><td>30:22 points</td>",
         "<th>Target</th><td>30</td><td>22</td>",
         "<th>Format</th><td>30:22 handicap</td>",
-    ):
-        assert text in page, text
+    )
     page = (tmp_path / "match-000002.html").read_text()
     body = page.split("<tbody>\n")[1].split("</tbody>")[0]
     assert [line for line in body.splitlines() if "Set" in line] == [
@@ -462,14 +425,13 @@ def test_handicap_sets_and_shootout_in_every_format(tmp_path):
         '<tr><th>GD</th><td colspan="3">0.750</td><td colspan="3">0.750</td></tr>',
     ):
         assert text in page, text
-    page = (tmp_path / "match-000003.html").read_text()
-    for text in (
+    page = page_with(
+        tmp_path / "match-000003.html",
         "<th>Shoot-out round</th><th>A: Anna</th><th>B: Bela</th>",
         "<tr><td>2</td><td>2</td><td>1</td></tr>",
         "Result: Anna wins (shoot-out 2:1)",
         "<th>Format</th><td>1:1, shoot-out 2:1</td>",
-    ):
-        assert text in page, text
+    )
 
 
 def test_opening_break_and_half_time_break_rows(tmp_path):
@@ -482,12 +444,7 @@ def test_opening_break_and_half_time_break_rows(tmp_path):
             "new game=three_cushion target=4 name_A=Anna name_B=Bela",
             "lag A",
             "choose A break",
-            "point",
-            "miss",
-            "point",
-            "miss",
-            "point",
-            "miss",
+            *innings(1, 1, 1),
             "break_request B",
             "resume",
             "point",
@@ -500,14 +457,13 @@ def test_opening_break_and_half_time_break_rows(tmp_path):
     )
     assert (m.opening_breaker(), m.half_time_break(), m.doc["break_taken"]) == ("A", ("B", 2), True)
     write_reports([m], ["csv", "html"], str(tmp_path))
-    page = (tmp_path / "match-000001.html").read_text()
-    for text in (
+    page = page_with(
+        tmp_path / "match-000001.html",
         "<tr><th>Opening break</th><td>yes</td><td></td></tr>",
         "<tr><th>Half-time break</th><td></td><td>taken in inning 2</td></tr>",
         "<th>Opening break</th><td>Anna</td>",
         "H the half-time break was asked for in that inning",
-    ):
-        assert text in page, text
+    )
     assert "<th>Breaks</th>" not in page and "<th>Breaker</th>" not in page
     body = page.split("<tbody>\n")[-1].split("</tbody>")[0]
     assert (

@@ -27,9 +27,9 @@ from host_tools import firmware_path
 firmware_path()
 import matchdoc  # noqa: E402
 import reasons  # noqa: E402
-import rules_setup  # noqa: E402
 import rules  # noqa: E402
 from referee import Referee  # noqa: E402
+from test_rules_events import rebuilt  # noqa: E402  (tests/fw's, on the path as firmware/ is)
 
 EVENTS = st.sampled_from(
     [
@@ -335,16 +335,6 @@ def check_steps(prev, d, line, reason):
     if prev["sets"] is not None and not undo:  # sets are won, never lost
         for p in ("A", "B"):
             assert d["sets"]["won"][p] >= prev["sets"]["won"][p], line
-
-
-def rebuilt(m):
-    """A new match with m's options and its entries applied one by one (m's clock base)."""
-    r = rules.Match(**m.options())
-    for i in range(m.n):
-        code, arg, t = m.entry(i)
-        rules_setup.apply(r, code, arg, t, rules_setup.arg2(m, i) if code == rules.E_EXTEND else -1)  # a handicap's B
-    r._base = m._base
-    return r
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,17 +13,12 @@ broker through the access point's route, and its own table id is kept; the error
 """
 
 import json
-import subprocess
 import sys
 import urllib.request
 
-import pytest
 
-from helpers import ROOT, LineProcess, running_mosquitto, wait_for
-from mosquitto import available
+from helpers import LineProcess, carom, needs_mosquitto, running_mosquitto, wait_for
 from test_hall import HallProc, Page
-
-need_broker = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
 
 class Sim(LineProcess):
@@ -60,18 +55,6 @@ class Sim(LineProcess):
         return super().stop(timeout=30)
 
 
-def run_carom(args, input="", timeout=90):
-    """`carom ARGS` with `input` on stdin: a CompletedProcess."""
-    return subprocess.run(
-        [sys.executable, "-m", "host_tools", *args],
-        input=input,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-    )
-
-
 def scores(hall, table):
     t = hall.table(table)
     if t is None or t.get("state") is None:
@@ -80,7 +63,7 @@ def scores(hall, table):
     return (t["status"], s["players"]["A"]["score"], s["players"]["B"]["score"], s["phase"], s["turn"])
 
 
-@need_broker
+@needs_mosquitto
 def test_two_simulated_boards_play_on_the_hall(browser):
     with running_mosquitto() as broker:
         hall = HallProc(broker.port)
@@ -130,7 +113,7 @@ def test_two_simulated_boards_play_on_the_hall(browser):
             hall.kill()
 
 
-@need_broker
+@needs_mosquitto
 def test_a_config_naming_the_halls_broker_is_routed_to_it(tmp_path):
     """The board's config.json names the broker as on the hall's network (192.168.1.10:1883) and its
     own Wi-Fi and table: the access point takes that network, and routes the address to --hall's."""
@@ -186,7 +169,7 @@ def test_hall_and_config_errors_are_one_line(tmp_path):
         (["--headless", "--config", str(other_board)], "carom: --config and --hall go with the virtual board"),
         (["--headless", "--board", "wall", "--hall", "127.0.0.1:1883"], "carom: --hall goes with the page"),
     ):
-        r = run_carom(["sim", "--listen", "127.0.0.1:0", *args], timeout=60)
+        r = carom("sim", "--listen", "127.0.0.1:0", *args, input="", timeout=60)
         assert r.returncode != 0, (args, r.stdout, r.stderr)
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(expected), (args, r.stderr)
@@ -199,7 +182,7 @@ def test_a_bad_config_in_the_flash_is_said_and_the_board_shows_it(tmp_path):
     flash = tmp_path / "flash"
     flash.mkdir()
     (flash / "config.json").write_text('{"match": {"target": "thirty"}}')
-    r = run_carom(["sim", "--headless", "--board", "wall", "--flash", str(flash)], input="", timeout=120)
+    r = carom("sim", "--headless", "--board", "wall", "--flash", str(flash), input="", timeout=120)
     assert r.returncode == 0, r.stderr
     warning = [line for line in r.stderr.splitlines() if "warning" in line]
     assert len(warning) == 1 and warning[0].startswith("carom sim: warning: %s: match.target" % (flash / "config.json"))
@@ -211,7 +194,7 @@ def test_a_bad_config_in_the_flash_is_said_and_the_board_shows_it(tmp_path):
     assert "E 22" in first["displays"].values() or "E 22" in " ".join(first["fields"].values()), first
     # With a good copy there, the board runs it (E 20), and the warning says so.
     (flash / "config.good.json").write_text('{"board": "wall", "players": {"A": {"name": "ANNA"}}}')
-    r = run_carom(["sim", "--headless", "--board", "wall", "--flash", str(flash)], input="", timeout=120)
+    r = carom("sim", "--headless", "--board", "wall", "--flash", str(flash), input="", timeout=120)
     assert "it runs its last good configuration (config.good.json), showing E 20" in r.stderr, r.stderr
 
 
@@ -243,8 +226,8 @@ def test_config_file_gives_every_board_its_names(tmp_path):
     cfg = tmp_path / "table.json"
     cfg.write_text(json.dumps({"players": {"A": {"name": "ANNA"}, "B": {"name": "BELA"}}}))
     flash = tmp_path / "flash"
-    r = run_carom(
-        ["sim", "--headless", "--board", "wall", "--config", str(cfg), "--flash", str(flash)], input="", timeout=120
+    r = carom(
+        "sim", "--headless", "--board", "wall", "--config", str(cfg), "--flash", str(flash), input="", timeout=120
     )
     assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
     assert json.loads((flash / "config.json").read_text())["players"]["A"]["name"] == "ANNA"
@@ -258,7 +241,7 @@ def test_a_board_with_wifi_and_mqtt_but_no_hall_is_told_where_to_find_one(tmp_pa
     (flash / "config.json").write_text(
         json.dumps({"wifi": {"ssid": "club", "password": "wifi-Secr3t-pw"}, "mqtt": {"host": "192.168.1.10"}})
     )
-    r = run_carom(["sim", "--headless", "--board", "wall", "--flash", str(flash)], input="wait 5\n", timeout=120)
+    r = carom("sim", "--headless", "--board", "wall", "--flash", str(flash), input="wait 5\n", timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stderr.splitlines() == [
         "carom sim: note: config.json names the Wi-Fi 'club' and the MQTT broker 192.168.1.10: here the board finds "

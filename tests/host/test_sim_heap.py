@@ -55,6 +55,11 @@ def carom(*args, stdin=""):
     return subprocess.run(CAROM + list(args), input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
+def wall_sim(*args, stdin=""):
+    """`carom sim --headless --board wall ARGS` with `stdin`: a CompletedProcess."""
+    return carom("sim", "--headless", "--board", "wall", *args, stdin=stdin)
+
+
 def docs_of(out):
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
@@ -67,9 +72,9 @@ def without_heap_lines(doc):
 
 @needs_mp32
 def test_same_result_on_the_32_bit_interpreter_with_an_esp32_heap():
-    default = carom("sim", "--headless", "--board", "wall", stdin=SCRIPT)
+    default = wall_sim(stdin=SCRIPT)
     rel = os.path.relpath(MP32, ROOT)  # PATH as a user gives it, relative to where carom runs
-    small = carom("sim", "--headless", "--board", "wall", "--micropython", rel, "--heap", "112K", stdin=SCRIPT)
+    small = wall_sim("--micropython", rel, "--heap", "112K", stdin=SCRIPT)
     a, b = docs_of(default), docs_of(small)
     assert len(a) == len(b) == 1 + len(SCRIPT.splitlines())
     for x, y in zip(a, b):
@@ -103,7 +108,7 @@ def test_a_heap_too_small_for_the_firmware_is_a_clear_error(interpreter):
     if interpreter == "32" and MP32 is None:
         pytest.skip(NO_MP32)
     args = ["--micropython", "32"] if interpreter == "32" else []
-    out = carom("sim", "--headless", "--board", "wall", *args, "--heap", "20K", stdin=SCRIPT)
+    out = wall_sim(*args, "--heap", "20K", stdin=SCRIPT)
     assert out.returncode == 1 and out.stdout == ""
     lines = out.stderr.splitlines()
     assert lines[0].startswith("carom sim: heap: the emulation ")
@@ -121,29 +126,19 @@ def test_a_heap_too_small_for_the_firmware_is_a_clear_error(interpreter):
 def test_the_default_interpreter_with_a_heap_share(tmp_path):
     """--heap without --micropython: the venv's 64-bit port; --flash kept between runs."""
     flash = str(tmp_path / "flash")
-    first = carom(
-        "sim",
-        "--headless",
-        "--board",
-        "wall",
-        "--heap",
-        "300K",
-        "--flash",
-        flash,
-        stdin="press A.point\npress A.point\npress A.point\n",
-    )
+    first = wall_sim("--heap", "300K", "--flash", flash, stdin="press A.point\npress A.point\npress A.point\n")
     docs = docs_of(first)
     assert docs[-1]["fields"]["A.score"] == "   2"
     assert re.search(r"the firmware's share 300K \([\d,]+ bytes free at its start.*\(64-bit\)", first.stderr)
     # The flash holds the firmware as a deployed board does: .mpy, main.py and boot.py as source.
     names = os.listdir(flash)
     assert "app.mpy" in names and "app.py" not in names and "main.py" in names
-    again = carom("sim", "--headless", "--board", "wall", "--heap", "300K", "--flash", flash, stdin="press A.point\n")
+    again = wall_sim("--heap", "300K", "--flash", flash, stdin="press A.point\n")
     docs = docs_of(again)
     assert any("match restored" in p for p in docs[0]["printed"])
     assert docs[0]["fields"]["A.score"] == "   2" and docs[-1]["fields"]["A.score"] == "   3"
     # Without --heap the same flash runs from source; no .mpy is left to be shadowed or stale.
-    source = carom("sim", "--headless", "--board", "wall", "--flash", flash, stdin="wait 1\n")
+    source = wall_sim("--flash", flash, stdin="wait 1\n")
     assert docs_of(source)[-1]["fields"]["A.score"] == "   3"
     names = os.listdir(flash)
     assert "app.py" in names and "app.mpy" not in names
@@ -152,11 +147,7 @@ def test_the_default_interpreter_with_a_heap_share(tmp_path):
 @needs_mp32
 def test_flash_kept_between_runs_on_the_32_bit_interpreter(tmp_path):
     flash = str(tmp_path / "flash")
-    first = carom(
-        "sim",
-        "--headless",
-        "--board",
-        "wall",
+    first = wall_sim(
         "--micropython",
         "32",
         "--heap",
@@ -166,11 +157,7 @@ def test_flash_kept_between_runs_on_the_32_bit_interpreter(tmp_path):
         stdin="press B.point\npress B.point\npress B.end\npress A.point\n",
     )
     assert docs_of(first)[-1]["fields"]["A.score"] == "   1"
-    again = carom(
-        "sim",
-        "--headless",
-        "--board",
-        "wall",
+    again = wall_sim(
         "--micropython",
         MP32,
         "--heap",

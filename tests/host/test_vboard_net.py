@@ -18,8 +18,7 @@ import pytest
 from host_tools import FIRMWARE_DIR
 from host_tools.simulator.vboard import AccessPoint, VirtualBoard
 
-from helpers import Listener
-from mosquitto import available
+from helpers import Listener, needs_mosquitto
 
 WIFI = {"ssid": "hall", "password": "secret123", "channel": 6}
 MQTT_FILES = [os.path.join(FIRMWARE_DIR, name) for name in ("mqtt.py", "ticks.py")]  # the client and what it imports
@@ -339,7 +338,6 @@ for word in (b"one", b"two"):
 
 # ---- the firmware's MQTT client against mosquitto
 
-needs_mosquitto = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh installs it)")
 
 MQTT_APP = r"""
 import asyncio, network, time

@@ -9,6 +9,7 @@ chips, as the page shows it.
 Set CAROM_SCREENSHOT=docs/simulator.png to also save the README's screenshot.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -205,6 +206,19 @@ def stop_and_check(sim):
     for pid in boards:
         assert not alive(pid), "MicroPython %d still runs after Ctrl-C" % pid
     return boards
+
+
+@contextlib.contextmanager
+def sim_page(browser):
+    """`carom sim` on a free port, its page open and the first board's score drawn: (sim, page); at
+    the end, stopped and checked (stop_and_check)."""
+    sim = Sim([CAROM, "sim", "--listen", "127.0.0.1:%d" % free_port()], timeout=90)
+    try:
+        p = open_page(browser, sim)
+        p.wait_text("A.score", "   0")
+        yield sim, p
+    finally:
+        stop_and_check(sim)
 
 
 # ---- the page as a newcomer uses it: default board, default configuration -----------------------

@@ -219,6 +219,7 @@ def echo_ms(lines):
     return [int(line.split()[2]) for line in lines[:2]]
 
 
+@pytest.mark.alone  # the virtual clock held to real time within ms: other tests beside it starve it
 def test_asyncio_streams_echo_in_real_time(tmp_path, echo):
     echo.delay = 0.2
     b = board(tmp_path, ASYNC_ECHO % echo.port)
@@ -242,6 +243,7 @@ def test_asyncio_streams_echo_in_real_time(tmp_path, echo):
         b.close()
 
 
+@pytest.mark.alone  # the virtual clock held to real time within ms: other tests beside it starve it
 def test_waiting_on_a_socket_keeps_manual_time_in_step(tmp_path, echo):
     echo.delay = 0.3
     b = board(tmp_path, ASYNC_ECHO % echo.port)

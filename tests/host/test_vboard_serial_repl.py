@@ -326,6 +326,7 @@ def test_ctrl_c_without_a_console(bare):
     assert vb.lines() == ["looping"] and len(vb.boots) == 1
 
 
+@pytest.mark.alone  # the virtual clock held to real time within ms: other tests beside it starve it
 def test_realtime_follows_real_time(bare):
     vb = bare(LOOPING_MAIN)
     start_v, start_r = vb.now, time.monotonic()

@@ -520,7 +520,7 @@ def test_the_setup_channel_on_a_stock_esp32_heap(tmp_path):
     applied, and an oversized one dropped, in a heap cut into 4 KB holes after the boot (no
     allocation larger than that can succeed), the sampled live heap within 80 KB."""
     from host_tools import micropython32_exe
-    from tools.bench.heap import RADIO, WIFI, boots, configure, heap_firmware, peak, wall
+    from tools.bench.heap import WIFI, boots, configure, hall_config, heap_firmware, peak, wall
     from host_tools.simulator.vboard import VirtualBoard
     from mosquitto import Mosquitto
 
@@ -529,15 +529,7 @@ def test_the_setup_channel_on_a_stock_esp32_heap(tmp_path):
         pytest.skip("needs the 32-bit MicroPython and mosquitto")
     flash = heap_firmware(str(tmp_path / "flash"))
     broker = Mosquitto().start()
-    config = {
-        "board": "wall",
-        "match": {"game": "straight_rail", "target": 200},
-        "radio": RADIO,
-        "wifi": WIFI,
-        "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "t9"},
-        "hall": {"key": KEY},
-    }
-    configure(flash, config, holes=4096)
+    configure(flash, hall_config(broker.port, "t9", KEY), holes=4096)
     import paho.mqtt.client as paho
 
     states = {}

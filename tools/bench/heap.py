@@ -206,6 +206,19 @@ def hall_setup(n):
     }
 
 
+def hall_config(port, table, key):
+    """A wall board's config.json with the radio, Wi-Fi, the broker on port and a hall key: the
+    board the setups' heap figures are taken of (a long straight-rail match, so none ends)."""
+    return {
+        "board": "wall",
+        "match": {"game": "straight_rail", "target": 200},
+        "radio": RADIO,
+        "wifi": WIFI,
+        "mqtt": {"host": "127.0.0.1", "port": port, "table": table},
+        "hall": {"key": key},
+    }
+
+
 def _setup_figures(exe, heap):
     """A board with a hall key, running: three signed setups applied through mosquitto (the third
     while nothing is played), and one oversized dropped; the highest live heap before and with them
@@ -223,14 +236,7 @@ def _setup_figures(exe, heap):
     if not available():
         return None
     broker = Mosquitto().start()
-    config = {
-        "board": "wall",
-        "match": {"game": "straight_rail", "target": 200},
-        "radio": RADIO,
-        "wifi": WIFI,
-        "mqtt": {"host": "127.0.0.1", "port": broker.port, "table": "bench"},
-        "hall": {"key": HALL_KEY},
-    }
+    config = hall_config(broker.port, "bench", HALL_KEY)
     listener = Listener(broker.port, client_id="bench-hall-setup")
 
     def state():

@@ -1,7 +1,7 @@
 """The HTTP server under the host tools' pages (`carom sim`, `carom hall`): aiohttp, behind a door.
 
 aiohttp parses the requests and writes the answers.  This module adds what is the project's own:
-the door every request passes first, the limits, event streams fanned out by a Hub, the CLI's
+the door every request passes first, the limits, event streams fanned out by a Hub (events.py), the CLI's
 --listen.  A subclass of Server says what each path answers (route); one request per connection.
 
 Anything on a network is reachable by strangers, so every request is checked at the door and
@@ -52,6 +52,8 @@ import aiohttp
 import aiohttp.web
 from aiohttp.http_exceptions import LineTooLong
 
+from .events import HUB_BYTES, ClientQueue, Hub, sse  # noqa: F401  (the pages take them from here)
+
 MAX_HEADER = 16384
 PING_S = 15  # a comment line on a quiet event stream, so proxies and browsers keep it open
 READ_TIMEOUT_S = 10.0  # the whole request (head and body) arrives within this, else 408
@@ -61,7 +63,6 @@ MAX_STREAMS = 64  # event streams open at once: the other 36 connections are kep
 MAX_STREAMS_PER_CLIENT = 8  # event streams from one address (a TV, an organiser's tabs)
 LINGER_S = 2.0  # after an answer, what the client still sends is read and dropped this long at most ...
 LINGER_BYTES = 1 << 20  # ... and this much at most (then the connection closes)
-HUB_BYTES = 4 << 20  # bytes of events waiting for one page; beyond that (or `size` events) it is dropped
 # The door's answers, written by hand (aiohttp never saw those requests).
 REASONS = {
     400: "Bad Request",
@@ -160,91 +161,6 @@ def split_host(value):
     if not name or (port is not None and not _DIGITS.fullmatch(port)):
         return None
     return name, int(port) if port is not None else None
-
-
-def sse(kind, payload):
-    """One server-sent event, as bytes."""
-    return ("event: %s\ndata: %s\n\n" % (kind, json.dumps(payload, separators=(",", ":")))).encode()
-
-
-class ClientQueue(asyncio.Queue):
-    """One page's events waiting to be written: at most `maxsize` events and `max_bytes` bytes."""
-
-    def __init__(self, maxsize, max_bytes):
-        super().__init__(maxsize)
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self.on_drop = None  # called when the hub drops this page (the stream closes its connection)
-
-    def _put(self, item):
-        self.bytes += len(item or b"")
-        super()._put(item)
-
-    def _get(self):
-        item = super()._get()
-        self.bytes -= len(item or b"")
-        return item
-
-    def offer(self, data):
-        """Queue `data`; False (nothing queued) when it would pass either bound."""
-        if self.full() or self.bytes + len(data) > self.max_bytes:
-            return False
-        self.put_nowait(data)
-        return True
-
-    def drop(self):
-        """Empty the queue and end the stream (None), closing the page's connection."""
-        while not self.empty():
-            self.get_nowait()
-        self.put_nowait(None)
-        if self.on_drop is not None:
-            self.on_drop()
-
-
-class Hub:
-    """Fans events out to every connected page: a queue of `size` events and `max_bytes` bytes each.
-
-    send() runs on the event loop's thread, publish() on any other (it needs `loop`).
-    A page that falls `size` events or `max_bytes` bytes behind is dropped; it reconnects.
-    """
-
-    def __init__(self, size, loop=None, max_bytes=HUB_BYTES):
-        self.size = size
-        self.loop = loop
-        self.max_bytes = max_bytes
-        self.clients = set()
-
-    def send(self, kind, payload):
-        self.fanout(sse(kind, payload))
-
-    def publish(self, kind, payload):
-        """Thread-safe: the event is encoded here, on the caller's thread."""
-        try:
-            self.loop.call_soon_threadsafe(self.fanout, sse(kind, payload))
-        except RuntimeError:
-            pass  # the loop is closed: shutting down
-
-    def fanout(self, data):
-        for queue in list(self.clients):
-            if not queue.offer(data):  # a page that stopped reading: drop it
-                self.clients.discard(queue)
-                queue.drop()
-
-    def add(self):
-        queue = ClientQueue(self.size, self.max_bytes)
-        self.clients.add(queue)
-        return queue
-
-    def remove(self, queue):
-        self.clients.discard(queue)
-
-    def close(self):
-        for queue in list(self.clients):
-            try:
-                queue.put_nowait(None)
-            except asyncio.QueueFull:
-                pass
-        self.clients.clear()
 
 
 def _answer(transport, status, reason, linger_s):

@@ -79,9 +79,8 @@ class Controller:
         self._short = group.short if group is not None else b""
         self._long = group.long if group is not None else b""
         self.matches = 0  # new matches started (the app saves each one's snapshot)
-        self.allowed = (
-            1 << len(ACTIONS)
-        ) - 1  # actions the board's own buttons may do (bit per action: buttons_setup.allowed)
+        # The actions the board's own buttons may do (a bit per action: buttons_setup.allowed).
+        self.allowed = (1 << len(ACTIONS)) - 1
         self.locked = False  # only a new match may be started (the saved one is still on the flash)
         self._kind = -1  # the foul kind a remote named, for the action being done
         self.stuck = -1  # index of a stuck button, or -1

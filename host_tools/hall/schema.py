@@ -33,7 +33,9 @@ def _matchwords():
     return matchwords
 
 
-GAMES, FOULS, CALLS = _matchwords().GAMES, _matchwords().FOULS, _matchwords().CALLS
+_words = _matchwords()
+GAMES, FOULS, CALLS = _words.GAMES, _words.FOULS, _words.CALLS
+del _words
 
 MAX_STATE_BYTES = 64 * 1024  # a state document: ~2 KB for a usual match, ~20 KB for 2,000 innings
 MAX_REPORT_BYTES = 512 * 1024  # a report: ~150 bytes an inning on top of the state

@@ -262,34 +262,18 @@ def show_code_anywhere(code):
 def match_options(cfg):
     """rules.Match keyword arguments from the configuration (config.match_options, inlined
     so the board does not load config.py again)."""
+    with cold.Rare():
+        from rules_setup import DEFAULTS
+
     options = {}
     for key, value in cfg["match"].items():
-        if key not in _DEFAULTS or _DEFAULTS[key] != value or type(_DEFAULTS[key]) is not type(value):
+        if key not in DEFAULTS or DEFAULTS[key] != value or type(DEFAULTS[key]) is not type(value):
             options[key] = value  # only what differs from the rules' defaults: the dict stays small
     for p in ("A", "B"):
         for key in ("name", "club"):
             if cfg["players"][p][key]:
                 options[key + "_" + p] = cfg["players"][p][key]
     return options
-
-
-# rules.Match.new's defaults (rules_setup._new): the options equal to them are left out.
-_DEFAULTS = {
-    "innings_limit": 0,
-    "equalizing": True,
-    "draw": True,
-    "shot_clock": 0,
-    "timeouts": None,
-    "timeout_s": None,
-    "break_s": 180,
-    "breaker_ball": "spot",
-    "target_A": None,
-    "target_B": None,
-    "sets": 0,
-    "deciding_target": None,
-    "shootout": False,
-    "warmup_s": 0,
-}
 
 
 def _hand_in(hw):
@@ -340,25 +324,25 @@ def build(board, config, error=0, hw=None):
     if config["wifi"]["ssid"] and config["mqtt"]["host"]:
         hall, wifi, topic = setup_mqtt(config)
     return app.Board(
-        board["name"],
-        config["name"],
-        match,
-        st,
-        started_at,
-        v,
-        ctrl,
-        group,
-        buzzer,
-        buses,
-        chips,
-        i2c_specs,
-        bytes(d["bus"] for d in board["displays"]),
-        error_until,
-        receiver,
-        espnow,
-        hall,
-        wifi,
-        topic,
+        name=board["name"],
+        table=config["name"],
+        match=match,
+        store=st,
+        started_at=started_at,
+        view=v,
+        ctrl=ctrl,
+        group=group,
+        buzzer=buzzer,
+        buses=buses,
+        chips=chips,
+        i2c_specs=i2c_specs,
+        chip_bus=bytes(d["bus"] for d in board["displays"]),
+        error_until=error_until,
+        radio=receiver,
+        espnow=espnow,
+        hall=hall,
+        wifi=wifi,
+        topic=topic,
     )
 
 

@@ -15,6 +15,7 @@ from fwtest import SkipTest, raises
 import config
 import config_edit
 import rules
+import rules_setup
 
 
 def _root():
@@ -125,25 +126,9 @@ def test_example_validates():
                 assert sub[0] in d[e[0]], (e[0], sub[0])
 
 
-# The match options of a configuration that sets none: the defaults.
-DEFAULT_MATCH = {
-    "game": "three_cushion",
-    "target": 30,
-    "innings_limit": 0,
-    "equalizing": True,
-    "draw": True,
-    "shot_clock": 0,
-    "timeouts": None,
-    "timeout_s": None,
-    "break_s": 180,
-    "breaker_ball": "spot",
-    "target_A": None,
-    "target_B": None,
-    "sets": 0,
-    "deciding_target": None,
-    "shootout": False,
-    "warmup_s": 0,
-}
+# The match options of a configuration that sets none: the rules' own defaults, every option but
+# the breaker (the lag decides it) and the players' names and clubs (the players' section).
+DEFAULT_MATCH = {k: v for k, v in rules_setup.DEFAULTS.items() if k != "breaker" and k[:5] not in ("name_", "club_")}
 
 
 def test_defaults():
@@ -932,7 +917,7 @@ def test_the_board_keeps_only_the_options_that_differ_and_they_start_the_same_ma
         assert set(kept) <= set(full) and all(kept[k] == full[k] for k in kept)
         a, b = rules.Match(**full), rules.Match(**kept)
         assert matchdoc.doc(a, 0) == matchdoc.doc(b, 0), d
-    assert startup.match_options(config.defaults()) == {"game": "three_cushion", "target": 30}
+    assert startup.match_options(config.defaults()) == {}  # the rules' defaults, all of them
 
 
 def test_config_names_its_codes_from_their_homes():

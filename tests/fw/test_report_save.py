@@ -20,21 +20,9 @@ import rules
 import store
 from faultfs import MemFs
 from fwtest import SkipTest
+from reportboard import Board
 
 MICROPYTHON = sys.implementation.name == "micropython"
-
-
-class Board:
-    """What report.save reads of app.Board."""
-
-    def __init__(self, m, st):
-        self.match = m
-        self.store = st
-        self.started_at = 1764489600
-        self.table = "Table 3"
-        self.name = "wall"
-        self.mqtt = None
-        self.reported = False
 
 
 class ShortFs(MemFs):

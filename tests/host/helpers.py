@@ -195,12 +195,24 @@ def mac_text(mac):
     return ":".join("%02x" % b for b in mac)
 
 
-def radio_pair(folder, firmware, hub, wall_mac, remote_mac, match, wall_config=None, **wall_options):
-    """A wall board (boards/wall.json, playing `match`) and its referee remote (boards/referee.json),
-    paired with KEY on `hub`, from the built `firmware`, in folder/wall and folder/remote; not powered.
+# The MAC addresses radio_pair gives the wall and its remote.
+WALL_MAC = bytes.fromhex("240ac4000011")
+REMOTE_MAC = bytes.fromhex("240ac4000021")
 
-    Returns (wall, remote) ScriptedBoards (displays read from the chips); wall_config is merged into
-    the wall's config.json, wall_options go to its VirtualBoard (wifi=, micropython=, ...)."""
+
+def radio_pair(folder, firmware, match, seed=5, wall_config=None, remote_options=None, **wall_options):
+    """A radio hub (RadioHub(seed=seed)) with a wall board (boards/wall.json, playing `match`,
+    WALL_MAC) and its referee remote (boards/referee.json, REMOTE_MAC) on it, paired with KEY,
+    from the built `firmware`, in folder/wall and folder/remote; not powered.
+
+    Returns (hub, wall, remote), the boards ScriptedBoards (displays read from the chips);
+    wall_config is merged into the wall's config.json, wall_options go to its VirtualBoard
+    (wifi=, micropython=, ...), remote_options to the remote's (tools/bench/remote.py: the 32-bit
+    interpreter with the chip's heap)."""
+    from host_tools.simulator.vboard import RadioHub
+
+    hub = RadioHub(seed=seed)
+    wall_mac, remote_mac = WALL_MAC, REMOTE_MAC
     from host_tools.simulator.scripted_board import ScriptedBoard
 
     config = {"board": "wall", "match": match, "radio": {"peer": mac_text(remote_mac), "key": KEY}}
@@ -226,11 +238,12 @@ def radio_pair(folder, firmware, hub, wall_mac, remote_mac, match, wall_config=N
             radio=hub,
             name="remote",
             unique_id=remote_mac,
+            **(remote_options or {}),
         )
     except BaseException:
         wall.close()
         raise
-    return wall, remote
+    return hub, wall, remote
 
 
 def hub_press(hub, vb, button, down=0.1, settle=0.5):

@@ -138,7 +138,7 @@ def test_a_board_a_user_adds_gets_its_pages(place):
     assert out.returncode == 1
     assert sorted(
         ln.split(": ")[0].rsplit("boards/", 1)[1] for ln in out.stderr.splitlines() if ln.endswith(": missing")
-    ) == sorted(f.format(name="club") for f in ROWS)
+    ) == sorted(f.format(name="club") for f in ROWS if f not in artefacts.BUILT_ONLY)  # the card: made, not kept
     assert "%d files written" % len(ROWS) in ok(run("docs", "--out", str(docs)))
     page = read(docs / "boards" / "club.md").decode()
     assert page.startswith("# Board `club`") and "boards/club.json" in page and "(club/wiring.png)" in page

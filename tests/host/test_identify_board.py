@@ -25,7 +25,7 @@ from helpers import flash_hashes, radio_pair
 from host_tools import firmware_path
 from host_tools.simulator.scripted_board import ScriptedBoard
 from host_tools.simulator.segments import decode
-from host_tools.simulator.vboard import DEEPSLEEP_RESET, RadioHub
+from host_tools.simulator.vboard import DEEPSLEEP_RESET
 
 START = "identify: press a button"
 DONE = "identify: done"
@@ -265,15 +265,7 @@ def test_a_display_unplugged_during_the_mode_does_not_stop_it(tmp_path, firmware
 def test_the_referee_box_woken_by_its_identify_button_sends_the_press(tmp_path, firmware):
     """Paired, the box sleeps between presses; a press on foul (its identify button) wakes it from
     deep sleep: the foul goes to the wall, and no identify mode starts."""
-    hub = RadioHub(seed=3)
-    wall, remote = radio_pair(
-        tmp_path,
-        firmware,
-        hub,
-        bytes.fromhex("240ac4000011"),
-        bytes.fromhex("240ac4000021"),
-        {"game": "three_cushion", "target": 15},
-    )
+    hub, wall, remote = radio_pair(tmp_path, firmware, {"game": "three_cushion", "target": 15}, seed=3)
     try:
         wall.vb.power_on()
         remote.vb.power_on()

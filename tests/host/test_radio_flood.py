@@ -30,12 +30,9 @@ import struct
 
 import pytest
 
-from helpers import KEY, flash_hashes, radio_pair, restored_match
+from helpers import KEY, REMOTE_MAC, flash_hashes, radio_pair, restored_match
 from host_tools import firmware_path, micropython32_exe
-from host_tools.simulator.vboard import RadioHub
 
-WALL_MAC = bytes.fromhex("240ac40000a1")
-REMOTE_MAC = bytes.fromhex("240ac40000b1")
 RATE_MS = 2  # one forged frame every 2 ms (five in each 10 ms poll)...
 BURST_EVERY_MS = 100  # ...and a burst of BURST at once every 100 ms
 BURST = 12
@@ -68,16 +65,8 @@ SCRIPT = [
 
 
 def make(tmp_path, firmware, name, power=True, **wall_options):
-    hub = RadioHub(seed=4)
-    wall, remote = radio_pair(
-        tmp_path / name,
-        firmware,
-        hub,
-        WALL_MAC,
-        REMOTE_MAC,
-        {"game": "three_cushion", "target": 6, "shot_clock": 20, "break_s": 60},
-        **wall_options,
-    )
+    match = {"game": "three_cushion", "target": 6, "shot_clock": 20, "break_s": 60}
+    hub, wall, remote = radio_pair(tmp_path / name, firmware, match, seed=4, **wall_options)
     with open(os.path.join(wall.flash_dir, "radio.last"), "w") as f:
         f.write("3 100")  # the newest command acted on: frames up to (3, 100) are replays
     with open(os.path.join(remote.flash_dir, "remote.boot"), "w") as f:

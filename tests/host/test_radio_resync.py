@@ -18,10 +18,7 @@ import struct
 import pytest
 
 from helpers import flash_hashes, frame_seq, hub_press, radio_pair, remote_shows
-from host_tools.simulator.vboard import RadioHub
 
-WALL_MAC = bytes.fromhex("240ac4000071")
-REMOTE_MAC = bytes.fromhex("240ac4000081")
 MAX_BOOT = 2**30 - 1
 
 
@@ -32,10 +29,7 @@ def make_pair(tmp_path, firmware):
     made = []
 
     def make(remote_boot=None, name="run"):
-        hub = RadioHub(seed=9)
-        wall, remote = radio_pair(
-            tmp_path / name, firmware, hub, WALL_MAC, REMOTE_MAC, {"game": "straight_rail", "target": 50}
-        )
+        hub, wall, remote = radio_pair(tmp_path / name, firmware, {"game": "straight_rail", "target": 50}, seed=9)
         made.extend((wall, remote))
         if remote_boot is not None:
             with open(os.path.join(remote.flash_dir, "remote.boot"), "w") as f:

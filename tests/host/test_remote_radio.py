@@ -14,12 +14,9 @@ import struct
 
 import pytest
 
-from helpers import KEY, flash_hashes, frame_seq, hub_press, radio_pair, remote_shows, restored_match
+from helpers import KEY, REMOTE_MAC, flash_hashes, frame_seq, hub_press, radio_pair, remote_shows, restored_match
 from host_tools import firmware_path
-from host_tools.simulator.vboard import PWRON_RESET, RadioHub
-
-WALL_MAC = bytes.fromhex("240ac4000011")
-REMOTE_MAC = bytes.fromhex("240ac4000021")
+from host_tools.simulator.vboard import PWRON_RESET
 
 
 @pytest.fixture
@@ -28,14 +25,8 @@ def make_pair(tmp_path, firmware):
     made = []
 
     def make(target=2, seed=5, name="run", **match):
-        hub = RadioHub(seed=seed)
-        wall, remote = radio_pair(
-            tmp_path / name,
-            firmware,
-            hub,
-            WALL_MAC,
-            REMOTE_MAC,
-            dict({"game": "three_cushion", "target": target}, **match),
+        hub, wall, remote = radio_pair(
+            tmp_path / name, firmware, dict({"game": "three_cushion", "target": target}, **match), seed
         )
         made.extend((wall, remote))
         wall.vb.power_on()

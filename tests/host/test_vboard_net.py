@@ -167,16 +167,23 @@ def test_access_point_down_and_up(tmp_path):
         b.close()
 
 
-def test_no_network_no_sockets(tmp_path, echo):
-    b = board(
-        tmp_path,
-        r"""
+# A program's first lines: attempt(what, f) prints what f() gives, or the OSError it raises (its
+# number, and whether it is EHOSTUNREACH).
+ATTEMPT = r"""
 import network, socket, errno
 def attempt(what, f):
     try:
         print(what, f())
     except OSError as e:
         print(what, "OSError", e.args[0], e.args[0] == errno.EHOSTUNREACH)
+"""
+
+
+def test_no_network_no_sockets(tmp_path, echo):
+    b = board(
+        tmp_path,
+        ATTEMPT
+        + r"""
 addr = socket.getaddrinfo("127.0.0.1", %d)[0][-1]
 attempt("connect", lambda: socket.socket().connect(addr))
 attempt("name", lambda: socket.getaddrinfo("broker.local", 1883))
@@ -192,11 +199,19 @@ attempt("name", lambda: socket.getaddrinfo("broker.local", 1883))
         b.close()
 
 
-ASYNC_ECHO = r"""
-import asyncio, network, time
+# A program's first lines: it joins the access point "hall" (each test's board has it in reach).
+JOIN = r"""
+import network
 sta = network.WLAN(network.STA_IF)
 sta.active(True)
 sta.connect("hall", "secret123")
+"""
+
+
+ASYNC_ECHO = (
+    JOIN
+    + r"""
+import asyncio, time
 async def main():
     while not sta.isconnected():
         await asyncio.sleep_ms(50)
@@ -211,6 +226,7 @@ async def main():
 asyncio.run(main())
 print("done", time.ticks_ms())
 """
+)
 
 
 def echo_ms(lines):
@@ -266,14 +282,14 @@ def test_waiting_on_a_socket_keeps_manual_time_in_step(tmp_path, echo):
 
 
 # The start of a program that joins the access point, then uses sockets.
-JOINED = r"""
-import network, socket, time
-sta = network.WLAN(network.STA_IF)
-sta.active(True)
-sta.connect("hall", "secret123")
+JOINED = (
+    JOIN
+    + r"""
+import socket, time
 while not sta.isconnected():
     time.sleep_ms(100)
 """
+)
 
 
 def test_blocking_socket_with_a_timeout(tmp_path):
@@ -341,12 +357,11 @@ for word in (b"one", b"two"):
 # ---- the firmware's MQTT client against mosquitto
 
 
-MQTT_APP = r"""
-import asyncio, network, time
+MQTT_APP = (
+    JOIN
+    + r"""
+import asyncio, time
 import mqtt
-sta = network.WLAN(network.STA_IF)
-sta.active(True)
-sta.connect("hall", "secret123")
 c = mqtt.Client("vb1", "127.0.0.1", %d, keepalive=2,
                 will=("carom/vb1/status", b"offline", True, 1), birth=("carom/vb1/status", b"online", True, 1))
 acked = []
@@ -362,6 +377,7 @@ async def main():
         print("tick", time.ticks_ms(), c.connected, c.connects, acked)
 asyncio.run(main())
 """
+)
 
 
 @pytest.fixture
@@ -418,12 +434,10 @@ def test_mqtt_client_closes_the_sockets_of_failed_connections(tmp_path):
     nobody.close()  # connections to it are refused
     b = board(
         tmp_path,
-        r"""
-import asyncio, network
+        JOIN
+        + r"""
+import asyncio
 import mqtt
-sta = network.WLAN(network.STA_IF)
-sta.active(True)
-sta.connect("hall", "secret123")
 c = mqtt.Client("vb1", "127.0.0.1", %d)
 async def main():
     while not sta.isconnected():
@@ -448,12 +462,10 @@ def test_after_a_wifi_outage_the_broker_has_the_newest_state(tmp_path, mqtt):
     m, listener = mqtt
     b = board(
         tmp_path,
-        r"""
-import asyncio, network, time
+        JOIN
+        + r"""
+import asyncio, time
 import mqtt
-sta = network.WLAN(network.STA_IF)
-sta.active(True)
-sta.connect("hall", "secret123")
 c = mqtt.Client("vb1", "127.0.0.1", %d, keepalive=1, will=("carom/vb1/status", b"offline", True, 1),
                 birth=("carom/vb1/status", b"online", True, 1))
 async def main():
@@ -498,17 +510,12 @@ def test_an_address_the_access_point_routes_reaches_the_server_on_this_machine(t
     )
     b = board(
         tmp_path,
-        r"""
-import network, socket, errno
-def attempt(what, f):
-    try:
-        print(what, f())
-    except OSError as e:
-        print(what, "OSError", e.args[0] == errno.EHOSTUNREACH)
+        ATTEMPT
+        + r"""
 attempt("offline", lambda: socket.socket().connect(socket.getaddrinfo("192.168.1.10", 1883)[0][-1]))
-sta = network.WLAN(network.STA_IF)
-sta.active(True)
-sta.connect("hall", "secret123")
+"""
+        + JOIN
+        + r"""
 while not sta.isconnected():
     import time
     time.sleep_ms(50)
@@ -532,7 +539,7 @@ attempt("unrouted port", lambda: socket.getaddrinfo("192.168.1.10", 1884)[0][-1]
         b.wait_for(lambda b: "unrouted port" in b.stdout, timeout=20)
         b.stop_realtime()
         assert b.lines() == [
-            "offline OSError True",
+            "offline OSError 113 True",  # EHOSTUNREACH
             "192.168.1.10 192.168.1.10",  # the echo upper-cases
             "broker.local BROKER.LOCAL",
             "unrouted port looked up as it is",

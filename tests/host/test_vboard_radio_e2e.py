@@ -16,11 +16,9 @@ import struct
 
 import pytest
 
-from helpers import frame_seq, hub_press, radio_pair, remote_shows
-from host_tools.simulator.vboard import DEEPSLEEP_RESET, EXT1_WAKE, PWRON_RESET, AccessPoint, RadioHub
+from helpers import REMOTE_MAC, WALL_MAC, frame_seq, hub_press, radio_pair, remote_shows
+from host_tools.simulator.vboard import DEEPSLEEP_RESET, EXT1_WAKE, PWRON_RESET, AccessPoint
 
-WALL_MAC = bytes.fromhex("240ac4000011")
-REMOTE_MAC = bytes.fromhex("240ac4000021")
 POINT_BIT = 1 << 9  # the remote's "point" button: GPIO32 is RTC GPIO 9
 
 
@@ -30,16 +28,8 @@ def make_pair(tmp_path, firmware):
     made = []
 
     def make(wall_config=None, wifi=None):
-        hub = RadioHub(seed=5)
-        wall, remote = radio_pair(
-            tmp_path,
-            firmware,
-            hub,
-            WALL_MAC,
-            REMOTE_MAC,
-            {"game": "three_cushion", "target": 3},
-            wall_config,
-            wifi=wifi,
+        hub, wall, remote = radio_pair(
+            tmp_path, firmware, {"game": "three_cushion", "target": 3}, 5, wall_config, wifi=wifi
         )
         made.extend((wall, remote))
         wall.vb.power_on()

@@ -17,6 +17,7 @@ from host_tools import ROOT
 from tools.bench import chiptime, firmware32
 
 MAIN = os.path.join(ROOT, "tests", "bench", "long_match_main.py")
+REPORT_BOARD = os.path.join(ROOT, "tests", "fw", "reportboard.py")  # its stand-in for app.Board
 ENTRIES = 3000
 # The goals on the chip (estimated): ms, or a multiple of the report's own size.
 STEP_MS = 20
@@ -32,6 +33,7 @@ def run(entries=ENTRIES):
         if exe is None:
             return None
         shutil.copy(MAIN, fw)
+        shutil.copy(REPORT_BOARD, fw)
         with open(os.path.join(fw, "machine.py"), "w") as f:
             f.write("# a stand-in: app.py imports machine, and touches it only in its tasks\n")
         out = {}

@@ -11,52 +11,29 @@ time per press being the wake-to-send estimate plus the AWAKE_MS the box stays o
 import os
 import re
 import shutil
+import sys
 
 from host_tools import ROOT
-from host_tools.simulator.vboard import mac_text
 from tools.bench import chiptime, firmware32
 
 MAIN = os.path.join(ROOT, "tests", "bench", "remote_wake_main.py")
 PRESSES = 5
-KEY = "ab" * 32
-WALL_MAC = bytes.fromhex("240ac4000011")
-REMOTE_MAC = bytes.fromhex("240ac4000021")
 
 
 def run(presses=PRESSES):
     """{"us": [...], "live": [...], "after": [...], "modules": [...]} of each wake by a press."""
-    from host_tools.simulator.scripted_board import ScriptedBoard
-    from host_tools.simulator.vboard import RadioHub
+    sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
+    from helpers import radio_pair  # the wall and its remote, paired, as the radio tests make them
 
     with firmware32.built() as (exe, tmp, firmware):
         if exe is None:
             return None
-        hub = RadioHub(seed=1)
-        wall = ScriptedBoard(
-            "wall",
-            os.path.join(tmp, "wall"),
-            {
-                "board": "wall",
-                "match": {"game": "three_cushion", "target": 50},
-                "radio": {"peer": mac_text(REMOTE_MAC), "key": KEY},
-            },
-            firmware=firmware,
-            power=False,
-            radio=hub,
-            name="wall",
-            unique_id=WALL_MAC,
-        )
-        remote = ScriptedBoard(
-            "referee",
-            os.path.join(tmp, "remote"),
-            {"board": "referee", "radio": {"peer": mac_text(WALL_MAC), "key": KEY}},
-            firmware=firmware,
-            power=False,
-            radio=hub,
-            name="remote",
-            unique_id=REMOTE_MAC,
-            micropython=exe,
-            firmware_heap="112K",
+        hub, wall, remote = radio_pair(
+            tmp,
+            firmware,
+            {"game": "three_cushion", "target": 50},
+            seed=1,
+            remote_options={"micropython": exe, "firmware_heap": "112K"},
         )
         try:
             shutil.copy(MAIN, os.path.join(remote.flash_dir, "main.py"))

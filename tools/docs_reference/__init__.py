@@ -19,7 +19,7 @@ import os
 
 from host_tools import ROOT
 
-from . import cli, config
+from . import board, cli, config, errors
 
 FOLDER = os.path.join(ROOT, "docs", "reference")
 
@@ -27,6 +27,8 @@ FOLDER = os.path.join(ROOT, "docs", "reference")
 PAGES = {
     "cli.md": cli.page,
     "config.md": config.page,
+    "board-definition.md": board.page,
+    "error-codes.md": errors.page,
 }
 
 

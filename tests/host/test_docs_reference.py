@@ -7,7 +7,9 @@
   field shows on its page.
 - The words the pages take from host-side tables are checked against the firmware they describe:
   every config.json key of firmware/config.py has its sentence in host_tools/config_keys.py;
-  host_tools/board_fields.py has exactly the keys firmware/boarddef.py accepts and requires.
+  host_tools/board_fields.py has exactly the keys firmware/boarddef.py accepts and requires;
+  host_tools/hall/fields.py has exactly the keys of the hall's schema.py, and what the firmware
+  writes (a match's state document and report) has each of them and no other.
 """
 
 import copy
@@ -20,8 +22,9 @@ import boarddef
 import config as fw_config
 from confignames import T_INT, T_OBJ
 from host_tools import board_fields, config_keys
+from host_tools.hall import fields, schema
 from tools import docs_reference
-from tools.docs_reference import board, cli, config
+from tools.docs_reference import board, cli, config, matchdoc
 
 # ---- the pages are up to date -----------------------------------------------------------------
 
@@ -137,14 +140,14 @@ WHERE = {  # board_fields' object path: where that object is in BOARD
 def test_board_fields_are_what_boarddef_accepts_and_requires():
     boarddef.validate(copy.deepcopy(BOARD))
     assert sorted(WHERE) == sorted(o[0] for o in board_fields.OBJECTS)
-    for path, _, fields in board_fields.OBJECTS:
+    for path, _, keys in board_fields.OBJECTS:
         d = copy.deepcopy(BOARD)
         WHERE[path](d)["zz_unknown"] = 1
         with pytest.raises(ValueError) as e:
             boarddef.validate(d)
         accepted = re.search(r"unknown key \"zz_unknown\" \(expected (.*)\)", str(e.value)).group(1).split(", ")
-        assert sorted(accepted) == sorted(f[0] for f in fields), path
-        for key, _, default, _ in fields:
+        assert sorted(accepted) == sorted(f[0] for f in keys), path
+        for key, _, default, _ in keys:
             if default != "required":
                 continue
             d = copy.deepcopy(BOARD)
@@ -154,6 +157,45 @@ def test_board_fields_are_what_boarddef_accepts_and_requires():
 
 
 def test_board_timings_are_boarddefs():
-    fields = {f[0]: f for f in dict((o[0], o[2]) for o in board_fields.OBJECTS)["timings"]}
+    keys = {f[0]: f for f in dict((o[0], o[2]) for o in board_fields.OBJECTS)["timings"]}
     for key, default, lo, hi in boarddef.TIMINGS:
-        assert fields[key][1:3] == ("integer %d..%d" % (lo, hi), str(default)), key
+        assert keys[key][1:3] == ("integer %d..%d" % (lo, hi), str(default)), key
+
+
+def test_state_page_notices_a_new_key(monkeypatch):
+    monkeypatch.setitem(fields.STATE, "lights", ("true or false", "the table's lights are on"))
+    assert "| `lights` | true or false | the table's lights are on |" in matchdoc.state_page()
+
+
+def test_report_page_notices_a_new_key(monkeypatch):
+    monkeypatch.setitem(fields.INNING, "camera", ("text", "the inning's video"))
+    assert "| `camera` | text | the inning's video |" in matchdoc.report_page()
+
+
+def test_document_words_are_the_schemas():
+    assert sorted(fields.STATE) == sorted(schema.STATE)
+    assert sorted(fields.PLAYER) == sorted(schema._PLAYER)
+    assert sorted(fields.OPTIONS) == sorted(schema._OPTIONS)
+    assert sorted(fields.REPORT) == sorted(schema.REPORT)
+    assert sorted(fields.INNING) == sorted(schema.INNING)
+
+
+def test_document_words_name_what_the_firmware_writes():
+    """The example match's document and report (the firmware writes them): every key named, and
+    only the keys of a board with a hall key, the scripted mode's and a set match's innings absent."""
+    import matchdoc as fw_matchdoc
+    import report as fw_report
+
+    m, now = matchdoc.example_match()
+    doc = fw_matchdoc.doc(m, now)
+    schema.check_state(doc)
+    assert sorted(set(fields.STATE) - set(doc)) == ["refused", "setup"]
+    assert set(doc) <= set(fields.STATE)
+    for who in ("A", "B"):
+        assert sorted(doc["players"][who]) == sorted(fields.PLAYER)
+    assert sorted(doc["options"]) == sorted(fields.OPTIONS)
+    rep = fw_report.build(m, now, started_at=matchdoc.STARTED_AT, table="T", board="wall")
+    schema.check_report(rep)
+    assert sorted(rep["report"]) == sorted(fields.REPORT)
+    for inning in rep["report"]["innings"]:
+        assert sorted(set(fields.INNING) - set(inning)) == ["set", "shootout"]

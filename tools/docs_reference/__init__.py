@@ -19,7 +19,7 @@ import os
 
 from host_tools import ROOT
 
-from . import board, cli, config, errors
+from . import board, cli, config, errors, matchdoc
 
 FOLDER = os.path.join(ROOT, "docs", "reference")
 
@@ -29,6 +29,8 @@ PAGES = {
     "config.md": config.page,
     "board-definition.md": board.page,
     "error-codes.md": errors.page,
+    "state-document.md": matchdoc.state_page,
+    "report.md": matchdoc.report_page,
 }
 
 

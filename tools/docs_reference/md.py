@@ -49,3 +49,19 @@ def table(header, rows):
     out = ["| %s |" % " | ".join(header), "|%s" % ("---|" * len(header))]
     out += ["| %s |" % " | ".join(row) for row in rows]
     return "\n".join(out) + "\n"
+
+
+def _json(v, indent):
+    """v as JSON: an object or a list of objects a line an item, a list of numbers or words on one line."""
+    inner = indent + "  "
+    if isinstance(v, dict) and v:
+        items = ",\n".join("%s%s: %s" % (inner, json.dumps(k), _json(x, inner)) for k, x in v.items())
+        return "{\n%s\n%s}" % (items, indent)
+    if isinstance(v, list) and any(isinstance(x, (dict, list)) for x in v):
+        return "[\n%s\n%s]" % (",\n".join(inner + _json(x, inner) for x in v), indent)
+    return json.dumps(v, ensure_ascii=False)
+
+
+def json_block(v):
+    """A JSON value as a ```json block."""
+    return "```json\n%s\n```\n" % _json(v, "")

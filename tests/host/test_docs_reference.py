@@ -9,7 +9,8 @@
   every config.json key of firmware/config.py has its sentence in host_tools/config_keys.py;
   host_tools/board_fields.py has exactly the keys firmware/boarddef.py accepts and requires;
   host_tools/hall/fields.py has exactly the keys of the hall's schema.py, and what the firmware
-  writes (a match's state document and report) has each of them and no other.
+  writes (a match's state document and report) has each of them and no other; the firmware's
+  publisher publishes each topic of host_tools/hall/topics.py as its row says.
 """
 
 import copy
@@ -22,9 +23,9 @@ import boarddef
 import config as fw_config
 from confignames import T_INT, T_OBJ
 from host_tools import board_fields, config_keys
-from host_tools.hall import fields, schema
+from host_tools.hall import fields, schema, topics
 from tools import docs_reference
-from tools.docs_reference import board, cli, config, matchdoc
+from tools.docs_reference import board, cli, config, matchdoc, mqtt
 
 # ---- the pages are up to date -----------------------------------------------------------------
 
@@ -199,3 +200,62 @@ def test_document_words_name_what_the_firmware_writes():
     assert sorted(rep["report"]) == sorted(fields.REPORT)
     for inning in rep["report"]["innings"]:
         assert sorted(set(fields.INNING) - set(inning)) == ["set", "shootout"]
+
+
+def test_mqtt_page_notices_a_new_topic(monkeypatch):
+    extra = topics.Topic("clock", "the wall board", "the hall", 0, False, "the match clock's seconds")
+    monkeypatch.setattr(topics, "TOPICS", topics.TOPICS + (extra,))
+    assert (
+        "| `<prefix>/<table>/clock` | the wall board | the hall | 0 | no | the match clock's seconds |" in mqtt.page()
+    )
+
+
+class _Step:
+    """What asyncio.sleep_ms gives publish_task here: one step, then the test stops it."""
+
+    def __await__(self):
+        yield
+
+
+def test_mqtt_topics_are_what_the_firmware_publishes(monkeypatch):
+    """firmware/publisher.py on a fake board, its mqtt.Client never connected: the state, status and
+    report topics go out with the QoS and retain flags topics.py says; the setup topic is read."""
+    import types
+
+    import mqtt as fw_mqtt
+    import publisher
+    import publisher_hall
+    import store_history
+
+    subscribed = []
+    monkeypatch.setattr(
+        publisher, "asyncio", types.SimpleNamespace(create_task=lambda c: c.close(), sleep_ms=lambda ms: _Step())
+    )
+    monkeypatch.setattr(publisher_hall, "start", lambda pub: pub.client.subscribe(pub.board.topic + "setup", None))
+    monkeypatch.setattr(fw_mqtt.Client, "subscribe", lambda self, topic, handler: subscribed.append(topic))
+    monkeypatch.setattr(store_history, "report_path", lambda store, name: "/data/history/" + name)
+    m, _ = matchdoc.example_match()
+    board = types.SimpleNamespace(
+        hall=("carom-t3", "127.0.0.1", 1883, None, None, 30),
+        topic="carom/t3/",
+        match=m,
+        ctrl=types.SimpleNamespace(matches=1),
+        store=None,
+    )
+    pub = publisher.Publisher(board)
+    task = pub.publish_task()
+    task.send(None)
+    task.close()
+    pub.send_report("000001.json")
+    c = pub.client
+    rows = topics.BY_KIND
+    status = rows["status"]
+    assert c.will == ("carom/t3/status", b"offline", status.retained, status.qos)
+    assert c.birth[:3] == ("carom/t3/status", b"online", status.retained)
+    assert list(c._latest) == ["carom/t3/state"]
+    assert c._latest["carom/t3/state"][1] is rows["state"].retained  # state(): QoS 0, the newest only
+    assert rows["state"].qos == 0
+    [(topic, _, qos, retain, _)] = c._queue
+    assert (topic, qos, retain) == ("carom/t3/report", rows["report"].qos, rows["report"].retained)
+    assert subscribed == ["carom/t3/setup"]
+    assert fw_mqtt.subscribe_packet("carom/t3/setup", 1)[-1] == rows["setup"].qos

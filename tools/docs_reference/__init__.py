@@ -19,7 +19,7 @@ import os
 
 from host_tools import ROOT
 
-from . import board, cli, config, errors, matchdoc
+from . import board, cli, config, errors, matchdoc, mqtt
 
 FOLDER = os.path.join(ROOT, "docs", "reference")
 
@@ -31,6 +31,7 @@ PAGES = {
     "error-codes.md": errors.page,
     "state-document.md": matchdoc.state_page,
     "report.md": matchdoc.report_page,
+    "mqtt.md": mqtt.page,
 }
 
 

@@ -10,12 +10,14 @@
   host_tools/board_fields.py has exactly the keys firmware/boarddef.py accepts and requires;
   host_tools/hall/fields.py has exactly the keys of the hall's schema.py, and what the firmware
   writes (a match's state document and report) has each of them and no other; the firmware's
-  publisher publishes each topic of host_tools/hall/topics.py as its row says.
+  publisher publishes each topic of host_tools/hall/topics.py as its row says; the frame table in
+  firmware/radio.py's docstring has the offsets and sizes the code packs.
 """
 
 import copy
 import os
 import re
+import struct
 
 import pytest
 
@@ -25,7 +27,7 @@ from confignames import T_INT, T_OBJ
 from host_tools import board_fields, config_keys
 from host_tools.hall import fields, schema, topics
 from tools import docs_reference
-from tools.docs_reference import board, cli, config, matchdoc, mqtt
+from tools.docs_reference import board, cli, config, matchdoc, mqtt, radio
 
 # ---- the pages are up to date -----------------------------------------------------------------
 
@@ -259,3 +261,48 @@ def test_mqtt_topics_are_what_the_firmware_publishes(monkeypatch):
     assert (topic, qos, retain) == ("carom/t3/report", rows["report"].qos, rows["report"].retained)
     assert subscribed == ["carom/t3/setup"]
     assert fw_mqtt.subscribe_packet("carom/t3/setup", 1)[-1] == rows["setup"].qos
+
+
+def test_radio_page_notices_a_new_frame_field(monkeypatch):
+    import radio as fw_radio
+
+    doc = fw_radio.__doc__.replace(
+        "   34  6  reserved, zero", "   34  2  channel: the wall's\n   36  4  reserved, zero"
+    )
+    monkeypatch.setattr(fw_radio, "__doc__", doc)
+    text = radio.page()
+    assert "| 34 | 2 | channel: the wall's |\n| 36 | 4 | reserved, zero |" in text
+
+
+def _packed(fmt, at):
+    """[(offset, size)] of each field struct packs with `fmt` at offset `at`."""
+    out = []
+    for count, char in re.findall(r"(\d*)([a-zA-Z])", fmt[1:]):
+        n = int(count or 1)
+        sizes = [n] if char == "s" else [struct.calcsize("<" + char)] * n
+        for size in sizes:
+            out.append((at, size))
+            at += size
+    return out
+
+
+def test_radio_frame_table_is_the_codes():
+    """radio.py's docstring table (the page's) against what radio.py packs: the head, the
+    acknowledgement's summary, the nonce, the tag; no gap, no overlap, FRAME_LEN in all."""
+    import radio as fw_radio
+    import radionames
+
+    rows = radio.layout(fw_radio.__doc__)
+    spans = [(o, s) for o, s, _ in rows]
+    at = 0
+    for offset, size in spans:
+        assert offset == at
+        at += size
+    assert at == radionames.FRAME_LEN
+    head = _packed(fw_radio._HEAD, 0)
+    summary = _packed(fw_radio._SUMMARY, fw_radio._AT_SUMMARY)
+    assert spans[: len(head) + len(summary)] == head + summary
+    assert (radionames.AT_COMMAND, 1) in spans
+    assert (fw_radio._AT_NONCE, radionames.NONCE_LEN) in spans
+    assert spans[-1] == (radionames.SIGNED, radionames.TAG_LEN)
+    assert rows[0][2] == "version: %d" % radionames.VERSION

@@ -19,7 +19,7 @@ import os
 
 from host_tools import ROOT
 
-from . import board, cli, config, errors, matchdoc, mqtt
+from . import board, cli, config, errors, matchdoc, mqtt, radio
 
 FOLDER = os.path.join(ROOT, "docs", "reference")
 
@@ -32,6 +32,7 @@ PAGES = {
     "state-document.md": matchdoc.state_page,
     "report.md": matchdoc.report_page,
     "mqtt.md": mqtt.page,
+    "radio.md": radio.page,
 }
 
 

@@ -20,7 +20,7 @@ def text(s):
 
 def paragraph(s):
     """A line of running text: as text(), but a | is only a |."""
-    return text(s).replace("\\|", "|")
+    return text(s).replace("\\|", "|").strip()
 
 
 def cell(s):

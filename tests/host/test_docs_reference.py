@@ -25,9 +25,10 @@ import boarddef
 import config as fw_config
 from confignames import T_INT, T_OBJ
 from host_tools import board_fields, config_keys
+from host_tools.hardware import errorhelp
 from host_tools.hall import fields, schema, topics
 from tools import docs_reference
-from tools.docs_reference import board, cli, config, matchdoc, mqtt, radio
+from tools.docs_reference import board, cli, config, errors, matchdoc, mqtt, radio
 
 # ---- the pages are up to date -----------------------------------------------------------------
 
@@ -107,6 +108,14 @@ def test_board_page_notices_a_new_field(monkeypatch):
     leds[2] = leds[2] + (("colour", "text", "`red`", "the LED's colour"),)
     monkeypatch.setattr(board, "OBJECTS", [tuple(o) for o in objects])
     assert "| `colour` | text | `red` | the LED's colour |" in board.page()
+
+
+def test_error_codes_page_notices_a_new_code(monkeypatch):
+    import errorcodes
+
+    monkeypatch.setattr(errorcodes, "ERROR_CLOCK", 25, raising=False)
+    monkeypatch.setitem(errorhelp.CODES, "ERROR_CLOCK", errorhelp.Code("", "", "", "the clock chip does not answer"))
+    assert "| E 25 | `ERROR_CLOCK` | a wall board | the clock chip does not answer |" in errors.page()
 
 
 # ---- the host-side words match the firmware ---------------------------------------------------

@@ -82,6 +82,13 @@ def test_cli_page_notices_a_new_option(monkeypatch):
     assert "| `--tv-mode` | `MODE` | `dark` | the TV's colours |" in text
 
 
+def test_cli_page_is_the_same_whatever_the_environment(monkeypatch):
+    text = cli.page()
+    monkeypatch.setenv("CAROM_DEVICE", "/dev/ttyUSB7")
+    assert cli.page() == text
+    assert "required: serial port" in text
+
+
 def test_cli_page_has_every_command_and_option():
     text = cli.page()
     parser = cli.build_parser()

@@ -3,7 +3,7 @@
 
 import os
 
-from host_tools import BOARDS_DIR, ROOT, firmware_path
+from host_tools import ROOT, firmware_path
 from host_tools.board_fields import OBJECTS
 
 from .md import cell, code, head, table
@@ -19,7 +19,7 @@ is wrong: `boards/wall.json: displays[2].addr: 0x80 is not in 0x70..0x77`.
 
 
 def _examples():
-    names = sorted(f[:-5] for f in os.listdir(BOARDS_DIR) if f.endswith(".json"))
+    names = sorted(f[:-5] for f in os.listdir(os.path.join(ROOT, "boards")) if f.endswith(".json"))
     out = []
     for name in names:
         page = os.path.join(ROOT, "docs", "build", "boards", name + ".md")

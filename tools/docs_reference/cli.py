@@ -3,6 +3,7 @@
 
 import argparse
 import inspect
+import os
 
 from host_tools.cli import build_parser
 
@@ -108,8 +109,18 @@ def _section(parser, prog, short, level):
     return "\n".join(x for x in out if x)
 
 
+def parser_as_shipped():
+    """The parser as a fresh shell has it: a default the environment gives (--device from
+    $CAROM_DEVICE) would change the page from one machine to the next."""
+    saved = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("CAROM_")}
+    try:
+        return build_parser()
+    finally:
+        os.environ.update(saved)
+
+
 def page():
-    parser = build_parser()
+    parser = parser_as_shipped()
     out = [head("The carom command", SOURCES, INTRO)]
     rows = [[code("carom " + name), cell(help)] for name, _, help in _subparsers(parser)]
     out.append(table(["command", "what it does"], rows))

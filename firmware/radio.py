@@ -2,22 +2,27 @@
 and the wall's challenge when it lost its record.
 
 Pure: frames in and out as bytes; the apps move them over ESP-NOW. A frame
-(at most 250 bytes, ESP-NOW's limit; ours are 56), version 2:
+(at most 250 bytes, ESP-NOW's limit; ours are 56), version 2, a field a line
+(offset, size in bytes, what; docs/reference/radio.md is made from this table,
+and tests/host/test_docs_reference.py holds it to the code below):
 
-    0  1  version (2)
+    0  1  version: 2
     1  1  type: 1 command (remote -> wall), 2 acknowledgement, 3 challenge (wall -> remote)
-    2  6  sender id (the sender's MAC address)
-    8  4  boot counter (u32, < 2**30): the remote's power-ons, persisted on its flash
-   12  4  counter (u32, < 2**30): commands since that power-on, kept in RTC
-          memory (it survives the deep sleep between presses)
-   16  1  command: an index into controller.ACTIONS (point, miss, foul, undo, ...)
-   17  1  argument: the foul kind (rules.FOULS) for a foul, else 0
-   18  2  ack only: score A (u16)     20  2  score B (u16)
-   22  1  ack only: turn (0 A, 1 B, 255 none)    23  1  phase (rules' phase)
-   24  1  ack only: countdown (255 none)         25  1  result code (0 none)
+    2  6  sender id: the sender's station MAC address
+    8  4  boot counter (u32, < 2**30): the remote's power-ons, kept on its flash (remote.boot)
+   12  4  counter (u32, < 2**30): commands since that power-on, kept in RTC memory through
+          the deep sleep between presses
+   16  1  command: an index into controller.ACTIONS
+   17  1  argument: the foul kind (an index into rules.FOULS) for a foul, else 0
+   18  2  acknowledgement only: score A (u16)
+   20  2  acknowledgement only: score B (u16)
+   22  1  acknowledgement only: turn (0 A, 1 B, 255 none)
+   23  1  acknowledgement only: phase (the rules' phase code)
+   24  1  acknowledgement only: countdown (255 none)
+   25  1  acknowledgement only: result (0 none, 1 A, 2 B, 3 draw, 4 tiebreak)
    26  8  nonce: a challenge's, and the command answering it; else zero
    34  6  reserved, zero
-   40 16  HMAC-SHA256(key, bytes 0..39), first 16 bytes
+   40 16  tag: HMAC-SHA256(key, bytes 0..39), its first 16 bytes
 
 All numbers little-endian and below 2**30 (small ints on a 32-bit MicroPython).
 The sequence number is (boot counter, counter), compared in that order; the

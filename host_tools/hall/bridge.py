@@ -11,8 +11,9 @@ database when it stops and every `autosave_interval` seconds.
 
 from .brokerconf import check_prefix, persistence
 from .schema import TABLE_NAME
+from .topics import FROM_BOARDS
 
-KINDS_OUT = ("state", "status", "report")
+KINDS_OUT = FROM_BOARDS
 KINDS_IN = ("setup",)
 
 

@@ -22,6 +22,10 @@ import threading
 
 import paho.mqtt.client as paho
 
+from .topics import BY_KIND, FROM_BOARDS, pattern
+
+SETUP = BY_KIND["setup"]  # the hall's one publish
+
 KEEPALIVE_S = 15
 RECONNECT_MIN_S = 1
 RECONNECT_MAX_S = 5
@@ -128,7 +132,7 @@ class Subscriber:
         self.client = c
 
     def topics(self):
-        return [("%s/+/%s" % (self.prefix, kind), 1) for kind in ("state", "status", "report")]
+        return [(pattern(self.prefix, kind), 1) for kind in FROM_BOARDS]
 
     def start(self, check=None):
         """Connect (paho's thread reconnects by itself); with `check` and a login, first ask whether
@@ -150,7 +154,7 @@ class Subscriber:
         self.client.connect_async(self.host, self.port, KEEPALIVE_S)
         self.client.loop_start()
 
-    def publish(self, topic, payload, qos=1, retain=True):
+    def publish(self, topic, payload, qos=SETUP.qos, retain=SETUP.retained):
         """A publish from any thread (paho's client is thread-safe): the hall's setups, retained, QoS 1.
         While the broker is away paho keeps a QoS 1 message and sends it after the reconnect."""
         return self.client.publish(topic, payload, qos=qos, retain=retain)

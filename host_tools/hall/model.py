@@ -56,6 +56,7 @@ import re
 
 from . import schema, setups
 from .schema import Invalid
+from .topics import FROM_BOARDS
 
 MAX_TABLES = 256  # tables with a valid state document (a slot each)
 MAX_PENDING = 64  # tables heard of only by their status or a report (no slot yet)
@@ -64,7 +65,7 @@ FRESH_S = 300  # a table whose newest valid state is younger than this is never 
 MAX_RESULTS = 10000  # results kept in memory (the oldest go first)
 MAX_RESULTS_BYTES = 32 * 1024 * 1024  # their compact JSON and rows (the oldest go first)
 MAX_SEEN = 4 * MAX_RESULTS  # report identities remembered for the dedup rule (the oldest forgotten first)
-KINDS = ("state", "status", "report")
+KINDS = FROM_BOARDS  # the topics' kinds the boards publish (topics.py)
 STATUSES = ("online", "offline")
 
 

@@ -48,7 +48,7 @@ lint: venv
 # Before each commit, in about a minute: the lint, the firmware tests on CPython, and the host
 # tests that need no broker, browser or board running in real time (a few seconds a file).
 # make test runs them all.
-CHECK_HOST := bigdigits board_e2e boards_host card chiptime config_fuzz docs_reference firmware_names hardware_parts \
+CHECK_HOST := bigdigits board_e2e boards_host card chiptime config_fuzz docs_site docs_reference firmware_names hardware_parts \
 	hardware_wiring ht16k33_oracle web_server web_server_hostile input_times packaging radio_fuzz \
 	rules_properties scripted segments shortnames store_fuzz tournament vboard_board vboard_chip \
 	vboard_probe vboard_radio wall_clock
@@ -73,14 +73,16 @@ test-micropython: venv
 bench: venv
 	$(PY) -m tools.bench
 
-# The generated docs: each board's page and files in docs/build/boards/ (parts, power, pins, the
-# WireViz drawing), from boards/*.json; the reference pages of docs/reference/ (the commands, config.json,
-# the board definition, the error codes, the documents, MQTT, the radio), from the code that knows each
-# (tools/docs_reference). Run it after editing a board, an option, a key; a test fails until you do.
+# The documentation site (mkdocs.yml): the generated pages written again (each board's page and
+# files in docs/build/boards/ from boards/*.json, the reference in docs/reference/ from the code),
+# then the site built offline into build/site/ in strict mode: a broken link or a warning fails it.
+# Run it after editing a board, a command's options or a config key; a test fails until you do.
 docs: venv
 	sh tools/deps.sh
 	$(VENV)/bin/carom board docs
 	$(PY) -m tools.docs_reference
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+	@echo "carom: the site is in build/site/ (open build/site/index.html)"
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -38,9 +38,9 @@ def page(bd):
     )
     out.append("%s.\n\n" % bd["description"].rstrip("."))
     out.append(
-        "Everything on this page is counted from the board definition [`%s`](../../../%s), the file the "
-        "firmware runs: change a pin or an address there, run `make docs`, and this page, its parts "
-        "list, its pin table and its wiring drawing follow.\n\n" % (src, src)
+        "Everything on this page is counted from the board definition `%s` in the repository, the file "
+        "the firmware runs: change a pin or an address there, run `make docs`, and this page, its parts "
+        "list, its pin table and its wiring drawing follow.\n\n" % src
     )
     files = []
     for path, fn in BOARD_ROWS:

@@ -167,7 +167,7 @@ def page_markdown(design=None):
     w(text.markdown(("qty", "part", "example", "EUR each", "EUR", "note"), prow, right=(0, 3, 4)))
     w(
         "\nAbout **%.0f EUR** (rough prices, euros with VAT for single pieces, %s: a budget, not a quote; any "
-        'equivalent part does). Cable to the ESP32 as for a 1.2" backpack ([boards](boards/)).\n\n'
+        'equivalent part does). Cable to the ESP32 as for a 1.2" backpack ([the wall board](boards/wall.md)).\n\n'
         % (sum(p.price * p.qty for p in pl), PRICE_DATE)
     )
 
@@ -374,7 +374,7 @@ def page_markdown(design=None):
         "**The %g V supply.** A display draws one digit at a time: **%.2f A** peak (a digit of 8 strings), "
         '%.2f A on average with every digit "8." and the colon lit at full brightness. Displays scan on '
         "their own clocks, so their peaks add up: a %s (%g A) carries %d of them with the %d %% margin the "
-        "board's 5 V supply has ([boards](boards/)). The 5 V side adds only the logic: a few mA.\n\n"
+        "board's 5 V supply has ([the wall board](boards/wall.md)). The 5 V side adds only the logic: a few mA.\n\n"
         % (
             design.supply_v,
             sup.peak_a,

@@ -121,7 +121,7 @@ def digit_size_markdown():
     w(
         '\nThe 1.2" backpack is the largest: its 2 LEDs a segment need 5 V on "+" (Adafruit: "Will not run '
         "on 3.3v!\"), while its IO pin sets the I2C level, so the bus stays at the ESP32's 3.3 V. Each board's "
-        "page lists the backpacks it takes and their wiring ([boards](boards/)).\n\n"
+        "page lists the backpacks it takes and their wiring ([the wall board](boards/wall.md)).\n\n"
     )
     w(text.heading("md", "Bigger"))
     w(

@@ -23,7 +23,7 @@ def run_carom(*args, stdin=""):
     return subprocess.run(CAROM + list(args), input=stdin, capture_output=True, text=True, cwd=ROOT)
 
 
-# examples/*_presses.txt are the virtual board's press lines (tests/host/test_readme_examples.py runs them).
+# examples/*_presses.txt are the virtual board's press lines (tests/host/test_docs_examples.py runs them).
 @pytest.mark.parametrize(
     "name", sorted(n for n in os.listdir(EXAMPLES) if n.endswith(".txt") and not n.endswith("_presses.txt"))
 )

@@ -1,7 +1,7 @@
-"""Every command in README.md runs as shown (`echo "point" | carom sim --headless`, the
-README's own example, was refused with "the lag decides who breaks first").
+"""Every command in README.md and in the documentation's pages (docs/, but for docs/build/: its
+own test, test_docs_build.py, runs those as a builder does) runs as shown.
 
-The commands are read from the README itself: each line of a ```sh block, and each inline
+The commands are read from the pages themselves: each line of a ```sh block, and each inline
 `.venv/bin/...` command. Each one is either run here or named in NOT_RUN with the reason (it needs
 a real board, the hall's network, or it is the test suite itself); a command that is neither fails
 the test, so a new example cannot slip by unchecked.
@@ -18,7 +18,7 @@ none), so it cannot meet another server on 8080.
   the URL, answer GET /api/boards with as many boards as asked for (`--boards N`, `--remote`: the
   referee box too), and stop on Ctrl-C with exit 0.
 
-Where the README shows what a command prints (a block after a paragraph that ends "prints ...:"),
+Where a page shows what a command prints (a block after a paragraph that ends "prints ...:"),
 the command's output must have those lines: "…" stands for any text, and in the blocks of
 NUMBERS_VARY any number for any number (figures measured on the machine).
 """
@@ -34,7 +34,13 @@ import pytest
 from helpers import LineProcess, free_port
 from host_tools import ROOT
 
-README = os.path.join(ROOT, "README.md")
+# The pages whose commands this test runs: README.md and docs/**/*.md but docs/build/.
+PAGES_READ = ["README.md"] + sorted(
+    os.path.relpath(os.path.join(d, f), ROOT)
+    for d, _, files in os.walk(os.path.join(ROOT, "docs"))
+    for f in files
+    if f.endswith(".md") and not os.path.relpath(d, ROOT).startswith(os.path.join("docs", "build"))
+)
 
 # Commands not run, by a piece of their text, with why.
 NOT_RUN = {
@@ -52,7 +58,7 @@ NOT_RUN = {
 NUMBERS_VARY = ("carom sim: heap:",)
 
 
-# ---- reading the README ---------------------------------------------------------------------------
+# ---- reading the pages -----------------------------------------------------------------------------
 
 
 def blocks(text):
@@ -98,7 +104,7 @@ def commands(text):
 
 
 def shown_outputs(text):
-    """[(line number, output lines, the ```sh block's commands before it)] of the blocks the README
+    """[(line number, output lines, the ```sh block's commands before it)] of the blocks a page
     says a command prints: a plain block right after a paragraph that ends "prints ...:"."""
     out = []
     last_sh = []
@@ -128,24 +134,32 @@ def kind(cmd):
     return "page"
 
 
-TEXT = open(README, encoding="utf-8").read()
-COMMANDS = commands(TEXT)
+def _read(page):
+    with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+        return f.read()
+
+
+TEXTS = {page: _read(page) for page in PAGES_READ}
+COMMANDS = [("%s:%d" % (page, n), c) for page, text in TEXTS.items() for n, c in commands(text)]
 RUN = [(n, c) for n, c in COMMANDS if not_run_reason(c) is None]
+SHOWN = [
+    ("%s:%d" % (page, n), lines, sh, para) for page, text in TEXTS.items() for n, lines, sh, para in shown_outputs(text)
+]
 
 
 def test_every_command_is_run_or_has_a_reason():
     unknown = [(n, c) for n, c in RUN if kind(c) is None]
     assert not unknown, (
-        "README commands this test neither runs nor skips with a reason: %r; make it a command "
+        "commands of the pages this test neither runs nor skips with a reason: %r; make it a command "
         "this test runs (carom sim ...), or name it in NOT_RUN with why it cannot run here" % unknown
     )
     kinds = {kind(c) for _, c in RUN}
-    assert kinds == {"scripted", "board", "page"}, kinds  # the README's examples were found
+    assert kinds == {"scripted", "board", "page"}, kinds  # the pages' examples were found
     assert len(COMMANDS) >= 20
 
 
 def test_the_shown_outputs_are_found():
-    shown = shown_outputs(TEXT)
+    shown = SHOWN
     firsts = [lines[0][:30] for _, lines, _, _ in shown]
     assert any(f.startswith("carom sim: heap:") for f in firsts), firsts
     assert any(f.startswith("lag A ") for f in firsts), firsts
@@ -182,7 +196,7 @@ def needs_32bit(cmd):
 
 
 def matches(shown, got, numbers_vary):
-    """Whether the output line `got` reads as the README's `shown` ("…": any text; with
+    """Whether the output line `got` reads as the page's `shown` ("…": any text; with
     numbers_vary, any number for a number)."""
     pattern = ""
     for piece in re.split(r"(…|\d[\d,]*)", shown):
@@ -196,10 +210,10 @@ def matches(shown, got, numbers_vary):
 
 
 def check_shown(cmd, output):
-    """The README's shown output of `cmd`, if it shows one, is in `output` (its lines, in order)."""
+    """The pages' shown output of `cmd`, if it shows one, is in `output` (its lines, in order)."""
     got = output.splitlines()
     checked = 0
-    for line, lines, sh, para in shown_outputs(TEXT):
+    for line, lines, sh, para in SHOWN:
         owner = owner_of(lines, sh, para)
         if owner != cmd:
             continue
@@ -208,7 +222,7 @@ def check_shown(cmd, output):
         for want in lines:
             while at < len(got) and not matches(want, got[at], vary):
                 at += 1
-            assert at < len(got), "README line %d shows %r after %r; it printed:\n%s" % (line, want, cmd, output)
+            assert at < len(got), "%s shows %r after %r; it printed:\n%s" % (line, want, cmd, output)
             at += 1
         checked += 1
     return checked
@@ -224,7 +238,7 @@ def owner_of(lines, sh, para):
     heap = [c for c in sh if "--heap" in c]
     if lines[0].startswith("carom sim: heap:") and heap:
         return heap[0]
-    raise AssertionError("an output block of the README (%r) names no command of the block before it" % lines[0])
+    raise AssertionError("an output block of a page (%r) names no command of the block before it" % lines[0])
 
 
 def json_lines(stdout):
@@ -238,11 +252,11 @@ HEADLESS = [(n, c) for n, c in RUN if kind(c) in ("scripted", "board")]
 PAGES = [(n, c) for n, c in RUN if kind(c) == "page"]
 
 
-@pytest.mark.parametrize("line,cmd", HEADLESS, ids=["README:%d" % n for n, _ in HEADLESS])
+@pytest.mark.parametrize("line,cmd", HEADLESS, ids=[n for n, _ in HEADLESS])
 def test_headless_example_runs_as_shown(line, cmd, scratch):
     needs_32bit(cmd)
     got = run_shell(cmd, scratch)
-    assert got.returncode == 0, "README line %d: %s\nexit %d\n%s%s" % (
+    assert got.returncode == 0, "%s: %s\nexit %d\n%s%s" % (
         line,
         cmd,
         got.returncode,
@@ -250,20 +264,20 @@ def test_headless_example_runs_as_shown(line, cmd, scratch):
         got.stderr,
     )
     assert "Traceback" not in got.stderr and not re.search(r"^carom: ", got.stderr, re.M), got.stderr
-    assert got.stdout.strip(), "README line %d printed nothing: %s" % (line, cmd)
+    assert got.stdout.strip(), "%s printed nothing: %s" % (line, cmd)
     if "--pretty" in cmd:
         refused = [x for x in got.stdout.splitlines() if "REFUSED" in x]
     else:
         refused = [(d.get("line"), d["refused"]) for d in json_lines(got.stdout) if d.get("refused") is not None]
-    assert not refused, "README line %d: %s refused %r" % (line, cmd, refused)
+    assert not refused, "%s: %s refused %r" % (line, cmd, refused)
     check_shown(cmd, got.stdout + got.stderr)
 
 
 def test_the_shown_outputs_are_checked(scratch):
     """Each output block belongs to a command that the tests above run (its lines checked there)."""
     run = {c for _, c in HEADLESS}
-    for line, lines, sh, para in shown_outputs(TEXT):
-        assert owner_of(lines, sh, para) in run, "README line %d: its command is not run" % line
+    for line, lines, sh, para in SHOWN:
+        assert owner_of(lines, sh, para) in run, "%s: its command is not run" % line
 
 
 class Sim(LineProcess):
@@ -278,7 +292,7 @@ def page_command(cmd, port):
     return cmd + " --listen " + listen
 
 
-@pytest.mark.parametrize("line,cmd", PAGES, ids=["README:%d" % n for n, _ in PAGES])
+@pytest.mark.parametrize("line,cmd", PAGES, ids=[n for n, _ in PAGES])
 def test_page_example_starts_and_serves(line, cmd, scratch):
     m = re.search(r"--boards\s+(\d+)", cmd)
     walls = int(m.group(1)) if m else 1

@@ -91,7 +91,7 @@ def available():
     return os.path.exists(EXE)
 
 
-# The hall's broker as `carom hall-broker` prints it (the README shows that output: each board logs
+# The hall's broker as `carom hall-broker` prints it (docs/hall/broker.md shows that output: each board logs
 # in as its table id, may write only its own table's topics and read only its own setups; the hall
 # reads them all and writes the setups; no anonymous clients; a login is its client id).
 ACL_EXAMPLE = brokerconf.acl()

@@ -32,7 +32,7 @@ def test_the_error_codes_and_timings_are_named_in_errorcodes_only():
     none names one again."""
     names = _assignments("errorcodes")
     table = {name: value for name, value in names.items() if name.startswith("ERROR_")}
-    assert table["ERROR_MEMORY"] == 24 and table["ERROR_STORE"] == 23 and table["ERROR_CHIP"] == 70  # the README's
+    assert table["ERROR_MEMORY"] == 24 and table["ERROR_STORE"] == 23 and table["ERROR_CHIP"] == 70  # the docs' pages
     codes = list(table.values())
     assert len(codes) == len(set(codes)), table
     again = []

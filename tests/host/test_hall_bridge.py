@@ -43,8 +43,8 @@ class BridgedMosquitto(Mosquitto):
         os.chmod(self.dir, 0o777)  # (started as root, mosquitto writes its database as its own user)
 
 
-def test_the_readme_shows_what_carom_hall_bridge_prints():
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+def test_the_docs_show_what_carom_hall_bridge_prints():
+    with open(os.path.join(ROOT, "docs", "hall", "two-halls.md"), encoding="utf-8") as f:
         readme = f.read()
     assert "```conf\n" + conf("hall2", "hall1.example", 1883) + "```" in readme
 

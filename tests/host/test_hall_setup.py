@@ -198,15 +198,15 @@ def test_carom_hall_key_over_a_boards_serial_link(tmp_path):
 
 # ---- end to end ------------------------------------------------------------------------------
 
-ACL = ACL_EXAMPLE  # the README's, as tests/host/mosquitto.py has it
+ACL = ACL_EXAMPLE  # the broker page's, as tests/host/mosquitto.py has it
 
 
-def test_the_readme_shows_the_broker_configuration_the_tests_run():
-    """The README's mosquitto.conf lines and ACL are `carom hall-broker`'s output, which the tests'
-    SecureMosquitto runs."""
+def test_the_docs_show_the_broker_configuration_the_tests_run():
+    """The broker page's mosquitto.conf lines and ACL are `carom hall-broker`'s output, which the
+    tests' SecureMosquitto runs."""
     from host_tools.hall.brokerconf import conf
 
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "docs", "hall", "broker.md"), encoding="utf-8") as f:
         text = f.read()
     assert "```conf\n" + ACL_EXAMPLE + "```" in text
     assert "```conf\n" + conf() + "```" in text

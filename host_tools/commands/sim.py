@@ -27,7 +27,7 @@ def arguments(p):
     line with a key "refused" (null, or the reason the event was refused).
     Events: new, lag, lag_collision, lag_fault, choose, point, miss, foul,
     undo, break_request, resume, left, extend, call, timeout, tiebreak,
-    wait, close (see README.md).
+    wait, close (the docs: docs/scripted.md).
 
     With --headless --board NAME, run the real firmware on a virtual board
     driven by press/hold/wait/power/plug lines, one JSON line after each.

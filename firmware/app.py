@@ -124,12 +124,12 @@ class Board:
         chips,
         i2c_specs,
         chip_bus,
-        error_until=None,
-        radio=None,
-        espnow=None,
-        hall=None,
-        wifi=None,
-        topic=None,
+        error_until,
+        radio,
+        espnow,
+        hall,
+        wifi,
+        topic,
     ):
         self.name = name  # the board definition's name
         self.table = table  # the configuration's name for the table

@@ -259,15 +259,19 @@ def show_code_anywhere(code):
 # ---- the wall board --------------------------------------------------------------------
 
 
-def match_options(cfg):
+def match_options(cfg, every=False):
     """rules.Match keyword arguments from the configuration (config.match_options, inlined
-    so the board does not load config.py again)."""
-    with cold.Rare():
-        from rules_setup import DEFAULTS
+    so the board does not load config.py again): only the options that differ from the rules'
+    defaults (rules_setup.DEFAULTS: the dict the board keeps for every new match stays small),
+    or with `every` all of them (no import: restore() starts its match with these)."""
+    DEFAULTS = {}
+    if not every:
+        with cold.Rare():
+            from rules_setup import DEFAULTS
 
     options = {}
     for key, value in cfg["match"].items():
-        if key not in DEFAULTS or DEFAULTS[key] != value or type(DEFAULTS[key]) is not type(value):
+        if every or key not in DEFAULTS or DEFAULTS[key] != value or type(DEFAULTS[key]) is not type(value):
             options[key] = value  # only what differs from the rules' defaults: the dict stays small
     for p in ("A", "B"):
         for key in ("name", "club"):
@@ -291,9 +295,9 @@ def build(board, config, error=0, hw=None):
     import app
     import store
 
-    options = match_options(config)
     st = store.MatchStore(_STORE_DIR)
-    match, held, started_at = restore(st, options)
+    match, held, started_at = restore(st, match_options(config, True))
+    options = match_options(config)  # after the restore, which loaded (and dropped) rules_setup already
     load_code(config)
     import controller
     import view

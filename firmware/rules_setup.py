@@ -120,36 +120,83 @@ DEFAULTS = {
 
 
 def new(m, now, options):
-    """Start a new match with these options (a dict of DEFAULTS' keys; TypeError: another key);
-    None, or the reason (the match stays as it was)."""
+    """Start a new match with these options (a dict of DEFAULTS' keys, the others' defaults
+    theirs; TypeError: another key); None, or the reason (the match stays as it was)."""
     o = dict(DEFAULTS)
-    for key in options:
-        if key not in o:
-            raise TypeError(key)  # as a call with an unknown keyword
-        o[key] = options[key]
-    reason = _refused(o)
+    o.update(options)
+    return _new(m, now, **o)
+
+
+def _new(
+    m,
+    now,
+    game,
+    target,
+    breaker,
+    innings_limit,
+    equalizing,
+    draw,
+    shot_clock,
+    timeouts,
+    timeout_s,
+    break_s,
+    breaker_ball,
+    name_A,
+    club_A,
+    name_B,
+    club_B,
+    target_A,
+    target_B,
+    sets,
+    deciding_target,
+    shootout,
+    warmup_s,
+):
+    if game not in GAMES:
+        return _BAD_GAME
+    ta = target if target_A is None else target_A
+    tb = target if target_B is None else target_B
+    for t in (target, ta, tb):
+        if not isinstance(t, int) or not 1 <= t <= MAX_TARGET:
+            return BAD_TARGET
+    reason = _formats_ok(sets, deciding_target, shootout, draw, warmup_s)
     if reason:
         return reason
-    shot_clock = o["shot_clock"]
-    timeout_s = o["timeout_s"]
-    m.game = GAMES.index(o["game"])
-    m.targets0[A] = o["target"] if o["target_A"] is None else o["target_A"]
-    m.targets0[B] = o["target"] if o["target_B"] is None else o["target_B"]
-    m.innings_limit = o["innings_limit"]
-    m.equalizing = bool(o["equalizing"])
-    m.draw_allowed = bool(o["draw"])
+    target = ta if ta > tb else tb
+    if not isinstance(innings_limit, int) or not 0 <= innings_limit <= MAX_INNINGS_LIMIT:
+        return _BAD_INNINGS_LIMIT
+    if not isinstance(shot_clock, int) or not (shot_clock == 0 or 10 <= shot_clock <= 300):
+        return _BAD_SHOT_CLOCK
+    if timeouts is None:
+        timeouts = (3 if target < 40 else 4) if shot_clock else 0
+    if not isinstance(timeouts, int) or not 0 <= timeouts <= 9:
+        return _BAD_TIMEOUTS
+    if timeout_s is not None and (not isinstance(timeout_s, int) or not 10 <= timeout_s <= 300):
+        return _BAD_TIMEOUT_S
+    if not isinstance(break_s, int) or not 0 <= break_s <= 3600:
+        return _BAD_BREAK
+    if breaker_ball not in ("spot", "white"):
+        return _BAD_BALL
+    if breaker is not None and breaker not in (A, B):
+        return BAD_PLAYER
+    m.game = GAMES.index(game)
+    m.targets0[A] = ta
+    m.targets0[B] = tb
+    m.innings_limit = innings_limit
+    m.equalizing = bool(equalizing)
+    m.draw_allowed = bool(draw)
     m.shot_ms = shot_clock * 1000
-    m.timeouts0 = o["timeouts"]  # _refused() put in the default
+    m.timeouts0 = timeouts
     m.timeout_s = timeout_s  # None: one more shot period
     m.timeout_ms = shot_clock * 1000 if timeout_s is None else timeout_s * 1000
-    m.break_ms = o["break_s"] * 1000
-    m.white_breaker = o["breaker_ball"] == "white"
-    m.breaker0 = NOBODY if o["breaker"] is None else o["breaker"]
-    m.names[A] = o["name_A"]
-    m.names[B] = o["name_B"]
-    m.clubs[A] = o["club_A"]
-    m.clubs[B] = o["club_B"]
-    m.window = 3 if o["game"] == "three_cushion" else 5  # the countdown: last 3, else last 5
+    m.break_ms = break_s * 1000
+    m.white_breaker = breaker_ball == "white"
+    m.breaker0 = NOBODY if breaker is None else breaker
+    m.names[A] = name_A
+    m.names[B] = name_B
+    m.clubs[A] = club_A
+    m.clubs[B] = club_B
+    m.window = 3 if game == "three_cushion" else 5  # the countdown: last 3, else last 5
     m.closed = False
     m.n = 0
     m.low = 0
@@ -157,66 +204,29 @@ def new(m, now, options):
     m._base = now
     _free(m)
     m.fmt = None
-    if o["sets"] or o["shootout"] or o["warmup_s"]:
+    if sets or shootout or warmup_s:
         import formats  # stays in RAM with the match (formats.py)
 
-        m.sets_to_win = o["sets"]
-        m.deciding_target = o["deciding_target"] or 0
-        m.shootout = bool(o["shootout"])
-        m.warmup_ms = o["warmup_s"] * 1000
+        m.sets_to_win = sets
+        m.deciding_target = deciding_target or 0
+        m.shootout = bool(shootout)
+        m.warmup_ms = warmup_s * 1000
         formats.init(m)
         m.fmt = formats
     m._reset()
     return None
 
 
-def _refused(o):
-    """Why the options `o` cannot start a match (the first reason in this order), or None; the
-    time-outs' default put in (3 below a target of 40, else 4, with a shot clock; none without)."""
-    if o["game"] not in GAMES:
-        return _BAD_GAME
-    target = o["target"]
-    ta = target if o["target_A"] is None else o["target_A"]
-    tb = target if o["target_B"] is None else o["target_B"]
-    for t in (target, ta, tb):
-        if not isinstance(t, int) or not 1 <= t <= MAX_TARGET:
-            return BAD_TARGET
-    reason = _formats_ok(o)
-    if reason:
-        return reason
-    limit = o["innings_limit"]
-    if not isinstance(limit, int) or not 0 <= limit <= MAX_INNINGS_LIMIT:
-        return _BAD_INNINGS_LIMIT
-    shot_clock = o["shot_clock"]
-    if not isinstance(shot_clock, int) or not (shot_clock == 0 or 10 <= shot_clock <= 300):
-        return _BAD_SHOT_CLOCK
-    if o["timeouts"] is None:
-        o["timeouts"] = (3 if max(ta, tb) < 40 else 4) if shot_clock else 0
-    timeouts = o["timeouts"]
-    if not isinstance(timeouts, int) or not 0 <= timeouts <= 9:
-        return _BAD_TIMEOUTS
-    timeout_s = o["timeout_s"]
-    if timeout_s is not None and (not isinstance(timeout_s, int) or not 10 <= timeout_s <= 300):
-        return _BAD_TIMEOUT_S
-    if not isinstance(o["break_s"], int) or not 0 <= o["break_s"] <= 3600:
-        return _BAD_BREAK
-    if o["breaker_ball"] not in ("spot", "white"):
-        return _BAD_BALL
-    if o["breaker"] is not None and o["breaker"] not in (A, B):
-        return BAD_PLAYER
-    return None
-
-
-def _formats_ok(o):
-    sets = o["sets"]
+def _formats_ok(sets, deciding_target, shootout, draw, warmup_s):
     if not isinstance(sets, int) or not 0 <= sets <= MAX_SETS:
         return _BAD_SETS
-    deciding = o["deciding_target"]
-    if deciding is not None and (not isinstance(deciding, int) or not sets or not 1 <= deciding <= MAX_TARGET):
+    if deciding_target is not None and (
+        not isinstance(deciding_target, int) or not sets or not 1 <= deciding_target <= MAX_TARGET
+    ):
         return _BAD_DECIDING
-    if o["shootout"] and o["draw"] and not sets:
+    if shootout and draw and not sets:
         return _SHOOTOUT_DRAW
-    if not isinstance(o["warmup_s"], int) or not 0 <= o["warmup_s"] <= 900:
+    if not isinstance(warmup_s, int) or not 0 <= warmup_s <= 900:
         return _BAD_WARMUP
     return None
 

@@ -9,18 +9,19 @@ from .md import cell, code, head, json_block, table
 
 # The example: a short three-cushion match, played through the referee's words (firmware/referee.py).
 EXAMPLE = """
-new game=three_cushion target=3 breaker=A name_A=Anna club_A="BC Pest" name_B=Bela
-wait 10
+new game=three_cushion target=3 breaker=A name_A=Anna club_A="BC Pest" name_B=Bela club_B="Debreceni BC"
+wait 12
 point
-wait 20
+point
+wait 25
 miss
-wait 5
+wait 8
+foul touched
+wait 40
 point
-foul push
-wait 30
+wait 18
 point
-point
-wait 15
+wait 22
 miss
 """
 STARTED_AT = 1764489600  # 2025-11-30 08:00 UTC: the example's wall clock

@@ -8,6 +8,7 @@ as it took in real time, whether the test advances the clock by hand or lets
 it follow real time (run_realtime).
 """
 
+import contextlib
 import os
 import socket
 import threading
@@ -229,6 +230,18 @@ print("done", time.ticks_ms())
 )
 
 
+@contextlib.contextmanager
+def echo_board(tmp_path, echo, delay):
+    """A board running ASYNC_ECHO against `echo`, which holds each answer `delay` s; powered on."""
+    echo.delay = delay
+    b = board(tmp_path, ASYNC_ECHO % echo.port)
+    try:
+        b.power_on()
+        yield b
+    finally:
+        b.close()
+
+
 def echo_ms(lines):
     """The two echo lines' virtual round trips, ms."""
     assert [line.split()[:2] for line in lines[:2]] == [["echo", "HELLO"], ["echo", "BOARD"]], lines
@@ -237,10 +250,7 @@ def echo_ms(lines):
 
 @pytest.mark.alone  # the virtual clock held to real time within ms: other tests beside it starve it
 def test_asyncio_streams_echo_in_real_time(tmp_path, echo):
-    echo.delay = 0.2
-    b = board(tmp_path, ASYNC_ECHO % echo.port)
-    try:
-        b.power_on()
+    with echo_board(tmp_path, echo, 0.2) as b:
         v0, r0 = b.now, time.monotonic()
         b.run_realtime()
         b.wait_for(lambda b: "done" in b.stdout, timeout=15)
@@ -255,16 +265,11 @@ def test_asyncio_streams_echo_in_real_time(tmp_path, echo):
         assert done >= 1500 + sum(echo_ms(lines)), lines  # connect_s 1.5 + two echoes, in virtual time
         assert b.now - v0 <= real  # and it never ran ahead of real time
         assert echo.received == [b"hello", b"board"] and b.open_sockets == 0
-    finally:
-        b.close()
 
 
 @pytest.mark.alone  # the virtual clock held to real time within ms: other tests beside it starve it
 def test_waiting_on_a_socket_keeps_manual_time_in_step(tmp_path, echo):
-    echo.delay = 0.3
-    b = board(tmp_path, ASYNC_ECHO % echo.port)
-    try:
-        b.power_on()
+    with echo_board(tmp_path, echo, 0.3) as b:
         r0 = time.monotonic()
         b.advance(1.6)  # connected at 1.5 s, sent the first word; the server takes 0.3 s real
         assert b.waiting_on_network
@@ -277,8 +282,6 @@ def test_waiting_on_a_socket_keeps_manual_time_in_step(tmp_path, echo):
             assert one >= held * 1000 - 10, (lines, echo.held)  # not answered in less virtual time than real
         assert sum(ms) <= real * 1000, (lines, real)  # nor in more: the waits were paced by real time
         assert not b.waiting_on_network
-    finally:
-        b.close()
 
 
 # The start of a program that joins the access point, then uses sockets.

@@ -21,8 +21,9 @@ import paho.mqtt.client as paho
 from helpers import CAROM, SETS_MATCH, SHOOTOUT_MATCH, needs_mosquitto, wait_for
 from host_tools.hall import dashboard, model, results_file, routes, schema
 from host_tools.hall.model import Hall
-from mosquitto import Mosquitto, SecureMosquitto
-from test_hall import HallProc, finished, sim_table, state_bytes
+from tools.run.mosquitto import Mosquitto, SecureMosquitto
+from test_hall import finished, sim_table, state_bytes
+from tools.run.hall import HallProc
 
 
 BOUND = (

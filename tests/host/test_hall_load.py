@@ -26,7 +26,7 @@ from tools.bench.hall import ORGANISER_JS, measure
 from host_tools.hall import schema
 from tools.hall.loadgen import FORMATS, SHOWCASE, Board, DemoHall, SimTable, showcase
 from helpers import needs_mosquitto, running_mosquitto, wait_for
-from test_hall import HallProc, Page
+from tools.run.hall import HallProc, Page
 
 
 TABLES = 64

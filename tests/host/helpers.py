@@ -11,7 +11,6 @@ sleeps a fixed time, and nothing passes or fails by how fast the machine is.
 
 import contextlib
 import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -21,8 +20,16 @@ import time
 
 import pytest
 
-from host_tools import ROOT
-from tools.run import BIN, CAROM, LineProcess, wait_for, wait_until  # noqa: F401 (shared from here too)
+from tools.run import (  # noqa: F401 (shared from here too)
+    BIN,
+    CAROM,
+    LineProcess,
+    board_def,
+    carom,
+    lay_out_flash,
+    wait_for,
+    wait_until,
+)
 from tools.run.mosquitto import available, free_port  # noqa: F401 (free_port: shared from here too)
 
 MPREMOTE = os.path.join(BIN, "mpremote")
@@ -79,26 +86,6 @@ SHOOTOUT_MATCH = [
 # ---- `carom` and boards in folders ---------------------------------------------------------------
 
 
-def board_def(name):
-    """boards/<name>.json as the virtual board reads it."""
-    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
-        return json.load(f)
-
-
-def carom(*args, env=None, timeout=90, input=None):
-    """`python -m host_tools ...` from the repository, as a person runs `carom ...` (`input`, if
-    given, on its stdin); a CompletedProcess."""
-    return subprocess.run(
-        [sys.executable, "-m", "host_tools", *args],
-        input=input,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-        env=dict(os.environ, **(env or {})),
-    )
-
-
 def ok(out):
     """The stdout of a CompletedProcess that exited 0 (else an assertion with both streams)."""
     assert out.returncode == 0, "exit %d\nstdout:\n%s\nstderr:\n%s" % (out.returncode, out.stdout, out.stderr)
@@ -108,21 +95,6 @@ def ok(out):
 def run_mpremote(device, *args, timeout=60, text=False):
     """`mpremote connect <device> ...` (the venv's): a CompletedProcess, bytes unless text=True."""
     return subprocess.run([MPREMOTE, "connect", device, *args], capture_output=True, text=text, timeout=timeout)
-
-
-def lay_out_flash(folder, config, firmware=None):
-    """A flash folder as `carom deploy` leaves it (built here, or copied from a `firmware` built
-    beforehand), with `config` as its config.json. Returns the folder as a str."""
-    from host_tools.build import build
-
-    folder = str(folder)
-    if firmware is None:
-        build(folder)
-    else:
-        shutil.copytree(firmware, folder)
-    with open(os.path.join(folder, "config.json"), "w") as f:
-        json.dump(config, f)
-    return folder
 
 
 def start_running(flash, board="wall", **vb_options):

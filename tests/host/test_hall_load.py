@@ -26,7 +26,7 @@ from tools.bench.hall import ORGANISER_JS, measure
 from host_tools.hall import schema
 from tools.hall.loadgen import FORMATS, SHOWCASE, Board, DemoHall, SimTable, showcase
 from helpers import needs_mosquitto, running_mosquitto, wait_for
-from tools.run.hall import HallProc, Page
+from tools.run.hall import ORGANISER_ROWS_JS, HallProc, Page
 
 
 TABLES = 64
@@ -34,10 +34,6 @@ EACH = 6
 
 SCORES_JS = """() => Object.fromEntries([...document.querySelectorAll('.tile')].map(t => [t.dataset.table,
     ['A', 'B'].map(p => t.querySelector('[data-player=' + p + '] .p-score').textContent)]))"""
-
-
-ORGANISER_ROWS_JS = """() => Object.fromEntries([...document.querySelectorAll('#tables tr[data-table]')].map(
-    tr => [tr.dataset.table, tr.querySelector('td.board').textContent]))"""
 
 
 @needs_mosquitto

@@ -2,7 +2,8 @@
 repository's tools (tools/pictures.py): what both import, so neither writes it again.
 
 __init__.py   wait_for/wait_until (a condition, never a fixed sleep), LineProcess (a long-running
-              command read line by line), CAROM (the venv's `carom`)
+              command read line by line), carom() and CAROM (the venv's `carom`), a board's
+              definition and a flash folder laid out as `carom deploy` leaves it
 mosquitto.py  a real mosquitto on a free loopback port
 chromium.py   Debian's Chromium under Playwright, with the switches the tests use
 sim.py        `carom sim` and its page, read back from the segments it drew
@@ -16,6 +17,7 @@ import json
 import os
 import queue
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,6 +28,44 @@ from host_tools import ROOT
 
 BIN = os.path.dirname(sys.executable)
 CAROM = os.path.join(BIN, "carom")
+
+
+# ---- `carom` and boards in folders ---------------------------------------------------------------
+
+
+def board_def(name):
+    """boards/<name>.json as the virtual board reads it."""
+    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
+        return json.load(f)
+
+
+def carom(*args, env=None, timeout=90, input=None):
+    """`python -m host_tools ...` from the repository, as a person runs `carom ...` (`input`, if
+    given, on its stdin); a CompletedProcess."""
+    return subprocess.run(
+        [sys.executable, "-m", "host_tools", *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=dict(os.environ, **(env or {})),
+    )
+
+
+def lay_out_flash(folder, config, firmware=None):
+    """A flash folder as `carom deploy` leaves it (built here, or copied from a `firmware` built
+    beforehand), with `config` as its config.json. Returns the folder as a str."""
+    from host_tools.build import build
+
+    folder = str(folder)
+    if firmware is None:
+        build(folder)
+    else:
+        shutil.copytree(firmware, folder)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f)
+    return folder
 
 
 # ---- waiting -------------------------------------------------------------------------------------

@@ -48,11 +48,17 @@ TILE_JS = """(id) => {
 
 
 class Page:
-    def __init__(self, browser, url, width=1920, height=1080):
-        self.context = browser.new_context(viewport={"width": width, "height": height})
+    """A page of the hall in its own browser context, open once it says it is ready.  fixed_time:
+    the page's clock (Date) stands at that time (a datetime or epoch seconds; tools/pictures.py: the
+    same picture every run); `context`: more of new_context's options (timezone_id, locale)."""
+
+    def __init__(self, browser, url, width=1920, height=1080, fixed_time=None, **context):
+        self.context = browser.new_context(viewport={"width": width, "height": height}, **context)
         self.page = self.context.new_page()
         self.errors = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        if fixed_time is not None:
+            self.page.clock.set_fixed_time(fixed_time)
         self.page.goto(url)
         self.page.wait_for_selector("body[data-ready=true]")
 
@@ -71,9 +77,15 @@ class Page:
         self.context.close()
 
 
-def organiser_page(browser, hall, width=1400, height=1000):
-    """The organiser's page, signed in with the code the hall printed, as a person signs in."""
-    p = Page(browser, hall.url + "/organiser", width, height)
+# The organiser's list of tables: {table: what its Board cell says}.
+ORGANISER_ROWS_JS = """() => Object.fromEntries([...document.querySelectorAll('#tables tr[data-table]')].map(
+    tr => [tr.dataset.table, tr.querySelector('td.board').textContent]))"""
+
+
+def organiser_page(browser, hall, width=1400, height=1000, **options):
+    """The organiser's page, signed in with the code the hall printed, as a person signs in
+    (`options`: Page's)."""
+    p = Page(browser, hall.url + "/organiser", width, height, **options)
     p.page.fill("#signin input[name=code]", hall.code)
     p.page.click("#signin button[type=submit]")
     p.page.wait_for_selector("#signin", state="hidden")

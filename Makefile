@@ -10,7 +10,7 @@ unexport PYTHONDONTWRITEBYTECODE
 PY := $(VENV)/bin/python
 MPY := $(VENV)/bin/micropython
 
-.PHONY: sim test check lint test-cpython test-micropython bench docs venv clean
+.PHONY: sim test check lint test-cpython test-micropython bench docs pictures venv clean
 
 venv: $(VENV)/.stamp
 
@@ -78,6 +78,14 @@ bench: venv
 docs: venv
 	sh tools/deps.sh
 	$(VENV)/bin/carom board docs
+
+# The docs' pictures in docs/pictures/, taken in Chromium from the running software (tools/pictures.py:
+# carom sim, carom hall with a mosquitto and boards of its own, carom report), each from a scripted
+# match: the same picture every run. make pictures PICTURES="simulator report" makes only those.
+PICTURES ?=
+pictures: venv
+	sh tools/deps.sh
+	$(PY) -m tools.pictures $(PICTURES)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

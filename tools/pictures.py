@@ -61,9 +61,8 @@ class Studio:
         return self._browser
 
     def folder(self, name):
-        path = os.path.join(self.tmp, name)
-        os.makedirs(path)
-        return path
+        """A new folder of its own in the temporary one."""
+        return tempfile.mkdtemp(prefix=name + "-", dir=self.tmp)
 
     def close(self):
         if self._browser is not None:
@@ -122,7 +121,7 @@ def press(p, button, lit_after):
 
 def simulator(studio, path):
     """Anna 2, Bela 0 in a three-cushion match to 3: Anna broke, ran 2 and missed; Bela is at the
-    table and the countdown (Bela needs 3) blinks, caught lit."""
+    table, the countdown (Bela needs 3) blinks, caught lit, and the message display runs LAST 3."""
     with simulator_page(studio, config=sim_config(3)) as p:
         p.wait_text("A.name", "ANNA")
         press(p, "A.point", "A.turn")  # the lag: Anna breaks
@@ -131,12 +130,25 @@ def simulator(studio, path):
             p.wait_text("A.score", score)
         press(p, "A.end", "B.turn")
         p.wait_text("countdown", "   3")
-        # Blinking at 1 Hz: taken just after it lights up, with the lit half ahead.
-        dark = """([key, dark]) => document.querySelector(
-            '.board[data-board="0"] figure[data-chip="' + key + '"]').dataset.dark === (dark ? "true" : "false")"""
-        for half in (True, False):
-            p.page.wait_for_function(dark, arg=[p.fields["countdown"][0], half], timeout=5000)
-        p.page.screenshot(path=path)
+        # The countdown blinks (1 Hz, timed by the page's own clock): that clock is stopped in a lit
+        # half.  The message display runs "LAST 3" a step every 0.3 s (the board's): the picture is
+        # taken while it reads LAST, and kept if it still does once taken (else at the next turn).
+        countdown = '.board[data-board="0"] figure[data-chip="%s"]' % p.fields["countdown"][0]
+        p.page.clock.install()
+        p.page.clock.pause_at(time.time() + 1)
+        to_lit = """(sel) => { const hz = parseFloat(document.querySelector(sel).dataset.blink || "0");
+            const phase = (performance.now() / 1000 * hz) % 1;
+            return phase < 0.5 ? 0 : Math.ceil((1 - phase) / hz * 1000) + 20; }"""  # ms to the next lit half
+        ms = p.page.evaluate(to_lit, countdown)
+        if ms:
+            p.page.clock.run_for(ms)
+        wait_for(lambda: p.page.get_attribute(countdown, "data-dark"), "false", what="the countdown lit")
+        for _ in range(10):
+            p.wait_text("message", "LAST", 15)
+            p.page.screenshot(path=path)
+            if p.text("message") == "LAST":
+                return
+        raise RuntimeError("the message display moved on while each of 10 pictures was taken")
 
 
 def referee_box(studio, path):
@@ -187,8 +199,17 @@ def demo_hall(studio):
 
     with running_hall(studio) as hall:
         shown = showcase(target=15, clock=clock)
+        # The finished matches' reports are sent one after the other (a board sends its report as it
+        # connects: the results strip would list them in the order they happened to arrive).
+        finished = [(i, t, t.last_report) for i, (_, t) in enumerate(shown) if t.finished()]
+        for _, t, _ in finished:
+            t.last_report = None
         demo = DemoHall("127.0.0.1", hall.broker_port, "carom", [t for _, t in shown], random.Random(1), 0, clock)
         try:
+            for n, (i, t, report) in enumerate(finished, start=1):
+                t.last_report = report
+                demo.boards[i].report(report)
+                wait_for(lambda: len(hall.get("/results.json")), n, 30, "%d reports in the results" % n)
             demo.power_cut([what for what, _ in shown].index("offline"), 60)
             want = {t.table: ["offline" if what == "offline" else "online", t.doc()] for what, t in shown}
             want = json.loads(json.dumps(want))  # as the hall's API gives them back
@@ -198,13 +219,6 @@ def demo_hall(studio):
                 return {k: v for k, v in got.items() if k in want}
 
             wait_for(tables, want, 30, "every showcase table on the hall")
-            finished = sorted(t.table for _, t in shown if t.finished())
-            wait_for(
-                lambda: sorted(e["hall"]["table"] for e in hall.get("/results.json")),
-                finished,
-                30,
-                "the finished matches' reports in the results",
-            )
             yield hall, shown
         finally:
             demo.close()
@@ -344,7 +358,7 @@ def report(studio, path):
         "players": {"A": {"name": "Anna", "club": "Wien"}, "B": {"name": "Bela", "club": "Graz"}},
         "match": {"game": "three_cushion", "target": 4},
     }
-    flash = lay_out_flash(os.path.join(studio.tmp, "report-flash"), config)
+    flash = lay_out_flash(os.path.join(studio.folder("report"), "flash"), config)
     vb = VirtualBoard(flash, board=board_def("wall"), serial=True, rtc_epoch=SHOWN_AT)
     try:
         vb.power_on()
@@ -369,15 +383,16 @@ def report(studio, path):
 
 # ---- the list ------------------------------------------------------------------------------------------
 
-Picture = collections.namedtuple("Picture", "name make size")  # size: (width, height); height None: the page's
+# size: (width, height) in pixels, None where the page's content decides it
+Picture = collections.namedtuple("Picture", "name make size what")
 
 PICTURES = (
-    Picture("simulator.png", simulator, (1280, 720)),
-    Picture("referee-box.png", referee_box, (1280, 720)),
-    Picture("hall-tv.png", hall_tv, (1920, 1080)),
-    Picture("organiser.png", organiser, (1400, None)),
-    Picture("overlay.png", overlay, (None, None)),
-    Picture("report.png", report, (1100, None)),
+    Picture("simulator.png", simulator, (1280, 720), "the simulator page mid-match (carom sim)"),
+    Picture("referee-box.png", referee_box, (1280, 720), "the referee box's refused BREAK (carom sim --remote)"),
+    Picture("hall-tv.png", hall_tv, (1920, 1080), "the hall's TV, twelve tables (carom hall, loadgen's showcase)"),
+    Picture("organiser.png", organiser, (1400, None), "the organiser's page, a knock-out under way (carom hall)"),
+    Picture("overlay.png", overlay, (None, None), "a table's streaming overlay (carom hall)"),
+    Picture("report.png", report, (1100, None), "a score sheet (carom report, from a virtual board)"),
 )
 
 
@@ -408,7 +423,7 @@ def main(argv=None):
             if p.name not in wanted:
                 continue
             path = os.path.join(out, p.name)
-            say("%s: %s" % (p.name, " ".join(p.make.__doc__.split()[:12]) + " ..."))
+            say("%s: %s ..." % (p.name, p.what))
             start = time.monotonic()
             p.make(studio, path)
             say("wrote %s (%dx%d) in %.0f s" % (os.path.relpath(path), *png_size(path), time.monotonic() - start))

@@ -143,6 +143,7 @@ def simulator(studio, path):
         if ms:
             p.page.clock.run_for(ms)
         wait_for(lambda: p.page.get_attribute(countdown, "data-dark"), "false", what="the countdown lit")
+        p.page.mouse.move(0, 0)  # off the last button clicked (else drawn as under the pointer)
         for _ in range(10):
             p.wait_text("message", "LAST", 15)
             p.page.screenshot(path=path)

@@ -17,7 +17,6 @@ The delays are measured by `make bench` (tools/bench/hall.py), not here.
 """
 
 import json
-import os
 import random
 
 import pytest
@@ -252,8 +251,6 @@ def test_the_demo_hall_shows_every_state_and_an_offline_board_comes_back(browser
                 30,
                 "the draw's and the win's reports in the results",
             )
-            if os.environ.get("CAROM_SCREENSHOT"):  # README's picture: CAROM_SCREENSHOT=docs/hall.png
-                page.page.screenshot(path=os.environ["CAROM_SCREENSHOT"])
             # Switched on again: the next tick reconnects it ("online", its match as it stood).
             clock.t += 61
             demo.tick(3.0)

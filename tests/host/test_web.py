@@ -4,9 +4,7 @@
 the tests click the page's buttons and read back the segments the PAGE drew (the
 lit SVG polygons of each digit), decoded into text by tools/run/sim.py.  Nothing is read from the
 match state: what is checked is what the firmware wrote to the emulated HT16K33
-chips, as the page shows it.
-
-Set CAROM_SCREENSHOT=docs/simulator.png to also save the README's screenshot.
+chips, as the page shows it.  (The docs' picture of the page: tools/pictures.py.)
 """
 
 import contextlib
@@ -265,11 +263,6 @@ def test_blink_brightness_colon_plug_clock_keys_two_pages(browser, configured, t
     clock = p.wait_text("clock", lambda t: re.fullmatch(r" [23]:[0-5]\d", t) is not None)
     assert p.chip(p.fields["clock"][0])["colon"] is True
     p.wait_text("message", "BREA")  # the start of the marquee
-    if os.environ.get("CAROM_SCREENSHOT"):  # the README's, in a 1280x720 window
-        page.set_viewport_size({"width": 1280, "height": 720})
-        page.wait_for_function("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))")
-        page.screenshot(path=os.environ["CAROM_SCREENSHOT"])
-        page.set_viewport_size({"width": 1500, "height": 950})
     # Move the clock forward one minute from the panel (the page sees the clock run on meanwhile).
     t_before = float(page.get_attribute('.board[data-board="0"]', "data-t"))
     page.click('.board[data-board="0"] [data-action="advance"][data-seconds="60"]')

@@ -63,7 +63,7 @@ def browser():
 
 @pytest.fixture
 def broker():
-    """A real mosquitto on a free loopback port (tests/host/mosquitto.py), stopped afterwards."""
+    """A real mosquitto on a free loopback port (tools/run/mosquitto.py), stopped afterwards."""
     from helpers import running_mosquitto
 
     with running_mosquitto() as m:

@@ -198,7 +198,7 @@ def test_carom_hall_key_over_a_boards_serial_link(tmp_path):
 
 # ---- end to end ------------------------------------------------------------------------------
 
-ACL = ACL_EXAMPLE  # the README's, as tests/host/mosquitto.py has it
+ACL = ACL_EXAMPLE  # the README's, as tools/run/mosquitto.py has it
 
 
 def test_the_readme_shows_the_broker_configuration_the_tests_run():

@@ -10,7 +10,7 @@ unexport PYTHONDONTWRITEBYTECODE
 PY := $(VENV)/bin/python
 MPY := $(VENV)/bin/micropython
 
-.PHONY: sim test check lint test-cpython test-micropython bench docs venv clean
+.PHONY: sim test check lint test-cpython test-micropython bench docs pictures venv clean
 
 venv: $(VENV)/.stamp
 
@@ -83,6 +83,14 @@ docs: venv
 	$(PY) -m tools.docs_reference
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 	@echo "carom: the site is in build/site/ (open build/site/index.html)"
+
+# The docs' pictures in docs/pictures/, taken in Chromium from the running software (tools/pictures.py:
+# carom sim, carom hall with a mosquitto and boards of its own, carom report), each from a scripted
+# match: the same picture every run. make pictures PICTURES="simulator report" makes only those.
+PICTURES ?=
+pictures: venv
+	sh tools/deps.sh
+	$(PY) -m tools.pictures $(PICTURES)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -6,22 +6,13 @@ import sys
 
 import pytest
 
+from tools.run.chromium import CHROMIUM, launch
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 for p in (os.path.join(ROOT, "firmware"), os.path.join(HERE, "fw")):
     if p not in sys.path:
         sys.path.insert(0, p)
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 
 
 def pytest_report_header(config):
@@ -65,14 +56,14 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        b = launch(p)
         yield b
         b.close()
 
 
 @pytest.fixture
 def broker():
-    """A real mosquitto on a free loopback port (tests/host/mosquitto.py), stopped afterwards."""
+    """A real mosquitto on a free loopback port (tools/run/mosquitto.py), stopped afterwards."""
     from helpers import running_mosquitto
 
     with running_mosquitto() as m:

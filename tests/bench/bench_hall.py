@@ -26,13 +26,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from tools.bench.hall import ORGANISER_JS, measure  # noqa: E402
 from tools.hall.loadgen import Board, SimTable  # noqa: E402
-from mosquitto import Mosquitto, available  # noqa: E402
-from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tools.run.mosquitto import Mosquitto, available  # noqa: E402
+from tools.run.chromium import CHROMIUM, launch  # noqa: E402
 from bench_hall_tournament import read_start  # noqa: E402
 
 TABLES = 64
@@ -90,7 +88,7 @@ def main():
             from playwright.sync_api import sync_playwright
 
             pw = sync_playwright().start()
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = launch(pw)
             page = browser.new_page(viewport={"width": 1920, "height": 1080})
             page.goto(url)
             page.wait_for_selector("body[data-ready=true]")

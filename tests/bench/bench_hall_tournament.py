@@ -34,12 +34,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
 
 from tools.hall.loadgen import HallBoard, SSEClient, play  # noqa: E402
 from host_tools.hall.setups import Keys  # noqa: E402
 from tools.hall.tourneyrun import get, post  # noqa: E402
-from mosquitto import Mosquitto, available  # noqa: E402
+from tools.run.mosquitto import Mosquitto, available  # noqa: E402
 
 FIRST = ("Anna", "Bela", "Csaba", "Dora", "Erno", "Flora", "Gabor", "Hanna")
 LAST = (

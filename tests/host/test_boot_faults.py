@@ -19,7 +19,7 @@ from host_tools.simulator.scripted_board import ScriptedBoard, deploy_source
 from host_tools.simulator.vboard import VirtualBoard
 
 from helpers import board_def
-from mosquitto import Mosquitto, available as mosquitto_available
+from tools.run.mosquitto import Mosquitto, available as mosquitto_available
 
 CONFIG = {"board": "wall", "match": {"game": "three_cushion", "target": 2}}
 

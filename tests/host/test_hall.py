@@ -13,7 +13,6 @@ import contextlib
 import csv
 import io
 import json
-import re
 import subprocess
 import urllib.request
 
@@ -22,8 +21,9 @@ import pytest
 from host_tools.hall.broker import parse_broker
 from host_tools.hall.model import Hall, fingerprint
 from host_tools.hall.server import parse_listen
-from helpers import CAROM, LineProcess, needs_mosquitto, running_mosquitto, wait_for
-from mosquitto import Mosquitto, available
+from helpers import CAROM, needs_mosquitto, running_mosquitto, wait_for
+from tools.run.hall import HallProc, Page
+from tools.run.mosquitto import Mosquitto, available
 
 
 def sim_table(table, lines=(), name=None, target=3):
@@ -149,33 +149,6 @@ def test_addresses():
 # ---- `carom hall` against a real mosquitto --------------------------------------------------------
 
 
-class HallProc(LineProcess):
-    """`carom hall` as a subprocess: its URL, its output, Ctrl-C."""
-
-    name = "carom hall"
-
-    def __init__(self, broker_port, *extra, timeout=30, env=None):
-        super().__init__(
-            [CAROM, "hall", "--broker", "127.0.0.1:%d" % broker_port, "--listen", "127.0.0.1:0", *extra], env=env
-        )
-        self.url = self.wait_line(r"the dashboard is at (http://\S+)", timeout).group(1)
-
-    @property
-    def code(self):
-        """The organiser's sign-in code the hall printed (None when it read one from a file)."""
-        for line in self.lines:
-            m = re.search(r"the organiser signs in with the code (\S+)", line)
-            if m:
-                return m.group(1)
-        return None
-
-    def table(self, table):
-        return {t["table"]: t for t in self.get("/api/tables")["tables"]}.get(table)
-
-    def stop(self):
-        return super().stop(timeout=20)
-
-
 @contextlib.contextmanager
 def running_hall(*extra):
     """A mosquitto of its own and `carom hall` connected to it (hall.broker_port: the broker's)."""
@@ -223,43 +196,6 @@ def boards(broker):
             b.close()
         except Exception:
             pass
-
-
-TILE_JS = """(id) => {
-  const t = document.querySelector('.tile[data-table="' + CSS.escape(id) + '"]');
-  if (!t) return null;
-  const q = s => t.querySelector(s).textContent;
-  const player = p => ({name: q('[data-player=' + p + '] .p-name'), score: q('[data-player=' + p + '] .p-score'),
-                        innings: q('[data-player=' + p + '] .p-inn'),
-                        at_table: t.querySelector('[data-player=' + p + ']').dataset.atTable});
-  return {name: q('.t-name'), status: t.dataset.status, label: q('.t-status'), game: q('.t-game'),
-          A: player('A'), B: player('B'), run: q('.f-run'), countdown: q('.f-countdown'), eq: q('.f-eq'),
-          phase: q('.f-phase'), result: q('.f-result')};
-}"""
-
-
-class Page:
-    def __init__(self, browser, url, width=1920, height=1080):
-        self.context = browser.new_context(viewport={"width": width, "height": height})
-        self.page = self.context.new_page()
-        self.errors = []
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.goto(url)
-        self.page.wait_for_selector("body[data-ready=true]")
-
-    def tile(self, table):
-        return self.page.evaluate(TILE_JS, table)
-
-    def wait_tile(self, table, check, what, timeout=15):
-        return wait_for(lambda: self.tile(table), lambda t: t is not None and check(t), timeout, what)
-
-    def results(self):
-        return self.page.evaluate("""() => [...document.querySelectorAll('#result-rows tr')].map(
-            tr => [...tr.children].map(td => td.textContent))""")
-
-    def close(self):
-        assert not self.errors, self.errors
-        self.context.close()
 
 
 def test_tiles_show_each_tables_match(hall, boards, browser):

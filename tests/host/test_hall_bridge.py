@@ -25,8 +25,8 @@ from helpers import Listener, needs_mosquitto, wait_for
 from host_tools import ROOT
 from host_tools.simulator.vboard import AccessPoint
 from host_tools.hall.bridge import conf
-from mosquitto import Mosquitto, PersistentMosquitto
-from test_hall import HallProc, Page
+from tools.run.mosquitto import Mosquitto, PersistentMosquitto
+from tools.run.hall import HallProc, Page
 from test_hall_e2e import WIFI_PASSWORD, WallBoard, agrees, api_tables, play_win, results
 
 pytestmark = needs_mosquitto

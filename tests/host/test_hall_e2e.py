@@ -21,8 +21,8 @@ import pytest
 from helpers import Listener, needs_mosquitto, wait_for
 from host_tools.simulator.scripted_board import ScriptedBoard
 from host_tools.simulator.vboard import AccessPoint
-from mosquitto import PersistentMosquitto
-from test_hall import HallProc, Page
+from tools.run.mosquitto import PersistentMosquitto
+from tools.run.hall import HallProc, Page
 
 WIFI_PASSWORD = "wifi-Secr3t-hall"
 MQTT_USER = "carom-board"

@@ -21,8 +21,9 @@ import paho.mqtt.client as paho
 from helpers import CAROM, SETS_MATCH, SHOOTOUT_MATCH, needs_mosquitto, wait_for
 from host_tools.hall import dashboard, model, results_file, routes, schema
 from host_tools.hall.model import Hall
-from mosquitto import Mosquitto, SecureMosquitto
-from test_hall import HallProc, finished, sim_table, state_bytes
+from tools.run.mosquitto import Mosquitto, SecureMosquitto
+from test_hall import finished, sim_table, state_bytes
+from tools.run.hall import HallProc
 
 
 BOUND = (
@@ -1130,7 +1131,7 @@ def test_hall_shrugs_off_a_hostile_broker(tmp_path):
 
 @needs_mosquitto
 def test_broker_logins_and_acls(tmp_path):
-    """The README's mosquitto example (tests/host/mosquitto.py ACL_EXAMPLE): a board logged in as its
+    """The README's mosquitto example (tools/run/mosquitto.py ACL_EXAMPLE): a board logged in as its
     table publishes its own table; its publish to another table's topic is dropped by the broker;
     an anonymous client and a wrong password are refused; the hall logs in with --user and its
     password from $CAROM_HALL_PASSWORD (then --password-file), which is never on its command line

@@ -58,7 +58,7 @@ from host_tools.hall.organiser import SentStore
 from host_tools.hall.dashboard import TOURNAMENT_EVERY_S
 from host_tools.hall.setups import Keys, SetupError, verify
 from host_tools.hall.tournament import Tournament
-from test_hall import HallProc
+from tools.run.hall import HallProc
 from test_hall_organiser import HEADERS, LAG, TableBoard, retained_setup, retained_topics
 
 KILLS = 50

@@ -17,7 +17,6 @@ The delays are measured by `make bench` (tools/bench/hall.py), not here.
 """
 
 import json
-import os
 import random
 
 import pytest
@@ -26,7 +25,7 @@ from tools.bench.hall import ORGANISER_JS, measure
 from host_tools.hall import schema
 from tools.hall.loadgen import FORMATS, SHOWCASE, Board, DemoHall, SimTable, showcase
 from helpers import needs_mosquitto, running_mosquitto, wait_for
-from test_hall import HallProc, Page
+from tools.run.hall import ORGANISER_ROWS_JS, HallProc, Page
 
 
 TABLES = 64
@@ -34,10 +33,6 @@ EACH = 6
 
 SCORES_JS = """() => Object.fromEntries([...document.querySelectorAll('.tile')].map(t => [t.dataset.table,
     ['A', 'B'].map(p => t.querySelector('[data-player=' + p + '] .p-score').textContent)]))"""
-
-
-ORGANISER_ROWS_JS = """() => Object.fromEntries([...document.querySelectorAll('#tables tr[data-table]')].map(
-    tr => [tr.dataset.table, tr.querySelector('td.board').textContent]))"""
 
 
 @needs_mosquitto
@@ -256,8 +251,6 @@ def test_the_demo_hall_shows_every_state_and_an_offline_board_comes_back(browser
                 30,
                 "the draw's and the win's reports in the results",
             )
-            if os.environ.get("CAROM_SCREENSHOT"):  # README's picture: CAROM_SCREENSHOT=docs/hall.png
-                page.page.screenshot(path=os.environ["CAROM_SCREENSHOT"])
             # Switched on again: the next tick reconnects it ("online", its match as it stood).
             clock.t += 61
             demo.tick(3.0)

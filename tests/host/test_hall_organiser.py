@@ -28,8 +28,8 @@ from host_tools.hall import organiser as org
 from tools.hall.loadgen import Board, SimTable
 from host_tools.hall.setups import Keys, verify
 from tools.hall.tourneyrun import match_options
-from mosquitto import available
-from test_hall import HallProc, Page
+from tools.run.mosquitto import available
+from tools.run.hall import HallProc, Page, organiser_page
 
 
 def wait_for(fn, expected, timeout=30.0, what=""):
@@ -292,20 +292,6 @@ def retained_topics(port, topics, timeout=10):
         c.loop_stop()
 
 
-def org_page(browser, hall):
-    p = Page.__new__(Page)
-    p.context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    p.page = p.context.new_page()
-    p.errors = []
-    p.page.on("pageerror", lambda e: p.errors.append(str(e)))
-    p.page.goto(hall.url + "/organiser")
-    p.page.wait_for_selector("body[data-ready=true]")
-    p.page.fill("#signin input[name=code]", hall.code)  # the organiser signs in, as a person does
-    p.page.click("#signin button[type=submit]")
-    p.page.wait_for_selector("#signin", state="hidden")
-    return p
-
-
 def shown(page, selector):
     return page.page.evaluate("(s) => [...document.querySelectorAll(s)].map(e => e.textContent)", selector)
 
@@ -328,7 +314,7 @@ def standing(page):
 @needs_mosquitto
 def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
     hall, board, secrets, broker = tourney
-    page = org_page(browser, hall)
+    page = organiser_page(browser, hall)
     tv = Page(browser, hall.url)
     pg = page.page
     # The tournament: a round robin of four, three-cushion to 3.
@@ -345,7 +331,7 @@ def test_a_round_robin_from_the_page_to_the_standings(tourney, browser):
         pg.click("#add-player button[type=submit]")
         wait_for(lambda: name in shown(page, "#players .name"), True, what="%s on the page" % name)
     assert shown(page, "#players .name") == [n for n, _ in players]
-    other = org_page(browser, hall)  # a second organiser's page sees the same tournament, and its changes
+    other = organiser_page(browser, hall)  # a second organiser's page sees the same tournament, and its changes
     assert shown(other, "#players .name") == [n for n, _ in players]
     assert pg.evaluate("document.querySelectorAll('img').length") == 0  # the HTML name is text
     # A field the server refuses: its message on the page.
@@ -481,7 +467,7 @@ def test_a_knockout_moves_on_by_itself_shootout_included(tourney, browser):
     for t in ("t1", "t2"):
         assert post(hall, "table", {"table": t})[0] == 200
     b1, b2 = board("t1"), board("t2")
-    page = org_page(browser, hall)
+    page = organiser_page(browser, hall)
     tv = Page(browser, hall.url)
     assert post(hall, "draw", {}) == (200, {"ok": True})
     status, answer = post(hall, "configure", {"format": "round_robin"})
@@ -698,7 +684,7 @@ def test_cli_errors_name_the_file(tmp_path):
 def test_a_broker_restart_keeps_the_setups(tmp_path):
     """A broker that keeps nothing (no persistence) restarts: the hall publishes each table's newest
     setup again at its reconnect, so a board that connects afterwards still gets its match."""
-    from mosquitto import Mosquitto
+    from tools.run.mosquitto import Mosquitto
 
     keys_path = str(tmp_path / "hall-keys.json")
     key = Keys(keys_path).new_key("t1")
@@ -737,7 +723,7 @@ def test_an_undecided_knockout_match_is_decided_on_the_page(tourney, browser):
     for t in ("t1", "t2"):
         post(hall, "table", {"table": t})
     b1, b2 = board("t1"), board("t2")
-    page = org_page(browser, hall)
+    page = organiser_page(browser, hall)
     pg = page.page
     post(hall, "draw", {})
     s1, s2 = b1.setup(1), b2.setup(1)

@@ -36,7 +36,7 @@ from helpers import flash_hashes, wait_for
 from host_tools import firmware_path
 from host_tools.hall import setups
 from host_tools.hall.setups import Keys, SetupError
-from mosquitto import ACL_EXAMPLE, SecureMosquitto, available
+from tools.run.mosquitto import ACL_EXAMPLE, SecureMosquitto, available
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAROM = os.path.join(os.path.dirname(sys.executable), "carom")
@@ -198,7 +198,7 @@ def test_carom_hall_key_over_a_boards_serial_link(tmp_path):
 
 # ---- end to end ------------------------------------------------------------------------------
 
-ACL = ACL_EXAMPLE  # the broker page's, as tests/host/mosquitto.py has it
+ACL = ACL_EXAMPLE  # the broker page's, as tools/run/mosquitto.py has it
 
 
 def test_the_docs_show_the_broker_configuration_the_tests_run():
@@ -522,7 +522,7 @@ def test_the_setup_channel_on_a_stock_esp32_heap(tmp_path):
     from host_tools import micropython32_exe
     from tools.bench.heap import WIFI, boots, configure, hall_config, heap_firmware, peak, wall
     from host_tools.simulator.vboard import VirtualBoard
-    from mosquitto import Mosquitto
+    from tools.run.mosquitto import Mosquitto
 
     mp32 = micropython32_exe()
     if mp32 is None or not available():

@@ -23,8 +23,8 @@ import pytest
 
 from tools.hall.loadgen import HallBoard, play
 from host_tools.hall.setups import Keys
-from mosquitto import SecureMosquitto, available
-from test_hall import HallProc
+from tools.run.mosquitto import SecureMosquitto, available
+from tools.run.hall import HallProc
 
 TABLES = ("t1", "t2", "t3", "t4")
 PLAYERS = (

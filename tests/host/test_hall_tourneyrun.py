@@ -10,7 +10,7 @@ make bench's tournament (64 players), never asserted here.
 from helpers import needs_mosquitto, running_mosquitto
 from host_tools.hall.setups import Keys
 from tools.hall.tourneyrun import TournamentRun
-from test_hall import HallProc
+from tools.run.hall import HallProc
 
 pytestmark = needs_mosquitto
 

@@ -14,7 +14,8 @@ import pytest
 
 from helpers import needs_mosquitto, wait_for as _wait_for
 from tools.hall.loadgen import Board, SimTable
-from test_hall import Page, running_hall
+from test_hall import running_hall
+from tools.run.hall import Page
 
 
 def wait_for(fn, expected, timeout=30.0, what=""):

@@ -53,7 +53,7 @@ from tools.bench.heap import (
 from host_tools.simulator.vboard import VirtualBoard
 
 from helpers import flash_hashes
-from mosquitto import Mosquitto, available as mosquitto_available
+from tools.run.mosquitto import Mosquitto, available as mosquitto_available
 
 MP32 = micropython32_exe()
 pytestmark = pytest.mark.skipif(

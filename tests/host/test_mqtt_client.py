@@ -9,7 +9,7 @@ was queued arrives once); the broker goes away mid-run and comes back.
 
 from helpers import LineProcess, Listener, needs_mosquitto
 from host_tools import FIRMWARE_DIR, micropython_exe
-from mosquitto import Mosquitto, PersistentMosquitto
+from tools.run.mosquitto import Mosquitto, PersistentMosquitto
 
 pytestmark = needs_mosquitto
 

@@ -12,7 +12,8 @@ import urllib.request
 import pytest
 
 from helpers import CAROM, free_port
-from test_web import Sim, stop_and_check
+from test_web import stop_and_check
+from tools.run.sim import Sim
 
 
 @pytest.fixture(scope="module")

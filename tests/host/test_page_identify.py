@@ -14,7 +14,8 @@ import urllib.error
 import urllib.request
 
 from helpers import wait_for
-from test_web import READ_JS, sim_page
+from test_web import sim_page
+from tools.run.sim import READ_JS
 
 BOARD = '.board[data-board="0"]'
 

@@ -14,7 +14,8 @@ import pytest
 
 from helpers import CAROM, free_port
 from host_tools import ROOT
-from test_web import Sim, stop_and_check
+from test_web import stop_and_check
+from tools.run.sim import Sim
 
 SIZES = [(1280, 720), (1920, 1080)]
 

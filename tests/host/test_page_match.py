@@ -14,7 +14,8 @@ import os
 
 from helpers import CAROM, free_port, wait_for
 from host_tools import firmware_path
-from test_web import Sim, open_page, stop_and_check
+from test_web import stop_and_check
+from tools.run.sim import Sim, open_page
 
 
 def form(page):

@@ -8,13 +8,13 @@ B's POINT while A is at the table, BREAK before half-time, a short tap on NEW, a
 `--remote`, the referee box's press the wall refused, marked on the box's own button.
 """
 
-import os
 import re
 
 from helpers import CAROM, free_port, wait_for
 from host_tools import firmware_path
 from test_page_match import not_cut
-from test_web import Sim, open_page, stop_and_check
+from test_web import stop_and_check
+from tools.run.sim import Sim, open_page
 
 
 def reason(name):
@@ -33,7 +33,7 @@ class Refusals:
     def log(self):
         return [x for x in self.p.page.locator('.board[data-board="0"] .log li[data-kind="refused"]').all_inner_texts()]
 
-    def next(self, button, words=None, board=None, shot=None):
+    def next(self, button, words=None, board=None):
         """Wait for the next refusal in the wall's log: it names `button` and has `words` (the
         firmware's reason), and the button pressed for it shows the mark; the reason logged."""
         board = self.board if board is None else board
@@ -48,8 +48,6 @@ class Refusals:
             assert words in line, (words, line)
         btn = self.p.page.locator('.board[data-board="%d"] button[data-button="%s"]' % (board, button.split()[-1]))
         wait_for(lambda: btn.get_attribute("data-refused"), "true", 5, "the mark on %s" % button)
-        if shot:
-            self.p.page.screenshot(path=shot)
         mark = btn.evaluate("b => getComputedStyle(b, '::after').content")
         assert "refused" in mark, mark
         assert "refused: " in btn.get_attribute("title")
@@ -94,10 +92,7 @@ def test_the_referee_box_press_refused_by_the_wall(browser):
         wait_for(lambda: p.led("A.turn"), "1", what="A's turn LED")
         p.let_pass(0.5)
         p.page.click(box % "break")  # before half-time: refused by the wall
-        # CAROM_SCREENSHOT_REMOTE=docs/simulator-remote.png saves the README's second screenshot.
-        said = r.next(
-            "the referee box's break", reason("BREAK_NOT_HALF"), board=1, shot=os.environ.get("CAROM_SCREENSHOT_REMOTE")
-        )
+        said = r.next("the referee box's break", reason("BREAK_NOT_HALF"), board=1)
         assert said
         # Both hint lines, in the narrowest layout (the box beside the wall board at 1280 wide), whole.
         for board in (0, 1):

@@ -498,9 +498,7 @@ def test_opening_break_and_half_time_break_rows(tmp_path):
 def test_the_sheet_has_margins_on_screen_and_none_added_in_print(browser, tmp_path):
     """The HTML sheet had no margins on screen (its table touched the window's edges).
     On screen it is an A4 page's width with white margins, centred; printed, @page gives the
-    margins and the body adds none (the PDF is as before).
-
-    CAROM_REPORT_SCREENSHOT=docs/report.png also saves the README's picture of the sheet."""
+    margins and the body adds none (the PDF is as before)."""
     m = firmware_match(
         1,
         [
@@ -534,12 +532,6 @@ def test_the_sheet_has_margins_on_screen_and_none_added_in_print(browser, tmp_pa
     )
     write_reports([m], ["html"], str(tmp_path))
     url = (tmp_path / "match-000001.html").as_uri()
-    shot = os.environ.get("CAROM_REPORT_SCREENSHOT")
-    if shot:  # the README's picture of the sheet
-        page = browser.new_page(viewport={"width": 1100, "height": 900})
-        page.goto(url)
-        page.screenshot(path=shot, full_page=True)
-        page.close()
     for width, height in ((1280, 720), (1920, 1080), (800, 600)):
         page = browser.new_page(viewport={"width": width, "height": height})
         try:

@@ -18,7 +18,7 @@ import urllib.request
 
 
 from helpers import LineProcess, carom, needs_mosquitto, running_mosquitto, wait_for
-from test_hall import HallProc, Page
+from tools.run.hall import HallProc, Page
 
 
 class Sim(LineProcess):

@@ -18,7 +18,8 @@ import pytest
 
 from host_tools import ROOT
 from helpers import free_port
-from test_web import Sim, alive, children_of
+from test_web import alive, children_of
+from tools.run.sim import Sim
 
 VENV = os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))
 

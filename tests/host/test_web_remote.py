@@ -8,7 +8,8 @@ and 3 s more in light sleep after an acknowledgement; read on every animation fr
 """
 
 from helpers import CAROM, free_port, wait_for
-from test_web import Sim, open_page, stop_and_check
+from test_web import stop_and_check
+from tools.run.sim import Sim, open_page
 
 SEG7 = {"0": "abcdef", "1": "bc", "2": "abdeg"}
 

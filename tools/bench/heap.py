@@ -165,10 +165,7 @@ def _boot_figures(exe, heap, match=None, hall=False):
     config = {"board": "wall", "match": match or {"game": "straight_rail", "target": 200}, "radio": RADIO}
     if hall:
         config["hall"] = {"key": HALL_KEY}
-    import sys
-
-    sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
-    from mosquitto import Mosquitto, available
+    from tools.run.mosquitto import Mosquitto, available
 
     if available():
         broker = Mosquitto().start()
@@ -231,7 +228,7 @@ def _setup_figures(exe, heap):
 
     sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
     from helpers import Listener, wait_until
-    from mosquitto import Mosquitto, available
+    from tools.run.mosquitto import Mosquitto, available
 
     if not available():
         return None

@@ -232,6 +232,8 @@ class SimTable:
         self.started_at = self.epoch = int(now) - self.ref.now // 1000
         if self.finished():
             self._ended_s = self.ref.now // 1000
+            if self.last_report is not None:  # its report's start and end on that clock too
+                self.last_report = self.report_doc()
 
 
 class Board:

@@ -62,12 +62,21 @@ def match_options(match):
 class SetupBoard:
     """One table's board: setups in (checked with its key), a match played out, states and the report out."""
 
-    def __init__(self, port, table, key, seed=0, prefix="carom", stroke_s=0.0, host="127.0.0.1"):
+    def __init__(
+        self, port, table, key, seed=0, prefix="carom", stroke_s=0.0, host="127.0.0.1", hold=False, epoch=None
+    ):
+        """hold: each setup taken waits in self.held until play_held() plays it (the caller decides
+        the order in which tables finish: the same tournament every run); epoch: the board's clock
+        at its first match's start (None: the wall clock's)."""
         self.table = table
         self.stroke_s = stroke_s  # the time each stroke takes (0: as fast as it goes)
         self.key = key
+        self.hold = hold
+        self.held = queue.Queue()
+        self.epoch = epoch
         self.rng = random.Random(seed)
         self.n = 0  # the newest setup applied
+        self.taken = 0  # the newest setup taken (with hold, it may wait to be applied)
         self.setups = 0  # setups taken
         self.refused = 0  # payloads that did not verify, or not newer
         self.matches = 0
@@ -97,12 +106,16 @@ class SetupBoard:
             except (SetupError, ValueError):
                 self.refused += 1
                 continue
-            if doc.get("table") != self.table or doc["n"] <= self.n:
-                if doc["n"] != self.n:
+            if doc.get("table") != self.table or doc["n"] <= self.taken:
+                if doc["n"] != self.taken:
                     self.refused += 1
                 continue
+            self.taken = doc["n"]
             self.setups += 1
-            self.play(doc)
+            if self.hold:
+                self.held.put(doc)
+            else:
+                self.play(doc)
 
     def state(self, sim):
         d = sim.doc()
@@ -110,17 +123,20 @@ class SetupBoard:
         self.board.state(d)
         self.states += 1
 
-    def play(self, doc):
+    def play(self, doc, strokes=None):
+        """The setup's match played out (or only its first `strokes` strokes: a match under way); its SimTable."""
         setup = doc["setup"]
         match = setup["match"]
         names = (setup["players"]["A"]["name"], setup["players"]["B"]["name"])
         sim = SimTable(
             self.table, self.rng, target=match["target"], names=names, options=match_options(match), lag=True
         )
+        if self.epoch is not None:
+            sim.started_at = self.epoch
         sim.started_at += 3600 * self.matches  # each match its own start on the board's clock
         self.n = doc["n"]
         self.state(sim)
-        for _ in range(5000):
+        for _ in range(5000 if strokes is None else strokes):
             if self.stroke_s:
                 time.sleep(self.stroke_s)
             _, report = sim.step()
@@ -128,8 +144,14 @@ class SetupBoard:
             if report is not None:
                 self.matches += 1
                 self.board.report(report).wait_for_publish(10)
-                return
-        raise RuntimeError("%s: the match did not end in 5000 strokes" % self.table)
+                return sim
+        if strokes is None:
+            raise RuntimeError("%s: the match did not end in 5000 strokes" % self.table)
+        return sim
+
+    def play_held(self, strokes=None, timeout=30):
+        """With hold: the next setup this board took (waited for), played as play() plays it."""
+        return self.play(self.held.get(timeout=timeout), strokes)
 
     def close(self):
         self.stopping = True
@@ -142,13 +164,16 @@ class SetupBoard:
 class TournamentRun:
     """A tournament organised through the hall's POST API and played out on SetupBoards."""
 
-    def __init__(self, url, port, keys, tables, seed=1, stroke_s=0.0, host="127.0.0.1", prefix="carom", code=None):
-        """`keys`: setups.Keys with a key for each of `tables`; `code`: the organiser's (carom hall printed it)."""
+    def __init__(
+        self, url, port, keys, tables, seed=1, stroke_s=0.0, host="127.0.0.1", prefix="carom", code=None, **board
+    ):
+        """`keys`: setups.Keys with a key for each of `tables`; `code`: the organiser's (carom hall printed it);
+        `board`: more of SetupBoard's options (hold, epoch)."""
         self.url = url
         self.code = code
         self.tables = list(tables)
         self.boards = [
-            SetupBoard(port, t, keys.key(t), seed=seed * 1000 + i, prefix=prefix, stroke_s=stroke_s, host=host)
+            SetupBoard(port, t, keys.key(t), seed=seed * 1000 + i, prefix=prefix, stroke_s=stroke_s, host=host, **board)
             for i, t in enumerate(self.tables)
         ]
         self.started = None

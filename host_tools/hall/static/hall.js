@@ -292,7 +292,7 @@ function resultRow(r) {
     [(GAMES[r.game] || r.game) + " · " + (r.target === null ? A.target + ":" + B.target : r.target)],
     [A.name, "r"], [A.score + " – " + B.score, "c score"], [B.name],
     [A.innings === B.innings ? String(A.innings) : A.innings + " / " + B.innings, "c"],
-    [Number(A.average).toFixed(3) + " / " + Number(B.average).toFixed(3), "c"],
+    [gdText(A.score, A.innings) + " / " + gdText(B.score, B.innings), "c"],
     [A.high_run + " / " + B.high_run, "c"],
     [r.format || ""],
     [r.result === "A" || r.result === "B" ? winsText(r.result, r.ended_by, {A: A.name || "Player A", B: B.name || "Player B"})
@@ -415,8 +415,6 @@ function drawView() {
   else if (view === "bracket") showBracket(document.getElementById("bracket-view"));
 }
 
-function fmtAvg(x) { return x === null || x === undefined ? "" : Number(x).toFixed(3); }
-
 function drawStandings(box) {
   box.replaceChildren();
   const groups = (tournament && tournament.standings) || [];
@@ -446,7 +444,7 @@ function drawStandings(box) {
       if (r.club) el("small", "", n, r.club);
       for (const k of ["played", "won", "drawn", "lost"]) el("td", "", tr, String(r[k]));
       el("td", "pts", tr, String(r.points));
-      el("td", "", tr, fmtAvg(r.average));
+      el("td", "", tr, gdText(r.score, r.innings));
       el("td", "", tr, String(r.high_run));
     }
   }

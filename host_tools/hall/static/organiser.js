@@ -209,7 +209,7 @@ function drawTournament() {
       for (const k of ["rank", "name", "club", "played", "won", "drawn", "lost", "points", "score", "innings"]) {
         el("td", k, tr, r[k]);
       }
-      el("td", "", tr, r.average === null ? "" : Number(r.average).toFixed(3));
+      el("td", "", tr, gdText(r.score, r.innings));
       el("td", "", tr, r.high_run);
     }
   }

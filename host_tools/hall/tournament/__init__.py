@@ -65,6 +65,7 @@ The package, a module per job (each a part of Tournament, which puts them togeth
 
 from .assign import Assignment
 from .bracket import Bracket
+from .corrections import Corrections
 from .draw import Draw
 from .exports import Exports
 from .registration import Registration
@@ -73,6 +74,6 @@ from .standings import Standings
 from .store import Store
 
 
-class Tournament(Registration, Draw, Bracket, Assignment, Reports, Standings, Exports, Store):
+class Tournament(Registration, Draw, Bracket, Assignment, Reports, Corrections, Standings, Exports, Store):
     """A tournament in the SQLite file `path` (created if missing).  Thread-safe; every method
     reads or changes the file in one transaction.  Bad input raises ValueError, one line."""

@@ -266,3 +266,82 @@ def test_a_club_day_through_the_api(tmp_path):
                 assert key not in output
             assert code == 0, output
         broker.close()
+
+
+# ---- the organiser's page -------------------------------------------------------------------------
+
+from test_hall_organiser import org_page, tourney  # noqa: E402,F401  (the page's fixture: a hall, boards on demand)
+from test_hall_organiser import post as org_post  # noqa: E402
+from host_tools.hall.setups import verify  # noqa: E402
+
+
+def withdrawals(b):
+    """The setups' numbers the hall took back from board b (its signed withdrawals)."""
+    return [d["withdraw"] for d in (verify(b.key, p) for p, _ in b.payloads if p) if "withdraw" in d]
+
+
+def page_match(hall, table):
+    return wait_for(lambda: on_table(hall, table), lambda m: m is not None, what="a match on %s" % table)
+
+
+def test_the_corrections_on_the_organisers_page(tourney, browser):  # noqa: F811
+    hall, board, secrets, broker = tourney
+    page = org_page(browser, hall)
+    pg = page.page
+    pg.select_option("#configure select[name=tiebreak]", "dbu_gd_points")
+    pg.select_option("#configure select[name=walkover]", "zero_in_limit")
+    pg.select_option("#configure select[name=withdrawal]", "annulled")
+    pg.fill("#configure input[name=target]", "3")
+    pg.fill("#configure input[name=innings_limit]", "10")
+    pg.click("#configure button[type=submit]")
+    wait_for(lambda: hall.get("/api/tournament")["settings"]["tiebreak"], "dbu_gd_points", what="the rules saved")
+    s = hall.get("/api/tournament")["settings"]
+    assert (s["walkover"], s["withdrawal"], s["third_place"]) == ("zero_in_limit", "annulled", False)
+    org_post(hall, "players", {"players": [{"name": n} for n in ("Anna", "Bela", "Csaba", "Dora")]})
+    for t in ("t1", "t2"):
+        org_post(hall, "table", {"table": t})
+    b1, b2 = board("t1"), board("t2")
+    org_post(hall, "draw", {})
+    b1.apply(b1.setup(1))
+    b2.apply(b2.setup(1))
+    # A no-show on t1: the walkover button for A, confirmed.
+    m1 = page_match(hall, "t1")
+    pg.on("dialog", lambda d: d.accept())
+    row = '#matches tr[data-id="%d"]' % m1["id"]
+    pg.click(row + ' button.walkover[data-present="A"]')
+    wait_for(lambda: match(hall, m1["id"])["ended_by"], "walkover", what="the walkover")
+    wait_for(lambda: withdrawals(b1), [1], what="t1's setup taken back")
+    pg.wait_for_selector(row + '[data-status="done"]')
+    # t3 joins while every player is busy: no match for it; the match on t2 moves there by the form.
+    m2 = page_match(hall, "t2")
+    b3 = board("t3")
+    org_post(hall, "table", {"table": "t3"})
+    pg.fill("#move input[name=match]", str(m2["id"]))
+    pg.fill("#move input[name=table]", "t3")
+    pg.click("#move button[type=submit]")
+    wait_for(lambda: match(hall, m2["id"])["table"], "t3", what="the match moved")
+    wait_for(lambda: withdrawals(b2), [1], what="t2's setup taken back")
+    got = b3.setup(1)
+    assert {got["setup"]["players"][p]["name"] for p in "AB"} == {m2["name_A"], m2["name_B"]}
+    # The setup on t3 is taken back by the table's button: the board drops it.
+    pg.wait_for_selector('#tables tr[data-table="t3"] button.unsend')
+    pg.click('#tables tr[data-table="t3"] button.unsend')
+    wait_for(lambda: withdrawals(b3), [1], what="t3's setup taken back")
+    # A result by hand for whatever is on t1 now.
+    m3 = page_match(hall, "t1")
+    for k, v in (("match", m3["id"]), ("score_A", 3), ("innings_A", 6), ("high_run_A", 2), ("score_B", 1)):
+        pg.fill("#hand-result input[name=%s]" % k, str(v))
+    for k, v in (("innings_B", 6), ("high_run_B", 1)):
+        pg.fill("#hand-result input[name=%s]" % k, str(v))
+    pg.click("#hand-result button[type=submit]")
+    wait_for(lambda: match(hall, m3["id"])["entry"], "hand", what="the result by hand")
+    assert match(hall, m3["id"])["average_A"] == 0.5
+    pg.wait_for_selector('#matches tr[data-id="%d"] td.status:has-text("by hand")' % m3["id"])
+    # A player withdraws by his button.
+    pg.click('#players tr:has(td.name:text-is("Dora")) button.withdraw')
+    wait_for(lambda: player(hall, "Dora")["status"], "withdrawn", what="the withdrawal")
+    pg.wait_for_selector('#players tr[data-status="withdrawn"] td.out:has-text("withdrawn")')
+    assert "Tie broken by" in pg.inner_text("#standings")
+    pg.wait_for_selector('#standings td.out:has-text("withdrawn")')
+    assert page.errors == []
+    page.close()

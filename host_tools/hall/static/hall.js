@@ -415,6 +415,9 @@ function drawView() {
   else if (view === "bracket") showBracket(document.getElementById("bracket-view"));
 }
 
+// What parted a player from the one above him when the first criterion did not (standings' tie_break).
+const TIE_NAMES = {points: "points", gd: "GD", gd_share: "GD share", high_run: "HR", seed: "seed"};
+
 function drawStandings(box) {
   box.replaceChildren();
   const groups = (tournament && tournament.standings) || [];
@@ -435,7 +438,7 @@ function drawStandings(box) {
     const table = el("table", "", sec);
     const hr = el("tr", "", el("thead", "", table));
     for (const [h, cls] of [["#", ""], ["Player", "n"], ["P", ""], ["W", ""], ["D", ""], ["L", ""], ["Pts", ""],
-                            ["GD", ""], ["HR", ""]]) el("th", cls, hr, h);
+                            ["GD", ""], ["HR", ""], ["Tie", "tie"]]) el("th", cls, hr, h);
     const body = el("tbody", "", table);
     for (const r of g.rows) {
       const tr = el("tr", "", body);
@@ -446,6 +449,7 @@ function drawStandings(box) {
       el("td", "pts", tr, String(r.points));
       el("td", "", tr, gdText(r.score, r.innings));
       el("td", "", tr, String(r.high_run));
+      el("td", "tie", tr, r.status && r.status !== "in" ? r.status : TIE_NAMES[r.tie_break] || "");
     }
   }
 }

@@ -345,3 +345,28 @@ def test_the_corrections_on_the_organisers_page(tourney, browser):  # noqa: F811
     pg.wait_for_selector('#standings td.out:has-text("withdrawn")')
     assert page.errors == []
     page.close()
+
+
+def test_the_halls_results_show_gd_truncated_whoever_sent_it():
+    """A report of 2 points in 3 innings (and 30 in 14): the hall's results row, its CSV and the
+    report tool's sheet show 0.666 (2.142), even from a board of an older firmware that rounded its
+    average (0.667 in the report)."""
+    from host_tools.hall.model import Hall
+    from host_tools.hall.routes import local_time
+    from host_tools.reports.match import Match
+    from test_hall import sim_table
+
+    t = sim_table("t1", ["point", "point", "miss"] + ["miss", "miss"] * 2 + ["point"] * 3, target=5)
+    report = t.report_doc()
+    a = report["players"]["A"]
+    assert (a["score"], a["innings"], a["average"]) == (2, 3, 0.666)  # the firmware's own, truncated
+    old = json.loads(json.dumps(report))
+    old["players"]["A"]["average"] = 0.667  # as a board before this change wrote it
+    hall = Hall()
+    hall.handle("carom/t1/report", json.dumps(old).encode(), 10.0)
+    (row,) = hall.summaries()
+    assert row["A"]["average"] == 0.666
+    rows = list(csv.DictReader(io.StringIO(hall.results_csv(local_time))))
+    assert rows[0]["average_A"] == "0.666"
+    assert Match(1, old).summary_row()["A_average"] == "0.666"
+    assert gd.text(30, 14) == "2.142"

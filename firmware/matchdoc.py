@@ -6,8 +6,8 @@ holds it whole, however long the match; doc() parses it into a dict for
 tests and host tools. Writing it allocates, so it is made when someone asks
 for it (a report, a publish), never on the button-to-display path.
 
-GD ("average") has three decimals, rounded half up from whole numbers
-(rules.Match.average_x1000): the same number the wall board shows.
+GD ("average") has three decimals, truncated from whole numbers (30/14 is 2.142:
+rules.Match.average_x1000): the same number the wall board shows.
 
 Its keys and names are bytes, not str: a str in a module is interned when the
 module loads and stays in RAM for good, while this module is loaded for a

@@ -157,7 +157,7 @@ def _player(m, p, out):
         out.field(b"high_run", m.match_high[p] if m.match_high[p] > m.high_run[p] else m.high_run[p])
         out.key(b"average")
         n = m.played[p]
-        out.thousandths((score * 2000 + n) // (2 * n) if n else 0)
+        out.thousandths(score * 1000 // n if n else 0)  # truncated, as average_x1000
         out.close("}")
     else:
         out.value(None)

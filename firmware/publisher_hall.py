@@ -15,6 +15,14 @@ The message (the hall's host_tools/hall/setups.py makes it):
     <64 hex digits: HMAC-SHA256(hall.key, json)> <space> <json>
     json: {"table": "<mqtt table>", "n": <1..999999999, only grows>,
            "setup": {"players": {...}, "match": {...}}}   (config.json's sections, whole)
+      or: {"table": "<mqtt table>", "n": <as above>, "withdraw": <the n of a setup sent before>}
+
+A withdrawal (the hall moved the match to another table, or took it back) is checked as a
+setup is (signed, this table's, newer) and lets the setup it names go if the board has not
+started it: one waiting is dropped (RAM only); one applied whose match is still in the lag with
+nothing played gives way to a match without names (config.json's players section removed: the
+schema's defaults), its n written to FILE first as a setup's is, so the broker's retained copy
+coming again is ignored.  A started match is never touched: the withdrawal is then ignored.
 
 A setup is refused, counted and never written to the flash when it is too big
 (`size`), not in that form (`form`), not signed with this board's hall.key (`key`), not
@@ -122,14 +130,19 @@ def check(payload, key, table):
         doc = json.loads(body)
     except ValueError:  # UnicodeError too
         return 0, None, b"json"
-    if type(doc) is not dict or len(doc) != 3 or type(doc.get("n")) is not int or type(doc.get("setup")) is not dict:
+    if type(doc) is not dict or len(doc) != 3 or type(doc.get("n")) is not int:
         return 0, None, b"json"
     n = doc["n"]
-    setup = doc["setup"]
+    setup = doc.get("setup")
+    gone = doc.get("withdraw")
+    if type(setup) is not dict and (type(gone) is not int or not 1 <= gone <= MAX_N):
+        return 0, None, b"json"
     if doc.get("table") != table:
         return 0, None, b"table"
     if not 1 <= n <= MAX_N:
         return 0, None, b"json"
+    if setup is None:
+        return n, gone, None  # a withdrawal: the n of the setup it takes back
     if len(setup) != 2 or type(setup.get("players")) is not dict or type(setup.get("match")) is not dict:
         return n, None, b"schema"
     import config
@@ -160,11 +173,50 @@ def received(pub, payload):
         s[4] += 1
         print("setup: refused (%s), %d so far" % (why.decode(), s[2]))
         return
+    if type(setup) is int:
+        withdraw(pub, n, setup)
+        return
     s[1] = (n, setup)
     s[4] += 1
     print("setup: %d waits for the table" % n)
     if pub.free():
         apply(pub)
+
+
+def withdraw(pub, n, gone):
+    """The hall's withdrawal `n` of setup `gone`: dropped if it waits, let go if applied and its
+    match not begun (the lag, nothing played); a started match is never touched."""
+    import rules
+
+    s = pub.setup
+    if s[1] is not None and s[1][0] == gone:
+        s[1] = None
+        s[4] += 1
+        print("setup: %d withdrawn (it waited)" % gone)
+        return
+    if s[0] != gone or not pub.free() or pub.board.match.phase != rules.LAG:
+        print("setup: %d not withdrawn (not held, or its match has begun)" % gone)
+        return
+    import config
+
+    d = _read(CONFIG)
+    if d is None:
+        d = _read(config.good_path(CONFIG)) or {}
+    d.pop("players", None)  # the schema's defaults: no names
+    try:
+        cfg = config.normalize(d)
+        store.replace(FILE, ("%d\n" % n).encode())  # first, as a setup's: never acted on twice
+        s[0] = n
+        config.save(d, CONFIG)
+        _config()
+    except (OSError, ValueError) as e:
+        print("setup: withdrawal %d not written: %r" % (n, e))
+        return
+    s[4] += 1
+    b = pub.board
+    b.ctrl.options = _options(cfg)
+    b.ctrl.new_match(mqtt.ticks_ms())
+    print("setup: %d withdrawn (its match had not begun)" % gone)
 
 
 def _read(path):

@@ -630,9 +630,10 @@ class Match:
         return need if need <= self.window else -1
 
     def average_x1000(self, p):
-        """GD x 1000, rounded half up, without floats (they allocate on the ESP32)."""
+        """GD x 1000, truncated (never more than reached: 30/14 is 2.142), without floats
+        (they allocate on the ESP32); a score below 10**5 keeps score * 1000 below 2**30."""
         n = self.innings[p]
-        return (self.score[p] * 2000 + n) // (2 * n) if n else 0
+        return self.score[p] * 1000 // n if n else 0
 
     def out_next(self):
         """The next carom must bring an object ball out of the area (II.1.2, II.2.3-4: in 47/1

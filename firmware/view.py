@@ -428,7 +428,8 @@ class View:
             chip.set_colon(False)
 
     def _draw_average(self, s, v):
-        """GD with as many of its three decimals as fit, rounded to the last one shown."""
+        """GD with as many of its three decimals as fit, truncated to the last one shown (a
+        player never sees an average he has not reached)."""
         n = v // 1000
         decimals = self._width[s] - 1  # less the whole part's digits
         while n >= 10:
@@ -438,9 +439,5 @@ class View:
             decimals = 3
         if decimals < 0:
             decimals = 0
-        drop = _POW10[3 - decimals]
-        n = (v + drop // 2) // drop  # rounded half up, as GD is
-        if decimals and n >= _POW10[self._width[s]]:  # 99.996 in 4 cells: 100.0, not 00.00
-            decimals -= 1
-            n = (v + drop * 5) // (drop * 10)
+        n = v // _POW10[3 - decimals]
         self._draw_number(s, n, decimals)

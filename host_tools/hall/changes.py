@@ -44,11 +44,13 @@ def apply(dash, action, body):
         elif action == "untable":
             table = org.check_table(body)
             t.remove_table(table)
-            o.withdraw(table)
+            o.withdraw(table, clear=True)
         elif action == "draw":
             t.draw(seed=org.check_draw(body))
         elif action == "decide":
             t.decide(*org.check_decide(body))
+        elif action in CORRECTIONS:
+            CORRECTIONS[action](dash, o, t, body)
         else:
             raise org.Refused("no such change: %s" % ascii(action[:40]), 404)
     except (ValueError, KeyError) as e:
@@ -57,3 +59,54 @@ def apply(dash, action, body):
         raise org.Refused(str(e.args[0] if isinstance(e, KeyError) and e.args else e)[:300], 409) from None
     dash.tournament_changed(full=True)
     return {"ok": True}
+
+
+def _walkover(dash, o, t, body):
+    match, present = org.check_walkover(body)
+    _withdraw_from(o, [t.walkover(match, present)])
+
+
+def _withdraw_player(dash, o, t, body):
+    player, excluded = org.check_withdraw(body)
+    _withdraw_from(o, t.withdraw(player, excluded=excluded))
+
+
+def _result(dash, o, t, body):
+    match, a, b, winner = org.check_result(body)
+    _withdraw_from(o, [t.enter_result(match, a, b, winner)])
+
+
+def _move(dash, o, t, body):
+    match, table = org.check_move(body)
+    _withdraw_from(o, [t.move(match, table)])  # the new table gets it from send_due (tournament_changed)
+
+
+def _unsend(dash, o, t, body):
+    """The setup a table's board holds (waiting, or in an empty lag) taken back; its match waits
+    for a table again.  Refused while the board plays it (a started match is never taken back)."""
+    table = org.check_table(body)
+    on = t.setup_of(table)
+    if on is None:
+        raise org.Refused("table %s holds no setup of the hall's: no match of the tournament is on it" % table, 409)
+    board = dash.hall.tables.get(table)
+    state = board.state if board is not None else None
+    if t.match(on[0])["status"] == "playing" and not org.board_free(state):
+        raise org.Refused("match %d is played on %s: a started match is never taken back" % (on[0], table), 409)
+    t.unassign(on[0])
+    o.withdraw(table)
+
+
+def _withdraw_from(o, tables):
+    for table in tables:
+        if table is not None:
+            o.withdraw(table)
+
+
+# The organiser's corrections: action -> handler(organiser, tournament, body).
+CORRECTIONS = {
+    "walkover": _walkover,
+    "withdraw": _withdraw_player,
+    "result": _result,
+    "move": _move,
+    "unsend": _unsend,
+}

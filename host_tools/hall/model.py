@@ -54,6 +54,7 @@ import io
 import json
 import re
 
+from .. import gd
 from . import schema, setups
 from .schema import Invalid
 from .topics import FROM_BOARDS
@@ -219,6 +220,8 @@ class Result:
             total = d.get("match") or d  # a set match: over all sets
             out[p] = {k: d.get(k) for k in ("name", "club", "target")}
             out[p].update((k, total.get(k)) for k in ("score", "innings", "average", "high_run"))
+            if gd.value(total.get("score"), total.get("innings")) is not None:  # truncated, whoever sent it
+                out[p]["average"] = gd.value(total["score"], total["innings"])
         result = doc.get("result")
         out["winner"] = doc["players"][result].get("name") if result in ("A", "B") else None
         return out
@@ -482,6 +485,8 @@ class Hall:
         for i, r in enumerate(results):
             s = r.row
             row = {"%s_%s" % (k, p): v for p in ("A", "B") for k, v in s[p].items()}
+            for p in ("A", "B"):  # GD as three decimals, truncated (gd.py)
+                row["average_" + p] = gd.text(s[p].get("score"), s[p].get("innings")) or row.get("average_" + p)
             for c in CSV_COLUMNS:
                 if c in LOCAL_TIME_COLUMNS:
                     row[c] = local_time(s[c])

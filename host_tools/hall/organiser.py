@@ -158,9 +158,27 @@ def check_game(options):
     return dict(options)
 
 
+def check_tiebreak(value):
+    """A preset's name or a list of criteria (the tournament's values.tiebreak_orders checks)."""
+    from .tournament.values import tiebreak_orders
+
+    if type(value) not in (str, list):
+        raise Refused("tiebreak must be a preset's name or a list of criteria")
+    try:
+        tiebreak_orders(value)
+    except ValueError as e:
+        raise Refused(str(e)) from None
+    return value
+
+
 def check_configure(body):
     """configure's arguments: those given (once the draw is made only the name may change)."""
-    _obj(body, ("name", "game_options", "format", "groups", "advance"))
+    from .tournament.values import WALKOVER_RULES, WITHDRAWAL_RULES
+
+    _obj(
+        body,
+        ("name", "game_options", "format", "groups", "advance", "walkover", "withdrawal", "tiebreak", "third_place"),
+    )
     out = {}
     if "name" in body:
         out["name"] = text(body["name"], "name", MAX_TOURNAMENT_NAME)
@@ -174,6 +192,17 @@ def check_configure(body):
         out["groups"] = whole(body["groups"], "groups", 1, 26)
     if "advance" in body:
         out["advance"] = whole(body["advance"], "advance", 1, 64)
+    for key, allowed in (("walkover", WALKOVER_RULES), ("withdrawal", WITHDRAWAL_RULES)):
+        if key in body:
+            if body[key] not in allowed:
+                raise Refused("%s must be one of %s" % (key, ", ".join(allowed)))
+            out[key] = body[key]
+    if "tiebreak" in body:
+        out["tiebreak"] = check_tiebreak(body["tiebreak"])
+    if "third_place" in body:
+        if type(body["third_place"]) is not bool:
+            raise Refused("third_place must be true or false")
+        out["third_place"] = body["third_place"]
     return out
 
 
@@ -196,6 +225,47 @@ def check_decide(body):
     if body["winner"] not in ("A", "B"):
         raise Refused("winner must be A or B")
     return whole(body["match"], "match", 1, 10**6), body["winner"]
+
+
+def check_walkover(body):
+    """{"match": id, "present": "A" or "B"}: a no-show, the match a walkover for the present player."""
+    _obj(body, ("match", "present"), ("match", "present"))
+    if body["present"] not in ("A", "B"):
+        raise Refused("present must be A or B (the player who came)")
+    return whole(body["match"], "match", 1, 10**6), body["present"]
+
+
+def check_withdraw(body):
+    """{"player": name, "excluded": false}: a player withdraws (or the organiser excludes him)."""
+    _obj(body, ("player", "excluded"), ("player",))
+    excluded = body.get("excluded", False)
+    if type(excluded) is not bool:
+        raise Refused("excluded must be true or false")
+    return text(body["player"], "player", MAX_NAME, empty=False), excluded
+
+
+def _counts(value, field):
+    _obj(value, ("score", "innings", "high_run"), ("score", "innings", "high_run"))
+    return {k: whole(value[k], "%s.%s" % (field, k), 0, 99999) for k in ("score", "innings", "high_run")}
+
+
+def check_result(body):
+    """{"match": id, "A": {score, innings, high_run}, "B": {...}, "winner": null | "A" | "B"}: a
+    result entered by hand (the paper sheet); winner only for a level score a shoot-out decided."""
+    _obj(body, ("match", "A", "B", "winner"), ("match", "A", "B"))
+    winner = body.get("winner")
+    if winner not in (None, "A", "B"):
+        raise Refused("winner must be A, B or null")
+    for side in ("A", "B"):
+        if type(body[side]) is not dict:
+            raise Refused("%s must be an object {score, innings, high_run}" % side)
+    return whole(body["match"], "match", 1, 10**6), _counts(body["A"], "A"), _counts(body["B"], "B"), winner
+
+
+def check_move(body):
+    """{"match": id, "table": table id}: a match on a table goes to another table."""
+    _obj(body, ("match", "table"), ("match", "table"))
+    return whole(body["match"], "match", 1, 10**6), check_table({"table": body["table"]})
 
 
 def check_view(body):
@@ -320,9 +390,19 @@ class KeyFile:
     def message(self, table, setup):
         keys = self._fresh()
         n, payload = keys.message(table, setup)
+        self._own_write()
+        return n, payload
+
+    def withdrawal(self, table, gone):
+        """(n, payload) taking the table's setup `gone` back (setups.withdrawal)."""
+        keys = self._fresh()
+        n, payload = keys.withdrawal(table, gone)
+        self._own_write()
+        return n, payload
+
+    def _own_write(self):
         st = os.stat(self.path)
         self._stamp = (st.st_mtime_ns, st.st_size, st.st_ino)  # our own write: no need to read it again
-        return n, payload
 
 
 class Organiser:
@@ -436,14 +516,42 @@ class Organiser:
         self.out("carom hall: setup %d sent to %s: %s - %s" % (n, table, ascii(a), ascii(b)))
         return True
 
-    def withdraw(self, table):
-        """The table left the tournament: its retained setup is cleared on the broker (an empty retained
-        message), so a board that is off does not take a match that may go to another table. A board
-        that holds it waiting already keeps it (the channel has no recall)."""
-        if self.sent.pop(table, None) is not None:
-            self.store.delete(table)
+    def withdraw(self, table, clear=False):
+        """The table's setup taken back (its match moved to another table, was a walkover or was
+        entered by hand, or the organiser took it back): a signed withdrawal, retained, replaces
+        the setup on the broker, so a board that holds it waiting lets it go, one that shows its
+        pairing in an empty lag too, and a board that is off gets the withdrawal, not the setup,
+        when it comes back; a started match is never touched (firmware publisher_hall.withdraw).
+        clear (the table left the tournament), or no key for the table: the retained message is
+        then cleared (an empty retained message) after the withdrawal."""
+        entry = self.sent.pop(table, None)
+        if entry is None:
+            return False
+        self.store.delete(table)
+        signed = False
+        try:
+            if self.keys.has(table):
+                self.publish(self.topic(table), self.keys.withdrawal(table, entry["n"])[1])
+                signed = True
+        except ValueError as e:  # setups.SetupError: the numbers used up
+            self.out("carom hall: the withdrawal for %s cannot be signed: %s" % (table, e))
+        if clear or not signed:
             self.publish(self.topic(table), b"")
-            self.out("carom hall: the setup for %s withdrawn (its retained copy cleared)" % table)
+        self.out(
+            "carom hall: the setup for %s withdrawn (%s)"
+            % (
+                table,
+                ", ".join(
+                    x
+                    for x in (
+                        "a signed withdrawal of setup %d" % entry["n"] if signed else "",
+                        "its retained copy cleared" if clear or not signed else "",
+                    )
+                    if x
+                ),
+            )
+        )
+        return True
 
     def republish(self):
         """After a (re)connect: each table's newest setup again (a broker without persistence lost it);
@@ -520,6 +628,7 @@ class Organiser:
             "tables": tables,
             "matches": matches,
             "standings": self.t.standings(),
+            "places": self.t.places(),
             "bracket": self.t.bracket(),
             "champion": self.t.champion(),
             "setups": sent,

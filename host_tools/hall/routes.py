@@ -31,12 +31,18 @@ on host_tools/web.py's Server (aiohttp behind the project's door, as host_tools/
     GET /tournament.csv, /tournament.json, /tournament.html
                             the standings and the bracket (Tournament.export_*; the HTML prints)
     POST /api/organiser/<action>  the organiser's changes, a JSON object each (organiser.check_*):
-                              configure {name, game_options, format, groups, advance}
+                              configure {name, game_options, format, groups, advance, walkover,
+                                         withdrawal, tiebreak, third_place}
                               players   {name, club, target, average} or {players: [...]}
                               table     {table}     add a table;   untable {table}  remove it
                               draw      {seed}      pair the matches; the free tables get theirs
                               decide    {match, winner: A|B}  an undecided knock-out match's winner
                               view      {view}      what the TV shows
+                              walkover  {match, present: A|B}   a no-show: a walkover for who came
+                              withdraw  {player, excluded}      a player withdraws (or is excluded)
+                              result    {match, A, B, winner}   a result entered by hand
+                              move      {match, table}          a match to another table
+                              unsend    {table}     the table's setup taken back from its board
 
 Every POST but signin needs the organiser: a session cookie from POST /api/organiser/signin
 {"code"} or the code in the header X-Carom-Organiser-Code (signin.py); else 401 (429 after too

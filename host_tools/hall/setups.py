@@ -105,6 +105,18 @@ def sign(key, table, n, setup):
     return out
 
 
+def withdrawal(key, table, n, gone):
+    """The MQTT payload that takes setup `gone` back from the table's board (firmware
+    publisher_hall.withdraw: a waiting one is dropped, an applied one whose match has not begun is
+    let go, a started match is never touched): signed as a setup is, with the next n."""
+    check_table(table)
+    for name, v in (("n", n), ("withdraw", gone)):
+        if type(v) is not int or not 1 <= v <= MAX_N:
+            raise SetupError("%s: %r is not 1..%d" % (name, v, MAX_N))
+    data = json.dumps({"table": table, "n": n, "withdraw": gone}, separators=(",", ":")).encode()
+    return _hmac.new(key_bytes(key), data, hashlib.sha256).hexdigest().encode() + b" " + data
+
+
 def verify(key, payload):
     """The parsed JSON of a payload signed with `key`; SetupError otherwise (tests, tools)."""
     if len(payload) < 66 or payload[64:65] != b" ":
@@ -250,6 +262,12 @@ class Keys:
         key = self.key(table)
         n = self.next_n(table)
         return n, sign(key, table, n, setup)
+
+    def withdrawal(self, table, gone):
+        """(n, payload): the table's next message, taking back its setup `gone`."""
+        key = self.key(table)
+        n = self.next_n(table)
+        return n, withdrawal(key, table, n, gone)
 
     def __repr__(self):  # never the keys
         return "Keys(%r, %d tables)" % (self.path, len(self._tables))

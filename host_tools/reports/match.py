@@ -4,6 +4,7 @@ the sheets read it: names, targets, the format (hall/model.py match_format), inn
 import re
 import time
 
+from .. import gd
 from ..hall.model import match_format
 
 GAMES = {
@@ -252,7 +253,7 @@ class Match:
                     p + "_target": pl.get("target", ""),
                     p + "_score": tot.get("score", ""),
                     p + "_innings": tot.get("innings", ""),
-                    p + "_average": "%.3f" % tot["average"] if isinstance(tot.get("average"), (int, float)) else "",
+                    p + "_average": gd.text(tot.get("score"), tot.get("innings")),
                     p + "_high_run": tot.get("high_run", ""),
                     p + "_fouls": pl.get("fouls", ""),
                     p + "_review_used": "" if self.review_used(p) is None else self.review_used(p),

@@ -8,6 +8,7 @@ import json
 import os
 import tempfile
 
+from .. import gd
 from .match import ball_of, match_time, when
 from .pdf import find_chromium, html_to_pdf
 
@@ -206,7 +207,7 @@ def render_html(m):
         )
 
     def avg(pl):
-        return "%.3f" % pl["average"] if isinstance(pl.get("average"), (int, float)) else ""
+        return gd.text(pl.get("score"), pl.get("innings"))  # truncated, as the board shows it
 
     ta, tb = m.total("A"), m.total("B")  # a set match's: over all sets
     totals = [

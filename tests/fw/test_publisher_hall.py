@@ -43,11 +43,16 @@ class Ctrl:
         self.started.append(dict(self.options))
 
 
+class Match:
+    phase = 0  # rules.LAG
+
+
 class Board:
     topic = "carom/" + TABLE + "/"
 
     def __init__(self):
         self.ctrl = Ctrl()
+        self.match = Match()
 
 
 class Client:
@@ -219,6 +224,54 @@ def test_a_setup_during_a_match_waits_and_the_newest_is_applied_when_the_table_i
     assert pub.setup[:2] == [4, None] and publisher_hall.last() == 4
     assert on_flash()["players"] == newer["players"] and on_flash()["match"] == newer["match"]
     assert pub.board.ctrl.started[-1]["name_A"] == "Cili" and len(pub.board.ctrl.started) == 1
+
+
+def withdrawal(n, gone, key=KEY, table=TABLE):
+    """The hall's withdrawal of setup `gone` (host_tools/hall/setups.py withdrawal())."""
+    return sign(n, body=json.dumps({"table": table, "n": n, "withdraw": gone}).encode(), key=key)
+
+
+def test_a_withdrawal_drops_a_waiting_setup_and_never_touches_a_started_match():
+    import rules
+
+    pub = fresh()
+    key = binascii.unhexlify(KEY)
+    assert publisher_hall.check(withdrawal(8, 7), key, TABLE) == (8, 7, None)
+    for bad in (0, -1, "7", None, 10**9):
+        assert publisher_hall.check(withdrawal(8, bad), key, TABLE)[2] == b"json", bad
+    assert publisher_hall.check(withdrawal(8, 7, key="a5" * 32), key, TABLE)[2] == b"key"
+    assert publisher_hall.check(withdrawal(8, 7, table="t4"), key, TABLE)[2] == b"table"
+    pub.received(sign(5))  # applied: the lag
+    pub.is_free = False  # a match is on: the next one waits
+    pub.received(sign(6))
+    before = files()
+    pub.received(withdrawal(7, 6))
+    assert pub.setup[:4] == [5, None, 0, None] and files() == before  # dropped, RAM only
+    pub.received(withdrawal(7, 6))  # the retained copy again: nothing
+    assert pub.setup[:4] == [5, None, 0, None] and files() == before
+    pub.received(withdrawal(8, 5))  # the applied one, its match begun: never touched
+    pub.board.match.phase = rules.RUNNING
+    pub.is_free = True
+    pub.received(withdrawal(9, 5))
+    assert pub.setup[:4] == [5, None, 0, None] and files() == before and len(pub.board.ctrl.started) == 1
+    pub.received(withdrawal(3, 5))  # older than the one applied
+    assert pub.setup[2:4] == [1, b"old"]
+
+
+def test_a_withdrawal_lets_an_applied_setup_go_while_its_match_has_not_begun():
+    pub = fresh()
+    pub.received(sign(5))
+    assert on_flash()["players"] == PLAYERS
+    pub.received(withdrawal(6, 5))  # the lag, nothing played: a match without names
+    assert pub.setup[:4] == [6, None, 0, None] and publisher_hall.last() == 6
+    assert "players" not in on_flash() and on_flash()["match"] == MATCH and on_flash()["hall"] == {"key": KEY}
+    started = pub.board.ctrl.started
+    assert len(started) == 2 and started[-1].get("name_A", "") == ""
+    before = files()
+    pub.received(withdrawal(6, 5))  # the retained copy at the next connect: ignored
+    assert files() == before and len(started) == 2
+    pub.received(sign(7))  # the next setup is taken as before
+    assert pub.setup[0] == 7 and on_flash()["players"] == PLAYERS
 
 
 def test_refused_setups_are_counted_and_write_nothing():

@@ -163,6 +163,19 @@ def test_average_three_decimals():
     assert doc(r)["players"]["A"]["average"] == 0.333  # 1 point in 3 innings
 
 
+def test_average_is_truncated_never_rounded_up():
+    # 2 points in 3 innings is 0.666 (never 0.667: an average not reached); 30 in 14 is 2.142.
+    r = play("new game=three_cushion target=40 breaker=A\npoint\npoint\nmiss\nmiss\nmiss\nmiss\nmiss")
+    assert doc(r)["players"]["A"]["average"] == 0.666 and r.match.average_x1000(rules.A) == 666
+    script = ["new game=straight_rail target=30 breaker=A"]
+    for k in range(14):  # A: 13 innings of 2, the 14th of 4; B misses each
+        script += ["point"] * (4 if k == 13 else 2) + ["miss"] + (["miss"] if k < 13 else [])
+    r = play("\n".join(script))
+    a = doc(r)["players"]["A"]
+    assert (a["score"], a["innings"], a["average"]) == (30, 14, 2.142)
+    assert r.match.average_x1000(rules.A) == 2142
+
+
 def test_every_foul_ends_inning_and_keeps_points_before_it():
     for kind in rules.FOULS[1:]:
         game = "straight_rail"

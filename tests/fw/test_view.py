@@ -113,7 +113,7 @@ def test_wall_board_shows_every_field():
     assert looks(c("A.score"), "   5")
     assert looks(c("B.score"), "   1")
     assert looks(c("A.innings"), " 3  ")  # innings in cells 0-1; the run is B's: blank here
-    assert looks(c("A.average"), "1.667")  # 5/3, rounded half up like the state document
+    assert looks(c("A.average"), "1.666")  # 5/3, truncated like the state document
     assert looks(c("B.average"), "0.333")
     assert looks(c("A.high_run"), "   5")
     assert looks(c("A.target"), "  15") and looks(c("B.target"), "  15")  # each his own (the same here)

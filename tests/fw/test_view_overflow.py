@@ -207,7 +207,7 @@ def test_every_count_field_of_every_board_shows_the_true_number_or_dashes():
     assert seen > 0
 
 
-def test_every_gd_field_shows_the_rounded_gd_or_dashes():
+def test_every_gd_field_shows_the_truncated_gd_or_dashes():
     seen = 0
     for name, board in boards():
         for k, part in slots(board, ("A.average", "B.average")):
@@ -219,13 +219,13 @@ def test_every_gd_field_shows_the_rounded_gd_or_dashes():
                 v.render(0)
                 text = read(chips[k], part["at"], w)
                 seen += 1
-                if (x + 500) // 1000 >= 10**w:  # not even its whole number fits
+                if x // 1000 >= 10**w:  # not even its whole number fits
                     assert text == dashes(w), (name, x, text)
                     continue
                 assert "-" not in text, (name, x, text)
                 decimals = len(text) - 1 - text.index(".") if "." in text else 0
                 drop = 10 ** (3 - decimals)
-                assert int(text.replace(".", "")) == (x + drop // 2) // drop, (name, x, text)
+                assert int(text.replace(".", "")) == x // drop, (name, x, text)
     assert seen > 0
 
 
@@ -286,8 +286,8 @@ def test_every_clock_shows_the_true_time_or_dashes():
 
 
 def test_gd_on_the_wall_board_is_the_state_documents():
-    """2/3 is 0.667 on both (rounded half up, rules.Match.average_x1000); with fewer cells
-    than three decimals need, the document's GD rounded half up to what fits."""
+    """2/3 is 0.666 on both (truncated, rules.Match.average_x1000); with fewer cells than
+    three decimals need, the document's GD truncated to what fits."""
     import matchdoc
 
     for runs in ((2, 0, 0), (1, 0, 0), (5, 0, 0), (1, 0, 0, 0, 0, 0, 0, 0), (40, 0, 0), (0, 7, 3, 1, 2, 9)):
@@ -305,7 +305,7 @@ def test_gd_on_the_wall_board_is_the_state_documents():
         if x < 10000:
             want = "%d.%03d" % (x // 1000, x % 1000)
         else:
-            x = (x + 5) // 10
+            x = x // 10
             want = "%d.%02d" % (x // 100, x % 100)
         assert shown == want, (runs, shown, want)
 

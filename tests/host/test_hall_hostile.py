@@ -1253,3 +1253,122 @@ def test_a_login_cannot_take_the_halls_client_id_or_a_boards(tmp_path):
             if h is not None:
                 h.stop()
             m.close()
+
+
+# ---- the organiser's corrections ------------------------------------------------------------------
+
+
+def _hostile_value(rng, depth=0):
+    """A JSON value an attacker might send: huge or negative numbers, floats, booleans, text with
+    markup and control characters, deep or long containers."""
+    pick = rng.randrange(12)
+    if pick == 0:
+        return rng.choice([0, 1, -1, 2**31, 2**63, 10**400, 99999, 100000])
+    if pick == 1:
+        return rng.choice([0.5, -0.0, 1e308, 3.0])
+    if pick == 2:
+        return rng.choice([True, False, None])
+    if pick == 3:
+        return rng.choice(["A", "B", "C", "", " A", "t1", "t1/x", "<script>x()</script>", "=1+2", "a\nb", "x" * 5000])
+    if pick == 4:
+        return rng.choice(["umb", "ceb", "uncounted", "annulled", "stand", "zero_in_limit", "points", "gd", "Anna"])
+    if pick == 9:
+        return rng.choice(["t1", "t2", "t3", "Bela", "<b>Erno</b>", "=1+2", ["gd", "points"]])
+    if pick == 5 and depth < 3:
+        return [_hostile_value(rng, depth + 1) for _ in range(rng.randrange(6))]
+    if pick == 6 and depth < 3:
+        keys = ["score", "innings", "high_run", "x", "__proto__"]
+        return {rng.choice(keys): _hostile_value(rng, depth + 1) for _ in range(rng.randrange(5))}
+    if pick == 7:
+        return nested(rng.randrange(1, 200))
+    if pick == 8:
+        return {
+            "score": rng.randrange(-5, 10**6),
+            "innings": rng.randrange(-5, 10**6),
+            "high_run": rng.randrange(-5, 50),
+        }
+    return rng.randrange(-3, 50)
+
+
+_PLAUSIBLE = {
+    "match": lambda rng: rng.randrange(1, 20),
+    "present": lambda rng: rng.choice("AB"),
+    "winner": lambda rng: rng.choice(["A", "B", None]),
+    "player": lambda rng: rng.choice(["Anna", "Bela", "<b>Erno</b>", "=1+2"]),
+    "excluded": lambda rng: rng.random() < 0.5,
+    "table": lambda rng: rng.choice(["t1", "t2", "t3"]),
+    "A": lambda rng: {"score": rng.randrange(6), "innings": rng.randrange(1, 11), "high_run": rng.randrange(1, 4)},
+    "B": lambda rng: {"score": rng.randrange(6), "innings": rng.randrange(1, 11), "high_run": rng.randrange(1, 4)},
+}
+
+
+def _field_value(rng, field):
+    """Half the time a value that field may take, else a hostile one."""
+    if field in _PLAUSIBLE and rng.random() < 0.5:
+        return _PLAUSIBLE[field](rng)
+    return _hostile_value(rng)
+
+
+def test_the_organisers_corrections_refuse_hostile_bodies_with_reasons(tmp_path):
+    """walkover, withdraw, result, move, unsend and the new settings: 4,000 hostile bodies each go
+    through the page's checks (organiser.check_*) and then the tournament; each is taken or refused
+    with a one-line reason (Refused or ValueError), nothing else is raised, and the tournament stays
+    whole (its standings, bracket and exports are still made)."""
+    from host_tools.hall import organiser as org
+    from host_tools.hall.tournament import Tournament
+
+    t = Tournament(str(tmp_path / "hostile.db"))
+    t.configure(
+        format="groups_knockout", groups=2, advance=2, third_place=True, game_options={"target": 5, "innings_limit": 10}
+    )
+    for n in ("Anna", "Bela", "Csaba", "Dora", "<b>Erno</b>", "=1+2"):
+        t.add_player(n)
+    for k in range(3):
+        t.add_table("t%d" % (k + 1))
+    t.draw()
+    t.assign(["t1", "t2", "t3"])
+    checks = {
+        "walkover": (org.check_walkover, ("match", "present"), lambda a: t.walkover(*a)),
+        "withdraw": (org.check_withdraw, ("player", "excluded"), lambda a: t.withdraw(a[0], excluded=a[1])),
+        "result": (org.check_result, ("match", "A", "B", "winner"), lambda a: t.enter_result(*a)),
+        "move": (org.check_move, ("match", "table"), lambda a: t.move(*a)),
+        "unsend": (org.check_table, ("table",), lambda a: t.setup_of(a)),
+        "configure": (
+            org.check_configure,
+            ("walkover", "withdrawal", "tiebreak", "third_place"),
+            lambda a: t.configure(**a),
+        ),
+    }
+    rng = random.Random(20261205)
+    taken = refused = 0
+    took = set()
+    for i in range(4000):  # the first half without withdrawals (they make every match a walkover)
+        action = rng.choice(sorted(a for a in checks if i >= 2000 or a != "withdraw"))
+        check, fields, apply = checks[action]
+        body = {f: _field_value(rng, f) for f in fields if rng.random() < 0.9}
+        if rng.random() < 0.05:
+            body["unknown"] = 1
+        if rng.random() < 0.05:
+            body = _hostile_value(rng)
+        try:
+            args = check(body)
+        except org.Refused as e:
+            assert "\n" not in str(e) and len(str(e)) < 400, str(e)
+            refused += 1
+            continue
+        try:
+            apply(args)
+            taken += 1
+            took.add(action)
+        except ValueError as e:
+            assert "\n" not in str(e) and len(str(e)) < 400, str(e)
+            refused += 1
+        if i % 500 == 0:
+            json.loads(t.export_json())
+    assert refused > taken > 0 and took >= {"walkover", "result", "move", "unsend", "withdraw"}, (taken, took)
+    for m in t.matches():
+        assert m["status"] in ("pending", "assigned", "waiting", "playing", "done", "annulled", "bye")
+    json.loads(t.export_json())
+    t.export_csv()
+    page = t.export_html()
+    assert "<b>Erno</b>" not in page and "&lt;b&gt;Erno&lt;/b&gt;" in page

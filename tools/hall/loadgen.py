@@ -362,6 +362,7 @@ class HallBoard:
         self.last_refused = None
         self.received = 0  # messages on the setup topic
         self.applied = []  # [(n, setup)] in the order applied
+        self.withdrawn = []  # the setups the hall took back and this board let go
         self.reports = []  # the reports published (one per match played to its end)
         self.finished_at = None  # when the match on the table finished (its report then published)
         self.board = Board(
@@ -405,6 +406,9 @@ class HallBoard:
             self.last_refused = why.decode()
             self.publish()
             return
+        if type(setup) is int:  # a withdrawal of setup `setup` (firmware publisher_hall.withdraw)
+            self.withdraw(n, setup)
+            return
         self.waiting = (n, setup)
         if self.free():
             self.apply()
@@ -431,6 +435,19 @@ class HallBoard:
         self.finished_at = None
         self.applied.append((n, setup))
         return self.publish()
+
+    def withdraw(self, n, gone):
+        """The hall takes setup `gone` back: dropped if waiting; let go if applied and its match
+        not begun (the lag, nothing played: a match without names); a started match is kept."""
+        if self.waiting is not None and self.waiting[0] == gone:
+            self.waiting = None
+            self.withdrawn.append(gone)
+        elif self.n == gone and self.sim is not None and self.sim.phase() == "lag" and not self.sim.ref.match.n:
+            match = self.applied[-1][1]["match"]
+            self.sim.start(self.config.match_options(self.config.normalize({"match": match}, "setup")))
+            self.n = n
+            self.withdrawn.append(gone)
+        self.publish()
 
     def setup_doc(self):
         d = {"n": self.n, "waiting": self.waiting[0] if self.waiting is not None else None, "refused": self.refused}
@@ -463,6 +480,20 @@ class HallBoard:
                 if self.waiting is not None and self.free():
                     self.apply()
             return True
+
+    def referee(self, text):
+        """A referee's line on this table's match (`abandon B`, say), its state published and, if it
+        ended the match, its report.  Returns the refusal, or None."""
+        with self.lock:
+            why = self.sim.line(text)
+            if why is None:
+                self.publish()
+                if self.sim.finished() and self.sim.last_report is None:
+                    report = self.sim.last_report = self.sim.report_doc()
+                    self.board.report(report)
+                    self.reports.append(report)
+                    self.finished_at = self.clock()
+            return why
 
     def playing(self):
         with self.lock:

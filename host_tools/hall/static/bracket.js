@@ -5,6 +5,14 @@
 // not yet known .tbd (its label, "W1 of group A" or "bye"), the score when there is one.
 "use strict";
 
+// GD as result sheets show it: three decimals, truncated (30/14 is 2.142, never a rounded-up
+// average a player has not reached), from the whole numbers (host_tools/gd.py, the board's own).
+function gdText(score, innings) {
+  if (!Number.isInteger(score) || !Number.isInteger(innings) || score < 0 || innings < 0) return "";
+  const x = innings ? Math.floor(score * 1000 / innings) : 0;
+  return Math.floor(x / 1000) + "." + String(x % 1000).padStart(3, "0");
+}
+
 function bracketNode(tag, cls, parent, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;

@@ -292,7 +292,7 @@ function resultRow(r) {
     [(GAMES[r.game] || r.game) + " · " + (r.target === null ? A.target + ":" + B.target : r.target)],
     [A.name, "r"], [A.score + " – " + B.score, "c score"], [B.name],
     [A.innings === B.innings ? String(A.innings) : A.innings + " / " + B.innings, "c"],
-    [Number(A.average).toFixed(3) + " / " + Number(B.average).toFixed(3), "c"],
+    [gdText(A.score, A.innings) + " / " + gdText(B.score, B.innings), "c"],
     [A.high_run + " / " + B.high_run, "c"],
     [r.format || ""],
     [r.result === "A" || r.result === "B" ? winsText(r.result, r.ended_by, {A: A.name || "Player A", B: B.name || "Player B"})
@@ -415,7 +415,8 @@ function drawView() {
   else if (view === "bracket") showBracket(document.getElementById("bracket-view"));
 }
 
-function fmtAvg(x) { return x === null || x === undefined ? "" : Number(x).toFixed(3); }
+// What parted a player from the one above him when the first criterion did not (standings' tie_break).
+const TIE_NAMES = {points: "points", gd: "GD", gd_share: "GD share", high_run: "HR", seed: "seed"};
 
 function drawStandings(box) {
   box.replaceChildren();
@@ -437,7 +438,7 @@ function drawStandings(box) {
     const table = el("table", "", sec);
     const hr = el("tr", "", el("thead", "", table));
     for (const [h, cls] of [["#", ""], ["Player", "n"], ["P", ""], ["W", ""], ["D", ""], ["L", ""], ["Pts", ""],
-                            ["GD", ""], ["HR", ""]]) el("th", cls, hr, h);
+                            ["GD", ""], ["HR", ""], ["Tie", "tie"]]) el("th", cls, hr, h);
     const body = el("tbody", "", table);
     for (const r of g.rows) {
       const tr = el("tr", "", body);
@@ -446,8 +447,9 @@ function drawStandings(box) {
       if (r.club) el("small", "", n, r.club);
       for (const k of ["played", "won", "drawn", "lost"]) el("td", "", tr, String(r[k]));
       el("td", "pts", tr, String(r.points));
-      el("td", "", tr, fmtAvg(r.average));
+      el("td", "", tr, gdText(r.score, r.innings));
       el("td", "", tr, String(r.high_run));
+      el("td", "tie", tr, r.status && r.status !== "in" ? r.status : TIE_NAMES[r.tie_break] || "");
     }
   }
 }

@@ -14,6 +14,8 @@ const GAMES = {
 const STATUS = {sent: "sent", waiting: "waiting (a match on the table)", ready: "on the table, the lag",
                 playing: "playing", done: "done", "no key": "no hall key for this table"};
 
+const TIES = {points: "points", gd: "GD", gd_share: "GD share", high_run: "high run", seed: "seeding"};
+
 let doc = null;        // the newest tournament document
 const boards = {};     // table -> its board's newest {status, state} (from the dashboard's events)
 let formFilled = false;
@@ -80,8 +82,11 @@ $("configure").addEventListener("submit", e => {
                 break_s: num(f, "break_s") === null ? 180 : num(f, "break_s")};
   if (num(f, "deciding_target") !== null) game.deciding_target = num(f, "deciding_target");
   if (doc && doc.settings.drawn) return post("configure", {name: f.elements.name.value});  // only the name now
+  const tiebreak = f.elements.tiebreak.value === "custom"
+    ? f.elements.tiebreak_custom.value.split(",").map(x => x.trim()).filter(x => x) : f.elements.tiebreak.value;
   post("configure", {name: f.elements.name.value, format: f.elements.format.value, groups: num(f, "groups") || 1,
-                     advance: num(f, "advance") || 1, game_options: game});
+                     advance: num(f, "advance") || 1, game_options: game, walkover: f.elements.walkover.value,
+                     withdrawal: f.elements.withdrawal.value, tiebreak, third_place: f.elements.third_place.checked});
 });
 
 $("add-player").addEventListener("submit", async e => {
@@ -121,6 +126,21 @@ $("draw").addEventListener("click", () => {
   post("draw", body);
 });
 
+$("hand-result").addEventListener("submit", async e => {
+  e.preventDefault();
+  const f = e.target;
+  const side = p => ({score: num(f, "score_" + p), innings: num(f, "innings_" + p), high_run: num(f, "high_run_" + p)});
+  const body = {match: num(f, "match"), A: side("A"), B: side("B")};
+  if (f.elements.winner.value) body.winner = f.elements.winner.value;
+  if (await post("result", body)) f.reset();
+});
+
+$("move").addEventListener("submit", async e => {
+  e.preventDefault();
+  const f = e.target;
+  if (await post("move", {match: num(f, "match"), table: f.elements.table.value.trim()})) f.reset();
+});
+
 for (const b of document.querySelectorAll("#tv button")) {
   b.addEventListener("click", () => post("view", {view: b.dataset.view}));
 }
@@ -139,6 +159,19 @@ function fillForm(s) {
   }
   if (g.draw !== undefined) f.elements.draw.checked = g.draw;
   if (g.shootout !== undefined) f.elements.shootout.checked = g.shootout;
+  f.elements.walkover.value = s.walkover;
+  f.elements.withdrawal.value = s.withdrawal;
+  f.elements.tiebreak.value = Array.isArray(s.tiebreak) ? "custom" : s.tiebreak;
+  f.elements.tiebreak_custom.value = Array.isArray(s.tiebreak) ? s.tiebreak.join(", ") : "";
+  f.elements.third_place.checked = !!s.third_place;
+}
+
+function button(parent, cls, text, title, action) {
+  const b = el("button", cls, parent, text);
+  b.type = "button";
+  if (title) b.title = title;
+  b.addEventListener("click", action);
+  return b;
 }
 
 function drawTournament() {
@@ -165,6 +198,14 @@ function drawTournament() {
     el("td", "", tr, p.club);
     el("td", "", tr, p.plays_to + (p.target ? " (handicap)" : p.average ? " (average " + p.average + ")" : ""));
     el("td", "", tr, p.group || "");
+    const td = el("td", "out", tr);
+    tr.dataset.status = p.status;
+    if (p.status !== "in") td.textContent = p.status + (p.note && p.note !== p.status ? ": " + p.note : "");
+    else if (s.drawn) {
+      button(td, "withdraw", "Withdraws", "his remaining matches are walkovers for his opponents", () => {
+        if (confirm(p.name + " withdraws? His remaining matches become walkovers.")) post("withdraw", {player: p.name});
+      });
+    }
   }
   drawTables();
 
@@ -181,7 +222,15 @@ function drawTournament() {
     el("td", "r", tr, m.name_A || m.label_A || "");
     el("td", "c", tr, m.score_A === null ? "" : m.score_A + " – " + m.score_B);
     el("td", "", tr, m.name_B || m.label_B || "");
-    const st = el("td", "status", tr, m.status);
+    const st = el("td", "status", tr, m.status + (m.entry === "hand" ? " (by hand)" : "") + (m.note && m.entry !== "hand" ? " (" + m.note + ")" : ""));
+    if (m.name_A && m.name_B && ["pending", "assigned", "waiting", "playing"].includes(m.status)) {
+      for (const p of ["A", "B"]) {  // a no-show: the walkover for the player who came
+        const b = button(st, "walkover", "walkover " + m["name_" + p], "the other player did not come", () => {
+          if (confirm("Match " + m.id + ": a walkover for " + m["name_" + p] + "?")) post("walkover", {match: m.id, present: p});
+        });
+        b.dataset.present = p;
+      }
+    }
     if (m.status === "undecided") {  // a knock-out draw a board let stand: the organiser names the winner
       for (const p of ["A", "B"]) {
         const b = el("button", "decide", st, (m["name_" + p] || p) + " goes on");
@@ -202,15 +251,17 @@ function drawTournament() {
     el("h3", "", sec, g.group ? "Group " + g.group : "Players");
     const t = el("table", "list", sec);
     const hr = el("tr", "", el("thead", "", t));
-    for (const h of ["#", "Name", "Club", "P", "W", "D", "L", "Pts", "Score", "Inn", "GD", "HR"]) el("th", "", hr, h);
+    for (const h of ["#", "Name", "Club", "P", "W", "D", "L", "Pts", "Score", "Inn", "GD", "HR", "Tie broken by", ""]) el("th", "", hr, h);
     const body = el("tbody", "", t);
     for (const r of g.rows) {
       const tr = el("tr", "", body);
       for (const k of ["rank", "name", "club", "played", "won", "drawn", "lost", "points", "score", "innings"]) {
         el("td", k, tr, r[k]);
       }
-      el("td", "", tr, r.average === null ? "" : Number(r.average).toFixed(3));
+      el("td", "", tr, gdText(r.score, r.innings));
       el("td", "", tr, r.high_run);
+      el("td", "tie", tr, r.tie_break ? TIES[r.tie_break] || r.tie_break : "");
+      el("td", "out", tr, r.status === "in" ? "" : r.status);
     }
   }
   drawBracket($("bracket"), d.bracket, d.champion);  // bracket.js, as on the TV
@@ -245,6 +296,11 @@ function drawTables() {
     el("td", "match", tr, m ? (m.name_A || "") + " – " + (m.name_B || "") : "");
     el("td", "setup", tr, status ? (STATUS[status] || status) + (sent ? " (no. " + sent.n + ")" : "") : "");
     const td = el("td", "", tr);
+    if (m && status && ["sent", "waiting", "ready"].includes(status)) {
+      button(td, "unsend", "Take back", "the board lets its setup go (never a started match); the match waits for a table", () => {
+        if (confirm("Take the setup back from " + row.table + "?")) post("unsend", {table: row.table});
+      });
+    }
     const rm = el("button", "remove", td, "Remove");
     rm.type = "button";
     rm.title = "the table leaves the tournament; a match on it goes back to the waiting matches";

@@ -35,8 +35,15 @@ Knock-out matches need a winner: their setup has draw false and shootout true (a
 the shoot-out, as firmware/formats.py plays it).  A knock-out report that is a draw anyway (a
 board set up by hand) leaves the match "undecided" until the organiser calls decide().
 
-Standings: match points (win 2, draw 1), then GD (points / innings over all the player's matches),
-then the best high run, then the seeding.
+Standings: by the tie-break order (values.TIEBREAK_PRESETS: "umb", the default, is match points
+(win 2, draw 1), then GD (points / innings over all the player's matches, the exact fraction), then
+the best high run; or a list of values.CRITERIA), then the seeding; a player who withdrew or was
+excluded after those still in.  Each row's tie_break names the criterion that parted it from the
+row above when the first did not.  GD is shown truncated to three decimals (host_tools/gd.py).
+
+Corrections (corrections.py): walkover(match, "A"), withdraw(player), enter_result(match, a, b),
+move(match, table); a report of an abandoned match excludes its loser.  Settings (configure):
+walkover (values.WALKOVER_RULES), withdrawal (values.WITHDRAWAL_RULES), tiebreak, third_place.
 
 Reports: matched to the match assigned to that table by the players' names (either order); a
 report seen before (same table, same SHA-256 of its canonical JSON: model.fingerprint) changes
@@ -47,8 +54,9 @@ record_report returns None; record_report(table, report, match_id=...) gives one
 
 Statuses of a match: pending (not on a table yet, or its players not known), assigned (its setup
 went to the table), waiting (the board still plays another match: observe()), playing (the board
-shows its players), done, bye (a knock-out bye: its one player goes on), undecided (a knock-out
-draw, see above).
+shows its players), done (played, entered by hand or a walkover: its `entry`), bye (a knock-out bye:
+its one player goes on), undecided (a knock-out draw, see above), annulled (a withdrawn player's
+played match, by the withdrawal rule).
 
 The package, a module per job (each a part of Tournament, which puts them together):
 
@@ -58,6 +66,7 @@ The package, a module per job (each a part of Tournament, which puts them togeth
     bracket.py       the knock-out: its seeded bracket, crossed group places, winners moved on
     assign.py        matches onto tables (their setups), the boards' states observed
     reports.py       finished-match reports matched to their matches (impossible()), results
+    corrections.py   walkovers, withdrawals and exclusions, a result by hand, a match moved
     standings.py     matches, standings and the champion as read
     exports.py       CSV, JSON and the printable page (its style: print.css)
     values.py        the limits and the checks of what a caller gives (ValueError, one line)
@@ -65,6 +74,7 @@ The package, a module per job (each a part of Tournament, which puts them togeth
 
 from .assign import Assignment
 from .bracket import Bracket
+from .corrections import Corrections
 from .draw import Draw
 from .exports import Exports
 from .registration import Registration
@@ -73,6 +83,6 @@ from .standings import Standings
 from .store import Store
 
 
-class Tournament(Registration, Draw, Bracket, Assignment, Reports, Standings, Exports, Store):
+class Tournament(Registration, Draw, Bracket, Assignment, Reports, Corrections, Standings, Exports, Store):
     """A tournament in the SQLite file `path` (created if missing).  Thread-safe; every method
     reads or changes the file in one transaction.  Bad input raises ValueError, one line."""

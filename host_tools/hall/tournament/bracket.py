@@ -1,6 +1,7 @@
 """The knock-out (a part of Tournament): the seeded bracket, the group places crossed into it, the
 winners moved on to their next match."""
 
+from .standings import THIRD_PLACE_SLOT
 from .values import GROUP_LETTERS, _letter
 
 
@@ -36,49 +37,93 @@ class Bracket:
                     "INSERT INTO matches (stage, round, slot, label_a, label_b) VALUES ('knockout', ?, ?, ?, ?)",
                     (rnd, slot, "W%d" % feeders[0], "W%d" % feeders[1]),
                 )
+        if rounds >= 2 and self._meta(db, "third_place", False):  # the semi-finals' losers, before the final
+            semis = [
+                r[0]
+                for r in db.execute(
+                    "SELECT id FROM matches WHERE stage='knockout' AND round=? ORDER BY slot", (rounds - 1,)
+                ).fetchall()
+            ]
+            db.execute(
+                "INSERT INTO matches (stage, round, slot, label_a, label_b) VALUES ('knockout', ?, ?, ?, ?)",
+                (rounds, THIRD_PLACE_SLOT, "L%d" % semis[0], "L%d" % semis[1]),
+            )
 
     def _advance(self, db):
         """Fill the knock-out's pending matches with who is known: group places once a group is
-        done, winners of the matches before; byes go through.  Run after every change."""
+        done, winners (and the third-place match's losers) of the matches before; byes go through;
+        a match of a player who withdrew or was excluded is a walkover (corrections.py).  Run after
+        every change."""
         s = self._settings(db)
-        if not s["drawn"] or s["format"] == "round_robin":
+        if not s["drawn"]:
             return
-        places = {}
-        if s["format"] == "groups_knockout":
-            for g in range(s["groups"]):
-                open_ = db.execute(
-                    "SELECT COUNT(*) FROM matches WHERE stage='group' AND grp=? AND status!='done'", (g,)
-                ).fetchone()[0]
-                if not open_:
-                    for k, row in enumerate(self._group_rows(db, g)):
-                        places["%s%d" % (_letter(g), k + 1)] = row["player_id"]
         changed = True
         while changed:
-            changed = False
+            changed = self._forfeit_pending(db)
+            if s["format"] == "round_robin":
+                continue
+            places = self._group_places(db, s)
             rows = db.execute(
                 "SELECT * FROM matches WHERE stage='knockout' AND status IN ('pending', 'bye') ORDER BY round, slot"
             ).fetchall()
             for m in rows:
-                new = [m["a"], m["b"]]
-                for k, label in enumerate((m["label_a"], m["label_b"])):
-                    if label is None or label == "bye":
-                        continue
-                    if label.startswith("W") and label[1:].isdigit():
-                        f = db.execute("SELECT status, winner FROM matches WHERE id=?", (int(label[1:]),)).fetchone()
-                        new[k] = f["winner"] if f["status"] in ("done", "bye") else None
-                    elif label in places:
-                        new[k] = places[label]
-                    elif not label.isdigit():
-                        new[k] = None
-                status, winner = m["status"], m["winner"]
-                if m["label_b"] == "bye":
-                    status, winner = "bye", new[0]
-                if new != [m["a"], m["b"]] or winner != m["winner"]:
-                    db.execute(
-                        "UPDATE matches SET a=?, b=?, status=?, winner=? WHERE id=?",
-                        (new[0], new[1], status, winner, m["id"]),
-                    )
-                    changed = True
+                changed = self._fill(db, m, places) or changed
+
+    def _group_places(self, db, s):
+        """{"A1": player id, ...} of every group whose matches are all over."""
+        places = {}
+        if s["format"] == "groups_knockout":
+            for g in range(s["groups"]):
+                open_ = db.execute(
+                    "SELECT COUNT(*) FROM matches WHERE stage='group' AND grp=? AND status NOT IN ('done', 'annulled')",
+                    (g,),
+                ).fetchone()[0]
+                if not open_:
+                    for k, row in enumerate(self._group_rows(db, g)):
+                        places["%s%d" % (_letter(g), k + 1)] = row["player_id"]
+        return places
+
+    def _side(self, db, label, known, places):
+        """(player id or None, whether nobody ever comes there) of a knock-out match's side."""
+        if label is None:
+            return known, False
+        if label == "bye":
+            return None, True
+        if label[0] in "WL" and label[1:].isdigit():
+            f = db.execute("SELECT * FROM matches WHERE id=?", (int(label[1:]),)).fetchone()
+            if f["result"] == "void":  # a match both of whose players were out: nobody comes from it
+                return None, True
+            if label[0] == "W":
+                return (f["winner"] if f["status"] in ("done", "bye") else None), False
+            if f["status"] == "bye":  # a bye has no loser
+                return None, True
+            if f["status"] == "done" and f["winner"] is not None:
+                return (f["a"] if f["winner"] == f["b"] else f["b"]), False
+            return None, False
+        if label in places:
+            return places[label], False
+        return (known if label.isdigit() else None), False
+
+    def _fill(self, db, m, places):
+        """One pending knock-out match filled (its players, or a bye); whether it changed."""
+        (a, none_a), (b, none_b) = (
+            self._side(db, m["label_a"], m["a"], places),
+            self._side(db, m["label_b"], m["b"], places),
+        )
+        status, winner, result = m["status"], m["winner"], m["result"]
+        if none_a and none_b:
+            status, winner, result = "bye", None, "void"
+        elif none_b:
+            status, winner = "bye", a
+        elif none_a:
+            status, winner = "bye", b
+        if [a, b] != [m["a"], m["b"]] or (status, winner, result) != (m["status"], m["winner"], m["result"]):
+            db.execute(
+                "UPDATE matches SET a=?, b=?, status=?, winner=?, result=? WHERE id=?",
+                (a, b, status, winner, result, m["id"]),
+            )
+            return True
+        return False
 
     def bracket(self):
         """The knock-out's rounds: [{round, name, matches}] (matches as in matches()), the final last."""
@@ -86,14 +131,18 @@ class Bracket:
             players = self._player_map(db)
             ms = db.execute("SELECT * FROM matches WHERE stage='knockout' ORDER BY round, slot").fetchall()
             rounds = max((m["round"] for m in ms), default=0)
-            return [
+            out = [
                 {
                     "round": r,
                     "name": round_name(r, rounds),
-                    "matches": [self._row(m, players) for m in ms if m["round"] == r],
+                    "matches": [self._row(m, players) for m in ms if m["round"] == r and m["slot"] != THIRD_PLACE_SLOT],
                 }
                 for r in range(1, rounds + 1)
             ]
+            third = [self._row(m, players) for m in ms if m["slot"] == THIRD_PLACE_SLOT]
+            if third:
+                out.append({"round": rounds, "name": "Third place", "matches": third})
+            return out
 
 
 def bracket_order(size):

@@ -7,6 +7,7 @@ import io
 import json
 import os
 
+from ... import gd
 from ..model import PLAYER_COLUMNS, _cell
 from .bracket import round_name
 from .values import FORMAT_NAMES, _show, match_section
@@ -31,6 +32,9 @@ class Exports:
         "innings",
         "average",
         "high_run",
+        "tie_break",
+        "status",
+        "note",
     )
     MATCH_COLUMNS = (
         (
@@ -46,6 +50,8 @@ class Exports:
             "result",
             "winner",
             "ended_by",
+            "entry",
+            "note",
         )
     )
 
@@ -64,13 +70,18 @@ class Exports:
             w.writerow(self.STANDING_COLUMNS)
             for g in self.standings():
                 for r in g["rows"]:
-                    w.writerow([_cell(g["group"] if c == "group" else r[c]) for c in self.STANDING_COLUMNS])
+                    w.writerow([_cell(_standing_cell(g, r, c)) for c in self.STANDING_COLUMNS])
         if kind == "all":
             w.writerow([])
         if kind in ("all", "matches"):
             w.writerow(self.MATCH_COLUMNS)
             for m in self.matches():
-                w.writerow([_cell(m[c]) for c in self.MATCH_COLUMNS])
+                w.writerow(
+                    [
+                        _cell(gd.text(m["score_" + c[-1]], m["innings_" + c[-1]]) if c.startswith("average_") else m[c])
+                        for c in self.MATCH_COLUMNS
+                    ]
+                )
         return out.getvalue()
 
     def export_json(self):
@@ -82,6 +93,7 @@ class Exports:
                 "players": self.players(),
                 "tables": self.tables(),
                 "standings": self.standings(),
+                "places": self.places(),
                 "bracket": self.bracket(),
                 "matches": self.matches(),
                 "champion": self.champion(),
@@ -113,7 +125,22 @@ class Exports:
                     e("Group " + g["group"] if g["group"] else "Players"),
                     "".join(
                         "<th>%s</th>" % c
-                        for c in ("#", "Name", "Club", "P", "W", "D", "L", "Pts", "Score", "Inn", "GD", "HR")
+                        for c in (
+                            "#",
+                            "Name",
+                            "Club",
+                            "P",
+                            "W",
+                            "D",
+                            "L",
+                            "Pts",
+                            "Score",
+                            "Inn",
+                            "GD",
+                            "HR",
+                            "Tie broken by",
+                            "",
+                        )
                     ),
                 )
             )
@@ -121,11 +148,13 @@ class Exports:
                 parts.append(
                     "<tr>%s</tr>"
                     % "".join(
-                        "<td>%s</td>" % e(r[c])
-                        for c in self.STANDING_COLUMNS[1:]  # (the group heads its section)
+                        "<td>%s</td>" % e(_standing_cell(g, r, c))
+                        for c in self.STANDING_COLUMNS[1:-2]  # (the group heads its section)
                     )
+                    + "<td>%s</td>" % e(_out_text(r))
                 )
             parts.append("</table></section>")
+        parts += self._html_places()
         bracket = self.bracket()
         if bracket:
             parts.append(
@@ -146,7 +175,7 @@ class Exports:
                     )
                 parts.append("</div>")
             parts.append("</div></section>")
-        rounds = len(bracket)
+        rounds = max((r["round"] for r in bracket), default=0)
         parts.append(
             "<section><h2>Matches</h2><table><tr>%s</tr>"
             % "".join(
@@ -158,11 +187,17 @@ class Exports:
             stage = (
                 "Group %s, round %d" % (m["group"], m["round"])
                 if m["stage"] == "group"
+                else "Third place"
+                if m["third_place"]
                 else round_name(m["round"], rounds)
             )
             result = m["winner"] or m["result"]
-            if result and m["ended_by"] in ("shootout", "left", "abandoned", "innings_limit"):
+            if result and m["ended_by"] in ("shootout", "left", "abandoned", "innings_limit", "walkover"):
                 result += " (%s)" % m["ended_by"].replace("_", " ").replace("shootout", "shoot-out")
+            if m["entry"] == "hand":
+                result = (result or "") + " (entered by hand)"
+            if m["note"] and m["entry"] != "hand":
+                result = (result or "") + " (%s)" % m["note"]
             parts.append(
                 "<tr>%s</tr>"
                 % "".join(
@@ -184,6 +219,52 @@ class Exports:
             )
         parts.append("</table></section></body></html>\n")
         return "".join(parts)
+
+    def _html_places(self):
+        """The groups' places compared across the groups (the best runners-up), as the tie-break
+        orders them there."""
+        parts = []
+        for p in self.places():
+            if p["place"] < 2:
+                continue
+            parts.append(
+                "<section><h2>Place %d across the groups</h2><table><tr>%s</tr>"
+                % (
+                    p["place"],
+                    "".join("<th>%s</th>" % c for c in ("#", "Group", "Name", "Pts", "GD", "HR", "Tie broken by")),
+                )
+            )
+            for k, r in enumerate(p["rows"]):
+                parts.append(
+                    "<tr>%s</tr>"
+                    % "".join(
+                        "<td>%s</td>" % _esc(v)
+                        for v in (
+                            k + 1,
+                            r["group"],
+                            r["name"],
+                            r["points"],
+                            gd.text(r["score"], r["innings"]),
+                            r["high_run"],
+                            r["tie_break"],
+                        )
+                    )
+                )
+            parts.append("</table></section>")
+        return parts
+
+
+def _standing_cell(g, r, c):
+    """A standings cell as the exports show it: GD truncated to three decimals."""
+    if c == "group":
+        return g["group"]
+    if c == "average":
+        return gd.text(r["score"], r["innings"])
+    return r[c]
+
+
+def _out_text(r):
+    return "" if r["status"] == "in" else "%s: %s" % (r["status"], r["note"] or "")
 
 
 @functools.cache

@@ -11,12 +11,15 @@ from .values import (
     MAX_PLAYERS,
     MAX_TARGET,
     MAX_TITLE,
+    WALKOVER_RULES,
+    WITHDRAWAL_RULES,
     _int,
     _letter,
     _show,
     _table,
     _text,
     match_section,
+    tiebreak_orders,
 )
 
 
@@ -37,17 +40,60 @@ class Registration:
             "handicap_innings": self._meta(db, "handicap_innings", HANDICAP_INNINGS),
             "game_options": self._meta(db, "game_options", {}),
             "drawn": self._meta(db, "drawn", False),
+            "walkover": self._meta(db, "walkover", "uncounted"),
+            "withdrawal": self._meta(db, "withdrawal", "stand"),
+            "tiebreak": self._meta(db, "tiebreak", "umb"),
+            "third_place": self._meta(db, "third_place", False),
         }
 
-    def configure(self, name=None, game_options=None, format=None, groups=None, advance=None, handicap_innings=None):
-        """Set what is given (None: unchanged).  Only the name may change once the draw is made."""
+    def configure(
+        self,
+        name=None,
+        game_options=None,
+        format=None,
+        groups=None,
+        advance=None,
+        handicap_innings=None,
+        walkover=None,
+        withdrawal=None,
+        tiebreak=None,
+        third_place=None,
+    ):
+        """Set what is given (None: unchanged).  Only the name may change once the draw is made.
+        walkover: WALKOVER_RULES; withdrawal: WITHDRAWAL_RULES; tiebreak: a preset's name
+        (TIEBREAK_PRESETS) or a list of CRITERIA; third_place: a knock-out's third-place match."""
         with self._tx() as db:
             drawn = self._meta(db, "drawn", False)
             if name is not None:
                 self._set_meta(db, "name", _text(name, "name", MAX_TITLE, empty=True))
-            rest = (game_options, format, groups, advance, handicap_innings)
+            rest = (
+                game_options,
+                format,
+                groups,
+                advance,
+                handicap_innings,
+                walkover,
+                withdrawal,
+                tiebreak,
+                third_place,
+            )
             if drawn and any(x is not None for x in rest):
-                raise ValueError("the draw is made: the format and the game cannot change now")
+                raise ValueError("the draw is made: the format, the game and the rules cannot change now")
+            for key, value, allowed in (
+                ("walkover", walkover, WALKOVER_RULES),
+                ("withdrawal", withdrawal, WITHDRAWAL_RULES),
+            ):
+                if value is not None:
+                    if value not in allowed:
+                        raise ValueError("%s: %s is not one of %s" % (key, _show(value), ", ".join(allowed)))
+                    self._set_meta(db, key, value)
+            if tiebreak is not None:
+                tiebreak_orders(tiebreak)
+                self._set_meta(db, "tiebreak", tiebreak if isinstance(tiebreak, str) else list(tiebreak))
+            if third_place is not None:
+                if not isinstance(third_place, bool):
+                    raise ValueError("third_place: %s is not true or false" % _show(third_place))
+                self._set_meta(db, "third_place", third_place)
             if format is not None:
                 if format not in FORMATS:
                     raise ValueError("format: %s is not one of %s" % (_show(format), ", ".join(FORMATS)))
@@ -115,6 +161,8 @@ class Registration:
                     average=r["average"],
                     seed=r["seed"],
                     group=_letter(r["grp"]),
+                    status=r["status"],
+                    note=r["note"],
                     plays_to=self._target(db, r, opts),
                 )
                 for r in db.execute("SELECT * FROM players ORDER BY COALESCE(seed, id), id")

@@ -47,6 +47,7 @@ class Reports:
                 match_id, reason = self._match_report(db, table_id, report, names)
             if match_id is not None:
                 self._record(db, match_id, report, names, fp, now)
+                self._exclude_abandoner(db, match_id, report)
                 self._advance(db)
             db.execute(
                 "INSERT OR REPLACE INTO reports VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -168,6 +169,19 @@ class Reports:
                 match_id,
             ),
         )
+
+    def _exclude_abandoner(self, db, match_id, report):
+        """A player who abandoned the match is excluded from the competition (rules I.8.2): his
+        remaining matches are walkovers (corrections.py), by the report alone."""
+        if report.get("ended_by") != "abandoned":
+            return
+        m = db.execute("SELECT * FROM matches WHERE id=?", (match_id,)).fetchone()
+        if m["winner"] is None:
+            return
+        loser = m["b"] if m["winner"] == m["a"] else m["a"]
+        p = db.execute("SELECT status FROM players WHERE id=?", (loser,)).fetchone()
+        if p["status"] == "in":
+            self._withdraw(db, loser, "excluded", "abandoned match %d (rules I.8.2)" % match_id)
 
     def decide(self, match_id, winner):
         """The organiser names the winner of an undecided knock-out match (a draw the board let

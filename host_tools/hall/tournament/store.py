@@ -8,14 +8,25 @@ import json
 import sqlite3
 import threading
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ACTIVE = ("assigned", "waiting", "playing")  # a match that holds its table
+CLOSED = ("done", "annulled")  # a match that is over: played, a walkover, or annulled by a withdrawal
+
+# Columns added since version 1, each with its declaration: a version-1 file gets them when it is
+# opened (ALTER TABLE ... ADD COLUMN; the rows it has keep their values, the new columns NULL or
+# their default), then its version is written as 2.  Nothing is ever removed.
+_ADDED = (
+    ("players", "status", "TEXT NOT NULL DEFAULT 'in'"),  # in, withdrawn, excluded
+    ("players", "note", "TEXT"),  # why he is out (the page and the exports show it)
+    ("matches", "entry", "TEXT"),  # how its result came: NULL a board's report, hand, walkover
+    ("matches", "note", "TEXT"),  # a walkover's or an annulment's why
+)
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS players (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, club TEXT NOT NULL DEFAULT '',
-    target INTEGER, average REAL, seed INTEGER, grp INTEGER);
+    target INTEGER, average REAL, seed INTEGER, grp INTEGER, status TEXT NOT NULL DEFAULT 'in', note TEXT);
 CREATE TABLE IF NOT EXISTS tables (table_id TEXT PRIMARY KEY, added INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS matches (
     id INTEGER PRIMARY KEY, stage TEXT NOT NULL, grp INTEGER, round INTEGER NOT NULL, slot INTEGER NOT NULL,
@@ -23,7 +34,7 @@ CREATE TABLE IF NOT EXISTS matches (
     status TEXT NOT NULL DEFAULT 'pending', table_id TEXT, setup TEXT, target_a INTEGER, target_b INTEGER,
     result TEXT, winner INTEGER REFERENCES players(id), score_a INTEGER, score_b INTEGER,
     innings_a INTEGER, innings_b INTEGER, hr_a INTEGER, hr_b INTEGER, ended_by TEXT,
-    started_at INTEGER, report_fp TEXT, report TEXT, assigned_at REAL, done_at REAL);
+    started_at INTEGER, report_fp TEXT, report TEXT, assigned_at REAL, done_at REAL, entry TEXT, note TEXT);
 CREATE INDEX IF NOT EXISTS matches_table ON matches(table_id, status);
 CREATE TABLE IF NOT EXISTS reports (
     table_id TEXT NOT NULL, fp TEXT NOT NULL, match_id INTEGER, received_at REAL NOT NULL, reason TEXT,
@@ -52,6 +63,8 @@ class Store:
                 row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
                 if row is None:
                     db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                elif int(row[0]) == 1:
+                    _migrate(db)
                 elif int(row[0]) != SCHEMA_VERSION:
                     raise ValueError(
                         "%s: a tournament file of schema version %s (this carom reads %d)"
@@ -109,3 +122,12 @@ class Store:
 
     def _set_meta(self, db, key, value):
         db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+
+def _migrate(db):
+    """A version-1 file (before walkovers, withdrawals and hand-entered results) made version 2."""
+    for table, column, decl in _ADDED:
+        have = {r[1] for r in db.execute("PRAGMA table_info(%s)" % table)}
+        if column not in have:
+            db.execute("ALTER TABLE %s ADD COLUMN %s %s" % (table, column, decl))
+    db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))

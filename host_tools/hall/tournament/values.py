@@ -15,6 +15,29 @@ HANDICAP_INNINGS = 25
 MAX_TARGET = 9999
 GROUP_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 TABLE_ID = schema.TABLE_NAME
+MAX_COUNT = 99999  # a hand-entered score, innings or high run (the hall's schema's bound on a board's)
+
+# A walkover (a no-show, or the remaining matches of a player who withdrew or was excluded): the
+# present player wins, 2 match points.  "uncounted": no points and no innings count in anyone's
+# average.  "zero_in_limit": the absent player is booked 0 points in the game's innings limit (a
+# Dutch club's rule; no limit: no innings either), the present player's average stays his own.
+WALKOVER_RULES = ("uncounted", "zero_in_limit")
+# A player who withdraws (or is excluded) forfeits his remaining matches; the group matches he played
+# "stand", or are "annulled" (counted for nobody) while his group's places have not gone on.
+WITHDRAWAL_RULES = ("stand", "annulled")
+# What orders the standings, first to last (the seeding after them): match points, GD (points /
+# innings, the exact fraction), GD as a share of the expected average (GD / (own target / innings
+# limit): handicap events), the best high run.
+CRITERIA = ("points", "gd", "gd_share", "high_run")
+# Named orders: within a group, and across groups (the same place of every group compared: the best
+# runners-up); a custom order (a list of CRITERIA) is used for both.
+TIEBREAK_PRESETS = {
+    "umb": (("points", "gd", "high_run"), ("points", "gd", "high_run")),  # UMB events' groups
+    "ceb": (("points", "gd", "high_run"), ("gd", "high_run")),  # across groups: GD, points not used
+    "dbu_points_gd": (("points", "gd", "high_run"), ("points", "gd", "high_run")),
+    "dbu_gd_points": (("gd", "points", "high_run"), ("gd", "points", "high_run")),
+    "dbu_handicap": (("points", "gd_share", "high_run"), ("points", "gd_share", "high_run")),
+}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
 
 
@@ -52,6 +75,26 @@ def _int(v, what, lo, hi):
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
         raise ValueError("%s: %s is not a whole number in %d..%d" % (what, _show(v), lo, hi))
     return v
+
+
+def tiebreak_orders(v):
+    """(within a group, across groups): the criteria of a preset's name or a custom list."""
+    if isinstance(v, str):
+        if v not in TIEBREAK_PRESETS:
+            raise ValueError(
+                "tiebreak: %s is not one of %s, or a list of criteria" % (_show(v), ", ".join(TIEBREAK_PRESETS))
+            )
+        return TIEBREAK_PRESETS[v]
+    if not isinstance(v, (list, tuple)) or not 1 <= len(v) <= len(CRITERIA):
+        raise ValueError(
+            "tiebreak: %s is not a preset's name or a list of 1 to %d criteria" % (_show(v), len(CRITERIA))
+        )
+    for c in v:
+        if c not in CRITERIA:
+            raise ValueError("tiebreak: %s is not one of %s" % (_show(c), ", ".join(CRITERIA)))
+    if len(set(v)) != len(v):
+        raise ValueError("tiebreak: a criterion twice in %s" % _show(v))
+    return tuple(v), tuple(v)
 
 
 def _table(v):

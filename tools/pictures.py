@@ -233,16 +233,7 @@ def hall_tv(studio, path):
 
     with demo_hall(studio) as (hall, shown):
         page = Page(studio.browser, hall.url, 1920, 1080, fixed_time=SHOWN_AT, **PAGE_CLOCK)
-        for what, t in shown:
-            d = t.doc()
-            page.wait_tile(
-                t.table,
-                lambda tile, d=d: (
-                    (tile["A"]["score"], tile["B"]["score"])
-                    == (str(d["players"]["A"]["score"]), str(d["players"]["B"]["score"]))
-                ),
-                "%s's tile" % what,
-            )
+        page.wait_scores(shown)
         off = shown[[what for what, _ in shown].index("offline")][1].table
         page.wait_tile(off, lambda t: t["status"] == "offline", "the offline tile")
         wait_for(lambda: len(page.results()), lambda n: n >= 2, what="the results strip")

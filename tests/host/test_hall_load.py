@@ -232,16 +232,7 @@ def test_the_demo_hall_shows_every_state_and_an_offline_board_comes_back(browser
             tile = page.wait_tile(shown[off][1].table, lambda t: t["status"] == "offline", "the offline tile")
             assert tile["label"].strip().upper() == "OFFLINE"
             page.wait_tile(shown[0][1].table, lambda t: t["status"] == "online", "the lag's tile")
-            for what, t in shown:  # every tile drawn with its table's score
-                d = t.doc()
-                page.wait_tile(
-                    t.table,
-                    lambda tile, d=d: (
-                        (tile["A"]["score"], tile["B"]["score"])
-                        == (str(d["players"]["A"]["score"]), str(d["players"]["B"]["score"]))
-                    ),
-                    "%s's tile" % what,
-                )
+            page.wait_scores(shown)  # every tile drawn with its table's score
             # The finished matches' reports are in the results, once each.
             finished = sorted(t.table for _, t in shown if t.finished())
             assert len(finished) == 2

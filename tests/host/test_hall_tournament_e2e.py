@@ -169,11 +169,7 @@ def test_a_knockout_from_the_draw_to_the_champion(tmp_path):
             for b in boards:
                 b.close()
         if hall is not None:
-            code = hall.stop()
-            output = "\n".join(hall.lines)
-            for key in secrets.values():
-                assert key not in output
-            assert code == 0, output
+            hall.stop_keeping_secrets(secrets)
         broker.close()
 
 

@@ -33,6 +33,15 @@ class HallProc(LineProcess):
     def stop(self):
         return super().stop(timeout=20)
 
+    def stop_keeping_secrets(self, secrets):
+        """Stop the hall (Ctrl-C): it must exit 0, and none of `secrets` (the tables' keys, a
+        {table: key} dict) may be in anything it printed."""
+        code = self.stop()
+        output = "\n".join(self.lines)
+        for key in secrets.values():
+            assert key not in output
+        assert code == 0, output
+
 
 TILE_JS = """(id) => {
   const t = document.querySelector('.tile[data-table="' + CSS.escape(id) + '"]');
@@ -67,6 +76,19 @@ class Page:
 
     def wait_tile(self, table, check, what, timeout=15):
         return wait_for(lambda: self.tile(table), lambda t: t is not None and check(t), timeout, what)
+
+    def wait_scores(self, shown):
+        """Wait until each tile shows its table's scores: shown, [(what, loadgen board)]."""
+        for what, t in shown:
+            d = t.doc()
+            self.wait_tile(
+                t.table,
+                lambda tile, d=d: (
+                    (tile["A"]["score"], tile["B"]["score"])
+                    == (str(d["players"]["A"]["score"]), str(d["players"]["B"]["score"]))
+                ),
+                "%s's tile" % what,
+            )
 
     def results(self):
         return self.page.evaluate("""() => [...document.querySelectorAll('#result-rows tr')].map(

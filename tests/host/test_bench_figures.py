@@ -22,10 +22,13 @@ CHIP = (
     "\n"
 )
 RULES = "## Rules core\n(rules_section failed: RuntimeError: no MicroPython)\n\n"
+RADIO_WHY = 'RuntimeError: it printed nothing: Traceback\n  File "/main.py", line 92\nAttributeError: no SIGNED\n'
+RADIO = "(radio_section failed: %s)\n\n" % RADIO_WHY
 SECTIONS = [
     ("The chip's time", CHIP, None),
     ("The rules core", RULES, "RuntimeError: no MicroPython"),
     ("The firmware's heap", "", "OSError: [Errno 28] No space left on device"),
+    ("The remote's radio", RADIO, RADIO_WHY),
 ]
 HEADER = re.compile(
     r"^Measured by `make bench` on \d{4}-\d\d-\d\d at commit [0-9a-f]{7,}( with local changes)? on .+\.$"
@@ -49,8 +52,14 @@ def test_the_page_is_made_from_what_the_sections_printed():
         "## The rules core\n\n**This section failed on this run**: RuntimeError: no MicroPython\n\n"
         "```text\n## Rules core\n(rules_section failed: RuntimeError: no MicroPython)\n```\n\n"
     )
-    assert text[heap:] == (
-        "## The firmware's heap\n\n**This section failed on this run**: OSError: [Errno 28] No space left on device\n"
+    radio = text.index("## The remote's radio\n")
+    assert text[heap:radio] == (
+        "## The firmware's heap\n\n**This section failed on this run**: OSError: [Errno 28] No space left on device\n\n"
+    )
+    # A reason of several lines (a board's traceback): its first line, the whole in the block.
+    assert text[radio:] == (
+        "## The remote's radio\n\n**This section failed on this run**: RuntimeError: it printed nothing: Traceback"
+        " (in full below)\n\n```text\n" + RADIO.strip("\n") + "\n```\n"
     )
     assert sum(1 for line in lines if HEADER.match(line)) == 1
 

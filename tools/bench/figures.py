@@ -84,9 +84,11 @@ def page(sections, date, commit, dirty, machine):
     ]
     for title, printed, failed in sections:
         out += ["## " + title, ""]
-        if failed:
-            out += ["**This section failed on this run**: %s" % failed, ""]
         lines = printed.strip("\n").splitlines()
+        if failed:
+            why = failed.strip().splitlines() or ["(no reason given)"]
+            more = " (in full below)" if len(why) > 1 and lines else ""
+            out += ["**This section failed on this run**: %s%s" % (why[0].rstrip(), more), ""]
         if lines:
             out += ["```text"] + [line.rstrip() for line in lines] + ["```", ""]
         elif not failed:

@@ -48,7 +48,7 @@ lint: venv
 # Before each commit, in about a minute: the lint, the firmware tests on CPython, and the host
 # tests that need no broker, browser or board running in real time (a few seconds a file).
 # make test runs them all.
-CHECK_HOST := bigdigits board_e2e boards_host card chiptime config_fuzz docs_site docs_reference firmware_names hardware_parts \
+CHECK_HOST := bench_figures bigdigits board_e2e boards_host card chiptime config_fuzz docs_site docs_reference firmware_names hardware_parts \
 	hardware_wiring ht16k33_oracle web_server web_server_hostile input_times packaging radio_fuzz \
 	rules_properties scripted segments shortnames store_fuzz tournament vboard_board vboard_chip \
 	vboard_probe vboard_radio wall_clock

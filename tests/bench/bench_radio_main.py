@@ -21,6 +21,7 @@ import micropython
 import _vb_time
 import app
 import radio
+import radionames
 import remote
 
 real = _vb_time._real_time
@@ -89,7 +90,7 @@ out["repeat"] = measure(again)  # the newest again: acknowledged, not acted on
 garbage = bytes(range(33))  # a wrong size
 out["forged_size"] = measure([garbage] * N)
 bad = bytearray(again[0])
-bad[radio.SIGNED] ^= 1  # a wrong tag: one HMAC, then dropped
+bad[radionames.SIGNED] ^= 1  # a wrong tag: one HMAC, then dropped
 out["forged_tag"] = measure([bytes(bad)] * N)
 old = commands(1)[0]
 b.radio_frame(commands(1)[0])
@@ -114,7 +115,7 @@ challenges = b.espnow.sent - sent - 2 * N  # beyond the good commands' acknowled
 rx.last = (0, 0)
 
 # The breakdown of a good command.
-data = bytes(again[0][: radio.SIGNED])
+data = bytes(again[0][: radionames.SIGNED])
 gc.collect()
 m0 = micropython.mem_total()
 for i in range(N):

@@ -7,8 +7,14 @@ chip's interpreter (longmatch.py: the report, the restore, the undo, against the
 the identify mode's heap and loop, the match store, a restart, the radio, the referee
 remote's wake (remote.py), the hall and the tournament, and the `.mpy` sizes of the
 firmware from mpy-cross.
+
+What each section prints goes to the terminal, and at the end of the run to the page
+docs/develop/figures.md (figures.py: the date, the commit, the machine, a section that failed
+said so) and, as numbers, to build/bench.json.
 """
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -19,6 +25,7 @@ import tempfile
 from host_tools import ROOT, micropython_exe
 from host_tools.boards import board_file
 from host_tools.build import build
+from tools.bench import figures
 from tools.bench.chiptime import chiptime_section
 from tools.bench.hall import hall_section, tournament_section
 from tools.bench.heap import heap_section
@@ -46,6 +53,12 @@ def rules_section():
     return {"micropython": mp, "cpython": cp}
 
 
+# The .mpy goals (bytes): the rules core's, and the whole firmware's first one (on the flash, where
+# there is room: what counts is the RAM the running code takes, the heap section's figures).
+RULES_MPY_GOAL = 8192
+FIRMWARE_MPY_GOAL = 65536
+
+
 def mpy_section():
     """The .mpy files `carom deploy` writes (host_tools/build.py: mpy-cross -O3, the firmware's own
     names shortened)."""
@@ -58,11 +71,11 @@ def mpy_section():
     for name, size in sorted(sizes.items()):
         note = ""
         if name == "rules.py":
-            note = "  (goal < 8192)"
+            note = "  (goal < %d)" % RULES_MPY_GOAL
         print("%-24s %7d bytes%s" % (name, size, note))
     print(
-        "%-24s %7d bytes  (the first goal < 65536; on the flash: the RAM is what counts, see the heap section)"
-        % ("total", sum(sizes.values()))
+        "%-24s %7d bytes  (the first goal < %d; on the flash: the RAM is what counts, see the heap section)"
+        % ("total", sum(sizes.values()), FIRMWARE_MPY_GOAL)
     )
     print()
     return sizes
@@ -240,54 +253,73 @@ def restart_section():
     return out
 
 
+# (the heading of its figures on docs/develop/figures.md, the section): the pages that explain
+# the figures link to these headings.
 SECTIONS = [
-    chiptime_section,
-    rules_section,
-    board_section,
-    heap_section,
-    longmatch_section,
-    identify_section,
-    store_section,
-    restart_section,
-    radio_section,
-    remote_section,
-    hall_section,
-    tournament_section,
-    mpy_section,
+    ("The chip's time", chiptime_section),
+    ("The rules core", rules_section),
+    ("The wall board", board_section),
+    ("The firmware's heap", heap_section),
+    ("The end of a long match", longmatch_section),
+    ("The identify mode", identify_section),
+    ("The match journal", store_section),
+    ("The restart", restart_section),
+    ("The remote's radio", radio_section),
+    ("The remote's wake", remote_section),
+    ("The hall under load", hall_section),
+    ("The tournament", tournament_section),
+    ("The .mpy sizes", mpy_section),
 ]
+
+
+class Tee(io.TextIOBase):
+    """What a section prints: to the terminal as it comes, and kept for the figures' page."""
+
+    def __init__(self, terminal):
+        self.terminal = terminal
+        self.kept = io.StringIO()
+
+    def write(self, text):
+        self.terminal.write(text)
+        self.kept.write(text)
+        return len(text)
+
+    def flush(self):
+        self.terminal.flush()
 
 
 def main():
     import datetime
-    import platform
 
-    print(
-        "# make bench, %s, on %s (%s)"
-        % (
-            datetime.date.today().isoformat(),
-            platform.node() or "this machine",
-            platform.processor() or platform.machine(),
-        )
-    )
+    date = datetime.date.today().isoformat()
+    commit, dirty = figures.checkout()  # the tree measured: as it is when the run starts
+    print("# " + figures.header(date, commit, dirty, figures.machine_name()))
     print()
     results = {}
+    printed = []
     failed = []
-    for section in SECTIONS:
-        try:
-            results[section.__name__] = section()
-        except Exception as e:  # one section's failure is said, the others still measure
-            import traceback
+    for title, section in SECTIONS:
+        tee = Tee(sys.stdout)
+        why = None
+        with contextlib.redirect_stdout(tee):
+            try:
+                results[section.__name__] = section()
+            except Exception as e:  # one section's failure is said, the others still measure
+                import traceback
 
-            traceback.print_exc()
-            print("(%s failed: %s: %s)" % (section.__name__, e.__class__.__name__, e))
-            print()
-            results[section.__name__] = {"failed": "%s: %s" % (e.__class__.__name__, e)}
-            failed.append(section.__name__)
+                traceback.print_exc()
+                why = "%s: %s" % (e.__class__.__name__, e)
+                print("(%s failed: %s)" % (section.__name__, why))
+                print()
+                results[section.__name__] = {"failed": why}
+                failed.append(section.__name__)
+        printed.append((title, tee.kept.getvalue(), why))
     path = os.path.join(ROOT, "build", "bench.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         json.dump(results, f, indent=1)
-    print("(all figures also in %s)" % os.path.relpath(path, ROOT))
+    page = figures.write(figures.page(printed, date, commit, dirty, figures.machine_name()))
+    print("(all figures also in %s, and on %s)" % (os.path.relpath(path, ROOT), os.path.relpath(page, ROOT)))
     if failed:
         print("carom: bench sections failed: %s" % ", ".join(failed), file=sys.stderr)
         sys.exit(1)

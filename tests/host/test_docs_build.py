@@ -32,6 +32,9 @@ NOT_RUN = {
     "make venv": "makes the .venv these tests run in",
 }
 PORTS = {"/dev/ttyUSB0": "wall", "/dev/ttyUSB1": "referee"}
+# The pages whose commands talk to a board, in the order a builder follows them (the wall board
+# built and flashed by the first two, the box by the third, the host tools on the wall after).
+ON_A_BOARD = ("getting-started.md", "flashing.md", "referee-box.md", "host-tools.md")
 ESP32 = 0  # the chip id in an image's header
 ESP32_S3 = 9
 
@@ -230,7 +233,7 @@ def test_every_page_runs_as_written(tmp_path):
     ran = []
     said = {}  # the one result line of a flash command, as the page would show it
     try:
-        for page in ("getting-started.md", "flashing.md", "referee-box.md"):
+        for page in ON_A_BOARD:
             if page == "flashing.md":
                 check_first_start(bench.boards["/dev/ttyUSB0"])  # getting-started.md is done
             for line, cmd in commands(os.path.join(DOCS, page)):
@@ -270,7 +273,7 @@ def test_every_page_runs_as_written(tmp_path):
     others = [
         c
         for p in pages()
-        if os.path.basename(p) not in ("getting-started.md", "flashing.md", "referee-box.md")
+        if os.path.basename(p) not in ON_A_BOARD
         for _, c in commands(p)
         if not not_run(c)
     ]

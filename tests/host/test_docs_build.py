@@ -270,13 +270,7 @@ def test_every_page_runs_as_written(tmp_path):
     page = [any_size(q) for q in quoted(os.path.join(DOCS, "flashing.md"))]
     for cmd, line in said.items():
         assert any_size(line) in page, "flashing.md does not show what %s says:\n%s" % (cmd, line)
-    others = [
-        c
-        for p in pages()
-        if os.path.basename(p) not in ON_A_BOARD
-        for _, c in commands(p)
-        if not not_run(c)
-    ]
+    others = [c for p in pages() if os.path.basename(p) not in ON_A_BOARD for _, c in commands(p) if not not_run(c)]
     for cmd in others:  # a page outside the path above: its commands must not need a board
         assert "/dev/tty" not in cmd, cmd
         done = bench.run(cmd)

@@ -84,12 +84,15 @@ docs: venv
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 	@echo "carom: the site is in build/site/ (open build/site/index.html)"
 
-# The docs' pictures in docs/pictures/, taken in Chromium from the running software (tools/pictures.py:
-# carom sim, carom hall with a mosquitto and boards of its own, carom report), each from a scripted
-# match: the same picture every run. make pictures PICTURES="simulator report" makes only those.
+# Every picture of the docs: the drawings made from the board definitions (each board's wiring,
+# the bigger digits' buffer stage: carom board docs), then the screenshots in docs/pictures/, taken
+# in Chromium from the running software (tools/pictures.py: carom sim, carom hall with a mosquitto
+# and boards of its own, carom report), each from a scripted match: the same picture every run.
+# make pictures PICTURES="simulator report" makes only those screenshots.
 PICTURES ?=
 pictures: venv
 	sh tools/deps.sh
+	$(VENV)/bin/carom board docs
 	$(PY) -m tools.pictures $(PICTURES)
 
 clean:

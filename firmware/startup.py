@@ -295,9 +295,15 @@ def build(board, config, error=0, hw=None):
     import app
     import store
 
+    import rules  # noqa: F401  (resident: loaded before the rare block below, which drops what it loads)
+
     st = store.MatchStore(_STORE_DIR)
-    match, held, started_at = restore(st, match_options(config, True))
-    options = match_options(config)  # after the restore, which loaded (and dropped) rules_setup already
+    with cold.Rare():
+        import rules_setup  # loaded once, first (low in the heap), for the restore and the options
+
+        match, held, started_at = restore(st, match_options(config, True))
+        options = match_options(config)
+        del rules_setup
     load_code(config)
     import controller
     import view

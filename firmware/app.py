@@ -67,11 +67,6 @@ RADIO_FILE = "radio.last"  # the newest accepted remote command's (boot, counter
 _RTC_MAGIC = b"CR"
 
 
-def __getattr__(name):
-    """The timings and error codes app.py imports (app.POLL_MS and the like): errorcodes.py."""
-    return cold.forward("errorcodes", name, "app")
-
-
 # ---- RTC memory (kept through soft and watchdog resets, lost at power-off) ------------
 # b"CR", crash count, crashed flag (our exception handler), watchdog armed flag (boot.py).
 

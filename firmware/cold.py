@@ -34,7 +34,7 @@ _DROP = sys.implementation.name == "micropython"
 
 def forward(module, name, of):
     """module.name, for a module's __getattr__ that finds its public names in its cold twin
-    (rules in matchnames, store in store_history, radio in remote, app in errorcodes); an
+    (rules in matchnames); an
     unknown name raises AttributeError("<of> has no 'name'")."""
     if name[:2] == "__":  # __path__ and the like (CPython's `from m import x` asks): never forwarded
         raise AttributeError(name)

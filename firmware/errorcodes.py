@@ -29,8 +29,7 @@ code       name                   what
 70..77     ERROR_CHIP + addr & 7  the chip at 0x70..0x77 on bus 0 does not answer (view.py)
 80..87     ERROR_CHIP + 10 + ...  the same on bus 1
 
-The running wall board's timings are named here too (app.POLL_MS and the like come from
-here: app.__getattr__).
+The running wall board's timings are named here too (app.py's POLL_MS and the like).
 
 The one home of these numbers: the modules that show a code or keep a timing import it
 from here, and the build compiles it into each (host_tools/consts.py), so that no board

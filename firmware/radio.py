@@ -47,7 +47,6 @@ import hashlib
 import os
 import struct
 
-import cold
 from matchnames import N_FOULS
 from radionames import (
     DROP_COMMAND,
@@ -90,11 +89,6 @@ _SUMMARY = "<HHBBBB"  # at 18: score A, score B, turn, phase, countdown, result
 _AT_SUMMARY = const(18)
 _AT_NONCE = const(26)
 NO_NONCE = bytes(NONCE_LEN)
-
-
-def __getattr__(name):
-    """The key and address helpers: remote.py (the protocol's codes are radionames.py's)."""
-    return cold.forward("remote", name, "radio")
 
 
 class Hmac:

@@ -98,11 +98,6 @@ def crc32(data, crc=0):
     return _crc_builtin(data, crc) & 0xFFFFFFFF
 
 
-def __getattr__(name):
-    """The store's file helpers: store_history.py (its constants are storenames.py's)."""
-    return cold.forward("store_history", name, "store")
-
-
 def replace(path, data, fs=None, tmp=None):
     """Replace file `path` with data (bytes, or write(f) that writes them): written to `tmp`
     (path + ".tmp"), then renamed over path, so a power cut leaves the old file or the new

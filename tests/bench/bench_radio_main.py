@@ -20,7 +20,6 @@ import micropython
 
 import _vb_time
 import app
-import radio
 import radionames
 import remote
 
@@ -54,7 +53,7 @@ b.espnow = Air()
 b.view.render(0)
 rx = b.radio
 rx.last = (0, 0)  # a wall that knows its last number (the challenge is measured apart)
-key = radio.hex_key(config["radio"]["key"])
+key = remote.hex_key(config["radio"]["key"])
 tx = remote.Sender(key, rx.own_id, rx.peer, 1)
 ctrl = b.ctrl
 write_last = app.write_last

@@ -889,11 +889,9 @@ def test_reports_written_in_pieces_and_sent_marks_by_number():
 
 
 def test_the_stores_record_layouts_and_its_helpers():
-    """The record layouts (storenames.py's) agree; the store's file helpers are store_history.py's too
-    (store.X finds them there)."""
+    """The record layouts (storenames.py's) agree; the store's file helpers are store_history.py's."""
     import store_files
 
     assert store_files.reports is store_history.reports and store_files.read is store_history.read  # named there again
-    assert store.read is store_history.read
     assert len(storenames.REC) + 1 == len(storenames.RECORD)
     assert store.struct.calcsize(storenames.RECORD) == storenames.REC_SIZE

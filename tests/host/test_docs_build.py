@@ -385,4 +385,7 @@ def test_every_link_reaches_a_file():
             if re.match(r"[a-z]+:", target) or target.startswith("#"):
                 continue
             dest = os.path.normpath(os.path.join(os.path.dirname(path), target.split("#")[0]))
-            assert os.path.exists(dest) or dest in built, "%s links %s: no such file" % (os.path.relpath(path, ROOT), target)
+            assert os.path.exists(dest) or dest in built, "%s links %s: no such file" % (
+                os.path.relpath(path, ROOT),
+                target,
+            )

@@ -223,9 +223,9 @@ def test_a_flood_changes_nothing_the_wall_does(tmp_path, firmware):
 
 BUSY_MAIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vboard_fixtures", "busy_radio_main.py")
 COST_MS = 1.5  # what each frame costs the wall in the saturated flood (busy_radio_main.py)
-BATCH_MS = 4 * COST_MS  # app.RADIO_BATCH frames, then the radio task lets the others run
-LATE_MS = 10 + BATCH_MS  # what a press shows may be a poll (app.POLL_MS) and a batch later
-DISPLAY_MS = 100  # app.DISPLAY_MS: the clocks and marquees are redrawn this often
+BATCH_MS = 4 * COST_MS  # errorcodes.RADIO_BATCH frames, then the radio task lets the others run
+LATE_MS = 10 + BATCH_MS  # what a press shows may be a poll (errorcodes.POLL_MS) and a batch later
+DISPLAY_MS = 100  # errorcodes.DISPLAY_MS: the clocks and marquees are redrawn this often
 # The chips that change only with presses (boards/wall.json): scores, innings and runs, GD, high runs.
 PRESS_CHIPS = {(bus, addr) for bus in (0, 1) for addr in (0x70, 0x71, 0x72, 0x73)}
 

@@ -22,7 +22,7 @@ b = startup.build(startup.load_board(config["board"]), config, error, machine)
 rx = b.radio
 m = b.match
 ctrl = b.ctrl
-key = radio.hex_key(config["radio"]["key"])
+key = remote.hex_key(config["radio"]["key"])
 tx = remote.Sender(key, rx.own_id, rx.peer, 2)
 COMMANDS = ("point", "miss", "undo", "foul", "new_match")
 

@@ -25,22 +25,11 @@ from tools.hall.loadgen import HallBoard, play
 pytestmark = pytest.mark.skipif(not available(), reason="mosquitto is not installed (tools/deps.sh)")
 
 PLAYERS = ("Anna", "Bela", "Csaba", "Dora", "Erno", "Flora", "Gabor", "Hanna")
-HEADERS = {"Content-Type": "application/json", "X-Carom-Hall": "organiser"}
 ACTIVE = ("assigned", "waiting", "playing")
 
 
 def post(hall, action, body):
-    req = urllib.request.Request(
-        hall.url + "/api/organiser/" + action,
-        data=json.dumps(body).encode(),
-        headers=dict(HEADERS, **{"X-Carom-Organiser-Code": hall.code}),
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
+    return hall.organise(action, body)
 
 
 def on_table(hall, table):

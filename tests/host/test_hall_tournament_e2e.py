@@ -15,9 +15,7 @@ here: the champion, every player's standings row, each match done once, the resu
 each report once, every setup verified and applied once, none refused.  Waits on conditions only.
 """
 
-import json
 import shutil
-import urllib.request
 
 import pytest
 
@@ -38,7 +36,6 @@ PLAYERS = (
     "Hanna Farkas",
 )
 USERS = dict({"hall": "hall-Pa55-e2e"}, **{t: "board-%s-pw" % t for t in TABLES})
-HEADERS = {"Content-Type": "application/json", "X-Carom-Hall": "organiser"}
 
 pytestmark = pytest.mark.skipif(
     not available() or not shutil.which("mosquitto_passwd"),
@@ -47,14 +44,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def post(hall, action, body):
-    req = urllib.request.Request(
-        hall.url + "/api/organiser/" + action,
-        data=json.dumps(body).encode(),
-        headers=dict(HEADERS, **{"X-Carom-Organiser-Code": hall.code}),
-        method="POST",
-    )
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return r.status, json.loads(r.read())
+    return hall.organise(action, body)
 
 
 def played(reports):

@@ -2,7 +2,10 @@
 signed in: the hall tests (tests/host/test_hall*.py) and tools/pictures.py use them.
 """
 
+import json
 import re
+import urllib.error
+import urllib.request
 
 from tools.run import CAROM, LineProcess, wait_for
 
@@ -32,6 +35,25 @@ class HallProc(LineProcess):
 
     def stop(self):
         return super().stop(timeout=20)
+
+    def organise(self, action, body):
+        """POST /api/organiser/<action> as the organiser's page does (its code, the JSON and the
+        hall's header): (status, the answer's JSON), a refusal's too."""
+        req = urllib.request.Request(
+            self.url + "/api/organiser/" + action,
+            data=json.dumps(body).encode(),
+            headers={
+                "Content-Type": "application/json",
+                "X-Carom-Hall": "organiser",
+                "X-Carom-Organiser-Code": self.code,
+            },
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
 
     def stop_keeping_secrets(self, secrets):
         """Stop the hall (Ctrl-C): it must exit 0, and none of `secrets` (the tables' keys, a

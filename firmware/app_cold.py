@@ -42,6 +42,10 @@ def start(b):
         asyncio.create_task(b.buzzer.run()),
         asyncio.create_task(b.watchdog_task()),
     ]
+    voice = b.ctrl.voice
+    if voice is not None:
+        voice.board = b  # its E code on the displays
+        tasks.append(asyncio.create_task(voice.run()))
     if b.radio is not None:
         tasks.append(asyncio.create_task(b.radio_task()))
     if b.hall is not None:

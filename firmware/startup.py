@@ -325,6 +325,14 @@ def build(board, config, error=0, hw=None):
         group = buttons_setup.from_board(board, make_pin)
     ctrl = controller.Controller(match, v, buzzer, group, options)
     ctrl.locked = held  # nothing is scored on a match that would not be saved
+    voice_error = 0
+    if board.get("speaker") is not None and config["voice"]["on"]:
+        import speech  # noqa: F401  the running voice's code, kept (its setup and language: the block's)
+
+        with cold.Rare():
+            import speech_setup
+
+            ctrl.voice, voice_error = speech_setup.make(board, config, match, machine)
     error_until = None
     if st.errors & ~ERR_MEMORY:
         print("carom: the saved match was damaged or went back (errors %d); what could be read is back" % st.errors)
@@ -332,6 +340,9 @@ def build(board, config, error=0, hw=None):
         error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
     else:
         v.error = error
+    if voice_error and not v.error:  # a damaged voice pack: E 25 for a while
+        v.error = voice_error
+        error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
     radio_cfg = config["radio"]
     receiver = espnow = None
     if radio_cfg["peer"] and radio_cfg["key"]:

@@ -1,0 +1,159 @@
+"""The voice made at the start (speech.Voice), and its rare words: loaded for them, dropped.
+
+    voice, code = speech_setup.make(board, config, match, machine)   # startup.build
+    speech_setup.missing(voice, k)       # speech.Voice: a call needs a clip the pack lacks
+
+make() opens the pack (voicenames.PACK_FILE) for good, reads its header and index, checks
+every clip in it against its length and CRC (the start's one read of the pack: a damaged
+clip is said here, once, and skipped whenever it is needed), loads the pack's language's
+numbers (speech_hu.py, speech_en.py, speech_de.py) and sets up the I2S amplifier from the
+board definition's "speaker". No speaker, voice.on false, volume 0 or no pack: no voice (the
+buzzer's cues stay). The code: 0, or ERROR_VOICE (a damaged or unusable pack: the start
+shows it for a while).
+"""
+
+import struct
+from array import array
+
+import speech
+from errorcodes import ERROR_VOICE, STORE_ERROR_MS
+from speech import BAD, GOOD
+from voicenames import (
+    CALLS,
+    CHUNK,
+    C_BREAK,
+    C_END,
+    C_MINUTE,
+    C_SHOOTOUT,
+    C_TOTAL,
+    HEADER,
+    N_CLIPS,
+    PACK_FILE,
+    PACK_MAGIC,
+    RATE,
+)
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+_IBUF = const(4096)  # the I2S driver's buffer (on the ESP32 its DMA buffers, outside the heap): 128 ms
+
+
+def make(board, config, m, machine, path=PACK_FILE):
+    """(speech.Voice or None, error code); `path`: the pack (tests)."""
+    spk = board.get("speaker")
+    vc = config["voice"]
+    if spk is None or not vc["on"] or not vc["volume"]:
+        return None, 0
+    try:
+        f = open(path, "rb")
+    except OSError:
+        print("carom: no voice pack (%s): the buzzer's cues only" % PACK_FILE)
+        return None, 0
+    try:
+        head = f.read(HEADER)
+        rate, count, chunk = struct.unpack("<HHH", head[6:]) if len(head) == HEADER else (0, 0, 0)
+        if head[:4] != PACK_MAGIC or rate != RATE or chunk != CHUNK or count != N_CLIPS:
+            raise ValueError("not a voice pack of this firmware")
+        lang = head[4:6].decode()
+        words = language(lang)
+        index = array("I", bytes(12 * count))
+        if f.readinto(index) != 12 * count:
+            raise ValueError("its index is cut short")
+    except (ValueError, UnicodeError) as e:
+        f.close()
+        print("carom: %s: %s: the buzzer's cues only (E %d)" % (PACK_FILE, e, ERROR_VOICE))
+        return None, ERROR_VOICE
+    if lang != vc["language"]:
+        print(
+            "carom: the voice pack speaks %s, voice.language is %s: carom deploy --voice copies another"
+            % (lang, vc["language"])
+        )
+    i2s = machine.I2S(
+        0,
+        sck=machine.Pin(spk["bck"]),
+        ws=machine.Pin(spk["ws"]),
+        sd=machine.Pin(spk["din"]),
+        mode=machine.I2S.TX,
+        bits=16,
+        format=machine.I2S.MONO,
+        rate=RATE,
+        ibuf=_IBUF,
+    )
+    v = speech.Voice(m, i2s, f, index, words, -((100 - vc["volume"]) * 6 // 100), mask(vc))
+    return v, check(v)
+
+
+def language(lang):
+    """The numbers' module of a pack's language."""
+    if lang == "hu":
+        import speech_hu as words
+    elif lang == "en":
+        import speech_en as words
+    elif lang == "de":
+        import speech_de as words
+    else:
+        raise ValueError("no numbers in %r" % lang)
+    return words
+
+
+def mask(vc):
+    """The calls' bits (voicenames.C_...): voice.calls ("all" or names), voice.totals."""
+    calls = vc["calls"]
+    bits = 0
+    for i in range(len(CALLS)):
+        if calls == "all" or CALLS[i] in calls:
+            bits |= 1 << (i + 1)  # CALLS[i] is kind i + 1
+    if bits >> C_BREAK & 1:
+        bits |= 1 << C_MINUTE
+    if bits >> C_END & 1:
+        bits |= 1 << C_SHOOTOUT
+    if vc["totals"]:
+        bits |= 1 << C_TOTAL
+    return bits
+
+
+def check(v):
+    """Every clip in the pack against its length and CRC (the state of each); said once for
+    the damaged ones. ERROR_VOICE when there are any, else 0."""
+    import binascii
+
+    f = v.pack
+    buf = v.buf
+    damaged = []
+    for k in range(len(v.state)):
+        size = v.index[3 * k + 1]
+        if not size:
+            continue
+        ok = size % CHUNK == 0
+        if ok:
+            f.seek(v.index[3 * k])
+            crc = 0
+            while size > 0 and ok:
+                ok = f.readinto(buf) == CHUNK
+                crc = binascii.crc32(buf, crc)
+                size -= CHUNK
+            ok = ok and crc == v.index[3 * k + 2]
+        v.state[k] = GOOD if ok else BAD
+        if not ok:
+            damaged.append(k)
+    if damaged:
+        print("carom: voice clips %s damaged: skipped (E %d)" % (" ".join([str(k) for k in damaged]), ERROR_VOICE))
+        return ERROR_VOICE
+    return 0
+
+
+def missing(v, k):
+    """A call needs clip k and the pack has none: the console and E 25, for a while."""
+    print("carom: voice clip %d is not in the pack: skipped (E %d)" % (k, ERROR_VOICE))
+    b = v.board
+    if b is not None and (not b.view.error or b.view.error == ERROR_VOICE):
+        import time
+
+        b.view.error = ERROR_VOICE
+        b.error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)

@@ -85,8 +85,13 @@ def make(board, config, m, machine, path=PACK_FILE):
         rate=RATE,
         ibuf=_IBUF,
     )
-    v = speech.Voice(m, i2s, f, index, words, -((100 - vc["volume"]) * 6 // 100), mask(vc))
+    v = speech.Voice(m, i2s, f, index, words, shift(vc["volume"]), mask(vc))
     return v, check(v)
+
+
+def shift(volume):
+    """I2S.shift's shift for a volume 1..100: 0 (full) down to -5, about 6 dB a step."""
+    return -((100 - volume) * 6 // 100)
 
 
 def language(lang):

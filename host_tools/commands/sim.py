@@ -107,6 +107,11 @@ def arguments(p):
         "(for carom hall --broker HOST:PORT); each board gets its own table id",
     )
     p.add_argument(
+        "--voice",
+        metavar="PACK",
+        help="--headless: the board gets this voice pack (carom voice makes one); each line says what it said",
+    )
+    p.add_argument(
         "--source",
         action="store_true",
         help="with --heap: run the firmware's .py files rather than the .mpy that carom deploy puts on a board",
@@ -202,6 +207,10 @@ def run_board(args):
         options["source"] = args.source
     elif args.source:
         raise CommandError("--source goes with --heap (without it the firmware runs from source anyway)")
+    if args.voice:
+        from .deploy import voice_pack
+
+        options["voice"] = voice_pack(args.voice)
     lines = read_lines(args)
 
     def log(text):

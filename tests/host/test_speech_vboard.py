@@ -260,3 +260,23 @@ def test_listener_hears_shifted_samples():
     ear = Listener(data, 50)
     writes = [shifted(p.clip("n5")[i : i + pack.CHUNK], -3) for i in range(0, len(p.clip("n5")), pack.CHUNK)]
     assert ear.heard(writes) == ["n5"]
+
+
+def test_the_wall_boards_amplifier_and_speaker_are_counted_and_wired():
+    from host_tools.boards import load_board
+    from host_tools.hardware import bom, pins, power, wiring
+
+    bd = load_board("wall")
+    spk = bd["speaker"]
+    assert spk == {"bck": 16, "ws": 17, "din": 5, "gain_db": 9}
+    lines = {line.part.key: line for line in bom.lines(bd)}
+    assert lines["amp-i2s"].qty == 1 and lines["speaker"].qty == 1
+    assert "GAIN left open" in lines["amp-i2s"].note
+    h = wiring.harness(bd)
+    amp = [c for c in h["connections"] if "AMP" in c[2]][0]
+    assert amp[0]["ESP32"] == ["5V", "GND", "GPIO16", "GPIO17", "GPIO5"] and amp[2]["AMP"][2:] == ["BCLK", "LRC", "DIN"]
+    assert [c for c in h["connections"] if "SPEAKER" in c[2]][0][0] == {"AMP": ["+", "-"]}
+    assert sorted(row.gpio for row in pins.gpio_rows(bd) if row.active == "I2S") == [5, 16, 17]
+    assert any("I2S amplifier" in row.what for row in power.budget(bd).rows)
+    mini = load_board("mini")
+    assert mini["speaker"] is None and not [line for line in bom.lines(mini) if line.part.key == "amp-i2s"]

@@ -77,8 +77,8 @@ _MINUTE_MS = const(60000)
 
 
 class Voice:
-    """Speaks the calls (see above) from `pack` (the open pack file, `index` its clips' offset,
-    length and CRC, an array of 3 per clip) on `i2s` (machine.I2S: TX, 16-bit mono), in the
+    """Speaks the calls (see above) from `pack` (the open pack file, `index` its clips' offset
+    and length in chunks, an array("H") of 2 per clip) on `i2s` (machine.I2S: TX, 16-bit mono), in the
     language of `words` (speech_xx: its number()), at `shift` (I2S.shift's, 0 or less: the
     volume), the calls of `mask` (a bit per kind, voicenames.C_...)."""
 
@@ -91,7 +91,7 @@ class Voice:
         self.shift = shift
         self.mask = mask
         self.buf = bytearray(CHUNK)  # the one buffer every chunk goes through
-        self.state = bytearray(len(index) // 3)  # per clip: 0 (not in the pack), GOOD, BAD
+        self.state = bytearray(len(index) // 2)  # per clip: 0 (not in the pack), GOOD, BAD
         self._kinds = bytearray(_QUEUE)  # the calls waiting, oldest first
         self._args = array("H", bytes(2 * _QUEUE))
         self._len = 0
@@ -300,8 +300,8 @@ class Voice:
                 self._missing(k)
             self.skipped += 1
             return 0
-        self.pack.seek(self.index[3 * k])
-        return self.index[3 * k + 1]
+        self.pack.seek(self.index[2 * k] * CHUNK)
+        return self.index[2 * k + 1] * CHUNK
 
     def _missing(self, k):
         """A call needs clip k, which the pack lacks: said once (speech_setup.py), then skipped."""

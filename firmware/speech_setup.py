@@ -62,9 +62,15 @@ def make(board, config, m, machine, path=PACK_FILE):
             raise ValueError("not a voice pack of this firmware")
         lang = head[4:6].decode()
         words = language(lang)
-        index = array("I", bytes(12 * count))
-        if f.readinto(index) != 12 * count:
+        full = array("I", bytes(12 * count))
+        if f.readinto(full) != 12 * count:
             raise ValueError("its index is cut short")
+        index = array("H", bytes(4 * count))  # offset and length in chunks: what the board keeps
+        for k in range(count):
+            if full[3 * k] % CHUNK or full[3 * k + 1] % CHUNK:
+                raise ValueError("clip %d is not in whole chunks" % k)
+            index[2 * k] = full[3 * k] // CHUNK
+            index[2 * k + 1] = full[3 * k + 1] // CHUNK
     except (ValueError, UnicodeError) as e:
         f.close()
         print("carom: %s: %s: the buzzer's cues only (E %d)" % (PACK_FILE, e, ERROR_VOICE))
@@ -86,7 +92,7 @@ def make(board, config, m, machine, path=PACK_FILE):
         ibuf=_IBUF,
     )
     v = speech.Voice(m, i2s, f, index, words, shift(vc["volume"]), mask(vc))
-    return v, check(v)
+    return v, check(v, full)
 
 
 def shift(volume):
@@ -123,27 +129,27 @@ def mask(vc):
     return bits
 
 
-def check(v):
-    """Every clip in the pack against its length and CRC (the state of each); said once for
-    the damaged ones. ERROR_VOICE when there are any, else 0."""
+def check(v, full):
+    """Every clip in the pack against its length and CRC (`full`: the pack's index, 3 numbers a
+    clip; the state of each); said once for the damaged ones. ERROR_VOICE when there are any,
+    else 0."""
     import binascii
 
     f = v.pack
     buf = v.buf
     damaged = []
     for k in range(len(v.state)):
-        size = v.index[3 * k + 1]
+        size = full[3 * k + 1]
         if not size:
             continue
-        ok = size % CHUNK == 0
-        if ok:
-            f.seek(v.index[3 * k])
-            crc = 0
-            while size > 0 and ok:
-                ok = f.readinto(buf) == CHUNK
-                crc = binascii.crc32(buf, crc)
-                size -= CHUNK
-            ok = ok and crc == v.index[3 * k + 2]
+        f.seek(full[3 * k])
+        crc = 0
+        ok = True
+        while size > 0 and ok:
+            ok = f.readinto(buf) == CHUNK
+            crc = binascii.crc32(buf, crc)
+            size -= CHUNK
+        ok = ok and crc == full[3 * k + 2]
         v.state[k] = GOOD if ok else BAD
         if not ok:
             damaged.append(k)

@@ -40,6 +40,7 @@ from errorcodes import (
     WDT_MS,
 )
 from storenames import ERR_MEMORY
+from voicenames import PACK_FILE  # a board without a voice pack loads no voice
 
 try:
     from micropython import const
@@ -292,6 +293,16 @@ _DEFAULTS = {
 }
 
 
+def _exists(path):
+    import os
+
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
 def _hand_in(hw):
     global machine
     machine = hw
@@ -326,7 +337,7 @@ def build(board, config, error=0, hw=None):
     ctrl = controller.Controller(match, v, buzzer, group, options)
     ctrl.locked = held  # nothing is scored on a match that would not be saved
     voice_error = 0
-    if board.get("speaker") is not None and config["voice"]["on"]:
+    if board.get("speaker") is not None and config["voice"]["on"] and _exists(PACK_FILE):
         import speech  # noqa: F401  the running voice's code, kept (its setup and language: the block's)
 
         with cold.Rare():

@@ -14,8 +14,9 @@ A pack (`voice.pack` on the board's flash; `carom voice` makes it) is one file:
     8   the clip slots, u16 (N_CLIPS)
     10  the chunk, u16 (CHUNK bytes)
     12  per clip: offset, length (bytes; 0: not in the pack), CRC-32 of its bytes: u32 each
-    ..  the clips' samples: 16-bit signed little-endian mono, each clip padded with silence
-        to a whole number of chunks (so the board streams whole chunks through one buffer)
+    ..  silence to the next whole chunk, then the clips' samples: 16-bit signed little-endian
+        mono, each clip padded with silence to a whole number of chunks (so the board streams
+        whole chunks through one buffer, and keeps each clip's place and length in chunks)
 """
 
 try:

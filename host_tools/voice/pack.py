@@ -130,7 +130,8 @@ def build(clips, language):
         raise PackError("a language is two letters, not %r" % language)
     index = []
     body = bytearray()
-    start = _vn.HEADER + 12 * len(CLIPS)
+    head = _vn.HEADER + 12 * len(CLIPS)
+    start = head + (-head % CHUNK)  # the clips from a whole chunk on
     for name in CLIPS:
         if name not in clips:
             index.append((0, 0, 0))
@@ -138,8 +139,9 @@ def build(clips, language):
         raw = padded(clips[name])
         index.append((start + len(body), len(raw), binascii.crc32(raw)))
         body += raw
-    head = _vn.PACK_MAGIC + language.encode() + struct.pack("<HHH", RATE, len(CLIPS), CHUNK)
-    return head + b"".join(struct.pack("<III", *e) for e in index) + bytes(body)
+    top = _vn.PACK_MAGIC + language.encode() + struct.pack("<HHH", RATE, len(CLIPS), CHUNK)
+    top += b"".join(struct.pack("<III", *e) for e in index)
+    return top + bytes(start - len(top)) + bytes(body)
 
 
 class Pack:

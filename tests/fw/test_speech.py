@@ -68,6 +68,7 @@ def pack_bytes(language="hu", leave_out=()):
     index = bytearray()
     body = bytearray()
     start = HEADER + 12 * N_CLIPS
+    start += -start % CHUNK  # the clips from a whole chunk on
     for k in range(N_CLIPS):
         if k in leave_out:
             index += struct.pack("<III", 0, 0, 0)
@@ -75,7 +76,8 @@ def pack_bytes(language="hu", leave_out=()):
         data = clip_bytes(k)
         index += struct.pack("<III", start + len(body), len(data), binascii.crc32(data))
         body += data
-    return PACK_MAGIC + language.encode() + struct.pack("<HHH", RATE, N_CLIPS, CHUNK) + bytes(index) + bytes(body)
+    top = PACK_MAGIC + language.encode() + struct.pack("<HHH", RATE, N_CLIPS, CHUNK) + bytes(index)
+    return top + bytes(start - len(top)) + bytes(body)
 
 
 class FakeI2S:

@@ -8,7 +8,7 @@ formats: formats_wall.act, loaded with such a match, has rules_events.act do the
 loaded for the press and dropped as for the rules' rarer events; refused in a
 plain match, which loads nothing for them).
 
-With a voice (speech.py), the same moments are also spoken: before() and after() around each
+With a voice (speech.py), the same moments are also spoken: prior() and calls_for() around each
 action and clock entry, the shot clock's 10 s and the break's last minute at the tick.
 
 Cues: a point, a miss... ACCEPT; a refusal REFUSE; the countdown's points COUNT;
@@ -136,7 +136,7 @@ class Controller:
         self._phase = m.phase
         self._countdown = m.countdown()
         if self.voice is not None:
-            self.voice.before(m)
+            self.voice.prior(m)
         reason = self._do(action, now)
         self.last_reason = reason
         if reason is not None:
@@ -206,7 +206,7 @@ class Controller:
             else:
                 self.buzzer.cue(sound.ACCEPT)
         if self.voice is not None:
-            self.voice.after(m)
+            self.voice.calls_for(m)
 
     def tick(self, now):
         """Let the clocks run: automatic entries, the shot clock's last-seconds beeps, the
@@ -215,7 +215,7 @@ class Controller:
         phase = m.phase
         countdown = m.countdown()
         if self.voice is not None:
-            self.voice.before(m)
+            self.voice.prior(m)
         if m.tick(now):
             self._cue(phase, countdown)
         left = m.shot_left_ms(now)

@@ -10,8 +10,8 @@ the half-time break and its last minute, the shot clock's 10 seconds and a time-
 over; each point's running total only when asked (voice.totals). A refused press stays the
 buzzer's (sound.py).
 
-The controller calls before(m) and after(m) around each accepted action and each clock entry:
-after() compares the match with what before() kept and queues the calls, (kind, argument)
+The controller calls prior(m) and calls_for(m) around each accepted action and each clock entry:
+calls_for() compares the match with what prior() kept and queues the calls, (kind, argument)
 pairs in a preallocated queue; allocation-free (the press path). A newer countdown or total
 drops the one still waiting (a point made while "three" is spoken: "two" comes next, not
 "three"), and so does any point (a countdown waiting when the last point ends the match);
@@ -70,7 +70,7 @@ except ImportError:  # CPython
 _QUEUE = const(8)  # calls waiting
 _WORDS = const(20)  # clips in one call at most: the end's, two numbers of up to 7 words
 _IDLE_MS = const(20)  # the task looks for a call this often
-_POLL_MS = const(5)  # and, while a chunk is being taken, for its end
+_TAKEN_MS = const(5)  # and, while a chunk is being taken, for its end
 GOOD = const(1)  # a clip's state (0: not in the pack): checked at the start and good
 BAD = const(2)  # damaged (or missing, once said): skipped
 _MINUTE_MS = const(60000)
@@ -103,8 +103,8 @@ class Voice:
         self.skipped = 0
         self.board = None  # app.Board, once it runs (an E code on its displays)
         self.done = self._done  # the interrupt's handler, made once
-        # The match before the action (before()).
-        self._n = self._turn = self._phase = self._cd = self._run = self._score = self._timeout = 0
+        # The match before the action (prior()).
+        self._n = self._turn = self._phase = self._cd = self._run = self._score = self._timed_out = 0
         self._break = -1  # the break's ms left at the last tick
 
     # ---- what to say: the press path, allocation-free --------------------------------
@@ -138,17 +138,17 @@ class Voice:
     def pending(self):
         return self._len
 
-    def before(self, m):
+    def prior(self, m):
         """The match as it was before an action, or a clock's step."""
         self._n = m.n
         self._turn = m.turn
         self._phase = m.phase
         self._cd = m.countdown()
         self._run = m.run
-        self._timeout = m.timeout_this_shot
+        self._timed_out = m.timeout_this_shot
         self._score = m.score[m.turn] if m.turn != NOBODY else 0
 
-    def after(self, m):
+    def calls_for(self, m):
         """What the action (or the clock) did, as calls."""
         if m.n <= self._n:
             if m.n < self._n:  # an undo, a new match: what waits is stale
@@ -160,7 +160,7 @@ class Voice:
             self._inning_end(m)
         if m.phase != self._phase:
             self._phase_call(m.phase)
-        elif m.timeout_this_shot and not self._timeout:
+        elif m.timeout_this_shot and not self._timed_out:
             self.say(C_TIMEOUT, 0)
         self._count(m)
 
@@ -210,7 +210,7 @@ class Voice:
         how long to wait before the next (ms). Separate from the task, so tests speak without
         time passing (their I2S takes each chunk at once)."""
         if self.busy:  # the I2S has not taken the chunk yet: the buffer is still its
-            return _POLL_MS
+            return _TAKEN_MS
         if self._left <= 0:
             if self._cj >= self._cn:  # the call is said
                 if not self._len:

@@ -65,6 +65,7 @@ GUARD = STAGE + "/guard.py"
 MANIFEST = "/deploy.json"
 KEEP_SOURCE = ("main.py", "boot.py")
 VOICE_PATH = "/voice.pack"  # the voice pack (firmware/voicenames.py: PACK_FILE), copied with --voice
+MAX_VOICE_BYTES = 1024 * 1024  # a pack is under 400 KB; a larger file is not one
 FREE_MARGIN = 16 * 1024  # flash kept free beyond the staged copies
 
 # Runs on the board: removes the staging folder and what is in it.
@@ -454,16 +455,16 @@ def ensure_config(board, name, out):
 
 def voice_pack(path):
     """The bytes of the voice pack at `path` (a pack folder, or its voice.pack), checked."""
+    from ..userfile import read_bounded
     from ..voice import make, pack
 
     if os.path.isdir(path):
+        if not os.path.isfile(os.path.join(path, make.PACK)):
+            raise CommandError("the voice pack folder %s has no %s (carom voice makes one)" % (path, make.PACK))
         path = os.path.join(path, make.PACK)
+    data = read_bounded(path, MAX_VOICE_BYTES, "the voice pack")
     try:
-        with open(path, "rb") as f:
-            data = f.read()
         p = pack.Pack(data)
-    except OSError as e:
-        raise CommandError("cannot read the voice pack %s: %s" % (path, e.strerror or e))
     except (pack.PackError, UnicodeError) as e:
         raise CommandError("%s: %s (carom voice makes one)" % (path, e))
     damaged = p.damaged()
@@ -505,9 +506,9 @@ def arguments(p):
 def run_deploy(args):
     check_board_name(args.board)
     out = sys.stderr
+    voice = voice_pack(args.voice) if args.voice else None  # checked before anything is built or sent
     out.write("Building the firmware%s...\n" % (" (sources)" if args.source else " with mpy-cross"))
     names = {}
-    voice = voice_pack(args.voice) if args.voice else None
     files = build_local(args.source, names)
     if voice is not None:
         files[VOICE_PATH] = voice

@@ -74,7 +74,11 @@ def test_a_match_said_and_the_samples_are_the_clips(voiced):
 def test_fouls_by_kind_and_the_headless_log(tmp_path, firmware):
     data = pack.build(synthetic_clips(), "hu")
     sb = ScriptedBoard(
-        "wall", str(tmp_path / "flash"), config=dict(CONFIG, match={"target": 30}), firmware=firmware, voice=data
+        "wall",
+        str(tmp_path / "flash"),
+        config=dict(CONFIG, match={"target": 30}, voice={"volume": 60}),
+        firmware=firmware,
+        voice=data,
     )
     try:
         step(sb, "press A.point")  # A breaks

@@ -6,6 +6,8 @@
     app_cold.stopped(board)             # serve, after Ctrl-C
     app_cold.reinit_buses(board)        # Board.reinit_buses (display_task): a stuck bus
     app_cold.flooded(board, table)      # Board.flooded (radio_task): strangers' addresses forgotten
+    await app_cold.voice_rest(board)    # Board.save_report: the voice out of RAM while a report is written
+    app_cold.voice_wake(board)          # and back
 
 Part of app.Board (its cold half: it works on the board's state). start() makes the
 tasks and hands back what runs them (asyncio.gather's coroutine): no start-up coroutine
@@ -61,6 +63,41 @@ def stopped(b):
         import boot_watchdog
 
         boot_watchdog.start(b.wdt, FEED_MS)
+
+
+async def voice_rest(b):
+    """Once the voice has said what it had to (the end's call), its task ends and it leaves RAM
+    (its code too): b.voice_setup keeps what makes it again (voice_wake). Calls made meanwhile
+    are not said."""
+    import sys
+
+    v = b.ctrl.voice
+    while not v.idle():
+        await asyncio.sleep_ms(100)
+    b.ctrl.voice = None  # no more calls
+    v.rest = True
+    while v.rest is True:  # its task's last steps: the bus and the pack let go
+        await asyncio.sleep_ms(10)
+    b.voice_setup = v.setup + (bytes(v.state),)
+    sys.modules.pop("speech", None)
+
+
+def voice_wake(b):
+    """The voice made again after a rest (voice_rest), its task started; its clips not checked
+    again. Short of memory: the board goes on without it until the next report's end."""
+    import speech_setup
+
+    spk, vc, state = b.voice_setup
+    try:
+        v, _ = speech_setup.make(spk, vc, b.match, machine, state)
+    except MemoryError:
+        b.short_of_memory()
+        return
+    b.voice_setup = None
+    if v is not None:
+        v.board = b
+        b.ctrl.voice = v
+        asyncio.create_task(v.run())
 
 
 def reinit_buses(b):

@@ -82,8 +82,9 @@ class Voice:
     language of `words` (speech_xx: its number()), at `shift` (I2S.shift's, 0 or less: the
     volume), the calls of `mask` (a bit per kind, voicenames.C_...)."""
 
-    def __init__(self, m, i2s, pack, index, words, shift, mask):
+    def __init__(self, m, i2s, pack, index, words, shift, mask, setup=None):
         self.m = m
+        self.setup = setup  # what speech_setup.make made it from, to make it again after a rest
         self.i2s = i2s
         self.pack = pack
         self.index = index
@@ -102,6 +103,7 @@ class Voice:
         self.said = 0  # calls said, and clips skipped (tests, the bench)
         self.skipped = 0
         self.board = None  # app.Board, once it runs (an E code on its displays)
+        self.rest = False  # True: its task ends at its next step, then 2 (app_cold.voice_rest: a report)
         self.done = self._done  # the interrupt's handler, made once
         # The match before the action (prior()).
         self._n = self._turn = self._phase = self._cd = self._run = self._score = self._timed_out = 0
@@ -230,13 +232,23 @@ class Voice:
         return 0
 
     async def run(self):
-        """The task: step() after step(), the I2S taking each chunk in the background."""
+        """The task: step() after step(), the I2S taking each chunk in the background; until
+        the voice rests (then the bus and the pack are let go)."""
         import asyncio
 
         sleep_ms = asyncio.sleep_ms
         self.i2s.irq(self.done)  # non-blocking from now on
-        while True:
+        while not self.rest:
             await sleep_ms(self.step())
+        while self.busy:
+            await sleep_ms(_TAKEN_MS)
+        self.i2s.deinit()
+        self.pack.close()
+        self.rest = 2  # rested
+
+    def idle(self):
+        """Nothing to say, nothing being said."""
+        return not (self._len or self.speaking or self.busy)
 
     def _fill(self):
         """The clip's next chunk into the buffer, at the volume."""

@@ -1,6 +1,7 @@
 """The voice made at the start (speech.Voice), and its rare words: loaded for them, dropped.
 
-    voice, code = speech_setup.make(board, config, match, machine)   # startup.build
+    voice, code = speech_setup.make(board["speaker"], config["voice"], match, machine)   # startup.build
+    voice, code = speech_setup.make(*voice.setup, match, machine)  # again after a rest (app_cold.py)
     speech_setup.missing(voice, k)       # speech.Voice: a call needs a clip the pack lacks
 
 make() opens the pack (voicenames.PACK_FILE) for good, reads its header and index, checks
@@ -44,10 +45,10 @@ except ImportError:  # CPython
 _IBUF = const(4096)  # the I2S driver's buffer (on the ESP32 its DMA buffers, outside the heap): 128 ms
 
 
-def make(board, config, m, machine, path=PACK_FILE):
-    """(speech.Voice or None, error code); `path`: the pack (tests)."""
-    spk = board.get("speaker")
-    vc = config["voice"]
+def make(spk, vc, m, machine, state=None, path=PACK_FILE):
+    """(speech.Voice or None, error code): from the board's speaker and the voice's configuration;
+    `state`: its clips' states as found before (made again after a rest: not checked again);
+    `path`: the pack (tests)."""
     if spk is None or not vc["on"] or not vc["volume"]:
         return None, 0
     try:
@@ -91,7 +92,10 @@ def make(board, config, m, machine, path=PACK_FILE):
         rate=RATE,
         ibuf=_IBUF,
     )
-    v = speech.Voice(m, i2s, f, index, words, shift(vc["volume"]), mask(vc))
+    v = speech.Voice(m, i2s, f, index, words, shift(vc["volume"]), mask(vc), (spk, vc))
+    if state is not None:
+        v.state[:] = state
+        return v, 0
     return v, check(v, full)
 
 

@@ -343,7 +343,7 @@ def build(board, config, error=0, hw=None):
         with cold.Rare():
             import speech_setup
 
-            ctrl.voice, voice_error = speech_setup.make(board, config, match, machine)
+            ctrl.voice, voice_error = speech_setup.make(board["speaker"], config["voice"], match, machine)
     error_until = None
     if st.errors & ~ERR_MEMORY:
         print("carom: the saved match was damaged or went back (errors %d); what could be read is back" % st.errors)

@@ -105,6 +105,9 @@ class FakeI2S:
         if self.handler is not None:
             self.handler(self)
 
+    def deinit(self):
+        self.handler = None
+
     @staticmethod
     def shift(buf=None, bits=16, shift=0):
         for i in range(0, len(buf), 2):
@@ -171,7 +174,7 @@ class Speaking(Rig):
 def voiced(rig, data=None, **voice):
     """The rig's controller with a voice from a pack (the test's), as startup.build makes it."""
     path = write_pack(pack_bytes() if data is None else data)
-    v, code = speech_setup.make(rig.board, config(**voice), rig.m, FakeMachine, path)
+    v, code = speech_setup.make(rig.board["speaker"], config(**voice)["voice"], rig.m, FakeMachine, path=path)
     assert v is not None, code
     v.i2s.irq(v.done)
     rig.c.voice = v
@@ -453,14 +456,14 @@ def test_a_pack_cut_short_and_a_missing_clip():
 def test_no_pack_or_a_wrong_one_means_no_voice():
     r = Rig(breaker=rules.A)
     emptied(FOLDER)
-    assert speech_setup.make(r.board, config(), r.m, FakeMachine, FOLDER + "/none") == (None, 0)
+    spk = r.board["speaker"]
+    vc = config()["voice"]
+    assert speech_setup.make(spk, vc, r.m, FakeMachine, path=FOLDER + "/none") == (None, 0)
     path = write_pack(b"CVP1hu" + bytes(20))
-    assert speech_setup.make(r.board, config(), r.m, FakeMachine, path) == (None, ERROR_VOICE)
+    assert speech_setup.make(spk, vc, r.m, FakeMachine, path=path) == (None, ERROR_VOICE)
     path = write_pack(pack_bytes())
-    assert speech_setup.make(r.board, config(on=False), r.m, FakeMachine, path) == (None, 0)
-    board = dict(r.board)
-    board["speaker"] = None
-    assert speech_setup.make(board, config(), r.m, FakeMachine, path) == (None, 0)
+    assert speech_setup.make(spk, config(on=False)["voice"], r.m, FakeMachine, path=path) == (None, 0)
+    assert speech_setup.make(None, vc, r.m, FakeMachine, path=path) == (None, 0)
 
 
 def test_the_i2s_is_set_up_from_the_board_definition():

@@ -69,6 +69,12 @@ def test_a_match_said_and_the_samples_are_the_clips(voiced):
     )
     assert sb.vb.audio() == expected  # every sample the I2S got is a clip's, in order
     assert all(len(data) == pack.CHUNK for _, data in sb.vb.i2s_writes)
+    # The report is written with the voice resting (out of RAM); it speaks again after, in a new match.
+    step(sb, "wait 5")
+    assert os.listdir(os.path.join(sb.flash_dir, "data", "history"))
+    step(sb, "hold new 3.5")
+    assert said(sb, "press A.point") == ["három"]
+    assert "Traceback" not in sb.vb.stderr and "task failed" not in sb.vb.stdout
 
 
 def test_fouls_by_kind_and_the_headless_log(tmp_path, firmware):

@@ -47,7 +47,7 @@ def start(b):
     voice = b.ctrl.voice
     if voice is not None:
         voice.board = b  # its E code on the displays
-        tasks.append(asyncio.create_task(voice.run()))
+        asyncio.create_task(voice.run())  # not gathered: when it rests (voice_rest) nothing holds it
     if b.radio is not None:
         tasks.append(asyncio.create_task(b.radio_task()))
     if b.hall is not None:

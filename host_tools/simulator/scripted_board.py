@@ -96,9 +96,7 @@ class ScriptedBoard:
                 shutil.copytree(firmware, flash_dir, dirs_exist_ok=True)
                 with open(os.path.join(flash_dir, "config.json"), "w") as f:
                     json.dump(config or {"board": board_name}, f)
-            self.ear = None
-            if voice is not None:
-                self.ear = listener(flash_dir, voice)
+            self.ear = listener(flash_dir, voice)
             self.vb = VirtualBoard(flash_dir, board=board_file(board_name), **vb_options)
         except BaseException:
             if self._tmp:
@@ -269,19 +267,26 @@ class ScriptedBoard:
         }
 
 
-def listener(flash_dir, data):
-    """The pack onto the flash (voice.pack), and a Listener at the volume its config.json says."""
+def listener(flash_dir, data=None):
+    """The pack `data` onto the flash (voice.pack), and a Listener for it; without data, one for
+    the pack the flash has (None: it has none)."""
     from ..voice.listen import Listener
+    from ..voice.pack import PackError
 
     firmware_path()
-    import config as fwconfig
     from voicenames import PACK_FILE
 
-    with open(os.path.join(flash_dir, PACK_FILE), "wb") as f:
-        f.write(data)
-    with open(os.path.join(flash_dir, "config.json")) as f:
-        cfg = fwconfig.normalize(json.load(f))
-    return Listener(data, cfg["voice"]["volume"])
+    path = os.path.join(flash_dir, PACK_FILE)
+    if data is not None:
+        with open(path, "wb") as f:
+            f.write(data)
+    elif os.path.isfile(path):
+        with open(path, "rb") as f:
+            data = f.read()
+    try:
+        return None if data is None else Listener(data)
+    except PackError:
+        return None  # not a pack: the board says so itself
 
 
 class OutOfMemory(Exception):

@@ -1,6 +1,6 @@
 """What the board said, heard from the samples its I2S was sent (the virtual board's).
 
-    ear = Listener(pack_bytes, volume)       # the pack the board has, its voice.volume
+    ear = Listener(pack_bytes)               # the pack the board has (any voice.volume)
     ear.heard(vb.i2s_writes)                 # the clips begun since the last call: ["n20", ...]
     words.spoken(ear.language, names)        # "húsz"
 
@@ -32,14 +32,16 @@ def shifted(raw, shift):
 
 
 class Listener:
-    def __init__(self, data, volume=100):
+    def __init__(self, data, volume=None):
+        """volume: the board's voice.volume; None: any (each volume's samples are known)."""
         self.pack = Pack(data)
         self.language = self.pack.language
-        s = speech_setup.shift(volume)
+        shifts = {speech_setup.shift(v) for v in (range(1, 101) if volume is None else (volume,))}
         self._first = {}
-        for name in self.pack.index:
-            raw = shifted(self.pack.clip(name), s)
-            self._first.setdefault(raw[:CHUNK], (name, len(raw) // CHUNK))
+        for s in sorted(shifts, reverse=True):
+            for name in self.pack.index:
+                raw = shifted(self.pack.clip(name), s)
+                self._first.setdefault(raw[:CHUNK], (name, len(raw) // CHUNK))
         self._seen = 0
         self._left = 0
 

@@ -290,3 +290,39 @@ def test_the_wall_boards_amplifier_and_speaker_are_counted_and_wired():
     assert any("I2S amplifier" in row.what for row in power.budget(bd).rows)
     mini = load_board("mini")
     assert mini["speaker"] is None and not [line for line in bom.lines(mini) if line.part.key == "amp-i2s"]
+
+
+def test_the_simulator_page_gets_the_samples_and_logs_what_was_said(tmp_path):
+    """A page's session: each I2S write's samples go to the page ("voice", for its Sound switch)
+    and the log says what was said, heard against the board's pack."""
+    from helpers import wait_until
+    from host_tools.simulator.page.session import BoardSession
+
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    data = pack.build(synthetic_clips(), "hu")
+    (flash / "voice.pack").write_bytes(data)
+    (flash / "config.json").write_text(json.dumps(dict(CONFIG, voice={"volume": 100})))
+    events = []
+    s = BoardSession(0, "wall", str(flash), publish=lambda kind, index, payload: events.append((kind, payload)))
+    s.start()
+    try:
+        s.act({"do": "tap", "button": "A.point"})  # the lag: A breaks, 3 to go
+
+        def logged():
+            return [p["text"] for k, p in events if k == "log" and p["kind"] == "said"]
+
+        wait_until(lambda: logged(), what="the log's said line")
+        assert logged()[0] == "három"
+        clip = pack.Pack(data).clip("n3")
+        wait_until(lambda: len(pcm_of(events)) >= len(clip), what="the clip's samples sent to the page")
+        assert pcm_of(events)[: len(clip)] == clip
+        assert all(p["rate"] == 8000 for k, p in events if k == "voice")
+    finally:
+        s.close()
+
+
+def pcm_of(events):
+    import base64
+
+    return b"".join(base64.b64decode(p["pcm"]) for k, p in events if k == "voice")

@@ -200,8 +200,8 @@ SCHEMA = (
         (
             ("on", T_BOOL, True, 0, 0, 0, None),
             ("volume", T_INT, 80, 0, 100, 0, None),
-            ("language", T_CHOICE, "hu", 0, 0, 0, LANGUAGES),
-            ("calls", T_NAMES, "all", 0, 0, 0, CALLS),
+            ("language", T_CHOICE, "hu", 0, 0, 0, tuple(LANGUAGES.split())),
+            ("calls", T_NAMES, "all", 0, 0, 0, tuple(CALLS.split())),
             ("totals", T_BOOL, False, 0, 0, 0, None),
         ),
     ),

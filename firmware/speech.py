@@ -242,6 +242,7 @@ class Voice:
             await sleep_ms(self.step())
         while self.busy:
             await sleep_ms(_TAKEN_MS)
+        self.i2s.irq(None)  # the port keeps its I2S objects: its handler must not keep the voice
         self.i2s.deinit()
         self.pack.close()
         self.rest = 2  # rested

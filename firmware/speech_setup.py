@@ -120,10 +120,11 @@ def language(lang):
 def mask(vc):
     """The calls' bits (voicenames.C_...): voice.calls ("all" or names), voice.totals."""
     calls = vc["calls"]
+    names = CALLS.split()
     bits = 0
-    for i in range(len(CALLS)):
-        if calls == "all" or CALLS[i] in calls:
-            bits |= 1 << (i + 1)  # CALLS[i] is kind i + 1
+    for i in range(len(names)):
+        if calls == "all" or names[i] in calls:
+            bits |= 1 << (i + 1)  # the i-th name is kind i + 1
     if bits >> C_BREAK & 1:
         bits |= 1 << C_MINUTE
     if bits >> C_END & 1:

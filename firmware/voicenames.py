@@ -3,7 +3,7 @@
 speech.py (the wall board's voice: what the referee would call, spoken from a pack of
 clips on the flash) reads the codes below; the build compiles them in (host_tools/consts.py),
 so that no running board loads this module. config.py reads CALLS and LANGUAGES (voice.calls,
-voice.language); host_tools/voice makes the packs with the same clip numbers (its CLIPS
+voice.language: the words of a string each); host_tools/voice makes the packs with the same clip numbers (its CLIPS
 names each one: a test checks them against these).
 
 A pack (`voice.pack` on the board's flash; `carom voice` makes it) is one file:
@@ -33,11 +33,13 @@ HEADER = const(12)
 RATE = const(8000)  # samples per second
 CHUNK = const(512)  # bytes: 256 samples, 32 ms
 
-LANGUAGES = ("hu", "en", "de")  # hu: the rules' language, the default
+# Words, one string each (a const: compiled in, so that no board loads this module; .split()).
+LANGUAGES = const("hu en de")  # hu: the rules' language, the default
 
 # The calls the configuration may choose (voice.calls), a bit each (the board's mask: bit
-# C_... for each kind below; "break" brings its last minute, "end" the shoot-out).
-CALLS = ("countdown", "zero", "foul", "equalizing", "end", "break", "clock", "timeout", "set")
+# C_... for each kind below, in this order from 1; "break" brings its last minute, "end" the
+# shoot-out).
+CALLS = const("countdown zero foul equalizing end break clock timeout set")
 
 # Call kinds, in the speech queue (and their bit in the mask).
 C_COUNT = const(1)  # the points left, in the countdown (arg)

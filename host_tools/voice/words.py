@@ -173,7 +173,7 @@ TEXTS = {
         _WORDS["de"],
     ),
 }
-LANGUAGES = tuple(_vn.LANGUAGES)
+LANGUAGES = tuple(_vn.LANGUAGES.split())
 assert tuple(TEXTS) == LANGUAGES
 
 

@@ -24,10 +24,16 @@ from fwtest import SkipTest
 MICROPYTHON = sys.implementation.name == "micropython"
 
 
+class Quiet:
+    voice = None  # a controller without a voice (app.Board.save_report rests one)
+
+
 class Board:
-    """What report.save reads of app.Board."""
+    """What report.save (and app.Board.save_report around it) reads of app.Board."""
 
     def __init__(self, m, st):
+        self.ctrl = Quiet()
+        self.voice_setup = None
         self.match = m
         self.store = st
         self.started_at = 1764489600

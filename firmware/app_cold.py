@@ -67,10 +67,8 @@ def stopped(b):
 
 async def voice_rest(b):
     """Once the voice has said what it had to (the end's call), its task ends and it leaves RAM
-    (its code too): b.voice_setup keeps what makes it again (voice_wake). Calls made meanwhile
-    are not said."""
-    import sys
-
+    (its code too: speech.py is in no sys.modules, startup.py loaded it on its rare path):
+    b.voice_setup keeps what makes it again (voice_wake). Calls made meanwhile are not said."""
     v = b.ctrl.voice
     while not v.idle():
         await asyncio.sleep_ms(100)
@@ -79,7 +77,6 @@ async def voice_rest(b):
     while v.rest is True:  # its task's last steps: the bus and the pack let go
         await asyncio.sleep_ms(10)
     b.voice_setup = v.setup + (bytes(v.state),)
-    sys.modules.pop("speech", None)
 
 
 def voice_wake(b):

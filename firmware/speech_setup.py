@@ -16,7 +16,6 @@ shows it for a while).
 import struct
 from array import array
 
-import speech
 from errorcodes import ERROR_VOICE, STORE_ERROR_MS
 from speech import BAD, GOOD
 from voicenames import (
@@ -92,6 +91,8 @@ def make(spk, vc, m, machine, state=None, path=PACK_FILE):
         rate=RATE,
         ibuf=_IBUF,
     )
+    import speech
+
     v = speech.Voice(m, i2s, f, index, words, shift(vc["volume"]), mask(vc), (spk, vc))
     if state is not None:
         v.state[:] = state

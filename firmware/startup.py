@@ -338,9 +338,7 @@ def build(board, config, error=0, hw=None):
     ctrl.locked = held  # nothing is scored on a match that would not be saved
     voice_error = 0
     if board.get("speaker") is not None and config["voice"]["on"] and _exists(PACK_FILE):
-        import speech  # noqa: F401  the running voice's code, kept (its setup and language: the block's)
-
-        with cold.Rare():
+        with cold.Rare():  # speech.py too: the voice holds its code; it leaves RAM when the voice rests
             import speech_setup
 
             ctrl.voice, voice_error = speech_setup.make(board["speaker"], config["voice"], match, machine)

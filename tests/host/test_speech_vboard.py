@@ -335,11 +335,11 @@ def test_the_voices_keys_are_set_and_checked_as_the_others():
     got = apply_settings({}, ["voice.calls=countdown,foul", "voice.totals=on", "voice.volume=60", "voice.language=de"])
     assert got["voice"] == {"calls": ["countdown", "foul"], "totals": True, "volume": 60, "language": "de"}
     assert apply_settings({}, ["voice.calls=all"])["voice"]["calls"] == "all"
-    for setting, words in (
+    for setting, said in (
         ("voice.calls=countdown,fouls", 'voice.calls[1]: "fouls" is not one of countdown, zero, foul'),
         ("voice.language=fr", 'voice.language: "fr" is not one of hu, en, de'),
         ("voice.volume=101", "voice.volume: 101 is not in 0..100"),
     ):
         with pytest.raises(CommandError) as e:
             apply_settings({}, [setting])
-        assert words in str(e.value) and "nothing was written" in str(e.value)
+        assert said in str(e.value) and "nothing was written" in str(e.value)

@@ -158,7 +158,7 @@ class Board:
         self.short_until = None  # E 24 shows until then: something failed for want of memory
         self._oom = 0  # the match's out_of_memory count last seen
         self.saved_matches = ctrl.matches
-        self.voice_setup = None  # a resting voice: what makes it again (app_cold.voice_rest)
+        self.voice_setup = None  # (speaker, voice config, clips' state): what makes the voice (app_cold)
         # A finished match whose report is not on the flash (a power cut came between the
         # winning point and the report): the save task writes it now.
         self.reported = match.phase != rules.FINISHED or store.held or store.has_report()
@@ -420,25 +420,11 @@ class Board:
     # The rare paths of the tasks, each in a frame of its own: app_cold.py, report.py and what
     # they load leave RAM when it returns, however it returns.
     async def save_report(self):
-        """The report, in steps; the voice rests meanwhile (its code and buffers out of RAM: the
-        report's steps need the room), once it has said what it had to, and speaks again after."""
-        if self.ctrl.voice is not None:
-            with cold.Rare():
-                import app_cold
+        with cold.Rare():
+            import report
 
-                await app_cold.voice_rest(self)
-        try:
-            with cold.Rare():
-                import report
-
-                await asyncio.sleep(0)  # (loading it takes a while: the others run)
-                await report.save(self)
-        finally:
-            if self.voice_setup is not None:
-                with cold.Rare():
-                    import app_cold
-
-                    app_cold.voice_wake(self)
+            await asyncio.sleep(0)  # (loading it takes a while: the others run)
+            await report.save(self)
 
     def reinit_buses(self):
         with cold.Rare():

@@ -6,7 +6,7 @@
     app_cold.stopped(board)             # serve, after Ctrl-C
     app_cold.reinit_buses(board)        # Board.reinit_buses (display_task): a stuck bus
     app_cold.flooded(board, table)      # Board.flooded (radio_task): strangers' addresses forgotten
-    await app_cold.voice_rest(board)    # Board.save_report: the voice out of RAM while a report is written
+    await app_cold.voice_rest(board)    # report.save: the voice out of RAM while a report is written
     app_cold.voice_wake(board)          # and back
 
 Part of app.Board (its cold half: it works on the board's state). start() makes the
@@ -21,6 +21,7 @@ import machine
 
 import app
 from errorcodes import ERROR_RADIO_FLOOD, FEED_MS, STORE_ERROR_MS
+from voicenames import PACK_FILE
 
 try:
     from micropython import const
@@ -44,10 +45,8 @@ def start(b):
         asyncio.create_task(b.buzzer.run()),
         asyncio.create_task(b.watchdog_task()),
     ]
-    voice = b.ctrl.voice
-    if voice is not None:
-        voice.board = b  # its E code on the displays
-        asyncio.create_task(voice.run())  # not gathered: when it rests (voice_rest) nothing holds it
+    if b.voice_setup is not None:  # a speaker: the voice, made last (its buffers above the board's objects)
+        voice_wake(b)
     if b.radio is not None:
         tasks.append(asyncio.create_task(b.radio_task()))
     if b.hall is not None:
@@ -80,17 +79,29 @@ async def voice_rest(b):
 
 
 def voice_wake(b):
-    """The voice made again after a rest (voice_rest), its task started; its clips not checked
-    again. Short of memory: the board goes on without it until the next report's end."""
-    import speech_setup
+    """The voice made (at the tasks' start, and again after a rest: voice_rest), its task started
+    (not gathered: when it rests nothing holds it); at the start its clips checked (a damaged one:
+    E 25 for a while), after a rest not again. No pack on the flash: no voice, nothing loaded for
+    it. Short of memory: the board goes on without it (tried again after the next report)."""
+    import os
 
     spk, vc, state = b.voice_setup
     try:
-        v, _ = speech_setup.make(spk, vc, b.match, machine, state)
+        os.stat(PACK_FILE)
+    except OSError:
+        b.voice_setup = None
+        return
+    import speech_setup
+
+    try:
+        v, code = speech_setup.make(spk, vc, b.match, machine, state)
     except MemoryError:
         b.short_of_memory()
         return
     b.voice_setup = None
+    if code and not b.view.error:  # a damaged voice pack
+        b.view.error = code
+        b.error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
     if v is not None:
         v.board = b
         b.ctrl.voice = v

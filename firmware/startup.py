@@ -40,7 +40,7 @@ from errorcodes import (
     WDT_MS,
 )
 from storenames import ERR_MEMORY
-from voicenames import PACK_FILE  # a board without a voice pack loads no voice
+from voicenames import PACK_FILE  # a board without a voice pack keeps nothing for a voice
 
 try:
     from micropython import const
@@ -293,16 +293,6 @@ _DEFAULTS = {
 }
 
 
-def _exists(path):
-    import os
-
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
-
-
 def _hand_in(hw):
     global machine
     machine = hw
@@ -336,12 +326,6 @@ def build(board, config, error=0, hw=None):
         group = buttons_setup.from_board(board, make_pin)
     ctrl = controller.Controller(match, v, buzzer, group, options)
     ctrl.locked = held  # nothing is scored on a match that would not be saved
-    voice_error = 0
-    if board.get("speaker") is not None and config["voice"]["on"] and _exists(PACK_FILE):
-        with cold.Rare():  # speech.py too: the voice holds its code; it leaves RAM when the voice rests
-            import speech_setup
-
-            ctrl.voice, voice_error = speech_setup.make(board["speaker"], config["voice"], match, machine)
     error_until = None
     if st.errors & ~ERR_MEMORY:
         print("carom: the saved match was damaged or went back (errors %d); what could be read is back" % st.errors)
@@ -349,9 +333,6 @@ def build(board, config, error=0, hw=None):
         error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
     else:
         v.error = error
-    if voice_error and not v.error:  # a damaged voice pack: E 25 for a while
-        v.error = voice_error
-        error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
     radio_cfg = config["radio"]
     receiver = espnow = None
     if radio_cfg["peer"] and radio_cfg["key"]:
@@ -359,7 +340,7 @@ def build(board, config, error=0, hw=None):
     hall = wifi = topic = None
     if config["wifi"]["ssid"] and config["mqtt"]["host"]:
         hall, wifi, topic = setup_mqtt(config)
-    return app.Board(
+    b = app.Board(
         board["name"],
         config["name"],
         match,
@@ -380,6 +361,22 @@ def build(board, config, error=0, hw=None):
         wifi,
         topic,
     )
+    if board.get("speaker") is not None and config["voice"]["on"] and _exists(PACK_FILE):
+        # Asked last (what asking leaves is garbage above the board's objects); copies: the
+        # configuration's own dicts lie low, among what the start lets go (kept, they would cut
+        # its free room in two). A board without a pack keeps nothing for a voice.
+        b.voice_setup = (dict(board["speaker"]), dict(config["voice"]), None)  # the voice: app_cold.start
+    return b
+
+
+def _exists(path):
+    import os
+
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
 
 
 def restore(st, options):

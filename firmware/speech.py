@@ -1,8 +1,8 @@
 """The wall board's voice: the referee's calls spoken from a pack of clips on the flash.
 
-    voice = speech_setup.make(board, config, match, machine)   # startup.py; None: no voice
+    voice, code = speech_setup.make(speaker, voice_config, match, machine)  # app_cold.voice_wake
     ctrl.voice = voice                  # the controller tells it what happened
-    asyncio.create_task(voice.run())    # app_cold.start: the clips streamed to I2S
+    asyncio.create_task(voice.run())    # the clips streamed to I2S (app_cold.start: the tasks' start)
 
 What is said and when (rules.md, "What the referee announces"): the countdown of the player at
 the table, a zero inning, a foul by its kind, the equalizing inning, the end and its result,

@@ -1,7 +1,7 @@
-"""The voice made at the start (speech.Voice), and its rare words: loaded for them, dropped.
+"""The voice made (speech.Voice), and its rare words: loaded for them, dropped.
 
-    voice, code = speech_setup.make(board["speaker"], config["voice"], match, machine)   # startup.build
-    voice, code = speech_setup.make(*voice.setup, match, machine)  # again after a rest (app_cold.py)
+    voice, code = speech_setup.make(speaker, voice_config, match, machine, state)   # app_cold.voice_wake
+    # at the tasks' start (state None: its clips checked), and again after a rest (state kept)
     speech_setup.missing(voice, k)       # speech.Voice: a call needs a clip the pack lacks
 
 make() opens the pack (voicenames.PACK_FILE) for good, reads its header and index, checks

@@ -51,7 +51,7 @@ lint: venv
 CHECK_HOST := bench_figures bigdigits board_e2e boards_host card chiptime config_fuzz docs_site docs_reference firmware_names hardware_parts \
 	hardware_wiring ht16k33_oracle web_server web_server_hostile input_times packaging radio_fuzz \
 	rules_properties scripted segments shortnames store_fuzz tournament vboard_board vboard_chip \
-	vboard_probe vboard_radio wall_clock
+	vboard_probe vboard_radio wall_clock speech_vboard
 
 check: lint
 	$(PY) -m pytest -q -n 2 tests/fw $(patsubst %,tests/host/test_%.py,$(CHECK_HOST))

@@ -10,6 +10,7 @@ With main.py, startup.py and its cold half app_cold.py, the only module that tou
 - save: the flash right after the display (journal, then a finished match's report,
   written in steps), in its own task so that it never holds up the next poll;
 - buzzer: sound.Buzzer.run plays the cues;
+- with a speaker and a voice pack, voice: speech.Voice.run speaks the referee's calls;
 - watchdog: feeds machine.WDT only while the buttons, clock and display tasks beat;
 - with a remote paired, radio: the remote's commands (radio.Receiver checks them; the
   newest one's number on the flash, radio.last, before it is acted on);
@@ -45,6 +46,7 @@ from errorcodes import (
     ERROR_MEMORY,
     ERROR_RADIO_FLOOD,
     ERROR_STORE,
+    ERROR_VOICE,
     FEED_MS,
     HEALTHY_MS,
     POLL_MS,
@@ -151,6 +153,7 @@ class Board:
         self.short_until = None  # E 24 shows until then: something failed for want of memory
         self._oom = 0  # the match's out_of_memory count last seen
         self.saved_matches = ctrl.matches
+        self.voice_setup = None  # (speaker, voice config, clips' state): what makes the voice (app_cold)
         # A finished match whose report is not on the flash (a power cut came between the
         # winning point and the report): the save task writes it now.
         self.reported = match.phase != rules.FINISHED or store.held or store.has_report()
@@ -295,7 +298,7 @@ class Board:
         v = self.view
         if self.error_until is not None and time.ticks_diff(now, self.error_until) >= 0:
             self.error_until = None
-            if v.error == ERROR_STORE or v.error == ERROR_RADIO_FLOOD:
+            if v.error == ERROR_STORE or v.error == ERROR_RADIO_FLOOD or v.error == ERROR_VOICE:
                 v.error = 0
         if self.short_until is not None and time.ticks_diff(now, self.short_until) >= 0:
             self.short_until = None

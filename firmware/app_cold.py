@@ -6,6 +6,8 @@
     app_cold.stopped(board)             # serve, after Ctrl-C
     app_cold.reinit_buses(board)        # Board.reinit_buses (display_task): a stuck bus
     app_cold.flooded(board, table)      # Board.flooded (radio_task): strangers' addresses forgotten
+    await app_cold.voice_rest(board)    # report.save: the voice out of RAM while a report is written
+    app_cold.voice_wake(board)          # and back
 
 Part of app.Board (its cold half: it works on the board's state). start() makes the
 tasks and hands back what runs them (asyncio.gather's coroutine): no start-up coroutine
@@ -19,6 +21,7 @@ import machine
 
 import app
 from errorcodes import ERROR_RADIO_FLOOD, FEED_MS, STORE_ERROR_MS
+from voicenames import PACK_FILE
 
 try:
     from micropython import const
@@ -42,6 +45,8 @@ def start(b):
         asyncio.create_task(b.buzzer.run()),
         asyncio.create_task(b.watchdog_task()),
     ]
+    if b.voice_setup is not None:  # a speaker: the voice, made last (its buffers above the board's objects)
+        voice_wake(b)
     if b.radio is not None:
         tasks.append(asyncio.create_task(b.radio_task()))
     if b.hall is not None:
@@ -57,6 +62,50 @@ def stopped(b):
         import boot_watchdog
 
         boot_watchdog.start(b.wdt, FEED_MS)
+
+
+async def voice_rest(b):
+    """Once the voice has said what it had to (the end's call), its task ends and it leaves RAM
+    (its code too: speech.py is in no sys.modules, startup.py loaded it on its rare path):
+    b.voice_setup keeps what makes it again (voice_wake). Calls made meanwhile are not said."""
+    v = b.ctrl.voice
+    while not v.idle():
+        await asyncio.sleep_ms(100)
+    b.ctrl.voice = None  # no more calls
+    v.rest = True
+    while v.rest is True:  # its task's last steps: the bus and the pack let go
+        await asyncio.sleep_ms(10)
+    b.voice_setup = v.setup + (bytes(v.state),)
+
+
+def voice_wake(b):
+    """The voice made (at the tasks' start, and again after a rest: voice_rest), its task started
+    (not gathered: when it rests nothing holds it); at the start its clips checked (a damaged one:
+    E 25 for a while), after a rest not again. No pack on the flash: no voice, nothing loaded for
+    it. Short of memory: the board goes on without it (tried again after the next report)."""
+    import os
+
+    spk, vc, state = b.voice_setup
+    try:
+        os.stat(PACK_FILE)
+    except OSError:
+        b.voice_setup = None
+        return
+    import speech_setup
+
+    try:
+        v, code = speech_setup.make(spk, vc, b.match, machine, state)
+    except MemoryError:
+        b.short_of_memory()
+        return
+    b.voice_setup = None
+    if code and not b.view.error:  # a damaged voice pack
+        b.view.error = code
+        b.error_until = time.ticks_add(time.ticks_ms(), STORE_ERROR_MS)
+    if v is not None:
+        v.board = b
+        b.ctrl.voice = v
+        asyncio.create_task(v.run())
 
 
 def reinit_buses(b):

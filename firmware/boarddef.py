@@ -54,6 +54,13 @@ buttons      {name: {"pin": n, "active_low": bool, "pull": "up"|"down"|null,
 leds         {name: pin} or {name: {"pin": n, "active_low": bool}};
              names: A.turn, B.turn, A.spot, B.spot, equalizing.
 buzzer       pin or null
+speaker      an I2S amplifier of the MAX98357A kind and its speaker (the referee's calls
+             spoken: speech.py), or null (optional, default null):
+             {"bck": pin, "ws": pin, "din": pin, "gain_db": 3|6|9|12|15}: the bit clock,
+             word select (LRC) and data pins; the gain its GAIN pin is wired for
+             (optional, default 9: the pin left open).  The amplifier's inputs neither
+             pull nor drive their pins, so a strapping pin keeps its default at reset
+             there: no warning for it.
 timings      {"debounce_ms", "long_ms", "stuck_ms", "lockout_ms"}, each optional
              (defaults 50, 1000, 5000, 400); debounce < long < stuck.
 safe_boot_button  a button name held at power-on for safe boot, or null
@@ -99,6 +106,7 @@ TEXT_FIELDS = ("A.name", "B.name", "message")  # need a seg14 chip
 # 7-segment 0.56" and 1.2", 4-character 14-segment 0.54".
 SIZES = {"seg7": (0.56, 1.2), "seg14": (0.54,)}
 PULLS = ("up", "down", None)
+GAINS_DB = (3, 6, 9, 12, 15)  # a MAX98357A's gains, set by how its GAIN pin is wired
 TIMINGS = (  # key, default, min, max
     ("debounce_ms", 50, 0, 500),
     ("long_ms", 1000, 100, 10000),
@@ -131,6 +139,7 @@ _TOP = (
     "buttons",
     "leds",
     "buzzer",
+    "speaker",
     "timings",
     "safe_boot_button",
     "identify_button",
@@ -257,7 +266,9 @@ class _Pins:
         self.used = {}
         self.warnings = []
 
-    def take(self, v, path, output=False, pull=None):
+    def take(self, v, path, output=False, pull=None, strap_free=False):
+        """Pin v for `path`; strap_free: what it drives is an input that neither pulls nor drives
+        it (an I2S amplifier's), so a strapping pin keeps its internal default at reset: no warning."""
         _int(v, path, 0, 39)
         if v in _FLASH:
             _err(path, "GPIO%d is wired to the flash" % v)
@@ -277,7 +288,7 @@ class _Pins:
         if v in self.used:
             _err(path, "GPIO%d is already used by %s" % (v, self.used[v]))
         self.used[v] = path
-        if v in _STRAPPING:
+        if v in _STRAPPING and not strap_free:
             self.warnings.append("%s: GPIO%d is a strapping pin: %s" % (path, v, _STRAPPING[v]))
         return v
 
@@ -331,6 +342,7 @@ def _board(d, source):
 
     bz = d.get("buzzer")
     out["buzzer"] = None if bz is None else pins.take(bz, "buzzer", output=True)
+    out["speaker"] = _speaker(d.get("speaker"), pins)
 
     out["safe_boot_button"] = sb = _button_name(d, "safe_boot_button", buttons)
     ib = _button_name(d, "identify_button", buttons)
@@ -338,6 +350,21 @@ def _board(d, source):
         _err("identify_button", "%s is the safe_boot_button: name another button" % _show(ib))
     out["identify_button"] = ib
     out["warnings"] = pins.warnings
+    return out
+
+
+def _speaker(s, pins):
+    """The I2S amplifier: its three pins, its gain."""
+    if s is None:
+        return None
+    _obj(s, "speaker", ("bck", "ws", "din", "gain_db"), ("bck", "ws", "din"))
+    out = {}
+    for key in ("bck", "ws", "din"):
+        out[key] = pins.take(s[key], "speaker." + key, output=True, strap_free=True)
+    g = s.get("gain_db", 9)
+    if g not in GAINS_DB or type(g) is not int:
+        _err("speaker.gain_db", "%s is not one of %s" % (_show(g), ", ".join([str(x) for x in GAINS_DB])))
+    out["gain_db"] = g
     return out
 
 

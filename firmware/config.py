@@ -49,7 +49,14 @@ match          the game defaults (the ranges rules.Match.new checks)
                (with draw false, or sets); false
   warmup_s     0..900: each player's warm-up before the first stroke (0: none); 0
 display.brightness  null (each display's own, from the board) or 0..15; null
-sound.volume   0..100; 50
+sound.volume   0..100; 50 (the buzzer's cues)
+voice          the referee's calls spoken (a board with a "speaker" and a voice pack)
+  on           true/false; true
+  volume       0..100 (0: silent); 80
+  language     hu, en, de: the pack `carom deploy --voice` should copy; "hu"
+  calls        "all" or a list of countdown, zero, foul, equalizing, end, break, clock,
+               timeout, set; "all"
+  totals       true/false: each point's running total too; false
 buttons        timing overrides, each null (the board's) or a number:
   debounce_ms 0..500, long_ms 100..10000, stuck_ms 500..120000,
   lockout_ms 0..5000; those given must keep debounce < long < stuck
@@ -107,6 +114,7 @@ from confignames import (
     T_ID,
     T_INT,
     T_MAC,
+    T_NAMES,
     T_OBJ,
     T_TEXT,
 )
@@ -122,6 +130,7 @@ except ImportError:  # CPython
 
 from controller import ACTIONS  # the wall buttons' actions (radio.wall_buttons)
 from matchwords import GAMES, MAX_INNINGS_LIMIT, MAX_TARGET
+from voicenames import CALLS, LANGUAGES
 
 MAX_BYTES = 4096  # a longer file is refused before it is parsed (RAM)
 
@@ -181,6 +190,21 @@ SCHEMA = (
     ),
     ("display", T_OBJ, None, 0, 0, 0, (("brightness", T_INT, None, 0, 15, F_NULL, None),)),
     ("sound", T_OBJ, None, 0, 0, 0, (("volume", T_INT, 50, 0, 100, 0, None),)),
+    (
+        "voice",
+        T_OBJ,
+        None,
+        0,
+        0,
+        0,
+        (
+            ("on", T_BOOL, True, 0, 0, 0, None),
+            ("volume", T_INT, 80, 0, 100, 0, None),
+            ("language", T_CHOICE, "hu", 0, 0, 0, tuple(LANGUAGES.split())),
+            ("calls", T_NAMES, "all", 0, 0, 0, tuple(CALLS.split())),
+            ("totals", T_BOOL, False, 0, 0, 0, None),
+        ),
+    ),
     (
         "buttons",
         T_OBJ,
@@ -345,7 +369,9 @@ def _value(v, e, path):
             _err(path, "%s is not one of %s" % (_show(v, flags), ", ".join(extra)))
         return v
     if kind == T_ACTIONS:
-        return _actions(v, path)
+        return _names(v, path, ACTIONS, "actions")
+    if kind == T_NAMES:
+        return _names(v, path, extra, "names")
     if type(v) is not str:
         _err(path, "%s is not a string" % _show(v, flags))
     if kind == T_HEX:
@@ -416,15 +442,15 @@ def _mac(v, path):
     return ":".join([h[i : i + 2] for i in range(0, 12, 2)])
 
 
-def _actions(v, path):
+def _names(v, path, names, what):
     if v == "all":
         return v
     if type(v) is not list:
-        _err(path, '%s is not "all" or a list of actions' % _show(v, 0))
+        _err(path, '%s is not "all" or a list of %s' % (_show(v, 0), what))
     for i, a in enumerate(v):
         p = "%s[%d]" % (path, i)
-        if type(a) is not str or a not in ACTIONS:
-            _err(p, "%s is not one of %s" % (_show(a, 0), ", ".join(ACTIONS)))
+        if type(a) is not str or a not in names:
+            _err(p, "%s is not one of %s" % (_show(a, 0), ", ".join(names)))
         if a in v[:i]:
             _err(p, "%s is listed twice" % _show(a, 0))
     return list(v)

@@ -8,7 +8,7 @@ and config.get_path import it when called.
 """
 
 import config
-from confignames import F_NULL, T_ACTIONS, T_BOOL, T_INT, T_OBJ
+from confignames import F_NULL, T_ACTIONS, T_BOOL, T_INT, T_NAMES, T_OBJ
 
 
 def whole(text):
@@ -123,7 +123,7 @@ def _from_text(s, e, path, source):
         if low in ("off", "false"):
             return False
         _err2(source, path, "%s is not on, off, true or false" % config._show(s, 0))
-    if kind == T_ACTIONS:
+    if kind == T_ACTIONS or kind == T_NAMES:
         if low == "all":
             return "all"
         if low in ("", "none"):

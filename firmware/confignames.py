@@ -28,6 +28,7 @@ T_HEX = const(5)  # lo bytes as 2*lo hex digits
 T_MAC = const(6)
 T_ACTIONS = const(7)  # "all" or a list of ACTIONS
 T_OBJ = const(8)  # `extra` is the section's schema
+T_NAMES = const(9)  # "all" or a list of the names in `extra`
 
 # Flags.
 F_NULL = const(1)  # null allowed

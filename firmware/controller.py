@@ -8,6 +8,9 @@ formats: formats_wall.act, loaded with such a match, has rules_events.act do the
 loaded for the press and dropped as for the rules' rarer events; refused in a
 plain match, which loads nothing for them).
 
+With a voice (speech.py), the same moments are also spoken: prior() and calls_for() around each
+action and clock entry, the shot clock's 10 s and the break's last minute at the tick.
+
 Cues: a point, a miss... ACCEPT; a refusal REFUSE; the countdown's points COUNT;
 the equalizing inning and a shoot-out's start EQUALIZING; the end of the match,
 of a set or a tie-break END; the shot clock's last 10 s and the warm-up's last
@@ -22,6 +25,7 @@ from errorcodes import ERROR_STUCK  # + the button's index: held down too long
 from matchnames import F_JUMPED, F_OTHER, F_PUSH, F_TOUCHED
 from radionames import FOUL  # the first foul action (the remote's command with a kind)
 from rules import A, B, F_TIME, NOBODY
+from voicenames import C_CLOCK
 
 try:
     from micropython import const
@@ -89,6 +93,7 @@ class Controller:
         self.refused = 0
         self._shot_s = -1  # the shot clock's last whole second, for its beeps
         self._turn = self._phase = self._countdown = 0  # before the action being done
+        self.voice = None  # speech.Voice: the referee's calls spoken (a board with a speaker)
 
     def press(self, i, event, now):
         """A button event from the group; returns the refusal reason or None."""
@@ -130,6 +135,8 @@ class Controller:
         self._turn = m.turn
         self._phase = m.phase
         self._countdown = m.countdown()
+        if self.voice is not None:
+            self.voice.prior(m)
         reason = self._do(action, now)
         self.last_reason = reason
         if reason is not None:
@@ -198,6 +205,8 @@ class Controller:
                 self.buzzer.cue(sound.COUNT, cd)
             else:
                 self.buzzer.cue(sound.ACCEPT)
+        if self.voice is not None:
+            self.voice.calls_for(m)
 
     def tick(self, now):
         """Let the clocks run: automatic entries, the shot clock's last-seconds beeps, the
@@ -205,6 +214,8 @@ class Controller:
         m = self.m
         phase = m.phase
         countdown = m.countdown()
+        if self.voice is not None:
+            self.voice.prior(m)
         if m.tick(now):
             self._cue(phase, countdown)
         left = m.shot_left_ms(now)
@@ -212,7 +223,11 @@ class Controller:
         if s != self._shot_s:
             if 0 < s <= 10 and self._shot_s > s:
                 self.buzzer.cue(sound.CLOCK)
+                if s == 10 and self.voice is not None:
+                    self.voice.say(C_CLOCK, 10)
             self._shot_s = s
+        if self.voice is not None:
+            self.voice.tick(m, now)
         if self.view.fmt is not None:  # a format match: the warm-up's last minute (formats_wall.py)
             self.view.fmt.tick(self, now)
 

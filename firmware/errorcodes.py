@@ -18,6 +18,9 @@ code       name                   what
                                   is back (for 10 s; startup.py, app.py)
 24         ERROR_MEMORY           out of memory: an event, a report or the saved match could
                                   not be handled; the saved match stays on the flash (app.py)
+25         ERROR_VOICE            the voice pack is damaged: a clip damaged (found at the start)
+                                  or missing (when a call needs it) is skipped, the match goes
+                                  on (for 10 s; speech_setup.py)
 30         ERROR_SAFE_BUTTON      safe boot: the safe_boot_button held at power-on
 31         ERROR_CRASH_LOOP       safe boot: three crash resets in a row
 40         ERROR_NO_ACK           remote: the wall board did not answer (app_remote.py)
@@ -51,6 +54,7 @@ ERROR_BOARD = const(21)
 ERROR_CONFIG_DEFAULTS = const(22)
 ERROR_STORE = const(23)
 ERROR_MEMORY = const(24)
+ERROR_VOICE = const(25)
 ERROR_SAFE_BUTTON = const(30)
 ERROR_CRASH_LOOP = const(31)
 ERROR_NO_ACK = const(40)
@@ -68,6 +72,6 @@ SAVE_MS = const(10)  # the save task looks for what changed
 WDT_MS = const(5000)  # machine.WDT's timeout
 FEED_MS = const(1000)  # the watchdog is fed this often while the tasks beat
 HEALTHY_MS = const(30000)  # running this long clears the crash count
-STORE_ERROR_MS = const(10000)  # E 23, E 24 and E 44 show this long
+STORE_ERROR_MS = const(10000)  # E 23, E 24, E 25 and E 44 show this long
 RADIO_BATCH = const(4)  # radio frames handled per step of the radio task, then the others run
 RADIO_SENDERS = const(32)  # sender addresses ESP-NOW may keep (peers_table) before the wall stops reading

@@ -122,6 +122,25 @@ def build(m, now, started_at=None, ended_at=None, table="", board=""):
 
 
 async def save(board):
+    """_save, with the voice resting meanwhile (its code and buffers out of RAM: the report's
+    steps need the room), once it has said what it had to (the end's call): app_cold.voice_rest,
+    and voice_wake after, however the report ends."""
+    if board.ctrl.voice is not None:
+        with cold.Rare():
+            import app_cold
+
+            await app_cold.voice_rest(board)
+    try:
+        await _save(board)
+    finally:
+        if board.voice_setup is not None:
+            with cold.Rare():
+                import app_cold
+
+                app_cold.voice_wake(board)
+
+
+async def _save(board):
     """A wall board's finished match's report (app.Board), written to the flash in steps
     with other tasks running between them; dropped if the match changed meanwhile (it is
     written again); then sent to the hall. MemoryError reaches the caller. The report's

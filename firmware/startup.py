@@ -40,6 +40,7 @@ from errorcodes import (
     WDT_MS,
 )
 from storenames import ERR_MEMORY
+from voicenames import PACK_FILE  # a board without a voice pack keeps nothing for a voice
 
 try:
     from micropython import const
@@ -333,7 +334,7 @@ def build(board, config, error=0, hw=None):
     hall = wifi = topic = None
     if config["wifi"]["ssid"] and config["mqtt"]["host"]:
         hall, wifi, topic = setup_mqtt(config)
-    return app.Board(
+    b = app.Board(
         name=board["name"],
         table=config["name"],
         match=match,
@@ -354,6 +355,22 @@ def build(board, config, error=0, hw=None):
         wifi=wifi,
         topic=topic,
     )
+    if board.get("speaker") is not None and config["voice"]["on"] and _exists(PACK_FILE):
+        # Asked last (what asking leaves is garbage above the board's objects); copies: the
+        # configuration's own dicts lie low, among what the start lets go (kept, they would cut
+        # its free room in two). A board without a pack keeps nothing for a voice.
+        b.voice_setup = (dict(board["speaker"]), dict(config["voice"]), None)  # the voice: app_cold.start
+    return b
+
+
+def _exists(path):
+    import os
+
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
 
 
 def restore(st, options):

@@ -24,6 +24,7 @@ COMMANDS = {
     "pair": ("pair", "pair a referee remote with a wall board (a new random key on both), or unpair"),
     "report": ("report", "pull the finished matches from a board as JSON, CSV, HTML or PDF match reports"),
     "sim": ("sim", "simulate a scoreboard: the simulator page, or the scripted mode (--headless)"),
+    "voice": ("voice", "make a voice pack: the referee's calls spoken by espeak-ng or from the club's recordings"),
 }
 
 

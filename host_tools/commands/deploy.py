@@ -26,6 +26,8 @@
      and restarts the board: it then runs the new firmware, whole.
    Before the switch the old firmware is untouched: a cut while copying
    leaves the old firmware running (and the staged copies for next time).
+   With --voice PACK the voice pack (a folder `carom voice` made) is one more file,
+   /voice.pack, copied the same way (never removed by a deploy without it).
 5. config.json: written as {"board": NAME} (checked by firmware/config.py)
    when there is none; when there is one for another board, its `board` is
    set (temp file + rename).
@@ -62,6 +64,8 @@ PLAN = STAGE + "/plan.json"
 GUARD = STAGE + "/guard.py"
 MANIFEST = "/deploy.json"
 KEEP_SOURCE = ("main.py", "boot.py")
+VOICE_PATH = "/voice.pack"  # the voice pack (firmware/voicenames.py: PACK_FILE), copied with --voice
+MAX_VOICE_BYTES = 1024 * 1024  # a pack is under 400 KB; a larger file is not one
 FREE_MARGIN = 16 * 1024  # flash kept free beyond the staged copies
 
 # Runs on the board: removes the staging folder and what is in it.
@@ -449,6 +453,26 @@ def ensure_config(board, name, out):
     return "config.json: board %s -> %s" % (current or "(default wall)", name)
 
 
+def voice_pack(path):
+    """The bytes of the voice pack at `path` (a pack folder, or its voice.pack), checked."""
+    from ..userfile import read_bounded
+    from ..voice import make, pack
+
+    if os.path.isdir(path):
+        if not os.path.isfile(os.path.join(path, make.PACK)):
+            raise CommandError("the voice pack folder %s has no %s (carom voice makes one)" % (path, make.PACK))
+        path = os.path.join(path, make.PACK)
+    data = read_bounded(path, MAX_VOICE_BYTES, "the voice pack")
+    try:
+        p = pack.Pack(data)
+    except (pack.PackError, UnicodeError) as e:
+        raise CommandError("%s: %s (carom voice makes one)" % (path, e))
+    damaged = p.damaged()
+    if damaged:
+        raise CommandError("%s: damaged clips %s: make it again with carom voice" % (path, ", ".join(damaged)))
+    return data
+
+
 def arguments(p):
     """Build the firmware (mpy-cross .mpy; main.py and boot.py as source) and copy
     to the board only the files whose SHA-256 differs, through mpremote.
@@ -468,6 +492,12 @@ def arguments(p):
         help="the board definition to run (boards/NAME.json): wall, mini, ...",
     )
     p.add_argument("--source", action="store_true", help="deploy the .py sources instead of .mpy (for debugging)")
+    p.add_argument(
+        "--voice",
+        metavar="PACK",
+        help="copy a voice pack too (a folder carom voice made, or its voice.pack): the board speaks the "
+        "referee's calls in its language; without it the board's pack stays as it is",
+    )
     add_reset_argument(p, "starts the new firmware")
     add_wait_argument(p)
     p.set_defaults(run=run_deploy)
@@ -476,9 +506,12 @@ def arguments(p):
 def run_deploy(args):
     check_board_name(args.board)
     out = sys.stderr
+    voice = voice_pack(args.voice) if args.voice else None  # checked before anything is built or sent
     out.write("Building the firmware%s...\n" % (" (sources)" if args.source else " with mpy-cross"))
     names = {}
     files = build_local(args.source, names)
+    if voice is not None:
+        files[VOICE_PATH] = voice
     out.write("Connecting to %s...\n" % args.device)
     with BoardIO(args.device, out=out, reset_on_close=args.reset, timeout=args.timeout) as board:
         dep = Deployer(board, files, args.source, out, names)

@@ -107,6 +107,12 @@ def arguments(p):
         "(for carom hall --broker HOST:PORT); each board gets its own table id",
     )
     p.add_argument(
+        "--voice",
+        metavar="PACK",
+        help="the boards get this voice pack (carom voice makes one): the page plays what they say (Sound) and "
+        "logs it; --headless: each line says what was said",
+    )
+    p.add_argument(
         "--source",
         action="store_true",
         help="with --heap: run the firmware's .py files rather than the .mpy that carom deploy puts on a board",
@@ -202,6 +208,10 @@ def run_board(args):
         options["source"] = args.source
     elif args.source:
         raise CommandError("--source goes with --heap (without it the firmware runs from source anyway)")
+    if args.voice:
+        from .deploy import voice_pack
+
+        options["voice"] = voice_pack(args.voice)
     lines = read_lines(args)
 
     def log(text):
@@ -259,18 +269,19 @@ def run_page(args):
     def out(text):
         print(text, flush=True)
 
+    voice = None
+    if args.voice:
+        from .deploy import voice_pack
+
+        voice = voice_pack(args.voice)
     flash, tmp = args.flash, None
-    if flash is None and (config is not None or hall is not None):
+    if flash is None and (config is not None or hall is not None or voice is not None):
         tmp = tempfile.mkdtemp(prefix="carom-sim-")  # the boards' flash, laid out here with their config.json
         flash = os.path.join(tmp, "flash")
     ready = None
     try:
         walls = flash_dirs(flash, 1 if args.remote else args.boards)
-        for i, folder in enumerate(walls):
-            if config is not None:
-                write_config(folder, config)
-            if hall is None:
-                warn_flash_config(folder, i, len(walls))
+        lay_out_walls(walls, config, hall, voice)
         if hall is not None:
             ready = join_hall(hall, walls, board, out)
         with board_errors():
@@ -280,6 +291,19 @@ def run_page(args):
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def lay_out_walls(walls, config, hall, voice):
+    """Each wall board's flash folder: its config.json (the page's --config), its voice pack."""
+    for i, folder in enumerate(walls):
+        if config is not None:
+            write_config(folder, config)
+        if voice is not None:
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, "voice.pack"), "wb") as f:
+                f.write(voice)
+        if hall is None:
+            warn_flash_config(folder, i, len(walls))
 
 
 def hall_arg(text):

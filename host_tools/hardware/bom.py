@@ -65,6 +65,17 @@ def lines(bd):
         )
     if bd["buzzer"] is not None:
         out.append(Line(parts.PARTS["buzzer"], 1, "GPIO%d" % bd["buzzer"]))
+    spk = bd.get("speaker")
+    if spk is not None:
+        out.append(
+            Line(
+                parts.PARTS["amp-i2s"],
+                1,
+                "BCLK GPIO%d, LRC GPIO%d, DIN GPIO%d; %d dB: GAIN %s"
+                % (spk["bck"], spk["ws"], spk["din"], spk["gain_db"], parts.GAIN_WIRING[spk["gain_db"]]),
+            )
+        )
+        out.append(Line(parts.PARTS["speaker"], 1, "on the amplifier's + and -"))
     if role == "wall":
         b = power.budget(bd)
         out.append(

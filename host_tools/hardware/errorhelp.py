@@ -66,6 +66,15 @@ CODES = {
         "free RAM; report it with the board's console output",
         "out of memory: restart the board, nothing is lost",
     ),
+    "ERROR_VOICE": Code(
+        "E 25 on the message display for 10 s (at a start, or when a call needs a clip); the board goes on "
+        "speaking the calls it can",
+        "the voice pack on the board (voice.pack) has a damaged clip, or lacks one a call needs; that clip is "
+        "skipped, the match and the other calls go on",
+        "make the pack again with carom voice and copy it with carom deploy --voice; the console names the "
+        "clip's number (firmware/voicenames.py)",
+        "a voice clip is damaged: carom voice, then deploy --voice",
+    ),
     "ERROR_SAFE_BUTTON": Code(
         "E 30 blinking on every display; the board does nothing else",
         "safe boot: the safe-boot button was held while the power came on (on purpose, for maintenance, or a "

@@ -66,6 +66,13 @@ SOURCES = {
         "maker",
         "Adafruit, product 2011: LiPo cell 3.7 V 2000 mAh with a JST-PH plug and a protection circuit",
     ),
+    "max98357a": (
+        "datasheet",
+        "Analog Devices (Maxim), MAX98357A/MAX98357B datasheet: I2S input, class D, 3.2 W into 4 Ω "
+        "at 5 V (10 % THD), efficiency 92 % into 8 Ω, quiescent current 2.4 mA; the GAIN pin: 15 dB "
+        "(100 kΩ to GND), 12 dB (GND), 9 dB (open), 6 dB (VDD), 3 dB (100 kΩ to VDD); as wired on "
+        "Adafruit's breakout (product 3006, SD pulled up: the amplifier on, left and right mixed)",
+    ),
     "estimate": ("estimated", "estimates made here, each with its reason beside it in host_tools/hardware/parts.py"),
 }
 
@@ -281,6 +288,48 @@ _part(
     },
     pins=(("+", "", ""), ("-", "GND", "")),
 )
+
+_part(
+    "amp-i2s",
+    "I2S class-D amplifier breakout, MAX98357A (the board's voice: boards' \"speaker\")",
+    "Adafruit 3006 (MAX98357A I2S Class-D Mono Amp)",
+    7.0,
+    figures={
+        "idle_ma": _fig(2.4, "mA", "max98357a", "quiescent, silent"),
+        "max_ma": _fig(
+            390,
+            "mA",
+            "estimate",
+            "at most 1.8 W into the 8 Ω speaker at 5 V with 92 % efficiency: 1.8 / 0.92 / 5 V; speech "
+            "averages far less (its peaks are short)",
+        ),
+    },
+    pins=(
+        ("VIN", "5V", ""),
+        ("GND", "GND", ""),
+        ("BCLK", "", "bit clock"),
+        ("LRC", "", "word select"),
+        ("DIN", "", "data"),
+        ("GAIN", "", "gain"),
+        ("SD", "", "left open: on, left and right mixed"),
+    ),
+)
+_part(
+    "speaker",
+    "loudspeaker 8 Ω, 2 W, 50 mm (to the amplifier's + and -: never to GND)",
+    "Visaton K 50 SQ - 8 Ω",
+    5.0,
+    pins=(("+", "", ""), ("-", "", "")),
+)
+
+# How the amplifier's GAIN pin is wired for each gain (boards' speaker.gain_db).
+GAIN_WIRING = {
+    15: "100 kΩ to GND",
+    12: "to GND",
+    9: "left open",
+    6: "to VIN (5 V)",
+    3: "100 kΩ to VIN (5 V)",
+}
 
 # ---- power -----------------------------------------------------------------------------------------
 

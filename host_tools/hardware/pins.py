@@ -115,6 +115,10 @@ def gpio_rows(bd):
         rows.append(Gpio(led["pin"], what, "-", "low" if led["active_low"] else "high", "lit when active"))
     if bd["buzzer"] is not None:
         rows.append(Gpio(bd["buzzer"], "piezo buzzer +, its - to GND", "-", "PWM", ""))
+    spk = bd.get("speaker")
+    if spk is not None:
+        for key, pin, what in (("bck", "BCLK", "bit clock"), ("ws", "LRC", "word select"), ("din", "DIN", "data")):
+            rows.append(Gpio(spk[key], "I2S amplifier %s (%s)" % (pin, what), "-", "I2S", "the voice"))
     rows.sort(key=lambda r: r.gpio)
     return rows
 

@@ -164,6 +164,18 @@ def budget(bd):
     if bd["buzzer"] is not None:
         b = parts.PARTS["buzzer"].figures["ma"]
         rows.append(Row("buzzer (silent / sounding)", "3V3", 0.0, b.value, b.value, b.source))
+    if bd.get("speaker") is not None:
+        amp = parts.PARTS["amp-i2s"].figures
+        rows.append(
+            Row(
+                "I2S amplifier and speaker (silent / speaking at full volume)",
+                "5V",
+                amp["idle_ma"].value,
+                amp["max_ma"].value,
+                amp["max_ma"].value,
+                amp["max_ma"].source,
+            )
+        )
     ext = len(pulls(bd))
     if ext:
         each = 3.3 / parts.PARTS["resistor-pull"].figures["ohm"].value * 1000.0

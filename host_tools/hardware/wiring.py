@@ -42,6 +42,8 @@ COLORS = {
     "signal": "GN",
     "led": "VT",
     "buzzer": "WH",
+    "i2s": "GY",
+    "speaker": "BN",
 }
 _HASH_KEY = b"carom-wiring-yml-sha256"
 _SVG_MARK = "<!-- carom: drawn from wiring.yml sha256 %s -->"
@@ -224,6 +226,44 @@ def _plan(bd):
     if bd["buzzer"] is not None:
         p.connector("BUZZER", type="piezo buzzer", subtype=parts.PARTS["buzzer"].example, pins=["+", "-"])
         p.cable("ESP32", [_gpio(bd["buzzer"]), "GND"], "BUZZER", ["+", "-"], ["buzzer", "GND"], "buzzer")
+    spk = bd.get("speaker")
+    if spk is not None:
+        amp = parts.PARTS["amp-i2s"]
+        p.connector(
+            "AMP",
+            type="I2S amplifier, MAX98357A",
+            subtype=amp.example,
+            pins=["VIN", "GND", "BCLK", "LRC", "DIN", "GAIN", "+", "-"],
+            pinlabels=[
+                "5V",
+                "GND",
+                "bit clock",
+                "word select",
+                "data",
+                "%d dB: %s" % (spk["gain_db"], parts.GAIN_WIRING[spk["gain_db"]]),
+                "speaker +",
+                "speaker -",
+            ],
+        )
+        p.cable(
+            "ESP32",
+            ["5V" if role == "wall" else "BAT", "GND", _gpio(spk["bck"]), _gpio(spk["ws"]), _gpio(spk["din"])],
+            "AMP",
+            ["VIN", "GND", "BCLK", "LRC", "DIN"],
+            ["5V", "GND", "i2s", "i2s", "i2s"],
+            "link",
+            notes="the amplifier on the main board, beside the ESP32",
+        )
+        p.connector("SPEAKER", type="loudspeaker 8 Ω", subtype=parts.PARTS["speaker"].example, pins=["+", "-"])
+        p.cable(
+            "AMP",
+            ["+", "-"],
+            "SPEAKER",
+            ["+", "-"],
+            ["speaker", "speaker"],
+            "link",
+            notes="the speaker in the same case, facing the room",
+        )
     return p
 
 
@@ -239,6 +279,11 @@ def _gpio_labels(bd):
         labels[led["pin"]] = "LED %s" % name
     if bd["buzzer"] is not None:
         labels[bd["buzzer"]] = "buzzer"
+    spk = bd.get("speaker")
+    if spk is not None:
+        labels[spk["bck"]] = "I2S BCLK"
+        labels[spk["ws"]] = "I2S LRC"
+        labels[spk["din"]] = "I2S DIN"
     return labels
 
 

@@ -13,7 +13,8 @@ folder and started on the MicroPython unix port with emulated hardware
 After each line one JSON object: what every chip shows, decoded from the
 segments the firmware wrote ({"displays": {"0x70": "  12", ...}}), the same
 per board field ("fields"), blinking chips ("blink"), LEDs, the sound cues
-heard since the previous line, and what the firmware printed.
+heard since the previous line, what the board said (its voice pack's words heard in the
+samples its I2S got, when it has a pack: "said") and what the firmware printed.
 """
 
 import json
@@ -71,9 +72,13 @@ def parse_chip(text):
 class ScriptedBoard:
     """A virtual board and the state of its displays, LEDs and buzzer as text."""
 
-    def __init__(self, board_name, flash_dir=None, config=None, firmware=None, power=True, source=True, **vb_options):
+    def __init__(
+        self, board_name, flash_dir=None, config=None, firmware=None, power=True, source=True, voice=None, **vb_options
+    ):
         """firmware: a flash layout built beforehand (host_tools.build) to copy, instead of
-        building one (source=False: .mpy, as `carom deploy` lays it out); vb_options go to
+        building one (source=False: .mpy, as `carom deploy` lays it out); voice: a voice pack's
+        bytes, put on the flash as `carom deploy --voice` does (what the board says is then
+        heard from its I2S: "said" in state()); vb_options go to
         VirtualBoard (micropython, firmware_heap, radio, name, unique_id, wifi...);
         power=False leaves the board off (call self.vb.power_on())."""
         from .vboard import VirtualBoard
@@ -91,6 +96,7 @@ class ScriptedBoard:
                 shutil.copytree(firmware, flash_dir, dirs_exist_ok=True)
                 with open(os.path.join(flash_dir, "config.json"), "w") as f:
                     json.dump(config or {"board": board_name}, f)
+            self.ear = listener(flash_dir, voice)
             self.vb = VirtualBoard(flash_dir, board=board_file(board_name), **vb_options)
         except BaseException:
             if self._tmp:
@@ -240,6 +246,11 @@ class ScriptedBoard:
             self._tones_seen += 1
             if tone.freq in self._cues:
                 sound.append(self._cues[tone.freq])
+        said = []
+        if self.ear is not None:
+            from ..voice.words import spoken
+
+            said = [spoken(self.ear.language, [name]) for name in self.ear.heard(vb.i2s_writes)]
         out = vb.stdout
         printed = out[self._out_seen :].splitlines()
         self._out_seen = len(out)
@@ -251,8 +262,31 @@ class ScriptedBoard:
             "blink": blink,
             "leds": leds,
             "sound": sound,
+            "said": said,
             "printed": printed,
         }
+
+
+def listener(flash_dir, data=None):
+    """The pack `data` onto the flash (voice.pack), and a Listener for it; without data, one for
+    the pack the flash has (None: it has none)."""
+    from ..voice.listen import Listener
+    from ..voice.pack import PackError
+
+    firmware_path()
+    from voicenames import PACK_FILE
+
+    path = os.path.join(flash_dir, PACK_FILE)
+    if data is not None:
+        with open(path, "wb") as f:
+            f.write(data)
+    elif os.path.isfile(path):
+        with open(path, "rb") as f:
+            data = f.read()
+    try:
+        return None if data is None else Listener(data)
+    except PackError:
+        return None  # not a pack: the board says so itself
 
 
 class OutOfMemory(Exception):
@@ -298,6 +332,8 @@ def pretty(state):
         parts.append("lit " + " ".join(lit))
     if state["sound"]:
         parts.append("sound " + " ".join(state["sound"]))
+    if state.get("said"):
+        parts.append('said "%s"' % " ".join(state["said"]))
     if not state["powered"]:
         parts.append("power off")
     if state.get("refused"):

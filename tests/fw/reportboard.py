@@ -3,10 +3,16 @@
 tools/bench/longmatch.py copies this file beside) write a report through it."""
 
 
+class Quiet:
+    voice = None  # a controller without a voice (report.save rests one)
+
+
 class Board:
     """What report.save reads of app.Board."""
 
     def __init__(self, m, st):
+        self.ctrl = Quiet()
+        self.voice_setup = None
         self.match = m
         self.store = st
         self.started_at = 1764489600

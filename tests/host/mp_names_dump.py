@@ -1,6 +1,7 @@
 # Run on MicroPython: prints every name its builtins, built-in types and modules (and the
 # frozen asyncio's) list, one a line. host_tools/micropython_names.txt is the union of what
-# the unix ports print (tests/host/test_shortnames.py checks it): names the build never shortens.
+# the unix ports print (tests/host/test_shortnames.py checks it): names the build never shortens;
+# and, by hand, the ESP32's machine.I2S names the unix ports lack (I2S, irq, shift and its keywords).
 seen = set()
 names = set()
 

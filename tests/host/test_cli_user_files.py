@@ -12,6 +12,7 @@ import pytest
 from helpers import carom
 from host_tools.commands.config import MAX_IMPORT_BYTES
 from host_tools.commands.flash import MAX_FIRMWARE_BYTES
+from host_tools.commands.deploy import MAX_VOICE_BYTES
 from host_tools.commands.hall import MAX_PASSWORD_FILE
 
 # (command, where the file goes, its largest size)
@@ -23,6 +24,7 @@ COMMANDS = {
         MAX_PASSWORD_FILE,
     ),
     "hall --results": (["hall", "--broker", "127.0.0.1:1", "--listen", "127.0.0.1:0", "--results", "{}"], None),
+    "deploy --voice": (["deploy", "--board", "wall", "-d", "/dev/null", "--voice", "{}"], MAX_VOICE_BYTES),
 }
 
 

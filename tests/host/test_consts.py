@@ -166,7 +166,16 @@ def test_the_firmwares_constants_have_their_homes(firmware_table):
 
 # Modules of names only: whoever imports from them takes constants, compiled in by the build, so
 # that a board never loads them (every name a loaded module holds is interned for good).
-NAMES_ONLY = ("matchnames", "viewnames", "errorcodes", "confignames", "storenames", "radionames", "ht16k33names")
+NAMES_ONLY = (
+    "matchnames",
+    "viewnames",
+    "errorcodes",
+    "confignames",
+    "storenames",
+    "radionames",
+    "ht16k33names",
+    "voicenames",
+)
 
 
 def test_no_board_module_loads_a_module_of_names(firmware_table):

@@ -177,3 +177,21 @@ def test_the_manifest_freezes_every_module_a_board_gets():
     deployed = {n for n in firmware_modules() if n not in ("boot.py", "main.py")}
     # referee.py (the scripted mode's words) is not copied by deploy but frozen, for a REPL to import.
     assert frozen == deployed | {"referee.py"}, (sorted(deployed - frozen), sorted(frozen - deployed))
+
+
+def test_deploy_copies_the_voice_pack_and_keeps_it(fresh, tmp_path):
+    """--voice copies a pack (carom voice's folder) as /voice.pack; a deploy without it keeps it."""
+    from host_tools.voice import pack
+    from test_speech_vboard import synthetic_clips
+
+    vb = fresh
+    folder = tmp_path / "pack"
+    folder.mkdir()
+    data = pack.build(synthetic_clips(), "hu")
+    (folder / "voice.pack").write_bytes(data)
+    out = ok(carom("deploy", "--device", vb.serial_path, "--board", "wall", "--voice", str(folder)))
+    assert "copied voice.pack" in out
+    with open(vb.flash_path("/voice.pack"), "rb") as f:
+        assert f.read() == data
+    out = ok(carom("deploy", "--device", vb.serial_path, "--board", "wall"))  # without --voice: kept
+    assert os.path.exists(vb.flash_path("/voice.pack")) and "removed voice.pack" not in out

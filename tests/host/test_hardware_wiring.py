@@ -53,6 +53,8 @@ def test_the_harness_has_every_pin_and_backpack(name):
         gpios |= {bus["sda"], bus["scl"]}
     if bd["buzzer"] is not None:
         gpios.add(bd["buzzer"])
+    if bd["speaker"] is not None:  # the I2S amplifier's three pins
+        gpios |= {bd["speaker"][k] for k in ("bck", "ws", "din")}
     esp = h["connectors"]["ESP32"]
     assert {p for p in esp["pins"] if p.startswith("GPIO")} == {"GPIO%d" % g for g in gpios}
     for g in gpios:

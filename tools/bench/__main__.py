@@ -4,7 +4,7 @@ Sections: the chip's time estimated (chiptime.py: the factor every "chip" figure
 and a collection's published time), the rules core on MicroPython and CPython (events per
 second, bytes allocated per event), the wall board's heap, the end of a long match on the
 chip's interpreter (longmatch.py: the report, the restore, the undo, against their goals),
-the identify mode's heap and loop, the match store, a restart, the radio, the referee
+the voice (its packs' sizes, the heap with it on: voice.py), the identify mode's heap and loop, the match store, a restart, the radio, the referee
 remote's wake (remote.py), the hall and the tournament, and the `.mpy` sizes of the
 firmware from mpy-cross.
 
@@ -33,6 +33,7 @@ from tools.bench.identify import identify_section
 from tools.bench.longmatch import longmatch_section
 from tools.bench.radio import radio_section
 from tools.bench.remote import remote_section
+from tools.bench.voice import voice_section
 
 
 def run_json(cmd):
@@ -260,6 +261,7 @@ SECTIONS = [
     ("The rules core", rules_section),
     ("The wall board", board_section),
     ("The firmware's heap", heap_section),
+    ("The voice", voice_section),
     ("The end of a long match", longmatch_section),
     ("The identify mode", identify_section),
     ("The match journal", store_section),

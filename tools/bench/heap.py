@@ -138,8 +138,37 @@ def configure(where, config, holes=0):
     return where
 
 
-def flash_for(where, config, holes=0):
-    return configure(heap_firmware(where), config, holes)
+def flash_for(where, config, holes=0, voice=False):
+    """The flash of a heap run; voice: with the voice pack voice_pack() makes, the board speaks."""
+    where = configure(heap_firmware(where), config, holes)
+    if voice:
+        with open(os.path.join(where, "voice.pack"), "wb") as f:
+            f.write(voice_pack())
+    return where
+
+
+_PACK = {}
+
+
+def voice_pack(language="hu"):
+    """A voice pack of `language` (made once): espeak-ng's, as `carom voice` makes it, or where
+    espeak-ng is missing, clips of silence of the same lengths' order (the heap does not hear them)."""
+    if language not in _PACK:
+        import shutil as sh
+
+        from host_tools.voice import make, pack, words
+
+        if sh.which("espeak-ng"):
+            with tempfile.TemporaryDirectory() as tmp:
+                make.make(tmp, language)
+                with open(os.path.join(tmp, make.PACK), "rb") as f:
+                    _PACK[language] = f.read()
+        else:
+            from array import array
+
+            clips = {name: array("h", bytes(2 * 4000)) for name in words.TEXTS[language]}
+            _PACK[language] = pack.build(clips, language)
+    return _PACK[language]
 
 
 # A match with the formats (formats.py in RAM with it): sets with a deciding set, the shoot-out, a warm-up.
@@ -156,9 +185,10 @@ FORMATS_MATCH = {
 HALL_KEY = "5a" * 32  # a hall key: the board subscribes to its setup topic
 
 
-def _boot_figures(exe, heap, match=None, hall=False):
+def _boot_figures(exe, heap, match=None, hall=False, voice=False):
     """Boot with Wi-Fi, MQTT (when mosquitto is there) and the radio configured, twice; with
-    hall, a hall key too (the setup topic subscribed at every connect)."""
+    hall, a hall key too (the setup topic subscribed at every connect); with voice, a voice pack
+    (the board speaks)."""
     from host_tools.simulator.vboard import VirtualBoard
 
     broker = None
@@ -173,7 +203,7 @@ def _boot_figures(exe, heap, match=None, hall=False):
     out = {"mqtt": broker is not None}
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            flash = flash_for(os.path.join(tmp, "flash"), config)
+            flash = flash_for(os.path.join(tmp, "flash"), config, voice=voice)
             with VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap, wifi=WIFI) as vb:
                 for n in (1, 2):
                     vb.run_realtime()
@@ -271,7 +301,7 @@ def _setup_figures(exe, heap):
     return out
 
 
-def _played_figures(exe, heap, holes, match, play):
+def _played_figures(exe, heap, holes, match, play, voice=False):
     """A match played to its end by play(vb) in a heap cut into holes, then a power cut and the
     match read back: its highest live heap before and with the restore, entries restored, reports,
     MemoryErrors."""
@@ -279,7 +309,7 @@ def _played_figures(exe, heap, holes, match, play):
 
     out = {"holes": holes}
     with tempfile.TemporaryDirectory() as tmp:
-        flash = flash_for(os.path.join(tmp, "flash"), {"board": "wall", "match": match, "radio": RADIO}, holes)
+        flash = flash_for(os.path.join(tmp, "flash"), {"board": "wall", "match": match, "radio": RADIO}, holes, voice)
         vb = VirtualBoard(flash, board=wall(), micropython=exe, firmware_heap=heap, net_pacing=False)
         try:
             vb.power_on()
@@ -288,7 +318,9 @@ def _played_figures(exe, heap, holes, match, play):
             text = vb.stdout + vb.stderr
             out["memory_errors"] = text.count("MemoryError")
             out["peak"] = peak(vb)
-            out["report"] = len(os.listdir(os.path.join(flash, "data", "history")))
+            history = os.path.join(flash, "data", "history")
+            out["report"] = len(os.listdir(history)) if os.path.isdir(history) else 0
+            out["i2s_bytes"] = len(vb.audio()) if voice else 0
             vb.power_off()
             vb.power_on()
             vb.advance(2)
@@ -301,15 +333,15 @@ def _played_figures(exe, heap, holes, match, play):
     return out
 
 
-def _long_match_figures(exe, heap, holes):
+def _long_match_figures(exe, heap, holes, voice=False):
     return _played_figures(
-        exe, heap, holes, {"game": "straight_rail", "target": 3 * ROUNDS - 4, "break_s": 60}, play_long_match
+        exe, heap, holes, {"game": "straight_rail", "target": 3 * ROUNDS - 4, "break_s": 60}, play_long_match, voice
     )
 
 
-def _format_match_figures(exe, heap, holes):
+def _format_match_figures(exe, heap, holes, voice=False):
     """FORMATS_MATCH (play_format_match); its replay after the power cut loads formats_rare.py again."""
-    return _played_figures(exe, heap, holes, FORMATS_MATCH, play_format_match)
+    return _played_figures(exe, heap, holes, FORMATS_MATCH, play_format_match, voice)
 
 
 def _press_figures(exe, heap):

@@ -65,6 +65,8 @@ def kind_text(entry, names):
         s = 'a MAC address, `"aa:bb:cc:dd:ee:ff"` or 12 hex digits'
     elif kind == n.T_ACTIONS:
         s = '`"all"` or a list of actions'
+    elif kind == n.T_NAMES:
+        s = '`"all"` or a list of ' + ", ".join("`%s`" % c for c in extra)
     else:
         raise ValueError("a schema kind this page does not know: %r" % kind)
     if flags & n.F_NULL:

@@ -1,5 +1,5 @@
 """The page's form (a part of BoardSession): names and match options, firmware/config.py's `players`
-and `match` keys, written into config.json through the board's serial console."""
+and `match` keys and the voice's (`voice`), written into config.json through the board's serial console."""
 
 import json
 import os
@@ -23,6 +23,11 @@ FORM_KEYS = (
     "match.deciding_target",
     "match.shootout",
     "match.warmup_s",
+    "voice.on",
+    "voice.volume",
+    "voice.language",
+    "voice.calls",
+    "voice.totals",
 )
 NULLABLE = ("match.target_A", "match.target_B", "match.deciding_target")  # blank: not set (null)
 SKIP_BLANK = (
@@ -33,6 +38,11 @@ SKIP_BLANK = (
     "match.sets",
     "match.shootout",
     "match.warmup_s",
+    "voice.on",
+    "voice.volume",
+    "voice.language",
+    "voice.calls",
+    "voice.totals",
 )  # blank: left as the board has it
 BOOT_WAIT_S = 30  # seconds the board's start is watched after the reset (real time)
 SETTLE_S = 0.3  # after the new match's long press, virtual seconds for the board to start it

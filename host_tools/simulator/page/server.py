@@ -9,6 +9,7 @@
                                       state  {board, chips, leds, buttons, powered, t, ...}
                                       log    {board, t, kind, text} button presses, power, resets, printed lines
                                       sound  {board, events: [{t_ms, age_ms, freq, duty}]}  buzzer PWM changes
+                                      voice  {board, rate, age_ms, pcm}  the samples the I2S got (base64)
                                       tick   {board, t}                  virtual time, when nothing else changed
                                       refused {board, button, action, reason, t}  the firmware refused a press
     GET  /api/boards/<n>/config     the form's values: names, clubs, match options (a wall board)

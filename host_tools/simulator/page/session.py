@@ -26,7 +26,8 @@ a clock (the server answers 429 to another).
 
 `publish(kind, board_index, payload)` is called from the pacer thread (and
 from whichever thread called `act`) with "state" (a snapshot that changed),
-"log" (one line), "sound" (PWM events of the buzzer) and "tick" (the virtual
+"log" (one line), "sound" (PWM events of the buzzer), "voice" (the samples its I2S was
+sent: 16-bit mono PCM, base64) and "tick" (the virtual
 time, when nothing else changed); the server turns
 them into server-sent events.
 
@@ -110,6 +111,7 @@ class BoardSession(Actions, Form, Console):
         self._out_seen = {"stdout": 0, "stderr": 0}
         self._partial = {"stdout": "", "stderr": ""}
         self._sounds_seen = 0
+        self._i2s_seen = 0
         self._boots_seen = 0
         self._buttons = {}  # name -> {"down_at": virtual s or None, "free_at": virtual s}
         self._pressed = set()  # buttons whose pin is driven now
@@ -281,6 +283,7 @@ class BoardSession(Actions, Form, Console):
             ]
             if events:
                 self.publish("sound", self.index, {"board": self.index, "events": events})
+        self._voice()
         self._update_hint()
         state = self.snapshot()
         comparable = dict(state, t=None)
@@ -291,6 +294,35 @@ class BoardSession(Actions, Form, Console):
         elif abs(state["t"] - self._last_t) >= CLOCK_EVERY_S:  # only the clock moved
             self._last_t = state["t"]
             self.publish("tick", self.index, {"board": self.index, "t": state["t"]})
+
+    def _voice(self):
+        """The samples the board's I2S was sent since last time, to the page (its Sound switch
+        plays them), and what they said, to the log (heard against the board's voice pack)."""
+        vb = self.vb
+        writes = vb.i2s_writes[self._i2s_seen :]
+        if not writes:
+            return
+        self._i2s_seen += len(writes)
+        import base64
+
+        ear = self.sb.ear
+        if ear is not None:
+            from ...voice.words import spoken
+
+            names = [n for n in ear.heard(vb.i2s_writes) if n != "?"]
+            if names:
+                self._log("said", spoken(ear.language, names))
+        rate = vb.i2s[4] if vb.i2s else 8000
+        self.publish(
+            "voice",
+            self.index,
+            {
+                "board": self.index,
+                "rate": rate,
+                "age_ms": round(vb.now_ms - writes[0][0], 3),
+                "pcm": base64.b64encode(b"".join(data for _, data in writes)).decode(),
+            },
+        )
 
     def _update_hint(self):
         """The hint line for the phase the board's match is in (a referee box: its wall's), or

@@ -423,6 +423,20 @@ class VirtualBoard(BoardPower, BoardRunner, BoardControl, BoardMessages, BoardNe
         """[Tone] intervals during which a PWM pin was audible."""
         return self._hw.tones()
 
+    @property
+    def i2s(self):
+        """(id, sck, ws, sd, rate, bits, frame bytes) of the I2S bus the board made, or None."""
+        return self._hw.i2s
+
+    @property
+    def i2s_writes(self):
+        """[(t_ms, bytes)] of every I2S write, in order (the samples the amplifier got)."""
+        return self._hw.samples
+
+    def audio(self, since=0):
+        """The samples the I2S was sent, from write number `since`, as one bytes."""
+        return self._hw.audio(since)
+
     # ------------------------------------------------------------ chips
 
     @locked

@@ -85,6 +85,8 @@ class Hardware:
         self.pwm = {}  # pin -> (freq, duty_u16)
         self.pin_changes = []  # PinChange
         self.sounds = []  # SoundEvent
+        self.i2s = None  # (id, sck, ws, sd, rate, bits, frame bytes) of the I2S bus the board made
+        self.samples = []  # (t_ms, bytes) of each I2S write, in order
 
     def _init_buses(self, board_def, chips, buses):
         if buses is None:
@@ -180,6 +182,16 @@ class Hardware:
     def set_pwm(self, t_ms, pin, freq, duty):
         self.pwm[pin] = (freq, duty)
         self.sounds.append(SoundEvent(t_ms, pin, freq, duty))
+
+    def i2s_init(self, id, sck, ws, sd, rate, bits, frame):
+        self.i2s = (id, sck, ws, sd, rate, bits, frame)
+
+    def i2s_write(self, t_ms, id, data):
+        self.samples.append((t_ms, data))
+
+    def audio(self, since=0):
+        """The bytes the I2S has been sent (from write number `since`), as one string."""
+        return b"".join(data for _, data in self.samples[since:])
 
     def reset_outputs(self, t_ms):
         """A chip reset turns every GPIO back into an input and stops PWM."""

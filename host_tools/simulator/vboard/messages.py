@@ -27,6 +27,8 @@ VERBS = {
     "r": "_on_i2c_read",  # r <t> <bus> <addr> <n>: an I2C read; answered "R <hex>" ("R-": no chip)
     "o": "_on_output",  # o <t> <pin> <0|1>: an output pin's level
     "pwm": "_on_pwm",  # pwm <t> <pin> <freq> <duty_u16>: a PWM change (0 0: off)
+    "i2s_init": "_on_i2s_init",  # i2s_init <id> <sck> <ws> <sd> <rate> <bits> <frame>: an I2S bus made
+    "i2s": "_on_i2s",  # i2s <t> <id> <hex>: the samples one I2S write sent
     "rtc": "_on_rtc_memory",  # rtc <hex>: machine.RTC().memory() written
     "cpu": "_on_cpu",  # cpu <hz>: machine.freq(hz) set the CPU's clock
     "wall": "_on_wall",  # wall <base_us>: the wall clock moved (RTC().datetime(...)): us since 1970 at t=0
@@ -97,6 +99,12 @@ class BoardMessages:
     def _on_pwm(self, parts, line, expected, goal):
         t, pin, freq, duty = (int(x) for x in parts[1:5])
         self._hw.set_pwm(t / 1000, pin, freq, duty)
+
+    def _on_i2s_init(self, parts, line, expected, goal):
+        self._hw.i2s_init(*(int(x) for x in parts[1:8]))
+
+    def _on_i2s(self, parts, line, expected, goal):
+        self._hw.i2s_write(int(parts[1]) / 1000, int(parts[2]), bytes.fromhex(parts[3] if len(parts) > 3 else ""))
 
     # ---- what survives a reset, resets and sleep
 

@@ -390,6 +390,11 @@ const FORM_FIELDS = [
   ["match.deciding_target", "Deciding set's target", "number", "blank: the set target"],
   ["match.shootout", "Shoot-out", "bool", "decides a draw that may not stand"],
   ["match.warmup_s", "Warm-up", "number", "seconds per player; 0: none"],
+  ["voice.on", "Voice", "bool", "the referee's calls spoken (a speaker and a voice pack)"],
+  ["voice.volume", "Voice volume", "number", "0..100"],
+  ["voice.language", "Voice language", "text", "hu, en or de: the pack carom deploy --voice copies"],
+  ["voice.calls", "Calls", "text", "all, or countdown,zero,foul,equalizing,end,break,clock,timeout,set"],
+  ["voice.totals", "Running totals", "bool", "each point's total too"],
 ];
 
 let formDialog = null;
@@ -649,6 +654,35 @@ function playSound(msg) {
   soundBtn.dataset.played = sound.played;
 }
 
+// ---- voice: the samples the board's I2S amplifier got, played once the Sound switch is on -----
+
+const voice = {next: 0, chunks: 0, played: 0};
+
+function playVoice(msg) {
+  voice.chunks += 1;
+  soundBtn.dataset.voice = voice.chunks;
+  if (!sound.on || !sound.ctx || msg.board !== selected) return;
+  const raw = atob(msg.pcm);
+  const n = raw.length >> 1;
+  if (!n) return;
+  const buf = sound.ctx.createBuffer(1, n, msg.rate);
+  const out = buf.getChannelData(0);
+  for (let i = 0; i < n; i++) {
+    let v = raw.charCodeAt(2 * i) | (raw.charCodeAt(2 * i + 1) << 8);
+    if (v >= 32768) v -= 65536;
+    out[i] = v / 32768;  // 16-bit signed little-endian, mono
+  }
+  const src = sound.ctx.createBufferSource();
+  src.buffer = buf;
+  src.connect(sound.ctx.destination);
+  const now = sound.ctx.currentTime;
+  const at = Math.max(now + LATENCY_S - msg.age_ms / 1000, voice.next, now);
+  src.start(at);
+  voice.next = at + buf.duration;  // the chunks one after the other, as the amplifier plays them
+  voice.played += 1;
+  soundBtn.dataset.voicePlayed = voice.played;
+}
+
 // ---- fitting the window: every button in view at 1280x720 and up ----------------------------
 
 const FIT_MARGIN = 14, MIN_FACE = 480, MIN_PANEL = 120;
@@ -713,6 +747,7 @@ async function start() {
   es.addEventListener("tick", e => applyTime(JSON.parse(e.data)));
   es.addEventListener("log", e => { const m = JSON.parse(e.data); addLog(m.board, m); });
   es.addEventListener("sound", e => playSound(JSON.parse(e.data)));
+  es.addEventListener("voice", e => playVoice(JSON.parse(e.data)));
   es.addEventListener("refused", e => applyRefused(JSON.parse(e.data)));
   document.body.dataset.ready = "true";
 }

@@ -16,7 +16,8 @@
 #
 # Board -> host lines:  ok <seq> <t> | t <t> | w <t> <bus> <addr> <hex> |
 #   r <t> <bus> <addr> <n> (answered by "R <hex>") | o <t> <pin> <0|1> |
-#   pwm <t> <pin> <freq> <duty_u16> | rtc <hex> | wall <base_us> |
+#   pwm <t> <pin> <freq> <duty_u16> | i2s_init <id> <sck> <ws> <sd> <rate> <bits> <frame bytes> |
+#   i2s <t> <id> <hex> (the samples an I2S write sent) | rtc <hex> | wall <base_us> |
 #   wdt <t> <timeout_ms> | reset <t> <cause> <chip|vm> | sleep <t> <ms> |
 #   mode <friendly|raw> (the REPL changed mode) | rxd <seq> (rx taken) | err <text> |
 #   radio <sta 0|1> <ap 0|1> <channel> <espnow 0|1> <sta mac> <ap mac> (the radio's state) |

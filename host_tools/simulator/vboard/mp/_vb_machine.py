@@ -385,6 +385,74 @@ class PWM:
         self._report()
 
 
+# ---------------------------------------------------------------- I2S
+
+
+class I2S:
+    """A TX I2S bus to an amplifier (the ESP32 port's API): every write's bytes are reported
+    ("i2s <t> <id> <hex>"), and played out at the rate: after irq(handler) the writes do not
+    block and the handler is called when the driver's buffer (ibuf bytes) has room for what
+    was written, as the ESP32's DMA takes it."""
+
+    RX = const(0)
+    TX = const(1)
+    MONO = const(0)
+    STEREO = const(1)
+
+    def __init__(self, id, *, sck, ws, sd, mode, bits, format, rate, ibuf):
+        if mode != I2S.TX:
+            raise ValueError("only TX is emulated")
+        if bits not in (16, 32):
+            raise ValueError("invalid bits")
+        self._id = id
+        self._frame = (bits // 8) * (2 if format == I2S.STEREO else 1)
+        self._rate = rate
+        self._ibuf_us = ibuf * 1000000 // (rate * self._frame)
+        self._end_us = core.now_us  # when what was written has been played
+        self._handler = None
+        self.deadline = 0
+        core.send(
+            "i2s_init %d %d %d %d %d %d %d"
+            % (id, _pin_number(sck), _pin_number(ws), _pin_number(sd), rate, bits, self._frame)
+        )
+
+    def irq(self, handler):
+        self._handler = handler
+
+    def write(self, buf):
+        n = len(buf)
+        core.send("i2s %d %d %s" % (core.now_us, self._id, bytes(buf).hex()))
+        start = self._end_us if self._end_us > core.now_us else core.now_us
+        self._end_us = start + n * 1000000 // (self._rate * self._frame)
+        if self._handler is not None:  # non-blocking: the handler says when it was taken
+            room = self._end_us - self._ibuf_us
+            self.deadline = room if room > core.now_us else core.now_us + 1
+            if self not in core.timers:
+                core.timers.append(self)
+        return n
+
+    def fire(self):
+        core.timers.remove(self)
+        if self._handler is not None:
+            self._handler(self)
+
+    def deinit(self):
+        if self in core.timers:
+            core.timers.remove(self)
+
+    @staticmethod
+    def shift(*, buf, bits, shift):
+        """Each sample shifted in place (a negative shift: quieter), as the ESP32 port's."""
+        step = bits // 8
+        for i in range(0, len(buf) - step + 1, step):
+            v = int.from_bytes(buf[i : i + step], "little")
+            if v >= 1 << (bits - 1):
+                v -= 1 << bits
+            v = v << shift if shift > 0 else v >> -shift
+            v &= (1 << bits) - 1
+            buf[i : i + step] = v.to_bytes(step, "little")
+
+
 # ---------------------------------------------------------------- WDT, Timer
 
 

@@ -33,6 +33,7 @@ displays | a list of displays | none | the HT16K33 chips, 4 digits each; a wall 
 buttons | an object `{NAME: button}` | required | the buttons; at least one has an action
 leds | an object `{NAME: led}` | none | the LEDs
 buzzer | a GPIO, or null | null | the buzzer's pin
+speaker | an object, or null | null | an I2S amplifier of the MAX98357A kind and its speaker: the referee's calls spoken
 timings | an object | the defaults below | the button timings of every button
 safe_boot_button | a button's NAME, or null | null | held at power-on: safe boot (the app does not start; E 30)
 identify_button | a button's NAME, or null | null | held at power-on: the identify mode (each display shows its field and address, then each segment; the LEDs and the buzzer in turn; a press shows the button's name); not the safe_boot_button
@@ -100,6 +101,18 @@ stuck_ms | as in timings | the board's timings | this button's own stuck time
             """
 pin | a GPIO | required | its output pin
 active_low | true or false | false | lit when the pin is low
+"""
+        ),
+    ),
+    (
+        "speaker",
+        "An I2S amplifier (MAX98357A) and its speaker: the wall board speaks the referee's calls",
+        _rows(
+            """
+bck | a GPIO | required | the bit clock (BCLK)
+ws | a GPIO | required | the word select (LRC)
+din | a GPIO | required | the data (DIN)
+gain_db | 3, 6, 9, 12 or 15 | 9 | the gain the amplifier's GAIN pin is wired for (9: the pin left open)
 """
         ),
     ),

@@ -143,6 +143,7 @@ BOARD = {
     "displays": [{"addr": "0x70", "kind": "seg7", "show": [{"field": "A.score", "at": 0, "width": 4}]}],
     "buttons": {"b": {"pin": 32, "active_low": True, "pull": "up", "action": "point"}},
     "leds": {"A.turn": {"pin": 25}},
+    "speaker": {"bck": 16, "ws": 17, "din": 5},
     "timings": {},
 }
 WHERE = {  # board_fields' object path: where that object is in BOARD
@@ -152,6 +153,7 @@ WHERE = {  # board_fields' object path: where that object is in BOARD
     "displays[].show[]": lambda d: d["displays"][0]["show"][0],
     "buttons.NAME": lambda d: d["buttons"]["b"],
     "leds.NAME": lambda d: d["leds"]["A.turn"],
+    "speaker": lambda d: d["speaker"],
     "timings": lambda d: d["timings"],
 }
 

@@ -62,7 +62,12 @@ def _on_board_code():
         "boardio._HASH_CODE": boardio._HASH_CODE,
         "pair.MAC_CODE": pair.MAC_CODE,
     }
-    for pattern in ("tests/host/vboard_fixtures/*.py", "tests/bench/*_main.py", "host_tools/simulator/vboard/mp/*.py"):
+    for pattern in (
+        "tests/host/vboard_fixtures/*.py",
+        "tests/bench/*_main.py",
+        "tests/fw/reportboard.py",  # copied beside the long match's bench script
+        "host_tools/simulator/vboard/mp/*.py",
+    ):
         for path in sorted(glob.glob(os.path.join(ROOT, pattern))):
             with open(path) as f:
                 out[os.path.relpath(path, ROOT)] = f.read()

@@ -12,7 +12,6 @@ voice.pack, the file the board reads. host_tools/voice/ does the work.
 import os
 import sys
 
-from .. import ROOT
 from ..errors import CommandError
 
 
@@ -32,6 +31,7 @@ def arguments(p):
     )
     p.add_argument("--no-espeak", action="store_true", help="clips the recordings lack are left out, not synthesized")
     p.add_argument("--list", action="store_true", help="list the language's clips and their words, make nothing")
+    p.add_argument("--quiet", action="store_true", help="no line per clip as it is made (the summary still prints)")
     p.set_defaults(run=run_voice)
 
 
@@ -43,7 +43,7 @@ def run_voice(args):
         for name, text in TEXTS[args.language].items():
             print("%-20s %s" % (name, text))
         return 0
-    out = args.out or os.path.join(ROOT, "voices", args.language)
+    out = args.out or os.path.join("voices", args.language)  # beside where the command runs, as --help says
     if args.recordings and not os.path.isdir(args.recordings):
         raise CommandError("no recordings folder %s" % args.recordings)
     try:
@@ -52,7 +52,7 @@ def run_voice(args):
             args.language,
             recordings=args.recordings,
             use_espeak=not args.no_espeak,
-            progress=lambda text: print("carom: %s" % text, file=sys.stderr, flush=True),
+            progress=None if args.quiet else lambda text: print("carom: %s" % text, file=sys.stderr, flush=True),
         )
     except espeak.SpeechError as e:
         raise CommandError(str(e))

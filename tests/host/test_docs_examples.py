@@ -53,6 +53,8 @@ NOT_RUN = {
     "(tests/host/test_hall_load.py runs it against a local mosquitto)",
     "make test": "the test suite itself",
     "make sim": "tests/host/test_web_newcomer.py runs `make sim` in a fresh clone",
+    "sh tools/deps.sh": "installs Debian's packages: make test runs it before the tests",
+    "--recordings club-hu/": "needs a club's recordings (tests/host/test_speech_vboard.py makes a pack from WAV files)",
 }
 # Output blocks whose figures are measured on the machine: any number stands for any number there.
 NUMBERS_VARY = ("carom sim: heap:",)
@@ -126,9 +128,9 @@ def not_run_reason(cmd):
 
 
 def kind(cmd):
-    """ "scripted", "board", "page", or None (not a command this test knows how to run)."""
+    """ "scripted", "board", "page", "voice", or None (not a command this test knows how to run)."""
     if "carom sim" not in cmd:
-        return None
+        return "voice" if cmd.startswith(".venv/bin/carom voice ") else None
     if "--headless" in cmd:
         return "board" if "--board" in cmd else "scripted"
     return "page"
@@ -154,7 +156,7 @@ def test_every_command_is_run_or_has_a_reason():
         "this test runs (carom sim ...), or name it in NOT_RUN with why it cannot run here" % unknown
     )
     kinds = {kind(c) for _, c in RUN}
-    assert kinds == {"scripted", "board", "page"}, kinds  # the pages' examples were found
+    assert kinds == {"scripted", "board", "page", "voice"}, kinds  # the pages' examples were found
     assert len(COMMANDS) >= 20
 
 
@@ -271,6 +273,18 @@ def test_headless_example_runs_as_shown(line, cmd, scratch):
         refused = [(d.get("line"), d["refused"]) for d in json_lines(got.stdout) if d.get("refused") is not None]
     assert not refused, "%s: %s refused %r" % (line, cmd, refused)
     check_shown(cmd, got.stdout + got.stderr)
+
+
+VOICE = [(n, c) for n, c in RUN if kind(c) == "voice"]
+
+
+@pytest.mark.parametrize("line,cmd", VOICE, ids=[n for n, _ in VOICE])
+def test_voice_example_makes_a_pack(line, cmd, scratch):
+    """carom voice LANGUAGE (espeak-ng, which make test installs): the pack folder it names."""
+    got = run_shell(cmd, scratch)
+    assert got.returncode == 0, "%s: %s\nexit %d\n%s%s" % (line, cmd, got.returncode, got.stdout, got.stderr)
+    language = cmd.split()[2]
+    assert (scratch / "voices" / language / "voice.pack").stat().st_size > 0
 
 
 def test_the_shown_outputs_are_checked(scratch):

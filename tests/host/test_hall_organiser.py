@@ -703,7 +703,8 @@ def test_a_broker_restart_keeps_the_setups(tmp_path):
         # The table leaves the tournament: its retained setup is cleared (a board off now never takes it).
         assert post(hall, "untable", {"table": "t1"}) == (200, {"ok": True})
         hall.wait_line(r"the setup for t1 withdrawn")
-        assert retained_topics(m.port, ["carom/t1/setup"]) == {}
+        # (the hall publishes the signed withdrawal, then the empty message that clears it: waited for)
+        wait_for(lambda: retained_topics(m.port, ["carom/t1/setup"]), {}, 20, "t1's retained setup cleared")
     finally:
         hall.stop()
         m.close()

@@ -11,27 +11,13 @@ from .. import firmware_path
 
 firmware_path()
 import voicenames as _vn  # noqa: E402
+from matchwords import FOULS as _FOULS  # noqa: E402
 
 CLIPS = (
     tuple("n%d" % i for i in range(20))
     + tuple("n%d" % (10 * t) for t in range(2, 10))
     + ("hundred", "thousand", "teen_prefix", "twenty_prefix", "two_prefix", "and", "one_prefix")
-    + tuple(
-        "foul_" + k
-        for k in (
-            "miss",
-            "jumped",
-            "moving_balls",
-            "touched",
-            "push",
-            "foot",
-            "marked_cushion",
-            "wrong_ball",
-            "zone",
-            "time",
-            "other",
-        )
-    )
+    + tuple("foul_" + k for k in _FOULS)  # each foul kind, by the firmware's own names
     + (
         "equalizing",
         "end",

@@ -255,12 +255,9 @@ def quiet_rig(**kw):
     return r
 
 
-def test_press_path_allocates_not_even_transient_frames():
-    """mem_total counts every allocation, even call frames MicroPython puts on the heap
-    when it can (frames over 11 words) and frees on return: the press path has none."""
-    mem_total, gc = allocation_counter()
-    r = quiet_rig(breaker=rules.A, target=8, shot_clock=30)
-    c = r.c
+def press_sequence(r):
+    """[(button index, kind)] of a match to 8 on rig r: points, ends, a foul, an undo (kind 2, a
+    long press), a break asked for and refused, until A reaches 8 (the allocation tests' presses)."""
 
     def idx(name):
         return buttons_setup.index(r.board, name)
@@ -275,7 +272,17 @@ def test_press_path_allocates_not_even_transient_frames():
         (idx("break"), 1),
         (idx("B.end"), 1),
     ]
-    presses += [(idx("A.point"), 1)] * 6  # long press = undo; break refused; A reaches 8
+    return presses + [(idx("A.point"), 1)] * 6  # long press = undo; break refused; A reaches 8
+
+
+def test_press_path_allocates_not_even_transient_frames():
+    """mem_total counts every allocation, even call frames MicroPython puts on the heap
+    when it can (frames over 11 words) and frees on return: the press path has none."""
+    mem_total, gc = allocation_counter()
+    r = quiet_rig(breaker=rules.A, target=8, shot_clock=30)
+    c = r.c
+
+    presses = press_sequence(r)
     now = (1 << 30) - 4000  # the ms counter wraps on the way: every int stays a small int
     r.m.new(now, **r.options)
     later = [0, 0, 0]

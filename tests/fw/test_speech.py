@@ -15,7 +15,7 @@ import speech
 import speech_setup
 from errorcodes import ERROR_VOICE
 from fwtest import emptied, scratch_folder
-from test_controller import Rig, allocation_counter, quiet_rig
+from test_controller import Rig, allocation_counter, press_sequence, quiet_rig
 from voicenames import (
     CHUNK,
     C_CLOCK,
@@ -482,20 +482,7 @@ def test_the_press_path_with_the_voice_on_allocates_nothing():
     r = voiced(quiet_rig(breaker=rules.A, target=8, shot_clock=30), totals=True)
     c = r.c
 
-    def idx(name):
-        return buttons_setup.index(r.board, name)
-
-    presses = [
-        (idx("A.point"), 1),
-        (idx("A.point"), 1),
-        (idx("A.end"), 1),
-        (idx("B.point"), 1),
-        (idx("foul"), 1),
-        (idx("A.point"), 2),
-        (idx("break"), 1),
-        (idx("B.end"), 1),
-    ]
-    presses += [(idx("A.point"), 1)] * 6  # long press = undo; break refused; A reaches 8
+    presses = press_sequence(r)
     now = 100000
     r.m.new(now, **r.options)
     gc.collect()

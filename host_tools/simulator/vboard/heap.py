@@ -27,10 +27,12 @@ bytes (what `-X heapsize=SIZE` gives a script; 112K is a stock ESP32's heap):
    free beyond the firmware's due (config "firmware_free") in bytearrays it
    never lets go (vb_boot.py's _even_out()), so the firmware finds exactly as
    much free as a script on a bare `-X heapsize=SIZE` interpreter finds. A
-   rounding's few hundred bytes are held where the free run after the
-   emulation's objects begins; when a small share needed a bigger heap, the
-   largest free run is left to the firmware and the holes are held first
-   (so its free space is in fewer pieces than it would be on a chip).
+   chip's fresh heap is in one piece, while the emulation's objects have holes
+   between them (compiling them left garbage there): so the holes are held
+   first, a block at a time from the lowest, and only what they cannot take
+   comes off the end of the largest free run. The firmware gets that run and
+   what is left of the holes (its free space is still in more pieces than on
+   a chip when the holes are larger than what is held).
 
 The measurements are kept per interpreter (and board definition) for the
 life of this process.

@@ -25,7 +25,12 @@
 # the rounded heap size leaves more free than that (<held>: their count).
 # boot.py or main.py ending by an exception is reported as "fail <path> <name>".
 
+import gc
 import sys
+
+# Collect every few KB while the emulation's modules are compiled: their garbage is then
+# reused as it is made, and what the emulation keeps lies low and close together.
+gc.threshold(2048)
 
 import _vb_core
 
@@ -72,7 +77,6 @@ for name, module in (
     sys.modules[name] = module
 
 import builtins
-import gc
 import os
 import vfs
 
@@ -163,22 +167,21 @@ _kept = None  # the largest free run, kept aside for a moment
 def _even_out(want, block):
     """Hold what the heap the host sized leaves free beyond `want` (-X heapsize is
     rounded, and a small share may need a bigger heap for the emulation to load).
-    The free space has holes between the emulation's objects and a large run after
-    them; when that run can take the excess, it does (the firmware gets the holes
-    and the rest of the run, as in a heap of the due size). When the excess is
-    larger (the emulation loaded in a heap much bigger than its due and left more
-    holes), the largest run is kept for the firmware and the holes are held first."""
+    The free space has holes between the emulation's objects (compiling them left
+    garbage there) and a large run after them. A chip's fresh heap has no such holes:
+    so the holes are held first, a block at a time from the lowest, with the largest
+    run kept aside; only what they cannot take comes off the end of that run. The
+    firmware gets the run and what is left of the holes."""
     global _kept
     gc.collect()
-    excess = gc.mem_free() - want
-    if excess < block:
+    if gc.mem_free() - want < block:
         return
-    largest = _largest_free(block)
-    if largest < excess:
-        _keep(largest)  # (its object: 1 block elsewhere)
-        _hold(max(0, want - largest - block), block)
-        _kept = None
-        gc.collect()
+    _keep(_largest_free(block))  # (its object: 1 block elsewhere)
+    kept = len(_kept) + block
+    while gc.mem_free() + kept - want >= block and _link(-1):
+        pass
+    _kept = None
+    gc.collect()
     _hold(want, block)
 
 
@@ -250,6 +253,7 @@ if config.get("firmware_free") is not None:
     _even_out(config["firmware_free"], config["gc_block"])
 else:
     gc.collect()
+gc.threshold(-1)  # the port's default, as the firmware finds it
 _vb_core.send("heap %d %d %d" % (gc.mem_alloc(), gc.mem_free(), _held_bytes()))
 if config.get("measure"):
     while True:

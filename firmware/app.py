@@ -153,7 +153,8 @@ class Board:
         self.short_until = None  # E 24 shows until then: something failed for want of memory
         self._oom = 0  # the match's out_of_memory count last seen
         self.saved_matches = ctrl.matches
-        self.voice_setup = None  # (speaker, voice config, clips' state): what makes the voice (app_cold)
+        self.voice_setup = None  # what makes the voice (app_cold.voice_wake): at the start (speaker, voice
+        # config, None), while it rests (its own setup, None, its clips' states)
         # A finished match whose report is not on the flash (a power cut came between the
         # winning point and the report): the save task writes it now.
         self.reported = match.phase != rules.FINISHED or store.held or store.has_report()

@@ -75,7 +75,7 @@ async def voice_rest(b):
     v.rest = True
     while v.rest is True:  # its task's last steps: the bus and the pack let go
         await asyncio.sleep_ms(10)
-    b.voice_setup = v.setup + (bytes(v.state),)
+    b.voice_setup = (v.setup, None, bytes(v.state))
 
 
 def voice_wake(b):
@@ -85,7 +85,7 @@ def voice_wake(b):
     it. Short of memory: the board goes on without it (tried again after the next report)."""
     import os
 
-    spk, vc, state = b.voice_setup
+    spk, vc, state = b.voice_setup  # (speaker, configuration, None), or after a rest (Voice.setup, None, state)
     try:
         os.stat(PACK_FILE)
     except OSError:

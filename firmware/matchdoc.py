@@ -19,6 +19,7 @@ import json
 import jsonout
 import matchwords
 import rules
+from matchwords import who
 
 try:
     from micropython import const
@@ -35,16 +36,6 @@ PHASES = (b"lag", b"running", b"break", b"equalizing", b"finished", b"tiebreak",
 RESULTS = (None, b"A", b"B", b"draw", b"tiebreak")
 ENDINGS = (None, b"target", b"innings_limit", b"left", b"tiebreak", b"abandoned", b"shootout")
 RESPOTS = (None, b"start", b"three_cushion", b"choice", b"free_ball", b"masse")
-BALLS = (b"A", b"B", b"red")  # a jump's balls: bit k of rules.Match.respot_balls is BALLS[k]
-
-
-def who(p):
-    return None if p == rules.NOBODY else (b"A", b"B")[p]
-
-
-def seconds(ms):
-    """Whole seconds left, rounded up (a clock shows 0 only when time is up)."""
-    return None if ms < 0 else (ms + 999) // 1000
 
 
 def write_fields(m, now, out):
@@ -54,10 +45,20 @@ def write_fields(m, now, out):
 
 
 def fields(m, now, out):
-    """write_fields() in steps: a generator that yields between pieces (a report's steps:
-    the runs of a long match are many). The head is here; the rest (matchdoc_rest.py: the
-    balls' spots, the clocks, the formats, the options, the players) is loaded after it. It
-    yields first: loading this module was a step."""
+    """write_fields() in steps: a generator that yields between pieces (a publish's steps).
+    The head is here; the rest (matchdoc_rest.py: the balls' spots, the clocks, the formats,
+    the options, the players) is loaded after it. A report writes the two itself, head() with
+    this module loaded, then matchdoc_rest.fields() with this one dropped (report.writer)."""
+    yield from head(m, now, out)
+    import matchdoc_rest
+
+    yield from matchdoc_rest.fields(m, now, out)
+
+
+def head(m, now, out):
+    """The head of the state document's fields, in steps (a generator): it yields first
+    (loading this module was a step) and last (the rest is loaded next: loading a module
+    takes a while on the chip)."""
     yield
     countdown = m.countdown()
     out.field(b"version", VERSION)
@@ -76,10 +77,7 @@ def fields(m, now, out):
     out.field(b"last_foul", None if m.last_foul < 0 else matchwords.FOULS[m.last_foul])
     out.field(b"last_call", None if m.last_call < 0 else matchwords.CALLS[m.last_call])
     out.field(b"respot", RESPOTS[m.respot])
-    yield  # the rest is loaded next (loading a module takes a while on the chip)
-    import matchdoc_rest
-
-    yield from matchdoc_rest.fields(m, now, out)
+    yield
 
 
 def _setup(s, out):

@@ -3,13 +3,14 @@ the lag, the clocks, the formats' state (sets, shoot-out, warm-up), the options,
 players with their runs.
 
 matchdoc.fields() writes the head, then loads this module and writes the rest with
-fields() here: a report loads the two in two steps (loading a module takes a while on the
-chip). Its keys are bytes for matchdoc.py's reason.
+fields() here; a report writes the head with matchdoc.py loaded, drops it, and loads this one
+(report.writer): it imports nothing of matchdoc.py's. Its keys are bytes for matchdoc.py's
+reason.
 """
 
 import matchwords
 import rules
-from matchdoc import BALLS, seconds, who
+from matchwords import BALLS, seconds, who
 from matchnames import RESPOT_3C, SHOOTOUT, WARMUP
 
 try:

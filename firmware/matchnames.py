@@ -63,7 +63,7 @@ RESPOT_MASSE = const(5)
 #   E_RESUME, E_BREAK_END  0                       E_EXTEND         the extension's number
 #   E_ABANDON, E_REVIEW  p                         E_LAG_TIE        0
 #   E_WARMUP         p                             E_NEXT_SET, E_WARMUP_END  0
-#   E_JUMPED         (p + 1) * 16 + balls (bits: matchdoc.BALLS)
+#   E_JUMPED         (p + 1) * 16 + balls (bits: matchwords.BALLS)
 #   E_FROZEN         (p + 1) * 16 + the respot that follows (RESPOT_*)
 #   E_FROZEN_CHOICE  rules_events.FROZEN_CHOICES index * 16 + the respot that follows
 # Three packings: a player and a kind share the byte as p * 16 + kind (11 foul kinds,

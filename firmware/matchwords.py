@@ -35,5 +35,21 @@ FOULS = (
 CALLS = ("entre", "dedans", "a_cheval", "out")  # III.4.3b, straight rail and balkline; out: a ball left the area
 LAG_FAULTS = ("touched", "short", "hit_red", "long_cushion")  # I.1
 
+# The state document's names of a player and of a ball (bytes: a str would be interned for good
+# when the module loads, bytes leave RAM with it). A player is 0 or 1, -1 nobody (rules.NOBODY).
+PLAYERS = (b"A", b"B")
+BALLS = (b"A", b"B", b"red")  # a jump's balls: bit k of rules.Match.respot_balls is BALLS[k]
+
+
+def who(p):
+    """A player's name in the state document; None for nobody."""
+    return None if p < 0 else PLAYERS[p]
+
+
+def seconds(ms):
+    """Whole seconds left, rounded up (a clock shows 0 only when time is up); None for no clock."""
+    return None if ms < 0 else (ms + 999) // 1000
+
+
 MAX_TARGET = const(9999)  # the config's schema takes these too
 MAX_INNINGS_LIMIT = const(999)

@@ -21,6 +21,7 @@ Time is virtual: `wait <seconds>` moves this referee's clock forward.
 
 import config_edit
 import matchdoc
+import matchwords
 import rules_events
 import reasons
 import rules
@@ -153,7 +154,7 @@ def _foul(m, args, now):
         raise ValueError("only a jumped foul names balls: foul [A|B] jumped [A] [B] [red]")
     balls = 0
     for name in args[1:]:
-        bit = 1 << _kind(name, [b.decode() for b in matchdoc.BALLS], "ball")
+        bit = 1 << _kind(name, [b.decode() for b in matchwords.BALLS], "ball")
         if balls & bit:
             raise ValueError("ball %s named twice" % name)
         balls |= bit

@@ -45,11 +45,16 @@ def writer(m, now, out, started_at=None, ended_at=None, table="", board="", stor
 
     yield
     out.open("{")
-    with cold.Rare():
+    with cold.Rare():  # the state document's head, then its rest: one module in RAM at a time
         import matchdoc
 
-        yield from matchdoc.fields(m, now, out)
+        yield from matchdoc.head(m, now, out)
         del matchdoc
+    with cold.Rare():
+        import matchdoc_rest
+
+        yield from matchdoc_rest.fields(m, now, out)
+        del matchdoc_rest
     out.key("report")
     out.open("{")
     out.field("table", table)
@@ -130,6 +135,7 @@ async def save(board):
             import app_cold
 
             await app_cold.voice_rest(board)
+        del app_cold  # out of RAM while the report is written (this frame would keep it)
     try:
         await _save(board)
     finally:

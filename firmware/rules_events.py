@@ -234,7 +234,7 @@ def frozen_choice(m, kind, now):
 
 
 def jumped(m, p, balls, now):
-    """A jump foul in three-cushion with the balls that left the table (bits: matchdoc.BALLS); they go
+    """A jump foul in three-cushion with the balls that left the table (bits: matchwords.BALLS); they go
     to their spots (II.3.4). p: NOBODY, or who must be at the table."""
     if p != NOBODY and p != A and p != B:
         return BAD_PLAYER

@@ -79,18 +79,19 @@ _MINUTE_MS = const(60000)
 class Voice:
     """Speaks the calls (see above) from `pack` (the open pack file, `index` its clips' offset
     and length in chunks, an array("H") of 2 per clip) on `i2s` (machine.I2S: TX, 16-bit mono), in the
-    language of `words` (speech_xx: its number()), at `shift` (I2S.shift's, 0 or less: the
-    volume), the calls of `mask` (a bit per kind, voicenames.C_...)."""
+    language of `words` (speech_xx: its number()), as `setup` says: (the I2S's pins bck, ws and
+    din, the shift (I2S.shift's, 0 or less: the volume), the mask of the calls said (a bit per
+    kind, voicenames.C_...)); speech_setup.make makes it again from that after a rest."""
 
-    def __init__(self, m, i2s, pack, index, words, shift, mask, setup=None):
+    def __init__(self, m, i2s, pack, index, words, setup):
         self.m = m
-        self.setup = setup  # what speech_setup.make made it from, to make it again after a rest
+        self.setup = setup
         self.i2s = i2s
         self.pack = pack
         self.index = index
         self.words = words
-        self.shift = shift
-        self.mask = mask
+        self.shift = setup[3]
+        self.mask = setup[4]
         self.buf = bytearray(CHUNK)  # the one buffer every chunk goes through
         self.state = bytearray(len(index) // 2)  # per clip: 0 (not in the pack), GOOD, BAD
         self._kinds = bytearray(_QUEUE)  # the calls waiting, oldest first

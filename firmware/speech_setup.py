@@ -1,7 +1,9 @@
 """The voice made (speech.Voice), and its rare words: loaded for them, dropped.
 
-    voice, code = speech_setup.make(speaker, voice_config, match, machine, state)   # app_cold.voice_wake
-    # at the tasks' start (state None: its clips checked), and again after a rest (state kept)
+    voice, code = speech_setup.make(speaker, voice_config, match, machine)   # app_cold.voice_wake,
+    # at the tasks' start: its clips checked
+    voice, code = speech_setup.make(voice.setup, None, match, machine, state)  # after a rest: the
+    # voice's own setup (a few ints) and its clips' states kept
     speech_setup.missing(voice, k)       # speech.Voice: a call needs a clip the pack lacks
 
 make() opens the pack (voicenames.PACK_FILE) for good, reads its header and index, checks
@@ -45,11 +47,14 @@ _IBUF = const(4096)  # the I2S driver's buffer (on the ESP32 its DMA buffers, ou
 
 
 def make(spk, vc, m, machine, state=None, path=PACK_FILE):
-    """(speech.Voice or None, error code): from the board's speaker and the voice's configuration;
-    `state`: its clips' states as found before (made again after a rest: not checked again);
-    `path`: the pack (tests)."""
-    if spk is None or not vc["on"] or not vc["volume"]:
-        return None, 0
+    """(speech.Voice or None, error code): from the board's speaker and the voice's configuration
+    (dicts); or, made again after a rest, from the voice's own setup (`spk`: Voice.setup, `vc`
+    None: what a resting voice keeps is those few ints) and `state`, its clips' states as found
+    before (not checked again); `path`: the pack (tests)."""
+    if vc is not None:
+        if spk is None or not vc["on"] or not vc["volume"]:
+            return None, 0
+        spk = (spk["bck"], spk["ws"], spk["din"], shift(vc["volume"]), mask(vc))
     try:
         f = open(path, "rb")
     except OSError:
@@ -75,16 +80,16 @@ def make(spk, vc, m, machine, state=None, path=PACK_FILE):
         f.close()
         print("carom: %s: %s: the buzzer's cues only (E %d)" % (PACK_FILE, e, ERROR_VOICE))
         return None, ERROR_VOICE
-    if lang != vc["language"]:
+    if vc is not None and lang != vc["language"]:
         print(
             "carom: the voice pack speaks %s, voice.language is %s: carom deploy --voice copies another"
             % (lang, vc["language"])
         )
     i2s = machine.I2S(
         0,
-        sck=machine.Pin(spk["bck"]),
-        ws=machine.Pin(spk["ws"]),
-        sd=machine.Pin(spk["din"]),
+        sck=machine.Pin(spk[0]),
+        ws=machine.Pin(spk[1]),
+        sd=machine.Pin(spk[2]),
         mode=machine.I2S.TX,
         bits=16,
         format=machine.I2S.MONO,
@@ -93,7 +98,7 @@ def make(spk, vc, m, machine, state=None, path=PACK_FILE):
     )
     import speech
 
-    v = speech.Voice(m, i2s, f, index, words, shift(vc["volume"]), mask(vc), (spk, vc))
+    v = speech.Voice(m, i2s, f, index, words, spk)
     if state is not None:
         v.state[:] = state
         return v, 0

@@ -73,6 +73,9 @@ def test_a_steps_collections_are_counted_from_its_bytes_at_the_published_time(ho
 def test_without_the_program_and_no_network_nothing_is_estimated(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(chiptime, "HOME", str(tmp_path / "nothing-here"))
     monkeypatch.setattr(chiptime, "_cache", {})
+    # An interpreter named (not run: the program is missing first), so that a checkout without
+    # the 32-bit MicroPython reads the same reason.
+    monkeypatch.setattr(chiptime, "micropython32_exe", lambda: str(tmp_path / "micropython"))
 
     def offline(*args, **kw):
         raise OSError("no network")

@@ -7,6 +7,9 @@ What is tried:
   shoot-out, a warm-up: formats.py and formats_wall.py in RAM with it): at most 56 KB live (the heap a stock ESP32 starts with
   before it grows), a free block of 24 KB or more, no cold module left in RAM; running with
   MQTT connected, at most 80 KB;
+- the two matches below are played with the voice on (a Hungarian pack on the flash: the wall's
+  definition has a speaker), the heavier case: the voice's task and buffers while it speaks, what
+  it keeps while it rests for the report (the bench has the figures without it too);
 - a match with formats played to its end by the buttons (warm-ups, a shoot-out, five sets) in a
   heap cut into 4 KB holes, then read back after a power cut;
 - a 3,000-entry straight-rail match played by the buttons to its end (points, misses,
@@ -48,6 +51,7 @@ from tools.bench.heap import (
     peak,
     play_format_match,
     play_long_match,
+    voice_pack,
     wall,
 )
 from host_tools.simulator.vboard import VirtualBoard
@@ -112,8 +116,13 @@ def firmware(tmp_path_factory):
     return heap_firmware(str(tmp_path_factory.mktemp("firmware")))
 
 
-def flash_with(firmware, where, config, holes=0):
+def flash_with(firmware, where, config, holes=0, voice=False):
+    """The firmware's flash with config.json (and the heap's holes); voice: with a Hungarian voice
+    pack (the wall's definition has a speaker, and voice.on is the default): the board speaks."""
     shutil.copytree(firmware, where)
+    if voice:
+        with open(os.path.join(where, "voice.pack"), "wb") as f:
+            f.write(voice_pack())
     return configure(where, config, holes)
 
 
@@ -192,7 +201,11 @@ def test_a_match_with_formats_in_4k_holes_to_its_report_and_back(firmware, tmp_p
     ahead of the sets' ends); then a power cut and the match read back. No MemoryError, never
     above 80 KB, the report says it all."""
     flash = flash_with(
-        firmware, str(tmp_path / "flash"), {"board": "wall", "match": FORMATS_MATCH, "radio": RADIO}, holes=HOLE
+        firmware,
+        str(tmp_path / "flash"),
+        {"board": "wall", "match": FORMATS_MATCH, "radio": RADIO},
+        holes=HOLE,
+        voice=True,
     )
     with board(flash, net_pacing=False) as vb:  # powered on
         vb.advance(1)
@@ -202,6 +215,7 @@ def test_a_match_with_formats_in_4k_holes_to_its_report_and_back(firmware, tmp_p
         assert any(line.startswith("HEAP holes") for line in vb.lines())
         no_trouble(vb)
         assert peak(vb) <= RUN_LIVE
+        assert len(vb.audio()) > 0  # the voice spoke (and rested for the report, then woke)
     reports = os.listdir(os.path.join(flash, "data", "history"))
     assert len(reports) == 1
     with open(os.path.join(flash, "data", "history", reports[0])) as f:
@@ -225,13 +239,14 @@ def long_match(firmware, tmp_path_factory):
     (its flash, its stdout, the entries it saved)."""
     target = 3 * ROUNDS - 4  # A reaches it in the last round
     config = {"board": "wall", "match": {"game": "straight_rail", "target": target, "break_s": 60}, "radio": RADIO}
-    flash = flash_with(firmware, str(tmp_path_factory.mktemp("long") / "flash"), config, holes=HOLE)
+    flash = flash_with(firmware, str(tmp_path_factory.mktemp("long") / "flash"), config, holes=HOLE, voice=True)
     vb = board(flash, net_pacing=False)
     try:
         vb.power_on()
         vb.advance(1)
         play_long_match(vb)
         out, err = vb.stdout, vb.stderr
+        assert len(vb.audio()) > 0  # the voice spoke
         vb.power_off()
     finally:
         vb.close()

@@ -48,7 +48,8 @@ def voice_section():
     boot = heap._boot_figures(exe, "112K", voice=True)
     plain = heap._boot_figures(exe, "112K")
     long_match = heap._long_match_figures(exe, "112K", 4096, voice=True)
-    results.update(boot=boot, boot_plain=plain, long=long_match)
+    sets = heap._format_match_figures(exe, "112K", 4096, voice=True)
+    results.update(boot=boot, boot_plain=plain, long=long_match, sets=sets)
     print("32-bit, 112 KB, a Hungarian pack on the flash (the same runs as the heap section's):")
     print(
         "start: live, first / next: %d / %d (without the voice %d / %d; goal <= 57344); largest free block %d"
@@ -61,10 +62,18 @@ def voice_section():
         )
     )
     print("running, highest live: %d (without the voice %d)" % (boot["run_peak"], plain["run_peak"]))
-    print(
-        "3,000-entry match in 4 KB holes, highest live: %d (goal <= 81920); its report written: %s; "
-        "MemoryError: %d; bytes the I2S was sent: %d"
-        % (long_match["peak"], long_match["report"], long_match["memory_errors"], long_match["i2s_bytes"])
-    )
+    for name, f in (("set match (formats)", sets), ("3,000-entry match", long_match)):
+        print(
+            "%s in 4 KB holes, highest live: %d (goal <= 81920: %s); its report written: %s; "
+            "MemoryError: %d; bytes the I2S was sent: %d"
+            % (
+                name,
+                f["peak"],
+                "met" if f["peak"] <= 81920 else "NOT met",
+                f["report"],
+                f["memory_errors"],
+                f["i2s_bytes"],
+            )
+        )
     print()
     return results

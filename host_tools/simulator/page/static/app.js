@@ -656,15 +656,18 @@ function playSound(msg) {
 
 // ---- voice: the samples the board's I2S amplifier got, played once the Sound switch is on -----
 
-const voice = {next: 0, chunks: 0, played: 0};
+const voice = {next: 0, messages: 0, samples: 0, played: 0};
 
+// The button's data-voice-samples counts the samples the page got, data-voice-played those it
+// scheduled to play (the tests read them; each message carries the writes of one poll).
 function playVoice(msg) {
-  voice.chunks += 1;
-  soundBtn.dataset.voice = voice.chunks;
-  if (!sound.on || !sound.ctx || msg.board !== selected) return;
   const raw = atob(msg.pcm);
   const n = raw.length >> 1;
-  if (!n) return;
+  voice.messages += 1;
+  voice.samples += n;
+  soundBtn.dataset.voice = voice.messages;
+  soundBtn.dataset.voiceSamples = voice.samples;
+  if (!sound.on || !sound.ctx || msg.board !== selected || !n) return;
   const buf = sound.ctx.createBuffer(1, n, msg.rate);
   const out = buf.getChannelData(0);
   for (let i = 0; i < n; i++) {
@@ -679,7 +682,7 @@ function playVoice(msg) {
   const at = Math.max(now + LATENCY_S - msg.age_ms / 1000, voice.next, now);
   src.start(at);
   voice.next = at + buf.duration;  // the chunks one after the other, as the amplifier plays them
-  voice.played += 1;
+  voice.played += n;
   soundBtn.dataset.voicePlayed = voice.played;
 }
 

@@ -93,6 +93,22 @@ def wait_until(pred, timeout=15.0, what=""):
 # ---- a command's output, line by line ------------------------------------------------------------
 
 
+def _signal_state(pid):
+    """How process pid takes SIGINT (Linux): blocked, ignored or caught (a handler), from
+    /proc/pid/status; what a Ctrl-C that did nothing needs said."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            masks = dict(line.split(":", 1) for line in f if line.startswith(("Sig", "State")))
+    except OSError:
+        return "its signal state unknown"
+    bit = 1 << (signal.SIGINT - 1)
+    return "state %s; SIGINT " % masks.get("State", "?").strip() + ", ".join(
+        "%s %s" % (word, "yes" if int(masks[key], 16) & bit else "no")
+        for key, word in (("SigBlk", "blocked"), ("SigIgn", "ignored"), ("SigCgt", "caught"))
+        if key in masks
+    )
+
+
 class LineProcess:
     """A long-running command (`carom sim`, `carom hall`, a MicroPython program) as a subprocess in its
     own session: its output (stdout and stderr) read line by line on a thread, wait_line() for a line,
@@ -172,10 +188,11 @@ class LineProcess:
         try:
             code = self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            signals = _signal_state(self.proc.pid)
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
             raise AssertionError(
-                "%s did not stop within %d s of Ctrl-C:\n%s" % (self.name, timeout, "\n".join(self.lines))
+                "%s did not stop within %d s of Ctrl-C (%s):\n%s" % (self.name, timeout, signals, "\n".join(self.lines))
             )
         self._drain()
         return code

@@ -2,6 +2,7 @@
 host tests share (plain helpers: tests/host/helpers.py)."""
 
 import os
+import signal
 import sys
 
 import pytest
@@ -13,6 +14,14 @@ ROOT = os.path.dirname(HERE)
 for p in (os.path.join(ROOT, "firmware"), os.path.join(HERE, "fw")):
     if p not in sys.path:
         sys.path.insert(0, p)
+
+# A suite started in the background by a script (`make test &`, `nohup ... &`) inherits SIGINT
+# ignored, and so would every command its tests start (a pytest-xdist worker too): a test that
+# stops one by Ctrl-C (tools/run's LineProcess.stop, `carom doctor --identify`) would wait for
+# nothing. Handled here as Python handles it in a terminal, SIGINT is at its default again in each
+# command started (an exec resets a handled signal, not an ignored one).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_report_header(config):

@@ -32,6 +32,7 @@ match and the figures' reading are tools/bench/heap.py's (`make bench` prints th
 Skipped, with the reason, when there is no 32-bit MicroPython.
 """
 
+import fcntl
 import json
 import os
 import shutil
@@ -234,23 +235,39 @@ def test_a_match_with_formats_in_4k_holes_to_its_report_and_back(firmware, tmp_p
 
 
 @pytest.fixture(scope="module")
-def long_match(firmware, tmp_path_factory):
+def long_match(firmware, tmp_path_factory, worker_id):
     """A 3,000-entry match played to its end in a heap of 4 KB holes, the board then cut off:
-    (its flash, its stdout, the entries it saved)."""
+    (its flash, its stdout, its stderr). Played once in a run: the pytest-xdist workers share it
+    (the first plays it, under a lock, the others wait and read it; half a minute each time);
+    the tests copy its flash before they start a board on it."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if worker_id != "master" else base  # the run's folder, above the workers'
+    played = shared / "long_match"
+    with open(shared / "long_match.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (played / "output.json").exists():
+            output = _play_long_match(firmware, str(played / "flash"))
+            (played / "output.json").write_text(json.dumps(output))
+    out = json.loads((played / "output.json").read_text())
+    return str(played / "flash"), out["stdout"], out["stderr"]
+
+
+def _play_long_match(firmware, flash):
+    """The long match played on a flash laid out at `flash`: the board's stdout and stderr."""
     target = 3 * ROUNDS - 4  # A reaches it in the last round
     config = {"board": "wall", "match": {"game": "straight_rail", "target": target, "break_s": 60}, "radio": RADIO}
-    flash = flash_with(firmware, str(tmp_path_factory.mktemp("long") / "flash"), config, holes=HOLE, voice=True)
+    flash = flash_with(firmware, flash, config, holes=HOLE, voice=True)
     vb = board(flash, net_pacing=False)
     try:
         vb.power_on()
         vb.advance(1)
         play_long_match(vb)
-        out, err = vb.stdout, vb.stderr
+        output = {"stdout": vb.stdout, "stderr": vb.stderr}
         assert len(vb.audio()) > 0  # the voice spoke
         vb.power_off()
     finally:
         vb.close()
-    return flash, out, err
+    return output
 
 
 def test_a_3000_entry_match_in_4k_holes_to_its_report(long_match):

@@ -5,7 +5,7 @@
         return rules_setup.new(self, now, options)
 
     with cold.Rare():                      # a task (app.Board.serve: report.save), a generator
-        import report                      # (report.build: matchdoc.fields), the same way
+        import report                      # (report.build: matchdoc.head), the same way
         await asyncio.sleep(0)
         await report.save(board)
 

@@ -39,20 +39,16 @@ RESPOTS = (None, b"start", b"three_cushion", b"choice", b"free_ball", b"masse")
 
 
 def write_fields(m, now, out):
-    """The state document's fields, into an open object of a jsonout.JsonOut."""
-    for _ in fields(m, now, out):
+    """The state document's fields, into an open object of a jsonout.JsonOut: the head here, then
+    the rest (matchdoc_rest.py: the balls' spots, the clocks, the formats, the options, the
+    players), loaded for it. A report writes the two in steps itself, head() with this module
+    loaded, then matchdoc_rest.fields() with this one dropped (report.writer)."""
+    for _ in head(m, now, out):
         pass
-
-
-def fields(m, now, out):
-    """write_fields() in steps: a generator that yields between pieces (a publish's steps).
-    The head is here; the rest (matchdoc_rest.py: the balls' spots, the clocks, the formats,
-    the options, the players) is loaded after it. A report writes the two itself, head() with
-    this module loaded, then matchdoc_rest.fields() with this one dropped (report.writer)."""
-    yield from head(m, now, out)
     import matchdoc_rest
 
-    yield from matchdoc_rest.fields(m, now, out)
+    for _ in matchdoc_rest.fields(m, now, out):
+        pass
 
 
 def head(m, now, out):

@@ -2,7 +2,7 @@
 the lag, the clocks, the formats' state (sets, shoot-out, warm-up), the options, and the
 players with their runs.
 
-matchdoc.fields() writes the head, then loads this module and writes the rest with
+matchdoc.write_fields() writes the head, then loads this module and writes the rest with
 fields() here; a report writes the head with matchdoc.py loaded, drops it, and loads this one
 (report.writer): it imports nothing of matchdoc.py's. Its keys are bytes for matchdoc.py's
 reason.

@@ -42,9 +42,12 @@ import pytest
 
 from host_tools import micropython32_exe
 from tools.bench.heap import (
+    BOOT_LARGEST,
+    BOOT_LIVE,
     FORMATS_MATCH,
     RADIO,
     ROUNDS,
+    RUN_LIVE,
     WIFI,
     boots,
     configure,
@@ -68,9 +71,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 KB = 1024
-BOOT_LIVE = 56 * KB
-BOOT_LARGEST = 24 * KB
-RUN_LIVE = 80 * KB
 HOLE = 4 * KB
 WALL = wall()
 # Modules loaded for a call and dropped (cold.py), or only at the start: never resident.

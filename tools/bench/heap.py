@@ -20,6 +20,12 @@ from tools.bench import chiptime
 HEAP_MAIN = os.path.join(ROOT, "tests", "host", "vboard_fixtures", "heap_main.py")
 RADIO = {"peer": "24:0a:c4:00:00:05", "key": "ab" * 32}
 WIFI = {"ssid": "hall", "password": "secret123"}
+# The heap's goals at 32 bits with 112 KB (tests/host/test_heap32.py asserts them, the bench prints
+# them): live after the start (the heap a stock ESP32 starts with before it grows), the largest
+# free block after it, live running (reports and restores included).
+BOOT_LIVE = 56 * 1024
+BOOT_LARGEST = 24 * 1024
+RUN_LIVE = 80 * 1024
 ROUNDS = 430  # a round: A three points (a long press takes one back every 25th), A.end, B two, a foul
 
 
@@ -425,7 +431,7 @@ def heap_section():
             "  setups applied / refused / MemoryError",
             lambda r: "%d / %d / %d" % (r["setups"]["applied"], r["setups"]["refused"], r["setups"]["memory_errors"]),
         )
-    row("3,000-entry match: highest live (goal <= 81920)", lambda r: r["long"]["peak"])
+    row("3,000-entry match: highest live (goal <= %d)" % RUN_LIVE, lambda r: r["long"]["peak"])
     row("  then the power cut and restore: highest live", lambda r: r["long"]["peak_with_restore"])
     row("  entries restored", lambda r: r["long"]["restored"])
     row("  MemoryError (heap in 4 KB holes at 32-bit)", lambda r: r["long"]["memory_errors"])
